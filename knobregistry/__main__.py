@@ -1,0 +1,5 @@
+"""`python -m knobregistry` runs the `knobs` command line."""
+
+from knobregistry.cli import main
+
+main()

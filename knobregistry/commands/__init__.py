@@ -1,0 +1,1 @@
+"""One module per `knobs` subcommand; `knobregistry.cli` assembles them."""

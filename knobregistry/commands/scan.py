@@ -1,0 +1,57 @@
+"""`knobs scan`: list every environment knob in a source tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from knobregistry.report.scan_json import render_scan_json
+from knobregistry.report.scan_table import render_scan_table
+from scanner import scan
+
+
+@click.command("scan")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--match",
+    "-m",
+    "match",
+    multiple=True,
+    metavar="PATTERN",
+    help="Report only variables whose name matches this shell-style pattern "
+    "(for example 'PRIMUS_*'). Repeatable.",
+)
+@click.option(
+    "--exclude",
+    "-e",
+    multiple=True,
+    metavar="GLOB",
+    help="Skip paths matching this glob: a bare name matches any folder or file "
+    "('_triton_v1'), a pattern with '/' matches the path. Repeatable.",
+)
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format. 'json' follows the documented contract.",
+)
+def scan_command(
+    paths: tuple[Path, ...], match: tuple[str, ...], exclude: tuple[str, ...], fmt: str
+) -> None:
+    """Find every environment read under PATHS, with its default and its off switch.
+
+    Each knob is listed with the default its code falls back to, whether the
+    gate is on when the variable is unset, and the value that turns it off.
+    Reads whose variable name cannot be resolved are listed as dynamic; files
+    that cannot be read or parsed are listed as errors, and the scan goes on.
+    """
+    result = scan(paths, exclude=exclude, match=match)
+    if fmt == "json":
+        click.echo(render_scan_json(result), nl=False)
+    else:
+        render_scan_table(result, Console(highlight=False))

@@ -1,0 +1,1 @@
+"""Renderers: results in, text out. No exit codes here."""

@@ -1,0 +1,84 @@
+"""The human view of a scan: one table row per knob, then what could not be resolved."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from scanner import Knob, ScanResult
+
+
+def yes_no(value: bool | None) -> str:
+    """``yes`` / ``no`` / ``value`` for a knob's default_on."""
+    if value is None:
+        return "value"
+    return "yes" if value else "no"
+
+
+def shown(value: str | None) -> str:
+    """A variable's value as the table shows it: quoted, or a dash when absent."""
+    if value is None:
+        return "-"
+    return repr(value)
+
+
+def _sites(knob: Knob) -> str:
+    first = knob.sites[0]
+    more = len(knob.sites) - 1
+    return f"{first.path}:{first.line}" + (f" (+{more})" if more else "")
+
+
+def render_scan_table(result: ScanResult, console: Console) -> None:
+    """Print the knob table, dynamic reads, errors and a summary line."""
+    if result.knobs:
+        table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False, header_style="bold")
+        table.add_column("knob", no_wrap=True)
+        table.add_column("default", no_wrap=True)
+        table.add_column("on by default?", no_wrap=True)
+        table.add_column("off value", no_wrap=True)
+        table.add_column("sites", overflow="fold")
+        for knob in result.knobs:
+            default = _default(knob)
+            on = yes_no(knob.default_on)
+            if knob.conflict:
+                on = f"[red]{on} (conflict)[/red]"
+            table.add_row(
+                escape(knob.name), escape(default), on, escape(shown(knob.off_value)), _sites(knob)
+            )
+        console.print(table)
+    for knob in result.knobs:
+        if knob.conflict_reason:
+            console.print(
+                f"[red]conflict[/red] {escape(knob.name)}: {escape(knob.conflict_reason)}"
+            )
+    if result.dynamic:
+        console.print("\n[bold]dynamic reads[/bold] (name not resolved):")
+        for read in result.dynamic:
+            console.print(f"  {read.path}:{read.line}:{read.column}: {escape(read.expression)}")
+    if result.errors:
+        console.print("\n[bold]errors[/bold] (files skipped):")
+        for error in result.errors:
+            console.print(f"  {error.path}: {escape(error.message)}")
+    console.print("\n" + summary(result))
+
+
+def _default(knob: Knob) -> str:
+    defaults = sorted({shown(s.default) for s in knob.sites})
+    return defaults[0] if len(defaults) == 1 else " | ".join(defaults)
+
+
+def summary(result: ScanResult) -> str:
+    """One line: how many knobs, how many on by default, what was not resolved."""
+    on = sum(1 for k in result.knobs if k.default_on)
+    parts = [
+        _count(len(result.knobs), "knob") + f" ({on} on by default)",
+        _count(len(result.dynamic), "dynamic read"),
+        _count(len(result.errors), "error"),
+    ]
+    return ", ".join(parts) + f"; {_count(result.files_scanned, 'file')} scanned."
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -1,0 +1,150 @@
+"""The analysis of one file: a pure function of its text, the options and the wrapper table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+import libcst as cst
+
+from scanner.evaluate import Evaluator, Observation
+from scanner.events import Event
+from scanner.frames import body_statements
+from scanner.gates import Probes, site_default, verdict
+from scanner.index import WrapperIndex
+from scanner.model import DynamicRead, Gate, ReadKind, Site, Write, WriteKind
+from scanner.module import ParsedModule, flow_frame
+from scanner.values import CANDIDATES, V
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What one file contributes to a scan."""
+
+    sites: tuple[Site, ...] = ()
+    dynamic: tuple[DynamicRead, ...] = ()
+    writes: tuple[Write, ...] = ()
+
+
+def matches(name: str, patterns: Sequence[str]) -> bool:
+    """Whether ``name`` matches one of the shell-style ``patterns`` (all names when none)."""
+    return not patterns or any(fnmatchcase(name, p) for p in patterns)
+
+
+def dynamic_matches(expression: str, patterns: Sequence[str]) -> bool:
+    """Whether an unresolved read may name a matching variable.
+
+    With patterns, a dynamic read is kept when its text holds a pattern's
+    literal prefix (``f"PRIMUS_{x}"`` for ``PRIMUS_*``).
+    """
+    if not patterns:
+        return True
+    for pattern in patterns:
+        prefix = pattern
+        for wildcard in "*?[":
+            prefix = prefix.split(wildcard, 1)[0]
+        if prefix and prefix in expression:
+            return True
+    return False
+
+
+def resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> list[V]:
+    """The variable names an event reads, as values (known strings when resolved)."""
+    frame = parsed.resolver(event, index)
+    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache)
+    if event.wrapper is not None:
+        assert isinstance(event.node, cst.Call)
+        evaluator.call_wrapper(event.wrapper, event.node, frame, bound=event.bound)
+        names = evaluator.seen.names
+        return names or [V(None)]
+    if event.name is None:
+        return [V(None)]
+    return [evaluator.evaluate(event.name, frame)]
+
+
+def analyze(parsed: ParsedModule, index: WrapperIndex, match: Sequence[str]) -> FileResult:
+    """Sites, dynamic reads and writes of one parsed module."""
+    sites: list[Site] = []
+    dynamic: list[DynamicRead] = []
+    writes: list[Write] = []
+    gates: dict[tuple[int, str], tuple[Gate, str | None]] = {}
+    for event in parsed.events(index):
+        names = resolve_names(parsed, event, index)
+        resolved = sorted({n.value for n in names if n.known and isinstance(n.value, str)})
+        unresolved = [n for n in names if not (n.known and isinstance(n.value, str))]
+        if isinstance(event.kind, WriteKind):
+            targets: list[str | None] = [*resolved] or [None]
+            for target in targets:
+                if target is None or matches(target, match):
+                    writes.append(_write(parsed, event, target))
+            continue
+        if unresolved and not resolved:
+            if any(n.params for n in unresolved) and _in_wrapper(event):
+                continue  # a wrapper's own read: reported at its call sites
+            text = parsed.tree.code_for_node(event.node)
+            if dynamic_matches(text, match):
+                dynamic.append(
+                    DynamicRead(parsed.rel, event.line, event.column, text, event.function)
+                )
+            continue
+        for name in resolved:
+            if not matches(name, match):
+                continue
+            key = (id(event.unit.scope or event.unit.statements[0]), name)
+            if key not in gates:
+                gates[key] = _judge(parsed, event, name, index)
+            gate, default = gates[key]
+            sites.append(
+                Site(
+                    name=name,
+                    path=parsed.rel,
+                    line=event.line,
+                    column=event.column,
+                    kind=ReadKind(event.kind),
+                    default=default,
+                    gate=gate,
+                    function=event.function,
+                    via=event.wrapper.qualname if event.wrapper is not None else None,
+                )
+            )
+    return FileResult(tuple(sites), tuple(dynamic), tuple(writes))
+
+
+def _judge(
+    parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex
+) -> tuple[Gate, str | None]:
+    probes: Probes = [(value, _probe(parsed, event, knob, value, index)) for value in CANDIDATES]
+    return (
+        verdict(probes, event.chain, function_scope=event.unit.scope is not None),
+        site_default(probes),
+    )
+
+
+def _probe(
+    parsed: ParsedModule, event: Event, knob: str, value: str | None, index: WrapperIndex
+) -> Observation:
+    evaluator = Evaluator(
+        index,
+        knob=knob,
+        value=value,
+        target=event.target,
+        chain=frozenset(event.chain),
+        bindings_cache=parsed.bindings_cache,
+    )
+    frame = flow_frame(parsed, event, evaluator)
+    scope = event.unit.scope
+    if isinstance(scope, cst.Lambda):
+        return evaluator.run_expression(scope.body, frame)
+    if isinstance(scope, cst.FunctionDef):
+        return evaluator.run(body_statements(scope.body), frame)
+    return evaluator.run(event.unit.statements, frame)
+
+
+def _in_wrapper(event: Event) -> bool:
+    return isinstance(event.unit.scope, cst.FunctionDef) and "<locals>" not in event.function
+
+
+def _write(parsed: ParsedModule, event: Event, name: str | None) -> Write:
+    assert isinstance(event.kind, WriteKind)
+    return Write(name, parsed.rel, event.line, event.column, event.kind, event.function)

@@ -1,0 +1,282 @@
+"""One traversal per file: every read, write and wrapper call, with where it sits.
+
+An event knows its position, its enclosing scope (``Class.method``,
+``outer.<locals>.inner``, ``<module>``), the unit of code the evaluator must
+run to judge it, and the ids of the nodes around it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from scanner.expressions import READ_CALLS, contains_environ, read_arguments, subscript_name
+from scanner.frames import ScopeNode, body_statements, param_list
+from scanner.index import Wrapper, WrapperIndex
+from scanner.model import ReadKind, WriteKind
+from scanner.symbols import Symbols
+
+ENVIRON = "os.environ"
+WRITE_CALLS = {
+    "os.environ.setdefault": WriteKind.SETDEFAULT,
+    "os.environ.pop": WriteKind.POP,
+    "os.putenv": WriteKind.PUTENV,
+    "os.unsetenv": WriteKind.UNSETENV,
+}
+_READ_KINDS = {"get": ReadKind.GET, "getenv": ReadKind.GETENV}
+# Nodes at which the expression around a read ends.
+_BOUNDARIES = (
+    cst.BaseSmallStatement,
+    cst.BaseCompoundStatement,
+    cst.BaseSuite,
+    cst.Module,
+    cst.Decorator,
+    cst.Param,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """The code the evaluator runs to judge an event."""
+
+    scope: ScopeNode | None  # the function or lambda, or None for module/class level
+    statements: tuple[cst.CSTNode, ...] = ()  # module/class level: from the event's statement
+    method_class: str | None = None  # qualified class of a method, for self.x() calls
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A read, a write, or a call to a wrapper."""
+
+    kind: ReadKind | WriteKind
+    node: cst.CSTNode
+    name: cst.BaseExpression | None
+    line: int
+    column: int
+    function: str
+    unit: Unit
+    scopes: tuple[ScopeNode, ...]  # enclosing functions and lambdas, outermost first
+    target: frozenset[int] = field(repr=False)  # ids of every node around the event
+    chain: tuple[int, ...] = field(repr=False)  # ids of the expressions around it, inner first
+    wrapper: Wrapper | None = None
+    bound: bool = False  # a wrapper method called through self. or cls.
+
+    @property
+    def is_read(self) -> bool:
+        return isinstance(self.kind, ReadKind)
+
+
+@dataclass(slots=True)
+class _Scope:
+    node: cst.CSTNode
+    qualname: str
+    is_class: bool
+    shadowed: frozenset[str]  # parameters of this and the enclosing functions
+    method_class: str | None
+
+
+class EventCollector(cst.CSTVisitor):
+    """Collects the events of one module; run it through a MetadataWrapper."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, symbols: Symbols, index: WrapperIndex) -> None:
+        super().__init__()
+        self.symbols = symbols
+        self.index = index
+        self.short_names = index.short_names
+        self.events: list[Event] = []
+        self._stack: list[cst.CSTNode] = []
+        self._scopes: list[_Scope] = []
+        self._write_targets: set[int] = set()
+
+    # -- bookkeeping --------------------------------------------------------
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._stack.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        self._stack.pop()
+
+    def _push(self, node: cst.CSTNode, name: str, *, is_class: bool, params: Sequence[str]) -> None:
+        parent = self._scopes[-1] if self._scopes else None
+        if parent is None:
+            qualname = name
+        elif parent.is_class:
+            qualname = f"{parent.qualname}.{name}"
+        else:
+            qualname = f"{parent.qualname}.<locals>.{name}"
+        shadowed = (parent.shadowed if parent else frozenset()) | frozenset(params)
+        method_class = None
+        if parent is not None and parent.is_class and not is_class:
+            module = self.symbols.module
+            method_class = f"{module}.{parent.qualname}" if module else parent.qualname
+        self._scopes.append(_Scope(node, qualname, is_class, shadowed, method_class))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = [p.name.value for p in param_list(node.params)]
+        self._push(node, node.name.value, is_class=False, params=params)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._scopes.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        params = [p.name.value for p in param_list(node.params)]
+        self._push(node, "<lambda>", is_class=False, params=params)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._scopes.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._push(node, node.name.value, is_class=True, params=())
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._scopes.pop()
+
+    @property
+    def _shadowed(self) -> frozenset[str]:
+        return self._scopes[-1].shadowed if self._scopes else frozenset()
+
+    def _qualify(self, node: cst.BaseExpression) -> str | None:
+        return self.symbols.qualify(node, self._shadowed)
+
+    # -- events -------------------------------------------------------------
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self._qualify(node.func)
+        if qualified in READ_CALLS:
+            name, _ = read_arguments(node)
+            self._record(_READ_KINDS[READ_CALLS[qualified]], node, name)
+        elif qualified in WRITE_CALLS:
+            name, _ = read_arguments(node)
+            self._record(WRITE_CALLS[qualified], node, name)
+        elif self.short_names:
+            self._wrapper_call(node, qualified)
+
+    def _wrapper_call(self, node: cst.Call, qualified: str | None) -> None:
+        func = node.func
+        short = func.attr.value if isinstance(func, cst.Attribute) else None
+        if isinstance(func, cst.Name):
+            short = func.value
+        if short is None or short not in self.short_names:
+            return
+        scope = self._scopes[-1] if self._scopes else None
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in ("self", "cls")
+            and scope is not None
+        ):
+            method_class = self._method_class()
+            if method_class is not None:
+                found = self.index.lookup(f"{method_class}.{short}")
+                if found is not None:
+                    self._record(ReadKind.WRAPPER, node, None, wrapper=found, bound=True)
+                return
+        found = self.index.lookup(qualified) if qualified is not None else None
+        if found is not None:
+            self._record(ReadKind.WRAPPER, node, None, wrapper=found)
+
+    def _method_class(self) -> str | None:
+        for scope in reversed(self._scopes):
+            if not scope.is_class:
+                return scope.method_class
+        return None
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if id(node) in self._write_targets or self._qualify(node.value) != ENVIRON:
+            return
+        self._record(ReadKind.SUBSCRIPT, node, subscript_name(node))
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if contains_environ(node, self._qualify):
+            self._record(ReadKind.CONTAINS, node, node.left)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._write_target(target.target, WriteKind.SET)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._write_target(node.target, WriteKind.SET)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._write_target(node.target, WriteKind.SET)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._write_target(node.target, WriteKind.DELETE)
+
+    def _write_target(self, target: cst.BaseExpression, kind: WriteKind) -> None:
+        if isinstance(target, cst.Tuple | cst.List):
+            for element in target.elements:
+                self._write_target(element.value, kind)
+        elif isinstance(target, cst.Subscript) and self._qualify(target.value) == ENVIRON:
+            self._write_targets.add(id(target))
+            self._stack.append(target)
+            self._record(kind, target, subscript_name(target))
+            self._stack.pop()
+
+    def _record(
+        self,
+        kind: ReadKind | WriteKind,
+        node: cst.CSTNode,
+        name: cst.BaseExpression | None,
+        *,
+        wrapper: Wrapper | None = None,
+        bound: bool = False,
+    ) -> None:
+        position = self.get_metadata(PositionProvider, node).start
+        unit, function = self._unit()
+        self.events.append(
+            Event(
+                kind=kind,
+                node=node,
+                name=name,
+                line=position.line,
+                column=position.column + 1,
+                function=function,
+                unit=unit,
+                scopes=tuple(
+                    s.node for s in self._scopes if isinstance(s.node, cst.FunctionDef | cst.Lambda)
+                ),
+                target=frozenset(id(n) for n in self._stack),
+                chain=self._chain(node),
+                wrapper=wrapper,
+                bound=bound,
+            )
+        )
+
+    def _chain(self, node: cst.CSTNode) -> tuple[int, ...]:
+        ids: list[int] = []
+        for ancestor in reversed(self._stack):
+            if ancestor is not node and isinstance(ancestor, (cst.Lambda, *_BOUNDARIES)):
+                break
+            if isinstance(ancestor, cst.BaseExpression):
+                ids.append(id(ancestor))
+        return tuple(ids)
+
+    def _unit(self) -> tuple[Unit, str]:
+        stack = self._stack
+        scopes = {id(s.node): s for s in self._scopes}
+        for i in range(len(stack) - 2, -1, -1):
+            owner, child = stack[i], stack[i + 1]
+            if isinstance(owner, cst.FunctionDef | cst.Lambda) and child is owner.body:
+                scope = scopes[id(owner)]
+                return Unit(owner, (), scope.method_class), scope.qualname
+            if isinstance(owner, cst.ClassDef) and child is owner.body and i + 2 < len(stack):
+                statements = tuple(body_statements(owner.body))
+                return _body_unit(statements, stack[i + 2]), scopes[id(owner)].qualname
+            if isinstance(owner, cst.Module):
+                return _body_unit(tuple(owner.body), child), "<module>"
+        return Unit(None, ()), "<module>"
+
+
+def _body_unit(statements: tuple[cst.CSTNode, ...], statement: cst.CSTNode) -> Unit:
+    for index, candidate in enumerate(statements):
+        if candidate is statement:
+            return Unit(None, statements[index:])
+    return Unit(None, (statement,))

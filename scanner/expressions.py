@@ -1,0 +1,302 @@
+"""Expression evaluation for the evaluator: one small handler per libcst node type."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from scanner import operations as ops
+from scanner.frames import Frame
+from scanner.values import UNKNOWN, V, derived, truthiness
+
+if TYPE_CHECKING:
+    from scanner.evaluate import Evaluator
+
+READ_CALLS = {"os.environ.get": "get", "os.getenv": "getenv"}
+ENVIRON = "os.environ"
+
+Handler = Callable[["Evaluator", cst.BaseExpression, Frame], V]
+_CONSTANT_NAMES: dict[str, object] = {"True": True, "False": False, "None": None}
+
+
+def evaluate_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    """The value of ``node`` in ``frame``; UNKNOWN for forms the evaluator does not model."""
+    handler = _HANDLERS.get(type(node))
+    return handler(ev, node, frame) if handler is not None else V(UNKNOWN)
+
+
+def read_arguments(node: cst.Call) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:
+    """The name and default expressions of ``os.environ.get``/``os.getenv`` calls."""
+    name: cst.BaseExpression | None = None
+    default: cst.BaseExpression | None = None
+    positional = 0
+    for arg in node.args:
+        if arg.star:
+            continue
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == "key" or (keyword is None and positional == 0):
+            name = arg.value
+        elif keyword == "default" or (keyword is None and positional == 1):
+            default = arg.value
+        if keyword is None:
+            positional += 1
+    return name, default
+
+
+def subscript_name(node: cst.Subscript) -> cst.BaseExpression | None:
+    """The key expression of ``x[key]`` (None for slices and tuples of keys)."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    return node.slice[0].slice.value
+
+
+def contains_environ(
+    node: cst.Comparison, frame_symbols_qualify: Callable[..., str | None]
+) -> bool:
+    """Whether ``node`` is ``N in os.environ`` or ``N not in os.environ``."""
+    if len(node.comparisons) != 1:
+        return False
+    target = node.comparisons[0]
+    return isinstance(target.operator, cst.In | cst.NotIn) and (
+        frame_symbols_qualify(target.comparator) == ENVIRON
+    )
+
+
+def _simple_string(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.SimpleString)
+    return V(node.evaluated_value)
+
+
+def _number(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Integer | cst.Float)
+    return V(node.evaluated_value)
+
+
+def _concatenated(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.ConcatenatedString)
+    left, right = ev.expr(node.left, frame), ev.expr(node.right, frame)
+    if left.known and right.known:
+        return derived(ops.binary(cst.Add(), left.value, right.value), left, right)
+    return derived(UNKNOWN, left, right)
+
+
+def _formatted(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.FormattedString)
+    pieces: list[str] = []
+    sources: list[V] = []
+    known = True
+    for part in node.parts:
+        if isinstance(part, cst.FormattedStringText):
+            pieces.append(part.value.replace("{{", "{").replace("}}", "}"))
+            continue
+        assert isinstance(part, cst.FormattedStringExpression)
+        value = ev.expr(part.expression, frame)
+        sources.append(value)
+        spec = "".join(
+            p.value for p in part.format_spec or () if isinstance(p, cst.FormattedStringText)
+        )
+        if not value.known or any(
+            isinstance(p, cst.FormattedStringExpression) for p in part.format_spec or ()
+        ):
+            known = False
+            continue
+        converted: object = value.value
+        if part.conversion == "r":
+            converted = repr(converted)
+        elif part.conversion == "a":
+            converted = ascii(converted)
+        elif part.conversion == "s":
+            converted = str(converted)
+        try:
+            pieces.append(format(converted, spec))
+        except Exception:
+            known = False
+    return derived("".join(pieces) if known else UNKNOWN, *sources)
+
+
+def _name(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Name)
+    name = node.value
+    if name in _CONSTANT_NAMES:
+        return V(_CONSTANT_NAMES[name])
+    local = frame.lookup(name)
+    if local is not None:
+        return local
+    constants = frame.symbols.constants
+    if name in constants:
+        return V(constants[name])
+    return V(UNKNOWN)
+
+
+def _collection(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Tuple | cst.List | cst.Set)
+    values: list[V] = []
+    for element in node.elements:
+        if isinstance(element, cst.StarredElement):
+            return V(UNKNOWN)
+        values.append(ev.expr(element.value, frame))
+    if not all(v.known for v in values):
+        return derived(UNKNOWN, *values)
+    items = tuple(v.value for v in values)
+    if isinstance(node, cst.Set):
+        try:
+            return derived(frozenset(items), *values)
+        except TypeError:
+            return derived(UNKNOWN, *values)
+    return derived(items, *values)
+
+
+def _comparison(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Comparison)
+    if contains_environ(node, lambda n: frame.symbols.qualify(n, frame.scope_names)):
+        present = ev.read(ev.expr(node.left, frame), V(None), "contains")
+        if isinstance(node.comparisons[0].operator, cst.NotIn) and present.known:
+            return derived(not present.value, present)
+        return present
+    left = ev.expr(node.left, frame)
+    sources = [left]
+    result: object = True
+    for target in node.comparisons:
+        right = ev.expr(target.comparator, frame)
+        sources.append(right)
+        if not (left.known and right.known):
+            return derived(UNKNOWN, *sources)
+        result = ops.compare(target.operator, left.value, right.value)
+        if result is UNKNOWN or not result:
+            break
+        left = right
+    return derived(result, *sources)
+
+
+def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.BooleanOperation)
+    left = ev.expr(node.left, frame)
+    truth = truthiness(left)
+    is_and = isinstance(node.operator, cst.And)
+    if truth.known:
+        if bool(truth.value) != is_and:  # `False and _` / `True or _`: the left side
+            return left
+        right = ev.expr(node.right, frame)
+        return derived(right.value, left, right)
+    right = ev.expr(node.right, frame)
+    return derived(UNKNOWN, left, right)
+
+
+def _unary(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.UnaryOperation)
+    operand = ev.expr(node.expression, frame)
+    if not operand.known:
+        return operand
+    return derived(ops.unary(node.operator, operand.value), operand)
+
+
+def _binary(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.BinaryOperation)
+    left, right = ev.expr(node.left, frame), ev.expr(node.right, frame)
+    if left.raised or right.raised:
+        return derived(left.value if left.raised else right.value, left, right)
+    if not (left.known and right.known):
+        return derived(UNKNOWN, left, right)
+    return derived(ops.binary(node.operator, left.value, right.value), left, right)
+
+
+def _if_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.IfExp)
+    test = ev.test(node.test, frame)
+    if test.known:
+        chosen = ev.expr(node.body if test.value else node.orelse, frame)
+        return derived(chosen.value, test, chosen)
+    return derived(UNKNOWN, test)
+
+
+def _call(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Call)
+    func = node.func
+    qualified = frame.symbols.qualify(func, frame.scope_names)
+    if qualified in READ_CALLS:
+        name_node, default_node = read_arguments(node)
+        name = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
+        default = ev.expr(default_node, frame) if default_node is not None else V(None)
+        return ev.read(name, default, READ_CALLS[qualified])
+    wrapper = ev.lookup_wrapper(func, frame)
+    if wrapper is not None:
+        return ev.call_wrapper(wrapper[0], node, frame, bound=wrapper[1])
+    args = [ev.expr(arg.value, frame) for arg in node.args]
+    plain = all(arg.keyword is None and not arg.star for arg in node.args)
+    values = [a.value for a in args]
+    if isinstance(func, cst.Attribute):
+        receiver = ev.expr(func.value, frame)
+        if (
+            plain
+            and receiver.known
+            and isinstance(receiver.value, str)
+            and all(a.known for a in args)
+        ):
+            result = ops.str_method(receiver.value, func.attr.value, values)
+            return derived(result, receiver, *args)
+        return derived(UNKNOWN, receiver, *args)
+    function = None
+    if isinstance(func, cst.Name) and frame.lookup(func.value) is None and qualified is None:
+        function = ops.BUILTINS.get(func.value)
+    elif qualified is not None:
+        function = ops.FUNCTIONS.get(qualified)
+    if function is not None and plain and all(a.known for a in args):
+        return derived(ops.call(function, values), *args)
+    if any(a.raised for a in args):
+        return derived(next(a.value for a in args if a.raised), *args)
+    return derived(UNKNOWN, *args)
+
+
+def _subscript(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Subscript)
+    key = subscript_name(node)
+    if key is not None and frame.symbols.qualify(node.value, frame.scope_names) == ENVIRON:
+        return ev.read(ev.expr(key, frame), V(None), "subscript")
+    container = ev.expr(node.value, frame)
+    if key is None:
+        return derived(UNKNOWN, container)
+    index = ev.expr(key, frame)
+    if container.known and index.known:
+        return derived(ops.call(_getitem, [container.value, index.value]), container, index)
+    return derived(UNKNOWN, container, index)
+
+
+def _getitem(container: object, index: object) -> object:
+    return container[index]  # type: ignore[index]
+
+
+def _attribute(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Attribute)
+    return derived(UNKNOWN, ev.expr(node.value, frame))
+
+
+def _named(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.NamedExpr)
+    value = ev.expr(node.value, frame)
+    if isinstance(node.target, cst.Name):
+        frame.assign(node.target.value, value)
+    return value
+
+
+_HANDLERS: dict[type[cst.BaseExpression], Handler] = {
+    cst.SimpleString: _simple_string,
+    cst.Integer: _number,
+    cst.Float: _number,
+    cst.ConcatenatedString: _concatenated,
+    cst.FormattedString: _formatted,
+    cst.Name: _name,
+    cst.Tuple: _collection,
+    cst.List: _collection,
+    cst.Set: _collection,
+    cst.Comparison: _comparison,
+    cst.BooleanOperation: _boolean,
+    cst.UnaryOperation: _unary,
+    cst.BinaryOperation: _binary,
+    cst.IfExp: _if_expression,
+    cst.Call: _call,
+    cst.Subscript: _subscript,
+    cst.Attribute: _attribute,
+    cst.NamedExpr: _named,
+}

@@ -1,0 +1,166 @@
+"""Which files a scan reads, how their bytes become text, and their module names."""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from pathlib import Path
+
+from scanner.model import ScanError
+
+DEFAULT_INCLUDE: tuple[str, ...] = ("*.py",)
+# Folders nobody means to scan: version control, virtual environments, caches.
+SKIPPED_DIRS: tuple[str, ...] = (
+    ".*",
+    "__pycache__",
+    "node_modules",
+    "venv",
+    "*.egg-info",
+)
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file selected for scanning."""
+
+    path: Path  # as found on disk
+    rel: str  # POSIX path relative to the scan root, used in every output
+    module: str  # dotted module name, from the enclosing packages
+
+
+class SourceError(Exception):
+    """The file's bytes cannot be turned into source text."""
+
+
+def relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` as a POSIX string (with ``..`` when outside)."""
+    return Path(os.path.relpath(path.absolute(), root.absolute())).as_posix()
+
+
+def excluded(rel: str, patterns: Sequence[str]) -> bool:
+    """Whether ``rel`` matches an exclude glob.
+
+    A pattern without ``/`` matches any single path component (``_triton_v1``,
+    ``test_*.py``); a pattern with ``/`` matches the relative path or a folder
+    above it (``pkg/legacy``, ``pkg/*/gen``).
+    """
+    parts = rel.split("/")
+    for raw in patterns:
+        pattern = raw.rstrip("/")
+        if not pattern:
+            continue
+        if "/" in pattern:
+            pattern = pattern.removeprefix("./")
+            if fnmatchcase(rel, pattern) or fnmatchcase(rel, pattern + "/*"):
+                return True
+        elif any(fnmatchcase(part, pattern) for part in parts):
+            return True
+    return False
+
+
+def iter_files(
+    paths: Sequence[Path],
+    *,
+    root: Path,
+    include: Sequence[str],
+    exclude: Sequence[str],
+) -> Iterator[SourceFile | ScanError]:
+    """Every file under ``paths`` to scan, sorted by relative path, each once.
+
+    Files named explicitly are scanned whatever their name; files found by
+    walking folders must match ``include`` and must not match ``exclude``.
+    """
+    found: dict[str, SourceFile | ScanError] = {}
+    for path in paths:
+        rel = relative(path, root)
+        if path.is_dir():
+            for file in _walk(path):
+                file_rel = relative(file, root)
+                name_ok = any(fnmatchcase(file.name, p) for p in include)
+                if name_ok and not excluded(file_rel, exclude):
+                    found.setdefault(file_rel, _source(file, file_rel))
+        elif path.exists() or path.is_symlink():
+            if not excluded(rel, exclude):
+                found.setdefault(rel, _source(path, rel))
+        else:
+            found.setdefault(rel, ScanError(rel, "No such file or folder."))
+    for rel in sorted(found):
+        yield found[rel]
+
+
+def _walk(top: Path) -> Iterator[Path]:
+    # Symlinked folders are not followed, so a symlink loop cannot trap the walk.
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(
+            d for d in dirnames if not any(fnmatchcase(d, p) for p in SKIPPED_DIRS)
+        )
+        base = Path(dirpath)
+        for name in sorted(filenames):
+            yield base / name
+
+
+def _source(path: Path, rel: str) -> SourceFile:
+    return SourceFile(path=path, rel=rel, module=module_name(path.absolute()))
+
+
+def module_name(path: Path) -> str:
+    """The dotted module name of ``path``, climbing while folders are packages."""
+    stem = path.stem
+    package = _package_of(path.parent)
+    if stem == "__init__":
+        return package or path.parent.name
+    return f"{package}.{stem}" if package else stem
+
+
+@lru_cache(maxsize=4096)
+def _package_of(folder: Path) -> str:
+    if not (folder / "__init__.py").is_file():
+        return ""
+    parent = _package_of(folder.parent) if folder.parent != folder else ""
+    return f"{parent}.{folder.name}" if parent else folder.name
+
+
+def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The file's bytes, or SourceError for a file that cannot or should not be read."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SourceError(_os_message(exc)) from None
+    if size > max_bytes:
+        raise SourceError(
+            f"File is {size:,} bytes, over the {max_bytes:,}-byte limit; "
+            "exclude it with --exclude if it is generated."
+        )
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise SourceError(_os_message(exc)) from None
+
+
+def decode_source(data: bytes) -> str:
+    """Decode in the encoding the file declares (PEP 263), UTF-8 when it declares none."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise SourceError(f"Bad encoding declaration: {exc}.") from None
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        declared = "declared" if encoding not in ("utf-8", "utf-8-sig") else "default"
+        raise SourceError(
+            f"Cannot decode byte 0x{data[exc.start]:02x} on line {line} as {encoding} "
+            f"(the {declared} encoding); add a '# -*- coding: ... -*-' line "
+            "naming the file's encoding, or convert it to UTF-8."
+        ) from None
+
+
+def _os_message(exc: OSError) -> str:
+    reason = exc.strerror or type(exc).__name__
+    return f"Cannot read the file: {reason}."

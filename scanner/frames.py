@@ -1,0 +1,226 @@
+"""Local names of a scope: which are parameters, which are bound, and to what.
+
+Two kinds of frame look names up. ``Frame`` is flow-sensitive: the evaluator
+assigns locals as it executes statements. ``Resolver`` is flow-insensitive: a
+local assigned exactly once stands for its value everywhere, which is how a
+read's variable name is resolved without running the function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from scanner.symbols import Symbols
+from scanner.values import UNKNOWN, V
+
+ScopeNode = cst.FunctionDef | cst.Lambda
+
+
+@dataclass(frozen=True, slots=True)
+class Bindings:
+    """Every name a scope binds, and for plain ``name = value`` the values."""
+
+    params: tuple[str, ...]  # in declaration order
+    assigned: frozenset[str]  # every locally bound name, parameters included
+    values: dict[str, tuple[cst.BaseExpression | None, ...]]  # None: not a plain assignment
+
+
+def param_list(params: cst.Parameters) -> list[cst.Param]:
+    """The parameters of a signature in declaration order."""
+    found = [*params.posonly_params, *params.params]
+    if isinstance(params.star_arg, cst.Param):
+        found.append(params.star_arg)
+    found.extend(params.kwonly_params)
+    if params.star_kwarg is not None:
+        found.append(params.star_kwarg)
+    return found
+
+
+class _BindingCollector(cst.CSTVisitor):
+    """Names bound in one scope, not descending into nested scopes."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, list[cst.BaseExpression | None]] = {}
+
+    def _bind(self, name: str, value: cst.BaseExpression | None) -> None:
+        self.values.setdefault(name, []).append(value)
+
+    def _bind_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(target.value, value)
+        elif isinstance(target, cst.Tuple | cst.List):
+            for element in target.elements:
+                self._bind_target(element.value, None)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, None)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind_target(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind_target(node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind_target(node.target, None)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind_target(node.target, None)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind_target(node.asname.name, None)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind_target(node.target, node.value)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._bind_target(node.name.name, None)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is not None:
+            self._bind_target(node.asname.name, None)
+        elif isinstance(node.name, cst.Name):
+            self._bind(node.name.value, None)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._bind(node.name.value, None)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._bind(node.name.value, None)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        return False
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        return False
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        return False
+
+
+def body_statements(
+    body: cst.BaseSuite,
+) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
+    """The statements of an indented block or of a one-line suite."""
+    if isinstance(body, cst.IndentedBlock):
+        return body.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return body.body
+    return ()
+
+
+def collect_bindings(scope: ScopeNode) -> Bindings:
+    """The bindings of a function or lambda."""
+    params = tuple(p.name.value for p in param_list(scope.params))
+    collector = _BindingCollector()
+    if isinstance(scope, cst.FunctionDef):
+        for statement in body_statements(scope.body):
+            statement.visit(collector)
+    values = {name: tuple(found) for name, found in collector.values.items()}
+    return Bindings(params=params, assigned=frozenset((*params, *values)), values=values)
+
+
+def module_bindings(tree: cst.Module) -> Bindings:
+    """The bindings of a module's top level (functions and classes not entered)."""
+    collector = _BindingCollector()
+    for statement in tree.body:
+        statement.visit(collector)
+    values = {name: tuple(found) for name, found in collector.values.items()}
+    return Bindings(params=(), assigned=frozenset(values), values=values)
+
+
+def statements_bindings(statements: Iterable[cst.CSTNode]) -> frozenset[str]:
+    """Names bound by a run of statements (for forgetting them after a skipped branch)."""
+    collector = _BindingCollector()
+    for statement in statements:
+        statement.visit(collector)
+    return frozenset(collector.values)
+
+
+class Frame:
+    """Flow-sensitive locals of one activation."""
+
+    __slots__ = ("control", "depth", "locals", "method_class", "scope_names", "symbols")
+
+    def __init__(
+        self,
+        symbols: Symbols,
+        locals_: dict[str, V],
+        *,
+        scope_names: frozenset[str] = frozenset(),
+        depth: int = 0,
+        method_class: str | None = None,
+    ) -> None:
+        self.symbols = symbols
+        self.locals = locals_
+        self.scope_names = scope_names  # names local to the scope, bound or not yet
+        self.depth = depth
+        self.control = False  # a branch on the knob has been taken in this activation
+        self.method_class = method_class  # qualified class name, for self.method() calls
+
+    def lookup(self, name: str) -> V | None:
+        """The local's value; UNKNOWN for a local not yet bound; None for a non-local."""
+        found = self.locals.get(name)
+        if found is not None:
+            return found
+        if name in self.scope_names:
+            return V(UNKNOWN)
+        return None
+
+    def assign(self, name: str, value: V) -> None:
+        self.locals[name] = value
+
+    def forget(self, names: Iterable[str]) -> None:
+        for name in names:
+            self.locals[name] = V(UNKNOWN)
+
+
+class Resolver(Frame):
+    """Flow-insensitive locals: parameters stay symbolic, single assignments resolve."""
+
+    __slots__ = ("_bindings", "_evaluate", "_parent", "_pending")
+
+    def __init__(
+        self,
+        symbols: Symbols,
+        bindings: Bindings,
+        evaluate: Callable[[cst.BaseExpression, Frame], V],
+        parent: Resolver | None = None,
+        method_class: str | None = None,
+    ) -> None:
+        super().__init__(symbols, {}, scope_names=bindings.assigned, method_class=method_class)
+        self._bindings = bindings
+        self._evaluate = evaluate
+        self._parent = parent
+        self._pending: set[str] = set()
+
+    def lookup(self, name: str) -> V | None:
+        cached = self.locals.get(name)
+        if cached is not None:
+            return cached
+        if name not in self._bindings.assigned:
+            return self._parent.lookup(name) if self._parent is not None else None
+        result = V(UNKNOWN)
+        values = self._bindings.values.get(name, ())
+        if name in self._bindings.params and not values:
+            result = V(UNKNOWN, params=frozenset({name}))
+        elif len(values) == 1 and values[0] is not None and name not in self._pending:
+            self._pending.add(name)
+            result = self._evaluate(values[0], self)
+            self._pending.discard(name)
+        self.locals[name] = result
+        return result

@@ -1,0 +1,85 @@
+"""The tree-wide table of wrapper functions, the only cross-file input of a file's analysis.
+
+A wrapper carries its own source and the bindings of its module that it uses,
+so a call site in another file can evaluate it without that file at hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import libcst as cst
+
+from scanner.model import WrapperInfo
+from scanner.symbols import Symbols
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A function whose parameter ``name_param`` names the variable it reads."""
+
+    qualname: str
+    path: str
+    line: int
+    name_param: str
+    method: bool  # its first parameter is bound (self or cls)
+    source: str  # the function definition's code
+    symbols: Symbols  # the bindings of its module that the function uses
+
+    @property
+    def short_name(self) -> str:
+        return self.qualname.rsplit(".", 1)[-1]
+
+    def info(self) -> WrapperInfo:
+        return WrapperInfo(
+            qualname=self.qualname, path=self.path, line=self.line, name_param=self.name_param
+        )
+
+    def function(self) -> cst.FunctionDef:
+        """The parsed definition (parsed once per process)."""
+        return _parse_function(self.source)
+
+
+@lru_cache(maxsize=1024)
+def _parse_function(source: str) -> cst.FunctionDef:
+    statement = cst.parse_module(source).body[0]
+    assert isinstance(statement, cst.FunctionDef)
+    return statement
+
+
+@dataclass(frozen=True)
+class WrapperIndex:
+    """Wrappers by qualified name, with a suffix fallback for namespace packages."""
+
+    wrappers: Mapping[str, Wrapper] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, wrappers: Iterable[Wrapper]) -> WrapperIndex:
+        return cls({w.qualname: w for w in sorted(wrappers, key=lambda w: w.qualname)})
+
+    def __len__(self) -> int:
+        return len(self.wrappers)
+
+    @property
+    def short_names(self) -> frozenset[str]:
+        return frozenset(w.short_name for w in self.wrappers.values())
+
+    def lookup(self, qualname: str) -> Wrapper | None:
+        """The wrapper ``qualname`` names: exactly, or by a unique module-path suffix.
+
+        The suffix rule lets ``from pkg.util import flag`` find ``util.flag``
+        when ``pkg`` is a namespace package whose module names start lower.
+        """
+        found = self.wrappers.get(qualname)
+        if found is not None or not self.wrappers:
+            return found
+        short = qualname.rsplit(".", 1)[-1]
+        matches = [
+            w
+            for w in self.wrappers.values()
+            if w.short_name == short
+            and (qualname.endswith("." + w.qualname) or w.qualname.endswith("." + qualname))
+        ]
+        return matches[0] if len(matches) == 1 else None

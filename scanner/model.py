@@ -1,0 +1,164 @@
+"""The scanner's results: frozen, slotted records that flow to every later stage.
+
+Positions are 1-based lines and columns, converted once from libcst's 0-based
+columns. Paths are POSIX strings relative to the scan root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class ReadKind(str, Enum):
+    """How a site reads the variable."""
+
+    GET = "get"  # os.environ.get(N, d)
+    GETENV = "getenv"  # os.getenv(N, d)
+    SUBSCRIPT = "subscript"  # os.environ[N]
+    CONTAINS = "contains"  # N in os.environ / N not in os.environ
+    WRAPPER = "wrapper"  # a call to a wrapper function of the scanned tree
+
+
+class GateKind(str, Enum):
+    """What the consuming code does with the value."""
+
+    BOOLEAN = "boolean"  # on-like and off-like values select different behaviour
+    PRESENCE = "presence"  # only set versus unset matters
+    VALUE = "value"  # a size, a path, a backend name: no on/off
+
+
+class WriteKind(str, Enum):
+    """How a site writes the environment."""
+
+    SET = "set"  # os.environ[N] = v
+    SETDEFAULT = "setdefault"
+    POP = "pop"
+    DELETE = "del"
+    PUTENV = "putenv"
+    UNSETENV = "unsetenv"
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """The verdict of evaluating the expression that consumes a read.
+
+    ``off_values`` and ``on_values`` list, in the scanner's candidate order,
+    every probed value that turns the gate off or on; ``off_value`` and
+    ``on_value`` are the preferred ones ("0" and "1" where those work).
+    ``off_value`` is None for a presence gate that only unsetting turns off.
+    """
+
+    kind: GateKind
+    default_on: bool | None
+    off_value: str | None
+    on_value: str | None
+    off_values: tuple[str, ...] = ()
+    on_values: tuple[str, ...] = ()
+
+
+VALUE_GATE = Gate(kind=GateKind.VALUE, default_on=None, off_value=None, on_value=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One place in the source that reads a knob."""
+
+    name: str
+    path: str
+    line: int
+    column: int
+    kind: ReadKind
+    default: str | None  # the value the read falls back to when unset, as a string
+    gate: Gate
+    function: str  # qualified name of the enclosing scope: Class.method, <module>
+    via: str | None = None  # qualified name of the wrapper, for wrapper calls
+
+    @property
+    def default_on(self) -> bool | None:
+        return self.gate.default_on
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Knob:
+    """Every site of one variable, and the knob-level verdict derived from them."""
+
+    name: str
+    default_on: bool | None
+    off_value: str | None
+    on_value: str | None
+    conflict: bool
+    sites: tuple[Site, ...]
+    conflict_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicRead:
+    """A read whose variable name the scanner could not resolve."""
+
+    path: str
+    line: int
+    column: int
+    expression: str
+    function: str
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.expression)
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """A place that writes the environment: recorded, never counted as a read."""
+
+    name: str | None  # None when the name could not be resolved
+    path: str
+    line: int
+    column: int
+    kind: WriteKind
+    function: str
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.kind.value)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanError:
+    """A file the scanner could not read or parse; the scan went on without it."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class WrapperInfo:
+    """A function of the scanned tree whose parameter names the variable it reads."""
+
+    qualname: str  # dotted module path plus the function's qualified name
+    path: str
+    line: int
+    name_param: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """Everything one scan found, sorted and ready to report."""
+
+    knobs: tuple[Knob, ...] = ()
+    dynamic: tuple[DynamicRead, ...] = ()
+    writes: tuple[Write, ...] = ()
+    errors: tuple[ScanError, ...] = ()
+    wrappers: tuple[WrapperInfo, ...] = ()
+    files_scanned: int = 0
+
+    def knob(self, name: str) -> Knob | None:
+        """The knob called ``name``, or None when no site reads it."""
+        for knob in self.knobs:
+            if knob.name == name:
+                return knob
+        return None

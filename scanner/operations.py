@@ -1,0 +1,195 @@
+"""Pure operations on known values: operators, string methods, safe builtins.
+
+Every function here takes plain Python values and returns a value, ``RAISED``
+when Python would raise, or ``UNKNOWN`` when computing it is not worth the risk
+(a huge repetition, a huge power).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import libcst as cst
+
+from scanner.values import RAISED, UNKNOWN
+
+_LIMIT = 10_000  # the largest repetition or shift the evaluator computes
+
+BINARY: dict[type[cst.BaseBinaryOp], Callable[[object, object], object]] = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.Divide: operator.truediv,
+    cst.FloorDivide: operator.floordiv,
+    cst.Modulo: operator.mod,
+    cst.Power: operator.pow,
+    cst.BitAnd: operator.and_,
+    cst.BitOr: operator.or_,
+    cst.BitXor: operator.xor,
+    cst.LeftShift: operator.lshift,
+    cst.RightShift: operator.rshift,
+}
+
+COMPARE: dict[type[cst.BaseCompOp], Callable[[Any, Any], object]] = {
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+    cst.In: lambda a, b: a in b,
+    cst.NotIn: lambda a, b: a not in b,
+}
+
+# str methods without side effects whose result depends only on their arguments.
+STR_METHODS = frozenset(
+    {
+        "lower",
+        "upper",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "casefold",
+        "title",
+        "capitalize",
+        "swapcase",
+        "startswith",
+        "endswith",
+        "isdigit",
+        "isdecimal",
+        "isnumeric",
+        "isalpha",
+        "isalnum",
+        "replace",
+        "removeprefix",
+        "removesuffix",
+        "split",
+        "rsplit",
+        "partition",
+        "zfill",
+        "format",
+        "count",
+        "find",
+        "encode",
+    }
+)
+
+_TRUE_WORDS = ("y", "yes", "t", "true", "on", "1")
+_FALSE_WORDS = ("n", "no", "f", "false", "off", "0")
+
+
+def binary(op: cst.BaseBinaryOp, left: object, right: object) -> object:
+    """``left op right``, or RAISED / UNKNOWN."""
+    fn = BINARY.get(type(op))
+    if fn is None:
+        return UNKNOWN
+    if _too_big(op, left, right):
+        return UNKNOWN
+    return _guarded(fn, left, right)
+
+
+def compare(op: cst.BaseCompOp, left: object, right: object) -> object:
+    """``left op right`` for comparison operators (``is`` only against singletons)."""
+    if isinstance(op, cst.Is | cst.IsNot):
+        if not (_singleton(left) or _singleton(right)):
+            return UNKNOWN
+        same = left is right
+        return same if isinstance(op, cst.Is) else not same
+    fn = COMPARE.get(type(op))
+    if fn is None:
+        return UNKNOWN
+    return _guarded(fn, left, right)
+
+
+def unary(op: cst.BaseUnaryOp, operand: object) -> object:
+    """``op operand`` for ``not``, ``-``, ``+`` and ``~``."""
+    if isinstance(op, cst.Not):
+        return _guarded(operator.not_, operand)
+    if isinstance(op, cst.Minus):
+        return _guarded(operator.neg, operand)
+    if isinstance(op, cst.Plus):
+        return _guarded(operator.pos, operand)
+    if isinstance(op, cst.BitInvert):
+        return _guarded(operator.invert, operand)
+    return UNKNOWN
+
+
+def str_method(receiver: str, name: str, args: Sequence[object]) -> object:
+    """``receiver.name(*args)`` for the pure str methods in STR_METHODS."""
+    if name not in STR_METHODS:
+        return UNKNOWN
+    if name == "zfill" and args and isinstance(args[0], int) and args[0] > _LIMIT:
+        return UNKNOWN
+    return _guarded(getattr(receiver, name), *args)
+
+
+def strtobool(value: object) -> object:
+    """``distutils.util.strtobool``: 1 for true words, 0 for false words, else raises."""
+    if not isinstance(value, str):
+        return RAISED
+    word = value.lower()
+    if word in _TRUE_WORDS:
+        return 1
+    if word in _FALSE_WORDS:
+        return 0
+    return RAISED
+
+
+def _as_int(*args: object) -> object:
+    return int(*args)  # type: ignore[call-overload]
+
+
+def _as_float(*args: object) -> object:
+    return float(*args)  # type: ignore[arg-type]
+
+
+def _length(value: object) -> object:
+    return len(value)  # type: ignore[arg-type]
+
+
+BUILTINS: dict[str, Callable[..., object]] = {
+    "int": _as_int,
+    "float": _as_float,
+    "bool": bool,
+    "str": str,
+    "len": _length,
+    "tuple": tuple,
+    "frozenset": frozenset,
+    "set": frozenset,  # a set is only ever tested for membership here
+    "list": tuple,
+    "abs": abs,
+}
+
+# Qualified names of library helpers with a known meaning.
+FUNCTIONS: dict[str, Callable[..., object]] = {
+    "distutils.util.strtobool": strtobool,
+    "setuptools._distutils.util.strtobool": strtobool,
+}
+
+
+def call(fn: Callable[..., object], args: Sequence[object]) -> object:
+    """``fn(*args)`` with exceptions turned into RAISED."""
+    return _guarded(fn, *args)
+
+
+def _guarded(fn: Callable[..., object], *args: object) -> object:
+    try:
+        return fn(*args)
+    except Exception:
+        return RAISED
+
+
+def _singleton(value: object) -> bool:
+    return value is None or value is True or value is False
+
+
+def _too_big(op: cst.BaseBinaryOp, left: object, right: object) -> bool:
+    if isinstance(op, cst.Multiply):
+        counts = [v for v in (left, right) if isinstance(v, int)]
+        sized = [v for v in (left, right) if isinstance(v, str | tuple | list)]
+        return bool(counts and sized and abs(counts[0]) > _LIMIT)
+    if isinstance(op, cst.Power | cst.LeftShift):
+        return isinstance(right, int) and abs(right) > 64
+    return False

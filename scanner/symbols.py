@@ -1,0 +1,155 @@
+"""What the names of one module refer to: imports, aliases, functions, constants.
+
+The scanner resolves ``_os.environ.get`` and ``ENV.get`` to ``os.environ.get``
+through this table instead of comparing spellings, and resolves a call such as
+``util.env_flag(...)`` to the qualified name ``pkg.util.env_flag``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+# What `from os import *` brings in that matters here.
+_OS_STAR = ("environ", "getenv", "putenv", "unsetenv")
+
+
+@dataclass(frozen=True)
+class Symbols:
+    """Name bindings of one module, enough to qualify expressions."""
+
+    module: str
+    imports: Mapping[str, str] = field(default_factory=dict)
+    functions: frozenset[str] = frozenset()  # module-level defs and classes
+    constants: Mapping[str, object] = field(default_factory=dict)
+
+    def qualify(self, node: cst.BaseExpression, shadowed: Collection[str] = ()) -> str | None:
+        """The dotted name ``node`` refers to, or None when it is not a module-level name."""
+        if isinstance(node, cst.Name):
+            name = node.value
+            if name in shadowed:
+                return None
+            target = self.imports.get(name)
+            if target is not None:
+                return target
+            if name in self.functions:
+                return f"{self.module}.{name}" if self.module else name
+            return None
+        if isinstance(node, cst.Attribute):
+            base = self.qualify(node.value, shadowed)
+            return f"{base}.{node.attr.value}" if base is not None else None
+        return None
+
+    def restricted(self, names: Collection[str]) -> Symbols:
+        """The same bindings, kept only for ``names`` (what one function uses)."""
+        return Symbols(
+            module=self.module,
+            imports={k: v for k, v in self.imports.items() if k in names},
+            functions=frozenset(n for n in self.functions if n in names),
+            constants={k: v for k, v in self.constants.items() if k in names},
+        )
+
+
+def dotted(node: cst.BaseExpression) -> str:
+    """``a.b.c`` for an Attribute/Name chain (as written, unresolved)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def resolve_relative(module: str, is_package: bool, level: int, target: str) -> str:
+    """The absolute module named by ``from <level dots><target> import ...``."""
+    if level == 0:
+        return target
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: max(0, len(parts) - (level - 1))]
+    base = ".".join(parts)
+    if target:
+        return f"{base}.{target}" if base else target
+    return base
+
+
+class _ImportCollector(cst.CSTVisitor):
+    def __init__(self, module: str, is_package: bool) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.imports: dict[str, str] = {}
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.imports[alias.asname.name.value] = full
+            else:
+                head = full.split(".", 1)[0]
+                self.imports.setdefault(head, head)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        level = len(node.relative)
+        target = dotted(node.module) if node.module is not None else ""
+        base = resolve_relative(self.module, self.is_package, level, target)
+        if isinstance(node.names, cst.ImportStar):
+            if base == "os":
+                for name in _OS_STAR:
+                    self.imports[name] = f"os.{name}"
+            return
+        for alias in node.names:
+            name = dotted(alias.name)
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.imports[local] = f"{base}.{name}" if base else name
+
+    # Function and class bodies are visited too: a function-local `import os`
+    # binds the same name for the reads inside it.
+
+
+def collect_symbols(module: cst.Module, name: str, is_package: bool) -> Symbols:
+    """Imports anywhere in ``module``, module-level functions, and ``os`` aliases.
+
+    Constants are filled in by the evaluator, which knows how to compute them.
+    """
+    collector = _ImportCollector(name, is_package)
+    module.visit(collector)
+    imports = collector.imports
+    functions: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef | cst.ClassDef):
+            functions.add(statement.name.value)
+    plain = Symbols(module=name, imports=imports, functions=frozenset(functions))
+    # `environ = os.environ`, `_getenv = os.getenv`: aliases of the os module's names.
+    aliases: dict[str, str] = {}
+    for target, value in module_assignments(module):
+        qualified = plain.qualify(value)
+        if qualified is not None and (qualified == "os" or qualified.startswith("os.")):
+            aliases[target] = qualified
+    if not aliases:
+        return plain
+    return Symbols(module=name, imports={**imports, **aliases}, functions=plain.functions)
+
+
+def module_assignments(module: cst.Module) -> list[tuple[str, cst.BaseExpression]]:
+    """``(name, value)`` for each plain ``name = value`` at module level, in order."""
+    found: list[tuple[str, cst.BaseExpression]] = []
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        found.append((target.target.value, small.value))
+            elif (
+                isinstance(small, cst.AnnAssign)
+                and small.value is not None
+                and isinstance(small.target, cst.Name)
+            ):
+                found.append((small.target.value, small.value))
+    return found

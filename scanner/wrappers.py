@@ -1,0 +1,76 @@
+"""Finding wrapper functions: functions whose parameter names the variable they read.
+
+``def env_flag(name, default=False): return os.environ.get(name, ...)`` is a
+wrapper, and so is ``def fusion_on(name): return env_flag(name, default=True)``
+once ``env_flag`` is known: discovery runs to a fixed point over the tree.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from scanner.analyze import resolve_names
+from scanner.frames import param_list
+from scanner.index import Wrapper, WrapperIndex
+from scanner.module import ParsedModule
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
+    """The wrappers defined in ``parsed``, given the wrappers known so far."""
+    found: dict[str, Wrapper] = {}
+    for event in parsed.events(index):
+        scope = event.unit.scope
+        if not event.is_read or not isinstance(scope, cst.FunctionDef):
+            continue
+        if "<locals>" in event.function:
+            continue  # nested functions cannot be called from elsewhere
+        params = [p.name.value for p in param_list(scope.params)]
+        depends: set[str] = set()
+        for name in resolve_names(parsed, event, index):
+            if not (name.known and isinstance(name.value, str)):
+                depends.update(name.params)
+        name_param = next((p for p in params if p in depends), None)
+        if name_param is None:
+            continue
+        qualname = (
+            f"{parsed.module_name}.{event.function}" if parsed.module_name else event.function
+        )
+        if qualname in found:
+            continue
+        found[qualname] = _wrapper(parsed, scope, qualname, name_param, event.unit.method_class)
+    return list(found.values())
+
+
+def _wrapper(
+    parsed: ParsedModule,
+    scope: cst.FunctionDef,
+    qualname: str,
+    name_param: str,
+    method_class: str | None,
+) -> Wrapper:
+    positions = parsed.wrapper.resolve(PositionProvider)
+    params = param_list(scope.params)
+    static = any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+        for d in scope.decorators
+    )
+    names = _Names()
+    scope.visit(names)
+    return Wrapper(
+        qualname=qualname,
+        path=parsed.rel,
+        line=positions[scope].start.line,
+        name_param=name_param,
+        method=method_class is not None and not static and bool(params),
+        source=parsed.tree.code_for_node(scope.with_changes(leading_lines=())),
+        symbols=parsed.symbols.restricted(names.names),
+    )
