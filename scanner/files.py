@@ -46,16 +46,21 @@ def relative(path: Path, root: Path) -> str:
 def excluded(rel: str, patterns: Sequence[str]) -> bool:
     """Whether ``rel`` matches an exclude glob.
 
-    A pattern without ``/`` matches any single path component (``_triton_v1``,
-    ``test_*.py``); a pattern with ``/`` matches the relative path or a folder
-    above it (``pkg/legacy``, ``pkg/*/gen``).
+    As in ``.gitignore``: a pattern without ``/`` matches a file or folder name
+    at any depth (``_triton_v1``, ``test_*.py``); a trailing ``/`` restricts it
+    to folders (``*gluon*/``); a pattern with ``/`` inside matches the relative
+    path or a folder above it (``pkg/legacy``, ``pkg/*/gen``).
     """
     parts = rel.split("/")
     for raw in patterns:
+        folders_only = raw.endswith("/")
         pattern = raw.rstrip("/")
         if not pattern:
             continue
-        if "/" in pattern:
+        if folders_only and "/" not in pattern:
+            if any(fnmatchcase(part, pattern) for part in parts[:-1]):
+                return True
+        elif "/" in pattern:
             pattern = pattern.removeprefix("./")
             if fnmatchcase(rel, pattern) or fnmatchcase(rel, pattern + "/*"):
                 return True

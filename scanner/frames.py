@@ -40,7 +40,10 @@ def param_list(params: cst.Parameters) -> list[cst.Param]:
 
 
 class _BindingCollector(cst.CSTVisitor):
-    """Names bound in one scope, not descending into nested scopes."""
+    """Names bound in one scope, not descending into nested scopes.
+
+    Imports are left out: the scanner resolves them module-wide (see symbols.py).
+    """
 
     def __init__(self) -> None:
         self.values: dict[str, list[cst.BaseExpression | None]] = {}
@@ -81,12 +84,6 @@ class _BindingCollector(cst.CSTVisitor):
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
             self._bind_target(node.name.name, None)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is not None:
-            self._bind_target(node.asname.name, None)
-        elif isinstance(node.name, cst.Name):
-            self._bind(node.name.value, None)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._bind(node.name.value, None)

@@ -29,8 +29,15 @@ def _knob(name: str, sites: list[Site]) -> Knob:
         where_on = _where(s for s in gates if s.default_on)
         where_off = _where(s for s in gates if not s.default_on)
         reason = f"on by default at {where_on} but off by default at {where_off}"
-    elif gates and not off:
-        reason = "no single value turns every site off"
+    elif len(gates) > 1 and not off:
+        valued = [s for s in gates if s.gate.off_values]
+        if len(valued) == len(gates):
+            reason = "no single value turns every site off"
+        elif valued:
+            reason = (
+                f"only unsetting it turns off {_where(s for s in gates if not s.gate.off_values)}"
+                f", while a value turns off {_where(valued)}"
+            )
     else:
         values = [s for s in sites if s.gate.kind is GateKind.VALUE and s.default is not None]
         distinct = sorted({s.default for s in values if s.default is not None})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -23,8 +24,8 @@ from scanner.model import ScanError, ScanResult
 from scanner.module import ParsedModule
 from scanner.wrappers import discover
 
-# Bytes every file holding a direct read contains.
-ENV_WORDS = (b"environ", b"getenv")
+# Bytes every file holding a direct read or write contains.
+ENV_WORDS = (b"environ", b"getenv", b"putenv", b"unsetenv")
 
 
 def scan(
@@ -87,7 +88,7 @@ class _Tree:
                 except SourceError as exc:
                     self.errors.append(ScanError(file.rel, str(exc)))
                 except cst.ParserSyntaxError as exc:
-                    self.errors.append(ScanError(file.rel, _syntax_message(exc)))
+                    self.errors.append(ScanError(file.rel, _syntax_message(data, exc)))
             self._parsed[file.rel] = parsed
         return self._parsed[file.rel]
 
@@ -122,8 +123,16 @@ def _words(index: WrapperIndex) -> list[bytes]:
     return [*ENV_WORDS, *sorted(n.encode() for n in index.short_names)]
 
 
-def _syntax_message(exc: cst.ParserSyntaxError) -> str:
-    return f"Syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}."
+def _syntax_message(data: bytes, exc: cst.ParserSyntaxError) -> str:
+    # CPython's own parser places syntax errors best; libcst's message is the fallback
+    # for the rare file CPython accepts and libcst does not.
+    try:
+        compile(data, "<scanned>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        return f"Syntax error at line {error.lineno}, column {error.offset}: {error.msg}."
+    except ValueError:
+        pass
+    return f"libcst cannot parse this file (line {exc.raw_line}): {exc.message}."
 
 
 def _result(

@@ -47,7 +47,10 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
             table.add_row(
                 escape(knob.name), escape(default), on, escape(shown(knob.off_value)), _sites(knob)
             )
-        console.print(table)
+        with console.capture() as captured:
+            console.print(table)
+        # Rich pads every cell to its column's width; trailing blanks only get in the way.
+        console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
     for knob in result.knobs:
         if knob.conflict_reason:
             console.print(

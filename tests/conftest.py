@@ -1,0 +1,42 @@
+"""Shared helpers: real files on disk, real subprocesses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write ``files`` (path -> text, dedented, or raw bytes) under ``root``."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def run_knobs(
+    *args: str, cwd: Path, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `knobs` command line in a subprocess."""
+    environment = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"}
+    environment.pop("FORCE_COLOR", None)
+    if env:
+        environment.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "knobregistry", *args],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )

@@ -1,0 +1,157 @@
+"""`knobs scan` through the real command line: golden output and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_knobs, write_tree
+
+TREE = {
+    "pkg/__init__.py": "",
+    "pkg/envs.py": """
+        import os
+
+
+        def env_flag(name, default=False):
+            raw = os.environ.get(name)
+            if raw is None:
+                return default
+            return raw.lower() in ("1", "true")
+        """,
+    "pkg/model.py": """
+        import os
+
+        from pkg.envs import env_flag
+
+        HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"
+        ROUTER = env_flag("PRIMUS_V4_ROUTER_TRITON", default=True)
+        BLOCK = int(os.environ.get("PRIMUS_BLOCK", "64"))
+        DUMP = "PRIMUS_DUMP" in os.environ
+
+        for kind in ("A", "B"):
+            os.environ.get(f"PRIMUS_{kind}")
+        """,
+    "pkg/broken.py": 'import os\nx = os.environ.get("PRIMUS_BAD"\n',
+}
+
+TABLE = """\
+knob                      default   on by default?   off value   sites
+───────────────────────────────────────────────────────────────────────────────
+PRIMUS_BLOCK              '64'      value            -           pkg/model.py:7
+PRIMUS_DUMP               -         no               -           pkg/model.py:8
+PRIMUS_HC_TRITON          '1'       yes              '0'         pkg/model.py:5
+PRIMUS_V4_ROUTER_TRITON   -         yes              '0'         pkg/model.py:6
+
+dynamic reads (name not resolved):
+  pkg/model.py:11:5: os.environ.get(f"PRIMUS_{kind}")
+
+errors (files skipped):
+  pkg/broken.py: Syntax error at line 2, column 19: '(' was never closed.
+
+4 knobs (2 on by default), 1 dynamic read, 1 error; 4 files scanned.
+"""
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return write_tree(tmp_path, TREE)
+
+
+def test_table_golden(tree: Path) -> None:
+    result = run_knobs("scan", ".", cwd=tree)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == TABLE
+
+
+def test_json_golden(tree: Path) -> None:
+    result = run_knobs("scan", "pkg", "--format", "json", "--match", "PRIMUS_HC_*", cwd=tree)
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {
+        "knobs": [
+            {
+                "name": "PRIMUS_HC_TRITON",
+                "default_on": True,
+                "off_value": "0",
+                "conflict": False,
+                "sites": [
+                    {
+                        "path": "pkg/model.py",
+                        "line": 5,
+                        "column": 6,
+                        "default": "1",
+                        "default_on": True,
+                        "function": "<module>",
+                        "via": None,
+                        "kind": "get",
+                        "gate": "boolean",
+                        "off_value": "0",
+                        "on_value": "1",
+                        "off_values": ["0"],
+                        "on_values": [
+                            *("1", "true", "yes", "on", "True", "TRUE", "Yes", "YES", "On", "ON"),
+                            *("false", "no", "off", "False", "FALSE", "No", "NO", "Off", "OFF", ""),
+                        ],
+                    }
+                ],
+                "on_value": "1",
+                "conflict_reason": None,
+            }
+        ],
+        "dynamic": [],  # f"PRIMUS_{kind}" cannot name a PRIMUS_HC_* variable
+        "errors": [
+            {
+                "path": "pkg/broken.py",
+                "message": "Syntax error at line 2, column 19: '(' was never closed.",
+            }
+        ],
+        "writes": [],
+        "wrappers": [
+            {"name": "pkg.envs.env_flag", "path": "pkg/envs.py", "line": 4, "name_param": "name"}
+        ],
+        "files_scanned": 4,
+    }
+
+
+def test_match_keeps_dynamic_reads_that_may_match(tree: Path) -> None:
+    matching = run_knobs("scan", "pkg", "-f", "json", "-m", "PRIMUS_*", cwd=tree)
+    other = run_knobs("scan", "pkg", "-f", "json", "-m", "NCCL_*", cwd=tree)
+    assert [d["line"] for d in json.loads(matching.stdout)["dynamic"]] == [11]
+    assert json.loads(other.stdout)["dynamic"] == []
+
+
+def test_json_is_byte_identical_between_runs(tree: Path) -> None:
+    first = run_knobs("scan", ".", "--format", "json", cwd=tree)
+    second = run_knobs("scan", ".", "--format", "json", cwd=tree)
+    assert first.stdout == second.stdout
+    assert first.stdout.endswith("}\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("scan", "missing"),
+            "Error: Invalid value for 'PATHS...': Path 'missing' does not exist.",
+        ),
+        (("scan",), "Error: Missing argument 'PATHS...'."),
+        (
+            ("scan", ".", "--format", "xml"),
+            "Error: Invalid value for '--format' / '-f': 'xml' is not one of 'table', 'json'.",
+        ),
+    ],
+)
+def test_bad_arguments_exit_2(tree: Path, args: tuple[str, ...], message: str) -> None:
+    result = run_knobs(*args, cwd=tree)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.rstrip("\n").splitlines()[-1] == message
+
+
+def test_help_lists_the_options(tree: Path) -> None:
+    result = run_knobs("scan", "--help", cwd=tree)
+    assert result.returncode == 0
+    for option in ("--match PATTERN", "--exclude GLOB", "--format [table|json]"):
+        assert option in result.stdout
