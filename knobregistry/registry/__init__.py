@@ -1,0 +1,58 @@
+"""The curated registry: its format (schema.json), loading, validation and discovery."""
+
+from knobregistry.registry.discover import REGISTRY_FILENAME, find_registry
+from knobregistry.registry.load import load_registry, loads_registry, registry_problems
+from knobregistry.registry.model import (
+    ConfigKey,
+    Evidence,
+    ExternalKnob,
+    Gates,
+    KeyPath,
+    KnobEntry,
+    Pass,
+    Policy,
+    Profile,
+    ProfileKind,
+    Registry,
+    RegistryError,
+    RegistryProblem,
+    ScanScope,
+    SelectRule,
+    SetAction,
+    Sweep,
+    Triage,
+    TriageRecord,
+    Verdict,
+    format_key_path,
+)
+from knobregistry.registry.validate import load_schema
+
+__all__ = [
+    "REGISTRY_FILENAME",
+    "ConfigKey",
+    "Evidence",
+    "ExternalKnob",
+    "Gates",
+    "KeyPath",
+    "KnobEntry",
+    "Pass",
+    "Policy",
+    "Profile",
+    "ProfileKind",
+    "Registry",
+    "RegistryError",
+    "RegistryProblem",
+    "ScanScope",
+    "SelectRule",
+    "SetAction",
+    "Sweep",
+    "Triage",
+    "TriageRecord",
+    "Verdict",
+    "find_registry",
+    "format_key_path",
+    "load_registry",
+    "load_schema",
+    "loads_registry",
+    "registry_problems",
+]

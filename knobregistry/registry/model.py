@@ -1,0 +1,274 @@
+"""The registry's data: frozen, slotted records built from a validated `registry.yaml`.
+
+Every mapping keeps the file's order. Positions are 1-based; a problem with line 0
+concerns the whole file (it could not be read, or was not found).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from enum import Enum
+from pathlib import Path
+from typing import TypeAlias
+
+KeyPath: TypeAlias = tuple[str | int, ...]
+JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+
+
+class Triage(str, Enum):
+    """A knob's verdict for bitwise determinism."""
+
+    REPRODUCIBLE = "reproducible"
+    BREAKS_BITWISE = "breaks-bitwise"
+    UNTRIAGED = "untriaged"
+    EXEMPT = "exempt"
+
+
+class Pass(str, Enum):
+    """The training pass a fused kernel runs in."""
+
+    FORWARD = "forward"
+    BACKWARD = "backward"
+    BOTH = "both"
+
+
+class Policy(str, Enum):
+    """Which scanned knobs must be registered."""
+
+    ALL = "all"
+    DEFAULT_ON = "default-on"
+
+
+class ProfileKind(str, Enum):
+    """What a profile promises; later checks hold it to that promise."""
+
+    BITWISE = "bitwise"
+    REPRODUCIBLE = "reproducible"
+    FAST = "fast"
+    CUSTOM = "custom"
+
+
+class SetAction(str, Enum):
+    """What a profile's select rule does to the knobs it selects."""
+
+    OFF = "off"  # set the gate's off value
+    ON = "on"  # set the gate's on value
+    DEFAULT = "default"  # unset the variable, so the code's default applies
+
+
+class Verdict(str, Enum):
+    """The outcome of one recorded triage run."""
+
+    REPRODUCIBLE = "reproducible"
+    BREAKS_BITWISE = "breaks-bitwise"
+    ERROR = "error"
+
+
+class Sweep(str, Enum):
+    """Which combination of knobs a triage run exercised."""
+
+    BASELINE = "baseline"
+    ALONE = "alone"
+    PAIRS = "pairs"
+    BISECT = "bisect"
+
+
+def format_key_path(key_path: KeyPath) -> str:
+    """Render a key path as `knobs.NAME.triage`, `scan.paths[0]` or `config["debug.seed"]`."""
+    out = ""
+    for part in key_path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _PLAIN_KEY.match(part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{json.dumps(part)}]"
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryProblem:
+    """One thing wrong with a registry file, at a 1-based line and column."""
+
+    path: str
+    line: int
+    column: int
+    key_path: KeyPath
+    message: str
+
+    def render(self) -> str:
+        """`registry.yaml:12:5: knobs.X.triage: message` (no position when line is 0)."""
+        where = f"{self.path}:{self.line}:{self.column}" if self.line > 0 else self.path
+        key = format_key_path(self.key_path)
+        return f"{where}: {key}: {self.message}" if key else f"{where}: {self.message}"
+
+    def __str__(self) -> str:
+        return self.render()
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.column, format_key_path(self.key_path), self.message)
+
+
+class RegistryError(Exception):
+    """A registry that cannot be used, with every problem found in it."""
+
+    def __init__(self, problems: Sequence[RegistryProblem]) -> None:
+        self.problems: tuple[RegistryProblem, ...] = tuple(
+            sorted(set(problems), key=lambda p: p.sort_key)
+        )
+        super().__init__("\n".join(p.render() for p in self.problems))
+
+
+@dataclass(frozen=True, slots=True)
+class Gates:
+    """What a knob switches: the fused kernel and the pass it runs in."""
+
+    kernel: str
+    pass_: Pass | None = None  # `pass` in the file; None when not stated
+
+
+@dataclass(frozen=True, slots=True)
+class TriageRecord:
+    """One recorded triage run (written by `knobs triage --record`, or by hand)."""
+
+    date: date
+    verdict: Verdict
+    command: str | tuple[str, ...] | None = None
+    runs: int | None = None
+    compare: str | None = None
+    sweep: Sweep | None = None
+    combined_with: tuple[str, ...] = ()
+    profile: str | None = None
+    host: str | None = None
+    gpu: str | None = None
+    versions: Mapping[str, str] = field(default_factory=dict)
+    difference: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """How a knob's triage verdict was reached."""
+
+    hardware: str | None = None
+    setup: str | None = None
+    date: date | None = None
+    compare: str | None = None
+    source: str | None = None
+    notes: str | None = None
+    records: tuple[TriageRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KnobEntry:
+    """A registered knob: a variable the scanned code reads."""
+
+    name: str
+    triage: Triage
+    gates: Gates | None = None
+    default: str | None = None  # the value the code falls back to when unset
+    default_on: bool | None = None  # None: not stated, or a value knob
+    breaks: Pass | None = None  # the pass that is not bitwise reproducible
+    reason: str | None = None
+    expires: date | None = None
+    owner: str | None = None
+    cost: str | None = None
+    notes: str | None = None
+    evidence: Evidence | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalKnob:
+    """A variable that a library reads, not the scanned code."""
+
+    name: str
+    description: str
+    library: str | None = None
+    default: str | None = None
+    set_by: str | None = None
+    cost: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigKey:
+    """A trainer-config key and the backend it belongs to."""
+
+    name: str
+    backend: str
+    description: str
+    default: JsonValue = None
+    has_default: bool = False  # distinguishes `default: null` from no default
+    defined_in: str | None = None
+    cost: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SelectRule:
+    """Select knobs by property rather than by name, and set them."""
+
+    set: SetAction
+    match: tuple[str, ...] = ()
+    default_on: bool | None = None
+    triage: tuple[Triage, ...] = ()
+    triage_not: tuple[Triage, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A named set of knob values, external values and config values."""
+
+    name: str
+    description: str
+    kind: ProfileKind = ProfileKind.CUSTOM
+    extends: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    config: Mapping[str, JsonValue] = field(default_factory=dict)
+    select: tuple[SelectRule, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScanScope:
+    """What `knobs check` scans; paths are relative to the registry's folder."""
+
+    paths: tuple[str, ...] = (".",)
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    match: tuple[str, ...] = ()
+    policy: Policy = Policy.ALL
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    """A loaded, valid registry."""
+
+    path: Path
+    root: Path  # the folder that holds the registry file
+    version: int
+    scan: ScanScope
+    knobs: Mapping[str, KnobEntry]
+    external: Mapping[str, ExternalKnob]
+    config: Mapping[str, ConfigKey]
+    profiles: Mapping[str, Profile]
+    positions: Mapping[KeyPath, tuple[int, int]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def position(self, *key_path: str | int) -> tuple[int, int]:
+        """The line and column of a key (or of its nearest ancestor that is in the file)."""
+        path: KeyPath = tuple(key_path)
+        while path not in self.positions and path:
+            path = path[:-1]
+        return self.positions.get(path, (1, 1))
+
+    def scan_paths(self) -> tuple[Path, ...]:
+        """The scope's paths, joined to the registry's folder."""
+        return tuple(self.root / p for p in self.scan.paths)
