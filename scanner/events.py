@@ -275,8 +275,13 @@ class EventCollector(cst.CSTVisitor):
         return Unit(None, ()), "<module>"
 
 
+# Module- and class-level reads run their own statement and a few after it
+# (`_FLAG = os.environ.get(...)` then `if _FLAG: ...`), not the rest of the file.
+BODY_WINDOW = 6
+
+
 def _body_unit(statements: tuple[cst.CSTNode, ...], statement: cst.CSTNode) -> Unit:
     for index, candidate in enumerate(statements):
         if candidate is statement:
-            return Unit(None, statements[index:])
+            return Unit(None, statements[index : index + BODY_WINDOW])
     return Unit(None, (statement,))

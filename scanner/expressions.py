@@ -66,6 +66,10 @@ def contains_environ(
 
 def _simple_string(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.SimpleString)
+    raw = node.value
+    quote = raw[0]
+    if quote in "'\"" and "\\" not in raw and raw[1:3] != quote * 2:
+        return V(raw[1:-1])  # a plain one-quote literal: no prefix, no escapes
     return V(node.evaluated_value)
 
 

@@ -32,6 +32,18 @@ class Wrapper:
     def short_name(self) -> str:
         return self.qualname.rsplit(".", 1)[-1]
 
+    @property
+    def anchor(self) -> str:
+        """The word any other file calling it must contain: its module's or class's name."""
+        parts = self.qualname.rsplit(".", 2)
+        return parts[-2] if len(parts) > 1 else parts[-1]
+
+    def named_in(self, data: bytes, path: str) -> bool:
+        """Whether a file (its bytes and path) can call this wrapper."""
+        if self.short_name.encode() not in data:
+            return False
+        return path == self.path or self.anchor.encode() in data
+
     def info(self) -> WrapperInfo:
         return WrapperInfo(
             qualname=self.qualname, path=self.path, line=self.line, name_param=self.name_param

@@ -6,7 +6,7 @@ columns. Paths are POSIX strings relative to the scan root.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -146,6 +146,14 @@ class WrapperInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class ScanStats:
+    """How a scan went: not part of its result (a warm scan finds the same)."""
+
+    files_parsed: int = 0
+    cache_hits: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ScanResult:
     """Everything one scan found, sorted and ready to report."""
 
@@ -155,6 +163,8 @@ class ScanResult:
     errors: tuple[ScanError, ...] = ()
     wrappers: tuple[WrapperInfo, ...] = ()
     files_scanned: int = 0
+    notes: tuple[str, ...] = ()  # for example: the cache was skipped, and why
+    stats: ScanStats = field(default=ScanStats(), compare=False)
 
     def knob(self, name: str) -> Knob | None:
         """The knob called ``name``, or None when no site reads it."""

@@ -19,6 +19,7 @@ from scanner.frames import (
     param_list,
 )
 from scanner.index import WrapperIndex
+from scanner.narrow import Narrowed
 from scanner.symbols import Symbols, collect_symbols
 from scanner.values import UNKNOWN, V
 
@@ -52,20 +53,34 @@ class ParsedModule:
     _scope_bindings: dict[int, Bindings] = field(default_factory=dict)
     _resolvers: dict[int, Resolver] = field(default_factory=dict)
 
+    _events: tuple[WrapperIndex, list[Event]] | None = None
+
     @classmethod
-    def parse(cls, rel: str, module_name: str, text: str) -> ParsedModule:
-        """Parse ``text``; raises libcst.ParserSyntaxError."""
-        tree = cst.parse_module(text)
+    def parse(
+        cls, rel: str, module_name: str, text: str, narrowed: Narrowed | None = None
+    ) -> ParsedModule:
+        """Parse ``text`` (or its narrowed form); raises libcst.ParserSyntaxError.
+
+        With ``narrowed``, libcst sees only the statements that matter, and the
+        module's functions and ambiguous names come from the whole file.
+        """
+        tree = cst.parse_module(narrowed.text if narrowed is not None else text)
         is_package = rel.endswith("__init__.py")
         symbols = collect_symbols(tree, module_name, is_package)
+        if narrowed is not None:
+            symbols = replace(symbols, functions=symbols.functions | narrowed.functions)
         parsed = cls(rel, module_name, tree, MetadataWrapper(tree, unsafe_skip_copy=True), symbols)
-        parsed.symbols = replace(symbols, constants=parsed._constants())
+        ambiguous = narrowed.ambiguous if narrowed is not None else frozenset()
+        parsed.symbols = replace(symbols, constants=parsed._constants(ambiguous))
         return parsed
 
     def events(self, index: WrapperIndex) -> list[Event]:
         """Every read, write and call to a wrapper of ``index`` in this module."""
+        if self._events is not None and self._events[0] is index:
+            return self._events[1]
         collector = EventCollector(self.symbols, index)
         self.wrapper.visit(collector)
+        self._events = (index, collector.events)
         return collector.events
 
     def bindings(self, scope: ScopeNode) -> Bindings:
@@ -92,13 +107,13 @@ class ParsedModule:
             return parent
         return Frame(self.symbols, {})
 
-    def _constants(self) -> dict[str, object]:
+    def _constants(self, ambiguous: frozenset[str]) -> dict[str, object]:
         collector_bindings = module_bindings(self.tree)
         evaluator = Evaluator(WrapperIndex(), bindings_cache=self.bindings_cache)
         resolver = Resolver(self.symbols, collector_bindings, evaluator.evaluate)
         constants: dict[str, object] = {}
         for name, values in collector_bindings.values.items():
-            if len(values) != 1 or not isinstance(values[0], _CONSTANT_FORMS):
+            if len(values) != 1 or name in ambiguous or not isinstance(values[0], _CONSTANT_FORMS):
                 continue
             found = resolver.lookup(name)
             if (

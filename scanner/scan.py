@@ -1,31 +1,26 @@
-"""The scan: walk the tree, find wrappers to a fixed point, analyse each file, gather knobs."""
+"""The scan: walk the tree, analyse files to a fixed point of wrappers, gather knobs.
+
+Files whose bytes cannot hold a read are never parsed. Each file that can is
+analysed once with the wrappers known so far; when the analysis of the tree
+finds new wrappers, only the files that mention their names are analysed again.
+"""
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 
-import libcst as cst
-
-from scanner.analyze import FileResult, analyze
-from scanner.files import (
-    DEFAULT_INCLUDE,
-    MAX_FILE_BYTES,
-    SourceError,
-    SourceFile,
-    decode_source,
-    iter_files,
-    read_bytes,
-)
-from scanner.index import WrapperIndex
+from scanner.analyze import matches
+from scanner.files import DEFAULT_INCLUDE, MAX_FILE_BYTES, SourceFile, iter_files
+from scanner.index import Wrapper, WrapperIndex
 from scanner.knobs import build_knobs
-from scanner.model import ScanError, ScanResult
-from scanner.module import ParsedModule
-from scanner.wrappers import discover
+from scanner.model import ScanError, ScanResult, ScanStats
+from scanner.pool import Runner
+from scanner.work import ENV_WORDS, FileOutcome, FileTask, Options, words_pattern
 
-# Bytes every file holding a direct read or write contains.
-ENV_WORDS = (b"environ", b"getenv", b"putenv", b"unsetenv")
+MAX_ROUNDS = 16
 
 
 def scan(
@@ -36,15 +31,27 @@ def scan(
     match: Sequence[str] = (),
     root: str | Path | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
+    cache_dir: str | Path | None = None,
+    jobs: int | None = None,
+    narrow: bool = True,
 ) -> ScanResult:
     """Scan ``paths`` for environment reads.
 
     ``include``: file-name patterns for files found in folders; ``exclude``:
     globs of paths to skip; ``match``: shell-style patterns of variable names
     to report (all when empty); ``root``: the folder output paths are relative
-    to (the current folder by default).
+    to (the current folder by default); ``cache_dir``: where to keep per-file
+    results (no cache when None); ``jobs``: worker processes (the machine's
+    CPUs by default, 1 for none); ``narrow``: parse only the statements that
+    matter (the results are the same either way).
     """
     base = Path(root) if root is not None else Path.cwd()
+    options = Options(
+        match=tuple(match),
+        narrow=narrow,
+        max_file_bytes=max_file_bytes,
+        cache_dir=Path(cache_dir) if cache_dir is not None else None,
+    )
     files: list[SourceFile] = []
     errors: list[ScanError] = []
     for found in iter_files([Path(p) for p in paths], root=base, include=include, exclude=exclude):
@@ -52,95 +59,73 @@ def scan(
             errors.append(found)
         else:
             files.append(found)
-    tree = _Tree(files, max_file_bytes)
-    index = tree.wrappers()
-    results = [analyze(parsed, index, match) for parsed in tree.parsed(_words(index))]
-    errors.extend(tree.errors)
-    return _result(results, errors, index, len(files))
-
-
-class _Tree:
-    """The files of one scan, read and parsed on demand, each once."""
-
-    def __init__(self, files: list[SourceFile], max_file_bytes: int) -> None:
-        self.files = files
-        self.max_file_bytes = max_file_bytes
-        self.errors: list[ScanError] = []
-        self._data: dict[str, bytes | None] = {}
-        self._parsed: dict[str, ParsedModule | None] = {}
-
-    def _bytes(self, file: SourceFile) -> bytes | None:
-        if file.rel not in self._data:
-            try:
-                self._data[file.rel] = read_bytes(file.path, self.max_file_bytes)
-            except SourceError as exc:
-                self.errors.append(ScanError(file.rel, str(exc)))
-                self._data[file.rel] = None
-        return self._data[file.rel]
-
-    def _parse(self, file: SourceFile) -> ParsedModule | None:
-        if file.rel not in self._parsed:
-            data = self._bytes(file)
-            parsed = None
-            if data is not None:
-                try:
-                    parsed = ParsedModule.parse(file.rel, file.module, decode_source(data))
-                except SourceError as exc:
-                    self.errors.append(ScanError(file.rel, str(exc)))
-                except cst.ParserSyntaxError as exc:
-                    self.errors.append(ScanError(file.rel, _syntax_message(data, exc)))
-            self._parsed[file.rel] = parsed
-        return self._parsed[file.rel]
-
-    def parsed(self, words: Sequence[bytes]) -> list[ParsedModule]:
-        """The parsed files whose bytes contain one of ``words``, in path order."""
-        found = []
-        for file in self.files:
-            data = self._bytes(file)
-            if data is not None and any(w in data for w in words):
-                parsed = self._parse(file)
-                if parsed is not None:
-                    found.append(parsed)
-        return found
-
-    def wrappers(self) -> WrapperIndex:
-        """Discover wrappers, then wrappers of those wrappers, until nothing new appears."""
-        index = WrapperIndex()
-        words: Sequence[bytes] = ENV_WORDS
-        while True:
-            new = {}
-            for parsed in self.parsed(words):
-                for wrapper in discover(parsed, index):
-                    if wrapper.qualname not in index.wrappers:
-                        new[wrapper.qualname] = wrapper
+    outcomes: dict[str, FileOutcome] = {}
+    index = WrapperIndex()
+    wanted: Callable[[bytes, str], bool] = partial(_has_words, words_pattern(ENV_WORDS))
+    with Runner(options, jobs) as runner:
+        for _ in range(MAX_ROUNDS):
+            todo = _selected(files, wanted, options.max_file_bytes, outcomes)
+            if not todo:
+                break
+            tasks = [FileTask(f.path, f.rel, f.module, index) for f in todo]
+            outcomes.update((o.rel, o) for o in runner.run(tasks))
+            wrappers: dict[str, Wrapper] = dict(index.wrappers)
+            for outcome in outcomes.values():
+                wrappers.update((w.qualname, w) for w in outcome.wrappers)
+            new = [w for q, w in wrappers.items() if index.wrappers.get(q) != w]
+            index = WrapperIndex.of(wrappers.values())
             if not new:
-                return index
-            index = WrapperIndex.of([*index.wrappers.values(), *new.values()])
-            words = sorted({w.short_name.encode() for w in new.values()})
+                break
+            wanted = partial(_names_any, new)
+    return _result(outcomes, errors, index, len(files), options)
 
 
-def _words(index: WrapperIndex) -> list[bytes]:
-    return [*ENV_WORDS, *sorted(n.encode() for n in index.short_names)]
+def _has_words(pattern: re.Pattern[bytes], data: bytes, rel: str) -> bool:
+    return pattern.search(data) is not None
 
 
-def _syntax_message(data: bytes, exc: cst.ParserSyntaxError) -> str:
-    # CPython's own parser places syntax errors best; libcst's message is the fallback
-    # for the rare file CPython accepts and libcst does not.
-    try:
-        compile(data, "<scanned>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as error:
-        return f"Syntax error at line {error.lineno}, column {error.offset}: {error.msg}."
-    except ValueError:
-        pass
-    return f"libcst cannot parse this file (line {exc.raw_line}): {exc.message}."
+def _names_any(wrappers: list[Wrapper], data: bytes, rel: str) -> bool:
+    return any(w.named_in(data, rel) for w in wrappers)
+
+
+def _selected(
+    files: list[SourceFile],
+    wanted: Callable[[bytes, str], bool],
+    max_bytes: int,
+    outcomes: dict[str, FileOutcome],
+) -> list[SourceFile]:
+    """The files whose bytes are ``wanted`` (files that cannot be read go to the workers)."""
+    found = []
+    for file in files:
+        try:
+            if file.path.stat().st_size > max_bytes:
+                if file.rel not in outcomes:
+                    found.append(file)  # the worker reports it
+                continue
+            data = file.path.read_bytes()
+        except OSError:
+            if file.rel not in outcomes:
+                found.append(file)
+            continue
+        if wanted(data, file.rel):
+            found.append(file)
+    return found
 
 
 def _result(
-    results: list[FileResult], errors: list[ScanError], index: WrapperIndex, count: int
+    outcomes: dict[str, FileOutcome],
+    errors: list[ScanError],
+    index: WrapperIndex,
+    count: int,
+    options: Options,
 ) -> ScanResult:
-    sites = [s for r in results for s in r.sites]
-    dynamic = sorted((d for r in results for d in r.dynamic), key=lambda d: d.sort_key)
-    writes = sorted((w for r in results for w in r.writes), key=lambda w: w.sort_key)
+    ordered = [outcomes[rel] for rel in sorted(outcomes)]
+    sites = [s for o in ordered for s in o.result.sites if matches(s.name, options.match)]
+    dynamic = sorted((d for o in ordered for d in o.result.dynamic), key=lambda d: d.sort_key)
+    writes = sorted((w for o in ordered for w in o.result.writes), key=lambda w: w.sort_key)
+    errors = [*errors, *(o.error for o in ordered if o.error is not None)]
+    problems = sorted({o.cache_problem for o in ordered if o.cache_problem})
+    notes = tuple(f"The cache was skipped: {p}" for p in problems[:1])
     return ScanResult(
         knobs=build_knobs(sites),
         dynamic=tuple(dynamic),
@@ -148,4 +133,9 @@ def _result(
         errors=tuple(sorted(errors, key=lambda e: e.path)),
         wrappers=tuple(w.info() for w in index.wrappers.values()),
         files_scanned=count,
+        notes=notes,
+        stats=ScanStats(
+            files_parsed=sum(1 for o in ordered if not o.cached),
+            cache_hits=sum(1 for o in ordered if o.cached),
+        ),
     )

@@ -31,8 +31,8 @@ def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
         scope = event.unit.scope
         if not event.is_read or not isinstance(scope, cst.FunctionDef):
             continue
-        if "<locals>" in event.function:
-            continue  # nested functions cannot be called from elsewhere
+        if "<locals>" in event.function or scope.name.value.startswith("__"):
+            continue  # nested functions and dunder methods are not called by name
         params = [p.name.value for p in param_list(scope.params)]
         depends: set[str] = set()
         for name in resolve_names(parsed, event, index):

@@ -1,0 +1,85 @@
+"""A content-addressed cache of per-file outcomes.
+
+An entry is keyed by a hash of the file's bytes, the scanner's own code, the
+options that change a file's result, and the wrappers the file can call. Each
+entry is one JSON file whose first line is a checksum of the rest, written to a
+temporary file and renamed into place, so two scans can share a cache and a
+truncated or corrupted entry is detected, ignored and rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+FORMAT = "1"
+
+
+@lru_cache(maxsize=1)
+def scanner_fingerprint() -> str:
+    """A hash of the scanner package's source: any change to it invalidates the cache."""
+    digest = hashlib.blake2b(FORMAT.encode(), digest_size=16)
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def entry_key(data: bytes, *parts: str) -> str:
+    """The cache key of a file's bytes under ``parts`` (options, wrapper fingerprint)."""
+    digest = hashlib.blake2b(data, digest_size=20)
+    digest.update(scanner_fingerprint().encode())
+    for part in parts:
+        digest.update(b"\0" + part.encode())
+    return digest.hexdigest()
+
+
+class CacheError(Exception):
+    """The cache folder cannot be used; the scan goes on without it."""
+
+
+class Cache:
+    """One cache folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder / f"v{FORMAT}"
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Any | None:
+        """The stored payload, or None when absent, unreadable, truncated or corrupted."""
+        try:
+            raw = self._path(key).read_bytes()
+        except OSError:
+            return None
+        checksum, _, payload = raw.partition(b"\n")
+        if hashlib.blake2b(payload, digest_size=16).hexdigest().encode() != checksum:
+            return None
+        try:
+            return json.loads(payload)
+        except ValueError:
+            return None
+
+    def put(self, key: str, payload: Any) -> None:
+        """Store ``payload`` atomically; raises CacheError when the folder is not writable."""
+        body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+        checksum = hashlib.blake2b(body, digest_size=16).hexdigest().encode()
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(checksum + b"\n" + body)
+                Path(temporary).replace(path)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise CacheError(f"{self.folder}: {exc.strerror or exc}") from None

@@ -1,0 +1,132 @@
+"""Plain-data forms of per-file results, for the cache and for worker processes.
+
+JSON only (never pickle): a cache directory is not trusted to hold code.
+Tuples and frozensets among constant values are tagged so they round-trip.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scanner.index import Wrapper
+from scanner.model import DynamicRead, Gate, GateKind, ReadKind, Site, Write, WriteKind
+from scanner.symbols import Symbols
+
+
+def encode_value(value: object) -> Any:
+    """A constant value as JSON data (tuples and frozensets tagged)."""
+    if isinstance(value, tuple):
+        return {"tuple": [encode_value(v) for v in value]}
+    if isinstance(value, frozenset):
+        return {"frozenset": sorted((encode_value(v) for v in value), key=repr)}
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    raise TypeError(f"cannot encode constant {value!r}")
+
+
+def decode_value(data: Any) -> object:
+    if isinstance(data, dict):
+        if "tuple" in data:
+            return tuple(decode_value(v) for v in data["tuple"])
+        if "frozenset" in data:
+            return frozenset(decode_value(v) for v in data["frozenset"])
+        raise ValueError("unknown tagged value")
+    if data is None or isinstance(data, str | bool | int | float):
+        return data
+    raise ValueError(f"not a constant: {data!r}")
+
+
+def encode_wrapper(wrapper: Wrapper) -> dict[str, Any]:
+    symbols = wrapper.symbols
+    return {
+        "qualname": wrapper.qualname,
+        "path": wrapper.path,
+        "line": wrapper.line,
+        "name_param": wrapper.name_param,
+        "method": wrapper.method,
+        "source": wrapper.source,
+        "module": symbols.module,
+        "imports": sorted(symbols.imports.items()),
+        "functions": sorted(symbols.functions),
+        "constants": sorted((k, encode_value(v)) for k, v in symbols.constants.items()),
+    }
+
+
+def decode_wrapper(data: dict[str, Any]) -> Wrapper:
+    symbols = Symbols(
+        module=str(data["module"]),
+        imports={str(k): str(v) for k, v in data["imports"]},
+        functions=frozenset(str(f) for f in data["functions"]),
+        constants={str(k): decode_value(v) for k, v in data["constants"]},
+    )
+    return Wrapper(
+        qualname=str(data["qualname"]),
+        path=str(data["path"]),
+        line=int(data["line"]),
+        name_param=str(data["name_param"]),
+        method=bool(data["method"]),
+        source=str(data["source"]),
+        symbols=symbols,
+    )
+
+
+def encode_site(site: Site) -> dict[str, Any]:
+    gate = site.gate
+    return {
+        "name": site.name,
+        "path": site.path,
+        "line": site.line,
+        "column": site.column,
+        "kind": site.kind.value,
+        "default": site.default,
+        "function": site.function,
+        "via": site.via,
+        "gate": [
+            gate.kind.value,
+            gate.default_on,
+            gate.off_value,
+            gate.on_value,
+            list(gate.off_values),
+            list(gate.on_values),
+        ],
+    }
+
+
+def decode_site(data: dict[str, Any]) -> Site:
+    kind, default_on, off_value, on_value, off_values, on_values = data["gate"]
+    return Site(
+        name=str(data["name"]),
+        path=str(data["path"]),
+        line=int(data["line"]),
+        column=int(data["column"]),
+        kind=ReadKind(data["kind"]),
+        default=data["default"],
+        gate=Gate(
+            kind=GateKind(kind),
+            default_on=default_on,
+            off_value=off_value,
+            on_value=on_value,
+            off_values=tuple(off_values),
+            on_values=tuple(on_values),
+        ),
+        function=str(data["function"]),
+        via=data["via"],
+    )
+
+
+def encode_dynamic(read: DynamicRead) -> list[Any]:
+    return [read.path, read.line, read.column, read.expression, read.function]
+
+
+def decode_dynamic(data: list[Any]) -> DynamicRead:
+    path, line, column, expression, function = data
+    return DynamicRead(str(path), int(line), int(column), str(expression), str(function))
+
+
+def encode_write(write: Write) -> list[Any]:
+    return [write.name, write.path, write.line, write.column, write.kind.value, write.function]
+
+
+def decode_write(data: list[Any]) -> Write:
+    name, path, line, column, kind, function = data
+    return Write(name, str(path), int(line), int(column), WriteKind(kind), str(function))

@@ -1,0 +1,70 @@
+"""Running file tasks: in this process for small batches, in a process pool otherwise.
+
+As LibCST's codemod runner does it: serial for a handful of files, a pool sized
+to the machine for more, started with ``fork`` where the platform has it so the
+workers inherit the already-imported parser. Outcomes are streamed back.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from functools import partial
+from types import TracebackType
+
+from scanner.model import ScanError
+from scanner.work import FileOutcome, FileTask, Options, process
+
+SERIAL_BELOW = 24  # fewer tasks than this are not worth starting workers for
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def safe_process(task: FileTask, options: Options) -> FileOutcome:
+    """``process``, with an unexpected failure turned into that file's error."""
+    try:
+        return process(task, options)
+    except Exception as exc:  # a scanner bug must not sink the whole scan
+        message = f"Internal error while analysing this file ({type(exc).__name__}: {exc})."
+        return FileOutcome(task.rel, error=ScanError(task.rel, message))
+
+
+class Runner:
+    """Runs batches of tasks, keeping one pool for the whole scan."""
+
+    def __init__(self, options: Options, jobs: int | None = None) -> None:
+        self.options = options
+        self.jobs = jobs if jobs is not None else default_jobs()
+        self._executor: Executor | None = None
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(cancel_futures=True)
+
+    def run(self, tasks: Sequence[FileTask]) -> Iterator[FileOutcome]:
+        work = partial(safe_process, options=self.options)
+        if self.jobs <= 1 or len(tasks) < SERIAL_BELOW:
+            yield from map(work, tasks)
+            return
+        if self._executor is None:
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            self._executor = ProcessPoolExecutor(self.jobs, mp_context=context)
+        chunk = max(1, min(16, len(tasks) // (self.jobs * 8)))
+        yield from self._executor.map(work, tasks, chunksize=chunk)

@@ -1,0 +1,161 @@
+"""The unit of work: one file in, its wrappers and findings out.
+
+``process`` is a pure function of the file's bytes, the options and the
+wrappers the file can call, which is what lets it run in a worker process and
+be cached by content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+
+from scanner import codec
+from scanner.analyze import FileResult, analyze
+from scanner.cache import Cache, CacheError, entry_key
+from scanner.files import SourceError, decode_source, read_bytes
+from scanner.index import Wrapper, WrapperIndex
+from scanner.model import ScanError
+from scanner.module import ParsedModule
+from scanner.narrow import narrow
+from scanner.syntax import syntax_message
+from scanner.wrappers import discover
+
+# Bytes every file holding a direct read or write contains.
+ENV_WORDS: tuple[str, ...] = ("environ", "getenv", "putenv", "unsetenv")
+_MAX_LOCAL_ROUNDS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What changes a file's result (and so its cache key)."""
+
+    match: tuple[str, ...] = ()
+    narrow: bool = True
+    max_file_bytes: int = 8 * 1024 * 1024
+    cache_dir: Path | None = None
+
+    def key(self) -> str:
+        return "\0".join(("match", *self.match))
+
+
+@dataclass(frozen=True, slots=True)
+class FileTask:
+    path: Path
+    rel: str
+    module: str
+    index: WrapperIndex  # every wrapper known so far; the file uses those it names
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutcome:
+    rel: str
+    wrappers: tuple[Wrapper, ...] = ()  # defined in this file
+    result: FileResult = field(default_factory=FileResult)
+    error: ScanError | None = None
+    cached: bool = False
+    cache_problem: str | None = None
+
+
+def fingerprint(wrappers: tuple[Wrapper, ...]) -> str:
+    """A stable hash of the wrappers a file's result depends on."""
+    digest = hashlib.blake2b(digest_size=16)
+    for wrapper in sorted(wrappers, key=lambda w: w.qualname):
+        digest.update(repr(sorted(codec.encode_wrapper(wrapper).items())).encode())
+    return digest.hexdigest()
+
+
+def words_pattern(words: tuple[str, ...]) -> re.Pattern[bytes]:
+    """A regex finding any of ``words`` in raw bytes."""
+    return re.compile(b"|".join(re.escape(w.encode()) for w in sorted(set(words))))
+
+
+def relevant(index: WrapperIndex, data: bytes, path: str) -> tuple[Wrapper, ...]:
+    """The wrappers the file with these bytes can call."""
+    return tuple(w for w in index.wrappers.values() if w.named_in(data, path))
+
+
+def process(task: FileTask, options: Options) -> FileOutcome:
+    """Find the wrappers a file defines and the sites, dynamic reads and writes it holds."""
+    try:
+        data = read_bytes(task.path, options.max_file_bytes)
+    except SourceError as exc:
+        return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
+    wrappers = relevant(task.index, data, task.rel)
+    cache = Cache(options.cache_dir) if options.cache_dir is not None else None
+    key = entry_key(data, task.rel, task.module, options.key(), fingerprint(wrappers))
+    if cache is not None:
+        stored = cache.get(key)
+        if stored is not None:
+            try:
+                return _decode(task.rel, stored)
+            except (KeyError, TypeError, ValueError):
+                pass  # an entry from a broken write: recompute and overwrite it
+    outcome = _compute(task, data, wrappers, options)
+    if cache is not None:
+        try:
+            cache.put(key, _encode(outcome))
+        except CacheError as exc:
+            return FileOutcome(
+                outcome.rel, outcome.wrappers, outcome.result, outcome.error, False, str(exc)
+            )
+    return outcome
+
+
+def _compute(
+    task: FileTask, data: bytes, wrappers: tuple[Wrapper, ...], options: Options
+) -> FileOutcome:
+    try:
+        text = decode_source(data)
+    except SourceError as exc:
+        return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
+    names = (*ENV_WORDS, *(w.short_name for w in wrappers))
+    narrowed = narrow(text, names) if options.narrow else None
+    try:
+        parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
+    except cst.ParserSyntaxError as exc:
+        return FileOutcome(task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
+    index = WrapperIndex.of(wrappers)
+    found: list[Wrapper] = []
+    for _ in range(_MAX_LOCAL_ROUNDS):
+        # Wrappers of wrappers in the same file: rediscover until nothing new appears.
+        found = discover(parsed, index)
+        missing = [w for w in found if index.wrappers.get(w.qualname) != w]
+        if not missing:
+            break
+        index = WrapperIndex.of([*index.wrappers.values(), *missing])
+        if options.narrow:
+            names = (*names, *(w.short_name for w in missing))
+            parsed = ParsedModule.parse(task.rel, task.module, text, narrow(text, names))
+    result = analyze(parsed, index, options.match)
+    return FileOutcome(task.rel, tuple(found), result)
+
+
+def _encode(outcome: FileOutcome) -> dict[str, Any]:
+    return {
+        "wrappers": [codec.encode_wrapper(w) for w in outcome.wrappers],
+        "sites": [codec.encode_site(s) for s in outcome.result.sites],
+        "dynamic": [codec.encode_dynamic(d) for d in outcome.result.dynamic],
+        "writes": [codec.encode_write(w) for w in outcome.result.writes],
+        "error": outcome.error.message if outcome.error is not None else None,
+    }
+
+
+def _decode(rel: str, data: dict[str, Any]) -> FileOutcome:
+    error = data["error"]
+    return FileOutcome(
+        rel=rel,
+        wrappers=tuple(codec.decode_wrapper(w) for w in data["wrappers"]),
+        result=FileResult(
+            sites=tuple(codec.decode_site(s) for s in data["sites"]),
+            dynamic=tuple(codec.decode_dynamic(d) for d in data["dynamic"]),
+            writes=tuple(codec.decode_write(w) for w in data["writes"]),
+        ),
+        error=ScanError(rel, str(error)) if error is not None else None,
+        cached=True,
+    )
