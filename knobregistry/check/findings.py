@@ -1,0 +1,206 @@
+"""One function per check code: the Diagnostic for one finding, with its message and fix."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from knobregistry.check.rules import rule
+from knobregistry.check.snippet import (
+    entry_yaml,
+    gate_summary,
+    quoted,
+    site_state,
+    yaml_bool,
+    yaml_string,
+)
+from knobregistry.diagnostics import Diagnostic
+from knobregistry.registry import KnobEntry, Registry
+from scanner import DynamicRead, Knob, ScanError, Site
+
+# Where the scanner's error message places the problem ("Syntax error at line 2, column 19").
+_POSITION = re.compile(r"\bline (\d+)(?:, column (\d+))?")
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Shows paths relative to the current folder; scan paths are relative to the registry's."""
+
+    registry: Registry
+    cwd: Path
+
+    def show(self, rel: str) -> str:
+        """A scan path (relative to the registry's folder) as the user sees it."""
+        return _relative(self.registry.root / rel, self.cwd)
+
+    @property
+    def registry_file(self) -> str:
+        return _relative(self.registry.path, self.cwd)
+
+    def registry_line(self, *key_path: str | int) -> tuple[int, int]:
+        return self.registry.position(*key_path)
+
+
+def _relative(path: Path, cwd: Path) -> str:
+    return Path(os.path.relpath(path.absolute(), cwd.absolute())).as_posix()
+
+
+def _diagnostic(
+    code: str, where: str, line: int, column: int, message: str, **kw: str
+) -> Diagnostic:
+    return Diagnostic(
+        code=code,
+        path=where,
+        line=line,
+        column=column,
+        message=message,
+        fix=kw.get("fix"),
+        knob=kw.get("knob"),
+        severity=rule(code).severity,
+    )
+
+
+def _read_at(knob: Knob) -> str:
+    others = len(knob.sites) - 1
+    if others == 0:
+        return "read here"
+    return f"read here and at {others} more site" + ("" if others == 1 else "s")
+
+
+def unregistered(where: Where, knob: Knob) -> Diagnostic:
+    """KNB001: a knob the policy requires, in neither `knobs` nor `external`."""
+    site = knob.sites[0]
+    registry = where.registry_file
+    fix = "\n".join(
+        [f"Register it in {registry} under `knobs:`, then triage it:", *entry_yaml(knob, "  ")]
+    )
+    message = (
+        f"{knob.name} is not registered in {registry}: it is {gate_summary(knob)} "
+        f"and {_read_at(knob)}."
+    )
+    return _diagnostic(
+        "KNB001", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
+    )
+
+
+def stale(where: Where, name: str, unmatched: bool) -> Diagnostic:
+    """KNB002: a registered knob that the scan did not find."""
+    line, column = where.registry_line("knobs", name)
+    patterns = ", ".join(yaml_string(p) for p in where.registry.scan.match)
+    if unmatched:
+        message = (
+            f"{name} is registered, but scan.match ({patterns}) does not select it, "
+            "so no scan can find it."
+        )
+        fix = (
+            "Add a pattern that matches it to scan.match, or move the entry under "
+            "`external` if only a library reads it."
+        )
+    else:
+        message = f"{name} is registered, but no code in the scan scope reads it."
+        fix = (
+            "Remove the entry if the gate is gone; if the code moved, widen scan.paths; "
+            "if only a library reads it, move the entry under `external`."
+        )
+    return _diagnostic("KNB002", where.registry_file, line, column, message, fix=fix, knob=name)
+
+
+def default_drift(where: Where, knob: Knob, entry: KnobEntry, site: Site) -> Diagnostic:
+    """KNB003: a site whose default or on/off state differs from the entry."""
+    key = "default" if entry.default is not None else "default_on"
+    line, _ = where.registry_line("knobs", knob.name, key)
+    registry = where.registry_file
+    code_side = (
+        f"falls back to {quoted(site.default)} here"
+        if site.default is not None
+        else "has no default here"
+    )
+    message = (
+        f"{knob.name} {code_side} ({site_state(site)}), but {registry}:{line} registers "
+        f"{_registered(entry, where, knob.name)}."
+    )
+    lines = [f"If the change is intended, set in {registry}, under knobs.{knob.name}:"]
+    if entry.default is not None:
+        lines.append(
+            f"  default: {yaml_string(site.default)}" if site.default else "  (remove `default`)"
+        )
+    if states_default_on(where.registry, knob.name):
+        value = site.default_on if site.default_on is not None else knob.default_on
+        lines.append(f"  default_on: {yaml_bool(value)}")
+    lines.append("and review its triage; otherwise restore the default in the code.")
+    return _diagnostic(
+        "KNB003",
+        where.show(site.path),
+        site.line,
+        site.column,
+        message,
+        fix="\n".join(lines),
+        knob=knob.name,
+    )
+
+
+def states_default_on(registry: Registry, name: str) -> bool:
+    """Whether the entry writes `default_on` (null included), not merely leaves it out."""
+    return ("knobs", name, "default_on") in registry.positions
+
+
+def _registered(entry: KnobEntry, where: Where, name: str) -> str:
+    state = None
+    if states_default_on(where.registry, name):
+        if entry.default_on is None:
+            state = "a value knob"
+        else:
+            state = "on by default" if entry.default_on else "off by default"
+    if entry.default is None:
+        return f"it as {state}"
+    return f"default {quoted(entry.default)}" + (f" ({state})" if state else "")
+
+
+def conflicting(where: Where, knob: Knob, site: Site) -> Diagnostic:
+    """KNB004: sites of one knob that disagree, reported at ``site``."""
+    reason = _rewrite_paths(knob.conflict_reason or "its sites disagree", knob, where)
+    message = f"{knob.name} is read with conflicting defaults: {reason}."
+    fix = (
+        "Make every site read it the same way (one helper function, or one module "
+        "constant for the default), then run `knobs check` again."
+    )
+    return _diagnostic(
+        "KNB004", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
+    )
+
+
+def _rewrite_paths(text: str, knob: Knob, where: Where) -> str:
+    """The scanner names sites relative to the registry's folder; show them as elsewhere."""
+    renames = {s.path: where.show(s.path) for s in knob.sites}
+    renames = {old: new for old, new in renames.items() if old != new}
+    if not renames:
+        return text
+    alternatives = "|".join(re.escape(p) for p in sorted(renames, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w/.-])({alternatives})(?=:\d)")
+    return pattern.sub(lambda m: renames[m.group(1)], text)
+
+
+def dynamic(where: Where, read: DynamicRead) -> Diagnostic:
+    """KNB006: a read whose variable name the scanner cannot resolve."""
+    message = (
+        f"The variable read by `{read.expression}` cannot be resolved, so "
+        f"{where.registry_file} cannot register it."
+    )
+    fix = (
+        "Name the variable with a string literal or a module-level constant, "
+        "so that the knob can be registered."
+    )
+    return _diagnostic("KNB006", where.show(read.path), read.line, read.column, message, fix=fix)
+
+
+def unscannable(where: Where, error: ScanError) -> Diagnostic:
+    """KNB007: a file in the scope that could not be read or parsed."""
+    found = _POSITION.search(error.message)
+    line = int(found.group(1)) if found else 0
+    column = int(found.group(2)) if found and found.group(2) else 0
+    detail = error.message.rstrip(".")
+    message = f"This file could not be scanned, so its knobs are not checked: {detail}."
+    fix = f"Fix the file, or add it to scan.exclude in {where.registry_file}."
+    return _diagnostic("KNB007", where.show(error.path), line, column, message, fix=fix)

@@ -1,0 +1,91 @@
+"""Scan x registry -> diagnostics. Pure: no files read, nothing printed, no exit codes."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from knobregistry.check import findings
+from knobregistry.check.findings import Where, states_default_on
+from knobregistry.diagnostics import Diagnostic
+from knobregistry.registry import KnobEntry, Policy, Registry
+from scanner import Knob, ScanResult, Site
+
+
+def reconcile(
+    scan: ScanResult, registry: Registry, *, cwd: Path, check_stale: bool = True
+) -> tuple[Diagnostic, ...]:
+    """Every difference between ``scan`` and ``registry``, sorted (path, line, column, code).
+
+    ``scan`` paths are relative to the registry's folder; diagnostics show them
+    relative to ``cwd``. ``check_stale`` is False when only part of the scope was
+    scanned, so that entries read elsewhere are not called stale.
+    """
+    where = Where(registry, cwd)
+    found: list[Diagnostic] = []
+    for knob in scan.knobs:
+        found.extend(_knob(where, knob))
+    if check_stale:
+        read = {knob.name for knob in scan.knobs}
+        for name in registry.knobs:
+            if name not in read:
+                found.append(findings.stale(where, name, not _selected(registry, name)))
+    if registry.scan.policy is Policy.ALL:
+        found.extend(findings.dynamic(where, d) for d in scan.dynamic)
+    found.extend(findings.unscannable(where, error) for error in scan.errors)
+    return tuple(sorted(found, key=lambda d: d.sort_key))
+
+
+def required(registry: Registry, knob: Knob) -> bool:
+    """Whether the registry's policy requires ``knob`` to be registered."""
+    return registry.scan.policy is Policy.ALL or knob.default_on is True
+
+
+def _knob(where: Where, knob: Knob) -> list[Diagnostic]:
+    registry = where.registry
+    entry = registry.knobs.get(knob.name)
+    needed = required(registry, knob)
+    out = []
+    if entry is None and needed and knob.name not in registry.external:
+        out.append(findings.unregistered(where, knob))
+    if knob.conflict and (entry is not None or needed):
+        out.append(findings.conflicting(where, knob, _conflict_site(registry, knob, entry)))
+    elif entry is not None:
+        out.extend(
+            findings.default_drift(where, knob, entry, site)
+            for site in knob.sites
+            if _drifts(registry, knob, entry, site)
+        )
+        if not out and _knob_state_drifts(registry, knob, entry):
+            out.append(findings.default_drift(where, knob, entry, knob.sites[0]))
+    return out
+
+
+def _selected(registry: Registry, name: str) -> bool:
+    patterns = registry.scan.match
+    return not patterns or any(fnmatchcase(name, p) for p in patterns)
+
+
+def _drifts(registry: Registry, knob: Knob, entry: KnobEntry, site: Site) -> bool:
+    """Whether this site's default or on/off state differs from what the entry registers."""
+    if entry.default is not None and site.default != entry.default:
+        return True
+    return (
+        states_default_on(registry, knob.name)
+        and site.default_on is not None
+        and site.default_on != entry.default_on
+    )
+
+
+def _knob_state_drifts(registry: Registry, knob: Knob, entry: KnobEntry) -> bool:
+    """A knob-level difference no single site shows (every site a value, entry says on)."""
+    return states_default_on(registry, knob.name) and knob.default_on != entry.default_on
+
+
+def _conflict_site(registry: Registry, knob: Knob, entry: KnobEntry | None) -> Site:
+    """The first site that disagrees with the registry, else the first site."""
+    if entry is not None:
+        for site in knob.sites:
+            if _drifts(registry, knob, entry, site):
+                return site
+    return knob.sites[0]

@@ -1,0 +1,138 @@
+"""`knobs check` as a use case: scan the registry's scope, reconcile, return the result."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from knobregistry.check.reconcile import reconcile
+from knobregistry.check.rules import RULES, RuleInfo
+from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.registry import Policy, Registry, RegistryError, RegistryProblem
+from scanner import ScanResult, scan
+
+
+class CheckFunction(Protocol):
+    """A further check over the same scan: the registry's profiles, its docs."""
+
+    def __call__(
+        self,
+        registry: Registry,
+        scan: ScanResult,
+        *,
+        cwd: Path | None = ...,
+        full_scope: bool = ...,
+    ) -> Iterable[Diagnostic]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A group of checks `knobs check` runs after the inventory, with the rules it reports."""
+
+    rules: tuple[RuleInfo, ...]
+    run: CheckFunction
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """What one `knobs check` found; the CLI turns it into output and an exit code."""
+
+    registry: str  # the registry file, relative to the current folder
+    policy: Policy
+    paths: tuple[str, ...]  # what was scanned, relative to the current folder
+    diagnostics: tuple[Diagnostic, ...]
+    knobs: int  # knobs the scan found in the scope
+    files: int  # files scanned
+    stale_checked: bool  # False when PATHs narrowed the scope, so KNB002 was skipped
+    rules: tuple[RuleInfo, ...] = RULES  # every rule of the checks that ran
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is severity)
+
+    @property
+    def drift(self) -> bool:
+        """Whether any finding is an error (warnings and notes do not fail the check)."""
+        return self.count(Severity.ERROR) > 0
+
+
+def shown(path: Path, cwd: Path) -> str:
+    """``path`` relative to ``cwd``, POSIX."""
+    return Path(os.path.relpath(path.absolute(), cwd.absolute())).as_posix()
+
+
+def scan_scope(registry: Registry, paths: Sequence[Path] | None = None) -> ScanResult:
+    """Scan the registry's scope, or ``paths`` instead of its paths (same filters).
+
+    Output paths are relative to the registry's folder, where its exclude globs apply.
+    Raises RegistryError when a path of the scope does not exist.
+    """
+    if paths is None:
+        _require_scope_paths(registry)
+        targets: Sequence[Path] = registry.scan_paths()
+    else:
+        targets = paths
+    scope = registry.scan
+    if scope.include:
+        return scan(
+            targets,
+            include=scope.include,
+            exclude=scope.exclude,
+            match=scope.match,
+            root=registry.root,
+        )
+    return scan(targets, exclude=scope.exclude, match=scope.match, root=registry.root)
+
+
+def run_check(
+    registry: Registry,
+    paths: Sequence[Path] | None = None,
+    *,
+    cwd: Path | None = None,
+    checks: Sequence[Check] = (),
+) -> CheckResult:
+    """Reconcile the code with ``registry``; ``paths`` (relative to ``cwd``) narrow the scope.
+
+    ``checks`` run after the inventory on the same scan, and their findings join its own.
+    """
+    here = cwd if cwd is not None else Path.cwd()
+    result = scan_scope(registry, paths)
+    targets = registry.scan_paths() if paths is None else tuple(paths)
+    full = paths is None
+    found = list(reconcile(result, registry, cwd=here, check_stale=full))
+    for check in checks:
+        found.extend(check.run(registry, result, cwd=here, full_scope=full))
+    return CheckResult(
+        registry=shown(registry.path, here),
+        policy=registry.scan.policy,
+        paths=tuple(shown(p, here) for p in targets),
+        diagnostics=tuple(sorted(found, key=lambda d: d.sort_key)),
+        knobs=len(result.knobs),
+        files=result.files_scanned,
+        stale_checked=full,
+        rules=(*RULES, *(rule for check in checks for rule in check.rules)),
+    )
+
+
+def _require_scope_paths(registry: Registry) -> None:
+    problems = []
+    display = shown(registry.path, Path.cwd())
+    for index, (rel, full) in enumerate(
+        zip(registry.scan.paths, registry.scan_paths(), strict=True)
+    ):
+        if not full.exists():
+            line, column = registry.position("scan", "paths", index)
+            problems.append(
+                RegistryProblem(
+                    display,
+                    line,
+                    column,
+                    ("scan", "paths", index),
+                    f"'{rel}' does not exist; scan paths are relative to the registry's "
+                    f"folder ({shown(registry.root, Path.cwd())}).",
+                )
+            )
+    if problems:
+        raise RegistryError(problems)

@@ -1,0 +1,129 @@
+"""`knobs init`: a starting registry written from a scan, every knob `untriaged`."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from knobregistry.check.snippet import entry_fields, gate_summary, yaml_key, yaml_string
+from scanner import Knob, ScanResult
+
+# The registry schema's pattern for a variable name: other names cannot be registered.
+VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+HEADER = """\
+#
+# The knob registry of this project: the environment variables that gate code
+# paths (fused kernels above all), with their triage for bitwise determinism.
+# Written by `knobs init` from a scan; `knobs check` now reconciles it with the
+# code and fails when they drift apart.
+#
+# Every knob starts `untriaged`. For each one, say what it gates, for example
+#     gates: {kernel: fused RMSNorm (Triton), pass: both}
+# then measure it and set `triage` (reproducible, breaks-bitwise, or exempt
+# with a `reason`), the `evidence`, its `cost` when turned off and an `owner`.
+# `knobs explain NAME` shows where a knob is read, with the code around it.
+#
+# Keep environment values quoted ("0", "1"): YAML reads a bare 0 as a number
+# and a bare off as false. Paths are relative to the folder of this file.
+
+version: 1
+
+# What `knobs check` scans. Policy `all`: every knob the scan finds must be
+# registered; `default-on` would require only the knobs that are on by default.
+scan:
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Starter:
+    """The text of a starting registry, and what the scan left out of it."""
+
+    text: str
+    knobs: tuple[Knob, ...]  # the knobs written
+    skipped: tuple[str, ...]  # names the registry cannot hold
+
+
+def schema_reference(folder: Path) -> str:
+    """The shipped schema, relative to ``folder`` when it can be (else a file URI)."""
+    schema = Path(str(resources.files("knobregistry.registry").joinpath("schema.json")))
+    try:
+        return Path(os.path.relpath(schema.absolute(), folder.absolute())).as_posix()
+    except ValueError:  # another drive (Windows)
+        return schema.absolute().as_uri()
+
+
+def render_starter(
+    result: ScanResult,
+    *,
+    paths: Sequence[str],
+    exclude: Sequence[str] = (),
+    match: Sequence[str] = (),
+    schema: str,
+) -> Starter:
+    """The registry text for ``result``; ``paths`` are relative to the registry's folder."""
+    knobs = tuple(k for k in result.knobs if VALID_NAME.match(k.name))
+    skipped = tuple(k.name for k in result.knobs if not VALID_NAME.match(k.name))
+    lines = [f"# yaml-language-server: $schema={schema}", *HEADER.splitlines()]
+    lines.append("  paths:")
+    lines.extend(f"    - {yaml_string(p)}" for p in paths)
+    for key, values in (("exclude", exclude), ("match", match)):
+        if values:
+            lines.append(f"  {key}:")
+            lines.extend(f"    - {yaml_string(v)}" for v in values)
+    lines.extend(["  policy: all", ""])
+    on = sum(1 for k in knobs if k.default_on)
+    found = f"{len(knobs)} knob" + ("" if len(knobs) == 1 else "s")
+    lines.append(f"# {found} found by the scan, {on} of them on by default.")
+    if not knobs:
+        lines.append("knobs: {}")
+    else:
+        lines.append("knobs:")
+    for index, knob in enumerate(knobs):
+        if index:
+            lines.append("")
+        lines.extend(_entry(knob))
+    return Starter(text="\n".join(lines) + "\n", knobs=knobs, skipped=skipped)
+
+
+def _entry(knob: Knob) -> list[str]:
+    first = knob.sites[0]
+    where = f"{first.path}:{first.line}"
+    more = len(knob.sites) - 1
+    if more:
+        where += f" and {more} more site" + ("" if more == 1 else "s")
+    lines = [f"  {yaml_key(knob.name)}:", f"    # {gate_summary(knob)}; read at {where}"]
+    if knob.conflict_reason:
+        lines.append(f"    # conflict: {knob.conflict_reason}")
+    lines.extend(f"    {field}" for field in entry_fields(knob))
+    return lines
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    folder = path.parent
+    mode = path.stat().st_mode & 0o777 if path.exists() else _default_mode()
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        Path(temporary).chmod(mode)
+        Path(temporary).replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(temporary).unlink()
+        raise
+
+
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask

@@ -1,0 +1,102 @@
+"""`knobs init`: write a starting registry from a scan, never over an existing file unasked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from knobregistry.check import shown
+from knobregistry.check.starter import render_starter, schema_reference, write_atomic
+from knobregistry.commands.exit_codes import ExitCode
+from scanner import scan
+
+
+def _fail(message: str) -> None:
+    click.echo(f"Error: {message}", err=True)
+    click.get_current_context().exit(ExitCode.USAGE)
+
+
+@click.command("init")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("registry.yaml"),
+    show_default=True,
+    metavar="PATH",
+    help="The registry file to write.",
+)
+@click.option("--force", is_flag=True, help="Overwrite the output file if it exists.")
+@click.option(
+    "--match",
+    "-m",
+    multiple=True,
+    metavar="PATTERN",
+    help="Register only variables whose name matches this shell-style pattern "
+    "('PRIMUS_*'); written to scan.match. Repeatable.",
+)
+@click.option(
+    "--exclude",
+    "-e",
+    multiple=True,
+    metavar="GLOB",
+    help="Skip paths matching this glob (relative to the output file's folder); written "
+    "to scan.exclude. Repeatable.",
+)
+def init_command(
+    paths: tuple[Path, ...],
+    output: Path,
+    force: bool,
+    match: tuple[str, ...],
+    exclude: tuple[str, ...],
+) -> None:
+    """Write a starting registry for the knobs under PATHS (default: the current folder).
+
+    Every knob found is registered `untriaged`, with the default its code falls
+    back to. The scope (scan.paths) is PATHS, relative to the output file's
+    folder, with policy `all`. An existing file is left alone unless --force.
+    """
+    folder = output.parent
+    if not folder.is_dir():
+        _fail(f"the folder {folder.as_posix()} does not exist; create it first.")
+    if output.exists() and not force:
+        _fail(
+            f"{output.as_posix()} already exists; pass --force to overwrite it, "
+            "or --output PATH to write another file."
+        )
+    targets = list(paths) or [Path()]
+    result = scan(targets, exclude=exclude, match=match, root=folder)
+    starter = render_starter(
+        result,
+        paths=[shown(p, folder) for p in targets],
+        exclude=exclude,
+        match=match,
+        schema=schema_reference(folder),
+    )
+    try:
+        write_atomic(output, starter.text)
+    except OSError as exc:
+        _fail(f"cannot write {output.as_posix()}: {exc.strerror or exc}.")
+    on = sum(1 for k in starter.knobs if k.default_on)
+    click.echo(
+        f"Wrote {output.as_posix()}: {_count(len(starter.knobs), 'knob')} "
+        f"({on} on by default), every one untriaged."
+    )
+    for name in starter.skipped:
+        click.echo(f"Skipped {name!r}: a registry can only hold letters, digits and '_'.")
+    for knob in starter.knobs:
+        if knob.conflict_reason:
+            click.echo(f"Conflict in {knob.name}: {knob.conflict_reason}.")
+    if result.dynamic or result.errors:
+        click.echo(
+            f"Not registered: {_count(len(result.dynamic), 'dynamic read')} and "
+            f"{_count(len(result.errors), 'file')} that could not be scanned "
+            "(`knobs check` lists them)."
+        )
+    click.echo("Next: say what each knob gates, triage it, and run `knobs check`.")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")

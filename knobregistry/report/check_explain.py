@@ -1,0 +1,172 @@
+"""The view of `knobs explain`: the registry entry, then every site with its code."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.syntax import Syntax
+from rich.text import Text
+
+from knobregistry.check.explain import Explanation, SiteContext
+from knobregistry.check.snippet import gate_summary, quoted
+from knobregistry.registry import Evidence, KnobEntry
+from scanner import GateKind, Site
+
+LABEL = 11  # width of the field labels
+MAX_VALUES = 8  # off values listed per site
+
+
+def _field(label: str, value: str) -> list[str]:
+    lines = value.splitlines() or [""]
+    out = [f"  {label:<{LABEL}}{lines[0]}"]
+    out.extend(f"  {'':<{LABEL}}{line}" for line in lines[1:])
+    return out
+
+
+def _evidence(evidence: Evidence) -> str:
+    parts = [
+        f"{label}: {value}"
+        for label, value in (
+            ("hardware", evidence.hardware),
+            ("setup", evidence.setup),
+            ("date", evidence.date.isoformat() if evidence.date else None),
+            ("compared", evidence.compare),
+            ("source", evidence.source),
+            ("notes", evidence.notes),
+        )
+        if value
+    ]
+    if evidence.records:
+        last = evidence.records[-1]
+        parts.append(
+            f"records: {len(evidence.records)} (latest {last.date.isoformat()}: "
+            f"{last.verdict.value})"
+        )
+    return "\n".join(parts) or "-"
+
+
+def _entry_fields(entry: KnobEntry) -> list[str]:
+    lines: list[str] = []
+    if entry.gates is not None:
+        passes = f", pass {entry.gates.pass_.value}" if entry.gates.pass_ else ""
+        lines += _field("gates", entry.gates.kernel + passes)
+    default = quoted(entry.default) if entry.default is not None else "not stated"
+    if entry.default_on is not None:
+        default += ", on by default" if entry.default_on else ", off by default"
+    lines += _field("default", default)
+    triage = entry.triage.value
+    if entry.breaks is not None:
+        triage += f" (in {entry.breaks.value})"
+    if entry.reason:
+        triage += f": {entry.reason}"
+    if entry.expires:
+        triage += f" (until {entry.expires.isoformat()})"
+    lines += _field("triage", triage)
+    lines += _field("evidence", _evidence(entry.evidence) if entry.evidence else "-")
+    lines += _field("cost", entry.cost or "-")
+    lines += _field("owner", entry.owner or "-")
+    if entry.notes:
+        lines += _field("notes", entry.notes)
+    return lines
+
+
+def header_lines(explanation: Explanation) -> list[str]:
+    """The knob's registry side: entry, external entry, or why it is missing."""
+    lines = [explanation.name]
+    where = explanation.registry
+    if explanation.position is not None:
+        where += ":{}:{}".format(*explanation.position)
+    if explanation.entry is not None:
+        lines += _field("registry", where)
+        lines += _entry_fields(explanation.entry)
+    elif explanation.external is not None:
+        external = explanation.external
+        lines += _field("registry", f"{where} (external: read by a library)")
+        lines += _field("what", external.description)
+        for label, value in (
+            ("library", external.library),
+            ("default", quoted(external.default) if external.default is not None else None),
+            ("set by", external.set_by),
+            ("cost", external.cost),
+            ("notes", external.notes),
+        ):
+            if value:
+                lines += _field(label, value)
+    else:
+        state = "the policy requires it" if explanation.required else "the policy allows that"
+        lines += _field("registry", f"not registered in {where} ({state})")
+    settings = [f"{p.profile}: {p.setting}" for p in explanation.profiles]
+    lines += _field("profiles", "\n".join(settings) or "none sets it")
+    return lines
+
+
+def verdict(site: Site) -> str:
+    """The gate verdict of one site: default, on by default?, what turns it off."""
+    parts = [f"default {quoted(site.default)}" if site.default is not None else "no default"]
+    gate = site.gate
+    if gate.kind is GateKind.VALUE:
+        parts.append("a value (no on/off)")
+    else:
+        parts.append("on by default: " + ("yes" if site.default_on else "no"))
+        if gate.off_values:
+            shown = [quoted(v) for v in gate.off_values[:MAX_VALUES]]
+            more = len(gate.off_values) - MAX_VALUES
+            parts.append(
+                "turned off by " + ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+            )
+        else:
+            parts.append("turned off only by unsetting it")
+    if site.via:
+        parts.append(f"via {site.via}")
+    return "; ".join(parts)
+
+
+def _sites_intro(explanation: Explanation) -> str:
+    knob = explanation.knob
+    if knob is None:
+        return "No code in the scan scope reads it."
+    count = len(knob.sites)
+    head = f"Read at {count} site" + ("" if count == 1 else "s")
+    tail = f"; conflict: {knob.conflict_reason}" if knob.conflict_reason else ""
+    return f"{head}: {gate_summary(knob)}{tail}."
+
+
+def _site_head(context: SiteContext) -> str:
+    site = context.site
+    return f"{context.path}:{site.line}:{site.column} (in {site.function})"
+
+
+def render_explain_text(explanation: Explanation) -> str:
+    """Plain text, with the code around each site and a marker on its line."""
+    lines = [*header_lines(explanation), "", _sites_intro(explanation)]
+    width = max((len(str(n)) for c in explanation.sites for n, _ in c.lines), default=1)
+    for context in explanation.sites:
+        lines += ["", _site_head(context), f"  {verdict(context.site)}"]
+        for number, text in context.lines:
+            mark = ">" if number == context.site.line else " "
+            lines.append(f"  {mark} {number:>{width}} | {text}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def print_explain_rich(explanation: Explanation, console: Console) -> None:
+    """The same, styled, with highlighted code."""
+    header = header_lines(explanation)
+    console.print(Text(header[0], style="bold"))
+    for line in header[1:]:
+        console.print(Text(line))
+    console.print()
+    console.print(Text(_sites_intro(explanation)))
+    for context in explanation.sites:
+        console.print()
+        console.print(Text(_site_head(context), style="bold"))
+        console.print(Text(f"  {verdict(context.site)}", style="dim"))
+        if context.lines:
+            code = "\n".join(text for _, text in context.lines)
+            console.print(
+                Syntax(
+                    code,
+                    "python",
+                    line_numbers=True,
+                    start_line=context.lines[0][0],
+                    highlight_lines={context.site.line},
+                )
+            )

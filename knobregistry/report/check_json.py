@@ -1,0 +1,49 @@
+"""`knobs check --format json`: one stable JSON document."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from knobregistry.check import CheckResult
+from knobregistry.diagnostics import Diagnostic, Severity
+
+FORMAT_VERSION = 1
+
+
+def diagnostic_json(diagnostic: Diagnostic) -> dict[str, Any]:
+    return {
+        "code": diagnostic.code,
+        "severity": diagnostic.severity.value,
+        "path": diagnostic.path,
+        "line": diagnostic.line,
+        "column": diagnostic.column,
+        "knob": diagnostic.knob,
+        "message": diagnostic.message,
+        "fix": diagnostic.fix,
+    }
+
+
+def check_to_json(result: CheckResult) -> dict[str, Any]:
+    """The result as JSON-ready data; fields are only ever added."""
+    return {
+        "version": FORMAT_VERSION,
+        "registry": result.registry,
+        "policy": result.policy.value,
+        "paths": list(result.paths),
+        "stale_checked": result.stale_checked,
+        "summary": {
+            "status": "drift" if result.drift else "clean",
+            "errors": result.count(Severity.ERROR),
+            "warnings": result.count(Severity.WARNING),
+            "notes": result.count(Severity.NOTE),
+            "knobs": result.knobs,
+            "files": result.files,
+        },
+        "diagnostics": [diagnostic_json(d) for d in result.diagnostics],
+    }
+
+
+def render_check_json(result: CheckResult) -> str:
+    """The JSON document, byte-identical between runs."""
+    return json.dumps(check_to_json(result), indent=2, ensure_ascii=False) + "\n"

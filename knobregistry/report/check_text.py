@@ -1,0 +1,70 @@
+"""The human view of `knobs check`: one line per finding, its fix indented below, a summary."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from knobregistry.check import CheckResult
+from knobregistry.diagnostics import Diagnostic, Severity
+
+FIX_INDENT = "    "
+_STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def summary(result: CheckResult) -> str:
+    """The closing line: what was found, and what was checked against what."""
+    counts = [
+        _count(result.count(severity), severity.value)
+        for severity in (Severity.ERROR, Severity.WARNING, Severity.NOTE)
+        if result.count(severity)
+    ]
+    head = "Found " + " and ".join(counts) if counts else "No problems"
+    scope = (
+        f"{_count(result.knobs, 'knob')} in {_count(result.files, 'file')} checked against "
+        f"{result.registry} (policy {result.policy.value})"
+    )
+    line = f"{head}: {scope}."
+    if not result.stale_checked:
+        line += " Stale entries (KNB002) are not checked when paths are given."
+    return line
+
+
+def fix_lines(diagnostic: Diagnostic) -> list[str]:
+    """The fix, indented under the report line."""
+    if not diagnostic.fix:
+        return []
+    return [FIX_INDENT + line if line else "" for line in diagnostic.fix.splitlines()]
+
+
+def render_check_text(result: CheckResult) -> str:
+    """Plain text, byte-identical between runs."""
+    lines: list[str] = []
+    for diagnostic in result.diagnostics:
+        lines.append(diagnostic.render())
+        lines.extend(fix_lines(diagnostic))
+    if lines:
+        lines.append("")
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def print_check_rich(result: CheckResult, console: Console) -> None:
+    """The same lines, styled for a terminal."""
+    for diagnostic in result.diagnostics:
+        line = Text()
+        line.append(diagnostic.location(), style="bold")
+        line.append(": ")
+        line.append(diagnostic.code, style=_STYLES[diagnostic.severity])
+        line.append(" " + diagnostic.message)
+        console.print(line)
+        for fix in fix_lines(diagnostic):
+            console.print(Text(fix, style="dim"))
+    if result.diagnostics:
+        console.print()
+    style = "bold red" if result.drift else "bold green"
+    console.print(Text(summary(result), style=style))

@@ -1,0 +1,302 @@
+"""`knobs check` through the real command line on small real projects: golden output, exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import run_knobs, write_tree
+
+ENVS = """
+    import os
+
+
+    def env_flag(name, default="1"):
+        return os.environ.get(name, default) != "0"
+    """
+
+MODEL = """
+    import os
+
+    from pkg.envs import env_flag
+
+    HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"
+    ROPE = env_flag("PRIMUS_ROPE_TRITON")
+    FP8 = os.environ.get("PRIMUS_FP8", "0") == "1"
+    BLOCK = int(os.environ.get("PRIMUS_BLOCK", "64"))
+    """
+
+REGISTRY = """
+    version: 1
+    scan:
+      paths:
+        - pkg
+      policy: all
+    knobs:
+      PRIMUS_HC_TRITON:
+        gates:
+          kernel: hyper-connection glue (Triton)
+          pass: both
+        default: "1"
+        default_on: true
+        triage: breaks-bitwise
+        breaks: backward
+      PRIMUS_ROPE_TRITON:
+        default: "1"
+        default_on: true
+        triage: reproducible
+      PRIMUS_FP8:
+        default: "0"
+        default_on: false
+        triage: untriaged
+      PRIMUS_BLOCK:
+        default: "64"
+        default_on: null
+        triage: exempt
+        reason: A block size, not a kernel switch.
+    """
+
+# Under policy default-on only the two fusions must be registered.
+REGISTRY_DEFAULT_ON = """
+    version: 1
+    scan:
+      paths: [pkg]
+      match: ["PRIMUS_*"]
+      policy: default-on
+    knobs:
+      PRIMUS_HC_TRITON:
+        default: "1"
+        default_on: true
+        triage: breaks-bitwise
+      PRIMUS_ROPE_TRITON:
+        default: "1"
+        triage: reproducible
+    """
+
+IN_SYNC = "No problems: 4 knobs in 3 files checked against registry.yaml (policy all).\n"
+
+
+def project(root: Path, registry: str = REGISTRY, **files: str) -> Path:
+    """The sample project: pkg/ with a wrapper and four knobs, and its registry."""
+    tree = {
+        "pkg/__init__.py": "",
+        "pkg/envs.py": ENVS,
+        "pkg/model.py": MODEL,
+        "registry.yaml": registry,
+    }
+    tree.update({name.replace("__", "/").replace("_py", ".py"): t for name, t in files.items()})
+    return write_tree(root, tree)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def check(cwd: Path, *args: str) -> tuple[int, str, str]:
+    result = run_knobs("check", *args, cwd=cwd)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_registry_in_sync_passes(tmp_path: Path) -> None:
+    assert check(project(tmp_path)) == (0, IN_SYNC, "")
+
+
+def test_new_default_on_gate_fails_with_one_line(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
+        file.write('NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n')
+    assert check(root) == (
+        1,
+        "pkg/model.py:9:7: KNB001 PRIMUS_NEW_TRITON is not registered in registry.yaml: "
+        'it is on by default ("0" turns it off) and read here.\n'
+        "    Register it in registry.yaml under `knobs:`, then triage it:\n"
+        "      PRIMUS_NEW_TRITON:\n"
+        '        default: "1"\n'
+        "        default_on: true\n"
+        "        triage: untriaged\n"
+        "\n"
+        "Found 1 error: 5 knobs in 3 files checked against registry.yaml (policy all).\n",
+        "",
+    )
+
+
+def test_removed_gate_is_stale(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    edit(root / "pkg/model.py", 'ROPE = env_flag("PRIMUS_ROPE_TRITON")\n', "")
+    assert check(root) == (
+        1,
+        "registry.yaml:15:3: KNB002 PRIMUS_ROPE_TRITON is registered, but no code in the "
+        "scan scope reads it.\n"
+        "    Remove the entry if the gate is gone; if the code moved, widen scan.paths; "
+        "if only a library reads it, move the entry under `external`.\n"
+        "\n"
+        "Found 1 error: 3 knobs in 3 files checked against registry.yaml (policy all).\n",
+        "",
+    )
+
+
+def test_flipped_default_differs(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    edit(root / "pkg/model.py", '"PRIMUS_HC_TRITON", "1"', '"PRIMUS_HC_TRITON", "0"')
+    assert check(root) == (
+        1,
+        'pkg/model.py:5:6: KNB003 PRIMUS_HC_TRITON falls back to "0" here (off by default), '
+        'but registry.yaml:11 registers default "1" (on by default).\n'
+        "    If the change is intended, set in registry.yaml, under knobs.PRIMUS_HC_TRITON:\n"
+        '      default: "0"\n'
+        "      default_on: false\n"
+        "    and review its triage; otherwise restore the default in the code.\n"
+        "\n"
+        "Found 1 error: 4 knobs in 3 files checked against registry.yaml (policy all).\n",
+        "",
+    )
+
+
+def test_conflicting_second_site(tmp_path: Path) -> None:
+    other = 'import os\n\nFAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"\n'
+    root = project(tmp_path, pkg__other_py=other)
+    assert check(root) == (
+        1,
+        "pkg/other.py:3:8: KNB004 PRIMUS_HC_TRITON is read with conflicting defaults: "
+        "on by default at pkg/model.py:5 but off by default at pkg/other.py:3.\n"
+        "    Make every site read it the same way (one helper function, or one module "
+        "constant for the default), then run `knobs check` again.\n"
+        "\n"
+        "Found 1 error: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
+        "",
+    )
+
+
+def test_default_on_policy_ignores_default_off_and_value_knobs(tmp_path: Path) -> None:
+    root = project(tmp_path, REGISTRY_DEFAULT_ON)
+    assert check(root) == (
+        0,
+        "No problems: 4 knobs in 3 files checked against registry.yaml (policy default-on).\n",
+        "",
+    )
+    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
+        file.write('DUMP = "PRIMUS_DUMP" in os.environ\n')
+        file.write('NEW = env_flag("PRIMUS_NEW_TRITON")\n')
+    code, out, _ = check(root)
+    assert code == 1
+    assert [line for line in out.splitlines() if "KNB" in line] == [
+        "pkg/model.py:10:7: KNB001 PRIMUS_NEW_TRITON is not registered in registry.yaml: "
+        'it is on by default ("0" turns it off) and read here.'
+    ]
+
+
+def test_paths_are_relative_to_the_current_folder(tmp_path: Path) -> None:
+    other = 'import os\n\nFAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"\n'
+    root = project(tmp_path, pkg__other_py=other)
+    (root / "docs").mkdir()
+    code, out, _ = check(root / "docs", "--registry", "../registry.yaml")
+    assert code == 1
+    assert out.splitlines()[0] == (
+        "../pkg/other.py:3:8: KNB004 PRIMUS_HC_TRITON is read with conflicting defaults: "
+        "on by default at ../pkg/model.py:5 but off by default at ../pkg/other.py:3."
+    )
+    assert out.splitlines()[-1].endswith("checked against ../registry.yaml (policy all).")
+
+
+def test_registry_is_found_in_a_parent_folder(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    code, out, _ = check(root / "pkg")
+    assert (code, out.splitlines()[-1]) == (
+        0,
+        "No problems: 4 knobs in 3 files checked against ../registry.yaml (policy all).",
+    )
+
+
+def test_paths_override_the_scope_and_skip_stale_entries(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert check(root, "pkg/envs.py") == (
+        0,
+        "No problems: 0 knobs in 1 file checked against registry.yaml (policy all). "
+        "Stale entries (KNB002) are not checked when paths are given.\n",
+        "",
+    )
+
+
+def test_dynamic_reads_warn_without_failing(tmp_path: Path) -> None:
+    dynamic = 'import os\n\nfor kind in ("A", "B"):\n    os.environ.get(f"PRIMUS_{kind}")\n'
+    root = project(tmp_path, pkg__loop_py=dynamic)
+    assert check(root) == (
+        0,
+        'pkg/loop.py:4:5: KNB006 The variable read by `os.environ.get(f"PRIMUS_{kind}")` '
+        "cannot be resolved, so registry.yaml cannot register it.\n"
+        "    Name the variable with a string literal or a module-level constant, so that "
+        "the knob can be registered.\n"
+        "\n"
+        "Found 1 warning: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
+        "",
+    )
+    edit(root / "registry.yaml", "policy: all", "policy: default-on")
+    assert check(root)[0:2] == (
+        0,
+        "No problems: 4 knobs in 4 files checked against registry.yaml (policy default-on).\n",
+    )
+
+
+def test_a_file_that_cannot_be_parsed_fails(tmp_path: Path) -> None:
+    root = project(tmp_path, pkg__broken_py='import os\nx = os.environ.get("PRIMUS_X"\n')
+    assert check(root) == (
+        1,
+        "pkg/broken.py:2:19: KNB007 This file could not be scanned, so its knobs are not "
+        "checked: Syntax error at line 2, column 19: '(' was never closed.\n"
+        "    Fix the file, or add it to scan.exclude in registry.yaml.\n"
+        "\n"
+        "Found 1 error: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
+        "",
+    )
+    edit(root / "registry.yaml", "  policy: all", "  exclude: [broken.py]\n  policy: all")
+    assert check(root)[0] == 0
+
+
+def test_external_entry_counts_as_registered(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
+        file.write('ALGO = os.environ.get("NCCL_ALGO", "Ring")\n')
+    assert check(root)[0] == 1
+    with (root / "registry.yaml").open("a", encoding="utf-8") as file:
+        file.write("external:\n  NCCL_ALGO:\n    description: RCCL's algorithm.\n")
+    assert check(root)[0:2] == (0, IN_SYNC.replace("4 knobs", "5 knobs"))
+
+
+def test_registered_knob_outside_match_patterns(tmp_path: Path) -> None:
+    root = project(tmp_path, REGISTRY_DEFAULT_ON)
+    with (root / "registry.yaml").open("a", encoding="utf-8") as file:
+        file.write('  NCCL_ALGO:\n    default: "Ring"\n    triage: untriaged\n')
+    code, out, _ = check(root)
+    assert code == 1
+    assert out.splitlines()[:2] == [
+        'registry.yaml:14:3: KNB002 NCCL_ALGO is registered, but scan.match ("PRIMUS_*") '
+        "does not select it, so no scan can find it.",
+        "    Add a pattern that matches it to scan.match, or move the entry under "
+        "`external` if only a library reads it.",
+    ]
+
+
+def test_several_problems_are_sorted_and_byte_identical(tmp_path: Path) -> None:
+    root = project(tmp_path, pkg__zz_py='import os\nZ = os.environ.get("PRIMUS_Z", "1") != "0"\n')
+    edit(root / "pkg/model.py", 'ROPE = env_flag("PRIMUS_ROPE_TRITON")\n', "")
+    edit(root / "pkg/model.py", '"PRIMUS_FP8", "0"', '"PRIMUS_FP8", "1"')
+    first = check(root)
+    assert first == check(root)
+    codes = [line.split(": ", 1) for line in first[1].splitlines() if " KNB0" in line]
+    assert codes == [
+        [
+            "pkg/model.py:6:7",
+            'KNB003 PRIMUS_FP8 falls back to "1" here (on by default), but '
+            'registry.yaml:20 registers default "0" (off by default).',
+        ],
+        [
+            "pkg/zz.py:2:5",
+            "KNB001 PRIMUS_Z is not registered in registry.yaml: it is on by "
+            'default ("0" turns it off) and read here.',
+        ],
+        [
+            "registry.yaml:15:3",
+            "KNB002 PRIMUS_ROPE_TRITON is registered, but no code in the scan scope reads it.",
+        ],
+    ]

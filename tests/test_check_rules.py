@@ -1,0 +1,71 @@
+"""The codes table: unique, documented in docs/checks.md, and the same everywhere it appears."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from knobregistry.check import RULES, rule
+from knobregistry.diagnostics import Severity
+from tests.conftest import REPO, run_knobs
+from tests.test_check_cli import project
+
+DOCS = REPO / "docs" / "checks.md"
+
+
+def test_codes_are_unique_and_in_order() -> None:
+    codes = [r.code for r in RULES]
+    assert codes == sorted(set(codes))
+    assert all(re.fullmatch(r"KNB0\d\d", code) for code in codes)
+    assert rule("KNB001").name == "UnregisteredKnob"
+
+
+def test_every_code_is_documented_with_its_table_row_and_section() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    for r in RULES:
+        severity = "(registry error)" if r.reserved else r.severity.value
+        row = f"| [{r.code}](#{r.anchor}) | {r.name} | {severity} | {r.title} |"
+        assert row in text, row
+        assert f"\n### {r.code} {r.name}\n" in text, r.code
+    documented = set(re.findall(r"^### (KNB\d+)", text, flags=re.MULTILINE))
+    assert documented == {r.code for r in RULES}
+
+
+def test_only_the_dynamic_read_is_a_warning() -> None:
+    assert [r.code for r in RULES if r.severity is Severity.WARNING] == ["KNB006"]
+    assert [r.code for r in RULES if r.reserved] == ["KNB005"]
+
+
+SCENARIOS = {
+    "KNB001": ("pkg/model.py", "", 'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'),
+    "KNB002": ("pkg/model.py", 'ROPE = env_flag("PRIMUS_ROPE_TRITON")\n', ""),
+    "KNB003": ("pkg/model.py", '"PRIMUS_HC_TRITON", "1"', '"PRIMUS_HC_TRITON", "0"'),
+    "KNB004": (
+        "pkg/other.py",
+        "",
+        'import os\n\nFAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"\n',
+    ),
+    "KNB006": (
+        "pkg/loop.py",
+        "",
+        'import os\n\nfor kind in ("A", "B"):\n    os.environ.get(f"PRIMUS_{kind}")\n',
+    ),
+    "KNB007": ("pkg/broken.py", "", 'import os\nx = os.environ.get("PRIMUS_X"\n'),
+}
+
+
+@pytest.mark.parametrize("code", sorted(SCENARIOS))
+def test_documented_examples_are_what_check_prints(tmp_path: Path, code: str) -> None:
+    """The docs' example project, changed as each section says: its output is in the docs."""
+    root = project(tmp_path)
+    path, old, new = SCENARIOS[code]
+    target = root / path
+    text = target.read_text(encoding="utf-8") if target.exists() else ""
+    target.write_text(text.replace(old, new) if old else text + new, encoding="utf-8")
+    out = run_knobs("check", cwd=root).stdout
+    assert f" {code} " in out
+    docs = DOCS.read_text(encoding="utf-8")
+    for line in out.splitlines():
+        assert ("    " + line if line else "") in docs, line

@@ -1,0 +1,238 @@
+"""`knobs init`: a starting registry that loads, passes `knobs check`, and is never clobbered."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from knobregistry.check.starter import schema_reference, write_atomic
+from knobregistry.cli import main
+from knobregistry.commands import init as init_module
+from knobregistry.registry import Policy, Triage, load_registry
+from tests.conftest import REPO, run_knobs
+from tests.test_check_cli import project
+
+SCHEMA = REPO / "knobregistry" / "registry" / "schema.json"
+
+
+def starter(tmp_path: Path) -> Path:
+    """The sample project without its registry."""
+    root = project(tmp_path)
+    (root / "registry.yaml").unlink()
+    return root
+
+
+def _schema_line(folder: Path) -> str:
+    relative = Path(os.path.relpath(SCHEMA, folder.resolve())).as_posix()
+    return f"# yaml-language-server: $schema={relative}\n"
+
+
+EXPECTED = """\
+version: 1
+
+# What `knobs check` scans. Policy `all`: every knob the scan finds must be
+# registered; `default-on` would require only the knobs that are on by default.
+scan:
+  paths:
+    - "pkg"
+  exclude:
+    - "legacy/"
+  policy: all
+
+# 4 knobs found by the scan, 2 of them on by default.
+knobs:
+  PRIMUS_BLOCK:
+    # a value knob (default "64"); read at pkg/model.py:8
+    default: "64"
+    default_on: null
+    triage: untriaged
+
+  PRIMUS_FP8:
+    # off by default ("1" turns it on); read at pkg/model.py:7
+    default: "0"
+    default_on: false
+    triage: untriaged
+
+  PRIMUS_HC_TRITON:
+    # on by default ("0" turns it off); read at pkg/model.py:5
+    default: "1"
+    default_on: true
+    triage: untriaged
+
+  PRIMUS_ROPE_TRITON:
+    # on by default ("0" turns it off); read at pkg/model.py:6
+    default: "1"
+    default_on: true
+    triage: untriaged
+"""
+
+
+def test_init_writes_a_registry_that_checks_clean(tmp_path: Path) -> None:
+    root = starter(tmp_path)
+    result = run_knobs("init", "pkg", "--exclude", "legacy/", cwd=root)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (
+        "Wrote registry.yaml: 4 knobs (2 on by default), every one untriaged.\n"
+        "Next: say what each knob gates, triage it, and run `knobs check`.\n"
+    )
+    text = (root / "registry.yaml").read_text(encoding="utf-8")
+    assert text.startswith(_schema_line(root) + "#\n# The knob registry of this project")
+    assert text.endswith(EXPECTED)
+    registry = load_registry(root / "registry.yaml")
+    assert registry.scan.policy is Policy.ALL
+    assert {e.triage for e in registry.knobs.values()} == {Triage.UNTRIAGED}
+    check = run_knobs("check", cwd=root)
+    assert (check.returncode, check.stdout) == (
+        0,
+        "No problems: 4 knobs in 3 files checked against registry.yaml (policy all).\n",
+    )
+
+
+def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
+    root = starter(tmp_path)
+    (root / "registry.yaml").write_text("# mine\n", encoding="utf-8")
+    result = run_knobs("init", "pkg", cwd=root)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        "Error: registry.yaml already exists; pass --force to overwrite it, "
+        "or --output PATH to write another file.\n",
+    )
+    assert (root / "registry.yaml").read_text(encoding="utf-8") == "# mine\n"
+    forced = run_knobs("init", "pkg", "--force", cwd=root)
+    assert forced.returncode == 0
+    assert "PRIMUS_HC_TRITON:" in (root / "registry.yaml").read_text(encoding="utf-8")
+
+
+def test_init_is_byte_identical_and_leaves_no_temporary_files(tmp_path: Path) -> None:
+    root = starter(tmp_path)
+    run_knobs("init", "pkg", cwd=root)
+    first = (root / "registry.yaml").read_bytes()
+    run_knobs("init", "pkg", "--force", cwd=root)
+    assert (root / "registry.yaml").read_bytes() == first
+    assert sorted(p.name for p in root.iterdir()) == ["pkg", "registry.yaml"]
+
+
+def test_scope_is_relative_to_the_output_folder(tmp_path: Path) -> None:
+    root = starter(tmp_path)
+    (root / "conf").mkdir()
+    result = run_knobs("init", "pkg", "-o", "conf/knobs.yaml", "-m", "PRIMUS_*_TRITON", cwd=root)
+    assert result.stdout.splitlines()[0] == (
+        "Wrote conf/knobs.yaml: 2 knobs (2 on by default), every one untriaged."
+    )
+    text = (root / "conf/knobs.yaml").read_text(encoding="utf-8")
+    assert text.startswith(_schema_line(root / "conf"))
+    assert '  paths:\n    - "../pkg"\n  match:\n    - "PRIMUS_*_TRITON"\n  policy: all\n' in text
+    assert "read at ../pkg/model.py:5" in text
+    check = run_knobs("check", "--registry", "conf/knobs.yaml", cwd=root)
+    assert (check.returncode, check.stdout) == (
+        0,
+        "No problems: 2 knobs in 3 files checked against conf/knobs.yaml (policy all).\n",
+    )
+
+
+def test_conflicts_and_unresolved_reads_are_reported(tmp_path: Path) -> None:
+    root = starter(tmp_path)
+    (root / "pkg/other.py").write_text(
+        'import os\n\nFAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"\n'
+        'for k in "AB":\n    os.environ.get(f"PRIMUS_{k}")\n',
+        encoding="utf-8",
+    )
+    result = run_knobs("init", cwd=root)
+    assert result.stdout == (
+        "Wrote registry.yaml: 4 knobs (2 on by default), every one untriaged.\n"
+        "Conflict in PRIMUS_HC_TRITON: on by default at pkg/model.py:5 but off by default at "
+        "pkg/other.py:3.\n"
+        "Not registered: 1 dynamic read and 0 files that could not be scanned "
+        "(`knobs check` lists them).\n"
+        "Next: say what each knob gates, triage it, and run `knobs check`.\n"
+    )
+    text = (root / "registry.yaml").read_text(encoding="utf-8")
+    assert (
+        "  PRIMUS_HC_TRITON:\n"
+        '    # on by default ("0" turns it off); read at pkg/model.py:5 and 1 more site\n'
+        "    # conflict: on by default at pkg/model.py:5 but off by default at pkg/other.py:3\n"
+        "    default_on: true\n"
+        "    triage: untriaged\n"
+    ) in text
+    assert '    - "."\n' in text
+    check = run_knobs("check", cwd=root)
+    assert check.returncode == 1
+    assert [line.split(" ")[1] for line in check.stdout.splitlines() if ": KNB" in line] == [
+        "KNB004",
+        "KNB006",
+    ]
+
+
+def test_empty_tree_and_names_a_registry_cannot_hold(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/odd.py").write_text(
+        'import os\nA = os.environ.get("MY-VAR", "1") != "0"\nB = os.environ.get("ON")\n',
+        encoding="utf-8",
+    )
+    result = run_knobs("init", "src", cwd=tmp_path)
+    assert result.stdout.splitlines()[:2] == [
+        "Wrote registry.yaml: 1 knob (0 on by default), every one untriaged.",
+        "Skipped 'MY-VAR': a registry can only hold letters, digits and '_'.",
+    ]
+    text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
+    assert '  "ON":\n' in text  # YAML would read a bare ON as true
+    assert load_registry(tmp_path / "registry.yaml").knobs.keys() == {"ON"}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_knobs("init", cwd=empty).returncode == 0
+    assert (empty / "registry.yaml").read_text(encoding="utf-8").endswith("knobs: {}\n")
+    assert run_knobs("check", cwd=empty).returncode == 0
+
+
+def test_missing_output_folder_exits_2(tmp_path: Path) -> None:
+    result = run_knobs("init", "-o", "nope/registry.yaml", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2,
+        "Error: the folder nope does not exist; create it first.\n",
+    )
+
+
+def test_a_failed_write_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = starter(tmp_path)
+    monkeypatch.chdir(root)
+
+    def read_only(path: Path, text: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(init_module, "write_atomic", read_only)
+    result = CliRunner().invoke(main, ["init", "pkg"])
+    assert (result.exit_code, result.output) == (
+        2,
+        "Error: cannot write registry.yaml: Permission denied.\n",
+    )
+    assert not (root / "registry.yaml").exists()
+
+
+def test_write_atomic_keeps_the_old_file_on_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "registry.yaml"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o640)
+
+    def disk_full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", disk_full)
+        with pytest.raises(OSError, match="No space left"):
+            write_atomic(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["registry.yaml"]
+    write_atomic(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "new\n"
+    assert target.stat().st_mode & 0o777 == 0o640
+
+
+def test_schema_reference_points_at_the_shipped_schema(tmp_path: Path) -> None:
+    reference = schema_reference(tmp_path)
+    assert (tmp_path / reference).resolve() == SCHEMA.resolve()
