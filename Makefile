@@ -16,7 +16,7 @@ $(VENV)/.core: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.core
-	$(PIP) -e '.[dev]'
+	$(PIP) -e '.[dev,megatron]'
 	touch $@
 
 demo: $(VENV)/.core

@@ -5,6 +5,10 @@ from __future__ import annotations
 import click
 
 from knobregistry import __version__
+from knobregistry.commands.check import check_command
+from knobregistry.commands.explain import explain_command
+from knobregistry.commands.export import export_command
+from knobregistry.commands.init import init_command
 from knobregistry.commands.scan import scan_command
 
 
@@ -15,3 +19,7 @@ def main() -> None:
 
 
 main.add_command(scan_command)
+main.add_command(export_command)
+main.add_command(check_command)
+main.add_command(init_command)
+main.add_command(explain_command)

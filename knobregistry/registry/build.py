@@ -79,6 +79,8 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         gates=_gates(gates) if gates is not None else None,
         default=entry.get("default"),
         default_on=entry.get("default_on"),
+        off_value=entry.get("off_value"),
+        on_value=entry.get("on_value"),
         breaks=Pass(entry["breaks"]) if "breaks" in entry else None,
         reason=entry.get("reason"),
         expires=_date(entry.get("expires")),
@@ -148,6 +150,7 @@ def _config(name: str, entry: dict[str, Any]) -> ConfigKey:
         default=entry.get("default"),
         has_default="default" in entry,
         defined_in=entry.get("defined_in"),
+        argument=entry.get("argument"),
         cost=entry.get("cost"),
         notes=entry.get("notes"),
     )

@@ -175,6 +175,8 @@ class KnobEntry:
     gates: Gates | None = None
     default: str | None = None  # the value the code falls back to when unset
     default_on: bool | None = None  # None: not stated, or a value knob
+    off_value: str | None = None  # the value that turns it off, when not the scanned one or "0"
+    on_value: str | None = None  # the value that turns it on, when not the scanned one or "1"
     breaks: Pass | None = None  # the pass that is not bitwise reproducible
     reason: str | None = None
     expires: date | None = None
@@ -207,6 +209,7 @@ class ConfigKey:
     default: JsonValue = None
     has_default: bool = False  # distinguishes `default: null` from no default
     defined_in: str | None = None
+    argument: str | None = None  # a command-line argument (`--seed`), not a config-class field
     cost: str | None = None
     notes: str | None = None
 

@@ -1,0 +1,146 @@
+"""`knobs export`: write a profile as an env file, JSON or a trainer-config overlay."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from knobregistry.export import FORMATS, Export, ExportError, render
+from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
+from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
+from scanner import ScanResult, scan
+
+EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
+
+
+@click.command("export")
+@click.option("--profile", "-p", "profile", required=True, metavar="NAME", help="The profile.")
+@click.option(
+    "--registry",
+    "registry_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The registry file (default: found from the current folder upward).",
+)
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="sh",
+    show_default=True,
+    help="sh: a file to source; dotenv: a Docker Compose env file; json; github: lines for "
+    "$GITHUB_ENV; config: the trainer-config overlay (YAML).",
+)
+@click.option(
+    "--unset-others",
+    is_flag=True,
+    help="Also unset every registered knob and external variable the profile does not set.",
+)
+@click.option(
+    "--check-env",
+    is_flag=True,
+    help="Write nothing; exit 0 when this process's environment already matches the "
+    "profile, 1 with one line per difference.",
+)
+@click.option(
+    "--scan",
+    "use_scan",
+    is_flag=True,
+    help="Scan the registry's scope first, so select rules also cover knobs not yet registered.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write to this file (atomically) instead of standard output.",
+)
+def export_command(
+    profile: str,
+    registry_path: Path | None,
+    fmt: str,
+    unset_others: bool,
+    check_env: bool,
+    use_scan: bool,
+    output: Path | None,
+) -> None:
+    """Write the profile NAME of the registry as a file to source, or check the environment.
+
+    \b
+      knobs export --profile bitwise > env.sh && . ./env.sh
+      knobs export --profile bitwise --format config > overlay.yaml
+      knobs export --profile bitwise --check-env || exit 1
+    """
+    if check_env and output is not None:
+        _fail("--check-env writes nothing; leave out --output.")
+    registry, shown = _load(registry_path)
+    try:
+        result = _scan(registry) if use_scan else None
+        resolved = resolve_profile(registry, profile, result)
+        unset = unset_names(registry, resolved, unset_others=unset_others)
+        if check_env:
+            found = differences(resolved, os.environ, unset)
+            for difference in found:
+                click.echo(difference.render())
+            sys.exit(EXIT_DIFFERENT if found else EXIT_OK)
+        text = render(Export(resolved, shown, unset, unset_others), fmt)
+    except (ProfileError, ExportError) as exc:
+        _fail(str(exc))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomically(output, text)
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"knobs export: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _load(explicit: Path | None) -> tuple[Registry, str]:
+    try:
+        path = find_registry(explicit)
+        shown = Path(os.path.relpath(path.absolute(), Path.cwd())).as_posix()
+        return load_registry(path, display=shown), shown
+    except RegistryError as exc:
+        for problem in exc.problems:
+            click.echo(problem.render(), err=True)
+        sys.exit(EXIT_USAGE)
+
+
+def _scan(registry: Registry) -> ScanResult:
+    missing = [p for p in registry.scan_paths() if not p.exists()]
+    if missing:
+        shown = ", ".join(p.as_posix() for p in missing)
+        raise ProfileError(f"--scan: the registry's scan paths do not exist: {shown}.")
+    scope = registry.scan
+    if scope.include:
+        return scan(
+            registry.scan_paths(),
+            include=scope.include,
+            exclude=scope.exclude,
+            match=scope.match,
+            root=registry.root,
+        )
+    return scan(registry.scan_paths(), exclude=scope.exclude, match=scope.match, root=registry.root)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+    umask = os.umask(0)
+    os.umask(umask)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(temporary).chmod(0o666 & ~umask)
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

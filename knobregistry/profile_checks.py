@@ -1,0 +1,221 @@
+"""The profile checks of `knobs check` (KNB1xx): does each profile do what it promises?
+
+Each profile is resolved from the registry alone, as `knobs export` writes it,
+and held against the scan:
+
+- KNB101: a `bitwise`-kind profile leaves on a default-on knob that is not triaged
+  `reproducible` (nor `exempt`), registered or only scanned;
+- KNB102: a profile sets a variable no scanned code reads and no `external` declares;
+- KNB103: a value the scanned gate does not treat as the state it is meant to set
+  (`"false"` on a gate that only tests `!= "0"` turns nothing off);
+- KNB104 / KNB105: megatron config keys against megatron-core (profiles/config_checks.py).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from knobregistry.diagnostics import Diagnostic
+from knobregistry.profiles import Candidate, Intent, ResolvedProfile, knob_candidates
+from knobregistry.profiles import resolve_profile as _resolve
+from knobregistry.profiles.config_checks import FieldsLookup, megatron_key_diagnostics
+from knobregistry.profiles.megatron import megatron_fields
+from knobregistry.profiles.rules import (
+    BITWISE_LEAVES_ON,
+    GATE_MISMATCH,
+    UNKNOWN_VARIABLE,
+    ProfileRule,
+)
+from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage
+from scanner import GateKind, ScanResult, Site
+
+_HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on
+
+
+def check_profiles(
+    registry: Registry,
+    scan: ScanResult,
+    *,
+    cwd: Path | None = None,
+    full_scope: bool = True,
+    megatron: FieldsLookup = megatron_fields,
+) -> list[Diagnostic]:
+    """Every KNB1xx finding for ``registry``'s profiles, sorted; paths relative to ``cwd``.
+
+    ``scan`` is the scan of the registry's scope (site paths relative to its folder).
+    ``full_scope=False`` (paths on the command line narrowed the scan) skips KNB102,
+    since a variable read outside the narrowed paths would look unread.
+    """
+    where = _Where(registry, scan, cwd if cwd is not None else Path.cwd())
+    found: list[Diagnostic] = []
+    for name, profile in registry.profiles.items():
+        resolved = _resolve(registry, name)
+        if profile.kind is ProfileKind.BITWISE:
+            found.extend(_bitwise_holes(where, resolved))
+        if full_scope:
+            found.extend(_unknown_variables(where, name))
+        found.extend(_gate_mismatches(where, resolved))
+    found.extend(megatron_key_diagnostics(registry, where.file, megatron))
+    return sorted(found, key=lambda d: d.sort_key)
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    registry: Registry
+    scan: ScanResult
+    cwd: Path
+
+    @property
+    def file(self) -> str:
+        return _relative(self.registry.path, self.cwd)
+
+    def site(self, site: Site) -> str:
+        return f"{_relative(self.registry.root / site.path, self.cwd)}:{site.line}:{site.column}"
+
+    def diagnostic(
+        self, rule: ProfileRule, key_path: KeyPath, message: str, fix: str, knob: str
+    ) -> Diagnostic:
+        line, column = self.registry.position(*key_path)
+        return Diagnostic(rule.code, self.file, line, column, message, fix, knob, rule.severity)
+
+
+def _relative(path: Path, cwd: Path) -> str:
+    return Path(os.path.relpath(path.absolute(), cwd.absolute())).as_posix()
+
+
+def _q(value: str) -> str:
+    return json.dumps(value)
+
+
+def _gates(where: _Where, name: str) -> list[Site]:
+    knob = where.scan.knob(name)
+    if knob is None:
+        return []
+    return [s for s in knob.sites if s.gate.kind is not GateKind.VALUE and s.default_on is not None]
+
+
+def _bitwise_holes(where: _Where, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+    for candidate in knob_candidates(where.registry, where.scan):
+        if candidate.default_on is not True or candidate.triage in _HELD:
+            continue
+        how = _left_on(where, resolved, candidate)
+        if how is None:
+            continue
+        status = f"triaged '{candidate.triage.value}'" if candidate.registered else "not registered"
+        source = resolved.sources.get(candidate.name)
+        at: KeyPath = source.key_path if source is not None else ("profiles", resolved.name)
+        message = (
+            f"profile '{resolved.name}' (kind bitwise) leaves {candidate.name} on: it is on by "
+            f"default and {status}, and the profile {how}."
+        )
+        if candidate.off is None:
+            fix = (
+                f"only unsetting {candidate.name} turns it off: add a select rule "
+                f"`{{match: [{candidate.name}], set: default}}` to profiles.{resolved.name}."
+            )
+        else:
+            fix = f"set `{candidate.name}: {_q(candidate.off)}` under profiles.{resolved.name}.env."
+        yield where.diagnostic(BITWISE_LEAVES_ON, at, message, fix, candidate.name)
+
+
+def _left_on(where: _Where, resolved: ResolvedProfile, candidate: Candidate) -> str | None:
+    """How the profile leaves the knob on, or None when it turns it off (or KNB103 judges)."""
+    name = candidate.name
+    value = resolved.env.get(name)
+    if value is None:
+        if candidate.off is None:
+            return None  # only unsetting turns this gate off
+        source = resolved.sources.get(name)
+        return f"unsets it ({source})" if source is not None else "does not set it"
+    intent = resolved.intent(name)
+    if intent is Intent.OFF:
+        return None  # meant off: whether the gate agrees is KNB103's finding
+    gates = _gates(where, name)
+    if gates and all(value in s.gate.off_values for s in gates):
+        return None
+    if not gates and intent is None:
+        return None  # a value the convention cannot judge, and no scan to ask
+    return f"sets it to {_q(value)} ({resolved.sources[name]}), which keeps it on"
+
+
+def _unknown_variables(where: _Where, profile: str) -> Iterator[Diagnostic]:
+    registry = where.registry
+    match = registry.scan.match
+    for name in registry.profiles[profile].env:
+        if where.scan.knob(name) is not None or name in registry.external:
+            continue
+        if name in registry.knobs:
+            continue  # a registered knob no code reads is stale: KNB002 reports it
+        if match and not any(fnmatchcase(name, p) for p in match):
+            why = (
+                f"which the scan does not inventory (scan.match: {', '.join(match)}) and no "
+                "`external` entry declares"
+            )
+        else:
+            why = "which no scanned code reads and no `external` entry declares"
+        message = f"profile '{profile}' sets {name}, {why}; setting it changes nothing."
+        known = {k.name for k in where.scan.knobs} | {*registry.external, *registry.knobs}
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+        rename = f"rename it to {close[0]}, or " if close else ""
+        fix = (
+            f"{rename}declare it under `external:` with the library that reads it "
+            f"({name}: {{library: ..., description: ...}}), or remove it from "
+            f"profiles.{profile}.env."
+        )
+        yield where.diagnostic(
+            UNKNOWN_VARIABLE, ("profiles", profile, "env", name), message, fix, name
+        )
+
+
+def _gate_mismatches(where: _Where, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+    for name, value in resolved.env.items():
+        source = resolved.sources[name]
+        intent = resolved.intent(name)
+        if source.profile != resolved.name or intent is None:
+            continue  # a parent's value is reported on the parent
+        gates = _gates(where, name)
+        wanted = [s.gate.off_values if intent is Intent.OFF else s.gate.on_values for s in gates]
+        bad = [s for s, values in zip(gates, wanted, strict=True) if value not in values]
+        if not bad:
+            continue
+        state = intent.value
+        first = bad[0]
+        good = first.gate.off_values if intent is Intent.OFF else first.gate.on_values
+        shown = ", ".join(_q(v) for v in good) or "none: only unsetting the variable does"
+        sites = f" (and {len(bad) - 1} more sites)" if len(bad) > 1 else ""
+        message = (
+            f"profile '{resolved.name}' sets {name} to {_q(value)} to turn it {state} "
+            f"({source}), but the gate at {where.site(first)}{sites} does not treat "
+            f"{_q(value)} as {state}; values that turn it {state} there: {shown}."
+        )
+        common = [v for v in good if all(v in values for values in wanted)]
+        yield where.diagnostic(
+            GATE_MISMATCH,
+            source.key_path,
+            message,
+            _mismatch_fix(where, resolved, name, intent, common),
+            name,
+        )
+
+
+def _mismatch_fix(
+    where: _Where, resolved: ResolvedProfile, name: str, intent: Intent, common: list[str]
+) -> str:
+    if not common:
+        return (
+            f"no single value turns every site of {name} {intent.value}; make the gates in "
+            "the code agree, or unset the variable with a `set: default` rule."
+        )
+    source = resolved.sources[name]
+    if source.action is None:
+        return f"write `{name}: {_q(common[0])}` under profiles.{resolved.name}.env."
+    field = "off_value" if intent is Intent.OFF else "on_value"
+    if name in where.registry.knobs:
+        return f"set `{field}: {_q(common[0])}` in knobs.{name}, which {source} then writes."
+    return f"register {name} under `knobs` with `{field}: {_q(common[0])}`."

@@ -1,0 +1,85 @@
+"""The field names of megatron-core's config dataclasses, when megatron-core is installed.
+
+Importing megatron-core imports torch (seconds), so this runs only when a check
+needs it, once per process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import importlib.util
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from types import MappingProxyType
+
+# The dataclasses a Megatron trainer config is built from (TransformerConfig
+# inherits ModelParallelConfig's fields; MLATransformerConfig adds MLA's).
+CONFIG_CLASSES: tuple[tuple[str, str], ...] = (
+    ("megatron.core.model_parallel_config", "ModelParallelConfig"),
+    ("megatron.core.transformer.transformer_config", "TransformerConfig"),
+    ("megatron.core.transformer.transformer_config", "MLATransformerConfig"),
+    ("megatron.core.optimizer.optimizer_config", "OptimizerConfig"),
+    ("megatron.core.distributed.distributed_data_parallel_config", "DistributedDataParallelConfig"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MegatronFields:
+    """Every field of the config dataclasses, with the first class that defines it."""
+
+    version: str
+    fields: Mapping[str, str]  # field name -> class name
+    classes: tuple[str, ...]  # the classes that could be imported
+
+    def defines(self, key: str) -> bool:
+        return key in self.fields
+
+
+@dataclass(frozen=True, slots=True)
+class MegatronMissing:
+    """Why the fields could not be read: megatron-core is not installed, or failed to import."""
+
+    reason: str
+
+
+def megatron_available() -> bool:
+    """Whether `megatron.core` can be found (without importing it)."""
+    try:
+        return importlib.util.find_spec("megatron.core") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@functools.cache
+def megatron_fields() -> MegatronFields | MegatronMissing:
+    """The config dataclasses' fields, or why they could not be read."""
+    if not megatron_available():
+        return MegatronMissing("megatron-core is not installed")
+    fields: dict[str, str] = {}
+    classes: list[str] = []
+    errors: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Transformer Engine and Apex are not installed"
+        for module_name, class_name in CONFIG_CLASSES:
+            try:
+                cls = getattr(importlib.import_module(module_name), class_name)
+            except Exception as exc:  # any import failure means: not checkable here
+                errors.append(f"{class_name}: {type(exc).__name__}: {exc}")
+                continue
+            classes.append(class_name)
+            for item in dataclasses.fields(cls):
+                fields.setdefault(item.name, class_name)
+    if not classes:
+        return MegatronMissing("megatron-core could not be imported (" + "; ".join(errors) + ")")
+    return MegatronFields(_version(), MappingProxyType(fields), tuple(classes))
+
+
+def _version() -> str:
+    try:
+        return metadata.version("megatron-core")
+    except metadata.PackageNotFoundError:
+        return "unknown"

@@ -1,0 +1,96 @@
+"""A profile resolved into concrete values: frozen records, and the on/off convention."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from knobregistry.registry import KeyPath, ProfileKind, SetAction, format_key_path
+from knobregistry.registry.model import JsonValue
+
+# The universal convention of the scanner: which spellings mean off and which mean on.
+OFF_LIKE = frozenset({"0", "false", "no", "off", ""})
+ON_LIKE = frozenset({"1", "true", "yes", "on"})
+
+
+class Intent(str, Enum):
+    """What a value set by a profile is meant to do to a boolean gate."""
+
+    OFF = "off"
+    ON = "on"
+
+
+def intent_of(value: str) -> Intent | None:
+    """The intent the convention gives a value: "0"/"false"/... off, "1"/"true"/... on."""
+    folded = value.strip().lower()
+    if folded in OFF_LIKE:
+        return Intent.OFF
+    if folded in ON_LIKE:
+        return Intent.ON
+    return None
+
+
+class ProfileError(Exception):
+    """A profile that cannot be resolved or exported; the CLI exits 2 with the message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Which registry entry set a value: an explicit `env`/`config` entry or a select rule."""
+
+    profile: str
+    key_path: KeyPath  # ("profiles", "bitwise", "select", 0) or (..., "env", "NCCL_ALGO")
+    action: SetAction | None = None  # the select rule's action; None for an explicit value
+
+    def __str__(self) -> str:
+        return format_key_path(self.key_path)
+
+    @property
+    def intent(self) -> Intent | None:
+        """The state the rule asks for (`set: off` / `set: on`); None otherwise."""
+        if self.action is SetAction.OFF:
+            return Intent.OFF
+        if self.action is SetAction.ON:
+            return Intent.ON
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class CostLine:
+    """What one value of a profile costs, from the registry's `cost` field."""
+
+    subject: str  # `PRIMUS_HC_TRITON=0` or `deterministic_mode=true`
+    text: str
+
+    def render(self) -> str:
+        return f"{self.subject}: {self.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedProfile:
+    """A profile with its `extends` chain and select rules applied.
+
+    ``env`` and ``config`` are sorted by name; ``unset`` lists the variables the
+    profile unsets (`set: default`), sorted. ``sources`` says, for every name in
+    ``env`` and ``unset``, which entry or rule decided it (the last one applied).
+    """
+
+    name: str
+    kind: ProfileKind
+    description: str
+    chain: tuple[str, ...]  # the extends chain, base first, ending with ``name``
+    env: Mapping[str, str] = field(default_factory=dict)
+    config: Mapping[str, JsonValue] = field(default_factory=dict)
+    unset: tuple[str, ...] = ()
+    costs: tuple[CostLine, ...] = ()
+    sources: Mapping[str, Source] = field(default_factory=dict)
+    config_sources: Mapping[str, Source] = field(default_factory=dict)
+
+    def intent(self, name: str) -> Intent | None:
+        """What the value of ``name`` is meant to do: the rule's action, else the convention."""
+        source = self.sources.get(name)
+        if source is not None and source.action is not None:
+            return source.intent
+        value = self.env.get(name)
+        return intent_of(value) if value is not None else None

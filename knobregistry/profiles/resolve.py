@@ -1,0 +1,192 @@
+"""Resolve a profile: its `extends` chain, its select rules and its explicit values.
+
+Precedence, from weakest to strongest: the base of the chain first, each profile
+over the one it extends; inside one profile, its select rules in order (a later
+rule wins), then its explicit `env` and `config` entries.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from types import MappingProxyType
+
+from knobregistry.profiles.model import CostLine, ProfileError, ResolvedProfile, Source, intent_of
+from knobregistry.registry import Registry, SelectRule, SetAction, Triage
+from knobregistry.registry.model import JsonValue
+from scanner import GateKind, Knob, ScanResult
+
+FALLBACK_OFF = "0"
+FALLBACK_ON = "1"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A knob a select rule may pick: registered, or found by a scan and not registered."""
+
+    name: str
+    default_on: bool | None  # None: not known to be a switch; on/off rules skip it
+    triage: Triage  # UNTRIAGED for a knob that is not registered
+    registered: bool
+    off: str | None  # what `set: off` writes; None: unset it (only unsetting turns it off)
+    on: str | None
+
+
+def resolve_profile(
+    registry: Registry, name: str, scan: ScanResult | None = None
+) -> ResolvedProfile:
+    """Resolve the profile ``name``; with ``scan``, select rules also see unregistered knobs.
+
+    Raises ProfileError when no profile has that name.
+    """
+    if name not in registry.profiles:
+        known = ", ".join(registry.profiles) or "none"
+        raise ProfileError(f"no profile is named '{name}'; the profiles are: {known}.")
+    chain = profile_chain(registry, name)
+    candidates = tuple(knob_candidates(registry, scan))
+    env: dict[str, str | None] = {}
+    sources: dict[str, Source] = {}
+    config: dict[str, JsonValue] = {}
+    config_sources: dict[str, Source] = {}
+    for member in chain:
+        profile = registry.profiles[member]
+        for index, rule in enumerate(profile.select):
+            source = Source(member, ("profiles", member, "select", index), rule.set)
+            for candidate in candidates:
+                if selects(rule, candidate):
+                    env[candidate.name] = _value(rule.set, candidate)
+                    sources[candidate.name] = source
+        for var, value in profile.env.items():
+            env[var] = value
+            sources[var] = Source(member, ("profiles", member, "env", var))
+        for key, setting in profile.config.items():
+            config[key] = setting
+            config_sources[key] = Source(member, ("profiles", member, "config", key))
+    values = {k: v for k, v in sorted(env.items()) if v is not None}
+    settings = dict(sorted(config.items()))
+    profile = registry.profiles[name]
+    return ResolvedProfile(
+        name=name,
+        kind=profile.kind,
+        description=profile.description,
+        chain=chain,
+        env=MappingProxyType(values),
+        config=MappingProxyType(settings),
+        unset=tuple(sorted(k for k, v in env.items() if v is None)),
+        costs=tuple(cost_lines(registry, values, settings)),
+        sources=MappingProxyType(dict(sorted(sources.items()))),
+        config_sources=MappingProxyType(dict(sorted(config_sources.items()))),
+    )
+
+
+def profile_chain(registry: Registry, name: str) -> tuple[str, ...]:
+    """``name`` and the profiles it extends, base first."""
+    chain = [name]
+    while (parent := registry.profiles[chain[-1]].extends) is not None:
+        if parent in chain or parent not in registry.profiles:
+            raise ProfileError(f"profile '{chain[-1]}' extends '{parent}', which cannot be used.")
+        chain.append(parent)
+    return tuple(reversed(chain))
+
+
+def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Candidate]:
+    """Every registered knob (file order), then every scanned knob not registered (by name)."""
+    for name, entry in registry.knobs.items():
+        knob = scan.knob(name) if scan is not None else None
+        default_on = entry.default_on
+        if default_on is None and knob is not None:
+            default_on = knob.default_on
+        yield Candidate(
+            name=name,
+            default_on=default_on,
+            triage=entry.triage,
+            registered=True,
+            off=entry.off_value if entry.off_value is not None else _scanned(knob, off=True),
+            on=entry.on_value if entry.on_value is not None else _scanned(knob, off=False),
+        )
+    if scan is None:
+        return
+    for knob in scan.knobs:
+        if knob.name in registry.knobs or knob.name in registry.external:
+            continue
+        yield Candidate(
+            name=knob.name,
+            default_on=knob.default_on,
+            triage=Triage.UNTRIAGED,
+            registered=False,
+            off=_scanned(knob, off=True),
+            on=_scanned(knob, off=False),
+        )
+
+
+def _scanned(knob: Knob | None, *, off: bool) -> str | None:
+    """The scan's value for off (or on); None when only unsetting does it; else the fallback."""
+    fallback = FALLBACK_OFF if off else FALLBACK_ON
+    if knob is None:
+        return fallback
+    value = knob.off_value if off else knob.on_value
+    if value is not None:
+        return value
+    gates = [s.gate for s in knob.sites if s.gate.kind is not GateKind.VALUE]
+    if gates and not any(g.off_values if off else g.on_values for g in gates):
+        return None
+    return fallback
+
+
+def selects(rule: SelectRule, candidate: Candidate) -> bool:
+    """Whether every condition of ``rule`` holds for ``candidate``."""
+    if rule.set is not SetAction.DEFAULT and candidate.default_on is None:
+        return False  # on and off mean nothing for a value knob
+    if rule.match and not any(fnmatchcase(candidate.name, p) for p in rule.match):
+        return False
+    if rule.default_on is not None and candidate.default_on is not rule.default_on:
+        return False
+    if rule.triage and candidate.triage not in rule.triage:
+        return False
+    return candidate.triage not in rule.triage_not
+
+
+def _value(action: SetAction, candidate: Candidate) -> str | None:
+    if action is SetAction.OFF:
+        return candidate.off
+    if action is SetAction.ON:
+        return candidate.on
+    return None
+
+
+def cost_lines(
+    registry: Registry, env: Mapping[str, str], config: Mapping[str, JsonValue]
+) -> Iterator[CostLine]:
+    """The registry's `cost` of every value that moves a variable or key off its default."""
+    for name, value in env.items():
+        knob = registry.knobs.get(name)
+        external = registry.external.get(name)
+        if knob is not None and knob.cost and _knob_changes(value, knob.default, knob.default_on):
+            yield CostLine(f"{name}={value}", knob.cost)
+        elif external is not None and external.cost and value != external.default:
+            yield CostLine(f"{name}={value}", external.cost)
+    for key, setting in config.items():
+        entry = registry.config.get(key)
+        if entry is None or not entry.cost:
+            continue
+        if not entry.has_default or not _same(setting, entry.default):
+            yield CostLine(f"{key}={_show(setting)}", entry.cost)
+
+
+def _knob_changes(value: str, default: str | None, default_on: bool | None) -> bool:
+    if default is not None:
+        return value != default
+    intent = intent_of(value)
+    if default_on is not None and intent is not None:
+        return (intent.value == "on") is not default_on
+    return True
+
+
+def _same(a: JsonValue, b: JsonValue) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _show(value: JsonValue) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)

@@ -1,0 +1,367 @@
+"""The KNB1xx profile checks: for each, a failing and a passing registry, golden messages.
+
+Each case writes a real registry and a real source tree, scans it with the
+scanner, and compares every rendered diagnostic (line, fix and severity).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from knobregistry.diagnostics import Diagnostic
+from knobregistry.profile_checks import check_profiles
+from knobregistry.profiles.megatron import MegatronFields, MegatronMissing
+from knobregistry.profiles.rules import PROFILE_RULES, ProfileRule
+from knobregistry.registry import load_registry
+from scanner import scan
+from tests.conftest import REPO, write_tree
+
+SOURCE = """
+import os
+
+
+def attention():
+    return os.environ.get("DEMO_ATTN_TRITON", "1") != "0"
+
+
+def norm():
+    return os.environ.get("DEMO_NORM_TRITON", "1") != "0"
+
+
+def strict():
+    return os.environ.get("DEMO_STRICT", "0") == "1"
+"""
+
+NEW_FUSION = """
+import os
+
+
+def new_fusion():
+    return os.environ.get("DEMO_NEW_TRITON", "1") != "0"
+"""
+
+KNOBS = """\
+version: 1
+scan:
+  paths: [src]
+  match: ["DEMO_*"]
+knobs:
+  DEMO_ATTN_TRITON:
+    default: "1"
+    default_on: true
+    triage: breaks-bitwise
+  DEMO_NORM_TRITON:
+    default: "1"
+    default_on: true
+    triage: reproducible
+  DEMO_STRICT:
+    default: "0"
+    default_on: false
+    triage: untriaged
+external:
+  NCCL_ALGO:
+    description: Collective algorithm.
+"""
+
+NO_MEGATRON = MegatronMissing("megatron-core is not installed")
+
+
+def fake_megatron(*names: str) -> MegatronFields:
+    return MegatronFields(
+        "0.0-test", dict.fromkeys(names, "TransformerConfig"), ("TransformerConfig",)
+    )
+
+
+def run(
+    tmp_path: Path,
+    profiles: str,
+    *,
+    knobs: str = KNOBS,
+    files: Mapping[str, str] | None = None,
+    megatron: MegatronFields | MegatronMissing = NO_MEGATRON,
+    full_scope: bool = True,
+) -> list[str]:
+    text = knobs + "profiles:\n" + textwrap.indent(textwrap.dedent(profiles).strip("\n"), "  ")
+    write_tree(tmp_path, {"registry.yaml": text + "\n", "src/gates.py": SOURCE, **(files or {})})
+    registry = load_registry(tmp_path / "registry.yaml")
+    result = scan(registry.scan_paths(), match=registry.scan.match, root=registry.root)
+    found = check_profiles(
+        registry, result, cwd=tmp_path, megatron=lambda: megatron, full_scope=full_scope
+    )
+    return [line for d in found for line in _show(d)]
+
+
+def _show(d: Diagnostic) -> list[str]:
+    return [f"{d.severity.value}: {d.render()}", f"  fix: {d.fix}"]
+
+
+BITWISE_COVERED = """
+bitwise:
+  description: Bit for bit.
+  kind: bitwise
+  select:
+    - default_on: true
+      triage_not: reproducible
+      set: "off"
+"""
+
+
+def test_knb101_passes_when_a_rule_covers_every_hole(tmp_path: Path) -> None:
+    assert run(tmp_path, BITWISE_COVERED) == []
+
+
+def test_knb101_a_bitwise_profile_that_forgets_a_knob(tmp_path: Path) -> None:
+    profiles = """
+    bitwise:
+      description: Bit for bit.
+      kind: bitwise
+      env:
+        NCCL_ALGO: Ring
+    custom:
+      description: Not held to bitwise.
+    """
+    assert run(tmp_path, profiles) == [
+        "error: registry.yaml:22:3: KNB101 profile 'bitwise' (kind bitwise) leaves "
+        "DEMO_ATTN_TRITON on: it is on by default and triaged 'breaks-bitwise', and the "
+        "profile does not set it.",
+        '  fix: set `DEMO_ATTN_TRITON: "0"` under profiles.bitwise.env.',
+    ]
+
+
+def test_knb101_a_new_fusion_that_is_not_registered(tmp_path: Path) -> None:
+    found = run(tmp_path, BITWISE_COVERED, files={"src/new.py": NEW_FUSION})
+    assert found == [
+        "error: registry.yaml:22:3: KNB101 profile 'bitwise' (kind bitwise) leaves "
+        "DEMO_NEW_TRITON on: it is on by default and not registered, and the profile does not "
+        "set it.",
+        '  fix: set `DEMO_NEW_TRITON: "0"` under profiles.bitwise.env.',
+    ]
+
+
+def test_knb101_a_value_that_keeps_it_on(tmp_path: Path) -> None:
+    profiles = """
+    bitwise:
+      description: Bit for bit.
+      kind: bitwise
+      env:
+        DEMO_ATTN_TRITON: "yes"
+    """
+    assert run(tmp_path, profiles) == [
+        "error: registry.yaml:26:7: KNB101 profile 'bitwise' (kind bitwise) leaves "
+        "DEMO_ATTN_TRITON on: it is on by default and triaged 'breaks-bitwise', and the "
+        'profile sets it to "yes" (profiles.bitwise.env.DEMO_ATTN_TRITON), which keeps it on.',
+        '  fix: set `DEMO_ATTN_TRITON: "0"` under profiles.bitwise.env.',
+    ]
+
+
+def test_knb102_passes_for_read_and_declared_variables(tmp_path: Path) -> None:
+    profiles = """
+    custom:
+      description: Sets what is read or declared.
+      env: {NCCL_ALGO: Ring, DEMO_NORM_TRITON: "1"}
+    """
+    assert run(tmp_path, profiles) == []
+
+
+def test_knb102_variables_nobody_reads(tmp_path: Path) -> None:
+    profiles = """
+    custom:
+      description: Typos and strays.
+      env:
+        NCCL_ALGOO: Ring
+        DEMO_ATTN_TRITN: "0"
+        OMP_NUM_THREADS: "8"
+    """
+    assert run(tmp_path, profiles) == [
+        "error: registry.yaml:25:7: KNB102 profile 'custom' sets NCCL_ALGOO, which the scan "
+        "does not inventory (scan.match: DEMO_*) and no `external` entry declares; setting it "
+        "changes nothing.",
+        "  fix: rename it to NCCL_ALGO, or declare it under `external:` with the library that "
+        "reads it (NCCL_ALGOO: {library: ..., description: ...}), or remove it from "
+        "profiles.custom.env.",
+        "error: registry.yaml:26:7: KNB102 profile 'custom' sets DEMO_ATTN_TRITN, which no "
+        "scanned code reads and no `external` entry declares; setting it changes nothing.",
+        "  fix: rename it to DEMO_ATTN_TRITON, or declare it under `external:` with the library "
+        "that reads it (DEMO_ATTN_TRITN: {library: ..., description: ...}), or remove it from "
+        "profiles.custom.env.",
+        "error: registry.yaml:27:7: KNB102 profile 'custom' sets OMP_NUM_THREADS, which the "
+        "scan does not inventory (scan.match: DEMO_*) and no `external` entry declares; setting "
+        "it changes nothing.",
+        "  fix: declare it under `external:` with the library that reads it (OMP_NUM_THREADS: "
+        "{library: ..., description: ...}), or remove it from profiles.custom.env.",
+    ]
+    # Paths on the command line narrow the scan: KNB102 cannot tell, so it is skipped.
+    assert run(tmp_path, profiles, full_scope=False) == []
+
+
+def test_knb103_passes_for_values_the_gates_take(tmp_path: Path) -> None:
+    profiles = """
+    bitwise:
+      description: Bit for bit.
+      kind: bitwise
+      env: {DEMO_ATTN_TRITON: "0", DEMO_NORM_TRITON: "0"}
+    fast:
+      description: Everything on.
+      kind: fast
+      env: {DEMO_STRICT: "1", DEMO_NORM_TRITON: "true"}
+    """
+    assert run(tmp_path, profiles) == []
+
+
+def test_knb103_off_on_a_reproducible_knob(tmp_path: Path) -> None:
+    profiles = """
+    bitwise:
+      description: Bit for bit.
+      kind: bitwise
+      env: {DEMO_ATTN_TRITON: "0", DEMO_NORM_TRITON: "off"}
+    """
+    # DEMO_NORM_TRITON is reproducible, so KNB101 does not care; KNB103 still says "off" is on.
+    assert run(tmp_path, profiles) == [
+        "error: registry.yaml:25:34: KNB103 profile 'bitwise' sets DEMO_NORM_TRITON to \"off\" "
+        "to turn it off (profiles.bitwise.env.DEMO_NORM_TRITON), but the gate at "
+        'src/gates.py:9:12 does not treat "off" as off; values that turn it off there: "0".',
+        '  fix: write `DEMO_NORM_TRITON: "0"` under profiles.bitwise.env.',
+    ]
+
+
+def test_knb103_false_on_a_gate_that_only_tests_zero(tmp_path: Path) -> None:
+    profiles = """
+    bitwise:
+      description: Bit for bit.
+      kind: bitwise
+      env:
+        DEMO_ATTN_TRITON: "false"
+    fast:
+      description: Everything on.
+      kind: fast
+      env:
+        DEMO_STRICT: "true"
+    """
+    assert run(tmp_path, profiles) == [
+        "error: registry.yaml:26:7: KNB103 profile 'bitwise' sets DEMO_ATTN_TRITON to \"false\" "
+        "to turn it off (profiles.bitwise.env.DEMO_ATTN_TRITON), but the gate at "
+        'src/gates.py:5:12 does not treat "false" as off; values that turn it off there: "0".',
+        '  fix: write `DEMO_ATTN_TRITON: "0"` under profiles.bitwise.env.',
+        "error: registry.yaml:31:7: KNB103 profile 'fast' sets DEMO_STRICT to \"true\" to turn "
+        "it on (profiles.fast.env.DEMO_STRICT), but the gate at src/gates.py:13:12 does not "
+        'treat "true" as on; values that turn it on there: "1".',
+        '  fix: write `DEMO_STRICT: "1"` under profiles.fast.env.',
+    ]
+
+
+def test_knb103_a_registered_off_value_the_gate_ignores(tmp_path: Path) -> None:
+    knobs = KNOBS.replace(
+        "    triage: breaks-bitwise\n", "    triage: breaks-bitwise\n    off_value: disabled\n"
+    )
+    assert run(tmp_path, BITWISE_COVERED, knobs=knobs) == [
+        "error: registry.yaml:27:9: KNB103 profile 'bitwise' sets DEMO_ATTN_TRITON to "
+        '"disabled" to turn it off (profiles.bitwise.select[0]), but the gate at '
+        'src/gates.py:5:12 does not treat "disabled" as off; values that turn it off there: "0".',
+        '  fix: set `off_value: "0"` in knobs.DEMO_ATTN_TRITON, which profiles.bitwise.select[0] '
+        "then writes.",
+    ]
+
+
+MEGATRON_KEYS = """\
+config:
+  deterministic_mode:
+    backend: megatron
+    description: Deterministic kernels.
+  moe_router_force_load_balancing_type:
+    backend: megatron
+    description: Forced routing.
+  seed:
+    backend: megatron
+    description: Seed.
+    argument: --seed
+  use_v4_attention_backend:
+    backend: primus
+    description: Attention backend.
+"""
+
+
+def test_knb104_passes_when_every_megatron_key_is_a_field(tmp_path: Path) -> None:
+    megatron = fake_megatron("deterministic_mode", "moe_router_force_load_balancing_type")
+    assert run(tmp_path, BITWISE_COVERED, knobs=KNOBS + MEGATRON_KEYS, megatron=megatron) == []
+
+
+def test_knb104_a_megatron_key_megatron_does_not_define(tmp_path: Path) -> None:
+    megatron = fake_megatron("deterministic_mode", "moe_router_force_load_balancing")
+    found = run(tmp_path, BITWISE_COVERED, knobs=KNOBS + MEGATRON_KEYS, megatron=megatron)
+    assert found == [
+        "error: registry.yaml:25:3: KNB104 config key 'moe_router_force_load_balancing_type' is "
+        "declared `backend: megatron`, but megatron-core 0.0-test defines no field of that name "
+        "in TransformerConfig.",
+        "  fix: rename it to 'moe_router_force_load_balancing' (TransformerConfig); or if it is "
+        "a Megatron command-line argument, add `argument: "
+        "--moe-router-force-load-balancing-type` under config.moe_router_force_load_balancing_type"
+        "; if Primus adds it, write `backend: primus`.",
+    ]
+
+
+def test_knb105_a_note_when_megatron_core_is_missing(tmp_path: Path) -> None:
+    found = run(tmp_path, BITWISE_COVERED, knobs=KNOBS + MEGATRON_KEYS)
+    assert found == [
+        "note: registry.yaml:22:3: KNB105 megatron-core is not installed, so 2 config keys "
+        "declared `backend: megatron` (deterministic_mode, moe_router_force_load_balancing_type) "
+        "were not checked against its config dataclasses.",
+        "  fix: pip install megatron-core",
+    ]
+    # Nothing to check, nothing to say: keys marked `argument`, and other backends.
+    seed_and_primus = """\
+config:
+  seed:
+    backend: megatron
+    description: Seed.
+    argument: --seed
+  use_v4_attention_backend:
+    backend: primus
+    description: Attention backend.
+"""
+    assert run(tmp_path, BITWISE_COVERED, knobs=KNOBS + seed_and_primus) == []
+
+
+def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Path) -> None:
+    """The repository's registry, over a tree that reads its fifteen fusions as Primus does."""
+    registry = load_registry(REPO / "registry.yaml")
+    lines = ["import os", ""]
+    for index, name in enumerate(registry.knobs):
+        lines += [f"def f{index}():", f'    return os.environ.get("{name}", "1") != "0"', ""]
+    tree = write_tree(
+        tmp_path, {"primus/backends/megatron/core/transformer/v4.py": "\n".join(lines)}
+    )
+    result = scan([tree / registry.scan.paths[0]], match=registry.scan.match, root=tree)
+    megatron = fake_megatron(
+        "deterministic_mode",
+        "cross_entropy_loss_fusion",
+        "gradient_accumulation_fusion",
+        "moe_permute_fusion",
+        "moe_use_legacy_grouped_gemm",
+    )
+    assert check_profiles(registry, result, cwd=REPO, megatron=lambda: megatron) == []
+    fusion = "\n".join(
+        [*lines, "def new():", '    return os.environ.get("PRIMUS_MHC_TRITON", "1") != "0"']
+    )
+    write_tree(tree, {"primus/backends/megatron/core/transformer/v4.py": fusion})
+    result = scan([tree / registry.scan.paths[0]], match=registry.scan.match, root=tree)
+    found = check_profiles(registry, result, cwd=REPO, megatron=lambda: megatron)
+    assert [(d.code, d.knob, d.line) for d in found] == [
+        ("KNB101", "PRIMUS_MHC_TRITON", registry.position("profiles", "bitwise")[0])
+    ]
+
+
+@pytest.mark.parametrize("rule", PROFILE_RULES, ids=lambda r: r.code)
+def test_every_code_is_documented(rule: ProfileRule) -> None:
+    docs = (REPO / "docs" / "profiles.md").read_text(encoding="utf-8")
+    row = f"| {rule.code} | {rule.name} | {rule.severity.value} | {rule.title} |"
+    assert row in docs.splitlines()
+    assert f"### {rule.code} {rule.name}" in docs.splitlines()
+    assert rule.help.endswith(".") and rule.title.endswith(".")
+
+
+def test_codes_are_stable() -> None:
+    assert [r.code for r in PROFILE_RULES] == ["KNB101", "KNB102", "KNB103", "KNB104", "KNB105"]
