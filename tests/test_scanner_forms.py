@@ -222,6 +222,43 @@ CASES = [
         ),
     ),
     Case(
+        "wrapper-of-wrapper-from-a-third-module",
+        {
+            "pkg/__init__.py": "",
+            "pkg/util.py": UTIL,
+            "pkg/fusions.py": """
+            from pkg.util import env_flag
+
+
+            def fusion_enabled(name):
+                return env_flag(name, default=True)
+            """,
+            "pkg/mlp.py": """
+            from pkg.fusions import fusion_enabled
+
+
+            def forward(x):
+                if fusion_enabled("PRIMUS_SWIGLU_FUSED"):
+                    return fused(x)
+                return eager(x)
+            """,
+        },
+        (
+            Expected(
+                "PRIMUS_SWIGLU_FUSED",
+                "pkg/mlp.py",
+                5,
+                8,
+                None,
+                True,
+                "0",
+                "forward",
+                ReadKind.WRAPPER,
+                "pkg.fusions.fusion_enabled",
+            ),
+        ),
+    ),
+    Case(
         "method-wrapper-through-self",
         {
             "router.py": """

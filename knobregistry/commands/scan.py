@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -54,4 +55,6 @@ def scan_command(
     if fmt == "json":
         click.echo(render_scan_json(result), nl=False)
     else:
-        render_scan_table(result, Console(highlight=False))
+        # Piped output is not folded to 80 columns: a table is as wide as its content.
+        width = None if sys.stdout.isatty() else 200
+        render_scan_table(result, Console(highlight=False, width=width))
