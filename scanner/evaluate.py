@@ -10,8 +10,9 @@ the value returned, and the value of each expression enclosing the read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
@@ -113,61 +114,58 @@ class Evaluator:
 
     def statement(self, node: cst.CSTNode, frame: Frame) -> Flow:
         self._tick()
-        if isinstance(node, cst.SimpleStatementLine):
-            return self.block(node.body, frame)
-        if isinstance(node, cst.If):
-            return self._if(node, frame)
-        if isinstance(node, cst.Assign):
+        handler = _STATEMENTS.get(type(node))
+        if handler is not None:
+            return handler(self, node, frame)
+        # match, del, try*, anything newer: forget what it may bind.
+        frame.forget(self._bound_in(node))
+        return NEXT
+
+    def _simple_line(self, node: cst.SimpleStatementLine, frame: Frame) -> Flow:
+        return self.block(node.body, frame)
+
+    def _assign_statement(self, node: cst.Assign, frame: Frame) -> Flow:
+        value = self.expr(node.value, frame)
+        if value.raised:
+            return Flow("raise")
+        for target in node.targets:
+            self._assign(target.target, value, frame)
+        return NEXT
+
+    def _annotated(self, node: cst.AnnAssign, frame: Frame) -> Flow:
+        if node.value is not None:
             value = self.expr(node.value, frame)
             if value.raised:
                 return Flow("raise")
-            for target in node.targets:
-                self._assign(target.target, value, frame)
-            return NEXT
-        if isinstance(node, cst.AnnAssign):
-            if node.value is not None:
-                value = self.expr(node.value, frame)
-                if value.raised:
-                    return Flow("raise")
-                self._assign(node.target, value, frame)
-            return NEXT
-        if isinstance(node, cst.AugAssign):
-            return self._augassign(node, frame)
-        if isinstance(node, cst.Return):
-            value = self.expr(node.value, frame) if node.value is not None else V(None)
-            if value.raised:
-                return Flow("raise")
-            if frame.control:
-                value = V(value.value, True, value.params)
-            return Flow("return", value)
-        if isinstance(node, cst.Expr):
-            return Flow("raise") if self.expr(node.value, frame).raised else NEXT
-        if isinstance(node, cst.Assert):
-            test = self.test(node.test, frame)
-            return Flow("raise") if test.raised or test.value is False else NEXT
-        if isinstance(node, cst.Raise):
+            self._assign(node.target, value, frame)
+        return NEXT
+
+    def _return(self, node: cst.Return, frame: Frame) -> Flow:
+        value = self.expr(node.value, frame) if node.value is not None else V(None)
+        if value.raised:
             return Flow("raise")
-        if isinstance(node, cst.Break):
-            return Flow("break")
-        if isinstance(node, cst.Continue):
-            return Flow("continue")
-        if isinstance(node, cst.For | cst.While):
-            return self._loop(node, frame)
-        if isinstance(node, cst.With):
-            for item in node.items:
-                self.expr(item.item, frame)
-                if item.asname is not None:
-                    self._assign(item.asname.name, V(UNKNOWN), frame)
-            return self.block(body_statements(node.body), frame)
-        if isinstance(node, cst.Try):
-            return self._try(node, frame)
-        if isinstance(node, cst.FunctionDef | cst.ClassDef):
-            frame.assign(node.name.value, V(UNKNOWN))
-            return NEXT
-        if isinstance(node, cst.Pass | cst.Import | cst.ImportFrom | cst.Global | cst.Nonlocal):
-            return NEXT
-        # match, del, try*, anything newer: forget what it may bind.
-        frame.forget(self._bound_in(node))
+        if frame.control:
+            value = V(value.value, True, value.params)
+        return Flow("return", value)
+
+    def _expression_statement(self, node: cst.Expr, frame: Frame) -> Flow:
+        if isinstance(node.value, cst.SimpleString | cst.ConcatenatedString):
+            return NEXT  # a docstring
+        return Flow("raise") if self.expr(node.value, frame).raised else NEXT
+
+    def _assert(self, node: cst.Assert, frame: Frame) -> Flow:
+        test = self.test(node.test, frame)
+        return Flow("raise") if test.raised or test.value is False else NEXT
+
+    def _with(self, node: cst.With, frame: Frame) -> Flow:
+        for item in node.items:
+            self.expr(item.item, frame)
+            if item.asname is not None:
+                self._assign(item.asname.name, V(UNKNOWN), frame)
+        return self.block(body_statements(node.body), frame)
+
+    def _definition(self, node: cst.FunctionDef | cst.ClassDef, frame: Frame) -> Flow:
+        frame.assign(node.name.value, V(UNKNOWN))
         return NEXT
 
     def _if(self, node: cst.If, frame: Frame) -> Flow:
@@ -383,4 +381,34 @@ _AUG_TO_BINARY: dict[type[cst.BaseAugOp], cst.BaseBinaryOp] = {
     cst.ModuloAssign: cst.Modulo(),
     cst.BitOrAssign: cst.BitOr(),
     cst.BitAndAssign: cst.BitAnd(),
+}
+
+
+def _constant_flow(flow: Flow) -> Callable[[Evaluator, cst.CSTNode, Frame], Flow]:
+    return lambda evaluator, node, frame: flow
+
+
+_STATEMENTS: dict[type[cst.CSTNode], Callable[[Evaluator, Any, Frame], Flow]] = {
+    cst.SimpleStatementLine: Evaluator._simple_line,
+    cst.If: Evaluator._if,
+    cst.Assign: Evaluator._assign_statement,
+    cst.AnnAssign: Evaluator._annotated,
+    cst.AugAssign: Evaluator._augassign,
+    cst.Return: Evaluator._return,
+    cst.Expr: Evaluator._expression_statement,
+    cst.Assert: Evaluator._assert,
+    cst.Raise: _constant_flow(Flow("raise")),
+    cst.Break: _constant_flow(Flow("break")),
+    cst.Continue: _constant_flow(Flow("continue")),
+    cst.For: Evaluator._loop,
+    cst.While: Evaluator._loop,
+    cst.With: Evaluator._with,
+    cst.Try: Evaluator._try,
+    cst.FunctionDef: Evaluator._definition,
+    cst.ClassDef: Evaluator._definition,
+    cst.Pass: _constant_flow(NEXT),
+    cst.Import: _constant_flow(NEXT),
+    cst.ImportFrom: _constant_flow(NEXT),
+    cst.Global: _constant_flow(NEXT),
+    cst.Nonlocal: _constant_flow(NEXT),
 }

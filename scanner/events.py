@@ -7,17 +7,19 @@ run to judge it, and the ids of the nodes around it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
+from scanner.anchors import KINDS
 from scanner.expressions import READ_CALLS, contains_environ, read_arguments, subscript_name
 from scanner.frames import ScopeNode, body_statements, param_list
 from scanner.index import Wrapper, WrapperIndex
 from scanner.model import ReadKind, WriteKind
 from scanner.symbols import Symbols
+from scanner.walk import walk
 
 ENVIRON = "os.environ"
 WRITE_CALLS = {
@@ -78,29 +80,67 @@ class _Scope:
     method_class: str | None
 
 
-class EventCollector(cst.CSTVisitor):
-    """Collects the events of one module; run it through a MetadataWrapper."""
+class Locator(Protocol):
+    """Where a node starts: ``(line, 1-based column)``, from its kind and pre-order ordinal."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    def __call__(self, node: cst.CSTNode, kind: str, ordinal: int | None) -> tuple[int, int]: ...
 
-    def __init__(self, symbols: Symbols, index: WrapperIndex) -> None:
-        super().__init__()
+
+class EventCollector:
+    """Collects the events of one module in one walk."""
+
+    def __init__(self, symbols: Symbols, index: WrapperIndex, locate: Locator) -> None:
         self.symbols = symbols
+        self.locate = locate
         self.index = index
         self.short_names = index.short_names
         self.events: list[Event] = []
+        self.def_lines: dict[int, int] = {}  # id(FunctionDef) -> line of its `def`
+        self.counts: dict[str, int] = {}  # anchored nodes seen, by kind
+        self._ordinals: dict[int, tuple[str, int | None]] = {}
+        self._pending: list[tuple[cst.CSTNode, Callable[[int, int], Event]]] = []
+        self._def_nodes: dict[int, cst.FunctionDef] = {}
+        self._fstrings = 0
         self._stack: list[cst.CSTNode] = []
         self._scopes: list[_Scope] = []
         self._write_targets: set[int] = set()
 
     # -- bookkeeping --------------------------------------------------------
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self._stack.append(node)
-        return super().on_visit(node)
+    def collect(self, module: cst.Module) -> list[Event]:
+        """Walk ``module`` once and return its events in source order."""
+        walk(module, self._enter, self._leave)
+        for key, function in self._def_nodes.items():
+            kind, ordinal = self._ordinals[key]
+            self.def_lines[key] = self.locate(function, kind, ordinal)[0]
+        for node, make in self._pending:
+            kind, ordinal = self._ordinals[id(node)]
+            self.events.append(make(*self.locate(node, kind, ordinal)))
+        return self.events
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        super().on_leave(original_node)
+    def _enter(self, node: cst.CSTNode) -> bool:
+        self._stack.append(node)
+        kind = KINDS.get(type(node))
+        if kind is not None:
+            if self._fstrings:
+                self._ordinals[id(node)] = (kind, None)  # not anchored: see anchors.py
+            else:
+                self._ordinals[id(node)] = (kind, self.counts.get(kind, 0))
+                self.counts[kind] = self.counts.get(kind, 0) + 1
+        if isinstance(node, cst.FormattedString):
+            self._fstrings += 1
+        elif isinstance(node, cst.FunctionDef):
+            self._def_nodes[id(node)] = node
+        handler = _ENTER.get(type(node))
+        if handler is not None:
+            handler(self, node)
+        return True
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            self._scopes.pop()
+        elif isinstance(node, cst.FormattedString):
+            self._fstrings -= 1
         self._stack.pop()
 
     def _push(self, node: cst.CSTNode, name: str, *, is_class: bool, params: Sequence[str]) -> None:
@@ -122,21 +162,12 @@ class EventCollector(cst.CSTVisitor):
         params = [p.name.value for p in param_list(node.params)]
         self._push(node, node.name.value, is_class=False, params=params)
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._scopes.pop()
-
     def visit_Lambda(self, node: cst.Lambda) -> None:
         params = [p.name.value for p in param_list(node.params)]
         self._push(node, "<lambda>", is_class=False, params=params)
 
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self._scopes.pop()
-
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._push(node, node.name.value, is_class=True, params=())
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._scopes.pop()
 
     @property
     def _shadowed(self) -> frozenset[str]:
@@ -229,26 +260,30 @@ class EventCollector(cst.CSTVisitor):
         wrapper: Wrapper | None = None,
         bound: bool = False,
     ) -> None:
-        position = self.get_metadata(PositionProvider, node).start
         unit, function = self._unit()
-        self.events.append(
-            Event(
+        scopes = tuple(
+            s.node for s in self._scopes if isinstance(s.node, cst.FunctionDef | cst.Lambda)
+        )
+        target = frozenset(id(n) for n in self._stack)
+        chain = self._chain(node)
+
+        def make(line: int, column: int) -> Event:
+            return Event(
                 kind=kind,
                 node=node,
                 name=name,
-                line=position.line,
-                column=position.column + 1,
+                line=line,
+                column=column,
                 function=function,
                 unit=unit,
-                scopes=tuple(
-                    s.node for s in self._scopes if isinstance(s.node, cst.FunctionDef | cst.Lambda)
-                ),
-                target=frozenset(id(n) for n in self._stack),
-                chain=self._chain(node),
+                scopes=scopes,
+                target=target,
+                chain=chain,
                 wrapper=wrapper,
                 bound=bound,
             )
-        )
+
+        self._pending.append((node, make))
 
     def _chain(self, node: cst.CSTNode) -> tuple[int, ...]:
         ids: list[int] = []
@@ -275,13 +310,21 @@ class EventCollector(cst.CSTVisitor):
         return Unit(None, ()), "<module>"
 
 
-# Module- and class-level reads run their own statement and a few after it
-# (`_FLAG = os.environ.get(...)` then `if _FLAG: ...`), not the rest of the file.
-BODY_WINDOW = 6
-
-
 def _body_unit(statements: tuple[cst.CSTNode, ...], statement: cst.CSTNode) -> Unit:
-    for index, candidate in enumerate(statements):
-        if candidate is statement:
-            return Unit(None, statements[index : index + BODY_WINDOW])
+    # A module- or class-level read is judged on its own statement: what follows
+    # it in the file is not the scanner's to run (and narrowing may drop it).
     return Unit(None, (statement,))
+
+
+_ENTER: dict[type[cst.CSTNode], Callable[[EventCollector, Any], None]] = {
+    cst.FunctionDef: EventCollector.visit_FunctionDef,
+    cst.Lambda: EventCollector.visit_Lambda,
+    cst.ClassDef: EventCollector.visit_ClassDef,
+    cst.Call: EventCollector.visit_Call,
+    cst.Subscript: EventCollector.visit_Subscript,
+    cst.Comparison: EventCollector.visit_Comparison,
+    cst.Assign: EventCollector.visit_Assign,
+    cst.AugAssign: EventCollector.visit_AugAssign,
+    cst.AnnAssign: EventCollector.visit_AnnAssign,
+    cst.Del: EventCollector.visit_Del,
+}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -66,11 +68,19 @@ def contains_environ(
 
 def _simple_string(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.SimpleString)
-    raw = node.value
-    quote = raw[0]
-    if quote in "'\"" and "\\" not in raw and raw[1:3] != quote * 2:
-        return V(raw[1:-1])  # a plain one-quote literal: no prefix, no escapes
-    return V(node.evaluated_value)
+    return V(_literal(node.value))
+
+
+@lru_cache(maxsize=4096)
+def _literal(raw: str) -> object:
+    """The value of a string literal's source text, without ``eval`` where it is plain."""
+    quote_at = min(i for i in (raw.find("'"), raw.find('"')) if i >= 0)
+    prefix = raw[:quote_at].lower()
+    width = 3 if raw[quote_at : quote_at + 3] in ('"""', "'''") else 1
+    body = raw[quote_at + width : len(raw) - width]
+    if "b" not in prefix and ("r" in prefix or "\\" not in body):
+        return body
+    return ast.literal_eval(raw)
 
 
 def _number(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from scanner.symbols import Symbols
+from scanner.symbols import Symbols, dotted
 from scanner.values import UNKNOWN, V
+from scanner.walk import nodes
 
 ScopeNode = cst.FunctionDef | cst.Lambda
 
@@ -39,14 +40,34 @@ def param_list(params: cst.Parameters) -> list[cst.Param]:
     return found
 
 
-class _BindingCollector(cst.CSTVisitor):
+_NESTED_SCOPES = (
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
+
+
+class _BindingCollector:
     """Names bound in one scope, not descending into nested scopes.
 
-    Imports are left out: the scanner resolves them module-wide (see symbols.py).
+    Imports are left out unless asked for: the scanner resolves them module-wide
+    (see symbols.py), but a module constant must not also be imported.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, imports: bool = False) -> None:
         self.values: dict[str, list[cst.BaseExpression | None]] = {}
+        self.imports = imports
+
+    def collect(self, root: cst.CSTNode) -> None:
+        if isinstance(root, _NESTED_SCOPES):
+            self._node(root)  # a nested scope binds its name, nothing inside it
+            return
+        for node in nodes(root, prune=_NESTED_SCOPES):
+            self._node(node)
 
     def _bind(self, name: str, value: cst.BaseExpression | None) -> None:
         self.values.setdefault(name, []).append(value)
@@ -60,53 +81,31 @@ class _BindingCollector(cst.CSTVisitor):
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value, None)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._bind_target(target.target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
+    def _node(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self._bind_target(target.target, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self._bind_target(node.target, node.value)
+        elif isinstance(node, cst.AugAssign | cst.For):
+            self._bind_target(node.target, None)
+        elif isinstance(node, cst.WithItem):
+            if node.asname is not None:
+                self._bind_target(node.asname.name, None)
+        elif isinstance(node, cst.NamedExpr):
             self._bind_target(node.target, node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind_target(node.target, None)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind_target(node.target, None)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._bind_target(node.asname.name, None)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind_target(node.target, node.value)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._bind_target(node.name.name, None)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self._bind(node.name.value, None)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self._bind(node.name.value, None)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ListComp(self, node: cst.ListComp) -> bool:
-        return False
-
-    def visit_SetComp(self, node: cst.SetComp) -> bool:
-        return False
-
-    def visit_DictComp(self, node: cst.DictComp) -> bool:
-        return False
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
-        return False
+        elif isinstance(node, cst.ExceptHandler):
+            if node.name is not None:
+                self._bind_target(node.name.name, None)
+        elif isinstance(node, cst.FunctionDef | cst.ClassDef):
+            self._bind(node.name.value, None)
+        elif self.imports and isinstance(node, cst.ImportAlias):
+            bound = node.asname.name if node.asname is not None else node.name
+            self._bind(
+                dotted(bound).split(".", 1)[0] if isinstance(bound, cst.BaseExpression) else "",
+                None,
+            )
 
 
 def body_statements(
@@ -126,16 +125,16 @@ def collect_bindings(scope: ScopeNode) -> Bindings:
     collector = _BindingCollector()
     if isinstance(scope, cst.FunctionDef):
         for statement in body_statements(scope.body):
-            statement.visit(collector)
+            collector.collect(statement)
     values = {name: tuple(found) for name, found in collector.values.items()}
     return Bindings(params=params, assigned=frozenset((*params, *values)), values=values)
 
 
 def module_bindings(tree: cst.Module) -> Bindings:
     """The bindings of a module's top level (functions and classes not entered)."""
-    collector = _BindingCollector()
+    collector = _BindingCollector(imports=True)
     for statement in tree.body:
-        statement.visit(collector)
+        collector.collect(statement)
     values = {name: tuple(found) for name, found in collector.values.items()}
     return Bindings(params=(), assigned=frozenset(values), values=values)
 
@@ -144,7 +143,7 @@ def statements_bindings(statements: Iterable[cst.CSTNode]) -> frozenset[str]:
     """Names bound by a run of statements (for forgetting them after a skipped branch)."""
     collector = _BindingCollector()
     for statement in statements:
-        statement.visit(collector)
+        collector.collect(statement)
     return frozenset(collector.values)
 
 

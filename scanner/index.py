@@ -6,6 +6,7 @@ so a call site in another file can evaluate it without that file at hand.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -40,9 +41,9 @@ class Wrapper:
 
     def named_in(self, data: bytes, path: str) -> bool:
         """Whether a file (its bytes and path) can call this wrapper."""
-        if self.short_name.encode() not in data:
+        if not _word(self.short_name).search(data):
             return False
-        return path == self.path or self.anchor.encode() in data
+        return path == self.path or _word(self.anchor).search(data) is not None
 
     def info(self) -> WrapperInfo:
         return WrapperInfo(
@@ -52,6 +53,11 @@ class Wrapper:
     def function(self) -> cst.FunctionDef:
         """The parsed definition (parsed once per process)."""
         return _parse_function(self.source)
+
+
+@lru_cache(maxsize=4096)
+def _word(name: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
 
 
 @lru_cache(maxsize=1024)

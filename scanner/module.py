@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from scanner.anchors import AnchorMismatch, Anchors, cst_name
 from scanner.evaluate import Evaluator
 from scanner.events import Event, EventCollector
 from scanner.frames import (
@@ -53,6 +55,8 @@ class ParsedModule:
     _scope_bindings: dict[int, Bindings] = field(default_factory=dict)
     _resolvers: dict[int, Resolver] = field(default_factory=dict)
 
+    anchors: Anchors | None = None
+    def_lines: dict[int, int] = field(default_factory=dict)
     _events: tuple[WrapperIndex, list[Event]] | None = None
 
     @classmethod
@@ -70,6 +74,7 @@ class ParsedModule:
         if narrowed is not None:
             symbols = replace(symbols, functions=symbols.functions | narrowed.functions)
         parsed = cls(rel, module_name, tree, MetadataWrapper(tree, unsafe_skip_copy=True), symbols)
+        parsed.anchors = narrowed.anchors if narrowed is not None else None
         ambiguous = narrowed.ambiguous if narrowed is not None else frozenset()
         parsed.symbols = replace(symbols, constants=parsed._constants(ambiguous))
         return parsed
@@ -78,10 +83,25 @@ class ParsedModule:
         """Every read, write and call to a wrapper of ``index`` in this module."""
         if self._events is not None and self._events[0] is index:
             return self._events[1]
-        collector = EventCollector(self.symbols, index)
-        self.wrapper.visit(collector)
+        collector = None
+        if self.anchors is not None:
+            try:
+                collector = EventCollector(self.symbols, index, AnchorLocator(self.anchors))
+                collector.collect(self.tree)
+                self.anchors.check_counts(collector.counts)
+            except AnchorMismatch:
+                collector = None
+        if collector is None:
+            positions = self.wrapper.resolve(PositionProvider)
+            collector = EventCollector(self.symbols, index, ProviderLocator(positions))
+            collector.collect(self.tree)
+        self.def_lines = collector.def_lines
         self._events = (index, collector.events)
         return collector.events
+
+    def def_line(self, function: cst.FunctionDef) -> int:
+        """The line of ``function``'s ``def`` (after ``events`` ran)."""
+        return self.def_lines[id(function)]
 
     def bindings(self, scope: ScopeNode) -> Bindings:
         found = self._scope_bindings.get(id(scope))
@@ -124,6 +144,31 @@ class ParsedModule:
             ):
                 constants[name] = found.value
         return constants
+
+
+class AnchorLocator:
+    """Positions from the ast anchors of the narrowed text."""
+
+    def __init__(self, anchors: Anchors) -> None:
+        self.anchors = anchors
+
+    def __call__(self, node: cst.CSTNode, kind: str, ordinal: int | None) -> tuple[int, int]:
+        if ordinal is None:
+            raise AnchorMismatch("a node inside an f-string")
+        return self.anchors.locate(kind, ordinal, cst_name(node))
+
+
+class ProviderLocator:
+    """Positions from libcst's PositionProvider (the whole tree's code is generated)."""
+
+    def __init__(self, positions: Mapping[cst.CSTNode, CodeRange]) -> None:
+        self.positions = positions
+
+    def __call__(self, node: cst.CSTNode, kind: str, ordinal: int | None) -> tuple[int, int]:
+        if isinstance(node, cst.FunctionDef):
+            node = node.name  # the line of `def`, below any decorators
+        start = self.positions[node].start
+        return start.line, start.column + 1
 
 
 def flow_frame(parsed: ParsedModule, event: Event, evaluator: Evaluator) -> Frame:

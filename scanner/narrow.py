@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import ast
 import io
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
-_CONSTANT_VALUES = (
+from scanner.anchors import Anchors, build_anchors
+
+# A module constant worth keeping: a short expression of literals, names and operators.
+_CONSTANT_NODES = (
     ast.Constant,
     ast.JoinedStr,
+    ast.FormattedValue,
     ast.Tuple,
     ast.List,
     ast.Set,
@@ -26,7 +32,11 @@ _CONSTANT_VALUES = (
     ast.UnaryOp,
     ast.Name,
     ast.Attribute,
+    ast.Load,
+    ast.operator,
+    ast.unaryop,
 )
+_CONSTANT_LINES = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +44,7 @@ class Narrowed:
     """The text to hand to libcst, and what the dropped statements bound."""
 
     text: str
+    anchors: Anchors  # positions of the kept calls, subscripts, comparisons and defs
     functions: frozenset[str]  # module-level def and class names, dropped ones included
     ambiguous: frozenset[str]  # names bound more than once at module level
 
@@ -44,11 +55,17 @@ def narrow(text: str, words: Sequence[str]) -> Narrowed | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    words = (*words, *_aliases(tree.body, words))
     lines = list(_lines(text))
+    words = (*words, *_aliases(tree.body, words))
+    # mentions[n]: how many of lines 1..n hold a word; a span mentions one if the count rises.
+    marked = [0] * (len(lines) + 1)
+    starts = list(accumulate((len(line) for line in lines), initial=0))
+    for offset in word_offsets(text, words):
+        marked[bisect_right(starts, offset)] = 1
+    mentions = list(accumulate(marked))
     keep = [False] * (len(lines) + 2)
     covered = [False] * (len(lines) + 2)
-    _select(tree.body, lines, words, keep, covered, top=True)
+    _select(tree.body, mentions, keep, covered, top=True)
     narrowed = "".join(
         line if keep[number] or not covered[number] else _ending(line)
         for number, line in enumerate(lines, start=1)
@@ -62,13 +79,30 @@ def narrow(text: str, words: Sequence[str]) -> Narrowed | None:
     for statement in tree.body:
         counts.update(_bound(statement))
     ambiguous = frozenset(name for name, count in counts.items() if count > 1)
-    return Narrowed(narrowed, functions, ambiguous)
+    anchors = build_anchors(tree, lines, keep.__getitem__)
+    return Narrowed(narrowed, anchors, functions, ambiguous)
+
+
+def word_offsets(text: str, words: Sequence[str]) -> Iterator[int]:
+    """Where each word occurs in ``text`` as a whole identifier (str.find runs at C speed)."""
+    for word in set(words):
+        at = text.find(word)
+        while at >= 0:
+            end = at + len(word)
+            before = text[at - 1] if at else " "
+            after = text[end] if end < len(text) else " "
+            if not (_ident(before) or _ident(after)):
+                yield at
+            at = text.find(word, end)
+
+
+def _ident(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _select(
     body: Sequence[ast.stmt],
-    lines: list[str],
-    words: Sequence[str],
+    mentions: list[int],
     keep: list[bool],
     covered: list[bool],
     *,
@@ -77,38 +111,47 @@ def _select(
     kept_any = False
     for statement in body:
         start, end = _span(statement)
-        for number in range(start, end + 1):
-            covered[number] = True
-        segment = "".join(lines[start - 1 : end])
-        mentions = any(word in segment for word in words)
-        if mentions and isinstance(statement, ast.ClassDef):
+        covered[start : end + 1] = [True] * (end + 1 - start)
+        mentioned = mentions[end] > mentions[start - 1]
+        if mentioned and isinstance(statement, ast.ClassDef) and statement.body:
             # Keep the class header and only the body statements that matter.
-            header_end = statement.body[0].lineno - 1 if statement.body else end
-            header_start = start
-            if not _select(statement.body, lines, words, keep, covered, top=False):
+            header_end = _span(statement.body[0])[0] - 1
+            if not _select(statement.body, mentions, keep, covered, top=False):
                 header_end = end
-            for number in range(header_start, max(header_end, header_start) + 1):
-                keep[number] = True
+            keep[start : max(header_end, start) + 1] = [True] * (max(header_end, start) + 1 - start)
             kept_any = True
-        elif mentions or (top and _structural(statement)):
-            for number in range(start, end + 1):
-                keep[number] = True
+        elif mentioned or (top and _structural(statement)):
+            keep[start : end + 1] = [True] * (end + 1 - start)
             kept_any = True
     return kept_any
 
 
+def _statements(statement: ast.stmt) -> Iterator[ast.stmt]:
+    """``statement`` and the statements nested in its blocks, not entering defs or classes."""
+    yield statement
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return
+    for block in ("body", "orelse", "finalbody", "handlers"):
+        for child in getattr(statement, block, ()):
+            if isinstance(child, ast.ExceptHandler):
+                for inner in child.body:
+                    yield from _statements(inner)
+            elif isinstance(child, ast.stmt):
+                yield from _statements(child)
+
+
 def _aliases(body: Sequence[ast.stmt], words: Sequence[str]) -> Iterator[str]:
     """Other names for the words: ``from os import environ as ENV``, ``_env = os.environ``."""
-    for statement in body:
-        for node in _shallow(statement):
-            if isinstance(node, ast.alias) and node.asname and node.name in words:
-                yield node.asname
+    for top in body:
+        for statement in _statements(top):
+            if isinstance(statement, ast.Import | ast.ImportFrom):
+                yield from (a.asname for a in statement.names if a.asname and a.name in words)
             elif (
-                isinstance(node, ast.Assign)
-                and isinstance(node.value, ast.Attribute | ast.Name)
-                and any(w in ast.unparse(node.value) for w in words)
+                isinstance(statement, ast.Assign)
+                and isinstance(statement.value, ast.Attribute | ast.Name)
+                and any(w in ast.unparse(statement.value) for w in words)
             ):
-                yield from (t.id for t in node.targets if isinstance(t, ast.Name))
+                yield from (t.id for t in statement.targets if isinstance(t, ast.Name))
 
 
 def _structural(statement: ast.stmt) -> bool:
@@ -116,32 +159,34 @@ def _structural(statement: ast.stmt) -> bool:
     if isinstance(statement, ast.Import | ast.ImportFrom):
         return True
     if isinstance(statement, ast.Assign | ast.AnnAssign):
-        return isinstance(statement.value, _CONSTANT_VALUES)
+        value = statement.value
+        return (
+            value is not None
+            and (statement.end_lineno or statement.lineno) - statement.lineno < _CONSTANT_LINES
+            and all(isinstance(node, _CONSTANT_NODES) for node in ast.walk(value))
+        )
     if isinstance(statement, ast.If | ast.Try | ast.With):
-        return any(isinstance(node, ast.Import | ast.ImportFrom) for node in _shallow(statement))
+        return any(isinstance(s, ast.Import | ast.ImportFrom) for s in _statements(statement))
     return False
-
-
-def _shallow(statement: ast.stmt) -> Iterator[ast.AST]:
-    """The nodes of ``statement``, not entering function or class bodies."""
-    stack: list[ast.AST] = [statement]
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                stack.append(child)
 
 
 def _bound(statement: ast.stmt) -> Iterator[str]:
     """Names a top-level statement binds in the module namespace."""
-    for node in _shallow(statement):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            yield node.id
-        elif isinstance(node, ast.alias):
-            yield (node.asname or node.name).split(".", 1)[0]
-    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        yield statement.name
+    for inner in _statements(statement):
+        if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield inner.name
+        elif isinstance(inner, ast.Import | ast.ImportFrom):
+            yield from ((a.asname or a.name).split(".", 1)[0] for a in inner.names)
+        else:
+            targets: list[ast.expr] = []
+            if isinstance(inner, ast.Assign):
+                targets = inner.targets
+            elif isinstance(inner, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
+                targets = [inner.target]
+            elif isinstance(inner, ast.With | ast.AsyncWith):
+                targets = [i.optional_vars for i in inner.items if i.optional_vars is not None]
+            for target in targets:
+                yield from (n.id for n in ast.walk(target) if isinstance(n, ast.Name))
 
 
 def _span(statement: ast.stmt) -> tuple[int, int]:

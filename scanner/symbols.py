@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from scanner.walk import nodes
+
 # What `from os import *` brings in that matters here.
 _OS_STAR = ("environ", "getenv", "putenv", "unsetenv")
 
@@ -76,7 +78,7 @@ def resolve_relative(module: str, is_package: bool, level: int, target: str) -> 
     return base
 
 
-class _ImportCollector(cst.CSTVisitor):
+class _ImportCollector:
     def __init__(self, module: str, is_package: bool) -> None:
         self.module = module
         self.is_package = is_package
@@ -117,7 +119,11 @@ def collect_symbols(module: cst.Module, name: str, is_package: bool) -> Symbols:
     Constants are filled in by the evaluator, which knows how to compute them.
     """
     collector = _ImportCollector(name, is_package)
-    module.visit(collector)
+    for node in nodes(module):
+        if isinstance(node, cst.Import):
+            collector.visit_Import(node)
+        elif isinstance(node, cst.ImportFrom):
+            collector.visit_ImportFrom(node)
     imports = collector.imports
     functions: set[str] = set()
     for statement in module.body:

@@ -71,8 +71,9 @@ def fingerprint(wrappers: tuple[Wrapper, ...]) -> str:
 
 
 def words_pattern(words: tuple[str, ...]) -> re.Pattern[bytes]:
-    """A regex finding any of ``words`` in raw bytes."""
-    return re.compile(b"|".join(re.escape(w.encode()) for w in sorted(set(words))))
+    """A regex finding any of ``words`` as a whole identifier in raw bytes."""
+    alternatives = b"|".join(re.escape(w.encode()) for w in sorted(set(words)))
+    return re.compile(rb"\b(?:" + alternatives + rb")\b")
 
 
 def relevant(index: WrapperIndex, data: bytes, path: str) -> tuple[Wrapper, ...]:

@@ -8,20 +8,12 @@ once ``env_flag`` is known: discovery runs to a fixed point over the tree.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from scanner.analyze import resolve_names
 from scanner.frames import param_list
 from scanner.index import Wrapper, WrapperIndex
 from scanner.module import ParsedModule
-
-
-class _Names(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+from scanner.walk import nodes
 
 
 def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
@@ -57,20 +49,18 @@ def _wrapper(
     name_param: str,
     method_class: str | None,
 ) -> Wrapper:
-    positions = parsed.wrapper.resolve(PositionProvider)
     params = param_list(scope.params)
     static = any(
         isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
         for d in scope.decorators
     )
-    names = _Names()
-    scope.visit(names)
+    names = {node.value for node in nodes(scope) if isinstance(node, cst.Name)}
     return Wrapper(
         qualname=qualname,
         path=parsed.rel,
-        line=positions[scope].start.line,
+        line=parsed.def_line(scope),
         name_param=name_param,
         method=method_class is not None and not static and bool(params),
         source=parsed.tree.code_for_node(scope.with_changes(leading_lines=())),
-        symbols=parsed.symbols.restricted(names.names),
+        symbols=parsed.symbols.restricted(names),
     )
