@@ -16,11 +16,16 @@ $(VENV)/.core: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.core
-	$(PIP) -e '.[dev,megatron]'
+	$(PIP) -e '.[dev,megatron,examples]'
 	touch $@
 
-demo: $(VENV)/.core
+$(VENV)/.examples: $(VENV)/.core
+	$(PIP) -e '.[examples]'
+	touch $@
+
+demo: $(VENV)/.examples
 	$(BIN)/knobs scan examples/
+	cd examples && ../$(BIN)/knobs check
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .

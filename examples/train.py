@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Train the toy model for a few steps on fixed synthetic data, on the CPU.
+
+Prints one line per step, ``step N lm loss X``, where X is ``repr`` of the float32
+loss, so two runs agree on a line only if their losses agree bit for bit. This is
+the command ``knobs triage`` runs under each knob setting:
+
+    TRITON_INTERPRET=1 python examples/train.py [--steps N] [--save-tensors PATH]
+"""
+
+from __future__ import annotations
+
+import os
+
+# Every tensor here lives on the CPU, where Triton only runs through its interpreter.
+# Triton reads this when it is imported, and torch may import it, so set it first.
+os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import argparse
+import json
+import random
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TextIO
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from toymodel import MissingTritonError, ModelConfig, ToyLM
+
+BATCH = 4
+SEQ_LEN = 16
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy as np
+    except ImportError:
+        return
+    np.random.seed(seed)
+
+
+def synthetic_batch(vocab_size: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Zipf-distributed token ids: a few ids are frequent, as in real text."""
+    generator = torch.Generator().manual_seed(seed)
+    weights = 1.0 / torch.arange(1, vocab_size + 1, dtype=torch.float64)
+    ids = torch.multinomial(weights, BATCH * (SEQ_LEN + 1), replacement=True, generator=generator)
+    ids = ids.view(BATCH, SEQ_LEN + 1)
+    return ids[:, :-1].contiguous(), ids[:, 1:].contiguous()
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=10, help="optimizer steps (default 10)")
+    parser.add_argument("--seed", type=int, default=1234, help="seed for init and data")
+    parser.add_argument("--lr", type=float, default=1e-2, help="AdamW learning rate")
+    parser.add_argument(
+        "--save-tensors",
+        type=Path,
+        metavar="PATH",
+        help="torch.save the final parameters (a name -> tensor dict) to PATH",
+    )
+    return parser.parse_args(argv)
+
+
+def train(args: argparse.Namespace, dump: TextIO | None) -> dict[str, torch.Tensor]:
+    seed_everything(args.seed)
+    model = ToyLM(ModelConfig())
+    tokens, targets = synthetic_batch(model.config.vocab_size, args.seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+
+    for step in range(1, args.steps + 1):
+        optimizer.zero_grad(set_to_none=True)
+        loss = model.loss(tokens, targets)
+        loss.backward()  # type: ignore[no-untyped-call]
+        value = float(loss.item())
+        print(f"step {step} lm loss {value!r}", flush=True)
+        if dump is not None:
+            grad_norms = {
+                name: float(p.grad.norm()).hex()
+                for name, p in model.named_parameters()
+                if p.grad is not None
+            }
+            record = {"step": step, "loss": value.hex(), "grad_norm": grad_norms}
+            dump.write(json.dumps(record) + "\n")
+        optimizer.step()
+
+    return {name: p.detach().clone() for name, p in model.named_parameters()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    torch.set_num_threads(1)  # only the deliberate atomic path may reorder float adds
+    torch.use_deterministic_algorithms(True)
+
+    with ExitStack() as stack:
+        dump: TextIO | None = None
+        if "TOY_DEBUG_DUMP" in os.environ:
+            # Diagnostic: per-step loss and gradient norms as exact hex floats, JSON lines.
+            dump_path = Path(os.environ["TOY_DEBUG_DUMP"])
+            dump = stack.enter_context(dump_path.open("a", encoding="utf-8"))
+        try:
+            params = train(args, dump)
+        except MissingTritonError as exc:
+            print(f"train.py: error: {exc}", file=sys.stderr)
+            return 2
+
+    if args.save_tensors is not None:
+        torch.save(params, args.save_tensors)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
