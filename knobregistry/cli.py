@@ -1,25 +1,53 @@
-"""The `knobs` command line: the only place that turns results into exit codes."""
+"""The `knobs` command line: the only place that turns results into exit codes.
+
+Subcommands are imported when they run, so `knobs scan` does not pay for the
+registry, its schema validator and the rest (``click`` documents this pattern as
+lazily loading subcommands).
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from knobregistry import __version__
-from knobregistry.commands.check import check_command
-from knobregistry.commands.explain import explain_command
-from knobregistry.commands.export import export_command
-from knobregistry.commands.init import init_command
-from knobregistry.commands.scan import scan_command
+
+# name -> "module:attribute" of the click command
+COMMANDS = {
+    "scan": "knobregistry.commands.scan:scan_command",
+    "check": "knobregistry.commands.check:check_command",
+    "init": "knobregistry.commands.init:init_command",
+    "explain": "knobregistry.commands.explain:explain_command",
+    "export": "knobregistry.commands.export:export_command",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def __init__(self, *args: object, lazy: dict[str, str], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = self.lazy.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module, _, attribute = target.partition(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="knobs")
 def main() -> None:
     """Find, register and pin the environment knobs that gate fused kernels."""
-
-
-main.add_command(scan_command)
-main.add_command(export_command)
-main.add_command(check_command)
-main.add_command(init_command)
-main.add_command(explain_command)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from fnmatch import fnmatchcase
 
 import libcst as cst
 
@@ -13,40 +11,10 @@ from scanner.events import Event
 from scanner.frames import body_statements
 from scanner.gates import Probes, site_default, verdict
 from scanner.index import WrapperIndex
-from scanner.model import DynamicRead, Gate, ReadKind, Site, Write, WriteKind
+from scanner.model import DynamicRead, FileResult, Gate, ReadKind, Site, Write, WriteKind
 from scanner.module import ParsedModule, flow_frame
+from scanner.patterns import dynamic_matches, matches
 from scanner.values import CANDIDATES, V
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    """What one file contributes to a scan."""
-
-    sites: tuple[Site, ...] = ()
-    dynamic: tuple[DynamicRead, ...] = ()
-    writes: tuple[Write, ...] = ()
-
-
-def matches(name: str, patterns: Sequence[str]) -> bool:
-    """Whether ``name`` matches one of the shell-style ``patterns`` (all names when none)."""
-    return not patterns or any(fnmatchcase(name, p) for p in patterns)
-
-
-def dynamic_matches(expression: str, patterns: Sequence[str]) -> bool:
-    """Whether an unresolved read may name a matching variable.
-
-    With patterns, a dynamic read is kept when its text holds a pattern's
-    literal prefix (``f"PRIMUS_{x}"`` for ``PRIMUS_*``).
-    """
-    if not patterns:
-        return True
-    for pattern in patterns:
-        prefix = pattern
-        for wildcard in "*?[":
-            prefix = prefix.split(wildcard, 1)[0]
-        if prefix and prefix in expression:
-            return True
-    return False
 
 
 def resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> list[V]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from scanner.index import Wrapper
 from scanner.model import DynamicRead, Gate, GateKind, ReadKind, Site, Write, WriteKind
-from scanner.symbols import Symbols
+from scanner.namespace import Symbols
 
 
 def encode_value(value: object) -> Any:

@@ -20,6 +20,7 @@ from scanner import operations as ops
 from scanner.expressions import evaluate_expression
 from scanner.frames import Frame, body_statements, param_list, statements_bindings
 from scanner.index import Wrapper, WrapperIndex
+from scanner.symbols import qualify
 from scanner.values import RAISED, UNKNOWN, V, derived, truthiness
 
 MAX_STEPS = 20_000
@@ -359,7 +360,7 @@ class Evaluator:
         ):
             found = self.index.lookup(f"{frame.method_class}.{func.attr.value}")
             return (found, True) if found is not None else None
-        qualified = frame.symbols.qualify(func, frame.scope_names)
+        qualified = qualify(frame.symbols, func, frame.scope_names)
         if qualified is None:
             return None
         found = self.index.lookup(qualified)

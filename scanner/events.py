@@ -18,7 +18,8 @@ from scanner.expressions import READ_CALLS, contains_environ, read_arguments, su
 from scanner.frames import ScopeNode, body_statements, param_list
 from scanner.index import Wrapper, WrapperIndex
 from scanner.model import ReadKind, WriteKind
-from scanner.symbols import Symbols
+from scanner.namespace import Symbols
+from scanner.symbols import qualify
 from scanner.walk import walk
 
 ENVIRON = "os.environ"
@@ -127,9 +128,11 @@ class EventCollector:
             else:
                 self._ordinals[id(node)] = (kind, self.counts.get(kind, 0))
                 self.counts[kind] = self.counts.get(kind, 0) + 1
-        if isinstance(node, cst.FormattedString):
+        kind_of = type(node)
+        if kind_of is cst.FormattedString:
             self._fstrings += 1
-        elif isinstance(node, cst.FunctionDef):
+        elif kind_of is cst.FunctionDef:
+            assert isinstance(node, cst.FunctionDef)
             self._def_nodes[id(node)] = node
         handler = _ENTER.get(type(node))
         if handler is not None:
@@ -137,9 +140,10 @@ class EventCollector:
         return True
 
     def _leave(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
             self._scopes.pop()
-        elif isinstance(node, cst.FormattedString):
+        elif kind is cst.FormattedString:
             self._fstrings -= 1
         self._stack.pop()
 
@@ -174,7 +178,7 @@ class EventCollector:
         return self._scopes[-1].shadowed if self._scopes else frozenset()
 
     def _qualify(self, node: cst.BaseExpression) -> str | None:
-        return self.symbols.qualify(node, self._shadowed)
+        return qualify(self.symbols, node, self._shadowed)
 
     # -- events -------------------------------------------------------------
 

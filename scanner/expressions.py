@@ -11,6 +11,7 @@ import libcst as cst
 
 from scanner import operations as ops
 from scanner.frames import Frame
+from scanner.symbols import qualify
 from scanner.values import UNKNOWN, V, derived, truthiness
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def _simple_string(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     return V(_literal(node.value))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _literal(raw: str) -> object:
     """The value of a string literal's source text, without ``eval`` where it is plain."""
     quote_at = min(i for i in (raw.find("'"), raw.find('"')) if i >= 0)
@@ -80,6 +81,11 @@ def _literal(raw: str) -> object:
     body = raw[quote_at + width : len(raw) - width]
     if "b" not in prefix and ("r" in prefix or "\\" not in body):
         return body
+    if "b" not in prefix:
+        try:  # escapes, decoded the way the tokenizer does, without compiling
+            return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        except UnicodeDecodeError:
+            pass
     return ast.literal_eval(raw)
 
 
@@ -164,7 +170,7 @@ def _collection(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
 
 def _comparison(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Comparison)
-    if contains_environ(node, lambda n: frame.symbols.qualify(n, frame.scope_names)):
+    if contains_environ(node, lambda n: qualify(frame.symbols, n, frame.scope_names)):
         present = ev.read(ev.expr(node.left, frame), V(None), "contains")
         if isinstance(node.comparisons[0].operator, cst.NotIn) and present.known:
             return derived(not present.value, present)
@@ -228,7 +234,7 @@ def _if_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
 def _call(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Call)
     func = node.func
-    qualified = frame.symbols.qualify(func, frame.scope_names)
+    qualified = qualify(frame.symbols, func, frame.scope_names)
     if qualified in READ_CALLS:
         name_node, default_node = read_arguments(node)
         name = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
@@ -266,7 +272,7 @@ def _call(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
 def _subscript(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Subscript)
     key = subscript_name(node)
-    if key is not None and frame.symbols.qualify(node.value, frame.scope_names) == ENVIRON:
+    if key is not None and qualify(frame.symbols, node.value, frame.scope_names) == ENVIRON:
         return ev.read(ev.expr(key, frame), V(None), "subscript")
     container = ev.expr(node.value, frame)
     if key is None:

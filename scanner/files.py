@@ -31,7 +31,11 @@ class SourceFile:
 
     path: Path  # as found on disk
     rel: str  # POSIX path relative to the scan root, used in every output
-    module: str  # dotted module name, from the enclosing packages
+
+    @property
+    def module(self) -> str:
+        """The dotted module name, from the enclosing packages."""
+        return module_name(self.path.absolute())
 
 
 class SourceError(Exception):
@@ -85,33 +89,32 @@ def iter_files(
     for path in paths:
         rel = relative(path, root)
         if path.is_dir():
-            for file in _walk(path):
-                file_rel = relative(file, root)
-                name_ok = any(fnmatchcase(file.name, p) for p in include)
-                if name_ok and not excluded(file_rel, exclude):
-                    found.setdefault(file_rel, _source(file, file_rel))
+            prefix = "" if rel == "." else rel + "/"
+            for folder, name in _walk(str(path)):
+                file_rel = prefix + folder + name
+                name_ok = any(fnmatchcase(name, p) for p in include)
+                if name_ok and not (exclude and excluded(file_rel, exclude)):
+                    found.setdefault(file_rel, SourceFile(path / folder / name, file_rel))
         elif path.exists() or path.is_symlink():
             if not excluded(rel, exclude):
-                found.setdefault(rel, _source(path, rel))
+                found.setdefault(rel, SourceFile(path, rel))
         else:
             found.setdefault(rel, ScanError(rel, "No such file or folder."))
     for rel in sorted(found):
         yield found[rel]
 
 
-def _walk(top: Path) -> Iterator[Path]:
+def _walk(top: str) -> Iterator[tuple[str, str]]:
+    """``(folder relative to top, with a trailing slash or empty; file name)`` pairs."""
     # Symlinked folders are not followed, so a symlink loop cannot trap the walk.
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(
             d for d in dirnames if not any(fnmatchcase(d, p) for p in SKIPPED_DIRS)
         )
-        base = Path(dirpath)
+        folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        folder = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
-            yield base / name
-
-
-def _source(path: Path, rel: str) -> SourceFile:
-    return SourceFile(path=path, rel=rel, module=module_name(path.absolute()))
+            yield folder, name
 
 
 def module_name(path: Path) -> str:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from scanner.symbols import Symbols, dotted
+from scanner.namespace import Symbols
+from scanner.symbols import dotted
 from scanner.values import UNKNOWN, V
 from scanner.walk import nodes
 
@@ -82,30 +83,37 @@ class _BindingCollector:
             self._bind_target(target.value, None)
 
     def _node(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.Assign):
+        kind = type(node)  # exact types: isinstance on libcst's ABCs is slow here
+        if kind is cst.Assign:
+            assert isinstance(node, cst.Assign)
             for target in node.targets:
                 self._bind_target(target.target, node.value)
-        elif isinstance(node, cst.AnnAssign):
+        elif kind is cst.AnnAssign:
+            assert isinstance(node, cst.AnnAssign)
             if node.value is not None:
                 self._bind_target(node.target, node.value)
-        elif isinstance(node, cst.AugAssign | cst.For):
+        elif kind is cst.AugAssign or kind is cst.For:
+            assert isinstance(node, cst.AugAssign | cst.For)
             self._bind_target(node.target, None)
-        elif isinstance(node, cst.WithItem):
+        elif kind is cst.WithItem:
+            assert isinstance(node, cst.WithItem)
             if node.asname is not None:
                 self._bind_target(node.asname.name, None)
-        elif isinstance(node, cst.NamedExpr):
+        elif kind is cst.NamedExpr:
+            assert isinstance(node, cst.NamedExpr)
             self._bind_target(node.target, node.value)
-        elif isinstance(node, cst.ExceptHandler):
+        elif kind is cst.ExceptHandler:
+            assert isinstance(node, cst.ExceptHandler)
             if node.name is not None:
                 self._bind_target(node.name.name, None)
-        elif isinstance(node, cst.FunctionDef | cst.ClassDef):
+        elif kind is cst.FunctionDef or kind is cst.ClassDef:
+            assert isinstance(node, cst.FunctionDef | cst.ClassDef)
             self._bind(node.name.value, None)
-        elif self.imports and isinstance(node, cst.ImportAlias):
+        elif self.imports and kind is cst.ImportAlias:
+            assert isinstance(node, cst.ImportAlias)
             bound = node.asname.name if node.asname is not None else node.name
-            self._bind(
-                dotted(bound).split(".", 1)[0] if isinstance(bound, cst.BaseExpression) else "",
-                None,
-            )
+            if isinstance(bound, cst.Name | cst.Attribute):
+                self._bind(dotted(bound).split(".", 1)[0], None)
 
 
 def body_statements(

@@ -10,11 +10,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from scanner.model import WrapperInfo
-from scanner.symbols import Symbols
+
+if TYPE_CHECKING:
+    import libcst as cst
+from scanner.namespace import Symbols
 
 
 @dataclass(frozen=True)
@@ -41,9 +43,12 @@ class Wrapper:
 
     def named_in(self, data: bytes, path: str) -> bool:
         """Whether a file (its bytes and path) can call this wrapper."""
-        if not _word(self.short_name).search(data):
+        short = self.short_name
+        if short.encode() not in data or not _word(short).search(data):
             return False
-        return path == self.path or _word(self.anchor).search(data) is not None
+        if path == self.path:
+            return True
+        return self.anchor.encode() in data and _word(self.anchor).search(data) is not None
 
     def info(self) -> WrapperInfo:
         return WrapperInfo(
@@ -62,6 +67,8 @@ def _word(name: str) -> re.Pattern[bytes]:
 
 @lru_cache(maxsize=1024)
 def _parse_function(source: str) -> cst.FunctionDef:
+    import libcst as cst  # only a cache miss evaluates a wrapper, and needs the parser
+
     statement = cst.parse_module(source).body[0]
     assert isinstance(statement, cst.FunctionDef)
     return statement

@@ -146,6 +146,15 @@ class WrapperInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class FileResult:
+    """What one file contributes to a scan (before sites become knobs)."""
+
+    sites: tuple[Site, ...] = ()
+    dynamic: tuple[DynamicRead, ...] = ()
+    writes: tuple[Write, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ScanStats:
     """How a scan went: not part of its result (a warm scan finds the same)."""
 

@@ -21,8 +21,9 @@ from scanner.frames import (
     param_list,
 )
 from scanner.index import WrapperIndex
+from scanner.namespace import Symbols
 from scanner.narrow import Narrowed
-from scanner.symbols import Symbols, collect_symbols
+from scanner.symbols import collect_symbols
 from scanner.values import UNKNOWN, V
 
 # Module-level values worth computing as constants: literals and simple arithmetic on them.

@@ -66,5 +66,14 @@ class Runner:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
             self._executor = ProcessPoolExecutor(self.jobs, mp_context=context)
-        chunk = max(1, min(16, len(tasks) // (self.jobs * 8)))
-        yield from self._executor.map(work, tasks, chunksize=chunk)
+        # Largest files first, one at a time: a few big files dominate, and starting
+        # them early keeps every worker busy to the end.
+        ordered = sorted(tasks, key=_size, reverse=True)
+        yield from self._executor.map(work, ordered, chunksize=1)
+
+
+def _size(task: FileTask) -> int:
+    try:
+        return task.path.stat().st_size
+    except OSError:
+        return 0

@@ -2,56 +2,43 @@
 
 The scanner resolves ``_os.environ.get`` and ``ENV.get`` to ``os.environ.get``
 through this table instead of comparing spellings, and resolves a call such as
-``util.env_flag(...)`` to the qualified name ``pkg.util.env_flag``.
+``util.env_flag(...)`` to the qualified name ``pkg.util.env_flag``. The table
+itself (``Symbols``) lives in namespace.py, free of libcst, so that cached
+results load without the parser.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection
 
 import libcst as cst
 
+from scanner.namespace import Symbols
 from scanner.walk import nodes
 
 # What `from os import *` brings in that matters here.
 _OS_STAR = ("environ", "getenv", "putenv", "unsetenv")
 
 
-@dataclass(frozen=True)
-class Symbols:
-    """Name bindings of one module, enough to qualify expressions."""
-
-    module: str
-    imports: Mapping[str, str] = field(default_factory=dict)
-    functions: frozenset[str] = frozenset()  # module-level defs and classes
-    constants: Mapping[str, object] = field(default_factory=dict)
-
-    def qualify(self, node: cst.BaseExpression, shadowed: Collection[str] = ()) -> str | None:
-        """The dotted name ``node`` refers to, or None when it is not a module-level name."""
-        if isinstance(node, cst.Name):
-            name = node.value
-            if name in shadowed:
-                return None
-            target = self.imports.get(name)
-            if target is not None:
-                return target
-            if name in self.functions:
-                return f"{self.module}.{name}" if self.module else name
+def qualify(
+    symbols: Symbols, node: cst.BaseExpression, shadowed: Collection[str] = ()
+) -> str | None:
+    """The dotted name ``node`` refers to in ``symbols``' module, or None when it is not
+    a module-level name."""
+    if isinstance(node, cst.Name):
+        name = node.value
+        if name in shadowed:
             return None
-        if isinstance(node, cst.Attribute):
-            base = self.qualify(node.value, shadowed)
-            return f"{base}.{node.attr.value}" if base is not None else None
+        target = symbols.imports.get(name)
+        if target is not None:
+            return target
+        if name in symbols.functions:
+            return f"{symbols.module}.{name}" if symbols.module else name
         return None
-
-    def restricted(self, names: Collection[str]) -> Symbols:
-        """The same bindings, kept only for ``names`` (what one function uses)."""
-        return Symbols(
-            module=self.module,
-            imports={k: v for k, v in self.imports.items() if k in names},
-            functions=frozenset(n for n in self.functions if n in names),
-            constants={k: v for k, v in self.constants.items() if k in names},
-        )
+    if isinstance(node, cst.Attribute):
+        base = qualify(symbols, node.value, shadowed)
+        return f"{base}.{node.attr.value}" if base is not None else None
+    return None
 
 
 def dotted(node: cst.BaseExpression) -> str:
@@ -133,7 +120,7 @@ def collect_symbols(module: cst.Module, name: str, is_package: bool) -> Symbols:
     # `environ = os.environ`, `_getenv = os.getenv`: aliases of the os module's names.
     aliases: dict[str, str] = {}
     for target, value in module_assignments(module):
-        qualified = plain.qualify(value)
+        qualified = qualify(plain, value)
         if qualified is not None and (qualified == "os" or qualified.startswith("os.")):
             aliases[target] = qualified
     if not aliases:

@@ -113,10 +113,22 @@ def walk(
 def nodes(root: cst.CSTNode, prune: tuple[type[cst.CSTNode], ...] = ()) -> Iterator[cst.CSTNode]:
     """Every non-formatting node under ``root`` (itself included), not entering ``prune``
     types below the root."""
+    pruned = frozenset(_concrete(prune))
     stack = [root]
     while stack:
         node = stack.pop()
         yield node
-        if node is not root and isinstance(node, prune):
+        if node is not root and type(node) in pruned:
             continue
         stack.extend(reversed(list(children(node))))
+
+
+def _concrete(kinds: tuple[type[cst.CSTNode], ...]) -> list[type[cst.CSTNode]]:
+    """``kinds`` and their subclasses, so membership can be tested by exact type."""
+    found: list[type[cst.CSTNode]] = []
+    pending = list(kinds)
+    while pending:
+        kind = pending.pop()
+        found.append(kind)
+        pending.extend(kind.__subclasses__())
+    return found

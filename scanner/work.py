@@ -13,18 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import libcst as cst
-
 from scanner import codec
-from scanner.analyze import FileResult, analyze
 from scanner.cache import Cache, CacheError, entry_key
 from scanner.files import SourceError, decode_source, read_bytes
 from scanner.index import Wrapper, WrapperIndex
-from scanner.model import ScanError
-from scanner.module import ParsedModule
-from scanner.narrow import narrow
-from scanner.syntax import syntax_message
-from scanner.wrappers import discover
+from scanner.model import FileResult, ScanError
 
 # Bytes every file holding a direct read or write contains.
 ENV_WORDS: tuple[str, ...] = ("environ", "getenv", "putenv", "unsetenv")
@@ -89,26 +82,21 @@ def relevant(index: WrapperIndex, data: bytes, path: str) -> tuple[Wrapper, ...]
     return tuple(chosen[q] for q in sorted(chosen))
 
 
-def process(task: FileTask, options: Options) -> FileOutcome:
+def process(task: FileTask, options: Options, data: bytes | None = None) -> FileOutcome:
     """Find the wrappers a file defines and the sites, dynamic reads and writes it holds."""
-    try:
-        data = read_bytes(task.path, options.max_file_bytes)
-    except SourceError as exc:
-        return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
-    wrappers = relevant(task.index, data, task.rel)
-    cache = Cache(options.cache_dir) if options.cache_dir is not None else None
-    key = entry_key(data, task.rel, task.module, options.key(), fingerprint(wrappers))
-    if cache is not None:
-        stored = cache.get(key)
-        if stored is not None:
-            try:
-                return _decode(task.rel, stored)
-            except (KeyError, TypeError, ValueError):
-                pass  # an entry from a broken write: recompute and overwrite it
-    outcome = _compute(task, data, wrappers, options)
-    if cache is not None:
+    if data is None:
         try:
-            cache.put(key, _encode(outcome))
+            data = read_bytes(task.path, options.max_file_bytes)
+        except SourceError as exc:
+            return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
+    found = cached(task, options, data)
+    if found is not None:
+        return found
+    wrappers = relevant(task.index, data, task.rel)
+    outcome = _compute(task, data, wrappers, options)
+    if options.cache_dir is not None:
+        try:
+            Cache(options.cache_dir).put(_key(task, options, data), _encode(outcome))
         except CacheError as exc:
             return FileOutcome(
                 outcome.rel, outcome.wrappers, outcome.result, outcome.error, False, str(exc)
@@ -116,9 +104,37 @@ def process(task: FileTask, options: Options) -> FileOutcome:
     return outcome
 
 
+def cached(task: FileTask, options: Options, data: bytes) -> FileOutcome | None:
+    """The stored outcome for these bytes, options and wrappers, or None."""
+    if options.cache_dir is None:
+        return None
+    stored = Cache(options.cache_dir).get(_key(task, options, data))
+    if stored is None:
+        return None
+    try:
+        return _decode(task.rel, stored)
+    except (KeyError, TypeError, ValueError):
+        return None  # an entry from a broken write: recompute and overwrite it
+
+
+def _key(task: FileTask, options: Options, data: bytes) -> str:
+    wrappers = relevant(task.index, data, task.rel)
+    return entry_key(data, task.rel, task.module, options.key(), fingerprint(wrappers))
+
+
 def _compute(
     task: FileTask, data: bytes, wrappers: tuple[Wrapper, ...], options: Options
 ) -> FileOutcome:
+    # The parser and the analysis are imported here, on the first cache miss: a
+    # warm scan never loads libcst.
+    import libcst as cst
+
+    from scanner.analyze import analyze
+    from scanner.module import ParsedModule
+    from scanner.narrow import narrow
+    from scanner.syntax import syntax_message
+    from scanner.wrappers import discover
+
     try:
         text = decode_source(data)
     except SourceError as exc:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from knobregistry.cache import cache_options, chosen_cache_dir
 from knobregistry.report.scan_json import render_scan_json
 from knobregistry.report.scan_table import render_scan_table
 from scanner import scan
@@ -41,8 +42,15 @@ from scanner import scan
     show_default=True,
     help="Output format. 'json' follows the documented contract.",
 )
+@cache_options
 def scan_command(
-    paths: tuple[Path, ...], match: tuple[str, ...], exclude: tuple[str, ...], fmt: str
+    paths: tuple[Path, ...],
+    match: tuple[str, ...],
+    exclude: tuple[str, ...],
+    fmt: str,
+    cache_dir: Path | None,
+    no_cache: bool,
+    jobs: int | None,
 ) -> None:
     """Find every environment read under PATHS, with its default and its off switch.
 
@@ -51,7 +59,15 @@ def scan_command(
     Reads whose variable name cannot be resolved are listed as dynamic; files
     that cannot be read or parsed are listed as errors, and the scan goes on.
     """
-    result = scan(paths, exclude=exclude, match=match)
+    result = scan(
+        paths,
+        exclude=exclude,
+        match=match,
+        cache_dir=chosen_cache_dir(cache_dir, no_cache),
+        jobs=jobs,
+    )
+    for note in result.notes:
+        click.echo(f"knobs scan: note: {note}", err=True)
     if fmt == "json":
         click.echo(render_scan_json(result), nl=False)
     else:

@@ -1,0 +1,29 @@
+"""The names one module binds: plain data, kept apart from the parser.
+
+symbols.py fills it in from a libcst tree and qualifies expressions with it;
+cached wrappers carry one, and load without importing libcst.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Symbols:
+    """Name bindings of one module, enough to qualify expressions."""
+
+    module: str
+    imports: Mapping[str, str] = field(default_factory=dict)
+    functions: frozenset[str] = frozenset()  # module-level defs and classes
+    constants: Mapping[str, object] = field(default_factory=dict)
+
+    def restricted(self, names: Collection[str]) -> Symbols:
+        """The same bindings, kept only for ``names`` (what one function uses)."""
+        return Symbols(
+            module=self.module,
+            imports={k: v for k, v in self.imports.items() if k in names},
+            functions=frozenset(n for n in self.functions if n in names),
+            constants={k: v for k, v in self.constants.items() if k in names},
+        )
