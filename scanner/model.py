@@ -172,7 +172,7 @@ class ScanResult:
     errors: tuple[ScanError, ...] = ()
     wrappers: tuple[WrapperInfo, ...] = ()
     files_scanned: int = 0
-    notes: tuple[str, ...] = ()  # for example: the cache was skipped, and why
+    notes: tuple[str, ...] = field(default=(), compare=False)  # e.g. the cache was skipped
     stats: ScanStats = field(default=ScanStats(), compare=False)
 
     def knob(self, name: str) -> Knob | None:

@@ -6,8 +6,10 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -40,3 +42,15 @@ def run_knobs(
         text=True,
         check=False,
     )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Scans run by the tests (and their subprocesses) cache in a folder of their own."""
+    saved = os.environ.get("KNOBS_CACHE_DIR")
+    os.environ["KNOBS_CACHE_DIR"] = str(tmp_path_factory.mktemp("knobs-cache"))
+    yield
+    if saved is None:
+        os.environ.pop("KNOBS_CACHE_DIR", None)
+    else:
+        os.environ["KNOBS_CACHE_DIR"] = saved

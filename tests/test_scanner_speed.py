@@ -1,0 +1,212 @@
+"""Speed never buys a different answer: cache, processes and narrow parsing change nothing."""
+
+from __future__ import annotations
+
+import ast
+import tempfile
+from collections.abc import Iterator
+from hashlib import blake2b
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scanner import ScanResult, scan
+from scanner import pool as scanner_pool
+from scanner.cache import Cache
+from scanner.expressions import _literal
+from scanner.walk import _FORMATTING, walk
+from tests.conftest import REPO, run_knobs, write_tree
+from tests.strategies import gate_sources
+
+EXAMPLES = REPO / "examples"
+
+WRAPPERS = {
+    "pkg/__init__.py": "",
+    "pkg/envs.py": """
+        import os
+
+
+        def env_flag(name, default=False):
+            raw = os.environ.get(name)
+            if raw is None:
+                return default
+            return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
+        def fusion_on(name):
+            return env_flag(name, default=True)
+        """,
+    "pkg/model.py": """
+        from pkg.envs import fusion_on
+
+        class Block:
+            def forward(self, x):
+                if fusion_on("PRIMUS_FUSED"):
+                    return f"{x}"
+                return x
+        """,
+}
+
+
+@pytest.fixture
+def force_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run even a handful of files through worker processes."""
+    monkeypatch.setattr(scanner_pool, "SERIAL_BELOW", 0)
+
+
+def every_way(root: Path, cache: Path) -> Iterator[tuple[str, ScanResult]]:
+    """The same scan, the slow plain way first, then every faster way."""
+    yield "whole files, 1 process", scan([root], root=root, narrow=False, jobs=1)
+    yield "narrow, 1 process", scan([root], root=root, jobs=1)
+    yield "narrow, 2 processes", scan([root], root=root, jobs=2)
+    yield "cold cache", scan([root], root=root, jobs=1, cache_dir=cache)
+    yield "warm cache", scan([root], root=root, jobs=2, cache_dir=cache)
+
+
+def test_every_way_agrees_on_the_examples(tmp_path: Path, force_pool: None) -> None:
+    results = dict(every_way(EXAMPLES, tmp_path / "cache"))
+    reference = results.pop("whole files, 1 process")
+    assert len(reference.knobs) == 9
+    for way, result in results.items():
+        assert result == reference, way
+    assert results["warm cache"].stats.files_parsed == 0
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(sources=st.lists(gate_sources(), min_size=1, max_size=4))
+def test_every_way_agrees_on_generated_gates(sources: list[str], force_pool: None) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        files = {f"gate{i}.py": source for i, source in enumerate(sources)}
+        write_tree(root, {**WRAPPERS, **files})
+        results = dict(every_way(root, root.parent / f"{root.name}-cache"))
+    reference = results.pop("whole files, 1 process")
+    assert reference.knob("PRIMUS_FUSED") is not None
+    for way, result in results.items():
+        assert result == reference, way
+
+
+def test_a_warm_scan_parses_nothing_and_one_change_parses_one_file(tmp_path: Path) -> None:
+    tree = write_tree(tmp_path / "tree", WRAPPERS)
+    cache = tmp_path / "cache"
+    cold = scan([tree], root=tree, cache_dir=cache)
+    warm = scan([tree], root=tree, cache_dir=cache)
+    assert (cold.stats.files_parsed, warm.stats.files_parsed) == (2, 0)
+    assert warm.stats.cache_hits == 2 and warm == cold
+    model = tree / "pkg" / "model.py"
+    model.write_text(model.read_text().replace("PRIMUS_FUSED", "PRIMUS_FUSED_V2"))
+    changed = scan([tree], root=tree, cache_dir=cache)
+    assert changed.stats.files_parsed == 1
+    assert [k.name for k in changed.knobs] == ["PRIMUS_FUSED_V2"]
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(cache.rglob("*.json"))
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip-a-byte", "garbage", "valid-json-wrong-shape"])
+def test_a_damaged_cache_entry_is_ignored_and_rewritten(tmp_path: Path, damage: str) -> None:
+    tree = write_tree(tmp_path / "tree", WRAPPERS)
+    cache = tmp_path / "cache"
+    reference = scan([tree], root=tree, cache_dir=cache)
+    for entry in _entries(cache):
+        raw = entry.read_bytes()
+        if damage == "truncate":
+            entry.write_bytes(raw[: len(raw) // 2])
+        elif damage == "flip-a-byte":
+            entry.write_bytes(raw[:-5] + bytes([raw[-5] ^ 0x01]) + raw[-4:])
+        elif damage == "garbage":
+            entry.write_bytes(b"\x00\xff not a cache entry")
+        else:
+            body = b'{"sites": 3}'
+            entry.write_bytes(blake2b(body, digest_size=16).hexdigest().encode() + b"\n" + body)
+    again = scan([tree], root=tree, cache_dir=cache)
+    assert again == reference
+    assert again.stats.files_parsed == 2  # nothing trusted from the damaged entries
+    store = Cache(cache)
+    assert all(store.get(e.stem) is not None for e in _entries(cache))  # rewritten
+
+
+def test_an_unusable_cache_folder_is_skipped_with_a_note(tmp_path: Path) -> None:
+    tree = write_tree(tmp_path / "tree", WRAPPERS)
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder should be")
+    result = scan([tree], root=tree, cache_dir=blocked)
+    assert result == scan([tree], root=tree)
+    (note,) = result.notes
+    assert note.startswith(f"The cache was skipped: {blocked}/v1: ")
+
+
+def test_the_cli_says_when_the_cache_was_skipped(tmp_path: Path) -> None:
+    tree = write_tree(tmp_path / "tree", WRAPPERS)
+    (tmp_path / "blocked").write_text("")
+    result = run_knobs("scan", ".", cwd=tree, env={"KNOBS_CACHE_DIR": str(tmp_path / "blocked")})
+    assert result.returncode == 0
+    assert result.stderr.startswith(
+        f"knobs scan: note: The cache was skipped: {tmp_path / 'blocked'}/v1: "
+    )
+    assert "PRIMUS_FUSED" in result.stdout
+    quiet = run_knobs("scan", ".", "--no-cache", cwd=tree)
+    assert (quiet.stderr, quiet.stdout) == ("", result.stdout)
+
+
+class _Order(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if not isinstance(node, _FORMATTING):
+            self.seen.append(type(node).__name__)
+        return True
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted([*(REPO / "scanner").glob("*.py"), *EXAMPLES.rglob("*.py")]),
+    ids=lambda p: p.relative_to(REPO).as_posix(),
+)
+def test_the_walk_visits_nodes_in_libcst_order(path: Path) -> None:
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    expected = _Order()
+    module.visit(expected)
+    walked: list[str] = []
+
+    def enter(node: cst.CSTNode) -> bool:
+        walked.append(type(node).__name__)
+        return True
+
+    walk(module, enter)
+    assert walked == expected.seen
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(max_size=12),
+    st.sampled_from(["", "r", "u", "R", "b"]),
+    st.sampled_from(["'", '"', "'''", '"""']),
+)
+def test_string_literals_decode_as_python_does(text: str, prefix: str, quote: str) -> None:
+    source = repr(text) if prefix in ("", "u") and len(quote) == 1 else None
+    if source is None:
+        body = text.replace("\\", "\\\\").replace(quote[0], "\\" + quote[0])
+        if prefix in ("r", "R"):
+            if "\\" in text or quote[0] in text or text.endswith("\\"):
+                return
+            body = text
+        if prefix == "b" and not text.isascii():
+            return
+        if "\n" in body and len(quote) == 1:
+            body = body.replace("\n", "\\n")
+        if "\r" in body:
+            body = body.replace("\r", "\\r")
+        source = f"{prefix}{quote}{body}{quote}"
+    try:
+        expected = ast.literal_eval(source)
+    except (SyntaxError, ValueError):
+        return
+    assert _literal(source) == expected
