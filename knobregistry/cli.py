@@ -13,13 +13,16 @@ import click
 
 from knobregistry import __version__
 
-# name -> "module:attribute" of the click command
+# name -> "module:attribute" of the click command. A new subcommand is one line here.
 COMMANDS = {
     "scan": "knobregistry.commands.scan:scan_command",
     "check": "knobregistry.commands.check:check_command",
     "init": "knobregistry.commands.init:init_command",
     "explain": "knobregistry.commands.explain:explain_command",
     "export": "knobregistry.commands.export:export_command",
+    "triage": "knobregistry.commands.triage:triage_command",
+    "diff": "knobregistry.commands.diff:diff_command",
+    "docs": "knobregistry.commands.docs:docs_command",
 }
 
 

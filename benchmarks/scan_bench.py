@@ -1,0 +1,181 @@
+"""How fast `knobs scan` is, against grep and a plain ``ast`` scan, in one run.
+
+    python benchmarks/scan_bench.py PATH [--copies N]
+
+Copies PATH to a temporary folder (N times under one folder with ``--copies``),
+then measures, each as a subprocess, the wall time and the peak memory of the
+whole process tree (every worker included):
+
+    (a) grep -rlE 'environ|getenv'         the floor: find the files, parse nothing
+    (b) benchmarks/ast_reference.py        the reference: stdlib ast on those files
+    (c) knobs scan, cold (empty cache)
+    (d) knobs scan, warm (nothing changed)
+    (e) knobs scan, warm after one file changed
+
+and prints the ratios c/b, d/a and e/a. It also checks that (b) and (c) find the
+same literal-name reads, so that speed never buys a wrong answer: it exits 1 when
+knobs misses a read the reference finds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Run:
+    label: str
+    seconds: float
+    peak_mb: float
+    stdout: str
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        tree.setdefault(int(fields[1]), []).append(int(entry.name))
+    return tree
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _tree_rss_kb(root: int) -> int:
+    children = _children()
+    total, pending = 0, [root]
+    while pending:
+        pid = pending.pop()
+        total += _rss_kb(pid)
+        pending.extend(children.get(pid, ()))
+    return total
+
+
+def measure(label: str, command: list[str], cwd: Path) -> Run:
+    """Run ``command``; wall time, and the peak of the process tree's summed RSS."""
+    peak = 0
+    done = threading.Event()
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, text=True)
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.01):
+            peak = max(peak, _tree_rss_kb(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stdout, _ = process.communicate()
+    seconds = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if process.returncode not in (0, 1):
+        raise SystemExit(f"{label}: {' '.join(command)} exited {process.returncode}")
+    return Run(label, seconds, peak / 1024, stdout)
+
+
+def _copy(source: Path, copies: int, into: Path) -> Path:
+    target = into / "tree"
+    if copies == 1:
+        shutil.copytree(source, target, symlinks=True)
+    else:
+        for index in range(copies):
+            shutil.copytree(source, target / f"copy{index}", symlinks=True)
+    return target
+
+
+def _python_files(tree: Path) -> tuple[int, int]:
+    count = size = 0
+    for path in tree.rglob("*.py"):
+        count += 1
+        size += path.stat().st_size
+    return count, size
+
+
+def compare(reference: dict[str, object], scanned: dict[str, object]) -> tuple[int, int, list[str]]:
+    """Literal-name reads of the reference, how many knobs found, and what it missed."""
+    found = {
+        (site["path"], site["line"], site["column"], knob["name"])
+        for knob in scanned["knobs"]  # type: ignore[attr-defined]
+        for site in knob["sites"]
+        if site["kind"] != "wrapper"
+    }
+    expected = {
+        (path, read["line"], read["column"], read["name"])
+        for path, reads in reference["reads"].items()  # type: ignore[attr-defined]
+        for read in reads
+        if read["name"] is not None
+    }
+    missed = sorted(f"{p}:{line}:{column} {name}" for p, line, column, name in expected - found)
+    return len(expected), len(expected & found), missed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", type=Path, help="the tree to scan, e.g. site-packages/torch")
+    parser.add_argument("--copies", type=int, default=1, help="copy the tree N times")
+    args = parser.parse_args()
+    # The console script, as users run it (`python -m` would put the scanned tree's
+    # own modules, such as torch/random.py, ahead of the standard library).
+    knobs = [str(Path(sys.executable).parent / "knobs"), "scan", "--format", "json"]
+    with tempfile.TemporaryDirectory(prefix="scan-bench-") as folder:
+        work = Path(folder)
+        tree = _copy(args.path.resolve(), args.copies, work)
+        cache = work / "cache"
+        count, size = _python_files(tree)
+        print(f"tree: {args.path} x{args.copies}: {count:,} Python files, {size / 1e6:.1f} MB")
+        runs = [
+            measure("(a) grep -rlE", ["grep", "-rlE", "environ|getenv", "--include=*.py", "."], tree),
+            measure("(b) ast reference", [sys.executable, str(HERE / "ast_reference.py"), "."], tree),
+            measure("(c) knobs scan cold", [*knobs, "--cache-dir", str(cache), "."], tree),
+            measure("(d) knobs scan warm", [*knobs, "--cache-dir", str(cache), "."], tree),
+        ]
+        reference = json.loads(runs[1].stdout)
+        changed = tree / sorted(reference["reads"])[0]
+        with changed.open("a", encoding="utf-8") as f:
+            f.write("\n# touched by scan_bench.py\n")
+        runs.append(
+            measure("(e) warm, one file changed", [*knobs, "--cache-dir", str(cache), "."], tree)
+        )
+    for run in runs:
+        print(f"{run.label:<28} {run.seconds:8.2f} s {run.peak_mb:9.0f} MB")
+    a, b, c, d, e = (run.seconds for run in runs)
+    print(f"ratios: c/b {c / b:.2f}   d/a {d / a:.1f}   e/a {e / a:.1f}   e/d {e / d:.2f}")
+    expected, matched, missed = compare(reference, json.loads(runs[2].stdout))
+    print(f"literal-name reads: reference {expected}, found by knobs scan {matched}")
+    if runs[2].stdout != runs[3].stdout:
+        print("warm output differs from cold output")
+        return 1
+    for line in missed[:20]:
+        print(f"  missed: {line}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
