@@ -48,8 +48,8 @@ def _children() -> dict[int, list[int]]:
         if not entry.name.isdigit():
             continue
         try:
-            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+            stat = Path("/proc", entry.name, "stat").read_text(encoding="ascii", errors="replace")
+            fields = stat.rsplit(")", 1)[1].split()
         except OSError:
             continue
         tree.setdefault(int(fields[1]), []).append(int(entry.name))
@@ -58,10 +58,10 @@ def _children() -> dict[int, list[int]]:
 
 def _rss_kb(pid: int) -> int:
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
+        status = Path("/proc", str(pid), "status").read_text(encoding="ascii", errors="replace")
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
     except OSError:
         pass
     return 0
@@ -150,9 +150,11 @@ def main() -> int:
         cache = work / "cache"
         count, size = _python_files(tree)
         print(f"tree: {args.path} x{args.copies}: {count:,} Python files, {size / 1e6:.1f} MB")
+        grep = ["grep", "-rlE", "environ|getenv", "--include=*.py", "."]
+        reference_scan = [sys.executable, str(HERE / "ast_reference.py"), "."]
         runs = [
-            measure("(a) grep -rlE", ["grep", "-rlE", "environ|getenv", "--include=*.py", "."], tree),
-            measure("(b) ast reference", [sys.executable, str(HERE / "ast_reference.py"), "."], tree),
+            measure("(a) grep -rlE", grep, tree),
+            measure("(b) ast reference", reference_scan, tree),
             measure("(c) knobs scan cold", [*knobs, "--cache-dir", str(cache), "."], tree),
             measure("(d) knobs scan warm", [*knobs, "--cache-dir", str(cache), "."], tree),
         ]
