@@ -80,9 +80,36 @@ class WrapperIndex:
 
     wrappers: Mapping[str, Wrapper] = field(default_factory=dict)
 
+    by_short: Mapping[bytes, tuple[Wrapper, ...]] = field(default_factory=dict)
+
     @classmethod
     def of(cls, wrappers: Iterable[Wrapper]) -> WrapperIndex:
-        return cls({w.qualname: w for w in sorted(wrappers, key=lambda w: w.qualname)})
+        ordered = {w.qualname: w for w in sorted(wrappers, key=lambda w: w.qualname)}
+        groups: dict[bytes, list[Wrapper]] = {}
+        for wrapper in ordered.values():
+            groups.setdefault(wrapper.short_name.encode(), []).append(wrapper)
+        return cls(ordered, {short: tuple(group) for short, group in groups.items()})
+
+    def callable_from(self, data: bytes, path: str) -> tuple[Wrapper, ...]:
+        """The wrappers a file (its bytes and path) can call, and those they call in turn.
+
+        Each short name is looked for once, however many modules define it (a tree
+        that vendors a package twice defines every wrapper twice).
+        """
+        chosen: dict[str, Wrapper] = {}
+        for short, group in self.by_short.items():
+            if short in data:
+                chosen.update((w.qualname, w) for w in group if w.named_in(data, path))
+        pending = list(chosen.values())
+        while pending:
+            source = pending.pop().source.encode()
+            for short, group in self.by_short.items():
+                if short in source:
+                    for wrapper in group:
+                        if wrapper.qualname not in chosen:
+                            chosen[wrapper.qualname] = wrapper
+                            pending.append(wrapper)
+        return tuple(chosen[q] for q in sorted(chosen))
 
     def __len__(self) -> int:
         return len(self.wrappers)

@@ -7,12 +7,14 @@ finds new wrappers, only the files that mention their names are analysed again.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from scanner.cache import Cache, CacheError, entry_key
 from scanner.files import DEFAULT_INCLUDE, MAX_FILE_BYTES, SourceFile, iter_files
 from scanner.index import Wrapper, WrapperIndex
 from scanner.knobs import build_knobs
@@ -63,11 +65,13 @@ def scan(
             files.append(found)
     outcomes: dict[str, FileOutcome] = {}
     index = WrapperIndex()
+    selector = _Selector(files, options)
     wanted: Callable[[bytes, str], bool] = partial(_has_words, words_pattern(ENV_WORDS))
+    selection = selector.select(wanted, outcomes)
     with Runner(options, jobs) as runner:
         for _ in range(MAX_ROUNDS):
             todo = []
-            for file, data in _selected(files, wanted, options.max_file_bytes, outcomes):
+            for file, data in selection:
                 task = FileTask(file.path, file.rel, file.module, index)
                 # Cache hits are read here, while the bytes are at hand: a warm scan
                 # starts no worker and never loads the parser.
@@ -84,7 +88,7 @@ def scan(
             index = WrapperIndex.of(wrappers.values())
             if not new:
                 break
-            wanted = partial(_names_any, [_Named.of(w) for w in new])
+            selection = selector.select_callers(WrapperIndex.of(new), outcomes)
     return _result(outcomes, errors, index, len(files), options)
 
 
@@ -93,49 +97,73 @@ def _has_words(pattern: re.Pattern[bytes], data: bytes, rel: str) -> bool:
     return any(word in data for word in _ENV_BYTES) and pattern.search(data) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class _Named:
-    """What a file must contain to call a wrapper, precomputed for the byte tests."""
-
-    short: bytes
-    anchor: bytes
-    wrapper: Wrapper
-
-    @classmethod
-    def of(cls, wrapper: Wrapper) -> _Named:
-        return cls(wrapper.short_name.encode(), wrapper.anchor.encode(), wrapper)
+def _calls_any(new: WrapperIndex, data: bytes, rel: str) -> bool:
+    return bool(new.callable_from(data, rel))
 
 
-def _names_any(named: list[_Named], data: bytes, rel: str) -> bool:
-    return any(
-        n.short in data
-        and (n.anchor in data or rel == n.wrapper.path)
-        and n.wrapper.named_in(data, rel)
-        for n in named
-    )
+class _Selector:
+    """Picks the files each round analyses, reading every file's bytes once per round.
 
+    The first round also records a digest of every file. With a cache, the files
+    that mention a round's new wrappers are stored under the digest of the whole
+    tree, so a warm scan looks for wrapper names in no file at all.
+    """
 
-def _selected(
-    files: list[SourceFile],
-    wanted: Callable[[bytes, str], bool],
-    max_bytes: int,
-    outcomes: dict[str, FileOutcome],
-) -> Iterator[tuple[SourceFile, bytes | None]]:
-    """The files whose bytes are ``wanted``, with those bytes (None for a file that cannot
-    be read, which its worker reports)."""
-    for file in files:
-        try:
-            if file.path.stat().st_size > max_bytes:
+    def __init__(self, files: list[SourceFile], options: Options) -> None:
+        self.files = files
+        self.options = options
+        self.digests: dict[str, str] = {}
+
+    def select(
+        self, wanted: Callable[[bytes, str], bool], outcomes: dict[str, FileOutcome]
+    ) -> Iterator[tuple[SourceFile, bytes | None]]:
+        """The files whose bytes are ``wanted``, with those bytes (None for a file that
+        cannot be read, which its worker reports), one at a time: memory holds one file."""
+        for file in self.files:
+            data = self._read(file)
+            if data is None:
                 if file.rel not in outcomes:
                     yield file, None
-                continue
+            elif wanted(data, file.rel):
+                yield file, data
+
+    def select_callers(
+        self, new: WrapperIndex, outcomes: dict[str, FileOutcome]
+    ) -> Iterator[tuple[SourceFile, bytes | None]]:
+        """The files that can call one of the ``new`` wrappers."""
+        cache = Cache(self.options.cache_dir) if self.options.cache_dir is not None else None
+        key = self._key(new)
+        stored = cache.get(key) if cache is not None else None
+        if isinstance(stored, list) and all(isinstance(rel, str) for rel in stored):
+            chosen = set(stored)
+            yield from ((f, self._read(f)) for f in self.files if f.rel in chosen)
+            return
+        found: list[str] = []
+        for file, data in self.select(partial(_calls_any, new), outcomes):
+            found.append(file.rel)
+            yield file, data
+        if cache is not None:
+            with contextlib.suppress(CacheError):  # each file's entry reports it too
+                cache.put(key, found)
+
+    def _read(self, file: SourceFile) -> bytes | None:
+        try:
+            if file.path.stat().st_size > self.options.max_file_bytes:
+                return None
             data = file.path.read_bytes()
         except OSError:
-            if file.rel not in outcomes:
-                yield file, None
-            continue
-        if wanted(data, file.rel):
-            yield file, data
+            return None
+        if file.rel not in self.digests:
+            self.digests[file.rel] = hashlib.blake2b(data, digest_size=16).hexdigest()
+        return data
+
+    def _key(self, new: WrapperIndex) -> str:
+        tree = hashlib.blake2b(digest_size=20)
+        for rel in sorted(self.digests):
+            tree.update(f"{rel}\0{self.digests[rel]}\n".encode())
+        for wrapper in new.wrappers.values():
+            tree.update(f"{wrapper.qualname}\0{wrapper.path}\n".encode())
+        return entry_key(b"selection", tree.hexdigest())
 
 
 def _result(

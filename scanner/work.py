@@ -71,15 +71,7 @@ def words_pattern(words: tuple[str, ...]) -> re.Pattern[bytes]:
 
 def relevant(index: WrapperIndex, data: bytes, path: str) -> tuple[Wrapper, ...]:
     """The wrappers the file with these bytes can call, and the wrappers those call."""
-    chosen = {q: w for q, w in index.wrappers.items() if w.named_in(data, path)}
-    pending = list(chosen.values())
-    while pending:
-        source = pending.pop().source.encode()
-        for qualname, wrapper in index.wrappers.items():
-            if qualname not in chosen and wrapper.short_name.encode() in source:
-                chosen[qualname] = wrapper
-                pending.append(wrapper)
-    return tuple(chosen[q] for q in sorted(chosen))
+    return index.callable_from(data, path)
 
 
 def process(task: FileTask, options: Options, data: bytes | None = None) -> FileOutcome:
