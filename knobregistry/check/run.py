@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from knobregistry.cache import default_cache_dir
 from knobregistry.check.reconcile import reconcile
 from knobregistry.check.rules import RULES, RuleInfo
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.registry import Policy, Registry, RegistryError, RegistryProblem
 from scanner import ScanResult, scan
+from scanner.files import DEFAULT_INCLUDE
 
 
 class CheckFunction(Protocol):
@@ -48,6 +50,8 @@ class CheckResult:
     files: int  # files scanned
     stale_checked: bool  # False when PATHs narrowed the scope, so KNB002 was skipped
     rules: tuple[RuleInfo, ...] = RULES  # every rule of the checks that ran
+    baseline: str | None = None  # the baseline file applied, relative to the current folder
+    baselined: int = 0  # findings the baseline hid
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity)
@@ -63,8 +67,12 @@ def shown(path: Path, cwd: Path) -> str:
     return Path(os.path.relpath(path.absolute(), cwd.absolute())).as_posix()
 
 
-def scan_scope(registry: Registry, paths: Sequence[Path] | None = None) -> ScanResult:
+def scan_scope(
+    registry: Registry, paths: Sequence[Path] | None = None, *, cache: bool = True
+) -> ScanResult:
     """Scan the registry's scope, or ``paths`` instead of its paths (same filters).
+
+    The scan uses the default cache folder unless ``cache`` is False.
 
     Output paths are relative to the registry's folder, where its exclude globs apply.
     Raises RegistryError when a path of the scope does not exist.
@@ -75,15 +83,14 @@ def scan_scope(registry: Registry, paths: Sequence[Path] | None = None) -> ScanR
     else:
         targets = paths
     scope = registry.scan
-    if scope.include:
-        return scan(
-            targets,
-            include=scope.include,
-            exclude=scope.exclude,
-            match=scope.match,
-            root=registry.root,
-        )
-    return scan(targets, exclude=scope.exclude, match=scope.match, root=registry.root)
+    return scan(
+        targets,
+        include=scope.include or DEFAULT_INCLUDE,
+        exclude=scope.exclude,
+        match=scope.match,
+        root=registry.root,
+        cache_dir=default_cache_dir() if cache else None,
+    )
 
 
 def run_check(

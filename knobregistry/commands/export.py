@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import NoReturn
 
 import click
 
+from knobregistry.check import scan_scope
+from knobregistry.check.starter import write_atomic
 from knobregistry.export import FORMATS, Export, ExportError, render
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
-from scanner import ScanResult, scan
+from scanner import ScanResult
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
 
@@ -93,7 +94,7 @@ def export_command(
     if output is None:
         click.echo(text, nl=False)
     else:
-        write_atomically(output, text)
+        write_atomic(output, text)
 
 
 def _fail(message: str) -> NoReturn:
@@ -117,30 +118,6 @@ def _scan(registry: Registry) -> ScanResult:
     if missing:
         shown = ", ".join(p.as_posix() for p in missing)
         raise ProfileError(f"--scan: the registry's scan paths do not exist: {shown}.")
-    scope = registry.scan
-    if scope.include:
-        return scan(
-            registry.scan_paths(),
-            include=scope.include,
-            exclude=scope.exclude,
-            match=scope.match,
-            root=registry.root,
-        )
-    return scan(registry.scan_paths(), exclude=scope.exclude, match=scope.match, root=registry.root)
+    return scan_scope(registry)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
-    umask = os.umask(0)
-    os.umask(umask)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(temporary).chmod(0o666 & ~umask)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
