@@ -23,9 +23,14 @@ $(VENV)/.examples: $(VENV)/.core
 	$(PIP) -e '.[examples]'
 	touch $@
 
+# The demo scans the example, checks it against its registry, then triages two of
+# its knobs; triage exits 1 because it finds the one that breaks reproducibility.
 demo: $(VENV)/.examples
 	$(BIN)/knobs scan examples/
 	cd examples && ../$(BIN)/knobs check
+	cd examples && { ../$(BIN)/knobs triage --knob TOY_FUSED_LINEAR_CE --knob TOY_ROPE_TRITON \
+	    --jobs 2 --compare tensors:params.pt -- ../$(BIN)/python train.py --steps 5 \
+	    --save-tensors params.pt; test $$? -eq 1; }
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .

@@ -1,0 +1,220 @@
+"""`knobs triage`: which knobs break bitwise reproducibility of a command, measured.
+
+Exit status: 0 every setting reproducible; 1 a knob breaks reproducibility (alone or
+in a combination); 2 bad usage, a bad registry, or --record could not write;
+3 the baseline itself is not reproducible; 4 a run failed or timed out, so some
+setting could not be judged (this outranks 1: the triage is incomplete);
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from datetime import date
+from enum import IntEnum
+from pathlib import Path
+from typing import NoReturn
+
+import click
+from rich.console import Console
+
+from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
+from knobregistry.triage import (
+    CompareError,
+    Host,
+    Options,
+    PlanError,
+    Recorded,
+    RecordError,
+    Runner,
+    Status,
+    TriageResult,
+    describe_host,
+    make_plan,
+    parse_compare,
+    record_triage,
+    status_of,
+    triage,
+)
+from knobregistry.triage.progress import ConsoleProgress
+from knobregistry.triage.report import print_table, render_json
+
+
+class TriageExit(IntEnum):
+    """The exit codes of `knobs triage`."""
+
+    REPRODUCIBLE = 0
+    BREAKS_BITWISE = 1
+    USAGE = 2
+    BASELINE_DIFFERS = 3
+    ERROR = 4
+    INTERRUPTED = 130
+
+
+_EXIT = {
+    Status.REPRODUCIBLE: TriageExit.REPRODUCIBLE,
+    Status.BREAKS_BITWISE: TriageExit.BREAKS_BITWISE,
+    Status.BASELINE_DIFFERS: TriageExit.BASELINE_DIFFERS,
+    Status.BASELINE_ERROR: TriageExit.ERROR,
+    Status.ERROR: TriageExit.ERROR,
+}
+
+
+@click.command("triage", context_settings={"allow_interspersed_args": False})
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.option(
+    "--registry",
+    "-r",
+    "registry_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="PATH",
+    help="The registry file (default: found from the current folder upward).",
+)
+@click.option(
+    "--profile", "-p", metavar="NAME", help="Start from this profile, as `knobs export` writes it."
+)
+@click.option(
+    "--knob",
+    "-k",
+    "knobs",
+    multiple=True,
+    metavar="NAME",
+    help="Triage this knob (repeat for more). Default: every knob the profile turns off; "
+    "without a profile, every registered switch.",
+)
+@click.option(
+    "--runs",
+    "-n",
+    type=click.IntRange(min=2),
+    default=2,
+    show_default=True,
+    help="Runs per setting; all must match.",
+)
+@click.option(
+    "--compare",
+    "-c",
+    "compare_text",
+    default="stdout",
+    show_default=True,
+    metavar="MODE",
+    help="stdout, regex:PATTERN (only the stdout lines it matches), file:PATH or tensors:PATH "
+    "(relative to each run's working directory).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Runs at the same time.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="S",
+    help="Stop a run after S seconds (its verdict is then `error`).",
+)
+@click.option("--pairs", is_flag=True, help="Also sweep every pair of knobs reproducible alone.")
+@click.option(
+    "--bisect",
+    is_flag=True,
+    help="Also turn every knob reproducible alone on at once and, if that breaks, find a "
+    "minimal set responsible by delta debugging.",
+)
+@click.option("--record", is_flag=True, help="Write the verdicts and evidence into the registry.")
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="table: for people; json: one document for machines.",
+)
+def triage_command(
+    command: tuple[str, ...],
+    registry_path: Path | None,
+    profile: str | None,
+    knobs: tuple[str, ...],
+    runs: int,
+    compare_text: str,
+    jobs: int,
+    timeout: float | None,
+    pairs: bool,
+    bisect: bool,
+    record: bool,
+    fmt: str,
+) -> None:
+    """Run COMMAND under knob settings and find which knobs break bitwise reproducibility.
+
+    \b
+      knobs triage --profile bitwise --compare 'regex:lm loss' -- torchrun ... train.py
+      knobs triage --knob TOY_FUSED_LINEAR_CE --jobs 2 --record -- python train.py
+
+    The baseline (the profile, every candidate knob off) runs --runs times; then each
+    candidate alone is turned back on; --pairs and --bisect try combinations. Every
+    run has its own temporary working directory; arguments naming files in the
+    current folder are passed as absolute paths. See docs/triage.md.
+
+    Exit status: 0 reproducible; 1 a knob breaks reproducibility; 2 bad usage;
+    3 the baseline is not reproducible; 4 a run failed or timed out.
+    """
+    registry = _load(registry_path)
+    try:
+        mode = parse_compare(compare_text)
+        plan = make_plan(registry, profile, knobs)
+    except (CompareError, PlanError) as exc:
+        _fail(str(exc))
+    stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+    options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect)
+    with tempfile.TemporaryDirectory(prefix="knobs-triage-") as root:
+        runner = Runner(command, Path.cwd(), Path(root), timeout)
+        try:
+            with ConsoleProgress(stderr) as progress:
+                result = triage(plan, runner, mode, options, os.environ, progress)
+        except KeyboardInterrupt:
+            click.echo("knobs triage: interrupted; every run was stopped.", err=True)
+            sys.exit(TriageExit.INTERRUPTED)
+    host = describe_host() if record or fmt == "json" else None
+    recorded, failure = _record(registry, result, host) if record else (None, None)
+    if fmt == "json":
+        click.echo(render_json(result, host, recorded), nl=False)
+    else:
+        print_table(result, Console(highlight=False, soft_wrap=True), recorded)
+    if failure is not None:  # after the results: a long triage is not lost to a bad write
+        click.echo(f"knobs triage: error: {failure}", err=True)
+        sys.exit(TriageExit.USAGE)
+    sys.exit(_EXIT[status_of(result)])
+
+
+def _record(
+    registry: Registry, result: TriageResult, host: Host | None
+) -> tuple[Recorded | None, str | None]:
+    """What --record wrote, or why it wrote nothing."""
+    if result.stopped:
+        click.echo("knobs triage: nothing recorded: no knob was judged.", err=True)
+        return None, None
+    assert host is not None
+    shown = Path(os.path.relpath(registry.path, Path.cwd())).as_posix()
+    try:
+        return record_triage(registry.path, result, host, date.today(), shown=shown), None
+    except RecordError as exc:
+        return None, str(exc)
+
+
+def _load(explicit: Path | None) -> Registry:
+    try:
+        path = find_registry(explicit)
+        shown = Path(os.path.relpath(path.absolute(), Path.cwd())).as_posix()
+        return load_registry(path.absolute(), display=shown)
+    except RegistryError as exc:
+        for problem in exc.problems:
+            click.echo(problem.render(), err=True)
+        sys.exit(TriageExit.USAGE)
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"knobs triage: error: {message}", err=True)
+    sys.exit(TriageExit.USAGE)

@@ -1,0 +1,126 @@
+"""`--record`: write each verdict into the registry, as a triage status and evidence records.
+
+Per knob: the `alone` verdict, the pairs it was part of (one record for the
+partners it stayed reproducible with, one per partner it broke with) and its part
+in a bisection. A record replaces an earlier one of the same experiment (sweep,
+partners, profile, command, compare mode, host and GPU), so repeating a triage
+changes nothing but the dates. The file is edited in place: comments, key order
+and formatting are kept (see yaml_edit.py), and it is written atomically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from knobregistry.registry import Triage, Verdict
+from knobregistry.triage.host import Host
+from knobregistry.triage.model import Outcome, TriageResult
+from knobregistry.triage.yaml_edit import KnobUpdate, RecordEdit, edit_registry
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What --record changed, knob by knob."""
+
+    path: str  # the registry, as shown to the user
+    changes: tuple[RecordEdit, ...]
+
+
+def knob_updates(result: TriageResult, host: Host, today: date) -> list[KnobUpdate]:
+    """The updates a triage result makes, in candidate order (nothing after a failed baseline)."""
+    if result.stopped:
+        return []
+    build = _Builder(result, host, today)
+    for outcome in result.alone:
+        build.add(outcome.setting.knobs[0], outcome, ())
+    if result.pairs is not None:
+        for name in result.candidates:
+            build.pairs(name, [o for o in result.pairs if name in o.setting.knobs])
+    bisection = result.bisection
+    if bisection is not None and bisection.start is not None:
+        start = bisection.start
+        if start.verdict is Verdict.REPRODUCIBLE:
+            for name in bisection.knobs:
+                build.add(name, start, tuple(k for k in bisection.knobs if k != name))
+        culprit = bisection.culprit
+        if culprit is not None:
+            for name in bisection.minimal:
+                build.add(name, culprit, tuple(k for k in bisection.minimal if k != name))
+    return [
+        KnobUpdate(name, build.status(name), tuple(build.records[name]))
+        for name in result.candidates
+        if build.records[name]
+    ]
+
+
+def record_triage(
+    path: Path, result: TriageResult, host: Host, today: date, *, shown: str | None = None
+) -> Recorded:
+    """Write ``result`` into the registry at ``path``; raises RecordError when it cannot.
+
+    ``shown`` is the path as messages show it (default: ``path``).
+    """
+    display = shown if shown is not None else path.as_posix()
+    updates = knob_updates(result, host, today)
+    return Recorded(display, tuple(edit_registry(path, updates, display)))
+
+
+class _Builder:
+    def __init__(self, result: TriageResult, host: Host, today: date) -> None:
+        self.result, self.host, self.today = result, host, today
+        self.records: dict[str, list[dict[str, Any]]] = {n: [] for n in result.candidates}
+        self.breaks: set[str] = set()
+        self.clean = {o.setting.knobs[0] for o in result.alone if o.verdict is Verdict.REPRODUCIBLE}
+
+    def status(self, name: str) -> Triage | None:
+        if name in self.breaks:
+            return Triage.BREAKS_BITWISE
+        return Triage.REPRODUCIBLE if name in self.clean else None
+
+    def add(self, name: str, outcome: Outcome, partners: tuple[str, ...]) -> None:
+        if outcome.verdict is Verdict.BREAKS_BITWISE:
+            self.breaks.add(name)
+        self.records[name].append(self.record(outcome, partners))
+
+    def pairs(self, name: str, outcomes: list[Outcome]) -> None:
+        by_verdict: dict[Verdict, list[Outcome]] = {v: [] for v in Verdict}
+        for outcome in outcomes:
+            by_verdict[outcome.verdict].append(outcome)
+        clean = by_verdict[Verdict.REPRODUCIBLE]
+        if clean:
+            self.add(name, clean[0], tuple(_partner(o, name) for o in clean))
+        for outcome in by_verdict[Verdict.BREAKS_BITWISE]:
+            self.add(name, outcome, (_partner(outcome, name),))
+        failed = by_verdict[Verdict.ERROR]
+        if failed:
+            self.add(name, failed[0], tuple(_partner(o, name) for o in failed))
+
+    def record(self, outcome: Outcome, partners: tuple[str, ...]) -> dict[str, Any]:
+        result, host = self.result, self.host
+        fields: dict[str, Any] = {
+            "date": self.today,
+            "verdict": outcome.verdict.value,
+            "sweep": outcome.setting.sweep.value,
+            "combined_with": list(partners),
+            "profile": result.profile,
+            "command": list(result.command),
+            "runs": result.runs,
+            "compare": result.compare,
+            "host": host.name,
+            "gpu": host.gpu,
+            "versions": dict(host.versions),
+            "difference": None,
+            "notes": None,
+        }
+        if outcome.verdict is Verdict.BREAKS_BITWISE:
+            fields["difference"] = outcome.detail
+        elif outcome.verdict is Verdict.ERROR and outcome.detail:
+            fields["notes"] = outcome.detail.splitlines()[0]
+        return {k: v for k, v in fields.items() if v not in (None, [], {})}
+
+
+def _partner(outcome: Outcome, name: str) -> str:
+    return next(k for k in outcome.setting.knobs if k != name)

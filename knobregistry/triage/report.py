@@ -1,0 +1,212 @@
+"""The results of a triage: a table and a summary for people, one JSON document for machines."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from knobregistry.registry import Sweep, Verdict
+from knobregistry.triage.host import Host
+from knobregistry.triage.model import Outcome, Status, TriageResult, status_of
+from knobregistry.triage.record import Recorded
+from knobregistry.triage.yaml_edit import RecordEdit
+
+_STYLE = {
+    Verdict.REPRODUCIBLE: "green",
+    Verdict.BREAKS_BITWISE: "bold red",
+    Verdict.ERROR: "yellow",
+}
+
+
+def print_table(result: TriageResult, console: Console, recorded: Recorded | None) -> None:
+    """The header, one row per setting run, each difference and error, and a summary."""
+    console.print(f"knobs triage: {escape(shlex.join(result.command))}")
+    profile = result.profile or "none"
+    console.print(
+        f"compare: {escape(result.compare)}; runs per setting: {result.runs}; "
+        f"profile: {escape(profile)}; candidates: {len(result.candidates)}"
+    )
+    table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column("sweep", no_wrap=True)
+    table.add_column("knobs on", overflow="fold")
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("runs", justify="right", no_wrap=True)
+    for outcome in result.outcomes:
+        verdict = outcome.verdict
+        table.add_row(
+            outcome.setting.sweep.value,
+            escape(" + ".join(outcome.setting.knobs) or "-"),
+            f"[{_STYLE[verdict]}]{verdict.value}[/]",
+            str(outcome.runs),
+        )
+    with console.capture() as captured:
+        console.print(table)
+    console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+    details = [o for o in result.outcomes if o.detail]
+    if details:
+        console.print()
+    for outcome in details:
+        console.print(f"{escape(outcome.setting.label)}: {escape(outcome.detail or '')}")
+    console.print()
+    for line in summary(result):
+        console.print(escape(line))
+    if recorded is not None:
+        console.print(f"\nRecorded in {escape(recorded.path)}:")
+        for edit in recorded.changes:
+            console.print(f"  {escape(_edit_line(edit))}")
+
+
+def summary(result: TriageResult) -> list[str]:
+    """What the triage found, in a few sentences, and what it cost in runs."""
+    status = status_of(result)
+    if status is Status.BASELINE_DIFFERS:
+        return [
+            "The baseline is not reproducible: its own runs differ, so something outside the "
+            "candidate knobs is nondeterministic (a seed, the data order, a library's kernel, "
+            "a knob the profile leaves on). Triage stopped; no knob was judged.",
+            _runs_line(result),
+        ]
+    if status is Status.BASELINE_ERROR:
+        return [
+            "The baseline failed, so no knob was judged: make the command run with every "
+            "candidate off first.",
+            _runs_line(result),
+        ]
+    lines = []
+    alone = {v: [o.setting.label for o in result.alone if o.verdict is v] for v in Verdict}
+    if alone[Verdict.BREAKS_BITWISE]:
+        lines.append(
+            f"Breaks bitwise reproducibility alone: {_names(alone[Verdict.BREAKS_BITWISE])}."
+        )
+    if alone[Verdict.REPRODUCIBLE]:
+        lines.append(f"Reproducible alone: {_names(alone[Verdict.REPRODUCIBLE])}.")
+    if alone[Verdict.ERROR]:
+        lines.append(f"Could not be judged (a run failed): {_names(alone[Verdict.ERROR])}.")
+    if result.pairs is not None:
+        lines.append(_pairs_line(result.pairs))
+    if result.bisection is not None:
+        lines.extend(_bisection_lines(result))
+    lines.append(_runs_line(result))
+    return lines
+
+
+def _pairs_line(pairs: Sequence[Outcome]) -> str:
+    if not pairs:
+        return "Pairs: fewer than two knobs were reproducible alone; nothing to combine."
+    broken = [o.setting.label for o in pairs if o.verdict is Verdict.BREAKS_BITWISE]
+    failed = sum(1 for o in pairs if o.verdict is Verdict.ERROR)
+    text = f"Pairs: {len(pairs)} swept; "
+    text += f"breaking together: {_names(broken)}" if broken else "none breaks reproducibility"
+    return text + (f"; {failed} could not be judged." if failed else ".")
+
+
+def _bisection_lines(result: TriageResult) -> list[str]:
+    bisection = result.bisection
+    assert bisection is not None
+    start = bisection.start
+    if start is None:
+        return ["Bisect: fewer than two knobs were reproducible alone; nothing to combine."]
+    count = len(bisection.knobs)
+    every = f"all {count} knobs that were reproducible alone"
+    if start.verdict is Verdict.REPRODUCIBLE:
+        return [f"Bisect: {every}, on together, are reproducible (1 test, {start.runs} runs)."]
+    if start.verdict is Verdict.ERROR:
+        return [f"Bisect: {every}, on together, could not be judged (a run failed)."]
+    pairs = count * (count - 1) // 2
+    return [
+        f"Bisect: {every}, on together, break reproducibility; a minimal set responsible: "
+        f"{' + '.join(bisection.minimal)}.",
+        f"Bisect spent {len(bisection.tests)} tests ({bisection.runs} runs); sweeping every pair "
+        f"of the {count} knobs takes {pairs} tests ({pairs * result.runs} runs).",
+    ]
+
+
+def _runs_line(result: TriageResult) -> str:
+    parts = [
+        f"{sweep.value} {result.runs_spent(sweep)}"
+        for sweep in Sweep
+        if any(o.setting.sweep is sweep for o in result.outcomes)
+    ]
+    return f"Runs of the command: {result.runs_spent()} ({', '.join(parts)})."
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(names)
+
+
+def _edit_line(edit: RecordEdit) -> str:
+    if edit.missing:
+        return f"{edit.knob}: no longer in the registry; nothing recorded"
+    status = f"{edit.before} -> {edit.after}" if edit.before != edit.after else edit.after
+    counts = []
+    if edit.added:
+        counts.append(f"{edit.added} record{'s' if edit.added != 1 else ''} added")
+    if edit.updated:
+        counts.append(f"{edit.updated} record{'s' if edit.updated != 1 else ''} updated")
+    return f"{edit.knob}: {status}; {', '.join(counts) or 'no record'}"
+
+
+def render_json(result: TriageResult, host: Host | None, recorded: Recorded | None) -> str:
+    """The whole result as one JSON document (keys in a fixed order), with a final newline."""
+    bisection = result.bisection
+    document: dict[str, Any] = {
+        "status": status_of(result).value,
+        "command": list(result.command),
+        "compare": result.compare,
+        "runs": result.runs,
+        "profile": result.profile,
+        "candidates": list(result.candidates),
+        "environment": dict(result.environment),
+        "baseline": _outcome(result.baseline),
+        "alone": [_outcome(o) for o in result.alone],
+        "pairs": [_outcome(o) for o in result.pairs] if result.pairs is not None else None,
+        "bisect": None
+        if bisection is None
+        else {
+            "knobs": list(bisection.knobs),
+            "minimal": list(bisection.minimal),
+            "tests": [_outcome(o) for o in bisection.tests],
+            "runs": bisection.runs,
+        },
+        "runs_spent": {
+            "total": result.runs_spent(),
+            **{sweep.value: result.runs_spent(sweep) for sweep in Sweep},
+        },
+        "host": None
+        if host is None
+        else {"name": host.name, "gpu": host.gpu, "versions": dict(host.versions)},
+        "recorded": None
+        if recorded is None
+        else {
+            "registry": recorded.path,
+            "knobs": [
+                {
+                    "name": e.knob,
+                    "before": e.before,
+                    "after": e.after,
+                    "added": e.added,
+                    "updated": e.updated,
+                    "missing": e.missing,
+                }
+                for e in recorded.changes
+            ],
+        },
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _outcome(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "sweep": outcome.setting.sweep.value,
+        "knobs": list(outcome.setting.knobs),
+        "verdict": outcome.verdict.value,
+        "runs": outcome.runs,
+        "detail": outcome.detail,
+    }

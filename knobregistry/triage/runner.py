@@ -1,0 +1,163 @@
+"""Run the user's command: its own working directory per run, an environment, a timeout.
+
+Each run's working directory is a fresh folder, so relative outputs (`file:` and
+`tensors:` paths, logs, checkpoints) never collide between concurrent runs. So
+that the command still finds its own files, every relative argument that names an
+existing file or folder in the folder triage was started from is passed as an
+absolute path (`train.py`, `--config=conf/a.yaml`); arguments that name nothing
+there (outputs such as `params.pt`) stay relative to the run's folder. The run
+also sees KNOBS_TRIAGE_RUN_DIR (its folder) and KNOBS_TRIAGE_ORIGIN (where triage
+was started), for a wrapper script that must `cd` back.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from knobregistry.triage.model import Run
+
+RUN_DIR_VARIABLE = "KNOBS_TRIAGE_RUN_DIR"
+ORIGIN_VARIABLE = "KNOBS_TRIAGE_ORIGIN"
+TERMINATE_GRACE_S = 5.0
+_NOT_PATHS = frozenset({"-m", "-c"})  # python -m MODULE, sh -c SCRIPT: never paths
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]+")
+
+
+def resolve_arguments(command: Sequence[str], origin: Path) -> tuple[str, ...]:
+    """``command`` with every relative argument naming something in ``origin`` made absolute.
+
+    The program itself is left alone unless it contains a '/' (a bare name is looked
+    up on PATH); so is the argument after `-m` or `-c`. In `--name=value`, the value
+    is resolved.
+    """
+    out: list[str] = []
+    for index, argument in enumerate(command):
+        program = index == 0 and "/" not in argument
+        if program or (index > 0 and command[index - 1] in _NOT_PATHS):
+            out.append(argument)
+        elif argument.startswith("-") and "=" in argument:
+            name, _, value = argument.partition("=")
+            out.append(f"{name}={_absolute(value, origin)}")
+        elif argument.startswith("-"):
+            out.append(argument)
+        else:
+            out.append(_absolute(argument, origin))
+    return tuple(out)
+
+
+def _absolute(argument: str, origin: Path) -> str:
+    if not argument or Path(argument).is_absolute():
+        return argument
+    try:
+        exists = (origin / argument).exists()
+    except (OSError, ValueError):  # a name too long, a NUL byte: not a path
+        return argument
+    return str(origin / argument) if exists else argument
+
+
+@dataclass
+class Runner:
+    """Starts runs and keeps track of the live ones, so that all can be stopped at once."""
+
+    typed: tuple[str, ...]  # the command as the user typed it
+    origin: Path
+    root: Path  # the temporary folder that holds every run's folder
+    timeout: float | None = None
+    command: tuple[str, ...] = field(init=False, default=())  # resolved against ``origin``
+    _live: set[subprocess.Popen[bytes]] = field(default_factory=set, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _stopping: bool = field(default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.command = resolve_arguments(self.typed, self.origin)
+
+    def folder(self, number: int, label: str, index: int) -> Path:
+        """The working directory of run ``index`` of the ``number``-th setting."""
+        slug = _UNSAFE.sub("_", label.replace(" + ", "+"))[:80]
+        return self.root / f"{number:03d}-{slug}" / f"run-{index}"
+
+    def run(self, folder: Path, index: int, env: Mapping[str, str]) -> Run:
+        """Run the command once in ``folder`` (created here) with ``env``; wait for it."""
+        folder.mkdir(parents=True)
+        stdout = folder.parent / f"{folder.name}.stdout"
+        stderr = folder.parent / f"{folder.name}.stderr"
+        environment = {**env, RUN_DIR_VARIABLE: str(folder), ORIGIN_VARIABLE: str(self.origin)}
+        with stdout.open("wb") as out, stderr.open("wb") as err:
+            try:
+                process = self._start(folder, environment, out, err)
+            except OSError as exc:
+                err.write(f"knobs triage: cannot start {self.command[0]}: {exc}\n".encode())
+                return Run(index, folder, stdout, stderr, 127)
+            try:
+                returncode = process.wait(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                _stop(process)
+                return Run(index, folder, stdout, stderr, None, timed_out=True)
+            finally:
+                with self._lock:
+                    self._live.discard(process)
+        return Run(index, folder, stdout, stderr, returncode)
+
+    def _start(
+        self, folder: Path, env: dict[str, str], out: IO[bytes], err: IO[bytes]
+    ) -> subprocess.Popen[bytes]:
+        with self._lock:
+            if self._stopping:
+                raise OSError("triage is stopping")
+            process = subprocess.Popen(
+                self.command,
+                cwd=folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,  # its own process group: a timeout stops its children too
+            )
+            self._live.add(process)
+            return process
+
+    def stop_all(self) -> None:
+        """Stop every live run and its children (on Ctrl-C, or when triage gives up)."""
+        with self._lock:
+            self._stopping = True
+            live = list(self._live)
+        for process in live:
+            _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the run's process group; after a grace period, SIGKILL what is left of it.
+
+    The group's leader is not reaped before the SIGKILL, so the group id cannot have
+    been reused by then.
+    """
+    _signal_group(process, signal.SIGTERM)
+    deadline = time.monotonic() + TERMINATE_GRACE_S
+    while time.monotonic() < deadline and not _exited(process):
+        time.sleep(0.05)
+    _signal_group(process, signal.SIGKILL)
+    process.wait()
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)
+
+
+def _exited(process: subprocess.Popen[bytes]) -> bool:
+    """Whether the leader has exited, without reaping it."""
+    try:
+        found = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:  # reaped already
+        return True
+    return found is not None

@@ -1,0 +1,282 @@
+"""Edit registry.yaml in place with ruamel.yaml: comments, key order and formatting kept.
+
+Only the edited knobs' entries change: their `triage`, and their
+`evidence.records`, where a record replaces an earlier one of the same experiment
+(updated field by field, so an unchanged value keeps its spelling) or is
+appended. The result is validated as a registry before it is written, and
+written atomically (a temporary file beside it, then a rename).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import yaml as pyyaml
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+from knobregistry.registry import RegistryError, Triage, loads_registry
+
+_FLOW_PLAIN = re.compile(r"[A-Za-z0-9_./+=@%~-]+\Z")
+_INDENTS = ((2, 4, 2), (2, 2, 0), (4, 6, 4), (4, 4, 0), (4, 6, 2))
+_FLOW_KEYS = frozenset({"command", "combined_with", "versions"})
+
+
+class RecordError(Exception):
+    """The registry could not be edited; nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class KnobUpdate:
+    """What triage writes for one knob: its new status (None: keep it) and its records."""
+
+    name: str
+    triage: Triage | None
+    records: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordEdit:
+    """What was done to one knob's entry."""
+
+    knob: str
+    before: str  # its triage status before
+    after: str
+    added: int  # records appended
+    updated: int  # records that replaced one of the same experiment
+    missing: bool = False  # the knob is no longer in the file: nothing written for it
+
+
+def experiment(record: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What makes two records the same experiment: a newer one replaces an older one."""
+    command = record.get("command")
+    return (
+        record.get("sweep"),
+        tuple(sorted(record.get("combined_with") or ())),
+        record.get("profile"),
+        tuple(command) if isinstance(command, list) else command,
+        record.get("compare"),
+        record.get("host"),
+        record.get("gpu"),
+    )
+
+
+def edit_registry(
+    path: Path, updates: Sequence[KnobUpdate], shown: str | None = None
+) -> list[RecordEdit]:
+    """Apply ``updates`` to the registry file at ``path``; raises RecordError.
+
+    ``shown`` is the path as messages show it (default: ``path``).
+    """
+    display = shown if shown is not None else path.as_posix()
+    try:
+        text = path.read_text(encoding="utf-8")
+        editor = _editor(text)
+        document = editor.load(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{display}: cannot read the registry to record: {exc}.") from exc
+    except YAMLError as exc:
+        raise RecordError(
+            f"{display}: cannot read the registry to record: {_yaml_problem(exc)}."
+        ) from exc
+    knobs = document.get("knobs") if isinstance(document, CommentedMap) else None
+    edits = [_apply(knobs, update) for update in updates]
+    out = io.StringIO()
+    editor.dump(document, out)
+    new = out.getvalue()
+    try:
+        loads_registry(new, path, display=display)
+    except RegistryError as exc:
+        raise RecordError(
+            f"{display}: the recorded registry would not be valid, so it was not written:\n{exc}"
+        ) from exc
+    if new != text:
+        _write_atomically(path, new)
+    return edits
+
+
+def _yaml_problem(exc: YAMLError) -> str:
+    """``invalid YAML at line L, column C: problem``, from a ruamel error."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None:
+        return f"invalid YAML: {problem}"
+    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def _editor(text: str) -> YAML:
+    """A round-trip YAML whose indentation reproduces ``text`` unchanged, when one does."""
+    for mapping, sequence, offset in _INDENTS:
+        editor = _yaml(mapping, sequence, offset)
+        out = io.StringIO()
+        editor.dump(editor.load(text), out)
+        if out.getvalue() == text:
+            return editor
+    return _yaml(*_INDENTS[0])
+
+
+def _yaml(mapping: int, sequence: int, offset: int) -> YAML:
+    editor = YAML(typ="rt")
+    editor.preserve_quotes = True
+    editor.width = 4096  # never fold a long line
+    editor.indent(mapping=mapping, sequence=sequence, offset=offset)
+    editor.representer.add_representer(
+        type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null")
+    )
+    return editor
+
+
+def _apply(knobs: Any, update: KnobUpdate) -> RecordEdit:
+    entry = knobs.get(update.name) if isinstance(knobs, CommentedMap) else None
+    if not isinstance(entry, CommentedMap):
+        return RecordEdit(update.name, "-", "-", 0, 0, missing=True)
+    trailing = _pop_trailing(entry)
+    before = str(entry.get("triage"))
+    after = before
+    if update.triage is not None and before != Triage.EXEMPT.value:
+        after = update.triage.value
+        if after != before:
+            entry["triage"] = after
+        if after != Triage.BREAKS_BITWISE.value and "breaks" in entry:
+            del entry["breaks"]
+    evidence = entry.get("evidence")
+    if not isinstance(evidence, CommentedMap):
+        evidence = entry["evidence"] = CommentedMap()
+    records = evidence.get("records")
+    if not isinstance(records, CommentedSeq):
+        records = evidence["records"] = CommentedSeq()
+    added = updated = 0
+    for record in update.records:
+        same = next(
+            (r for r in records if isinstance(r, CommentedMap) and _same_experiment(r, record)),
+            None,
+        )
+        if same is None:
+            records.append(_node(record))
+            added += 1
+        else:
+            _merge(same, record)
+            updated += 1
+    if trailing is not None:
+        _put_trailing(entry, trailing)
+    return RecordEdit(update.name, before, after, added, updated)
+
+
+def _same_experiment(existing: CommentedMap, record: Mapping[str, Any]) -> bool:
+    plain = {k: _plain(v) for k, v in existing.items()}
+    return experiment(plain) == experiment(record)
+
+
+def _merge(existing: CommentedMap, record: Mapping[str, Any]) -> None:
+    for key in [k for k in existing if k not in record]:
+        del existing[key]
+    for key, value in record.items():
+        if key not in existing or _plain(existing[key]) != _plain(value):
+            existing[key] = _value(key, value)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def _node(record: Mapping[str, Any]) -> CommentedMap:
+    node = CommentedMap()
+    for key, value in record.items():
+        node[key] = _value(key, value)
+    return node
+
+
+def _value(key: str, value: Any) -> Any:
+    flow = key in _FLOW_KEYS
+    node: CommentedMap | CommentedSeq
+    if isinstance(value, Mapping):
+        node = CommentedMap((k, _string(str(v), flow)) for k, v in value.items())
+    elif isinstance(value, list):
+        node = CommentedSeq(_string(str(v), flow) for v in value)
+    elif isinstance(value, str):
+        return _string(value, flow=False)
+    elif isinstance(value, date):  # a fresh object per record: a shared one becomes an alias
+        return date.fromordinal(value.toordinal())
+    else:
+        return value
+    if flow:
+        node.fa.set_flow_style()
+    return node
+
+
+def _string(value: str, flow: bool) -> str:
+    """``value`` plain when every YAML reader reads it back as this string, else quoted."""
+    quoted: str = DoubleQuotedScalarString(value)
+    if flow and not _FLOW_PLAIN.match(value):
+        return quoted
+    try:
+        plain = value == value.strip() and pyyaml.safe_load(value) == value
+    except pyyaml.YAMLError:
+        plain = False
+    return value if plain else quoted
+
+
+def _last(node: Any) -> Iterator[tuple[Any, Any]]:
+    """The containers down the last branch of ``node`` and their last keys (block style)."""
+    while isinstance(node, (CommentedMap, CommentedSeq)) and len(node):
+        key = list(node)[-1] if isinstance(node, CommentedMap) else len(node) - 1
+        yield node, key
+        value = node[key]
+        if not isinstance(value, (CommentedMap, CommentedSeq)) or value.fa.flow_style():
+            return
+        node = value
+
+
+def _pop_trailing(entry: CommentedMap) -> Any:
+    """Detach the comment (blank lines, the next section's comment) after ``entry``'s end."""
+    found = list(_last(entry))
+    if not found:
+        return None
+    container, key = found[-1]
+    slot = container.ca.items.get(key)
+    if not slot or len(slot) < 3 or slot[2] is None:
+        return None
+    token, slot[2] = slot[2], None
+    return token
+
+
+def _put_trailing(entry: CommentedMap, token: Any) -> None:
+    """Attach ``token`` after the new end of ``entry``, where it was before the edit."""
+    container, key = list(_last(entry))[-1]
+    slot = container.ca.items.setdefault(key, [None, None, None, None])
+    while len(slot) < 3:
+        slot.append(None)
+    slot[2] = token
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    mode = path.stat().st_mode & 0o777
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(temporary).chmod(mode)
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,110 @@
+"""Triage of the bundled example, through the real CLI with real torch and Triton.
+
+train.py runs its Triton kernels in Triton's interpreter on the CPU; the
+TOY_FUSED_LINEAR_CE path adds each token's loss and gradient into shared buffers
+from a thread pool, in whatever order the threads get there, as a GPU atomic_add does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from knobregistry.registry import Sweep, Triage, Verdict, load_registry
+from tests.conftest import REPO, run_knobs
+
+EXAMPLE = REPO / "examples"
+COMMAND = ("examples/train.py", "--steps", "5", "--save-tensors", "params.pt")
+
+TABLE = """\
+knobs triage: PYTHON examples/train.py --steps 5 --save-tensors params.pt
+compare: tensors:params.pt; runs per setting: 2; profile: none; candidates: 2
+sweep      knobs on              verdict          runs
+──────────────────────────────────────────────────────
+baseline   -                     reproducible        2
+alone      TOY_FUSED_LINEAR_CE   breaks-bitwise      2
+alone      TOY_ROPE_TRITON       reproducible        2
+
+TOY_FUSED_LINEAR_CE: DIFFERENCE
+
+Breaks bitwise reproducibility alone: TOY_FUSED_LINEAR_CE.
+Reproducible alone: TOY_ROPE_TRITON.
+Runs of the command: 6 (baseline 2, alone 4).
+
+Recorded in REGISTRY:
+  TOY_FUSED_LINEAR_CE: breaks-bitwise; 1 record added
+  TOY_ROPE_TRITON: reproducible; 1 record added
+"""
+
+# The first differing element of the final parameters, and how far apart they are.
+DIFFERENCE = re.compile(
+    r"run 2 differs from run 1 at params\.pt\['[\w.]+'\]\[\d+(, \d+)*\]: \S+ != \S+; "
+    r"\d+ of \d+ elements differ, max abs diff \S+( \(and \d+ more tensors? differs?\))?"
+)
+
+
+def test_triage_finds_the_accumulation_order_knob_and_records_it(tmp_path: Path) -> None:
+    registry = tmp_path / "registry.yaml"
+    shutil.copy(EXAMPLE / "registry.yaml", registry)
+    done = run_knobs(
+        "triage", "--registry", str(registry),
+        "-k", "TOY_FUSED_LINEAR_CE", "-k", "TOY_ROPE_TRITON",
+        "--jobs", "2", "--compare", "tensors:params.pt", "--record",
+        "--", sys.executable, *COMMAND,
+        cwd=REPO,
+    )  # fmt: skip
+    shown = os.path.relpath(registry, REPO)  # paths are shown relative to the current folder
+    out = done.stdout.replace(sys.executable, "PYTHON").replace(shown, "REGISTRY")
+    found = DIFFERENCE.search(out)
+    assert found is not None, out
+    assert out.replace(found.group(0), "DIFFERENCE") == TABLE
+    assert done.returncode == 1
+    assert not (REPO / "params.pt").exists()  # each run wrote its own, in its own folder
+
+    knobs = load_registry(registry).knobs
+    for name, verdict in (
+        ("TOY_FUSED_LINEAR_CE", Verdict.BREAKS_BITWISE),
+        ("TOY_ROPE_TRITON", Verdict.REPRODUCIBLE),  # Triton kernels, forward and backward
+    ):
+        assert knobs[name].triage is Triage(verdict.value)
+        evidence = knobs[name].evidence
+        assert evidence is not None
+        latest = evidence.records[-1]
+        assert (latest.verdict, latest.sweep, latest.runs) == (verdict, Sweep.ALONE, 2)
+        assert latest.command == (sys.executable, *COMMAND)
+        assert set(latest.versions) >= {"python", "torch", "triton"}
+
+
+def test_the_shipped_registry_holds_the_measured_verdicts() -> None:
+    registry = load_registry(EXAMPLE / "registry.yaml")
+    switches = {n: k for n, k in registry.knobs.items() if k.default_on is not None}
+    assert {n: k.triage for n, k in switches.items()} == {
+        "TOY_FUSED_LINEAR_CE": Triage.BREAKS_BITWISE,
+        "TOY_FUSED_SDPA": Triage.REPRODUCIBLE,
+        "TOY_RMSNORM_TRITON": Triage.REPRODUCIBLE,
+        "TOY_ROPE_CACHE": Triage.REPRODUCIBLE,
+        "TOY_ROPE_TRITON": Triage.REPRODUCIBLE,
+        "TOY_SWIGLU_FUSED": Triage.REPRODUCIBLE,
+        "TOY_SWIGLU_TRITON_BWD": Triage.REPRODUCIBLE,
+    }
+    for name, knob in switches.items():
+        assert knob.evidence is not None, name
+        alone = [r for r in knob.evidence.records if r.sweep is Sweep.ALONE]
+        assert [r.verdict.value for r in alone] == [knob.triage.value], name
+        assert alone[0].compare == "tensors:params.pt" and alone[0].host
+    # Every knob reproducible alone was also swept in pairs and all on together.
+    for name in ("TOY_RMSNORM_TRITON", "TOY_SWIGLU_FUSED", "TOY_SWIGLU_TRITON_BWD"):
+        evidence = switches[name].evidence
+        assert evidence is not None
+        assert {r.sweep for r in evidence.records} == {Sweep.ALONE, Sweep.PAIRS, Sweep.BISECT}
+
+
+def test_the_bitwise_profile_of_the_example_turns_off_what_breaks() -> None:
+    done = run_knobs("export", "--profile", "bitwise", "--format", "dotenv", cwd=EXAMPLE)
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stdout.splitlines() if not line.startswith("#")] == [
+        "TOY_FUSED_LINEAR_CE=0"
+    ]
