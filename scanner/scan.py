@@ -21,7 +21,15 @@ from scanner.knobs import build_knobs
 from scanner.model import ScanError, ScanResult, ScanStats
 from scanner.patterns import matches
 from scanner.pool import Runner
-from scanner.work import ENV_WORDS, FileOutcome, FileTask, Options, cached, words_pattern
+from scanner.work import (
+    ENV_WORDS,
+    FileOutcome,
+    FileTask,
+    Options,
+    cached,
+    fingerprint,
+    words_pattern,
+)
 
 MAX_ROUNDS = 16
 _ENV_BYTES = tuple(word.encode() for word in ENV_WORDS)
@@ -105,8 +113,8 @@ class _Selector:
     """Picks the files each round analyses, reading every file's bytes once per round.
 
     The first round also records a digest of every file. With a cache, the files
-    that mention a round's new wrappers are stored under the digest of the whole
-    tree, so a warm scan looks for wrapper names in no file at all.
+    that mention a round's new wrappers are stored with those digests, so the next
+    scan looks for wrapper names only in the files whose bytes changed.
     """
 
     def __init__(self, files: list[SourceFile], options: Options) -> None:
@@ -132,19 +140,31 @@ class _Selector:
     ) -> Iterator[tuple[SourceFile, bytes | None]]:
         """The files that can call one of the ``new`` wrappers."""
         cache = Cache(self.options.cache_dir) if self.options.cache_dir is not None else None
-        key = self._key(new)
-        stored = cache.get(key) if cache is not None else None
-        if isinstance(stored, list) and all(isinstance(rel, str) for rel in stored):
-            chosen = set(stored)
-            yield from ((f, self._read(f)) for f in self.files if f.rel in chosen)
-            return
+        key = entry_key(b"callers", fingerprint(tuple(new.wrappers.values())))
+        known = _known_selection(cache.get(key) if cache is not None else None)
+        wanted = partial(_calls_any, new)
         found: list[str] = []
-        for file, data in self.select(partial(_calls_any, new), outcomes):
+        for file in self.files:
+            digest = self.digests.get(file.rel)
+            if digest is not None and known.get(file.rel, (None, False))[0] == digest:
+                if not known[file.rel][1]:
+                    continue  # unchanged since the last scan, and it named none of them
+                data = self._read(file)
+            else:
+                data = self._read(file)
+                if data is None:
+                    if file.rel not in outcomes:
+                        yield file, None
+                    continue
+                if not wanted(data, file.rel):
+                    continue
             found.append(file.rel)
             yield file, data
         if cache is not None:
+            chosen = set(found)
+            entry = {rel: [digest, rel in chosen] for rel, digest in self.digests.items()}
             with contextlib.suppress(CacheError):  # each file's entry reports it too
-                cache.put(key, found)
+                cache.put(key, entry)
 
     def _read(self, file: SourceFile) -> bytes | None:
         try:
@@ -157,13 +177,21 @@ class _Selector:
             self.digests[file.rel] = hashlib.blake2b(data, digest_size=16).hexdigest()
         return data
 
-    def _key(self, new: WrapperIndex) -> str:
-        tree = hashlib.blake2b(digest_size=20)
-        for rel in sorted(self.digests):
-            tree.update(f"{rel}\0{self.digests[rel]}\n".encode())
-        for wrapper in new.wrappers.values():
-            tree.update(f"{wrapper.qualname}\0{wrapper.path}\n".encode())
-        return entry_key(b"selection", tree.hexdigest())
+
+def _known_selection(stored: object) -> dict[str, tuple[str, bool]]:
+    """``rel -> (digest, names a wrapper)`` from a cache entry; empty when malformed."""
+    if not isinstance(stored, dict):
+        return {}
+    known: dict[str, tuple[str, bool]] = {}
+    for rel, value in stored.items():
+        if (
+            isinstance(value, list)
+            and len(value) == 2
+            and isinstance(value[0], str)
+            and isinstance(value[1], bool)
+        ):
+            known[rel] = (value[0], value[1])
+    return known
 
 
 def _result(
