@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test lint typecheck unit clean
+.PHONY: demo test lint typecheck unit docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,5 +44,9 @@ unit: $(VENV)/.dev
 
 test: lint typecheck unit
 
+# The user guide as a site that opens from disk: site/index.html.
+docs: $(VENV)/.dev
+	$(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site

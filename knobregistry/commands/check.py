@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import sys
+from datetime import date, datetime
 from pathlib import Path
+from typing import NoReturn
 
 import click
 from rich.console import Console
 
-from knobregistry.check import Check, CheckResult, run_check, shown
+from knobregistry.baseline import BaselineError, apply_baseline, load_baseline, write_baseline
+from knobregistry.check import CheckResult, run_check, shown
+from knobregistry.check.standard import standard_checks
 from knobregistry.commands.exit_codes import ExitCode
-from knobregistry.profile_checks import check_profiles
-from knobregistry.profiles.rules import PROFILE_RULES
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_github import render_check_github, render_registry_problems_github
 from knobregistry.report.check_json import render_check_json
@@ -19,8 +21,6 @@ from knobregistry.report.check_sarif import render_check_sarif
 from knobregistry.report.check_text import print_check_rich, render_check_text
 
 FORMATS = ("text", "json", "github", "sarif")
-# What `knobs check` runs after the inventory, on the same scan.
-CHECKS = (Check(PROFILE_RULES, check_profiles),)
 
 registry_option = click.option(
     "--registry",
@@ -63,27 +63,85 @@ def fail_on_registry(error: RegistryError, fmt: str = "text") -> None:
     help="text: one line per problem and its fix; json: a stable document; github: "
     "workflow annotations; sarif: SARIF 2.1.0 for GitHub code scanning.",
 )
-def check_command(paths: tuple[Path, ...], registry_path: Path | None, fmt: str) -> None:
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Hide the findings this baseline accepts (matched on code, knob and file, not line); "
+    "fail on new ones, and on listed ones that are gone (the baseline must shrink).",
+)
+@click.option(
+    "--write-baseline",
+    "write_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Write the current findings to FILE as the baseline, then report as --baseline FILE "
+    "would. An existing baseline may only shrink, unless --force.",
+)
+@click.option("--force", is_flag=True, help="With --write-baseline: let the baseline grow.")
+@click.option(
+    "--today",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    default=None,
+    metavar="YYYY-MM-DD",
+    help="Judge waivers (`expires`) as of this day instead of today, to see which run out "
+    "before a date.",
+)
+def check_command(
+    paths: tuple[Path, ...],
+    registry_path: Path | None,
+    fmt: str,
+    baseline_path: Path | None,
+    write_path: Path | None,
+    force: bool,
+    today: datetime | None,
+) -> None:
     """Check that the code and the registry agree.
 
     Scans the registry's scope (scan.paths, relative to the registry's folder,
     with its include, exclude and match patterns) and reports, one line each,
     every knob that is not registered, registered but no longer read, read with
     a default other than the registered one, or read with conflicting defaults;
-    and every profile that no longer does what it promises.
+    every profile that no longer does what it promises; every waiver past its
+    `expires` date; and every generated doc block that differs from the registry.
     PATHS, when given, replace the scope's paths (and stale entries are then
     not checked). Codes are documented in docs/checks.md.
 
-    Exit status: 0 in sync, 1 drift, 2 bad usage or a bad registry.
+    Exit status: 0 in sync, 1 drift, 2 bad usage, a bad registry or baseline.
     """
+    context = click.get_current_context()
+    day: date | None = today.date() if today is not None else None
     try:
         registry = open_registry(registry_path)
-        result = run_check(registry, list(paths) or None, checks=CHECKS)
+        result = run_check(registry, list(paths) or None, checks=standard_checks(day))
     except RegistryError as error:
         fail_on_registry(error, fmt)
         return
+    if write_path is not None:
+        if paths:
+            _usage("--write-baseline needs the whole scope; leave out PATHS.")
+        if baseline_path is not None and baseline_path.absolute() != write_path.absolute():
+            _usage("--baseline and --write-baseline name different files; name one file.")
+        try:
+            written = write_baseline(result, write_path, cwd=Path.cwd(), force=force)
+        except BaselineError as error:
+            _usage(str(error))
+        click.echo(written.render(), err=True)
+        baseline_path = write_path
+    if baseline_path is not None:
+        try:
+            accepted = load_baseline(baseline_path, shown(baseline_path, Path.cwd()))
+        except BaselineError as error:
+            _usage(str(error))
+        result = apply_baseline(result, accepted, path=baseline_path, cwd=Path.cwd())
     _print(result, fmt)
-    click.get_current_context().exit(ExitCode.DRIFT if result.drift else ExitCode.OK)
+    context.exit(ExitCode.DRIFT if result.drift else ExitCode.OK)
+
+
+def _usage(message: str) -> NoReturn:
+    click.echo(f"knobs check: error: {message}", err=True)
+    click.get_current_context().exit(ExitCode.USAGE)
 
 
 def _print(result: CheckResult, fmt: str) -> None:

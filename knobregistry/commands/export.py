@@ -119,5 +119,3 @@ def _scan(registry: Registry) -> ScanResult:
         shown = ", ".join(p.as_posix() for p in missing)
         raise ProfileError(f"--scan: the registry's scan paths do not exist: {shown}.")
     return scan_scope(registry)
-
-

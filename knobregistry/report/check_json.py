@@ -26,7 +26,7 @@ def diagnostic_json(diagnostic: Diagnostic) -> dict[str, Any]:
 
 def check_to_json(result: CheckResult) -> dict[str, Any]:
     """The result as JSON-ready data; fields are only ever added."""
-    return {
+    document: dict[str, Any] = {
         "version": FORMAT_VERSION,
         "registry": result.registry,
         "policy": result.policy.value,
@@ -42,6 +42,9 @@ def check_to_json(result: CheckResult) -> dict[str, Any]:
         },
         "diagnostics": [diagnostic_json(d) for d in result.diagnostics],
     }
+    if result.baseline is not None:
+        document["baseline"] = {"path": result.baseline, "hidden": result.baselined}
+    return document
 
 
 def render_check_json(result: CheckResult) -> str:

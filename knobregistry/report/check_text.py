@@ -31,6 +31,9 @@ def summary(result: CheckResult) -> str:
     line = f"{head}: {scope}."
     if not result.stale_checked:
         line += " Stale entries (KNB002) are not checked when paths are given."
+    if result.baseline is not None:
+        hidden = _count(result.baselined, "finding")
+        line += f" {hidden} hidden by the baseline {result.baseline}."
     return line
 
 

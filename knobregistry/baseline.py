@@ -1,0 +1,289 @@
+"""A shrink-only baseline: findings accepted once, hidden from `knobs check` until they are fixed.
+
+Findings are matched without line numbers, on (code, knob, path), with a count per
+key, so moving code does not bring an old finding back. Paths in the file are
+relative to the file's folder. When the check reports more findings for a key than
+the baseline allows, every finding of that key is reported (nothing says which is
+new); when it reports fewer, KNB203 asks for the baseline to shrink.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from knobregistry.check.guard_rules import BASELINE_ENTRY_GONE, BASELINE_RULES, EXPIRED_WAIVER
+from knobregistry.check.run import CheckResult
+from knobregistry.check.starter import write_atomic
+from knobregistry.diagnostics import Diagnostic, Severity
+
+VERSION = 1
+# Never baselined: an expired waiver (its date is the agreement) and the baseline's own finding.
+UNBASELINABLE = frozenset({EXPIRED_WAIVER.code, BASELINE_ENTRY_GONE.code})
+
+
+class BaselineError(Exception):
+    """A baseline file that cannot be read, or may not be written; the CLI exits 2."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class BaselineKey:
+    """What a finding is matched on: its code, its knob ("" when none) and its path."""
+
+    code: str
+    knob: str
+    path: str  # POSIX, relative to the baseline file's folder
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """How many findings of each key are accepted, and where each entry sits in the file."""
+
+    counts: Mapping[BaselineKey, int] = field(default_factory=dict)
+    lines: Mapping[BaselineKey, tuple[int, int]] = field(default_factory=dict, compare=False)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def _relative(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(path.absolute(), start.absolute())).as_posix()
+
+
+def finding_key(diagnostic: Diagnostic, *, cwd: Path, folder: Path) -> BaselineKey:
+    """The key of ``diagnostic`` (its path relative to ``cwd``) for a baseline in ``folder``."""
+    return BaselineKey(
+        diagnostic.code, diagnostic.knob or "", _relative(cwd / diagnostic.path, folder)
+    )
+
+
+def baselinable(diagnostic: Diagnostic) -> bool:
+    """Errors and warnings, except an expired waiver and the baseline's own finding."""
+    return diagnostic.severity is not Severity.NOTE and diagnostic.code not in UNBASELINABLE
+
+
+def baseline_of(diagnostics: Iterable[Diagnostic], *, cwd: Path, folder: Path) -> Baseline:
+    """The baseline that accepts exactly ``diagnostics``."""
+    counts = Counter(finding_key(d, cwd=cwd, folder=folder) for d in diagnostics if baselinable(d))
+    return Baseline(MappingProxyType(dict(sorted(counts.items()))))
+
+
+def render_baseline(baseline: Baseline, name: str) -> str:
+    """The file: one finding per line, sorted, byte-identical between runs."""
+    about = (
+        "Findings of `knobs check` accepted when this file was written; `knobs check "
+        f"--baseline {name}` hides them. It only shrinks: after fixing findings, rewrite it "
+        f"with `knobs check --baseline {name} --write-baseline {name}`."
+    )
+    entries = [
+        json.dumps(
+            {"code": k.code, "knob": k.knob or None, "path": k.path, "count": n},
+            ensure_ascii=False,
+        )
+        for k, n in sorted(baseline.counts.items())
+    ]
+    head = ["{", f'  "version": {VERSION},', f'  "about": {json.dumps(about)},']
+    if not entries:
+        return "\n".join([*head, '  "findings": []', "}"]) + "\n"
+    body = ",\n".join(f"    {entry}" for entry in entries)
+    return "\n".join([*head, '  "findings": [', body, "  ]", "}"]) + "\n"
+
+
+def load_baseline(path: Path, display: str) -> Baseline:
+    """Read a baseline file; raises BaselineError naming ``display`` and what is wrong."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data: Any = json.loads(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"{display}: cannot read the baseline: {exc}.") from exc
+    except json.JSONDecodeError as exc:
+        raise BaselineError(
+            f"{display}:{exc.lineno}:{exc.colno}: the baseline is not valid JSON: {exc.msg}."
+        ) from exc
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        raise BaselineError(f'{display}: not a knobs baseline (it needs "version": {VERSION}).')
+    findings = data.get("findings")
+    if not isinstance(findings, list):
+        raise BaselineError(f'{display}: "findings" must be a list.')
+    counts: dict[BaselineKey, int] = {}
+    for index, item in enumerate(findings):
+        key, count = _entry(item, f"{display}: findings[{index}]")
+        if key in counts:
+            raise BaselineError(f"{display}: findings[{index}] repeats an earlier entry.")
+        counts[key] = count
+    return Baseline(MappingProxyType(counts), MappingProxyType(_lines(text)))
+
+
+def _entry(item: Any, where: str) -> tuple[BaselineKey, int]:
+    if not isinstance(item, dict):
+        raise BaselineError(f"{where} must be an object.")
+    code, knob, path, count = (item.get(k) for k in ("code", "knob", "path", "count"))
+    if not isinstance(code, str) or not code:
+        raise BaselineError(f'{where}: "code" must be a code such as "KNB001".')
+    if knob is not None and not isinstance(knob, str):
+        raise BaselineError(f'{where}: "knob" must be a name or null.')
+    if not isinstance(path, str) or not path:
+        raise BaselineError(f'{where}: "path" must be a path.')
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise BaselineError(f'{where}: "count" must be a whole number, 1 or more.')
+    return BaselineKey(code, knob or "", path), count
+
+
+def _lines(text: str) -> dict[BaselineKey, tuple[int, int]]:
+    """The line and column of each entry written one per line (as render_baseline does)."""
+    found: dict[BaselineKey, tuple[int, int]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip().rstrip(",")
+        if not stripped.startswith("{") or '"code"' not in stripped:
+            continue
+        try:
+            key, _ = _entry(json.loads(stripped), "")
+        except (json.JSONDecodeError, BaselineError):
+            continue
+        found.setdefault(key, (number, len(line) - len(line.lstrip()) + 1))
+    return found
+
+
+def growth(old: Baseline, new: Baseline) -> tuple[tuple[BaselineKey, int, int], ...]:
+    """The keys ``new`` accepts more of than ``old``: (key, count in old, count in new)."""
+    return tuple(
+        (key, old.counts.get(key, 0), count)
+        for key, count in sorted(new.counts.items())
+        if count > old.counts.get(key, 0)
+    )
+
+
+def apply_baseline(
+    result: CheckResult, baseline: Baseline, *, path: Path, cwd: Path
+) -> CheckResult:
+    """``result`` without the findings ``baseline`` accepts, plus KNB203 for what is gone.
+
+    ``path`` is the baseline file. Gone entries are not checked when the scan was
+    narrowed (``result.stale_checked`` False): the rest of the scope was not looked at.
+    """
+    folder = path.absolute().parent
+    groups: dict[BaselineKey, list[Diagnostic]] = {}
+    kept: list[Diagnostic] = []
+    for diagnostic in result.diagnostics:
+        if baselinable(diagnostic):
+            groups.setdefault(finding_key(diagnostic, cwd=cwd, folder=folder), []).append(
+                diagnostic
+            )
+        else:
+            kept.append(diagnostic)
+    hidden = 0
+    for key, found in groups.items():
+        if len(found) <= baseline.counts.get(key, 0):
+            hidden += len(found)
+        else:
+            kept.extend(found)
+    if result.stale_checked:
+        display = _relative(path, cwd)
+        for key, allowed in baseline.counts.items():
+            now = len(groups.get(key, ()))
+            if now < allowed:
+                kept.append(_gone(key, allowed, now, display, baseline, folder, cwd))
+    return replace(
+        result,
+        diagnostics=tuple(sorted(kept, key=lambda d: d.sort_key)),
+        rules=(*result.rules, *BASELINE_RULES),
+        baseline=_relative(path, cwd),
+        baselined=hidden,
+    )
+
+
+def _gone(
+    key: BaselineKey,
+    allowed: int,
+    now: int,
+    display: str,
+    baseline: Baseline,
+    folder: Path,
+    cwd: Path,
+) -> Diagnostic:
+    where = _relative(folder / key.path, cwd)
+    subject = f"{key.code} for {key.knob} in {where}" if key.knob else f"{key.code} in {where}"
+    if now == 0:
+        message = f"The baseline lists {subject}, which the check no longer reports."
+    else:
+        message = f"The baseline allows {allowed} of {subject}, and the check now reports {now}."
+    line, column = baseline.lines.get(key, (0, 0))
+    return Diagnostic(
+        code=BASELINE_ENTRY_GONE.code,
+        path=display,
+        line=line,
+        column=column,
+        message=message,
+        fix=f"Shrink the baseline: knobs check --baseline {display} --write-baseline {display}",
+        knob=key.knob or None,
+        severity=BASELINE_ENTRY_GONE.severity,
+    )
+
+
+def describe(key: BaselineKey, folder: Path, cwd: Path) -> str:
+    """`KNB001 PRIMUS_X in pkg/model.py`, the path relative to ``cwd``."""
+    where = _relative(folder / key.path, cwd)
+    return f"{key.code} {key.knob} in {where}" if key.knob else f"{key.code} in {where}"
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What `--write-baseline` did: the findings now accepted, before, and whether it wrote."""
+
+    path: str  # relative to the current folder
+    total: int
+    previous: int | None  # None: there was no baseline
+    changed: bool
+
+    def render(self) -> str:
+        count = f"{self.total} finding" + ("" if self.total == 1 else "s")
+        if not self.changed:
+            return f"{self.path} is up to date: {count} accepted."
+        was = f" (was {self.previous})" if self.previous is not None else ""
+        return f"Wrote {self.path}: {count} accepted{was}."
+
+
+def write_baseline(result: CheckResult, path: Path, *, cwd: Path, force: bool = False) -> Written:
+    """Write the baseline that accepts ``result``'s findings; it may only shrink unless ``force``.
+
+    Raises BaselineError when the existing file cannot be read or would grow (without ``force``).
+    """
+    display = _relative(path, cwd)
+    folder = path.absolute().parent
+    new = baseline_of(result.diagnostics, cwd=cwd, folder=folder)
+    old: Baseline | None = None
+    if path.exists():
+        try:
+            old = load_baseline(path, display)
+        except BaselineError as exc:
+            if not force:
+                raise BaselineError(f"{exc} Pass --force to replace it.") from exc
+    grown = growth(old, new) if old is not None else ()
+    if grown and not force:
+        added = sum(now - before for _, before, now in grown)
+        lines = [f"{display} would grow by {added} finding" + ("" if added == 1 else "s") + ":"]
+        lines += [
+            f"  {describe(key, folder, cwd)} ({now} now, {before} in the baseline)"
+            for key, before, now in grown
+        ]
+        lines.append("A baseline only shrinks: fix these findings, or pass --force to accept them.")
+        raise BaselineError("\n".join(lines))
+    text = render_baseline(new, path.name)
+    changed = _current(path) != text
+    if changed:
+        write_atomic(path, text)
+    return Written(display, new.total, old.total if old is not None else None, changed)
+
+
+def _current(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

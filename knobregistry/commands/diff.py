@@ -1,0 +1,55 @@
+"""`knobs diff BASE [HEAD]`: the knobs a change adds, removes, flips or moves; exit 1 if unsafe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from knobregistry.commands.check import fail_on_registry, registry_option
+from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.diff import DiffError, knob_diff, render_diff_markdown, render_diff_text
+from knobregistry.registry import RegistryError, find_registry
+
+
+@click.command("diff")
+@click.argument("base")
+@click.argument("head", default="HEAD")
+@registry_option
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text: aligned columns; markdown: a table for a pull-request comment.",
+)
+def diff_command(base: str, head: str, registry_path: Path | None, fmt: str) -> None:
+    """List the knobs that HEAD (default: HEAD) adds, removes, flips or moves since BASE.
+
+    Both revisions are read from git objects: nothing is checked out and the
+    working tree is not touched. Each is scanned with its own registry's scope,
+    and each knob is shown with its triage status in that registry.
+
+    \b
+      knobs diff origin/main
+      knobs diff origin/main HEAD --format markdown >> "$GITHUB_STEP_SUMMARY"
+
+    Exit status: 0; 1 when a knob becomes on by default (new, or flipped) and is
+    not triaged; 2 bad usage, no such revision, or a registry that does not load.
+    """
+    context = click.get_current_context()
+    try:
+        registry = find_registry(registry_path)
+        diff = knob_diff(base, head, registry=registry, cwd=Path.cwd())
+    except RegistryError as error:
+        fail_on_registry(error)
+        return
+    except DiffError as error:
+        click.echo(f"knobs diff: error: {error}", err=True)
+        context.exit(ExitCode.USAGE)
+        return
+    render = render_diff_markdown if fmt == "markdown" else render_diff_text
+    click.echo(render(diff), nl=False)
+    context.exit(ExitCode.DRIFT if diff.blocking else ExitCode.OK)

@@ -1,0 +1,171 @@
+"""`knobs docs`: render the registry into Markdown, write it between markers, or check it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from knobregistry.check import shown
+from knobregistry.check.starter import write_atomic
+from knobregistry.commands.check import fail_on_registry, open_registry, registry_option
+from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.docsgen import (
+    MarkerProblem,
+    doc_diagnostics,
+    doc_registry,
+    find_docs,
+    parse,
+    refresh,
+    registry_ref,
+    render_page,
+)
+from knobregistry.docsgen.sync import marker_diagnostic
+from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
+from knobregistry.report.check_text import fix_lines
+
+
+@click.command("docs")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@registry_option
+@click.option(
+    "--write",
+    "write_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Render the blocks between the knobs markers of FILE anew (a new FILE gets a whole "
+    "page; a file without markers gets the blocks appended). Text around them is kept.",
+)
+@click.option(
+    "--check",
+    "check_mode",
+    is_flag=True,
+    help="Write nothing; exit 1 when a block of FILES (default: every doc under the "
+    "registry's folder that belongs to it) differs from what the registry renders.",
+)
+def docs_command(
+    files: tuple[Path, ...], registry_path: Path | None, write_path: Path | None, check_mode: bool
+) -> None:
+    """Render the registry into Markdown blocks (knob table, recipes), or check them.
+
+    \b
+      knobs docs                          # print a whole page
+      knobs docs --write docs/knobs.md    # create it, or refresh its marked blocks
+      knobs docs --check                  # exit 1 when a doc's blocks are out of date
+
+    A doc's registry is --registry, else the file its `<!-- knobs:registry PATH -->`
+    marker names, else the one found from the doc's folder. `knobs check` runs the
+    same check (KNB204, KNB205). See docs/generated-docs.md.
+    """
+    if write_path is not None and check_mode:
+        _usage("use --write FILE or --check, not both.")
+    if files and not check_mode:
+        _usage("FILE arguments go with --check; to write a file, use --write FILE.")
+    try:
+        if write_path is not None:
+            _write(write_path, registry_path)
+        elif check_mode:
+            _check(files, registry_path)
+        else:
+            registry = open_registry(registry_path)
+            click.echo(render_page(registry, None, registry.path.name), nl=False)
+    except RegistryError as error:
+        fail_on_registry(error)
+
+
+def _usage(message: str) -> NoReturn:
+    click.echo(f"knobs docs: error: {message}", err=True)
+    click.get_current_context().exit(ExitCode.USAGE)
+
+
+def _text(doc: Path) -> str:
+    """The doc's text; "" for a file that does not exist yet."""
+    if not doc.exists():
+        return ""
+    try:
+        return doc.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        _usage(f"cannot read {shown(doc, Path.cwd())}: {exc}.")
+
+
+def _registry_for(doc: Path, explicit: Path | None) -> Registry:
+    """--registry, else the doc's own registry (its marker, else found from its folder)."""
+    if explicit is not None:
+        return open_registry(explicit)
+    parsed = parse(_text(doc))
+    found = doc_registry(doc, parsed)
+    if found is None:
+        if parsed.registry is not None:
+            file = shown(doc, Path.cwd())
+            _usage(f"{file}: knobs:registry names '{parsed.registry}', which is not a file.")
+        found = find_registry(start=doc.absolute().parent)  # raises, saying why
+    return load_registry(found.absolute(), display=shown(found, Path.cwd()))
+
+
+def _write(doc: Path, explicit: Path | None) -> None:
+    if not doc.absolute().parent.is_dir():
+        folder = shown(doc.absolute().parent, Path.cwd())
+        _usage(f"cannot write {shown(doc, Path.cwd())}: the folder {folder} does not exist.")
+    registry = _registry_for(doc, explicit)
+    text = _text(doc)
+    result = refresh(text, registry, registry_ref(registry, doc))
+    file = shown(doc, Path.cwd())
+    if result.problems:
+        for problem in result.problems:
+            _echo_diagnostic(marker_diagnostic(file, problem), err=True)
+        _usage(f"{file} was not written: fix its markers first.")
+    source = shown(registry.path, Path.cwd())
+    blocks = f"{result.blocks} block" + ("" if result.blocks == 1 else "s")
+    if result.text == text:
+        click.echo(f"{file} is up to date: {blocks} from {source}.")
+        return
+    write_atomic(doc, result.text)
+    if not text.strip():
+        click.echo(f"Wrote {file}: a new page with {blocks} from {source}.")
+    elif result.appended:
+        click.echo(f"Updated {file}: appended {blocks} from {source}.")
+    else:
+        click.echo(f"Updated {file}: {len(result.stale)} of {blocks} from {source} rewritten.")
+
+
+def _check(files: tuple[Path, ...], explicit: Path | None) -> None:
+    cwd = Path.cwd()
+    found: list[Diagnostic] = []
+    sources: set[str] = set()
+    if files:
+        for doc in files:
+            if not doc.is_file():
+                _usage(f"{shown(doc, cwd)}: no such file.")
+            registry = _registry_for(doc, explicit)
+            sources.add(shown(registry.path, cwd))
+            diagnostics = doc_diagnostics(doc, registry, cwd=cwd)
+            if not diagnostics and not parse(_text(doc)).blocks:
+                message = "this doc has no knobs:begin block to check."
+                diagnostics = [marker_diagnostic(shown(doc, cwd), MarkerProblem(1, message))]
+            found.extend(diagnostics)
+        count = len(files)
+    else:
+        registry = open_registry(explicit)
+        sources.add(shown(registry.path, cwd))
+        docs = find_docs(registry)
+        for doc in docs:
+            found.extend(doc_diagnostics(doc, registry, cwd=cwd))
+        count = len(docs)
+    for diagnostic in sorted(found, key=lambda d: d.sort_key):
+        _echo_diagnostic(diagnostic)
+    errors = sum(1 for d in found if d.severity is Severity.ERROR)
+    scope = f"{count} doc" + ("" if count == 1 else "s")
+    against = ", ".join(sorted(sources))
+    if errors:
+        head = f"Found {errors} error" + ("" if errors == 1 else "s")
+        click.echo(f"\n{head}: {scope} checked against {against}.")
+        click.get_current_context().exit(ExitCode.DRIFT)
+    click.echo(f"No problems: {scope} checked against {against}.")
+
+
+def _echo_diagnostic(diagnostic: Diagnostic, *, err: bool = False) -> None:
+    click.echo(diagnostic.render(), err=err)
+    for line in fix_lines(diagnostic):
+        click.echo(line, err=err)

@@ -1,0 +1,135 @@
+"""What a change does to the knobs: two scans and two registries in, one row per knob out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from knobregistry.check.snippet import common_default
+from knobregistry.registry import Registry, Triage
+from scanner import Knob, ScanResult, Site
+
+NOT_REGISTERED = "not registered"
+EXTERNAL = "external"
+_UNTRIAGED = (Triage.UNTRIAGED.value, NOT_REGISTERED)
+
+
+class Change(str, Enum):
+    """What happened to a knob between two revisions, in the order rows are listed."""
+
+    ADDED = "added"
+    REMOVED = "removed"
+    FLIPPED = "flipped"  # on by default in one revision, not in the other
+    DEFAULT = "default changed"  # another default value, the same on/off state
+    MOVED = "moved"  # read in other files
+    TRIAGE = "retriaged"  # its registry entry's triage changed
+
+
+ORDER = tuple(Change)
+
+
+@dataclass(frozen=True, slots=True)
+class KnobState:
+    """A knob at one revision: its gate, where it is read, and its triage status."""
+
+    name: str
+    default_on: bool | None
+    default: str | None  # the default every site falls back to; None if none or they differ
+    off_value: str | None
+    on_value: str | None
+    files: tuple[str, ...]  # files that read it, relative to the current folder, sorted
+    first: str  # `path:line` of its first site
+    triage: str  # the registry's status, `external`, or `not registered`
+
+
+@dataclass(frozen=True, slots=True)
+class KnobChange:
+    """Everything that changed for one knob."""
+
+    name: str
+    changes: tuple[Change, ...]
+    base: KnobState | None
+    head: KnobState | None
+
+    @property
+    def blocking(self) -> bool:
+        """A knob that became on by default (new, or flipped) and is not triaged."""
+        head = self.head
+        if head is None or head.default_on is not True or head.triage not in _UNTRIAGED:
+            return False
+        return Change.ADDED in self.changes or Change.FLIPPED in self.changes
+
+
+@dataclass(frozen=True, slots=True)
+class KnobDiff:
+    """The knob changes between two revisions, one row per knob, ordered by change and name."""
+
+    base: str
+    head: str
+    registry: str  # the registry file, relative to the current folder
+    rows: tuple[KnobChange, ...]
+
+    def count(self, change: Change) -> int:
+        return sum(1 for row in self.rows if row.changes[0] is change)
+
+    @property
+    def blocking(self) -> tuple[KnobChange, ...]:
+        return tuple(row for row in self.rows if row.blocking)
+
+
+def states(
+    scan: ScanResult, registry: Registry | None, where: Callable[[str], str]
+) -> dict[str, KnobState]:
+    """Each scanned knob's state; ``where`` turns a scan path into one the user reads."""
+    return {k.name: _state(k, registry, where) for k in scan.knobs}
+
+
+def _state(knob: Knob, registry: Registry | None, where: Callable[[str], str]) -> KnobState:
+    first: Site = knob.sites[0]
+    return KnobState(
+        name=knob.name,
+        default_on=knob.default_on,
+        default=common_default(knob),
+        off_value=knob.off_value,
+        on_value=knob.on_value,
+        files=tuple(sorted({where(s.path) for s in knob.sites})),
+        first=f"{where(first.path)}:{first.line}",
+        triage=triage_of(registry, knob.name),
+    )
+
+
+def triage_of(registry: Registry | None, name: str) -> str:
+    if registry is not None and name in registry.knobs:
+        return registry.knobs[name].triage.value
+    if registry is not None and name in registry.external:
+        return EXTERNAL
+    return NOT_REGISTERED
+
+
+def compare(base: Mapping[str, KnobState], head: Mapping[str, KnobState]) -> list[KnobChange]:
+    """One KnobChange per knob that changed, sorted by its first change, then name."""
+    rows = []
+    for name in sorted({*base, *head}):
+        old, new = base.get(name), head.get(name)
+        changes = _changes(old, new)
+        if changes:
+            rows.append(KnobChange(name, changes, old, new))
+    return sorted(rows, key=lambda r: (ORDER.index(r.changes[0]), r.name))
+
+
+def _changes(old: KnobState | None, new: KnobState | None) -> tuple[Change, ...]:
+    if old is None:
+        return (Change.ADDED,)
+    if new is None:
+        return (Change.REMOVED,)
+    found = []
+    if old.default_on != new.default_on:
+        found.append(Change.FLIPPED)
+    elif old.default != new.default:
+        found.append(Change.DEFAULT)
+    if old.files != new.files:
+        found.append(Change.MOVED)
+    if old.triage != new.triage:
+        found.append(Change.TRIAGE)
+    return tuple(found)

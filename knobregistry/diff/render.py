@@ -1,0 +1,125 @@
+"""`knobs diff` output: aligned text for a terminal, a Markdown table for a pull-request comment."""
+
+from __future__ import annotations
+
+import json
+
+from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
+from knobregistry.docsgen.render import cell
+
+
+def _q(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _short(state: KnobState) -> str:
+    return {True: "on", False: "off", None: "value"}[state.default_on]
+
+
+def describe(state: KnobState) -> str:
+    """`on ("0" turns it off)`, `off ("1" turns it on)`, `value "64"`."""
+    if state.default_on is True:
+        how = f"{_q(state.off_value)} turns it off" if state.off_value else "unset turns it off"
+        return f"on ({how})"
+    if state.default_on is False:
+        return f"off ({_q(state.on_value)} turns it on)" if state.on_value else "off"
+    return f"value {_q(state.default)}" if state.default is not None else "value"
+
+
+def _default(row: KnobChange, arrow: str) -> str:
+    base, head = row.base, row.head
+    if base is None or head is None:
+        return describe(head or base)  # type: ignore[arg-type]
+    if Change.FLIPPED in row.changes:
+        return f"{_short(base)} {arrow} {describe(head)}"
+    if Change.DEFAULT in row.changes:
+        old = _q(base.default) if base.default is not None else "none"
+        new = _q(head.default) if head.default is not None else "none"
+        return f"{old} {arrow} {new} ({_short(head)})"
+    return describe(head)
+
+
+def _triage(row: KnobChange, arrow: str) -> str:
+    if row.head is None:
+        return row.base.triage if row.base is not None else ""
+    if row.base is not None and row.base.triage != row.head.triage:
+        return f"{row.base.triage} {arrow} {row.head.triage}"
+    return row.head.triage
+
+
+def _where(row: KnobChange, arrow: str) -> str:
+    if row.head is None:
+        return row.base.first if row.base is not None else ""
+    if row.base is not None and Change.MOVED in row.changes:
+        return f"{', '.join(row.base.files)} {arrow} {', '.join(row.head.files)}"
+    return row.head.first
+
+
+def _counts(diff: KnobDiff) -> str:
+    parts = [f"{diff.count(c)} {c.value}" for c in ORDER if diff.count(c)]
+    return ", ".join(parts)
+
+
+def _blocking_sentence(row: KnobChange, code: str = "") -> str:
+    assert row.head is not None
+    how = "is new, on by default" if Change.ADDED in row.changes else "is now on by default"
+    where = f"{code}{row.head.first}{code}"
+    return f"{code}{row.name}{code} {how} and {row.head.triage} ({where})"
+
+
+def render_diff_text(diff: KnobDiff) -> str:
+    """The rows as aligned columns, then one error line per blocking knob."""
+    title = f"Knob changes from {diff.base} to {diff.head} ({diff.registry})"
+    if not diff.rows:
+        return f"{title}: none.\n"
+    table = [["change", "knob", "default", "triage", "where"]]
+    for row in diff.rows:
+        change = ", ".join(c.value for c in row.changes)
+        table.append([change, row.name, _default(row, "->"), _triage(row, "->"), _where(row, "->")])
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]
+    lines = [f"{title}: {_counts(diff)}.", ""]
+    for r in table:
+        padded = [value.ljust(width) for value, width in zip(r, widths, strict=False)]
+        lines.append(("  " + "  ".join([*padded, r[-1]])).rstrip())
+    if diff.blocking:
+        lines.append("")
+    for row in diff.blocking:
+        assert row.head is not None
+        action = f"triage it in {diff.registry} before merging"
+        if row.head.triage == NOT_REGISTERED:
+            action = f"register and {action}; `knobs check` prints the entry to paste"
+        lines.append(f"error: {_blocking_sentence(row)}: {action}.")
+    return "\n".join(lines) + "\n"
+
+
+def render_diff_markdown(diff: KnobDiff) -> str:
+    """A heading, a table, and what blocks the merge: fit for a pull-request comment."""
+    lines = [f"### Knob changes from `{diff.base}` to `{diff.head}`", ""]
+    if not diff.rows:
+        lines.append("No knob is added, removed, flipped or moved.")
+        return "\n".join(lines) + "\n"
+    lines += [f"{_counts(diff)} (registry: `{diff.registry}`).", ""]
+    lines += ["| change | knob | default | triage | where |", "| --- | --- | --- | --- | --- |"]
+    for row in diff.rows:
+        triage = cell(_triage(row, "→"))
+        if row.blocking:
+            triage = f"**{triage}**"
+        cells = [
+            ", ".join(c.value for c in row.changes),
+            f"`{row.name}`",
+            cell(_default(row, "→")),
+            triage,
+            f"`{cell(_where(row, '→'))}`",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    blocking = diff.blocking
+    if blocking:
+        count = f"{len(blocking)} knob" + ("" if len(blocking) == 1 else "s")
+        lines += ["", f"**Blocks the merge: {count} on by default and not triaged.**", ""]
+        lines += [f"- {_blocking_sentence(row, '`')}." for row in blocking]
+        lines += [
+            "",
+            f"Triage each in `{diff.registry}` before merging; for a knob not registered yet, "
+            "`knobs check` prints the entry to paste.",
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,85 @@
+"""`knobs diff` as a use case: read two revisions from git, scan each, compare the knobs.
+
+Each revision's files are copied out of git objects into a temporary folder and
+scanned there with that revision's registry scope (the head's, when the base has
+no registry yet). The working tree is never read for code, never checked out,
+never written.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from knobregistry.check.run import scan_scope, shown
+from knobregistry.diff.compare import KnobDiff, KnobState, compare, states
+from knobregistry.diff.git import GitError, Revision, extract, read_text, repository_root, resolve
+from knobregistry.registry import Registry, loads_registry
+from scanner import ScanResult
+from scanner.files import DEFAULT_INCLUDE
+
+
+class DiffError(Exception):
+    """A diff that cannot be made (no repository, no such revision); the CLI exits 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Side:
+    revision: Revision
+    registry: Registry | None  # None: the registry did not exist at this revision
+    scan: ScanResult
+
+
+def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
+    """The knob changes from ``base`` to ``head``; ``registry`` is the working tree's file.
+
+    Raises DiffError, or RegistryError for a registry that does not load at a revision.
+    """
+    try:
+        root = repository_root(registry.absolute().parent)
+        rel = _inside(registry, root)
+        revisions = resolve(root, base), resolve(root, head)
+        with tempfile.TemporaryDirectory(prefix="knobs-diff-") as temporary:
+            folder = Path(temporary)
+            head_side = _side(root, revisions[1], rel, folder / "head", fallback=None)
+            head_text = read_text(root, revisions[1].commit, rel)
+            base_side = _side(root, revisions[0], rel, folder / "base", fallback=head_text)
+    except GitError as exc:
+        raise DiffError(str(exc)) from exc
+    home = registry.absolute().parent
+
+    def where(path: str) -> str:
+        return shown(home / path, cwd)
+
+    old: dict[str, KnobState] = states(base_side.scan, base_side.registry, where)
+    new: dict[str, KnobState] = states(head_side.scan, head_side.registry, where)
+    return KnobDiff(base, head, shown(registry, cwd), tuple(compare(old, new)))
+
+
+def _inside(registry: Path, root: Path) -> str:
+    rel = Path(os.path.relpath(registry.resolve(), root.resolve())).as_posix()
+    if rel.startswith("../"):
+        raise DiffError(f"{registry.as_posix()} is outside the repository at {root.as_posix()}.")
+    return rel
+
+
+def _side(root: Path, revision: Revision, rel: str, dest: Path, fallback: str | None) -> _Side:
+    text = read_text(root, revision.commit, rel)
+    if text is None and fallback is None:
+        raise DiffError(f"{rel} does not exist at {revision.name}.")
+    registry = loads_registry(
+        text if text is not None else fallback or "", dest / rel, display=f"{revision.name}:{rel}"
+    )
+    folder = PurePosixPath(rel).parent
+    paths = [posixpath.normpath((folder / p).as_posix()) for p in registry.scan.paths]
+    for path in paths:
+        if path == ".." or path.startswith("../"):
+            raise DiffError(f"the scan path '{path}' at {revision.name} is outside the repository.")
+    dest.mkdir(parents=True)
+    extract(root, revision.commit, paths, registry.scan.include or DEFAULT_INCLUDE, dest)
+    present = [p for p in registry.scan_paths() if p.exists()]
+    scan = scan_scope(registry, present) if present else ScanResult()
+    return _Side(revision, registry if text is not None else None, scan)

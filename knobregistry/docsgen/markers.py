@@ -1,0 +1,146 @@
+"""The marker comments of a generated doc: where each block begins and ends.
+
+    <!-- knobs:registry ../registry.yaml -->     (optional: the registry, relative to the doc)
+    <!-- knobs:begin knobs -->                   (a block: knobs, external or profile:NAME)
+    ...generated...
+    <!-- knobs:end knobs -->
+
+Markers stand alone on their line. Outside blocks, lines inside fenced code are
+not markers, so a doc can show them as examples.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MARKER = re.compile(r"<!--\s*knobs:(begin|end|registry)\b(.*?)-->\Z")
+_FENCE = re.compile(r"(`{3,}|~{3,})")
+_PROFILE = re.compile(r"profile:([a-z][a-z0-9_-]*)\Z")
+BLOCK_NAMES = ("knobs", "external")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A generated block: its name and the indexes (0-based) of its two marker lines."""
+
+    name: str
+    begin: int
+    end: int
+
+    @property
+    def profile(self) -> str | None:
+        """The profile a `profile:NAME` block renders; None for the other blocks."""
+        found = _PROFILE.match(self.name)
+        return found.group(1) if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerProblem:
+    """A marker that cannot be used, at a 1-based line."""
+
+    line: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A doc's lines, its blocks, its registry marker and the problems with its markers."""
+
+    lines: tuple[str, ...]
+    blocks: tuple[Block, ...]
+    registry: str | None  # the path the registry marker names
+    registry_line: int | None  # its 0-based index
+    problems: tuple[MarkerProblem, ...]
+
+
+def valid_name(name: str) -> bool:
+    return name in BLOCK_NAMES or _PROFILE.match(name) is not None
+
+
+def has_markers(text: str) -> bool:
+    """A cheap test before parsing: could ``text`` hold a marker at all?"""
+    return any(f"knobs:{kind}" in text for kind in ("begin", "end", "registry"))
+
+
+def parse(text: str) -> Parsed:
+    """Find the blocks and the registry marker of ``text``."""
+    lines = tuple(text.splitlines())
+    blocks: list[Block] = []
+    problems: list[MarkerProblem] = []
+    registry: str | None = None
+    registry_line: int | None = None
+    open_at: int | None = None
+    open_name = ""
+    fence: str | None = None
+    for index, raw in enumerate(lines):
+        line = raw.strip()
+        if open_at is None:
+            fence = _fence_state(line, fence)
+            if fence is not None or _FENCE.match(line):
+                continue
+        found = _MARKER.match(line)
+        if found is None:
+            continue
+        kind, argument = found.group(1), found.group(2).strip()
+        if kind == "registry":
+            if registry is not None:
+                problems.append(MarkerProblem(index + 1, "a second knobs:registry marker."))
+            elif not argument:
+                problems.append(MarkerProblem(index + 1, "knobs:registry names no file."))
+            else:
+                registry, registry_line = argument, index
+        elif kind == "begin":
+            if open_at is not None:
+                problems.append(_unclosed(open_at, open_name, index))
+            open_at, open_name = index, argument
+        elif open_at is None:
+            problems.append(
+                MarkerProblem(index + 1, f"knobs:end {argument} closes no knobs:begin.")
+            )
+        elif argument != open_name:
+            problems.append(
+                MarkerProblem(index + 1, f"knobs:end {argument} closes knobs:begin {open_name}.")
+            )
+            open_at = None
+        else:
+            blocks.append(_block(open_name, open_at, index, problems))
+            open_at = None
+    if open_at is not None:
+        problems.append(_unclosed(open_at, open_name, len(lines)))
+    valid = tuple(b for b in blocks if valid_name(b.name))
+    return Parsed(lines, valid, registry, registry_line, tuple(problems))
+
+
+def _fence_state(line: str, fence: str | None) -> str | None:
+    """The fence open after ``line`` (None when outside fenced code)."""
+    found = _FENCE.match(line)
+    if found is None:
+        return fence
+    mark = found.group(1)
+    if fence is None:
+        return mark
+    if mark[0] == fence[0] and len(mark) >= len(fence) and line == mark:
+        return None
+    return fence
+
+
+def _block(name: str, begin: int, end: int, problems: list[MarkerProblem]) -> Block:
+    if not name:
+        problems.append(MarkerProblem(begin + 1, "knobs:begin names no block."))
+    elif not valid_name(name):
+        problems.append(
+            MarkerProblem(
+                begin + 1,
+                f"knobs:begin {name} names no block; the blocks are knobs, external and "
+                "profile:NAME.",
+            )
+        )
+    return Block(name, begin, end)
+
+
+def _unclosed(begin: int, name: str, before: int) -> MarkerProblem:
+    label = f"knobs:begin {name}".rstrip()
+    return MarkerProblem(
+        begin + 1, f"{label} has no matching `<!-- knobs:end {name} -->` after it."
+    )

@@ -1,0 +1,173 @@
+"""The content of each generated block, and the page `knobs docs` writes: pure functions.
+
+Everything comes from the registry alone (a profile is resolved as `knobs export`
+writes it), so the output is the same whatever the code, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import yaml
+
+from knobregistry.export.shell import sh_quote
+from knobregistry.export.structured import nested
+from knobregistry.profiles import resolve_profile
+from knobregistry.registry import KnobEntry, Pass, Registry, Triage
+
+NONE = "—"
+_PASSES = {Pass.FORWARD: "forward", Pass.BACKWARD: "backward", Pass.BOTH: "forward and backward"}
+
+
+def cell(text: str) -> str:
+    """``text`` fit for a Markdown table cell: one line, pipes escaped."""
+    return " ".join(text.split()).replace("|", "\\|") or NONE
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return [_row(header), _row(["---"] * len(header)), *(_row(r) for r in rows)]
+
+
+def _gates(entry: KnobEntry) -> str:
+    if entry.gates is None:
+        return NONE
+    text = cell(entry.gates.kernel)
+    if entry.gates.pass_ is not None:
+        text += f"; {_PASSES[entry.gates.pass_]}"
+    return text
+
+
+def _default(entry: KnobEntry) -> str:
+    state = {True: "on", False: "off", None: None}[entry.default_on]
+    if entry.default is None:
+        return state or NONE
+    value = f"`{json.dumps(entry.default, ensure_ascii=False)}`"
+    return f"{value} ({state})" if state else value
+
+
+def _triage(entry: KnobEntry) -> str:
+    if entry.triage is Triage.BREAKS_BITWISE:
+        text = "**breaks-bitwise**"
+        if entry.breaks is not None:
+            text += f" ({entry.breaks.value})"
+    elif entry.triage is Triage.EXEMPT and entry.reason:
+        text = f"exempt: {cell(entry.reason)}"
+    else:
+        text = entry.triage.value
+    if entry.expires is not None:
+        until = f"waiver until {entry.expires.isoformat()}"
+        text += f" ({until}, owner {cell(entry.owner)})" if entry.owner else f" ({until})"
+    return text
+
+
+def render_knobs(registry: Registry) -> list[str]:
+    """The knob table, in the registry's order."""
+    if not registry.knobs:
+        return ["No knobs are registered."]
+    rows = [
+        [f"`{name}`", _gates(e), _default(e), _triage(e), cell(e.cost or "")]
+        for name, e in registry.knobs.items()
+    ]
+    return _table(["knob", "gates", "default", "triage", "cost when off"], rows)
+
+
+def render_external(registry: Registry) -> list[str]:
+    """The variables libraries read, in the registry's order."""
+    if not registry.external:
+        return ["No external variables are registered."]
+    rows = [
+        [f"`{name}`", cell(e.library or ""), cell(e.description), cell(e.cost or "")]
+        for name, e in registry.external.items()
+    ]
+    return _table(["variable", "read by", "what it does", "cost"], rows)
+
+
+def fence(text: str, info: str) -> list[str]:
+    """``text`` as a fenced code block, the fence longer than any backquote run inside."""
+    runs = [len(run) for run in re.findall(r"`+", text)]
+    mark = "`" * max(3, max(runs, default=0) + 1)
+    return [f"{mark}{info}", *text.splitlines(), mark]
+
+
+def render_profile(registry: Registry, name: str) -> list[str]:
+    """A profile's recipe: what it is, its environment, its trainer config, what it costs."""
+    resolved = resolve_profile(registry, name)
+    about = f"kind {resolved.kind.value}"
+    if len(resolved.chain) > 1:
+        about += "; extends " + ", ".join(f"`{p}`" for p in reversed(resolved.chain[:-1]))
+    lines = [f"`{name}` ({about}): {' '.join(resolved.description.split())}", ""]
+    env = [f"export {n}={sh_quote(v)}" for n, v in resolved.env.items()]
+    env += [f"unset {n}" for n in resolved.unset]
+    if env:
+        lines += [f"Environment (`knobs export --profile {name}`):", ""]
+        lines += [*fence("\n".join(env), "sh"), ""]
+    else:
+        lines += ["Environment: the profile sets no variable.", ""]
+    if resolved.config:
+        overlay = yaml.safe_dump(
+            nested(dict(resolved.config)),
+            sort_keys=True,
+            default_flow_style=False,
+            allow_unicode=True,
+            width=10_000,
+        )
+        lines += [f"Trainer config (`knobs export --profile {name} --format config`):", ""]
+        lines += [*fence(overlay, "yaml"), ""]
+    if resolved.costs:
+        lines += ["What it costs:", ""]
+        lines += [f"- `{c.subject}`: {cell(c.text)}" for c in resolved.costs]
+    else:
+        lines.append("What it costs: nothing the registry records.")
+    return lines
+
+
+def render_block(registry: Registry, name: str) -> list[str]:
+    """The lines of block ``name`` (`knobs`, `external` or `profile:NAME`), without markers."""
+    if name == "knobs":
+        return render_knobs(registry)
+    if name == "external":
+        return render_external(registry)
+    return render_profile(registry, name.removeprefix("profile:"))
+
+
+def default_blocks(registry: Registry) -> list[tuple[str | None, str]]:
+    """The sections of a new page: (heading, block name); a None block is a heading alone."""
+    sections: list[tuple[str | None, str]] = [("## Knobs", "knobs")]
+    if registry.external:
+        sections.append(("## External variables", "external"))
+    if registry.profiles:
+        sections.append((None, "## Profiles"))
+        sections += [(f"### {p}", f"profile:{p}") for p in registry.profiles]
+    return sections
+
+
+def blocks_text(registry: Registry) -> list[str]:
+    """Every default section with its markers and rendered block, blank-line separated."""
+    lines: list[str] = []
+    for heading, name in default_blocks(registry):
+        if heading is None:
+            lines += [name, ""]
+            continue
+        lines += [heading, "", f"<!-- knobs:begin {name} -->", ""]
+        lines += [*render_block(registry, name), "", f"<!-- knobs:end {name} -->", ""]
+    return lines
+
+
+def render_page(registry: Registry, registry_ref: str | None, shown: str) -> str:
+    """A new page: title, registry marker (when ``registry_ref``), what it is, every block."""
+    lines = ["# Environment knobs", ""]
+    if registry_ref is not None:
+        lines += [f"<!-- knobs:registry {registry_ref} -->", ""]
+    lines += [
+        f"Generated from `{shown}` by `knobs docs --write`: the blocks between `knobs:begin`",
+        "and `knobs:end` comments are rewritten from the registry, and `knobs check` fails",
+        "when they differ from it. Text around them is yours.",
+        "",
+        *blocks_text(registry),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"

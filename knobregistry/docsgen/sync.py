@@ -1,0 +1,214 @@
+"""Keep a doc's generated blocks in sync with its registry: refresh them, or check them.
+
+A doc belongs to the registry its `knobs:registry` marker names (relative to the
+doc), or else to the registry found from the doc's folder as every command finds
+one. `knobs check` checks the docs under the registry's folder that belong to it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from knobregistry.check.guard_rules import DOCS_MARKERS_INVALID, DOCS_OUT_OF_DATE
+from knobregistry.check.run import shown
+from knobregistry.diagnostics import Diagnostic
+from knobregistry.docsgen.markers import Block, MarkerProblem, Parsed, has_markers, parse
+from knobregistry.docsgen.render import blocks_text, render_block, render_page
+from knobregistry.registry import Registry, RegistryError, find_registry
+from scanner import ScanResult
+
+# Folders never searched for docs: hidden ones, environments, caches, build output.
+SKIPPED_DIRS = (".*", "__pycache__", "node_modules", "venv", "*.egg-info", "site", "build", "dist")
+
+
+@dataclass(frozen=True, slots=True)
+class Refreshed:
+    """A doc's text with its blocks regenerated, and what was found on the way."""
+
+    text: str
+    blocks: int  # blocks rendered
+    stale: tuple[tuple[str, int], ...]  # (block name, 1-based line of its first difference)
+    problems: tuple[MarkerProblem, ...]
+    appended: bool  # the doc had no block, so every block was appended
+
+
+def registry_ref(registry: Registry, doc: Path) -> str:
+    """The registry's path relative to the doc's folder, as its marker names it."""
+    return Path(os.path.relpath(registry.path.absolute(), doc.absolute().parent)).as_posix()
+
+
+def refresh(text: str, registry: Registry, ref: str | None = None) -> Refreshed:
+    """``text`` with every block rendered anew; ``ref`` also writes the registry marker."""
+    parsed = parse(text)
+    problems = [*parsed.problems, *_unknown_profiles(parsed, registry)]
+    usable = [b for b in parsed.blocks if b.profile is None or b.profile in registry.profiles]
+    if not parsed.blocks and not parsed.problems:
+        return _appended(text, registry, ref, tuple(problems))
+    lines = list(parsed.lines)
+    stale: list[tuple[str, int]] = []
+    for block in reversed(usable):
+        expected = ["", *render_block(registry, block.name), ""]
+        current = lines[block.begin + 1 : block.end]
+        if current != expected:
+            stale.append((block.name, _first_difference(block, current, expected)))
+            lines[block.begin + 1 : block.end] = expected
+    if ref is not None:
+        _set_registry_marker(lines, parsed, ref)
+    new = "\n".join(lines) + "\n"
+    return Refreshed(new, len(usable), tuple(reversed(stale)), tuple(problems), appended=False)
+
+
+def _appended(
+    text: str, registry: Registry, ref: str | None, problems: tuple[MarkerProblem, ...]
+) -> Refreshed:
+    name = registry.path.name
+    if not text.strip():
+        new = render_page(registry, ref, name)
+    else:
+        marker = [f"<!-- knobs:registry {ref} -->", ""] if ref is not None else []
+        body = "\n".join([*marker, *blocks_text(registry)]).rstrip("\n")
+        new = text.rstrip("\n") + "\n\n" + body + "\n"
+    count = sum(1 for line in new.splitlines() if line.startswith("<!-- knobs:begin "))
+    return Refreshed(new, count, (), problems, appended=True)
+
+
+def _first_difference(block: Block, current: list[str], expected: list[str]) -> int:
+    for index, (have, want) in enumerate(zip(current, expected, strict=False)):
+        if have != want:
+            return block.begin + 2 + index
+    return block.begin + 2 + min(len(current), len(expected))
+
+
+def _set_registry_marker(lines: list[str], parsed: Parsed, ref: str) -> None:
+    marker = f"<!-- knobs:registry {ref} -->"
+    if parsed.registry_line is not None:
+        lines[parsed.registry_line] = marker
+    elif parsed.blocks:
+        first = min(b.begin for b in parsed.blocks)
+        lines[first:first] = [marker, ""]
+
+
+def _unknown_profiles(parsed: Parsed, registry: Registry) -> Iterator[MarkerProblem]:
+    for block in parsed.blocks:
+        if block.profile is not None and block.profile not in registry.profiles:
+            yield MarkerProblem(
+                block.begin + 1,
+                f"knobs:begin {block.name} names profile '{block.profile}', which "
+                f"{registry.path.name} does not define.",
+            )
+
+
+def doc_registry(doc: Path, parsed: Parsed) -> Path | None:
+    """The registry ``doc`` belongs to; None when its marker names no file, or none is found."""
+    if parsed.registry is not None:
+        named = doc.absolute().parent / parsed.registry
+        return named if named.is_file() else None
+    try:
+        return find_registry(start=doc.absolute().parent)
+    except RegistryError:
+        return None
+
+
+def find_docs(registry: Registry) -> tuple[Path, ...]:
+    """The Markdown files under the registry's folder with blocks that belong to it, sorted.
+
+    A doc whose registry marker names a missing file is included, so that it is reported.
+    """
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(registry.root):
+        dirnames[:] = sorted(
+            d for d in dirnames if not any(fnmatchcase(d, p) for p in SKIPPED_DIRS)
+        )
+        found.extend(Path(dirpath) / name for name in sorted(filenames) if name.endswith(".md"))
+    return tuple(doc for doc in found if _belongs(doc, registry))
+
+
+def _belongs(doc: Path, registry: Registry) -> bool:
+    text = _read(doc)
+    if not has_markers(text):
+        return False
+    parsed = parse(text)
+    if not (parsed.blocks or parsed.problems or parsed.registry):
+        return False
+    owner = doc_registry(doc, parsed)
+    if owner is None:
+        return parsed.registry is not None
+    return owner.resolve() == registry.path.resolve()
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def doc_diagnostics(doc: Path, registry: Registry, *, cwd: Path) -> list[Diagnostic]:
+    """KNB204 for each block of ``doc`` that ``registry`` renders otherwise; KNB205 for markers."""
+    text = _read(doc)
+    parsed = parse(text)
+    file = shown(doc, cwd)
+    owner = doc_registry(doc, parsed)
+    if owner is None and parsed.registry is not None:
+        line = (parsed.registry_line or 0) + 1
+        message = f"knobs:registry names '{parsed.registry}', which is not a file."
+        return [marker_diagnostic(file, MarkerProblem(line, message))]
+    if not parsed.blocks and not parsed.problems:
+        return []
+    result = refresh(text, registry)
+    found = [marker_diagnostic(file, p) for p in result.problems]
+    for name, line in result.stale:
+        found.append(
+            Diagnostic(
+                code=DOCS_OUT_OF_DATE.code,
+                path=file,
+                line=line,
+                column=1,
+                message=(
+                    f"The generated block '{name}' differs from what {shown(registry.path, cwd)} "
+                    "renders: it was edited by hand, or the registry changed since it was written."
+                ),
+                fix=f"Regenerate it (edit the registry, not the block): knobs docs --write {file}",
+                severity=DOCS_OUT_OF_DATE.severity,
+            )
+        )
+    return sorted(found, key=lambda d: d.sort_key)
+
+
+def marker_diagnostic(file: str, problem: MarkerProblem) -> Diagnostic:
+    return Diagnostic(
+        code=DOCS_MARKERS_INVALID.code,
+        path=file,
+        line=problem.line,
+        column=1,
+        message=f"The markers of this doc cannot be used: {problem.message}",
+        fix=f"Fix the marker comments (docs/generated-docs.md), then: knobs docs --write {file}",
+        severity=DOCS_MARKERS_INVALID.severity,
+    )
+
+
+def docs_diagnostics(registry: Registry, *, cwd: Path) -> list[Diagnostic]:
+    """Every docs finding for the docs under the registry's folder that belong to it."""
+    found: list[Diagnostic] = []
+    for doc in find_docs(registry):
+        found.extend(doc_diagnostics(doc, registry, cwd=cwd))
+    return sorted(found, key=lambda d: d.sort_key)
+
+
+@dataclass(frozen=True, slots=True)
+class DocsCheck:
+    """The docs check for `knobs check`'s Check hook: it reads the registry, not the scan."""
+
+    def __call__(
+        self,
+        registry: Registry,
+        scan: ScanResult,
+        *,
+        cwd: Path | None = None,
+        full_scope: bool = True,
+    ) -> Iterable[Diagnostic]:
+        return docs_diagnostics(registry, cwd=cwd if cwd is not None else Path.cwd())

@@ -1,0 +1,213 @@
+"""The pytest plugin: `knobs check` as test items, one per check, off unless asked for.
+
+Turn it on with `--knobs`, or with `knobs_registry = PATH` in the pytest
+configuration (relative to the file that holds it); `knobs_baseline = FILE` adds a
+baseline. The items sit under the registry file: `registry.yaml::inventory`,
+`::profiles`, `::waivers` and `::docs`; a failure shows the `knobs check` lines
+alone. The check runs once per session: under pytest-xdist the controller runs it
+and hands the outcome to every worker.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knobregistry.baseline import BaselineError
+from knobregistry.check.guard_rules import DOCS_RULES
+from knobregistry.diagnostics import Severity
+from knobregistry.registry import RegistryError, find_registry
+from knobregistry.report.check_text import fix_lines
+from knobregistry.testing import check_project
+
+WORKER_KEY = "knobs_outcome"
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One test item: the codes it reports."""
+
+    name: str
+    title: str
+
+
+GROUPS = (
+    Group("inventory", "inventory in sync"),
+    Group("profiles", "profiles complete"),
+    Group("waivers", "waivers current, baseline up to date"),
+    Group("docs", "docs in sync"),
+)
+_DOCS = frozenset(rule.code for rule in DOCS_RULES)
+
+
+def group_of(code: str) -> str:
+    """KNB0xx inventory, KNB1xx profiles, KNB204/205 docs, the other KNB2xx waivers."""
+    if code in _DOCS:
+        return "docs"
+    return {"KNB1": "profiles", "KNB2": "waivers"}.get(code[:4], "inventory")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The check, reduced to what items print: problems fail every item; errors fail theirs."""
+
+    problems: tuple[str, ...] = ()
+    failures: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (group, report lines)
+
+    def lines(self, group: str) -> list[str]:
+        if self.problems:
+            return list(self.problems)
+        return [line for name, lines in self.failures if name == group for line in lines]
+
+    def to_json(self) -> str:
+        return json.dumps({"problems": self.problems, "failures": self.failures})
+
+    @classmethod
+    def from_json(cls, text: str) -> Outcome:
+        data: dict[str, Any] = json.loads(text)
+        failures = tuple((str(g), tuple(str(x) for x in lines)) for g, lines in data["failures"])
+        return cls(tuple(str(p) for p in data["problems"]), failures)
+
+
+_OUTCOME = pytest.StashKey[Outcome]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("knobs", "knob registry (knobregistry)")
+    group.addoption(
+        "--knobs",
+        action="store_true",
+        default=False,
+        help="Run `knobs check` as test items (also on when knobs_registry is set).",
+    )
+    parser.addini("knobs_registry", "The knob registry to check; turns the knobs items on.")
+    parser.addini("knobs_baseline", "A `knobs check` baseline file to apply.")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "knobs: a `knobs check` item of knobregistry's plugin")
+
+
+def _ini_path(config: pytest.Config, name: str) -> Path | None:
+    value = str(config.getini(name) or "").strip()
+    if not value:
+        return None
+    base = config.inipath.parent if config.inipath is not None else config.rootpath
+    return base / value
+
+
+def enabled(config: pytest.Config) -> bool:
+    return bool(config.getoption("knobs")) or _ini_path(config, "knobs_registry") is not None
+
+
+def registry_path(config: pytest.Config) -> Path:
+    """The ini's registry, else the one found from the root folder as `knobs` finds one."""
+    return _ini_path(config, "knobs_registry") or find_registry(start=config.rootpath)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if not enabled(config):
+        return None
+    try:
+        return f"knobs: {registry_path(config).as_posix()}"
+    except RegistryError as error:
+        return f"knobs: {error}"
+
+
+def run_outcome(config: pytest.Config) -> Outcome:
+    """Run every check once (paths relative to the root folder) and keep what items need."""
+    try:
+        result = check_project(
+            registry_path(config),
+            baseline=_ini_path(config, "knobs_baseline"),
+            cwd=config.rootpath,
+        )
+    except RegistryError as error:
+        return Outcome(problems=tuple(p.render() for p in error.problems))
+    except BaselineError as error:
+        return Outcome(problems=tuple(str(error).splitlines()))
+    failures = tuple(
+        (group_of(d.code), (d.render(), *fix_lines(d)))
+        for d in result.diagnostics
+        if d.severity is Severity.ERROR
+    )
+    return Outcome(failures=failures)
+
+
+def outcome(config: pytest.Config) -> Outcome:
+    """The session's outcome: from the xdist controller, else computed on first use."""
+    if _OUTCOME not in config.stash:
+        given = getattr(config, "workerinput", {}).get(WORKER_KEY)
+        config.stash[_OUTCOME] = Outcome.from_json(given) if given else run_outcome(config)
+    return config.stash[_OUTCOME]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist, on the controller: check once, and send the outcome to each worker."""
+    if enabled(node.config):
+        node.workerinput[WORKER_KEY] = outcome(node.config).to_json()
+
+
+class KnobsFailure(Exception):
+    """A knobs item failed; its lines are the report."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+class KnobsItem(pytest.Item):
+    """One check of `knobs check`: fails with that check's lines."""
+
+    def __init__(self, *, group: Group, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.group = group
+        self.add_marker("knobs")
+
+    def runtest(self) -> None:
+        lines = outcome(self.config).lines(self.group.name)
+        if lines:
+            raise KnobsFailure(lines)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, KnobsFailure):
+            return "\n".join(excinfo.value.lines)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"knobs check: {self.group.title}"
+
+
+class KnobsFile(pytest.File):
+    """The registry file, as the parent of the knobs items."""
+
+    def collect(self) -> Iterator[KnobsItem]:
+        for group in GROUPS:
+            yield KnobsItem.from_parent(self, name=group.name, group=group)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Add the knobs items (before -k and -m select), unless only test ids were asked for."""
+    if not enabled(config) or _only_test_ids(config):
+        return
+    try:
+        path = registry_path(config)
+    except RegistryError:
+        path = config.rootpath / "registry.yaml"  # the items fail and say why
+    added = list(KnobsFile.from_parent(session, path=path.absolute()).collect())
+    items.extend(added)
+    session.testscollected += len(added)
+
+
+def _only_test_ids(config: pytest.Config) -> bool:
+    args = [a for a in config.args if a]
+    return bool(args) and all("::" in a for a in args)

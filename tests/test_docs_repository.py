@@ -1,0 +1,104 @@
+"""The repository's own docs: the determinism page is in sync, and every sample is real output."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from knobregistry.check.guard_rules import DOCS_RULES, GUARD_RULES, WAIVER_RULES
+from knobregistry.check.rules import Rule
+from knobregistry.docsgen import parse, refresh
+from knobregistry.registry import load_registry
+from tests import test_baseline, test_diff, test_docs, test_plugin, test_waivers
+from tests.conftest import REPO, run_knobs
+
+DOCS = REPO / "docs"
+
+
+def page(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def test_the_determinism_page_is_in_sync_with_the_registry() -> None:
+    done = run_knobs("docs", "--check", "docs/determinism.md", cwd=REPO)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        "No problems: 1 doc checked against registry.yaml.\n",
+        "",
+    )
+
+
+def test_every_doc_of_the_repository_is_checked() -> None:
+    done = run_knobs("docs", "--check", cwd=REPO)
+    assert (done.returncode, done.stdout) == (
+        0,
+        "No problems: 1 doc checked against registry.yaml.\n",
+    )
+
+
+def test_the_determinism_page_renders_every_knob_and_profile() -> None:
+    registry = load_registry(REPO / "registry.yaml")
+    text = page("determinism.md")
+    assert refresh(text, registry, "../registry.yaml").text == text
+    names = [b.name for b in parse(text).blocks]
+    assert names == ["knobs", "external", *(f"profile:{p}" for p in registry.profiles)]
+    for name in registry.knobs:
+        assert f"| `{name}` |" in text
+    assert "| `PRIMUS_HC_TRITON` |" in text and "**breaks-bitwise** (backward)" in text
+
+
+def rule_page(rule: Rule) -> str:
+    return "generated-docs.md" if rule in DOCS_RULES else "waivers.md"
+
+
+@pytest.mark.parametrize("rule", GUARD_RULES, ids=lambda r: r.code)
+def test_every_guard_code_is_documented(rule: Rule) -> None:
+    text = page(rule_page(rule))
+    row = f"| {rule.code} | {rule.name} | {rule.severity.value} | {rule.title} |"
+    assert row in text.splitlines()
+    assert f"### {rule.code} {rule.name}" in text.splitlines()
+    link = f"| [{rule.code}]({rule_page(rule)}#{rule.anchor}) | {rule.name} |"
+    assert link in page("checks.md")
+    assert rule.help.endswith(".") and rule.title.endswith(".")
+
+
+def test_codes_are_stable() -> None:
+    assert [r.code for r in GUARD_RULES] == ["KNB201", "KNB202", "KNB203", "KNB204", "KNB205"]
+    assert [r.code for r in WAIVER_RULES] == ["KNB201", "KNB202"]
+    assert all(re.fullmatch(r"KNB2\d\d", r.code) for r in GUARD_RULES)
+
+
+SAMPLES = {
+    "waivers.md": [
+        test_waivers.EXPIRED,
+        test_waivers.NO_OWNER,
+        test_baseline.NEW_ONE_REPORTED,
+        test_baseline.REFUSED,
+        test_baseline.GONE,
+        "Wrote knobs-baseline.json: 1 finding accepted.\n",
+        "Wrote knobs-baseline.json: 0 findings accepted (was 1).\n",
+    ],
+    "ci.md": [test_diff.TEXT, test_diff.MARKDOWN],
+    "generated-docs.md": [
+        test_docs.DRIFT,
+        "Wrote docs/knobs.md: a new page with 3 blocks from registry.yaml.\n",
+        "docs/knobs.md is up to date: 3 blocks from registry.yaml.\n",
+        "Updated docs/knobs.md: 1 of 3 blocks from registry.yaml rewritten.\n",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "sample"), [(n, s) for n, samples in SAMPLES.items() for s in samples]
+)
+def test_samples_in_the_guide_are_real_output(name: str, sample: str) -> None:
+    """Each sample, as the tests pin it, appears in the page as an indented block."""
+    text = page(name)
+    for line in sample.splitlines():
+        assert ("    " + line if line else "") in text.splitlines(), line
+
+
+def test_the_plugin_failure_in_the_guide_is_real_output() -> None:
+    text = page("ci.md")
+    assert test_plugin.NEW_GATE_FAILURE in text
