@@ -18,9 +18,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from knobregistry.atomic import write_atomic
 from knobregistry.check.guard_rules import BASELINE_ENTRY_GONE, BASELINE_RULES, EXPIRED_WAIVER
 from knobregistry.check.run import CheckResult
-from knobregistry.check.starter import write_atomic
 from knobregistry.diagnostics import Diagnostic, Severity
 
 VERSION = 1

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from knobregistry.check.rules import Rule
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.profiles import Candidate, Intent, ResolvedProfile, knob_candidates
 from knobregistry.profiles import resolve_profile as _resolve
@@ -30,7 +31,6 @@ from knobregistry.profiles.rules import (
     BITWISE_LEAVES_ON,
     GATE_MISMATCH,
     UNKNOWN_VARIABLE,
-    ProfileRule,
 )
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage
 from scanner import GateKind, ScanResult, Site
@@ -79,7 +79,7 @@ class _Where:
         return f"{_relative(self.registry.root / site.path, self.cwd)}:{site.line}:{site.column}"
 
     def diagnostic(
-        self, rule: ProfileRule, key_path: KeyPath, message: str, fix: str, knob: str
+        self, rule: Rule, key_path: KeyPath, message: str, fix: str, knob: str
     ) -> Diagnostic:
         line, column = self.registry.position(*key_path)
         return Diagnostic(rule.code, self.file, line, column, message, fix, knob, rule.severity)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from knobregistry.check.starter import schema_reference, write_atomic
+from knobregistry.atomic import write_atomic
+from knobregistry.check.starter import schema_reference
 from knobregistry.cli import main
 from knobregistry.commands import init as init_module
 from knobregistry.registry import Policy, Triage, load_registry

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.check.rules import Rule
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.profile_checks import check_profiles
 from knobregistry.profiles.megatron import MegatronFields, MegatronMissing
-from knobregistry.profiles.rules import PROFILE_RULES, ProfileRule
+from knobregistry.profiles.rules import PROFILE_RULES
 from knobregistry.registry import load_registry
 from scanner import scan
 from tests.conftest import REPO, write_tree
@@ -355,7 +356,7 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
 
 
 @pytest.mark.parametrize("rule", PROFILE_RULES, ids=lambda r: r.code)
-def test_every_code_is_documented(rule: ProfileRule) -> None:
+def test_every_code_is_documented(rule: Rule) -> None:
     docs = (REPO / "docs" / "profiles.md").read_text(encoding="utf-8")
     row = f"| {rule.code} | {rule.name} | {rule.severity.value} | {rule.title} |"
     assert row in docs.splitlines()

@@ -7,8 +7,8 @@ from typing import NoReturn
 
 import click
 
+from knobregistry.atomic import write_atomic
 from knobregistry.check import shown
-from knobregistry.check.starter import write_atomic
 from knobregistry.commands.check import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.diagnostics import Diagnostic, Severity

@@ -9,8 +9,8 @@ from typing import NoReturn
 
 import click
 
+from knobregistry.atomic import write_atomic
 from knobregistry.check import scan_scope
-from knobregistry.check.starter import write_atomic
 from knobregistry.export import FORMATS, Export, ExportError, render
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
+from knobregistry.atomic import write_atomic
 from knobregistry.check import shown
-from knobregistry.check.starter import render_starter, schema_reference, write_atomic
+from knobregistry.check.starter import render_starter, schema_reference
 from knobregistry.commands.exit_codes import ExitCode
 from scanner import scan
 

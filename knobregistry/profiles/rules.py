@@ -2,59 +2,80 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from knobregistry.check.rules import Rule
 from knobregistry.diagnostics import Severity
 
-
-@dataclass(frozen=True, slots=True)
-class ProfileRule:
-    """One profile check: its code, a CamelCase name, a one-line title, and what to do."""
-
-    code: str
-    name: str
-    title: str
-    help: str
-    severity: Severity = Severity.ERROR
-
-
-BITWISE_LEAVES_ON = ProfileRule(
-    "KNB101",
-    "BitwiseLeavesKnobOn",
-    "A bitwise profile leaves on a default-on knob that is not triaged reproducible.",
-    "Set the knob to its off value in the profile, or add a select rule that covers it "
-    "(default_on: true, triage_not: reproducible, set: off); or triage it.",
+BITWISE_LEAVES_ON = Rule(
+    code="KNB101",
+    name="BitwiseLeavesKnobOn",
+    title="A bitwise profile leaves on a default-on knob that is not triaged reproducible.",
+    description=(
+        "A profile of kind `bitwise` promises a bitwise-reproducible run, yet leaves on a "
+        "knob that is on by default and not triaged `reproducible`: the hole a newly added "
+        "fusion opens. Reported at the profile in the registry."
+    ),
+    help=(
+        "Set the knob to its off value in the profile, or add a select rule that covers it "
+        "(default_on: true, triage_not: reproducible, set: off); or triage it."
+    ),
 )
-UNKNOWN_VARIABLE = ProfileRule(
-    "KNB102",
-    "ProfileSetsUnknownVariable",
-    "A profile sets a variable that no scanned code reads and no `external` entry declares.",
-    "Fix the name, or declare the variable under `external` with the library that reads it.",
+UNKNOWN_VARIABLE = Rule(
+    code="KNB102",
+    name="ProfileSetsUnknownVariable",
+    title="A profile sets a variable that no scanned code reads and no `external` entry declares.",
+    description=(
+        "A profile sets an environment variable that no code in the scan reads and no "
+        "`external` entry declares: a typo, or a knob that was removed. Reported at the "
+        "profile's value."
+    ),
+    help="Fix the name, or declare the variable under `external` with the library that reads it.",
 )
-GATE_MISMATCH = ProfileRule(
-    "KNB103",
-    "ProfileValueMissesGate",
-    "A profile value does not put the scanned gate in the state it is meant to.",
-    "Write a value the gate treats as intended (the message lists them), or give the knob "
-    "its `off_value` / `on_value` in the registry.",
+GATE_MISMATCH = Rule(
+    code="KNB103",
+    name="ProfileValueMissesGate",
+    title="A profile value does not put the scanned gate in the state it is meant to.",
+    description=(
+        "The value a profile gives a knob is not one the scanned gate treats as the intended "
+        'state, for example "false" on a gate that only tests `!= "0"`, which turns nothing '
+        "off."
+    ),
+    help=(
+        "Write a value the gate treats as intended (the message lists them), or give the knob "
+        "its `off_value` / `on_value` in the registry."
+    ),
 )
-UNKNOWN_MEGATRON_KEY = ProfileRule(
-    "KNB104",
-    "UnknownMegatronConfigKey",
-    "A config key declared `backend: megatron` is no field of megatron-core's config classes.",
-    "Fix the name; mark a Megatron command-line argument with `argument: --name`; or declare "
-    "the key's real backend (primus, for keys Primus adds).",
+UNKNOWN_MEGATRON_KEY = Rule(
+    code="KNB104",
+    name="UnknownMegatronConfigKey",
+    title=(
+        "A config key declared `backend: megatron` is no field of megatron-core's config classes."
+    ),
+    description=(
+        "A trainer-config key declared `backend: megatron` is not a field of megatron-core's "
+        "config dataclasses (checked when megatron-core is installed): the overlay would set "
+        "a key Megatron ignores or rejects."
+    ),
+    help=(
+        "Fix the name; mark a Megatron command-line argument with `argument: --name`; or declare "
+        "the key's real backend (primus, for keys Primus adds)."
+    ),
 )
-MEGATRON_NOT_CHECKED = ProfileRule(
-    "KNB105",
-    "MegatronKeysNotChecked",
-    "megatron-core is not installed, so the megatron config keys were not checked.",
-    "Install megatron-core in the environment that runs `knobs check` (pip install "
-    "megatron-core) to check them.",
-    Severity.NOTE,
+MEGATRON_NOT_CHECKED = Rule(
+    code="KNB105",
+    name="MegatronKeysNotChecked",
+    title="megatron-core is not installed, so the megatron config keys were not checked.",
+    description=(
+        "megatron-core could not be imported, so the config keys declared `backend: megatron`"
+        " were not checked against its dataclasses. A note: it does not fail the check."
+    ),
+    help=(
+        "Install megatron-core in the environment that runs `knobs check` (pip install "
+        "megatron-core) to check them."
+    ),
+    severity=Severity.NOTE,
 )
 
-PROFILE_RULES: tuple[ProfileRule, ...] = (
+PROFILE_RULES: tuple[Rule, ...] = (
     BITWISE_LEAVES_ON,
     UNKNOWN_VARIABLE,
     GATE_MISMATCH,

@@ -10,9 +10,7 @@ written atomically (a temporary file beside it, then a rename).
 from __future__ import annotations
 
 import io
-import os
 import re
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -25,6 +23,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+from knobregistry.atomic import write_atomic
 from knobregistry.registry import RegistryError, Triage, loads_registry
 
 _FLOW_PLAIN = re.compile(r"[A-Za-z0-9_./+=@%~-]+\Z")
@@ -101,7 +100,7 @@ def edit_registry(
             f"{display}: the recorded registry would not be valid, so it was not written:\n{exc}"
         ) from exc
     if new != text:
-        _write_atomically(path, new)
+        write_atomic(path, new)
     return edits
 
 
@@ -265,18 +264,3 @@ def _put_trailing(entry: CommentedMap, token: Any) -> None:
     while len(slot) < 3:
         slot.append(None)
     slot[2] = token
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    mode = path.stat().st_mode & 0o777
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(temporary).chmod(mode)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
