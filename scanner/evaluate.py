@@ -16,15 +16,14 @@ from typing import Any
 
 import libcst as cst
 
+from scanner import calls
 from scanner import operations as ops
 from scanner.expressions import evaluate_expression
 from scanner.frames import Frame, body_statements, param_list, statements_bindings
 from scanner.index import Wrapper, WrapperIndex
-from scanner.symbols import qualify
 from scanner.values import RAISED, UNKNOWN, V, derived, truthiness
 
 MAX_STEPS = 20_000
-MAX_DEPTH = 6
 
 NOT_SEEN = object()
 
@@ -299,47 +298,14 @@ class Evaluator:
 
     def call_wrapper(self, wrapper: Wrapper, node: cst.Call, frame: Frame, *, bound: bool) -> V:
         """Run ``wrapper`` with the call's arguments; its return value, tainted as due."""
-        function = wrapper.function()
-        args = [(arg.keyword.value if arg.keyword else None, arg) for arg in node.args]
-        values = {id(arg): self.expr(arg.value, frame) for _, arg in args}
-        if frame.depth >= MAX_DEPTH:
-            return derived(UNKNOWN, *values.values())
-        inner = Frame(
-            wrapper.symbols,
-            {},
-            scope_names=self._scope_names(function),
-            depth=frame.depth + 1,
-            method_class=wrapper.qualname.rsplit(".", 1)[0] if wrapper.method else None,
-        )
-        positional = [*function.params.posonly_params, *function.params.params]
-        if bound and positional:
-            inner.assign(positional[0].name.value, V(UNKNOWN))
-            positional = positional[1:]
-        given: dict[str, V] = {}
-        index = 0
-        for keyword, arg in args:
-            value = values[id(arg)]
-            if arg.star:
-                return derived(UNKNOWN, *values.values())
-            if keyword is not None:
-                given[keyword] = value
-            elif index < len(positional):
-                given[positional[index].name.value] = value
-                index += 1
-        for param in param_list(function.params):
-            name = param.name.value
-            if name in given:
-                inner.assign(name, given[name])
-            elif name not in inner.locals:
-                default = param.default
-                inner.assign(name, self.expr(default, inner) if default else V(UNKNOWN))
-        flow = self.block(body_statements(function.body), inner)
-        if flow.kind == "raise":
-            return V(RAISED, env=inner.control)
-        result = flow.value if flow.kind == "return" and flow.value is not None else V(None)
-        return V(result.value, result.env or inner.control, result.params)
+        return calls.call_wrapper(self, wrapper, node, frame, bound=bound)
 
-    def _scope_names(self, function: cst.FunctionDef) -> frozenset[str]:
+    def lookup_wrapper(self, func: cst.BaseExpression, frame: Frame) -> tuple[Wrapper, bool] | None:
+        """The wrapper a call's callee names, and whether it is a bound method call."""
+        return calls.lookup_wrapper(self.index, func, frame)
+
+    def scope_names(self, function: cst.FunctionDef) -> frozenset[str]:
+        """Every name local to ``function`` (cached per evaluation)."""
         key = id(function)
         found = self._bindings.get(key)
         if found is None:
@@ -347,24 +313,6 @@ class Evaluator:
             found = statements_bindings(body_statements(function.body)) | frozenset(params)
             self._bindings[key] = found
         return found
-
-    def lookup_wrapper(self, func: cst.BaseExpression, frame: Frame) -> tuple[Wrapper, bool] | None:
-        """The wrapper a call's callee names, and whether it is a bound method call."""
-        if not self.index.wrappers:
-            return None
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value in ("self", "cls")
-            and frame.method_class is not None
-        ):
-            found = self.index.lookup(f"{frame.method_class}.{func.attr.value}")
-            return (found, True) if found is not None else None
-        qualified = qualify(frame.symbols, func, frame.scope_names)
-        if qualified is None:
-            return None
-        found = self.index.lookup(qualified)
-        return (found, False) if found is not None else None
 
 
 def _is_none_check(node: cst.BaseExpression) -> bool:
