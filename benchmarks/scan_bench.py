@@ -4,7 +4,8 @@
 
 Copies PATH to a temporary folder (N times under one folder with ``--copies``),
 then measures, each as a subprocess, the wall time and the peak memory of the
-whole process tree (every worker included):
+whole process tree (every worker included, as proportional set size, so that the
+pages forked workers share with the parent count once):
 
     (a) grep -rlE 'environ|getenv'         the floor: find the files, parse nothing
     (b) benchmarks/ast_reference.py        the reference: stdlib ast on those files
@@ -56,29 +57,30 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def _rss_kb(pid: int) -> int:
+def _pss_kb(pid: int) -> int:
+    """The process's proportional set size: pages shared with its parent count once."""
     try:
-        status = Path("/proc", str(pid), "status").read_text(encoding="ascii", errors="replace")
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
+        rollup = Path("/proc", str(pid), "smaps_rollup").read_text(encoding="ascii")
     except OSError:
-        pass
+        return 0
+    for line in rollup.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1])
     return 0
 
 
-def _tree_rss_kb(root: int) -> int:
+def _tree_pss_kb(root: int) -> int:
     children = _children()
     total, pending = 0, [root]
     while pending:
         pid = pending.pop()
-        total += _rss_kb(pid)
+        total += _pss_kb(pid)
         pending.extend(children.get(pid, ()))
     return total
 
 
 def measure(label: str, command: list[str], cwd: Path) -> Run:
-    """Run ``command``; wall time, and the peak of the process tree's summed RSS."""
+    """Run ``command``; wall time, and the peak memory of its whole process tree (PSS)."""
     peak = 0
     done = threading.Event()
     start = time.perf_counter()
@@ -87,7 +89,7 @@ def measure(label: str, command: list[str], cwd: Path) -> Run:
     def sample() -> None:
         nonlocal peak
         while not done.wait(0.01):
-            peak = max(peak, _tree_rss_kb(process.pid))
+            peak = max(peak, _tree_pss_kb(process.pid))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()

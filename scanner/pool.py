@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from functools import partial
 from types import TracebackType
 
@@ -18,6 +19,7 @@ from scanner.model import ScanError
 from scanner.work import FileOutcome, FileTask, Options, process
 
 SERIAL_BELOW = 24  # fewer tasks than this are not worth starting workers for
+HUGE_BYTES = 128 * 1024  # files this large are parsed by one worker at a time
 
 
 def default_jobs() -> int:
@@ -66,10 +68,36 @@ class Runner:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
             self._executor = ProcessPoolExecutor(self.jobs, mp_context=context)
-        # Largest files first, one at a time: a few big files dominate, and starting
-        # them early keeps every worker busy to the end.
+        yield from self._schedule(self._executor, work, tasks)
+
+    def _schedule(
+        self,
+        executor: Executor,
+        work: Callable[[FileTask], FileOutcome],
+        tasks: Sequence[FileTask],
+    ) -> Iterator[FileOutcome]:
+        """Largest files first, and never two huge files at once.
+
+        A few big files dominate the time, so starting them early keeps every worker
+        busy to the end; but parsing a huge file takes as much memory as the rest of
+        the scan, so the workers take turns with those.
+        """
         ordered = sorted(tasks, key=_size, reverse=True)
-        yield from self._executor.map(work, ordered, chunksize=1)
+        huge = deque(t for t in ordered if _size(t) > HUGE_BYTES)
+        rest = deque(t for t in ordered if _size(t) <= HUGE_BYTES)
+        running: dict[Future[FileOutcome], bool] = {}  # future -> is it a huge file
+        while huge or rest or running:
+            while len(running) < self.jobs and (huge or rest):
+                if huge and not any(running.values()):
+                    running[executor.submit(work, huge.popleft())] = True
+                elif rest:
+                    running[executor.submit(work, rest.popleft())] = False
+                else:
+                    break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                del running[future]
+                yield future.result()
 
 
 def _size(task: FileTask) -> int:
