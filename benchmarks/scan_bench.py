@@ -88,7 +88,7 @@ def measure(label: str, command: list[str], cwd: Path) -> Run:
 
     def sample() -> None:
         nonlocal peak
-        while not done.wait(0.01):
+        while not done.wait(0.05):
             peak = max(peak, _tree_pss_kb(process.pid))
 
     sampler = threading.Thread(target=sample, daemon=True)

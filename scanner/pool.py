@@ -19,7 +19,7 @@ from scanner.model import ScanError
 from scanner.work import FileOutcome, FileTask, Options, process
 
 SERIAL_BELOW = 24  # fewer tasks than this are not worth starting workers for
-HUGE_BYTES = 128 * 1024  # files this large are parsed by one worker at a time
+HUGE_BYTES = 512 * 1024  # files this large are parsed by one worker at a time
 
 
 def default_jobs() -> int:
