@@ -57,7 +57,7 @@ def check_profiles(
     for name, profile in registry.profiles.items():
         resolved = _resolve(registry, name)
         if profile.kind is ProfileKind.BITWISE:
-            found.extend(_bitwise_holes(where, resolved))
+            found.extend(_bitwise_holes(where, resolved, _resolve(registry, name, scan)))
         if full_scope:
             found.extend(_unknown_variables(where, name))
         found.extend(_gate_mismatches(where, resolved))
@@ -100,10 +100,16 @@ def _gates(where: _Where, name: str) -> list[Site]:
     return [s for s in knob.sites if s.gate.kind is not GateKind.VALUE and s.default_on is not None]
 
 
-def _bitwise_holes(where: _Where, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+def _bitwise_holes(
+    where: _Where, resolved: ResolvedProfile, once_registered: ResolvedProfile
+) -> Iterator[Diagnostic]:
+    """``resolved`` is the profile as exported; ``once_registered`` as it would be with every
+    scanned knob registered untriaged, which is what KNB001 asks for."""
     for candidate in knob_candidates(where.registry, where.scan):
         if candidate.default_on is not True or candidate.triage in _HELD:
             continue
+        if not candidate.registered and _left_on(where, once_registered, candidate) is None:
+            continue  # registering it (KNB001) is the whole fix: a select rule then covers it
         how = _left_on(where, resolved, candidate)
         if how is None:
             continue

@@ -7,6 +7,7 @@ scanner, and compares every rendered diagnostic (line, fix and severity).
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -133,8 +134,20 @@ def test_knb101_a_bitwise_profile_that_forgets_a_knob(tmp_path: Path) -> None:
     ]
 
 
-def test_knb101_a_new_fusion_that_is_not_registered(tmp_path: Path) -> None:
-    found = run(tmp_path, BITWISE_COVERED, files={"src/new.py": NEW_FUSION})
+def test_knb101_leaves_a_new_fusion_to_knb001_when_a_rule_will_cover_it(tmp_path: Path) -> None:
+    # Registering the knob (KNB001's fix) is all it takes: the select rule then turns it
+    # off, so telling the user to list it under env as well would be the wrong advice.
+    assert run(tmp_path, BITWISE_COVERED, files={"src/new.py": NEW_FUSION}) == []
+
+
+def test_knb101_a_new_fusion_that_no_rule_would_cover(tmp_path: Path) -> None:
+    profiles = """
+    bitwise:
+      description: Bit for bit, by hand.
+      kind: bitwise
+      env: {DEMO_ATTN_TRITON: "0", DEMO_NORM_TRITON: "0"}
+    """
+    found = run(tmp_path, profiles, files={"src/new.py": NEW_FUSION})
     assert found == [
         "error: registry.yaml:22:3: KNB101 profile 'bitwise' (kind bitwise) leaves "
         "DEMO_NEW_TRITON on: it is on by default and not registered, and the profile does not "
@@ -349,10 +362,16 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
     )
     write_tree(tree, {"primus/backends/megatron/core/transformer/v4.py": fusion})
     result = scan([tree / registry.scan.paths[0]], match=registry.scan.match, root=tree)
-    found = check_profiles(registry, result, cwd=REPO, megatron=lambda: megatron)
-    assert [(d.code, d.knob, d.line) for d in found] == [
-        ("KNB101", "PRIMUS_MHC_TRITON", registry.position("profiles", "bitwise")[0])
-    ]
+    # The bitwise profile's select rule covers a new fusion once it is registered, so the
+    # profile check leaves it to KNB001 ...
+    assert check_profiles(registry, result, cwd=REPO, megatron=lambda: megatron) == []
+    # ... and without that rule, the hole is the profile's to report.
+    bitwise = registry.profiles["bitwise"]
+    by_hand = replace(
+        registry, profiles={**registry.profiles, "bitwise": replace(bitwise, select=())}
+    )
+    found = check_profiles(by_hand, result, cwd=REPO, megatron=lambda: megatron)
+    assert [(d.code, d.knob) for d in found] == [("KNB101", "PRIMUS_MHC_TRITON")]
 
 
 @pytest.mark.parametrize("rule", PROFILE_RULES, ids=lambda r: r.code)
