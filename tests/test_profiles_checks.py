@@ -7,8 +7,8 @@ scanner, and compares every rendered diagnostic (line, fix and severity).
 from __future__ import annotations
 
 import textwrap
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
