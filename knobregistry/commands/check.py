@@ -14,40 +14,14 @@ from knobregistry.baseline import BaselineError, apply_baseline, load_baseline, 
 from knobregistry.check import CheckResult, run_check, shown
 from knobregistry.check.standard import standard_checks
 from knobregistry.commands.exit_codes import ExitCode
-from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
-from knobregistry.report.check_github import render_check_github, render_registry_problems_github
+from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.registry import RegistryError
+from knobregistry.report.check_github import render_check_github
 from knobregistry.report.check_json import render_check_json
 from knobregistry.report.check_sarif import render_check_sarif
 from knobregistry.report.check_text import print_check_rich, render_check_text
 
 FORMATS = ("text", "json", "github", "sarif")
-
-registry_option = click.option(
-    "--registry",
-    "-r",
-    "registry_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    metavar="PATH",
-    help="The registry file. Default: registry.yaml here or in the nearest parent folder "
-    "(or the file that [tool.knobs] registry names in pyproject.toml).",
-)
-
-
-def open_registry(explicit: Path | None) -> Registry:
-    """Find and load the registry; raises RegistryError with every problem in it."""
-    path = find_registry(explicit)
-    return load_registry(path.absolute(), display=shown(path, Path.cwd()))
-
-
-def fail_on_registry(error: RegistryError, fmt: str = "text") -> None:
-    """Print every registry problem and exit 2."""
-    if fmt == "github":
-        click.echo(render_registry_problems_github(error.problems), nl=False)
-    else:
-        for problem in error.problems:
-            click.echo(problem.render(), err=True)
-    click.get_current_context().exit(ExitCode.USAGE)
 
 
 @click.command("check")

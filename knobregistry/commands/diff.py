@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from knobregistry.commands.check import fail_on_registry, registry_option
 from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.commands.registry_args import fail_on_registry, registry_option
 from knobregistry.diff import DiffError, knob_diff, render_diff_markdown, render_diff_text
 from knobregistry.registry import RegistryError, find_registry
 

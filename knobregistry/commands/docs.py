@@ -9,8 +9,8 @@ import click
 
 from knobregistry.atomic import write_atomic
 from knobregistry.check import shown
-from knobregistry.commands.check import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.docsgen import (
     MarkerProblem,

@@ -10,8 +10,8 @@ from rich.console import Console
 
 from knobregistry.check import shown
 from knobregistry.check.explain import explain, suggestions
-from knobregistry.commands.check import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.registry import RegistryError
 from knobregistry.report.check_explain import print_explain_rich, render_explain_text
 

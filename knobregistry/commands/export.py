@@ -10,10 +10,11 @@ from typing import NoReturn
 import click
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check import scan_scope
+from knobregistry.check import scan_scope, shown
+from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.export import FORMATS, Export, ExportError, render
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
-from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
+from knobregistry.registry import Registry, RegistryError
 from scanner import ScanResult
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
@@ -21,12 +22,7 @@ EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
 
 @click.command("export")
 @click.option("--profile", "-p", "profile", required=True, metavar="NAME", help="The profile.")
-@click.option(
-    "--registry",
-    "registry_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="The registry file (default: found from the current folder upward).",
-)
+@registry_option
 @click.option(
     "--format",
     "-f",
@@ -78,7 +74,12 @@ def export_command(
     """
     if check_env and output is not None:
         _fail("--check-env writes nothing; leave out --output.")
-    registry, shown = _load(registry_path)
+    try:
+        registry = open_registry(registry_path)
+    except RegistryError as error:
+        fail_on_registry(error)
+        return
+    display = shown(registry.path, Path.cwd())
     try:
         result = _scan(registry) if use_scan else None
         resolved = resolve_profile(registry, profile, result)
@@ -88,7 +89,7 @@ def export_command(
             for difference in found:
                 click.echo(difference.render())
             sys.exit(EXIT_DIFFERENT if found else EXIT_OK)
-        text = render(Export(resolved, shown, unset, unset_others), fmt)
+        text = render(Export(resolved, display, unset, unset_others), fmt)
     except (ProfileError, ExportError) as exc:
         _fail(str(exc))
     if output is None:
@@ -100,17 +101,6 @@ def export_command(
 def _fail(message: str) -> NoReturn:
     click.echo(f"knobs export: error: {message}", err=True)
     sys.exit(EXIT_USAGE)
-
-
-def _load(explicit: Path | None) -> tuple[Registry, str]:
-    try:
-        path = find_registry(explicit)
-        shown = Path(os.path.relpath(path.absolute(), Path.cwd())).as_posix()
-        return load_registry(path, display=shown), shown
-    except RegistryError as exc:
-        for problem in exc.problems:
-            click.echo(problem.render(), err=True)
-        sys.exit(EXIT_USAGE)
 
 
 def _scan(registry: Registry) -> ScanResult:

@@ -20,7 +20,9 @@ from typing import NoReturn
 import click
 from rich.console import Console
 
-from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
+from knobregistry.check import shown
+from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.registry import Registry, RegistryError
 from knobregistry.triage import (
     CompareError,
     Host,
@@ -64,14 +66,7 @@ _EXIT = {
 
 @click.command("triage", context_settings={"allow_interspersed_args": False})
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-@click.option(
-    "--registry",
-    "-r",
-    "registry_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    metavar="PATH",
-    help="The registry file (default: found from the current folder upward).",
-)
+@registry_option
 @click.option(
     "--profile", "-p", metavar="NAME", help="Start from this profile, as `knobs export` writes it."
 )
@@ -161,7 +156,11 @@ def triage_command(
     Exit status: 0 reproducible; 1 a knob breaks reproducibility; 2 bad usage;
     3 the baseline is not reproducible; 4 a run failed or timed out.
     """
-    registry = _load(registry_path)
+    try:
+        registry = open_registry(registry_path)
+    except RegistryError as error:
+        fail_on_registry(error)
+        return
     try:
         mode = parse_compare(compare_text)
         plan = make_plan(registry, profile, knobs)
@@ -197,22 +196,11 @@ def _record(
         click.echo("knobs triage: nothing recorded: no knob was judged.", err=True)
         return None, None
     assert host is not None
-    shown = Path(os.path.relpath(registry.path, Path.cwd())).as_posix()
+    display = shown(registry.path, Path.cwd())
     try:
-        return record_triage(registry.path, result, host, date.today(), shown=shown), None
+        return record_triage(registry.path, result, host, date.today(), shown=display), None
     except RecordError as exc:
         return None, str(exc)
-
-
-def _load(explicit: Path | None) -> Registry:
-    try:
-        path = find_registry(explicit)
-        shown = Path(os.path.relpath(path.absolute(), Path.cwd())).as_posix()
-        return load_registry(path.absolute(), display=shown)
-    except RegistryError as exc:
-        for problem in exc.problems:
-            click.echo(problem.render(), err=True)
-        sys.exit(TriageExit.USAGE)
 
 
 def _fail(message: str) -> NoReturn:
