@@ -69,11 +69,6 @@ def words_pattern(words: tuple[str, ...]) -> re.Pattern[bytes]:
     return re.compile(rb"\b(?:" + alternatives + rb")\b")
 
 
-def relevant(index: WrapperIndex, data: bytes, path: str) -> tuple[Wrapper, ...]:
-    """The wrappers the file with these bytes can call, and the wrappers those call."""
-    return index.callable_from(data, path)
-
-
 def process(task: FileTask, options: Options, data: bytes | None = None) -> FileOutcome:
     """Find the wrappers a file defines and the sites, dynamic reads and writes it holds."""
     if data is None:
@@ -81,14 +76,15 @@ def process(task: FileTask, options: Options, data: bytes | None = None) -> File
             data = read_bytes(task.path, options.max_file_bytes)
         except SourceError as exc:
             return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
-    found = cached(task, options, data)
+    wrappers = task.index.callable_from(data, task.rel)
+    key = _key(task, options, data, wrappers)
+    found = _stored(task.rel, options, key)
     if found is not None:
         return found
-    wrappers = relevant(task.index, data, task.rel)
     outcome = _compute(task, data, wrappers, options)
     if options.cache_dir is not None:
         try:
-            Cache(options.cache_dir).put(_key(task, options, data), _encode(outcome))
+            Cache(options.cache_dir).put(key, _encode(outcome))
         except CacheError as exc:
             return FileOutcome(
                 outcome.rel, outcome.wrappers, outcome.result, outcome.error, False, str(exc)
@@ -100,17 +96,23 @@ def cached(task: FileTask, options: Options, data: bytes) -> FileOutcome | None:
     """The stored outcome for these bytes, options and wrappers, or None."""
     if options.cache_dir is None:
         return None
-    stored = Cache(options.cache_dir).get(_key(task, options, data))
+    wrappers = task.index.callable_from(data, task.rel)
+    return _stored(task.rel, options, _key(task, options, data, wrappers))
+
+
+def _stored(rel: str, options: Options, key: str) -> FileOutcome | None:
+    if options.cache_dir is None:
+        return None
+    stored = Cache(options.cache_dir).get(key)
     if stored is None:
         return None
     try:
-        return _decode(task.rel, stored)
+        return _decode(rel, stored)
     except (KeyError, TypeError, ValueError):
         return None  # an entry from a broken write: recompute and overwrite it
 
 
-def _key(task: FileTask, options: Options, data: bytes) -> str:
-    wrappers = relevant(task.index, data, task.rel)
+def _key(task: FileTask, options: Options, data: bytes, wrappers: tuple[Wrapper, ...]) -> str:
     return entry_key(data, task.rel, task.module, options.key(), fingerprint(wrappers))
 
 
