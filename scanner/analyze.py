@@ -48,7 +48,7 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, match: Sequence[str]) -> 
                     writes.append(_write(parsed, event, target))
             continue
         if unresolved and not resolved:
-            if any(n.params for n in unresolved) and _in_wrapper(event):
+            if any(n.params for n in unresolved) and wrapper_scope(event) is not None:
                 continue  # a wrapper's own read: reported at its call sites
             text = parsed.tree.code_for_node(event.node)
             if dynamic_matches(text, match):
@@ -109,8 +109,13 @@ def _probe(
     return evaluator.run(event.unit.statements, frame)
 
 
-def _in_wrapper(event: Event) -> bool:
-    return isinstance(event.unit.scope, cst.FunctionDef) and "<locals>" not in event.function
+def wrapper_scope(event: Event) -> cst.FunctionDef | None:
+    """The function around ``event`` when it can be a wrapper: one called by name from
+    elsewhere (not nested in another function, not a dunder method)."""
+    scope = event.unit.scope
+    if not isinstance(scope, cst.FunctionDef) or "<locals>" in event.function:
+        return None
+    return None if scope.name.value.startswith("__") else scope
 
 
 def _write(parsed: ParsedModule, event: Event, name: str | None) -> Write:

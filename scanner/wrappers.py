@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from scanner.analyze import resolve_names
+from scanner.analyze import resolve_names, wrapper_scope
 from scanner.frames import param_list
 from scanner.index import Wrapper, WrapperIndex
 from scanner.module import ParsedModule
@@ -20,11 +20,9 @@ def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
     """The wrappers defined in ``parsed``, given the wrappers known so far."""
     found: dict[str, Wrapper] = {}
     for event in parsed.events(index):
-        scope = event.unit.scope
-        if not event.is_read or not isinstance(scope, cst.FunctionDef):
+        scope = wrapper_scope(event)
+        if not event.is_read or scope is None:
             continue
-        if "<locals>" in event.function or scope.name.value.startswith("__"):
-            continue  # nested functions and dunder methods are not called by name
         params = [p.name.value for p in param_list(scope.params)]
         depends: set[str] = set()
         for name in resolve_names(parsed, event, index):

@@ -147,3 +147,25 @@ def test_a_wrapper_never_called_reports_nothing(tmp_path: Path) -> None:
     result = scan([tmp_path], root=tmp_path)
     assert (result.knobs, result.dynamic) == ((), ())
     assert [w.qualname for w in result.wrappers] == ["m.flag"]
+
+
+def test_a_read_in_a_dunder_method_is_dynamic_not_dropped(tmp_path: Path) -> None:
+    # __init__ is never called by its name, so it is no wrapper: its read stays visible.
+    write_tree(
+        tmp_path,
+        {
+            "m.py": """
+            import os
+
+
+            class Flag:
+                def __init__(self, name):
+                    self.on = os.environ.get(name, "0") == "1"
+            """
+        },
+    )
+    result = scan([tmp_path], root=tmp_path)
+    assert result.wrappers == ()
+    assert result.dynamic == (
+        DynamicRead("m.py", 6, 19, 'os.environ.get(name, "0")', "Flag.__init__"),
+    )
