@@ -19,7 +19,7 @@ import libcst as cst
 from scanner import calls
 from scanner import operations as ops
 from scanner.expressions import evaluate_expression
-from scanner.frames import Frame, body_statements, param_list, statements_bindings
+from scanner.frames import Frame, body_statements, collect_bindings, statements_bindings
 from scanner.index import Wrapper, WrapperIndex
 from scanner.values import RAISED, UNKNOWN, V, derived, truthiness
 
@@ -309,8 +309,7 @@ class Evaluator:
         key = id(function)
         found = self._bindings.get(key)
         if found is None:
-            params = (p.name.value for p in param_list(function.params))
-            found = statements_bindings(body_statements(function.body)) | frozenset(params)
+            found = collect_bindings(function).assigned
             self._bindings[key] = found
         return found
 
