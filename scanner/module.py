@@ -55,6 +55,7 @@ class ParsedModule:
     bindings_cache: dict[int, frozenset[str]] = field(default_factory=dict)
     _scope_bindings: dict[int, Bindings] = field(default_factory=dict)
     _resolvers: dict[int, Resolver] = field(default_factory=dict)
+    _resolvers_index: WrapperIndex | None = None
 
     anchors: Anchors | None = None
     def_lines: dict[int, int] = field(default_factory=dict)
@@ -113,6 +114,9 @@ class ParsedModule:
 
     def resolver(self, event: Event, index: WrapperIndex) -> Frame:
         """A flow-insensitive frame for the innermost scope around ``event``."""
+        if self._resolvers_index is not index:
+            self._resolvers = {}  # they evaluate calls with the wrappers of the old index
+            self._resolvers_index = index
         parent: Resolver | None = None
         for scope in event.scopes:
             found = self._resolvers.get(id(scope))

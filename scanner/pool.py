@@ -61,7 +61,8 @@ class Runner:
 
     def run(self, tasks: Sequence[FileTask]) -> Iterator[FileOutcome]:
         work = partial(safe_process, options=self.options)
-        if self.jobs <= 1 or len(tasks) < SERIAL_BELOW:
+        if self._executor is None and (self.jobs <= 1 or len(tasks) < SERIAL_BELOW):
+            # A pool already started (by an earlier round) costs nothing more to use.
             yield from map(work, tasks)
             return
         if self._executor is None:

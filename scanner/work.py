@@ -148,9 +148,12 @@ def _compute(
         if not missing:
             break
         index = WrapperIndex.of([*index.wrappers.values(), *missing])
-        if options.narrow:
+        if narrowed is not None:
             names = (*names, *(w.short_name for w in missing))
-            parsed = ParsedModule.parse(task.rel, task.module, text, narrow(text, names))
+            wider = narrow(text, names)
+            if wider is None or wider.text != narrowed.text:
+                narrowed = wider
+                parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
     result = analyze(parsed, index, options.match)
     return FileOutcome(task.rel, tuple(found), result)
 
