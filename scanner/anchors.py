@@ -1,14 +1,17 @@
-"""Exact positions without libcst's PositionProvider.
+"""Exact positions without libcst's PositionProvider: the ``ast`` side.
 
 PositionProvider generates the code of the whole tree to count lines and
 columns, which costs as much as parsing it. CPython's ``ast`` already knows
-where every call, subscript, comparison and ``def`` starts. In a tree of
-properly nested intervals, libcst's pre-order is the order of ``(start, -end)``,
-so the k-th libcst ``Call`` of a module is the k-th ``ast.Call`` in that order:
-the scanner reads its position from there. Each match is checked by name, and
-any doubt (a count or a name that differs, a node inside an f-string, whose
-inner positions older Pythons get wrong) sends the module back to
-PositionProvider, so positions are always those libcst would give.
+where every call, subscript, comparison, ``def`` and f-string starts. In a tree
+of properly nested intervals, libcst's pre-order is the order of ``(start,
+-end)``, so the k-th libcst ``Call`` of a module is the k-th ``ast.Call`` in that
+order: the scanner reads its position from there (``scanner.locate`` is the
+libcst side). Each match is checked by name, and any doubt (a count or a name
+that differs) sends the module back to PositionProvider, so positions are
+always those libcst would give. Positions inside f-strings, which Pythons
+before 3.12 get wrong, are never taken from ``ast``: only the f-string's own.
+
+This module does not import libcst, so narrowing a file never loads the parser.
 """
 
 from __future__ import annotations
@@ -17,27 +20,17 @@ import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import libcst as cst
-
 Anchor = tuple[int, int, str]  # line, 1-based character column, name for checking
+KINDS = ("call", "subscript", "compare", "def", "fstring")
 
 
 class AnchorMismatch(Exception):
     """The ast and libcst views of a module disagree: use PositionProvider."""
 
 
-# Which ast nodes stand for which libcst nodes, by kind.
-KINDS: dict[type[cst.CSTNode], str] = {
-    cst.Call: "call",
-    cst.Subscript: "subscript",
-    cst.Comparison: "compare",
-    cst.FunctionDef: "def",
-}
-
-
 @dataclass(frozen=True, slots=True)
 class Anchors:
-    """Every call, subscript, comparison and def on the kept lines, in pre-order."""
+    """Every call, subscript, comparison, def and f-string on the kept lines, in pre-order."""
 
     table: dict[str, tuple[Anchor, ...]]
 
@@ -51,24 +44,17 @@ class Anchors:
 
     def check_counts(self, counts: dict[str, int]) -> None:
         """Raise AnchorMismatch unless libcst saw as many nodes of each kind."""
-        for kind in ("call", "subscript", "compare", "def"):
+        for kind in KINDS:
             if counts.get(kind, 0) != len(self.table.get(kind, ())):
                 raise AnchorMismatch(f"{kind} count")
 
 
 def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], bool]) -> Anchors:
     """Anchors for the nodes that start on a kept line, outside f-strings."""
-    found: dict[str, list[tuple[tuple[int, int, int, int], Anchor]]] = {
-        "call": [],
-        "subscript": [],
-        "compare": [],
-        "def": [],
-    }
+    found: dict[str, list[tuple[tuple[int, int, int, int], Anchor]]] = {k: [] for k in KINDS}
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.JoinedStr):
-            continue  # inner positions are not reliable before Python 3.12
         if isinstance(node, ast.stmt) and not kept(node.lineno) and not _decorated_kept(node, kept):
             continue  # a blanked statement: libcst never sees it
         kind = _kind(node)
@@ -81,24 +67,14 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
             )
             column = _characters(lines[node.lineno - 1], node.col_offset) + 1
             found[kind].append((key, (node.lineno, column, _ast_name(node))))
-        stack.extend(ast.iter_child_nodes(node))
+        if not isinstance(node, ast.JoinedStr):  # inner positions: see locate.py
+            stack.extend(ast.iter_child_nodes(node))
     return Anchors({kind: tuple(a for _, a in sorted(items)) for kind, items in found.items()})
 
 
 def _decorated_kept(node: ast.stmt, kept: Callable[[int], bool]) -> bool:
     decorators: list[ast.expr] = getattr(node, "decorator_list", [])
     return bool(decorators) and kept(decorators[0].lineno)
-
-
-def cst_name(node: cst.CSTNode) -> str:
-    """The name a libcst node is checked against its ast counterpart by."""
-    if isinstance(node, cst.Call):
-        return _trailing(node.func)
-    if isinstance(node, cst.Subscript):
-        return _trailing(node.value)
-    if isinstance(node, cst.FunctionDef):
-        return node.name.value
-    return ""
 
 
 def _kind(node: ast.AST) -> str | None:
@@ -110,6 +86,8 @@ def _kind(node: ast.AST) -> str | None:
         return "compare"
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return "def"
+    if isinstance(node, ast.JoinedStr):
+        return "fstring"
     return None
 
 
@@ -125,14 +103,6 @@ def _ast_name(node: ast.AST) -> str:
         return target.id
     if isinstance(target, ast.Attribute):
         return target.attr
-    return ""
-
-
-def _trailing(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
     return ""
 
 

@@ -13,10 +13,10 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from scanner.anchors import KINDS
 from scanner.expressions import READ_CALLS, contains_environ, read_arguments, subscript_name
 from scanner.frames import ScopeNode, body_statements, param_list
 from scanner.index import Wrapper, WrapperIndex
+from scanner.locate import KINDS, InString, string_root
 from scanner.model import ReadKind, WriteKind
 from scanner.namespace import Symbols
 from scanner.symbols import qualify
@@ -82,9 +82,12 @@ class _Scope:
 
 
 class Locator(Protocol):
-    """Where a node starts: ``(line, 1-based column)``, from its kind and pre-order ordinal."""
+    """Where a node starts: ``(line, 1-based column)``, from its kind and pre-order ordinal
+    (None inside an f-string, and then ``within`` is the outermost f-string around it)."""
 
-    def __call__(self, node: cst.CSTNode, kind: str, ordinal: int | None) -> tuple[int, int]: ...
+    def __call__(
+        self, node: cst.CSTNode, kind: str, ordinal: int | None, within: InString | None
+    ) -> tuple[int, int]: ...
 
 
 class EventCollector:
@@ -98,10 +101,11 @@ class EventCollector:
         self.events: list[Event] = []
         self.def_lines: dict[int, int] = {}  # id(FunctionDef) -> line of its `def`
         self.counts: dict[str, int] = {}  # anchored nodes seen, by kind
-        self._ordinals: dict[int, tuple[str, int | None]] = {}
+        self._ordinals: dict[int, tuple[str, int | None, InString | None]] = {}
         self._pending: list[tuple[cst.CSTNode, Callable[[int, int], Event]]] = []
         self._def_nodes: dict[int, cst.FunctionDef] = {}
         self._fstrings = 0
+        self._string: InString | None = None
         self._stack: list[cst.CSTNode] = []
         self._scopes: list[_Scope] = []
         self._write_targets: set[int] = set()
@@ -112,11 +116,9 @@ class EventCollector:
         """Walk ``module`` once and return its events in source order."""
         walk(module, self._enter, self._leave)
         for key, function in self._def_nodes.items():
-            kind, ordinal = self._ordinals[key]
-            self.def_lines[key] = self.locate(function, kind, ordinal)[0]
+            self.def_lines[key] = self.locate(function, *self._ordinals[key])[0]
         for node, make in self._pending:
-            kind, ordinal = self._ordinals[id(node)]
-            self.events.append(make(*self.locate(node, kind, ordinal)))
+            self.events.append(make(*self.locate(node, *self._ordinals[id(node)])))
         return self.events
 
     def _enter(self, node: cst.CSTNode) -> bool:
@@ -124,11 +126,13 @@ class EventCollector:
         kind = KINDS.get(type(node))
         if kind is not None:
             if self._fstrings:
-                self._ordinals[id(node)] = (kind, None)  # not anchored: see anchors.py
+                self._ordinals[id(node)] = (kind, None, self._string)  # see locate.py
             else:
-                self._ordinals[id(node)] = (kind, self.counts.get(kind, 0))
-                self.counts[kind] = self.counts.get(kind, 0) + 1
+                self._ordinals[id(node)] = (kind, self._count(kind), None)
         kind_of = type(node)
+        if self._string is None and string_root(node):
+            assert isinstance(node, cst.BaseExpression)
+            self._string = InString(node, self._count("fstring"), self._indent())
         if kind_of is cst.FormattedString:
             self._fstrings += 1
         elif kind_of is cst.FunctionDef:
@@ -145,7 +149,25 @@ class EventCollector:
             self._scopes.pop()
         elif kind is cst.FormattedString:
             self._fstrings -= 1
+        if self._string is not None and node is self._string.root:
+            self._string = None
         self._stack.pop()
+
+    def _count(self, kind: str) -> int:
+        """The next ordinal of ``kind``, counting this node."""
+        ordinal = self.counts.get(kind, 0)
+        self.counts[kind] = ordinal + 1
+        return ordinal
+
+    def _indent(self) -> str:
+        """The whole indentation of the innermost block being walked."""
+        module = self._stack[0]
+        assert isinstance(module, cst.Module)
+        return "".join(
+            module.default_indent if node.indent is None else node.indent
+            for node in self._stack
+            if isinstance(node, cst.IndentedBlock)
+        )
 
     def _push(self, node: cst.CSTNode, name: str, *, is_class: bool, params: Sequence[str]) -> None:
         parent = self._scopes[-1] if self._scopes else None

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 
-from scanner.anchors import AnchorMismatch, Anchors, cst_name
+from scanner.anchors import AnchorMismatch, Anchors
 from scanner.evaluate import Evaluator
 from scanner.events import Event, EventCollector
 from scanner.frames import (
@@ -21,6 +20,7 @@ from scanner.frames import (
     param_list,
 )
 from scanner.index import WrapperIndex
+from scanner.locate import AnchorLocator, ProviderLocator
 from scanner.namespace import Symbols
 from scanner.narrow import Narrowed
 from scanner.symbols import collect_symbols
@@ -149,31 +149,6 @@ class ParsedModule:
             ):
                 constants[name] = found.value
         return constants
-
-
-class AnchorLocator:
-    """Positions from the ast anchors of the narrowed text."""
-
-    def __init__(self, anchors: Anchors) -> None:
-        self.anchors = anchors
-
-    def __call__(self, node: cst.CSTNode, kind: str, ordinal: int | None) -> tuple[int, int]:
-        if ordinal is None:
-            raise AnchorMismatch("a node inside an f-string")
-        return self.anchors.locate(kind, ordinal, cst_name(node))
-
-
-class ProviderLocator:
-    """Positions from libcst's PositionProvider (the whole tree's code is generated)."""
-
-    def __init__(self, positions: Mapping[cst.CSTNode, CodeRange]) -> None:
-        self.positions = positions
-
-    def __call__(self, node: cst.CSTNode, kind: str, ordinal: int | None) -> tuple[int, int]:
-        if isinstance(node, cst.FunctionDef):
-            node = node.name  # the line of `def`, below any decorators
-        start = self.positions[node].start
-        return start.line, start.column + 1
 
 
 def flow_frame(parsed: ParsedModule, event: Event, evaluator: Evaluator) -> Frame:
