@@ -1,7 +1,8 @@
 """A content-addressed cache of per-file outcomes.
 
-An entry is keyed by a hash of the file's bytes, the scanner's own code, the
-options that change a file's result, and the wrappers the file can call. Each
+An entry is keyed by a hash of the file's bytes (or of its narrowed text: see
+``scanner.work``), the scanner's own code, the options that change a file's
+result, and the wrappers the file can call. Each
 entry is one JSON file whose first line is a checksum of the rest, written to a
 temporary file and renamed into place, so two scans can share a cache and a
 truncated or corrupted entry is detected, ignored and rewritten.

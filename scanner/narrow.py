@@ -4,13 +4,15 @@ libcst is an order of magnitude slower than CPython's own parser, and most of a
 file that reads one variable is unrelated code. The standard library's ``ast``
 finds the top-level statements (and, inside classes, the body statements) that
 mention a word of interest, plus the module's imports and constants; every other
-line is replaced by an empty line. Line and column numbers in the narrowed text
-are those of the whole file, so libcst positions need no translation.
+line is replaced by an empty line, and so is every comment-only line between
+them. Line and column numbers in the narrowed text are those of the whole file,
+so libcst positions need no translation.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import io
 from bisect import bisect_right
 from collections import Counter
@@ -48,6 +50,14 @@ class Narrowed:
     functions: frozenset[str]  # module-level def and class names, dropped ones included
     ambiguous: frozenset[str]  # names bound more than once at module level
 
+    def digest(self) -> str:
+        """A hash of everything the analysis of the narrowed text depends on (the anchors
+        follow from the kept lines)."""
+        digest = hashlib.blake2b(self.text.encode("utf-8", "surrogatepass"), digest_size=20)
+        for names in (self.functions, self.ambiguous):
+            digest.update(b"\0" + "\n".join(sorted(names)).encode())
+        return digest.hexdigest()
+
 
 def narrow(text: str, words: Sequence[str]) -> Narrowed | None:
     """``text`` with irrelevant statements blanked, or None when ``ast`` cannot parse it."""
@@ -66,10 +76,13 @@ def narrow(text: str, words: Sequence[str]) -> Narrowed | None:
     keep = [False] * (len(lines) + 2)
     covered = [False] * (len(lines) + 2)
     _select(tree.body, mentions, keep, covered, top=True)
-    narrowed = "".join(
-        line if keep[number] or not covered[number] else _ending(line)
+    parts = [
+        line if keep[number] or not (covered[number] or _idle(line)) else _ending(line)
         for number, line in enumerate(lines, start=1)
-    )
+    ]
+    while parts and not parts[-1].strip():
+        parts.pop()  # blanked lines at the end hold no position worth keeping
+    narrowed = "".join(parts)
     functions = frozenset(
         s.name
         for s in tree.body
@@ -202,6 +215,13 @@ def _lines(text: str) -> Iterator[str]:
     # Python ends lines at \n, \r\n and \r only (not at \f or \u2028, as
     # str.splitlines would), so split exactly where the tokenizer does.
     yield from io.StringIO(text, newline="")
+
+
+def _idle(line: str) -> bool:
+    """A blank or comment-only line between statements: blanking it changes no result,
+    and keeps an edited comment from changing the narrowed text."""
+    stripped = line.lstrip()
+    return not stripped or stripped.startswith("#")
 
 
 def _ending(line: str) -> str:

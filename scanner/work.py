@@ -2,16 +2,20 @@
 
 ``process`` is a pure function of the file's bytes, the options and the
 wrappers the file can call, which is what lets it run in a worker process and
-be cached by content.
+be cached by content. The analysis proper depends on less: the narrowed text
+(see ``scanner.narrow``). So a file whose bytes changed is narrowed first, and
+the outcome stored for that narrowed text, if any, is reused without loading
+libcst.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scanner import codec
 from scanner.cache import Cache, CacheError, entry_key
@@ -19,9 +23,13 @@ from scanner.files import SourceError, decode_source, read_bytes
 from scanner.index import Wrapper, WrapperIndex
 from scanner.model import FileResult, ScanError
 
+if TYPE_CHECKING:
+    from scanner.narrow import Narrowed
+
 # Bytes every file holding a direct read or write contains.
 ENV_WORDS: tuple[str, ...] = ("environ", "getenv", "putenv", "unsetenv")
 _MAX_LOCAL_ROUNDS = 8
+Round = tuple[tuple[str, ...], str]  # names a local round added, and the narrowing's digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +127,68 @@ def _key(task: FileTask, options: Options, data: bytes, wrappers: tuple[Wrapper,
 def _compute(
     task: FileTask, data: bytes, wrappers: tuple[Wrapper, ...], options: Options
 ) -> FileOutcome:
-    # The parser and the analysis are imported here, on the first cache miss: a
-    # warm scan never loads libcst.
+    from scanner.narrow import narrow  # ast only: libcst is loaded below, when needed
+
+    try:
+        text = decode_source(data)
+    except SourceError as exc:
+        return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
+    names = (*ENV_WORDS, *(w.short_name for w in wrappers))
+    narrowed = narrow(text, names) if options.narrow else None
+    if narrowed is None:
+        return _analyse(task, data, text, names, None, wrappers, options)[0]
+    # An edit that leaves the narrowed text as it was (a change in code that reads
+    # nothing, a comment) needs no parser: the result stored for that text holds.
+    key = _key(task, options, b"\0narrowed\0" + narrowed.digest().encode(), wrappers)
+    stored = _stored_narrow(task, options, key, text, names)
+    if stored is not None:
+        return stored
+    outcome, rounds = _analyse(task, data, text, names, narrowed, wrappers, options)
+    if options.cache_dir is not None:
+        with contextlib.suppress(CacheError):  # the caller's own write reports it
+            entry = _encode(outcome)
+            entry["rounds"] = [[list(added), digest] for added, digest in rounds]
+            Cache(options.cache_dir).put(key, entry)
+    return outcome
+
+
+def _stored_narrow(
+    task: FileTask, options: Options, key: str, text: str, names: tuple[str, ...]
+) -> FileOutcome | None:
+    """The outcome stored for this narrowed text, if the file's local rounds would
+    narrow it the same way again (each round widens the text by the names it found)."""
+    from scanner.narrow import narrow
+
+    if options.cache_dir is None:
+        return None
+    stored = Cache(options.cache_dir).get(key)
+    if not isinstance(stored, dict):
+        return None
+    try:
+        outcome = _decode(task.rel, stored)
+        rounds = [(tuple(str(n) for n in added), str(digest)) for added, digest in stored["rounds"]]
+    except (KeyError, TypeError, ValueError):
+        return None
+    for added, digest in rounds:
+        names = (*names, *added)
+        wider = narrow(text, names)
+        if wider is None or wider.digest() != digest:
+            return None
+    return outcome
+
+
+def _analyse(
+    task: FileTask,
+    data: bytes,
+    text: str,
+    names: tuple[str, ...],
+    narrowed: Narrowed | None,
+    wrappers: tuple[Wrapper, ...],
+    options: Options,
+) -> tuple[FileOutcome, list[Round]]:
+    """Parse with libcst and analyse; also the local rounds that widened the narrowing."""
+    # The parser and the analysis are imported here, on the first real parse: a warm
+    # scan never loads libcst.
     import libcst as cst
 
     from scanner.analyze import analyze
@@ -130,17 +198,12 @@ def _compute(
     from scanner.wrappers import discover
 
     try:
-        text = decode_source(data)
-    except SourceError as exc:
-        return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
-    names = (*ENV_WORDS, *(w.short_name for w in wrappers))
-    narrowed = narrow(text, names) if options.narrow else None
-    try:
         parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
     except cst.ParserSyntaxError as exc:
-        return FileOutcome(task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
+        return FileOutcome(task.rel, error=ScanError(task.rel, syntax_message(data, exc))), []
     index = WrapperIndex.of(wrappers)
     found: list[Wrapper] = []
+    rounds: list[Round] = []
     for _ in range(_MAX_LOCAL_ROUNDS):
         # Wrappers of wrappers in the same file: rediscover until nothing new appears.
         found = discover(parsed, index)
@@ -149,13 +212,15 @@ def _compute(
             break
         index = WrapperIndex.of([*index.wrappers.values(), *missing])
         if narrowed is not None:
-            names = (*names, *(w.short_name for w in missing))
+            added = tuple(w.short_name for w in missing)
+            names = (*names, *added)
             wider = narrow(text, names)
+            rounds.append((added, wider.digest() if wider is not None else ""))
             if wider is None or wider.text != narrowed.text:
                 narrowed = wider
                 parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
     result = analyze(parsed, index, options.match)
-    return FileOutcome(task.rel, tuple(found), result)
+    return FileOutcome(task.rel, tuple(found), result), rounds
 
 
 def _encode(outcome: FileOutcome) -> dict[str, Any]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from hashlib import blake2b
@@ -17,7 +19,9 @@ from scanner import ScanResult, scan
 from scanner import pool as scanner_pool
 from scanner.cache import Cache
 from scanner.expressions import _literal
+from scanner.index import WrapperIndex
 from scanner.walk import _FORMATTING, walk
+from scanner.work import FileTask, Options, process
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.strategies import gate_sources
 
@@ -103,6 +107,81 @@ def test_a_warm_scan_parses_nothing_and_one_change_parses_one_file(tmp_path: Pat
     changed = scan([tree], root=tree, cache_dir=cache)
     assert changed.stats.files_parsed == 1
     assert [k.name for k in changed.knobs] == ["PRIMUS_FUSED_V2"]
+
+
+EDITED = """
+    import os
+
+    # a comment
+
+
+    def flag(name):
+        return os.environ.get(name) == "1"
+
+
+    def helper(x):
+        return x + 1
+
+
+    def fused():
+        return flag("FUSED_A")
+    """
+
+EDITS = {
+    "a comment": (("# a comment", "# another comment"), 0),
+    "code that reads nothing": (("x + 1", "x + 2"), 0),
+    "a comment at the end": (('flag("FUSED_A")', 'flag("FUSED_A")\n\n# the end'), 0),
+    "a gate": (('== "1"', '== "on"'), 1),
+    "lines above the reads": (("import os", "import os\n\n"), 1),
+    "a call to the file's own wrapper": (("FUSED_A", "FUSED_B"), 1),
+}
+
+
+@pytest.mark.parametrize(("edit", "parsed"), EDITS.values(), ids=EDITS.keys())
+def test_an_edit_is_parsed_again_only_when_it_changes_what_the_analysis_reads(
+    tmp_path: Path, edit: tuple[str, str], parsed: int
+) -> None:
+    tree = write_tree(tmp_path / "tree", {"mod.py": EDITED})
+    cache = tmp_path / "cache"
+    scan([tree], root=tree, cache_dir=cache)
+    module = tree / "mod.py"
+    old, new = edit
+    assert old in module.read_text()
+    module.write_text(module.read_text().replace(old, new))
+    again = scan([tree], root=tree, cache_dir=cache)
+    assert again == scan([tree], root=tree)  # the same answer as without a cache
+    assert again.stats.files_parsed == parsed
+
+
+def test_a_stored_result_holds_only_if_the_files_own_wrappers_narrow_it_the_same_way(
+    tmp_path: Path,
+) -> None:
+    # `fused` mentions no variable: only the round that finds `flag` keeps it.
+    path = write_tree(tmp_path / "tree", {"mod.py": EDITED}) / "mod.py"
+    task = FileTask(path, "mod.py", "mod", WrapperIndex())
+    options = Options(cache_dir=tmp_path / "cache")
+    assert [s.name for s in process(task, options).result.sites] == ["FUSED_A"]
+    path.write_text(path.read_text().replace("FUSED_A", "FUSED_B"))
+    again = process(task, options)
+    assert not again.cached
+    assert [s.name for s in again.result.sites] == ["FUSED_B"]
+
+
+def test_an_edit_that_leaves_the_reads_alone_never_loads_the_parser(tmp_path: Path) -> None:
+    tree = write_tree(tmp_path / "tree", {"mod.py": EDITED})
+    cache = tmp_path / "cache"
+    scan([tree], root=tree, cache_dir=cache)
+    module = tree / "mod.py"
+    module.write_text(module.read_text().replace("x + 1", "x + 2"))
+    program = (
+        "import sys; from scanner import scan; "
+        f"r = scan([{str(tree)!r}], root={str(tree)!r}, cache_dir={str(cache)!r}); "
+        "print(r.stats.files_parsed, r.stats.cache_hits, 'libcst' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert done.stdout == "0 1 False\n"
 
 
 def _entries(cache: Path) -> list[Path]:
