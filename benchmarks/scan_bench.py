@@ -11,9 +11,10 @@ pages forked workers share with the parent count once):
     (b) benchmarks/ast_reference.py        the reference: stdlib ast on those files
     (c) knobs scan, cold (empty cache)
     (d) knobs scan, warm (nothing changed)
-    (e) knobs scan, warm after one file changed
+    (e) knobs scan, warm after one file changed (a comment appended to it)
+    (f) knobs scan, warm after a read was added to that file (libcst parses it again)
 
-and prints the ratios c/b, d/a and e/a. It also checks that (b) and (c) find the
+and prints the ratios c/b, d/a, e/a, e/d and f/d. It also checks that (b) and (c) find the
 same literal-name reads, so that speed never buys a wrong answer: it exits 1 when
 knobs misses a read the reference finds.
 """
@@ -33,6 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# Appended for (f): a new read, so the file's narrowed text changes and it is parsed again.
+NEW_READ = """
+
+import os as _scan_bench_os
+
+
+def _scan_bench_touched():
+    return _scan_bench_os.environ.get("SCAN_BENCH_TOUCHED", "1") != "0"
+"""
 
 
 @dataclass(frozen=True)
@@ -167,10 +177,18 @@ def main() -> int:
         runs.append(
             measure("(e) warm, one file changed", [*knobs, "--cache-dir", str(cache), "."], tree)
         )
+        with changed.open("a", encoding="utf-8") as f:
+            f.write(NEW_READ)
+        runs.append(
+            measure("(f) warm, one read added", [*knobs, "--cache-dir", str(cache), "."], tree)
+        )
     for run in runs:
         print(f"{run.label:<28} {run.seconds:8.2f} s {run.peak_mb:9.0f} MB")
-    a, b, c, d, e = (run.seconds for run in runs)
-    print(f"ratios: c/b {c / b:.2f}   d/a {d / a:.1f}   e/a {e / a:.1f}   e/d {e / d:.2f}")
+    a, b, c, d, e, f = (run.seconds for run in runs)
+    print(
+        f"ratios: c/b {c / b:.2f}   d/a {d / a:.1f}   e/a {e / a:.1f}   e/d {e / d:.2f}"
+        f"   f/d {f / d:.2f}"
+    )
     expected, matched, missed = compare(reference, json.loads(runs[2].stdout))
     print(f"literal-name reads: reference {expected}, found by knobs scan {matched}")
     if runs[2].stdout != runs[3].stdout:

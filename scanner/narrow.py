@@ -3,10 +3,10 @@
 libcst is an order of magnitude slower than CPython's own parser, and most of a
 file that reads one variable is unrelated code. The standard library's ``ast``
 finds the top-level statements (and, inside classes, the body statements) that
-mention a word of interest, plus the module's imports and constants; every other
-line is replaced by an empty line, and so is every comment-only line between
-them. Line and column numbers in the narrowed text are those of the whole file,
-so libcst positions need no translation.
+mention a word of interest, plus the imports and constants that those use;
+every other line is replaced by an empty line, and so is every comment-only
+line between them. Line and column numbers in the narrowed text are those of
+the whole file, so libcst positions need no translation.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import io
+import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -39,6 +40,7 @@ _CONSTANT_NODES = (
     ast.unaryop,
 )
 _CONSTANT_LINES = 20
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,9 @@ def narrow(text: str, words: Sequence[str]) -> Narrowed | None:
     mentions = list(accumulate(marked))
     keep = [False] * (len(lines) + 2)
     covered = [False] * (len(lines) + 2)
-    _select(tree.body, mentions, keep, covered, top=True)
+    bindings: list[ast.stmt] = []
+    _select(tree.body, mentions, keep, covered, bindings)
+    _keep_bindings(bindings, lines, keep)
     parts = [
         line if keep[number] or not (covered[number] or _idle(line)) else _ending(line)
         for number, line in enumerate(lines, start=1)
@@ -118,9 +122,10 @@ def _select(
     mentions: list[int],
     keep: list[bool],
     covered: list[bool],
-    *,
-    top: bool,
+    bindings: list[ast.stmt] | None,
 ) -> bool:
+    """Keep the statements of ``body`` that mention a word; at the top level, collect the
+    imports and constants in ``bindings`` (kept only if the kept code names them)."""
     kept_any = False
     for statement in body:
         start, end = _span(statement)
@@ -129,14 +134,43 @@ def _select(
         if mentioned and isinstance(statement, ast.ClassDef) and statement.body:
             # Keep the class header and only the body statements that matter.
             header_end = _span(statement.body[0])[0] - 1
-            if not _select(statement.body, mentions, keep, covered, top=False):
+            if not _select(statement.body, mentions, keep, covered, None):
                 header_end = end
-            keep[start : max(header_end, start) + 1] = [True] * (max(header_end, start) + 1 - start)
+            _keep(keep, start, max(header_end, start))
             kept_any = True
-        elif mentioned or (top and _structural(statement)):
-            keep[start : end + 1] = [True] * (end + 1 - start)
+        elif mentioned:
+            _keep(keep, start, end)
             kept_any = True
+        elif bindings is not None and _structural(statement):
+            bindings.append(statement)
     return kept_any
+
+
+def _keep_bindings(bindings: list[ast.stmt], lines: Sequence[str], keep: list[bool]) -> None:
+    """Keep the imports and constants whose names the kept code uses, and those that
+    these use in turn (names are looked for as words: a mention in a string keeps one too)."""
+    used = set(_IDENTIFIER.findall("".join(line for n, line in enumerate(lines, 1) if keep[n])))
+    pending = [(statement, set(_bound(statement))) for statement in bindings]
+    while True:
+        needed = [item for item in pending if item[1] & used or _always_kept(item[0])]
+        if not needed:
+            return
+        for statement, _ in needed:
+            start, end = _span(statement)
+            _keep(keep, start, end)
+            used.update(_IDENTIFIER.findall("".join(lines[start - 1 : end])))
+        pending = [item for item in pending if item not in needed]
+
+
+def _always_kept(statement: ast.stmt) -> bool:
+    """``from __future__`` and star imports: what they bind is not known by name."""
+    return isinstance(statement, ast.ImportFrom) and (
+        statement.module == "__future__" or any(a.name == "*" for a in statement.names)
+    )
+
+
+def _keep(keep: list[bool], start: int, end: int) -> None:
+    keep[start : end + 1] = [True] * (end + 1 - start)
 
 
 def _statements(statement: ast.stmt) -> Iterator[ast.stmt]:

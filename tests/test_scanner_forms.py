@@ -111,6 +111,23 @@ CASES = [
         (Expected("PRIMUS_ROPE_TRITON", "rope.py", 7, 12, "1", True, "0", "rope_disabled"),),
     ),
     Case(
+        "constant-built-from-constants",
+        {
+            "rope.py": """
+            import os
+
+            _PREFIX = "PRIMUS_"
+            _UNUSED = "PRIMUS_OTHER"
+            _KNOB = _PREFIX + "ROPE_TRITON"
+
+
+            def rope_disabled():
+                return os.environ.get(_KNOB, "1") == "0"
+            """
+        },
+        (Expected("PRIMUS_ROPE_TRITON", "rope.py", 9, 12, "1", True, "0", "rope_disabled"),),
+    ),
+    Case(
         "same-module-wrapper",
         {
             "gates.py": """
