@@ -30,6 +30,7 @@ WRITE_CALLS = {
     "os.unsetenv": WriteKind.UNSETENV,
 }
 _READ_KINDS = {"get": ReadKind.GET, "getenv": ReadKind.GETENV}
+_STRINGS = (cst.FormattedString, cst.ConcatenatedString)
 # Nodes at which the expression around a read ends.
 _BOUNDARIES = (
     cst.BaseSmallStatement,
@@ -130,7 +131,7 @@ class EventCollector:
             else:
                 self._ordinals[id(node)] = (kind, self._count(kind), None)
         kind_of = type(node)
-        if self._string is None and string_root(node):
+        if self._string is None and kind_of in _STRINGS and string_root(node):
             assert isinstance(node, cst.BaseExpression)
             self._string = InString(node, self._count("fstring"), self._indent())
         if kind_of is cst.FormattedString:

@@ -59,16 +59,26 @@ class Runner:
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
 
+    def start(self) -> None:
+        """Start the workers now, loading the parser while the caller still picks files.
+
+        For a batch known to need the pool (``SERIAL_BELOW`` tasks or more).
+        """
+        if self._executor is None and self.jobs > 1:
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            self._executor = ProcessPoolExecutor(self.jobs, mp_context=context)
+            for _ in range(self.jobs):
+                self._executor.submit(_load_parser)
+
     def run(self, tasks: Sequence[FileTask]) -> Iterator[FileOutcome]:
         work = partial(safe_process, options=self.options)
         if self._executor is None and (self.jobs <= 1 or len(tasks) < SERIAL_BELOW):
             # A pool already started (by an earlier round) costs nothing more to use.
             yield from map(work, tasks)
             return
-        if self._executor is None:
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            self._executor = ProcessPoolExecutor(self.jobs, mp_context=context)
+        self.start()
+        assert self._executor is not None
         yield from self._schedule(self._executor, work, tasks)
 
     def _schedule(
@@ -99,6 +109,10 @@ class Runner:
             for future in done:
                 del running[future]
                 yield future.result()
+
+
+def _load_parser() -> None:
+    import scanner.wrappers  # noqa: F401  (libcst and the whole analysis)
 
 
 def _size(task: FileTask) -> int:
