@@ -59,11 +59,14 @@ class Runner:
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
 
-    def start(self) -> None:
-        """Start the workers now, loading the parser while the caller still picks files.
+    def prepare(self, pending: int) -> None:
+        """Told that ``pending`` tasks are waiting so far: once they are enough for the
+        pool, start the workers, which load the parser while the caller picks files."""
+        if pending >= SERIAL_BELOW:
+            self.start()
 
-        For a batch known to need the pool (``SERIAL_BELOW`` tasks or more).
-        """
+    def start(self) -> None:
+        """Start the workers (if there are to be any), each loading the parser."""
         if self._executor is None and self.jobs > 1:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)

@@ -20,7 +20,7 @@ from scanner.index import Wrapper, WrapperIndex
 from scanner.knobs import build_knobs
 from scanner.model import ScanError, ScanResult, ScanStats
 from scanner.patterns import matches
-from scanner.pool import SERIAL_BELOW, Runner
+from scanner.pool import Runner
 from scanner.work import (
     ENV_WORDS,
     FileOutcome,
@@ -88,8 +88,7 @@ def scan(
                     outcomes[file.rel] = hit
                 else:
                     todo.append(task)
-                    if len(todo) == SERIAL_BELOW:
-                        runner.start()
+                    runner.prepare(len(todo))
             outcomes.update((o.rel, o) for o in runner.run(todo))
             wrappers: dict[str, Wrapper] = dict(index.wrappers)
             for outcome in outcomes.values():
