@@ -106,6 +106,12 @@ CASES = {
         "import os\n\n\ndef f():\n\tif True:\n\t\treturn [\n\t\t\tf\"{os.getenv('A')}\"]\n",
         [("A", 7, 7)],
     ),
+    "CRLF line endings": (
+        b'import os\r\n\r\n\r\ndef f():\r\n    if True:\r\n        return f"""\r\n'
+        b'head {os.getenv("A")}\r\n  {os.environ["B"]}""" + (\r\n'
+        b"            f\"{os.getenv('C')}\")\r\n",
+        [("A", 7, 7), ("B", 8, 4), ("C", 9, 16)],
+    ),
     "a parameter default": (
         """
         import os
@@ -129,7 +135,7 @@ def _sites(root: Path, *, narrow: bool) -> list[tuple[str, int, int]]:
 def test_a_read_inside_an_f_string_is_placed_exactly(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    source: str,
+    source: str | bytes,
     expected: list[tuple[str, int, int]],
 ) -> None:
     write_tree(tmp_path, {"mod.py": source})
