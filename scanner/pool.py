@@ -94,18 +94,22 @@ class Runner:
 
         A few big files dominate the time, so starting them early keeps every worker
         busy to the end; but parsing a huge file takes as much memory as the rest of
-        the scan, so the workers take turns with those.
+        the scan, so the workers take turns with those, and the others take the
+        smallest files meanwhile.
         """
-        ordered = sorted(tasks, key=_size, reverse=True)
-        huge = deque(t for t in ordered if _size(t) > HUGE_BYTES)
-        rest = deque(t for t in ordered if _size(t) <= HUGE_BYTES)
+        sizes = {id(t): _size(t) for t in tasks}
+        ordered = sorted(tasks, key=lambda t: sizes[id(t)], reverse=True)
+        huge = deque(t for t in ordered if sizes[id(t)] > HUGE_BYTES)
+        rest = deque(t for t in ordered if sizes[id(t)] <= HUGE_BYTES)
         running: dict[Future[FileOutcome], bool] = {}  # future -> is it a huge file
         while huge or rest or running:
             while len(running) < self.jobs and (huge or rest):
-                if huge and not any(running.values()):
+                beside_huge = any(running.values())
+                if huge and not beside_huge:
                     running[executor.submit(work, huge.popleft())] = True
                 elif rest:
-                    running[executor.submit(work, rest.popleft())] = False
+                    task = rest.pop() if beside_huge else rest.popleft()
+                    running[executor.submit(work, task)] = False
                 else:
                     break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
