@@ -6,9 +6,11 @@ import ast
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future
 from hashlib import blake2b
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 import pytest
@@ -21,7 +23,7 @@ from scanner.cache import Cache
 from scanner.expressions import _literal
 from scanner.index import WrapperIndex
 from scanner.walk import _FORMATTING, walk
-from scanner.work import FileTask, Options, process
+from scanner.work import FileOutcome, FileTask, Options, process
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.strategies import gate_sources
 
@@ -182,6 +184,49 @@ def test_an_edit_that_leaves_the_reads_alone_never_loads_the_parser(tmp_path: Pa
         [sys.executable, "-c", program], capture_output=True, text=True, check=True
     )
     assert done.stdout == "0 1 False\n"
+
+
+class _Recorder(Executor):
+    """Runs nothing: records what is submitted, in order."""
+
+    def __init__(self) -> None:
+        self.submitted: list[str] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        task = args[0]
+        self.submitted.append(task.rel)
+        future: Future[Any] = Future()
+        future.set_running_or_notify_cancel()
+        future.rel = task.rel  # type: ignore[attr-defined]
+        return future
+
+
+def _finish_oldest(
+    running: dict[Future[Any], bool], return_when: str
+) -> tuple[set[Future[Any]], set[Future[Any]]]:
+    oldest = next(iter(running))
+    oldest.set_result(FileOutcome(oldest.rel))  # type: ignore[attr-defined]
+    return {oldest}, set(running) - {oldest}
+
+
+def test_huge_files_take_turns_and_the_smallest_files_run_beside_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = 1024
+    sizes = {"h1.py": 700 * kb, "h2.py": 600 * kb, "a.py": 300 * kb, "b.py": 200 * kb}
+    sizes |= {"c.py": 100 * kb, "d.py": 50 * kb}
+    tasks = []
+    for rel, size in sizes.items():
+        (tmp_path / rel).write_bytes(b"#" * size)
+        tasks.append(FileTask(tmp_path / rel, rel, rel[:-3], WrapperIndex()))
+    monkeypatch.setattr(scanner_pool, "wait", _finish_oldest)
+    executor = _Recorder()
+    runner = scanner_pool.Runner(Options(), jobs=2)
+    done = [o.rel for o in runner._schedule(executor, lambda t: FileOutcome(t.rel), tasks)]
+    # h1 beside the smallest; h2 once h1 is done, beside the next smallest; then the
+    # rest biggest first.
+    assert executor.submitted == ["h1.py", "d.py", "h2.py", "c.py", "a.py", "b.py"]
+    assert sorted(done) == sorted(sizes)
 
 
 def _entries(cache: Path) -> list[Path]:
