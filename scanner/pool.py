@@ -14,12 +14,16 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from functools import partial
 from types import TracebackType
+from typing import TypeVar
 
 from scanner.model import ScanError
 from scanner.work import FileOutcome, FileTask, Options, process
 
 SERIAL_BELOW = 24  # fewer tasks than this are not worth starting workers for
 HUGE_BYTES = 512 * 1024  # files this large are parsed by one worker at a time
+SEARCH_ALONE_BELOW = 512  # fewer files than this are searched in this process
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def default_jobs() -> int:
@@ -83,6 +87,19 @@ class Runner:
         self.start()
         assert self._executor is not None
         yield from self._schedule(self._executor, work, tasks)
+
+    def search(
+        self,
+        function: Callable[[Sequence[T]], list[R]],
+        items: Sequence[T],
+    ) -> list[R]:
+        """``function`` over ``items`` (it takes a batch, and answers one result per item),
+        spread over the workers if they are already started."""
+        if self._executor is None or not items or len(items) < SEARCH_ALONE_BELOW:
+            return function(items)
+        size = -(-len(items) // (self.jobs * 4))
+        batches = [items[at : at + size] for at in range(0, len(items), size)]
+        return [found for batch in self._executor.map(function, batches) for found in batch]
 
     def _schedule(
         self,

@@ -97,7 +97,7 @@ def scan(
             index = WrapperIndex.of(wrappers.values())
             if not new:
                 break
-            selection = selector.select_callers(WrapperIndex.of(new), outcomes)
+            selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
     return _result(outcomes, errors, index, len(files), options)
 
 
@@ -106,8 +106,23 @@ def _has_words(pattern: re.Pattern[bytes], data: bytes, rel: str) -> bool:
     return any(word in data for word in _ENV_BYTES) and pattern.search(data) is not None
 
 
-def _calls_any(new: WrapperIndex, data: bytes, rel: str) -> bool:
-    return bool(new.callable_from(data, rel))
+def _names_any(
+    new: WrapperIndex, max_bytes: int, files: Sequence[tuple[Path, str]]
+) -> list[bool | None]:
+    """For each file, whether it can call one of the ``new`` wrappers (None: unreadable,
+    and so for its worker to report)."""
+    found: list[bool | None] = []
+    for path, rel in files:
+        try:
+            if path.stat().st_size > max_bytes:
+                found.append(None)
+                continue
+            data = path.read_bytes()
+        except OSError:
+            found.append(None)
+            continue
+        found.append(bool(new.callable_from(data, rel)))
+    return found
 
 
 class _Selector:
@@ -137,28 +152,29 @@ class _Selector:
                 yield file, data
 
     def select_callers(
-        self, new: WrapperIndex, outcomes: dict[str, FileOutcome]
+        self, new: WrapperIndex, outcomes: dict[str, FileOutcome], runner: Runner
     ) -> Iterator[tuple[SourceFile, bytes | None]]:
-        """The files that can call one of the ``new`` wrappers."""
+        """The files that can call one of the ``new`` wrappers (the workers search them)."""
         cache = Cache(self.options.cache_dir) if self.options.cache_dir is not None else None
         key = entry_key(b"callers", fingerprint(tuple(new.wrappers.values())))
         known = _known_selection(cache.get(key) if cache is not None else None)
-        wanted = partial(_calls_any, new)
+        unchanged = {
+            rel: names for rel, (digest, names) in known.items() if self.digests.get(rel) == digest
+        }
+        searched = [(f.path, f.rel) for f in self.files if f.rel not in unchanged]
+        search = partial(_names_any, new, self.options.max_file_bytes)
+        calls = dict(
+            zip((rel for _, rel in searched), runner.search(search, searched), strict=True)
+        )
         found: list[str] = []
         for file in self.files:
-            digest = self.digests.get(file.rel)
-            if digest is not None and known.get(file.rel, (None, False))[0] == digest:
-                if not known[file.rel][1]:
-                    continue  # unchanged since the last scan, and it named none of them
-                data = self._read(file)
-            else:
-                data = self._read(file)
-                if data is None:
-                    if file.rel not in outcomes:
-                        yield file, None
-                    continue
-                if not wanted(data, file.rel):
-                    continue
+            if unchanged.get(file.rel, calls.get(file.rel)) is False:
+                continue  # names none of them (unchanged since the last scan, or searched)
+            data = self._read(file)
+            if data is None:
+                if file.rel not in outcomes:
+                    yield file, None
+                continue
             found.append(file.rel)
             yield file, data
         if cache is not None:

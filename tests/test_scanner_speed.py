@@ -59,8 +59,9 @@ WRAPPERS = {
 
 @pytest.fixture
 def force_pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run even a handful of files through worker processes."""
+    """Run even a handful of files through worker processes, and search them there."""
     monkeypatch.setattr(scanner_pool, "SERIAL_BELOW", 0)
+    monkeypatch.setattr(scanner_pool, "SEARCH_ALONE_BELOW", 0)
 
 
 def every_way(root: Path, cache: Path) -> Iterator[tuple[str, ScanResult]]:
