@@ -25,7 +25,7 @@ from scanner.index import WrapperIndex
 from scanner.walk import _FORMATTING, walk
 from scanner.work import FileOutcome, FileTask, Options, process
 from tests.conftest import REPO, run_knobs, write_tree
-from tests.strategies import gate_sources
+from tests.strategies import gate_sources, module_sources
 
 EXAMPLES = REPO / "examples"
 
@@ -96,6 +96,17 @@ def test_every_way_agrees_on_generated_gates(sources: list[str], force_pool: Non
     assert reference.knob("PRIMUS_FUSED") is not None
     for way, result in results.items():
         assert result == reference, way
+
+
+@settings(max_examples=60, deadline=None)
+@given(source=module_sources())
+def test_narrowing_agrees_with_whole_files_on_generated_modules(source: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = write_tree(Path(folder), {"mod.py": source})
+        whole = scan([root], root=root, narrow=False, jobs=1)
+        narrowed = scan([root], root=root, jobs=1)
+    assert [k.name for k in whole.knobs] == ["PRIMUS_PROP"], source
+    assert narrowed == whole, source
 
 
 def test_a_warm_scan_parses_nothing_and_one_change_parses_one_file(tmp_path: Path) -> None:
