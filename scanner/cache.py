@@ -5,7 +5,9 @@ An entry is keyed by a hash of the file's bytes (or of its narrowed text: see
 result, and the wrappers the file can call. Each
 entry is one JSON file whose first line is a checksum of the rest, written to a
 temporary file and renamed into place, so two scans can share a cache and a
-truncated or corrupted entry is detected, ignored and rewritten.
+truncated or corrupted entry is detected, ignored and rewritten. Entries live
+in a folder per version of the scanner; the folders of other versions are
+deleted once no scan has used them for two weeks.
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 FORMAT = "1"
+KEEP_UNUSED_DAYS = 14
+USED = "last-used"  # a file whose mtime says when a scan last used its folder
 
 
 @lru_cache(maxsize=1)
@@ -45,10 +51,11 @@ class CacheError(Exception):
 
 
 class Cache:
-    """One cache folder."""
+    """One cache folder: the entries of this version of the scanner."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder / f"v{FORMAT}"
+        self.given = folder
+        self.folder = folder / f"v{FORMAT}" / scanner_fingerprint()
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -83,4 +90,27 @@ class Cache:
                 Path(temporary).unlink(missing_ok=True)
                 raise
         except OSError as exc:
-            raise CacheError(f"{self.folder}: {exc.strerror or exc}") from None
+            raise CacheError(f"{self.given}: {exc.strerror or exc}") from None
+
+
+def prune(folder: Path, *, now: float | None = None) -> None:
+    """Mark this scanner's entries as used, and delete those of other scanner versions
+    (an upgrade changes every key) once unused for ``KEEP_UNUSED_DAYS``. Never raises:
+    a cache that cannot be tidied is still a cache."""
+    root = folder / f"v{FORMAT}"
+    current = scanner_fingerprint()
+    try:
+        (root / current).mkdir(parents=True, exist_ok=True)
+        (root / current / USED).touch()
+        others = [child for child in root.iterdir() if child.name != current and child.is_dir()]
+    except OSError:
+        return
+    limit = (time.time() if now is None else now) - KEEP_UNUSED_DAYS * 24 * 3600
+    for other in others:
+        try:
+            marker = other / USED
+            last = marker.stat().st_mtime if marker.exists() else other.stat().st_mtime
+        except OSError:
+            continue
+        if last < limit:
+            shutil.rmtree(other, ignore_errors=True)

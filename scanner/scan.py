@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
-from scanner.cache import Cache, CacheError, entry_key
+from scanner.cache import Cache, CacheError, entry_key, prune
 from scanner.files import DEFAULT_INCLUDE, MAX_FILE_BYTES, SourceFile, iter_files
 from scanner.index import Wrapper, WrapperIndex
 from scanner.knobs import build_knobs
@@ -64,6 +64,8 @@ def scan(
         max_file_bytes=max_file_bytes,
         cache_dir=Path(cache_dir) if cache_dir is not None else None,
     )
+    if options.cache_dir is not None:
+        prune(options.cache_dir)
     files: list[SourceFile] = []
     errors: list[ScanError] = []
     for found in iter_files([Path(p) for p in paths], root=base, include=include, exclude=exclude):

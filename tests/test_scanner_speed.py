@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
 from hashlib import blake2b
@@ -275,7 +277,26 @@ def test_an_unusable_cache_folder_is_skipped_with_a_note(tmp_path: Path) -> None
     result = scan([tree], root=tree, cache_dir=blocked)
     assert result == scan([tree], root=tree)
     (note,) = result.notes
-    assert note.startswith(f"The cache was skipped: {blocked}/v1: ")
+    assert note == f"The cache was skipped: {blocked}: Not a directory"
+
+
+def test_entries_of_other_scanner_versions_go_once_unused_for_two_weeks(tmp_path: Path) -> None:
+    tree = write_tree(tmp_path / "tree", WRAPPERS)
+    cache = tmp_path / "cache"
+    day = 24 * 3600
+    ages = {"old": 15 * day, "recent": 13 * day, "old-unmarked": 15 * day}
+    for version, age in ages.items():
+        entry = cache / "v1" / version / "ab" / "ab12.json"
+        entry.parent.mkdir(parents=True)
+        entry.write_text("{}")
+        stamped = cache / "v1" / version / ("ab" if "unmarked" in version else "last-used")
+        stamped.touch()
+        os.utime(stamped, (time.time() - age, time.time() - age))
+    os.utime(cache / "v1" / "old-unmarked", (time.time() - 15 * day,) * 2)
+    scan([tree], root=tree, cache_dir=cache)
+    left = sorted(p.name for p in (cache / "v1").iterdir())
+    assert left == sorted(["recent", Cache(cache).folder.name])
+    assert (Cache(cache).folder / "last-used").stat().st_mtime > time.time() - 60
 
 
 def test_the_cli_says_when_the_cache_was_skipped(tmp_path: Path) -> None:
@@ -283,8 +304,8 @@ def test_the_cli_says_when_the_cache_was_skipped(tmp_path: Path) -> None:
     (tmp_path / "blocked").write_text("")
     result = run_knobs("scan", ".", cwd=tree, env={"KNOBS_CACHE_DIR": str(tmp_path / "blocked")})
     assert result.returncode == 0
-    assert result.stderr.startswith(
-        f"knobs scan: note: The cache was skipped: {tmp_path / 'blocked'}/v1: "
+    assert result.stderr == (
+        f"knobs scan: note: The cache was skipped: {tmp_path / 'blocked'}: Not a directory\n"
     )
     assert "PRIMUS_FUSED" in result.stdout
     quiet = run_knobs("scan", ".", "--no-cache", cwd=tree)
