@@ -299,6 +299,30 @@ def test_entries_of_other_scanner_versions_go_once_unused_for_two_weeks(tmp_path
     assert (Cache(cache).folder / "last-used").stat().st_mtime > time.time() - 60
 
 
+def test_two_scans_at_once_share_a_cache_safely(tmp_path: Path) -> None:
+    gates = {
+        f"pkg/gate{i}.py": f"import os\n\nG = os.environ.get('KNOB_{i}') == '1'\n"
+        for i in range(40)
+    }
+    tree = write_tree(tmp_path / "tree", {**WRAPPERS, **gates})
+    cache = tmp_path / "cache"
+    command = [sys.executable, "-m", "knobregistry", "scan", "--format", "json", "."]
+    expected = run_knobs("scan", "--format", "json", "--no-cache", ".", cwd=tree).stdout
+    for _ in range(3):  # cold, then warm, each time two scans at once
+        both = [
+            subprocess.Popen(
+                [*command, "--cache-dir", str(cache)], cwd=tree, stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
+        outputs = [process.communicate()[0] for process in both]
+        assert [process.returncode for process in both] == [0, 0]
+        assert outputs == [expected, expected]
+    assert not list(cache.rglob(".tmp-*"))  # every write was completed or cleaned up
+    store = Cache(cache)
+    assert all(store.get(entry.stem) is not None for entry in _entries(cache))
+
+
 def test_the_cli_says_when_the_cache_was_skipped(tmp_path: Path) -> None:
     tree = write_tree(tmp_path / "tree", WRAPPERS)
     (tmp_path / "blocked").write_text("")
