@@ -159,7 +159,8 @@ def _keep_bindings(bindings: list[ast.stmt], lines: Sequence[str], keep: list[bo
             start, end = _span(statement)
             _keep(keep, start, end)
             used.update(_IDENTIFIER.findall("".join(lines[start - 1 : end])))
-        pending = [item for item in pending if item not in needed]
+        chosen = {id(statement) for statement, _ in needed}
+        pending = [item for item in pending if id(item[0]) not in chosen]
 
 
 def _always_kept(statement: ast.stmt) -> bool:
