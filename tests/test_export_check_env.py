@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, write_tree
-from tests.test_profiles_resolve import RECIPE_ENV
+from tests.seed_recipe import RECIPE_ENV
 
 REGISTRY = """
 version: 1

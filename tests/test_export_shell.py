@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_knobs, write_tree
-from tests.test_profiles_resolve import RECIPE_ENV
+from tests.seed_recipe import RECIPE_ENV
 
 SHELLS = ["bash", "sh"]
 

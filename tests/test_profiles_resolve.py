@@ -17,6 +17,7 @@ from knobregistry.profiles import (
 from knobregistry.registry import ProfileKind, Registry, SetAction, load_registry
 from scanner import ScanResult, scan
 from tests.conftest import REPO, write_tree
+from tests.seed_recipe import RECIPE_CONFIG, RECIPE_ENV, SEEDED
 
 KNOBS = """
 version: 1
@@ -259,49 +260,6 @@ def test_unknown_profile(tmp_path: Path) -> None:
     with pytest.raises(ProfileError) as info:
         resolve_profile(reg, "two")
     assert str(info.value) == "no profile is named 'two'; the profiles are: one."
-
-
-# The seed document's measured recipe, written out as this test's own data.
-RECIPE_ENV = {
-    **dict.fromkeys(
-        [
-            "PRIMUS_RMSNORM_TRITON",
-            "PRIMUS_ROPE_TRITON",
-            "PRIMUS_SINKHORN_TRITON",
-            "PRIMUS_HC_TRITON",
-            "PRIMUS_HC_COLLAPSE_TRITON",
-            "PRIMUS_HC_EXPAND_TRITON",
-            "PRIMUS_COMPRESS_POOL_TRITON",
-            "PRIMUS_COMPRESS_POOL_TRITON_BWD",
-            "PRIMUS_COMPRESS_FUSE_PROJ",
-            "PRIMUS_COMPRESS_ROPE_CACHE",
-            "PRIMUS_COMPRESS_MASK_CACHE",
-            "PRIMUS_INDEXER_TRITON",
-            "PRIMUS_INDEXER_FUSE_PROJ",
-            "PRIMUS_INDEXER_MASK_CACHE",
-            "PRIMUS_V4_ROUTER_TRITON",
-        ],
-        "0",
-    ),
-    "PRIMUS_DETERMINISTIC": "1",
-    "NCCL_ALGO": "Ring",
-    "NVTE_ALLOW_NONDETERMINISTIC_ALGO": "0",
-    "ROCBLAS_DEFAULT_ATOMICS_MODE": "0",
-    "TORCH_COMPILE_DISABLE": "1",
-    "PRIMUS_TURBO_AUTO_TUNE": "0",
-}
-RECIPE_CONFIG = {
-    "use_v4_attention_backend": "eager",
-    "use_v4_csa_attention_backend": "eager",
-    "deterministic_mode": True,
-    "cross_entropy_loss_fusion": False,
-    "gradient_accumulation_fusion": False,
-    "moe_permute_fusion": False,
-    "moe_use_legacy_grouped_gemm": True,
-    "moe_router_force_load_balancing_type": "even",
-    "enable_primus_turbo": False,
-}
-SEEDED = {"seed": 1234, "data_parallel_random_init": False}
 
 
 def repository_profile(name: str) -> ResolvedProfile:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -18,49 +17,10 @@ from knobregistry.registry import (
     load_schema,
     registry_problems,
 )
+from tests.conftest import REPO
+from tests.seed_recipe import LAUNCHER, RECIPE_CONFIG, V4_FUSIONS
 
-ROOT = Path(__file__).resolve().parents[1]
-REGISTRY = ROOT / "registry.yaml"
-
-V4_FUSIONS = [
-    "PRIMUS_RMSNORM_TRITON",
-    "PRIMUS_ROPE_TRITON",
-    "PRIMUS_SINKHORN_TRITON",
-    "PRIMUS_HC_TRITON",
-    "PRIMUS_HC_COLLAPSE_TRITON",
-    "PRIMUS_HC_EXPAND_TRITON",
-    "PRIMUS_COMPRESS_POOL_TRITON",
-    "PRIMUS_COMPRESS_POOL_TRITON_BWD",
-    "PRIMUS_COMPRESS_FUSE_PROJ",
-    "PRIMUS_COMPRESS_ROPE_CACHE",
-    "PRIMUS_COMPRESS_MASK_CACHE",
-    "PRIMUS_INDEXER_TRITON",
-    "PRIMUS_INDEXER_FUSE_PROJ",
-    "PRIMUS_INDEXER_MASK_CACHE",
-    "PRIMUS_V4_ROUTER_TRITON",
-]
-
-# The launcher variables PRIMUS_DETERMINISTIC=1 implies, as the seed recipe lists them.
-LAUNCHER = {
-    "PRIMUS_DETERMINISTIC": "1",
-    "NCCL_ALGO": "Ring",
-    "NVTE_ALLOW_NONDETERMINISTIC_ALGO": "0",
-    "ROCBLAS_DEFAULT_ATOMICS_MODE": "0",
-    "TORCH_COMPILE_DISABLE": "1",
-    "PRIMUS_TURBO_AUTO_TUNE": "0",
-}
-
-RECIPE_CONFIG = {
-    "use_v4_attention_backend": "eager",
-    "use_v4_csa_attention_backend": "eager",
-    "deterministic_mode": True,
-    "cross_entropy_loss_fusion": False,
-    "gradient_accumulation_fusion": False,
-    "moe_permute_fusion": False,
-    "moe_use_legacy_grouped_gemm": True,
-    "moe_router_force_load_balancing_type": "even",
-    "enable_primus_turbo": False,
-}
+REGISTRY = REPO / "registry.yaml"
 
 
 def test_repository_registry_is_valid() -> None:
@@ -76,7 +36,7 @@ def test_repository_registry_against_the_schema_alone() -> None:
 def test_first_line_names_the_schema() -> None:
     first = REGISTRY.read_text(encoding="utf-8").splitlines()[0]
     assert first == "# yaml-language-server: $schema=knobregistry/registry/schema.json"
-    assert (ROOT / "knobregistry" / "registry" / "schema.json").is_file()
+    assert (REPO / "knobregistry" / "registry" / "schema.json").is_file()
 
 
 def test_the_fifteen_fusions_as_the_seed_reports_them() -> None:
