@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.test_check_cli import check, edit, project
+from tests.sample_project import NEW_GATE, append, check, edit, project
 
-NEW = 'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'
 OTHER = 'OTHER = os.environ.get("PRIMUS_OTHER_TRITON", "1") != "0"\n'
 SUMMARY = "checked against registry.yaml (policy all)."
 
@@ -51,15 +50,10 @@ GONE = (
 )
 
 
-def append(root: Path, line: str) -> None:
-    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
-        file.write(line)
-
-
 def adopted(tmp_path: Path) -> Path:
     """A project with one unregistered knob, accepted into a new baseline."""
     root = project(tmp_path)
-    append(root, NEW)
+    append(root)
     code, out, err = check(root, "--write-baseline", "knobs-baseline.json")
     assert (code, err) == (0, "Wrote knobs-baseline.json: 1 finding accepted.\n")
     assert out == (
@@ -105,7 +99,7 @@ def test_force_lets_it_grow(tmp_path: Path) -> None:
 
 def test_a_finding_that_is_gone_asks_for_the_baseline_to_shrink(tmp_path: Path) -> None:
     root = adopted(tmp_path)
-    edit(root / "pkg/model.py", NEW, "")
+    edit(root / "pkg/model.py", NEW_GATE, "")
     assert check(root, "--baseline", "knobs-baseline.json") == (1, GONE, "")
     code, _, err = check(
         root, "--baseline", "knobs-baseline.json", "--write-baseline", "knobs-baseline.json"

@@ -4,56 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_knobs, write_tree
-
-ENVS = """
-    import os
-
-
-    def env_flag(name, default="1"):
-        return os.environ.get(name, default) != "0"
-    """
-
-MODEL = """
-    import os
-
-    from pkg.envs import env_flag
-
-    HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"
-    ROPE = env_flag("PRIMUS_ROPE_TRITON")
-    FP8 = os.environ.get("PRIMUS_FP8", "0") == "1"
-    BLOCK = int(os.environ.get("PRIMUS_BLOCK", "64"))
-    """
-
-REGISTRY = """
-    version: 1
-    scan:
-      paths:
-        - pkg
-      policy: all
-    knobs:
-      PRIMUS_HC_TRITON:
-        gates:
-          kernel: hyper-connection glue (Triton)
-          pass: both
-        default: "1"
-        default_on: true
-        triage: breaks-bitwise
-        breaks: backward
-      PRIMUS_ROPE_TRITON:
-        default: "1"
-        default_on: true
-        triage: reproducible
-      PRIMUS_FP8:
-        default: "0"
-        default_on: false
-        triage: untriaged
-      PRIMUS_BLOCK:
-        default: "64"
-        default_on: null
-        triage: exempt
-        reason: A block size, not a kernel switch.
-    """
+from tests.sample_project import (
+    IN_SYNC,
+    NEW_GATE_FAILURE,
+    append,
+    check,
+    edit,
+    project,
+)
 
 # Under policy default-on only the two fusions must be registered.
 REGISTRY_DEFAULT_ON = """
@@ -72,31 +30,6 @@ REGISTRY_DEFAULT_ON = """
         triage: reproducible
     """
 
-IN_SYNC = "No problems: 4 knobs in 3 files checked against registry.yaml (policy all).\n"
-
-
-def project(root: Path, registry: str = REGISTRY, **files: str) -> Path:
-    """The sample project: pkg/ with a wrapper and four knobs, and its registry."""
-    tree = {
-        "pkg/__init__.py": "",
-        "pkg/envs.py": ENVS,
-        "pkg/model.py": MODEL,
-        "registry.yaml": registry,
-    }
-    tree.update({name.replace("__", "/").replace("_py", ".py"): t for name, t in files.items()})
-    return write_tree(root, tree)
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new), encoding="utf-8")
-
-
-def check(cwd: Path, *args: str) -> tuple[int, str, str]:
-    result = run_knobs("check", *args, cwd=cwd)
-    return result.returncode, result.stdout, result.stderr
-
 
 def test_registry_in_sync_passes(tmp_path: Path) -> None:
     assert check(project(tmp_path)) == (0, IN_SYNC, "")
@@ -104,19 +37,11 @@ def test_registry_in_sync_passes(tmp_path: Path) -> None:
 
 def test_new_default_on_gate_fails_with_one_line(tmp_path: Path) -> None:
     root = project(tmp_path)
-    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
-        file.write('NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n')
+    append(root)
     assert check(root) == (
         1,
-        "pkg/model.py:9:7: KNB001 PRIMUS_NEW_TRITON is not registered in registry.yaml: "
-        'it is on by default ("0" turns it off) and read here.\n'
-        "    Register it in registry.yaml under `knobs:`, then triage it:\n"
-        "      PRIMUS_NEW_TRITON:\n"
-        '        default: "1"\n'
-        "        default_on: true\n"
-        "        triage: untriaged\n"
-        "\n"
-        "Found 1 error: 5 knobs in 3 files checked against registry.yaml (policy all).\n",
+        NEW_GATE_FAILURE
+        + "\nFound 1 error: 5 knobs in 3 files checked against registry.yaml (policy all).\n",
         "",
     )
 
@@ -175,9 +100,7 @@ def test_default_on_policy_ignores_default_off_and_value_knobs(tmp_path: Path) -
         "No problems: 4 knobs in 3 files checked against registry.yaml (policy default-on).\n",
         "",
     )
-    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
-        file.write('DUMP = "PRIMUS_DUMP" in os.environ\n')
-        file.write('NEW = env_flag("PRIMUS_NEW_TRITON")\n')
+    append(root, 'DUMP = "PRIMUS_DUMP" in os.environ\nNEW = env_flag("PRIMUS_NEW_TRITON")\n')
     code, out, _ = check(root)
     assert code == 1
     assert [line for line in out.splitlines() if "KNB" in line] == [
@@ -255,8 +178,7 @@ def test_a_file_that_cannot_be_parsed_fails(tmp_path: Path) -> None:
 
 def test_external_entry_counts_as_registered(tmp_path: Path) -> None:
     root = project(tmp_path)
-    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
-        file.write('ALGO = os.environ.get("NCCL_ALGO", "Ring")\n')
+    append(root, 'ALGO = os.environ.get("NCCL_ALGO", "Ring")\n')
     assert check(root)[0] == 1
     with (root / "registry.yaml").open("a", encoding="utf-8") as file:
         file.write("external:\n  NCCL_ALGO:\n    description: RCCL's algorithm.\n")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_check_cli import check, project
+from tests.sample_project import check, project
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from knobregistry.report.check_sarif import check_to_sarif
 from knobregistry.report.check_text import print_check_rich, render_check_text
 from scanner import ScanResult
 from tests.conftest import run_knobs
-from tests.test_check_cli import edit, project
+from tests.sample_project import edit, project
 
 SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
 LOOP = 'import os\n\nfor kind in ("A", "B"):\n    os.environ.get(f"PRIMUS_{kind}")\n'

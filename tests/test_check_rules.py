@@ -10,7 +10,7 @@ import pytest
 from knobregistry.check import RULES, rule
 from knobregistry.diagnostics import Severity
 from tests.conftest import REPO, run_knobs
-from tests.test_check_cli import project
+from tests.sample_project import NEW_GATE, project
 
 DOCS = REPO / "docs" / "checks.md"
 
@@ -39,7 +39,7 @@ def test_only_the_dynamic_read_is_a_warning() -> None:
 
 
 SCENARIOS = {
-    "KNB001": ("pkg/model.py", "", 'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'),
+    "KNB001": ("pkg/model.py", "", NEW_GATE),
     "KNB002": ("pkg/model.py", 'ROPE = env_flag("PRIMUS_ROPE_TRITON")\n', ""),
     "KNB003": ("pkg/model.py", '"PRIMUS_HC_TRITON", "1"', '"PRIMUS_HC_TRITON", "0"'),
     "KNB004": (

@@ -11,7 +11,7 @@ import pytest
 
 from knobregistry.diff import KnobDiff, KnobState, compare, render_diff_text
 from tests.conftest import run_knobs
-from tests.test_check_cli import edit, project
+from tests.sample_project import append, edit, project
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Knobs Test",
@@ -24,7 +24,6 @@ GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 
-NEW = 'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'
 ROPE = 'ROPE = env_flag("PRIMUS_ROPE_TRITON")\n'
 
 TEXT = """\
@@ -98,8 +97,7 @@ def repository(tmp_path: Path) -> Path:
     edit(model, ROPE, "")
     edit(model, 'BLOCK = int(os.environ.get("PRIMUS_BLOCK", "64"))\n', "")
     edit(model, '"PRIMUS_FP8", "0") == "1"', '"PRIMUS_FP8", "1") != "0"')
-    with model.open("a", encoding="utf-8") as file:
-        file.write(NEW)
+    append(root)
     (root / "pkg/rope.py").write_text(f"from pkg.envs import env_flag\n\n{ROPE}", encoding="utf-8")
     commit(root, "head")
     return root
@@ -194,8 +192,7 @@ def test_a_registry_in_a_subfolder(tmp_path: Path) -> None:
     project(root / "sub")
     git(root, "init", "-q", "-b", "main")
     commit(root, "base")
-    with (root / "sub/pkg/model.py").open("a", encoding="utf-8") as file:
-        file.write(NEW)
+    append(root / "sub")
     commit(root, "head")
     code, out, _ = diff(root, "main~1", "--registry", "sub/registry.yaml")
     assert code == 1

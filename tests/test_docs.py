@@ -10,7 +10,7 @@ import pytest
 from knobregistry.docsgen import parse, refresh
 from knobregistry.registry import load_registry
 from tests.conftest import run_knobs
-from tests.test_check_cli import IN_SYNC, REGISTRY, edit, project
+from tests.sample_project import IN_SYNC, REGISTRY, edit, project
 
 EXTRA = """
 profiles:

@@ -10,8 +10,9 @@ from knobregistry.check.guard_rules import DOCS_RULES, GUARD_RULES, WAIVER_RULES
 from knobregistry.check.rules import Rule
 from knobregistry.docsgen import parse, refresh
 from knobregistry.registry import load_registry
-from tests import test_baseline, test_diff, test_docs, test_plugin, test_waivers
+from tests import test_baseline, test_diff, test_docs, test_waivers
 from tests.conftest import REPO, run_knobs
+from tests.sample_project import NEW_GATE_FAILURE
 
 DOCS = REPO / "docs"
 
@@ -101,4 +102,4 @@ def test_samples_in_the_guide_are_real_output(name: str, sample: str) -> None:
 
 def test_the_plugin_failure_in_the_guide_is_real_output() -> None:
     text = page("ci.md")
-    assert test_plugin.NEW_GATE_FAILURE in text
+    assert NEW_GATE_FAILURE in text

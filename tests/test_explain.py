@@ -12,7 +12,7 @@ from knobregistry.check.explain import explain
 from knobregistry.registry import load_registry
 from knobregistry.report.check_explain import print_explain_rich
 from tests.conftest import run_knobs
-from tests.test_check_cli import REGISTRY, project
+from tests.sample_project import REGISTRY, project
 
 EVIDENCE = """\
         triage: breaks-bitwise

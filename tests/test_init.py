@@ -14,7 +14,7 @@ from knobregistry.cli import main
 from knobregistry.commands import init as init_module
 from knobregistry.registry import Policy, Triage, load_registry
 from tests.conftest import REPO, run_knobs
-from tests.test_check_cli import project
+from tests.sample_project import project
 
 SCHEMA = REPO / "knobregistry" / "registry" / "schema.json"
 

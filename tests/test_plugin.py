@@ -11,33 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.sample_project import ENVS, MODEL, NEW_GATE, NEW_GATE_FAILURE
+
 pytest_plugins = ["pytester"]
 
 PLUGIN_MODULE = "knobregistry.pytest_plugin"
 # Until the pytest11 entry point is installed, load the plugin by name.
 INSTALLED = any(ep.value == PLUGIN_MODULE for ep in entry_points(group="pytest11"))
 PLUGIN = () if INSTALLED else ("-p", PLUGIN_MODULE)
-
-ENVS = """\
-import os
-
-
-def env_flag(name, default="1"):
-    return os.environ.get(name, default) != "0"
-"""
-
-MODEL = """\
-import os
-
-from pkg.envs import env_flag
-
-HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"
-ROPE = env_flag("PRIMUS_ROPE_TRITON")
-FP8 = os.environ.get("PRIMUS_FP8", "0") == "1"
-BLOCK = int(os.environ.get("PRIMUS_BLOCK", "64"))
-"""
-
-NEW_GATE = 'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'
 
 REGISTRY = """\
 version: 1
@@ -73,15 +54,6 @@ profiles:
 """
 
 INI = "[pytest]\nknobs_registry = registry.yaml\naddopts = -p no:cacheprovider\n"
-
-NEW_GATE_FAILURE = """\
-pkg/model.py:9:7: KNB001 PRIMUS_NEW_TRITON is not registered in registry.yaml: it is on by default ("0" turns it off) and read here.
-    Register it in registry.yaml under `knobs:`, then triage it:
-      PRIMUS_NEW_TRITON:
-        default: "1"
-        default_on: true
-        triage: untriaged
-"""  # noqa: E501
 
 # Counts scans across the controller and every xdist worker (a subprocess run only).
 COUNTING_CONFTEST = """\

@@ -9,9 +9,7 @@ import pytest
 
 from knobregistry.diagnostics import Severity
 from knobregistry.testing import assert_in_sync, check_project
-from tests.test_check_cli import edit, project
-
-NEW = 'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'
+from tests.sample_project import NEW_GATE_FAILURE, append, edit, project
 
 
 def test_in_sync_returns_the_result(tmp_path: Path) -> None:
@@ -27,21 +25,13 @@ def test_in_sync_returns_the_result(tmp_path: Path) -> None:
 
 def test_drift_fails_with_the_check_lines(tmp_path: Path) -> None:
     root = project(tmp_path)
-    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
-        file.write(NEW)
+    append(root)
     with pytest.raises(AssertionError) as caught:
         assert_in_sync(root / "registry.yaml", cwd=root)
     assert str(caught.value) == (
         "knobs check found drift:\n"
-        "pkg/model.py:9:7: KNB001 PRIMUS_NEW_TRITON is not registered in registry.yaml: "
-        'it is on by default ("0" turns it off) and read here.\n'
-        "    Register it in registry.yaml under `knobs:`, then triage it:\n"
-        "      PRIMUS_NEW_TRITON:\n"
-        '        default: "1"\n'
-        "        default_on: true\n"
-        "        triage: untriaged\n"
-        "\n"
-        "Found 1 error: 5 knobs in 3 files checked against registry.yaml (policy all).\n"
+        + NEW_GATE_FAILURE
+        + "\nFound 1 error: 5 knobs in 3 files checked against registry.yaml (policy all).\n"
     )
 
 
@@ -62,8 +52,7 @@ def test_baseline_and_today(tmp_path: Path) -> None:
         "    triage: untriaged\n",
         "    triage: untriaged\n    expires: 2026-06-30\n",
     )
-    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
-        file.write(NEW)
+    append(root)
     baseline = root / "b.json"
     baseline.write_text(
         '{"version": 1, "findings": [{"code": "KNB001", "knob": "PRIMUS_NEW_TRITON", '

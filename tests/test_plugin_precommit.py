@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from tests.conftest import REPO, run_knobs
-from tests.test_check_cli import project
+from tests.sample_project import append, project
 
 
 def hooks() -> list[dict[str, Any]]:
@@ -36,8 +36,7 @@ def test_the_hook_entry_is_the_check(tmp_path: Path) -> None:
     assert command == "knobs"
     root = project(tmp_path)
     assert run_knobs(*args, cwd=root).returncode == 0
-    with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
-        file.write('NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n')
+    append(root)
     failed = run_knobs(*args, cwd=root)
     assert failed.returncode == 1
     assert failed.stdout.startswith("pkg/model.py:9:7: KNB001 PRIMUS_NEW_TRITON")

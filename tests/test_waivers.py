@@ -9,7 +9,7 @@ import pytest
 
 from knobregistry.registry import load_registry
 from knobregistry.waivers import waiver_diagnostics, waivers
-from tests.test_check_cli import IN_SYNC, check, project
+from tests.sample_project import IN_SYNC, check, project
 
 WAIVER = (
     "    triage: exempt\n"
