@@ -15,7 +15,14 @@ from functools import partial
 from pathlib import Path
 
 from scanner.cache import Cache, CacheError, entry_key, prune
-from scanner.files import DEFAULT_INCLUDE, MAX_FILE_BYTES, SourceFile, iter_files
+from scanner.files import (
+    DEFAULT_INCLUDE,
+    MAX_FILE_BYTES,
+    SourceError,
+    SourceFile,
+    iter_files,
+    read_bytes,
+)
 from scanner.index import Wrapper, WrapperIndex
 from scanner.knobs import build_knobs
 from scanner.model import ScanError, ScanResult, ScanStats
@@ -76,8 +83,7 @@ def scan(
     outcomes: dict[str, FileOutcome] = {}
     index = WrapperIndex()
     selector = _Selector(files, options)
-    wanted: Callable[[bytes, str], bool] = partial(_has_words, words_pattern(ENV_WORDS))
-    selection = selector.select(wanted, outcomes)
+    selection = selector.select(partial(_has_words, words_pattern(ENV_WORDS)))
     with Runner(options, jobs) as runner:
         for _ in range(MAX_ROUNDS):
             todo = []
@@ -103,7 +109,7 @@ def scan(
     return _result(outcomes, errors, index, len(files), options)
 
 
-def _has_words(pattern: re.Pattern[bytes], data: bytes, rel: str) -> bool:
+def _has_words(pattern: re.Pattern[bytes], data: bytes) -> bool:
     # A plain substring test first: it runs at memchr speed and rules out most files.
     return any(word in data for word in _ENV_BYTES) and pattern.search(data) is not None
 
@@ -116,11 +122,8 @@ def _names_any(
     found: list[bool | None] = []
     for path, rel in files:
         try:
-            if path.stat().st_size > max_bytes:
-                found.append(None)
-                continue
-            data = path.read_bytes()
-        except OSError:
+            data = read_bytes(path, max_bytes)
+        except SourceError:
             found.append(None)
             continue
         found.append(bool(new.callable_from(data, rel)))
@@ -140,17 +143,12 @@ class _Selector:
         self.options = options
         self.digests: dict[str, str] = {}
 
-    def select(
-        self, wanted: Callable[[bytes, str], bool], outcomes: dict[str, FileOutcome]
-    ) -> Iterator[tuple[SourceFile, bytes | None]]:
+    def select(self, wanted: Callable[[bytes], bool]) -> Iterator[tuple[SourceFile, bytes | None]]:
         """The files whose bytes are ``wanted``, with those bytes (None for a file that
         cannot be read, which its worker reports), one at a time: memory holds one file."""
         for file in self.files:
             data = self._read(file)
-            if data is None:
-                if file.rel not in outcomes:
-                    yield file, None
-            elif wanted(data, file.rel):
+            if data is None or wanted(data):
                 yield file, data
 
     def select_callers(
@@ -187,12 +185,10 @@ class _Selector:
 
     def _read(self, file: SourceFile) -> bytes | None:
         try:
-            if file.path.stat().st_size > self.options.max_file_bytes:
-                return None
-            data = file.path.read_bytes()
-        except OSError:
+            data = read_bytes(file.path, self.options.max_file_bytes)
+        except SourceError:
             return None
-        if file.rel not in self.digests:
+        if self.options.cache_dir is not None and file.rel not in self.digests:
             self.digests[file.rel] = hashlib.blake2b(data, digest_size=16).hexdigest()
         return data
 

@@ -85,18 +85,21 @@ def process(task: FileTask, options: Options, data: bytes | None = None) -> File
         except SourceError as exc:
             return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
     wrappers = task.index.callable_from(data, task.rel)
-    key = _key(task, options, data, wrappers)
-    found = _stored(task.rel, options, key)
+    if options.cache_dir is None:
+        return _compute(task, data, wrappers, options, None)
+    cache = Cache(options.cache_dir)
+    depends = fingerprint(wrappers)
+    key = _key(task, options, data, depends)
+    found = _stored(cache, task.rel, key)
     if found is not None:
-        return found
-    outcome = _compute(task, data, wrappers, options)
-    if options.cache_dir is not None:
-        try:
-            Cache(options.cache_dir).put(key, _encode(outcome))
-        except CacheError as exc:
-            return FileOutcome(
-                outcome.rel, outcome.wrappers, outcome.result, outcome.error, False, str(exc)
-            )
+        return found[0]
+    outcome = _compute(task, data, wrappers, options, (cache, depends))
+    try:
+        cache.put(key, _encode(outcome))
+    except CacheError as exc:
+        return FileOutcome(
+            outcome.rel, outcome.wrappers, outcome.result, outcome.error, False, str(exc)
+        )
     return outcome
 
 
@@ -104,29 +107,37 @@ def cached(task: FileTask, options: Options, data: bytes) -> FileOutcome | None:
     """The stored outcome for these bytes, options and wrappers, or None."""
     if options.cache_dir is None:
         return None
-    wrappers = task.index.callable_from(data, task.rel)
-    return _stored(task.rel, options, _key(task, options, data, wrappers))
+    depends = fingerprint(task.index.callable_from(data, task.rel))
+    found = _stored(Cache(options.cache_dir), task.rel, _key(task, options, data, depends))
+    return found[0] if found is not None else None
 
 
-def _stored(rel: str, options: Options, key: str) -> FileOutcome | None:
-    if options.cache_dir is None:
-        return None
-    stored = Cache(options.cache_dir).get(key)
-    if stored is None:
+def _stored(cache: Cache, rel: str, key: str) -> tuple[FileOutcome, dict[str, Any]] | None:
+    """The outcome stored under ``key``, with the whole entry; None when absent or broken."""
+    stored = cache.get(key)
+    if not isinstance(stored, dict):
         return None
     try:
-        return _decode(rel, stored)
+        return _decode(rel, stored), stored
     except (KeyError, TypeError, ValueError):
         return None  # an entry from a broken write: recompute and overwrite it
 
 
-def _key(task: FileTask, options: Options, data: bytes, wrappers: tuple[Wrapper, ...]) -> str:
-    return entry_key(data, task.rel, task.module, options.key(), fingerprint(wrappers))
+def _key(task: FileTask, options: Options, data: bytes, depends: str) -> str:
+    """The cache key of ``data`` (a file's bytes, or its narrowed text's digest) for this
+    file, these options and the wrappers fingerprinted as ``depends``."""
+    return entry_key(data, task.rel, task.module, options.key(), depends)
 
 
 def _compute(
-    task: FileTask, data: bytes, wrappers: tuple[Wrapper, ...], options: Options
+    task: FileTask,
+    data: bytes,
+    wrappers: tuple[Wrapper, ...],
+    options: Options,
+    cache: tuple[Cache, str] | None,
 ) -> FileOutcome:
+    """The outcome of a file not found in the cache (``cache``: the cache and the
+    fingerprint of ``wrappers``, None without a cache)."""
     from scanner.narrow import narrow  # ast only: libcst is loaded below, when needed
 
     try:
@@ -135,37 +146,35 @@ def _compute(
         return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
     names = (*ENV_WORDS, *(w.short_name for w in wrappers))
     narrowed = narrow(text, names) if options.narrow else None
-    if narrowed is None:
-        return _analyse(task, data, text, names, None, wrappers, options)[0]
+    if narrowed is None or cache is None:
+        return _analyse(task, data, text, names, narrowed, wrappers, options)[0]
     # An edit that leaves the narrowed text as it was (a change in code that reads
     # nothing, a comment) needs no parser: the result stored for that text holds.
-    key = _key(task, options, b"\0narrowed\0" + narrowed.digest().encode(), wrappers)
-    stored = _stored_narrow(task, options, key, text, names)
+    store, depends = cache
+    key = _key(task, options, b"\0narrowed\0" + narrowed.digest().encode(), depends)
+    stored = _stored_narrow(store, task, key, text, names)
     if stored is not None:
         return stored
     outcome, rounds = _analyse(task, data, text, names, narrowed, wrappers, options)
-    if options.cache_dir is not None:
-        with contextlib.suppress(CacheError):  # the caller's own write reports it
-            entry = _encode(outcome)
-            entry["rounds"] = [[list(added), digest] for added, digest in rounds]
-            Cache(options.cache_dir).put(key, entry)
+    with contextlib.suppress(CacheError):  # the caller's own write reports it
+        entry = _encode(outcome)
+        entry["rounds"] = [[list(added), digest] for added, digest in rounds]
+        store.put(key, entry)
     return outcome
 
 
 def _stored_narrow(
-    task: FileTask, options: Options, key: str, text: str, names: tuple[str, ...]
+    cache: Cache, task: FileTask, key: str, text: str, names: tuple[str, ...]
 ) -> FileOutcome | None:
     """The outcome stored for this narrowed text, if the file's local rounds would
     narrow it the same way again (each round widens the text by the names it found)."""
     from scanner.narrow import narrow
 
-    if options.cache_dir is None:
+    found = _stored(cache, task.rel, key)
+    if found is None:
         return None
-    stored = Cache(options.cache_dir).get(key)
-    if not isinstance(stored, dict):
-        return None
+    outcome, stored = found
     try:
-        outcome = _decode(task.rel, stored)
         rounds = [(tuple(str(n) for n in added), str(digest)) for added, digest in stored["rounds"]]
     except (KeyError, TypeError, ValueError):
         return None
