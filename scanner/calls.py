@@ -73,16 +73,25 @@ def lookup_wrapper(
     """The wrapper a call's callee names, and whether it is a bound method call."""
     if not index.wrappers:
         return None
+    qualified = qualify(frame.symbols, func, frame.scope_names)
+    return find_wrapper(index, func, frame.method_class, qualified)
+
+
+def find_wrapper(
+    index: WrapperIndex,
+    func: cst.BaseExpression,
+    method_class: str | None,
+    qualified: str | None,
+) -> tuple[Wrapper, bool] | None:
+    """The wrapper a callee names, and whether it is a bound method call: ``self.f`` or
+    ``cls.f`` in a method of ``method_class``, else the callee's ``qualified`` name."""
     if (
         isinstance(func, cst.Attribute)
         and isinstance(func.value, cst.Name)
         and func.value.value in ("self", "cls")
-        and frame.method_class is not None
+        and method_class is not None
     ):
-        found = index.lookup(f"{frame.method_class}.{func.attr.value}")
+        found = index.lookup(f"{method_class}.{func.attr.value}")
         return (found, True) if found is not None else None
-    qualified = qualify(frame.symbols, func, frame.scope_names)
-    if qualified is None:
-        return None
-    found = index.lookup(qualified)
+    found = index.lookup(qualified) if qualified is not None else None
     return (found, False) if found is not None else None

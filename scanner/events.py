@@ -13,16 +13,22 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from scanner.expressions import READ_CALLS, contains_environ, read_arguments, subscript_name
-from scanner.frames import ScopeNode, body_statements, param_list
+from scanner.calls import find_wrapper
+from scanner.expressions import (
+    ENVIRON,
+    READ_CALLS,
+    contains_environ,
+    read_arguments,
+    subscript_name,
+)
+from scanner.frames import ScopeNode, param_list
 from scanner.index import Wrapper, WrapperIndex
-from scanner.locate import KINDS, InString, string_root
+from scanner.locate import KINDS, InString, cst_name, string_root
 from scanner.model import ReadKind, WriteKind
 from scanner.namespace import Symbols
 from scanner.symbols import qualify
 from scanner.walk import walk
 
-ENVIRON = "os.environ"
 WRITE_CALLS = {
     "os.environ.setdefault": WriteKind.SETDEFAULT,
     "os.environ.pop": WriteKind.POP,
@@ -217,28 +223,12 @@ class EventCollector:
             self._wrapper_call(node, qualified)
 
     def _wrapper_call(self, node: cst.Call, qualified: str | None) -> None:
-        func = node.func
-        short = func.attr.value if isinstance(func, cst.Attribute) else None
-        if isinstance(func, cst.Name):
-            short = func.value
-        if short is None or short not in self.short_names:
+        if cst_name(node) not in self.short_names:
             return
-        scope = self._scopes[-1] if self._scopes else None
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value in ("self", "cls")
-            and scope is not None
-        ):
-            method_class = self._method_class()
-            if method_class is not None:
-                found = self.index.lookup(f"{method_class}.{short}")
-                if found is not None:
-                    self._record(ReadKind.WRAPPER, node, None, wrapper=found, bound=True)
-                return
-        found = self.index.lookup(qualified) if qualified is not None else None
+        found = find_wrapper(self.index, node.func, self._method_class(), qualified)
         if found is not None:
-            self._record(ReadKind.WRAPPER, node, None, wrapper=found)
+            wrapper, bound = found
+            self._record(ReadKind.WRAPPER, node, None, wrapper=wrapper, bound=bound)
 
     def _method_class(self) -> str | None:
         for scope in reversed(self._scopes):
@@ -329,18 +319,13 @@ class EventCollector:
             if isinstance(owner, cst.FunctionDef | cst.Lambda) and child is owner.body:
                 scope = scopes[id(owner)]
                 return Unit(owner, (), scope.method_class), scope.qualname
+            # A module- or class-level read is judged on its own statement: what follows
+            # it in the file is not the scanner's to run (and narrowing may drop it).
             if isinstance(owner, cst.ClassDef) and child is owner.body and i + 2 < len(stack):
-                statements = tuple(body_statements(owner.body))
-                return _body_unit(statements, stack[i + 2]), scopes[id(owner)].qualname
+                return Unit(None, (stack[i + 2],)), scopes[id(owner)].qualname
             if isinstance(owner, cst.Module):
-                return _body_unit(tuple(owner.body), child), "<module>"
+                return Unit(None, (child,)), "<module>"
         return Unit(None, ()), "<module>"
-
-
-def _body_unit(statements: tuple[cst.CSTNode, ...], statement: cst.CSTNode) -> Unit:
-    # A module- or class-level read is judged on its own statement: what follows
-    # it in the file is not the scanner's to run (and narrowing may drop it).
-    return Unit(None, (statement,))
 
 
 _ENTER: dict[type[cst.CSTNode], Callable[[EventCollector, Any], None]] = {

@@ -41,11 +41,9 @@ class Wrapper:
         parts = self.qualname.rsplit(".", 2)
         return parts[-2] if len(parts) > 1 else parts[-1]
 
-    def named_in(self, data: bytes, path: str) -> bool:
-        """Whether a file (its bytes and path) can call this wrapper."""
-        short = self.short_name
-        if short.encode() not in data or not _word(short).search(data):
-            return False
+    def reachable_from(self, data: bytes, path: str) -> bool:
+        """Whether a file that names this wrapper (its bytes and path) can call it: the
+        wrapper's own file, or one that names its module or class too."""
         if path == self.path:
             return True
         return self.anchor.encode() in data and _word(self.anchor).search(data) is not None
@@ -98,8 +96,8 @@ class WrapperIndex:
         """
         chosen: dict[str, Wrapper] = {}
         for short, group in self.by_short.items():
-            if short in data:
-                chosen.update((w.qualname, w) for w in group if w.named_in(data, path))
+            if short in data and _word(group[0].short_name).search(data):
+                chosen.update((w.qualname, w) for w in group if w.reachable_from(data, path))
         pending = list(chosen.values())
         while pending:
             source = pending.pop().source.encode()
@@ -110,9 +108,6 @@ class WrapperIndex:
                             chosen[wrapper.qualname] = wrapper
                             pending.append(wrapper)
         return tuple(chosen[q] for q in sorted(chosen))
-
-    def __len__(self) -> int:
-        return len(self.wrappers)
 
     @property
     def short_names(self) -> frozenset[str]:
@@ -130,8 +125,7 @@ class WrapperIndex:
         short = qualname.rsplit(".", 1)[-1]
         matches = [
             w
-            for w in self.wrappers.values()
-            if w.short_name == short
-            and (qualname.endswith("." + w.qualname) or w.qualname.endswith("." + qualname))
+            for w in self.by_short.get(short.encode(), ())
+            if qualname.endswith("." + w.qualname) or w.qualname.endswith("." + qualname)
         ]
         return matches[0] if len(matches) == 1 else None

@@ -15,9 +15,7 @@ import libcst as cst
 
 from scanner.namespace import Symbols
 from scanner.walk import nodes
-
-# What `from os import *` brings in that matters here.
-_OS_STAR = ("environ", "getenv", "putenv", "unsetenv")
+from scanner.work import ENV_WORDS
 
 
 def qualify(
@@ -86,7 +84,7 @@ class _ImportCollector:
         base = resolve_relative(self.module, self.is_package, level, target)
         if isinstance(node.names, cst.ImportStar):
             if base == "os":
-                for name in _OS_STAR:
+                for name in ENV_WORDS:  # the os names the scanner knows
                     self.imports[name] = f"os.{name}"
             return
         for alias in node.names:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from scanner import codec
 from scanner.cache import Cache, CacheError, entry_key
-from scanner.files import SourceError, decode_source, read_bytes
+from scanner.files import MAX_FILE_BYTES, SourceError, decode_source, read_bytes
 from scanner.index import Wrapper, WrapperIndex
 from scanner.model import FileResult, ScanError
 
@@ -38,7 +38,7 @@ class Options:
 
     match: tuple[str, ...] = ()
     narrow: bool = True
-    max_file_bytes: int = 8 * 1024 * 1024
+    max_file_bytes: int = MAX_FILE_BYTES
     cache_dir: Path | None = None
 
     def key(self) -> str:
