@@ -81,6 +81,7 @@ def scan(
         else:
             files.append(found)
     outcomes: dict[str, FileOutcome] = {}
+    parsed: set[str] = set()  # files analysed in this scan, in any round
     index = WrapperIndex()
     selector = _Selector(files, options)
     selection = selector.select(partial(_has_words, words_pattern(ENV_WORDS)))
@@ -97,7 +98,10 @@ def scan(
                 else:
                     todo.append(task)
                     runner.prepare(len(todo))
-            outcomes.update((o.rel, o) for o in runner.run(todo))
+            for outcome in runner.run(todo):
+                outcomes[outcome.rel] = outcome
+                if not outcome.cached:
+                    parsed.add(outcome.rel)
             wrappers: dict[str, Wrapper] = dict(index.wrappers)
             for outcome in outcomes.values():
                 wrappers.update((w.qualname, w) for w in outcome.wrappers)
@@ -106,7 +110,7 @@ def scan(
             if not new:
                 break
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
-    return _result(outcomes, errors, index, len(files), options)
+    return _result(outcomes, parsed, errors, index, len(files), options)
 
 
 def _has_words(pattern: re.Pattern[bytes], data: bytes) -> bool:
@@ -211,6 +215,7 @@ def _known_selection(stored: object) -> dict[str, tuple[str, bool]]:
 
 def _result(
     outcomes: dict[str, FileOutcome],
+    parsed: set[str],
     errors: list[ScanError],
     index: WrapperIndex,
     count: int,
@@ -232,7 +237,7 @@ def _result(
         files_scanned=count,
         notes=notes,
         stats=ScanStats(
-            files_parsed=sum(1 for o in ordered if not o.cached),
-            cache_hits=sum(1 for o in ordered if o.cached),
+            files_parsed=len(parsed),
+            cache_hits=sum(1 for o in ordered if o.rel not in parsed),
         ),
     )

@@ -10,10 +10,9 @@ libcst.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,16 +85,36 @@ def process(task: FileTask, options: Options, data: bytes | None = None) -> File
             return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
     wrappers = task.index.callable_from(data, task.rel)
     if options.cache_dir is None:
-        return _compute(task, data, wrappers, options, None)
+        return _compute(task, data, wrappers, options, None).outcome
     cache = Cache(options.cache_dir)
     depends = fingerprint(wrappers)
     key = _key(task, options, data, depends)
     found = _stored(cache, task.rel, key)
     if found is not None:
         return found[0]
-    outcome = _compute(task, data, wrappers, options, (cache, depends))
+    computed = _compute(task, data, wrappers, options, (cache, depends))
+    outcome = computed.outcome
+    entry = _encode(outcome)
     try:
-        cache.put(key, _encode(outcome))
+        cache.put(key, entry)
+        if computed.narrowed is not None:
+            rounds = [[list(added), digest] for added, digest in computed.rounds]
+            cache.put(
+                _narrowed_key(task, options, computed.narrowed, depends),
+                {
+                    **entry,
+                    "rounds": rounds,
+                },
+            )
+        if computed.settled is not None:
+            # The same outcome is what these bytes give with the wrappers the file's
+            # own rounds settled on: the scan's next round, which knows them all,
+            # finds it here instead of analysing the file again.
+            settled = fingerprint(computed.settled)
+            cache.put(_key(task, options, data, settled), entry)
+            if computed.settled_narrowed is not None:
+                narrowed_key = _narrowed_key(task, options, computed.settled_narrowed, settled)
+                cache.put(narrowed_key, {**entry, "rounds": []})
     except CacheError as exc:
         return FileOutcome(
             outcome.rel, outcome.wrappers, outcome.result, outcome.error, False, str(exc)
@@ -129,38 +148,50 @@ def _key(task: FileTask, options: Options, data: bytes, depends: str) -> str:
     return entry_key(data, task.rel, task.module, options.key(), depends)
 
 
+def _narrowed_key(task: FileTask, options: Options, digest: str, depends: str) -> str:
+    return _key(task, options, b"\0narrowed\0" + digest.encode(), depends)
+
+
+@dataclass(frozen=True, slots=True)
+class _Computed:
+    """An outcome, and what the cache needs to store it under every key it answers."""
+
+    outcome: FileOutcome
+    narrowed: str | None = None  # the first narrowing's digest, when it is to be stored
+    rounds: tuple[Round, ...] = ()  # the local rounds that widened that narrowing
+    settled: tuple[Wrapper, ...] | None = None  # the wrappers the local rounds settled on
+    settled_narrowed: str | None = None  # and the digest of the narrowing they give
+
+
 def _compute(
     task: FileTask,
     data: bytes,
     wrappers: tuple[Wrapper, ...],
     options: Options,
     cache: tuple[Cache, str] | None,
-) -> FileOutcome:
-    """The outcome of a file not found in the cache (``cache``: the cache and the
+) -> _Computed:
+    """The outcome of a file not found under its bytes (``cache``: the cache and the
     fingerprint of ``wrappers``, None without a cache)."""
     from scanner.narrow import narrow  # ast only: libcst is loaded below, when needed
 
     try:
         text = decode_source(data)
     except SourceError as exc:
-        return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
+        return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, str(exc))))
     names = (*ENV_WORDS, *(w.short_name for w in wrappers))
     narrowed = narrow(text, names) if options.narrow else None
+    if narrowed is not None and cache is not None:
+        # An edit that leaves the narrowed text as it was (a change in code that reads
+        # nothing, a comment) needs no parser: the result stored for that text holds.
+        store, depends = cache
+        key = _narrowed_key(task, options, narrowed.digest(), depends)
+        stored = _stored_narrow(store, task, key, text, names)
+        if stored is not None:
+            return _Computed(stored)
+    computed = _analyse(task, data, text, names, narrowed, wrappers, options)
     if narrowed is None or cache is None:
-        return _analyse(task, data, text, names, narrowed, wrappers, options)[0]
-    # An edit that leaves the narrowed text as it was (a change in code that reads
-    # nothing, a comment) needs no parser: the result stored for that text holds.
-    store, depends = cache
-    key = _key(task, options, b"\0narrowed\0" + narrowed.digest().encode(), depends)
-    stored = _stored_narrow(store, task, key, text, names)
-    if stored is not None:
-        return stored
-    outcome, rounds = _analyse(task, data, text, names, narrowed, wrappers, options)
-    with contextlib.suppress(CacheError):  # the caller's own write reports it
-        entry = _encode(outcome)
-        entry["rounds"] = [[list(added), digest] for added, digest in rounds]
-        store.put(key, entry)
-    return outcome
+        return computed
+    return replace(computed, narrowed=narrowed.digest())
 
 
 def _stored_narrow(
@@ -194,8 +225,10 @@ def _analyse(
     narrowed: Narrowed | None,
     wrappers: tuple[Wrapper, ...],
     options: Options,
-) -> tuple[FileOutcome, list[Round]]:
-    """Parse with libcst and analyse; also the local rounds that widened the narrowing."""
+) -> _Computed:
+    """Parse with libcst and analyse; also the local rounds that widened the narrowing,
+    and the wrappers the analysis settled on when those rounds added some and reached a
+    fixed point (analysing with exactly those from the start gives the same outcome)."""
     # The parser and the analysis are imported here, on the first real parse: a warm
     # scan never loads libcst.
     import libcst as cst
@@ -209,8 +242,10 @@ def _analyse(
     try:
         parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
     except cst.ParserSyntaxError as exc:
-        return FileOutcome(task.rel, error=ScanError(task.rel, syntax_message(data, exc))), []
-    index = WrapperIndex.of(wrappers)
+        return _Computed(
+            FileOutcome(task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
+        )
+    initial = index = WrapperIndex.of(wrappers)
     found: list[Wrapper] = []
     rounds: list[Round] = []
     for _ in range(_MAX_LOCAL_ROUNDS):
@@ -218,6 +253,7 @@ def _analyse(
         found = discover(parsed, index)
         missing = [w for w in found if index.wrappers.get(w.qualname) != w]
         if not missing:
+            settled = tuple(index.wrappers.values()) if index is not initial else None
             break
         index = WrapperIndex.of([*index.wrappers.values(), *missing])
         if narrowed is not None:
@@ -228,8 +264,15 @@ def _analyse(
             if wider is None or wider.text != narrowed.text:
                 narrowed = wider
                 parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
+    else:
+        settled = None  # no fixed point within the rounds allowed
     result = analyze(parsed, index, options.match)
-    return FileOutcome(task.rel, tuple(found), result), rounds
+    return _Computed(
+        FileOutcome(task.rel, tuple(found), result),
+        rounds=tuple(rounds),
+        settled=settled,
+        settled_narrowed=narrowed.digest() if settled is not None and narrowed else None,
+    )
 
 
 def _encode(outcome: FileOutcome) -> dict[str, Any]:

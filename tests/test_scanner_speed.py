@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from scanner import ScanResult, scan
 from scanner import pool as scanner_pool
+from scanner import work as scanner_work
 from scanner.cache import Cache
 from scanner.expressions import _literal
 from scanner.index import WrapperIndex
@@ -181,6 +182,27 @@ def test_a_stored_result_holds_only_if_the_files_own_wrappers_narrow_it_the_same
     again = process(task, options)
     assert not again.cached
     assert [s.name for s in again.result.sites] == ["FUSED_B"]
+
+
+def test_a_file_that_defines_its_own_wrappers_is_analysed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its own rounds find `flag`; the scan's next round, which knows `flag` too,
+    # takes the outcome stored for that instead of analysing the file again.
+    tree = write_tree(tmp_path / "tree", {"mod.py": EDITED})
+    analysed: list[str] = []
+    original = scanner_work._analyse
+
+    def counting(task: FileTask, *args: Any) -> Any:
+        analysed.append(task.rel)
+        return original(task, *args)
+
+    monkeypatch.setattr(scanner_work, "_analyse", counting)
+    cold = scan([tree], root=tree, jobs=1, cache_dir=tmp_path / "cache")
+    assert analysed == ["mod.py"]
+    assert (cold.stats.files_parsed, cold.stats.cache_hits) == (1, 0)
+    assert cold == scan([tree], root=tree, jobs=1)  # the same answer as without a cache
+    assert [k.name for k in cold.knobs] == ["FUSED_A"]
 
 
 def test_an_edit_that_leaves_the_reads_alone_never_loads_the_parser(tmp_path: Path) -> None:
