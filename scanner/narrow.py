@@ -63,41 +63,65 @@ class Narrowed:
 
 def narrow(text: str, words: Sequence[str]) -> Narrowed | None:
     """``text`` with irrelevant statements blanked, or None when ``ast`` cannot parse it."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    lines = list(_lines(text))
-    words = (*words, *_aliases(tree.body, words))
-    # mentions[n]: how many of lines 1..n hold a word; a span mentions one if the count rises.
-    marked = [0] * (len(lines) + 1)
-    starts = list(accumulate((len(line) for line in lines), initial=0))
-    for offset in word_offsets(text, words):
-        marked[bisect_right(starts, offset)] = 1
-    mentions = list(accumulate(marked))
-    keep = [False] * (len(lines) + 2)
-    covered = [False] * (len(lines) + 2)
-    bindings: list[ast.stmt] = []
-    _select(tree.body, mentions, keep, covered, bindings)
-    _keep_bindings(bindings, lines, keep)
-    parts = [
-        line if keep[number] or not (covered[number] or _idle(line)) else _ending(line)
-        for number, line in enumerate(lines, start=1)
-    ]
-    while parts and not parts[-1].strip():
-        parts.pop()  # blanked lines at the end hold no position worth keeping
-    narrowed = "".join(parts)
-    functions = frozenset(
-        s.name
-        for s in tree.body
-        if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-    )
-    counts: Counter[str] = Counter()
-    for statement in tree.body:
-        counts.update(_bound(statement))
-    ambiguous = frozenset(name for name, count in counts.items() if count > 1)
-    anchors = build_anchors(tree, lines, keep.__getitem__)
-    return Narrowed(narrowed, anchors, functions, ambiguous)
+    source = Source.parse(text)
+    return source.narrow(words) if source is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A file's text parsed once by ``ast``, to narrow for any words (a file's own
+    wrappers widen its narrowing round by round)."""
+
+    text: str
+    tree: ast.Module
+    lines: tuple[str, ...]
+    starts: tuple[int, ...]  # the offset in ``text`` where each line starts
+    functions: frozenset[str]  # module-level def and class names
+    ambiguous: frozenset[str]  # names bound more than once at module level
+
+    @classmethod
+    def parse(cls, text: str) -> Source | None:
+        """The parsed text, or None when ``ast`` cannot parse it."""
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        lines = tuple(_lines(text))
+        functions = frozenset(
+            s.name
+            for s in tree.body
+            if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        )
+        counts: Counter[str] = Counter()
+        for statement in tree.body:
+            counts.update(_bound(statement))
+        ambiguous = frozenset(name for name, count in counts.items() if count > 1)
+        starts = tuple(accumulate((len(line) for line in lines), initial=0))
+        return cls(text, tree, lines, starts, functions, ambiguous)
+
+    def narrow(self, words: Sequence[str]) -> Narrowed:
+        """The text with the statements that do not matter for ``words`` blanked."""
+        lines = self.lines
+        words = (*words, *_aliases(self.tree.body, words))
+        # mentions[n]: how many of lines 1..n hold a word; a span mentions one if the
+        # count rises.
+        marked = [0] * (len(lines) + 1)
+        for offset in word_offsets(self.text, words):
+            marked[bisect_right(self.starts, offset)] = 1
+        mentions = list(accumulate(marked))
+        keep = [False] * (len(lines) + 2)
+        covered = [False] * (len(lines) + 2)
+        bindings: list[ast.stmt] = []
+        _select(self.tree.body, mentions, keep, covered, bindings)
+        _keep_bindings(bindings, lines, keep)
+        parts = [
+            line if keep[number] or not (covered[number] or _idle(line)) else _ending(line)
+            for number, line in enumerate(lines, start=1)
+        ]
+        while parts and not parts[-1].strip():
+            parts.pop()  # blanked lines at the end hold no position worth keeping
+        anchors = build_anchors(self.tree, lines, keep.__getitem__)
+        return Narrowed("".join(parts), anchors, self.functions, self.ambiguous)
 
 
 def word_offsets(text: str, words: Sequence[str]) -> Iterator[int]:

@@ -23,7 +23,7 @@ from scanner.index import Wrapper, WrapperIndex
 from scanner.model import FileResult, ScanError
 
 if TYPE_CHECKING:
-    from scanner.narrow import Narrowed
+    from scanner.narrow import Narrowed, Source
 
 # Bytes every file holding a direct read or write contains.
 ENV_WORDS: tuple[str, ...] = ("environ", "getenv", "putenv", "unsetenv")
@@ -172,35 +172,34 @@ def _compute(
 ) -> _Computed:
     """The outcome of a file not found under its bytes (``cache``: the cache and the
     fingerprint of ``wrappers``, None without a cache)."""
-    from scanner.narrow import narrow  # ast only: libcst is loaded below, when needed
+    from scanner.narrow import Source  # ast only: libcst is loaded below, when needed
 
     try:
         text = decode_source(data)
     except SourceError as exc:
         return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, str(exc))))
     names = (*ENV_WORDS, *(w.short_name for w in wrappers))
-    narrowed = narrow(text, names) if options.narrow else None
-    if narrowed is not None and cache is not None:
+    source = Source.parse(text) if options.narrow else None
+    narrowed = source.narrow(names) if source is not None else None
+    if source is not None and narrowed is not None and cache is not None:
         # An edit that leaves the narrowed text as it was (a change in code that reads
         # nothing, a comment) needs no parser: the result stored for that text holds.
         store, depends = cache
         key = _narrowed_key(task, options, narrowed.digest(), depends)
-        stored = _stored_narrow(store, task, key, text, names)
+        stored = _stored_narrow(store, task, key, source, names)
         if stored is not None:
             return _Computed(stored)
-    computed = _analyse(task, data, text, names, narrowed, wrappers, options)
+    computed = _analyse(task, data, text, names, source, narrowed, wrappers, options)
     if narrowed is None or cache is None:
         return computed
     return replace(computed, narrowed=narrowed.digest())
 
 
 def _stored_narrow(
-    cache: Cache, task: FileTask, key: str, text: str, names: tuple[str, ...]
+    cache: Cache, task: FileTask, key: str, source: Source, names: tuple[str, ...]
 ) -> FileOutcome | None:
     """The outcome stored for this narrowed text, if the file's local rounds would
     narrow it the same way again (each round widens the text by the names it found)."""
-    from scanner.narrow import narrow
-
     found = _stored(cache, task.rel, key)
     if found is None:
         return None
@@ -211,8 +210,7 @@ def _stored_narrow(
         return None
     for added, digest in rounds:
         names = (*names, *added)
-        wider = narrow(text, names)
-        if wider is None or wider.digest() != digest:
+        if source.narrow(names).digest() != digest:
             return None
     return outcome
 
@@ -222,6 +220,7 @@ def _analyse(
     data: bytes,
     text: str,
     names: tuple[str, ...],
+    source: Source | None,
     narrowed: Narrowed | None,
     wrappers: tuple[Wrapper, ...],
     options: Options,
@@ -235,7 +234,6 @@ def _analyse(
 
     from scanner.analyze import analyze
     from scanner.module import ParsedModule
-    from scanner.narrow import narrow
     from scanner.syntax import syntax_message
     from scanner.wrappers import discover
 
@@ -256,12 +254,12 @@ def _analyse(
             settled = tuple(index.wrappers.values()) if index is not initial else None
             break
         index = WrapperIndex.of([*index.wrappers.values(), *missing])
-        if narrowed is not None:
+        if source is not None and narrowed is not None:
             added = tuple(w.short_name for w in missing)
             names = (*names, *added)
-            wider = narrow(text, names)
-            rounds.append((added, wider.digest() if wider is not None else ""))
-            if wider is None or wider.text != narrowed.text:
+            wider = source.narrow(names)
+            rounds.append((added, wider.digest()))
+            if wider.text != narrowed.text:
                 narrowed = wider
                 parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
     else:
