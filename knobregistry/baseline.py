@@ -10,7 +10,6 @@ new); when it reports fewer, KNB203 asks for the baseline to shrink.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -22,6 +21,7 @@ from knobregistry.atomic import write_atomic
 from knobregistry.check.guard_rules import BASELINE_ENTRY_GONE, BASELINE_RULES, EXPIRED_WAIVER
 from knobregistry.check.run import CheckResult
 from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.paths import shown
 
 VERSION = 1
 # Never baselined: an expired waiver (its date is the agreement) and the baseline's own finding.
@@ -53,15 +53,9 @@ class Baseline:
         return sum(self.counts.values())
 
 
-def _relative(path: Path, start: Path) -> str:
-    return Path(os.path.relpath(path.absolute(), start.absolute())).as_posix()
-
-
 def finding_key(diagnostic: Diagnostic, *, cwd: Path, folder: Path) -> BaselineKey:
     """The key of ``diagnostic`` (its path relative to ``cwd``) for a baseline in ``folder``."""
-    return BaselineKey(
-        diagnostic.code, diagnostic.knob or "", _relative(cwd / diagnostic.path, folder)
-    )
+    return BaselineKey(diagnostic.code, diagnostic.knob or "", shown(cwd / diagnostic.path, folder))
 
 
 def baselinable(diagnostic: Diagnostic) -> bool:
@@ -185,7 +179,7 @@ def apply_baseline(
         else:
             kept.extend(found)
     if result.stale_checked:
-        display = _relative(path, cwd)
+        display = shown(path, cwd)
         for key, allowed in baseline.counts.items():
             now = len(groups.get(key, ()))
             if now < allowed:
@@ -194,7 +188,7 @@ def apply_baseline(
         result,
         diagnostics=tuple(sorted(kept, key=lambda d: d.sort_key)),
         rules=(*result.rules, *BASELINE_RULES),
-        baseline=_relative(path, cwd),
+        baseline=shown(path, cwd),
         baselined=hidden,
     )
 
@@ -208,7 +202,7 @@ def _gone(
     folder: Path,
     cwd: Path,
 ) -> Diagnostic:
-    where = _relative(folder / key.path, cwd)
+    where = shown(folder / key.path, cwd)
     subject = f"{key.code} for {key.knob} in {where}" if key.knob else f"{key.code} in {where}"
     if now == 0:
         message = f"The baseline lists {subject}, which the check no longer reports."
@@ -229,7 +223,7 @@ def _gone(
 
 def describe(key: BaselineKey, folder: Path, cwd: Path) -> str:
     """`KNB001 PRIMUS_X in pkg/model.py`, the path relative to ``cwd``."""
-    where = _relative(folder / key.path, cwd)
+    where = shown(folder / key.path, cwd)
     return f"{key.code} {key.knob} in {where}" if key.knob else f"{key.code} in {where}"
 
 
@@ -255,7 +249,7 @@ def write_baseline(result: CheckResult, path: Path, *, cwd: Path, force: bool = 
 
     Raises BaselineError when the existing file cannot be read or would grow (without ``force``).
     """
-    display = _relative(path, cwd)
+    display = shown(path, cwd)
     folder = path.absolute().parent
     new = baseline_of(result.diagnostics, cwd=cwd, folder=folder)
     old: Baseline | None = None

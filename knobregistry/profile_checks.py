@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from knobregistry.check.rules import Rule
 from knobregistry.diagnostics import Diagnostic
+from knobregistry.paths import shown
 from knobregistry.profiles import Candidate, Intent, ResolvedProfile, knob_candidates
 from knobregistry.profiles import resolve_profile as _resolve
 from knobregistry.profiles.config_checks import FieldsLookup, megatron_key_diagnostics
@@ -73,20 +73,16 @@ class _Where:
 
     @property
     def file(self) -> str:
-        return _relative(self.registry.path, self.cwd)
+        return shown(self.registry.path, self.cwd)
 
     def site(self, site: Site) -> str:
-        return f"{_relative(self.registry.root / site.path, self.cwd)}:{site.line}:{site.column}"
+        return f"{shown(self.registry.root / site.path, self.cwd)}:{site.line}:{site.column}"
 
     def diagnostic(
         self, rule: Rule, key_path: KeyPath, message: str, fix: str, knob: str
     ) -> Diagnostic:
         line, column = self.registry.position(*key_path)
         return Diagnostic(rule.code, self.file, line, column, message, fix, knob, rule.severity)
-
-
-def _relative(path: Path, cwd: Path) -> str:
-    return Path(os.path.relpath(path.absolute(), cwd.absolute())).as_posix()
 
 
 def _q(value: str) -> str:

@@ -14,8 +14,8 @@ from datetime import date
 from pathlib import Path
 
 from knobregistry.check.guard_rules import EXPIRED_WAIVER, WAIVER_WITHOUT_OWNER
-from knobregistry.check.run import shown
 from knobregistry.diagnostics import Diagnostic
+from knobregistry.paths import shown
 from knobregistry.registry import KnobEntry, Registry
 from scanner import ScanResult
 

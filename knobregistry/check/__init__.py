@@ -6,7 +6,8 @@ turns it into an exit code.
 
 from knobregistry.check.reconcile import reconcile, required
 from knobregistry.check.rules import RULES, Rule, RuleInfo, rule
-from knobregistry.check.run import Check, CheckFunction, CheckResult, run_check, scan_scope, shown
+from knobregistry.check.run import Check, CheckFunction, CheckResult, run_check, scan_scope
+from knobregistry.paths import shown
 
 __all__ = [
     "RULES",

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knobregistry.check.reconcile import required
-from knobregistry.check.run import scan_scope, shown
+from knobregistry.check.run import scan_scope
 from knobregistry.check.snippet import quoted
+from knobregistry.paths import shown
 from knobregistry.profiles import ProfileError, resolve_profile
 from knobregistry.registry import ExternalKnob, KnobEntry, Registry
 from scanner import Knob, ScanResult, Site

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from knobregistry.check.snippet import (
     yaml_string,
 )
 from knobregistry.diagnostics import Diagnostic
+from knobregistry.paths import shown
 from knobregistry.registry import KnobEntry, Registry
 from scanner import DynamicRead, Knob, ScanError, Site
 
@@ -33,18 +33,14 @@ class Where:
 
     def show(self, rel: str) -> str:
         """A scan path (relative to the registry's folder) as the user sees it."""
-        return _relative(self.registry.root / rel, self.cwd)
+        return shown(self.registry.root / rel, self.cwd)
 
     @property
     def registry_file(self) -> str:
-        return _relative(self.registry.path, self.cwd)
+        return shown(self.registry.path, self.cwd)
 
     def registry_line(self, *key_path: str | int) -> tuple[int, int]:
         return self.registry.position(*key_path)
-
-
-def _relative(path: Path, cwd: Path) -> str:
-    return Path(os.path.relpath(path.absolute(), cwd.absolute())).as_posix()
 
 
 def _diagnostic(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from knobregistry.cache import default_cache_dir
 from knobregistry.check.reconcile import reconcile
 from knobregistry.check.rules import RULES, RuleInfo
 from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.paths import shown
 from knobregistry.registry import Policy, Registry, RegistryError, RegistryProblem
 from scanner import ScanResult, scan
 from scanner.files import DEFAULT_INCLUDE
@@ -60,11 +60,6 @@ class CheckResult:
     def drift(self) -> bool:
         """Whether any finding is an error (warnings and notes do not fail the check)."""
         return self.count(Severity.ERROR) > 0
-
-
-def shown(path: Path, cwd: Path) -> str:
-    """``path`` relative to ``cwd``, POSIX."""
-    return Path(os.path.relpath(path.absolute(), cwd.absolute())).as_posix()
 
 
 def scan_scope(

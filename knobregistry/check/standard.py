@@ -13,8 +13,9 @@ from pathlib import Path
 
 from knobregistry.baseline import apply_baseline, load_baseline
 from knobregistry.check.guard_rules import DOCS_RULES, WAIVER_RULES
-from knobregistry.check.run import Check, CheckResult, run_check, shown
+from knobregistry.check.run import Check, CheckResult, run_check
 from knobregistry.docsgen.sync import DocsCheck
+from knobregistry.paths import shown
 from knobregistry.profile_checks import check_profiles
 from knobregistry.profiles.rules import PROFILE_RULES
 from knobregistry.registry import Registry

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from knobregistry.check.snippet import entry_fields, gate_summary, yaml_key, yaml_string
+from knobregistry.paths import shown
 from scanner import Knob, ScanResult
 
 # The registry schema's pattern for a variable name: other names cannot be registered.
@@ -52,7 +52,7 @@ def schema_reference(folder: Path) -> str:
     """The shipped schema, relative to ``folder`` when it can be (else a file URI)."""
     schema = Path(str(resources.files("knobregistry.registry").joinpath("schema.json")))
     try:
-        return Path(os.path.relpath(schema.absolute(), folder.absolute())).as_posix()
+        return shown(schema, folder)
     except ValueError:  # another drive (Windows)
         return schema.absolute().as_uri()
 

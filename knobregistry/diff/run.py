@@ -14,9 +14,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from knobregistry.check.run import scan_scope, shown
+from knobregistry.check.run import scan_scope
 from knobregistry.diff.compare import KnobDiff, KnobState, compare, states
 from knobregistry.diff.git import GitError, Revision, extract, read_text, repository_root, resolve
+from knobregistry.paths import shown
 from knobregistry.registry import Registry, loads_registry
 from scanner import ScanResult
 from scanner.files import DEFAULT_INCLUDE

@@ -14,10 +14,10 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from knobregistry.check.guard_rules import DOCS_MARKERS_INVALID, DOCS_OUT_OF_DATE
-from knobregistry.check.run import shown
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.docsgen.markers import Block, MarkerProblem, Parsed, has_markers, parse
 from knobregistry.docsgen.render import blocks_text, render_block, render_page
+from knobregistry.paths import shown
 from knobregistry.registry import Registry, RegistryError, find_registry
 from scanner import ScanResult
 
@@ -38,7 +38,7 @@ class Refreshed:
 
 def registry_ref(registry: Registry, doc: Path) -> str:
     """The registry's path relative to the doc's folder, as its marker names it."""
-    return Path(os.path.relpath(registry.path.absolute(), doc.absolute().parent)).as_posix()
+    return shown(registry.path, doc.absolute().parent)
 
 
 def refresh(text: str, registry: Registry, ref: str | None = None) -> Refreshed:
