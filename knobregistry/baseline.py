@@ -209,15 +209,13 @@ def _gone(
     else:
         message = f"The baseline allows {allowed} of {subject}, and the check now reports {now}."
     line, column = baseline.lines.get(key, (0, 0))
-    return Diagnostic(
-        code=BASELINE_ENTRY_GONE.code,
-        path=display,
-        line=line,
-        column=column,
-        message=message,
+    return BASELINE_ENTRY_GONE.diagnostic(
+        display,
+        line,
+        column,
+        message,
         fix=f"Shrink the baseline: knobs check --baseline {display} --write-baseline {display}",
         knob=key.knob or None,
-        severity=BASELINE_ENTRY_GONE.severity,
     )
 
 

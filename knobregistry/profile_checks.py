@@ -82,7 +82,7 @@ class _Where:
         self, rule: Rule, key_path: KeyPath, message: str, fix: str, knob: str
     ) -> Diagnostic:
         line, column = self.registry.position(*key_path)
-        return Diagnostic(rule.code, self.file, line, column, message, fix, knob, rule.severity)
+        return rule.diagnostic(self.file, line, column, message, fix=fix, knob=knob)
 
 
 def _q(value: str) -> str:

@@ -53,31 +53,25 @@ def waiver_diagnostics(registry: Registry, *, today: date, cwd: Path) -> list[Di
         line, column = registry.position("knobs", waiver.name, "expires")
         if waiver.expired(today):
             found.append(
-                Diagnostic(
-                    code=EXPIRED_WAIVER.code,
-                    path=file,
-                    line=line,
-                    column=column,
-                    message=_expired_message(waiver),
+                EXPIRED_WAIVER.diagnostic(
+                    file,
+                    line,
+                    column,
+                    _expired_message(waiver),
                     fix=_expired_fix(waiver, file),
                     knob=waiver.name,
-                    severity=EXPIRED_WAIVER.severity,
                 )
             )
         if waiver.owner is None:
             found.append(
-                Diagnostic(
-                    code=WAIVER_WITHOUT_OWNER.code,
-                    path=file,
-                    line=line,
-                    column=column,
-                    message=(
-                        f"The waiver of {waiver.name} (until {waiver.expires.isoformat()}) "
-                        "names no owner, so nobody is asked to triage it when it runs out."
-                    ),
+                WAIVER_WITHOUT_OWNER.diagnostic(
+                    file,
+                    line,
+                    column,
+                    f"The waiver of {waiver.name} (until {waiver.expires.isoformat()}) "
+                    "names no owner, so nobody is asked to triage it when it runs out.",
                     fix=f"Add `owner:` (a person, a team or a handle) under knobs.{waiver.name}.",
                     knob=waiver.name,
-                    severity=WAIVER_WITHOUT_OWNER.severity,
                 )
             )
     return sorted(found, key=lambda d: d.sort_key)

@@ -46,15 +46,8 @@ class Where:
 def _diagnostic(
     code: str, where: str, line: int, column: int, message: str, **kw: str
 ) -> Diagnostic:
-    return Diagnostic(
-        code=code,
-        path=where,
-        line=line,
-        column=column,
-        message=message,
-        fix=kw.get("fix"),
-        knob=kw.get("knob"),
-        severity=rule(code).severity,
+    return rule(code).diagnostic(
+        where, line, column, message, fix=kw.get("fix"), knob=kw.get("knob")
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from knobregistry.diagnostics import Severity
+from knobregistry.diagnostics import Diagnostic, Severity
 
 DOCS_PAGE = "docs/checks.md"
 
@@ -45,6 +45,19 @@ class Rule:
     def anchor(self) -> str:
         """The heading anchor of this rule in docs/checks.md."""
         return f"{self.code.lower()}-{self.name.lower()}"
+
+    def diagnostic(
+        self,
+        path: str,
+        line: int,
+        column: int,
+        message: str,
+        *,
+        fix: str | None = None,
+        knob: str | None = None,
+    ) -> Diagnostic:
+        """A finding of this rule, with its code and severity."""
+        return Diagnostic(self.code, path, line, column, message, fix, knob, self.severity)
 
 
 RULES: tuple[Rule, ...] = (

@@ -163,31 +163,25 @@ def doc_diagnostics(doc: Path, registry: Registry, *, cwd: Path) -> list[Diagnos
     found = [marker_diagnostic(file, p) for p in result.problems]
     for name, line in result.stale:
         found.append(
-            Diagnostic(
-                code=DOCS_OUT_OF_DATE.code,
-                path=file,
-                line=line,
-                column=1,
-                message=(
-                    f"The generated block '{name}' differs from what {shown(registry.path, cwd)} "
-                    "renders: it was edited by hand, or the registry changed since it was written."
-                ),
+            DOCS_OUT_OF_DATE.diagnostic(
+                file,
+                line,
+                1,
+                f"The generated block '{name}' differs from what {shown(registry.path, cwd)} "
+                "renders: it was edited by hand, or the registry changed since it was written.",
                 fix=f"Regenerate it (edit the registry, not the block): knobs docs --write {file}",
-                severity=DOCS_OUT_OF_DATE.severity,
             )
         )
     return sorted(found, key=lambda d: d.sort_key)
 
 
 def marker_diagnostic(file: str, problem: MarkerProblem) -> Diagnostic:
-    return Diagnostic(
-        code=DOCS_MARKERS_INVALID.code,
-        path=file,
-        line=problem.line,
-        column=1,
-        message=f"The markers of this doc cannot be used: {problem.message}",
+    return DOCS_MARKERS_INVALID.diagnostic(
+        file,
+        problem.line,
+        1,
+        f"The markers of this doc cannot be used: {problem.message}",
         fix=f"Fix the marker comments (docs/generated-docs.md), then: knobs docs --write {file}",
-        severity=DOCS_MARKERS_INVALID.severity,
     )
 
 

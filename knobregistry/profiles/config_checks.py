@@ -34,15 +34,13 @@ def megatron_key_diagnostics(
         count = f"{len(keys)} config keys" if len(keys) > 1 else "the config key"
         verb = "were" if len(keys) > 1 else "was"
         return [
-            Diagnostic(
-                code=MEGATRON_NOT_CHECKED.code,
-                path=shown,
-                line=line,
-                column=column,
-                message=f"{fields.reason}, so {count} declared `backend: megatron` "
+            MEGATRON_NOT_CHECKED.diagnostic(
+                shown,
+                line,
+                column,
+                f"{fields.reason}, so {count} declared `backend: megatron` "
                 f"({', '.join(keys)}) {verb} not checked against its config dataclasses.",
                 fix="pip install megatron-core",
-                severity=MEGATRON_NOT_CHECKED.severity,
             )
         ]
     found: list[Diagnostic] = []
@@ -51,16 +49,14 @@ def megatron_key_diagnostics(
             continue
         line, column = registry.position("config", key)
         found.append(
-            Diagnostic(
-                code=UNKNOWN_MEGATRON_KEY.code,
-                path=shown,
-                line=line,
-                column=column,
-                message=f"config key '{key}' is declared `backend: megatron`, but megatron-core "
+            UNKNOWN_MEGATRON_KEY.diagnostic(
+                shown,
+                line,
+                column,
+                f"config key '{key}' is declared `backend: megatron`, but megatron-core "
                 f"{fields.version} defines no field of that name in "
                 f"{', '.join(fields.classes)}.",
                 fix=_fix(key, fields),
-                severity=UNKNOWN_MEGATRON_KEY.severity,
             )
         )
     return found
