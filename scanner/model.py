@@ -6,6 +6,7 @@ columns. Paths are POSIX strings relative to the scan root.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -174,10 +175,15 @@ class ScanResult:
     files_scanned: int = 0
     notes: tuple[str, ...] = field(default=(), compare=False)  # e.g. the cache was skipped
     stats: ScanStats = field(default=ScanStats(), compare=False)
+    _by_name: Mapping[str, Knob] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Checks look knobs up by name inside loops over the registry and profiles.
+        by_name: dict[str, Knob] = {}
+        for knob in self.knobs:
+            by_name.setdefault(knob.name, knob)
+        object.__setattr__(self, "_by_name", by_name)
 
     def knob(self, name: str) -> Knob | None:
         """The knob called ``name``, or None when no site reads it."""
-        for knob in self.knobs:
-            if knob.name == name:
-                return knob
-        return None
+        return self._by_name.get(name)
