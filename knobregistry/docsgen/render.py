@@ -9,10 +9,8 @@ from __future__ import annotations
 import json
 import re
 
-import yaml
-
-from knobregistry.export.shell import sh_quote
-from knobregistry.export.structured import nested
+from knobregistry.export.shell import sh_lines
+from knobregistry.export.structured import config_yaml
 from knobregistry.profiles import resolve_profile
 from knobregistry.registry import KnobEntry, Pass, Registry, Triage
 
@@ -101,23 +99,15 @@ def render_profile(registry: Registry, name: str) -> list[str]:
     if len(resolved.chain) > 1:
         about += "; extends " + ", ".join(f"`{p}`" for p in reversed(resolved.chain[:-1]))
     lines = [f"`{name}` ({about}): {' '.join(resolved.description.split())}", ""]
-    env = [f"export {n}={sh_quote(v)}" for n, v in resolved.env.items()]
-    env += [f"unset {n}" for n in resolved.unset]
+    env = sh_lines(resolved.env, resolved.unset)
     if env:
         lines += [f"Environment (`knobs export --profile {name}`):", ""]
         lines += [*fence("\n".join(env), "sh"), ""]
     else:
         lines += ["Environment: the profile sets no variable.", ""]
     if resolved.config:
-        overlay = yaml.safe_dump(
-            nested(dict(resolved.config)),
-            sort_keys=True,
-            default_flow_style=False,
-            allow_unicode=True,
-            width=10_000,
-        )
         lines += [f"Trainer config (`knobs export --profile {name} --format config`):", ""]
-        lines += [*fence(overlay, "yaml"), ""]
+        lines += [*fence(config_yaml(resolved.config), "yaml"), ""]
     if resolved.costs:
         lines += ["What it costs:", ""]
         lines += [f"- `{c.subject}`: {cell(c.text)}" for c in resolved.costs]

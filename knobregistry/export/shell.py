@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from knobregistry.export.common import Export, header
 
 
@@ -14,9 +16,14 @@ def sh_quote(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
+def sh_lines(env: Mapping[str, str], unset: Iterable[str]) -> list[str]:
+    """One `export NAME='value'` per variable, in order, then one `unset NAME` each."""
+    lines = [f"export {name}={sh_quote(value)}" for name, value in env.items()]
+    lines.extend(f"unset {name}" for name in unset)
+    return lines
+
+
 def render_sh(export: Export) -> str:
     """Header comment, one `export NAME='value'` per variable (sorted), then `unset` lines."""
-    lines = header(export, "sh")
-    lines.extend(f"export {name}={sh_quote(value)}" for name, value in export.profile.env.items())
-    lines.extend(f"unset {name}" for name in export.unset)
+    lines = [*header(export, "sh"), *sh_lines(export.profile.env, export.unset)]
     return "\n".join(lines) + "\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -56,13 +57,17 @@ def _clash(section: str, key: str) -> str:
     )
 
 
-def render_config(export: Export) -> str:
-    """Header comment, then the config values as sorted YAML (safe_dump)."""
-    body = yaml.safe_dump(
-        nested(dict(export.profile.config)),
+def config_yaml(config: Mapping[str, JsonValue]) -> str:
+    """Trainer-config values as nested, sorted YAML (safe_dump): the config overlay."""
+    return yaml.safe_dump(
+        nested(dict(config)),
         sort_keys=True,
         default_flow_style=False,
         allow_unicode=True,
         width=10_000,
     )
-    return "\n".join(header(export, "config")) + "\n" + body
+
+
+def render_config(export: Export) -> str:
+    """Header comment, then the config values as sorted YAML (safe_dump)."""
+    return "\n".join(header(export, "config")) + "\n" + config_yaml(export.profile.config)
