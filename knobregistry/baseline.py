@@ -22,6 +22,7 @@ from knobregistry.check.guard_rules import BASELINE_ENTRY_GONE, BASELINE_RULES, 
 from knobregistry.check.run import CheckResult
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.paths import shown
+from knobregistry.plural import counted
 
 VERSION = 1
 # Never baselined: an expired waiver (its date is the agreement) and the baseline's own finding.
@@ -235,7 +236,7 @@ class Written:
     changed: bool
 
     def render(self) -> str:
-        count = f"{self.total} finding" + ("" if self.total == 1 else "s")
+        count = counted(self.total, "finding")
         if not self.changed:
             return f"{self.path} is up to date: {count} accepted."
         was = f" (was {self.previous})" if self.previous is not None else ""
@@ -260,7 +261,7 @@ def write_baseline(result: CheckResult, path: Path, *, cwd: Path, force: bool = 
     grown = growth(old, new) if old is not None else ()
     if grown and not force:
         added = sum(now - before for _, before, now in grown)
-        lines = [f"{display} would grow by {added} finding" + ("" if added == 1 else "s") + ":"]
+        lines = [f"{display} would grow by {counted(added, 'finding')}:"]
         lines += [
             f"  {describe(key, folder, cwd)} ({now} now, {before} in the baseline)"
             for key, before, now in grown

@@ -17,6 +17,7 @@ from knobregistry.check.snippet import (
 )
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.paths import shown
+from knobregistry.plural import counted
 from knobregistry.registry import KnobEntry, Registry
 from scanner import DynamicRead, Knob, ScanError, Site
 
@@ -55,7 +56,7 @@ def _read_at(knob: Knob) -> str:
     others = len(knob.sites) - 1
     if others == 0:
         return "read here"
-    return f"read here and at {others} more site" + ("" if others == 1 else "s")
+    return f"read here and at {counted(others, 'more site')}"
 
 
 def unregistered(where: Where, knob: Knob) -> Diagnostic:

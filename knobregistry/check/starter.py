@@ -10,6 +10,7 @@ from pathlib import Path
 
 from knobregistry.check.snippet import entry_fields, gate_summary, yaml_key, yaml_string
 from knobregistry.paths import shown
+from knobregistry.plural import counted
 from scanner import Knob, ScanResult
 
 # The registry schema's pattern for a variable name: other names cannot be registered.
@@ -77,7 +78,7 @@ def render_starter(
             lines.extend(f"    - {yaml_string(v)}" for v in values)
     lines.extend(["  policy: all", ""])
     on = sum(1 for k in knobs if k.default_on)
-    found = f"{len(knobs)} knob" + ("" if len(knobs) == 1 else "s")
+    found = counted(len(knobs), "knob")
     lines.append(f"# {found} found by the scan, {on} of them on by default.")
     if not knobs:
         lines.append("knobs: {}")
@@ -95,7 +96,7 @@ def _entry(knob: Knob) -> list[str]:
     where = f"{first.path}:{first.line}"
     more = len(knob.sites) - 1
     if more:
-        where += f" and {more} more site" + ("" if more == 1 else "s")
+        where += f" and {counted(more, 'more site')}"
     lines = [f"  {yaml_key(knob.name)}:", f"    # {gate_summary(knob)}; read at {where}"]
     if knob.conflict_reason:
         lines.append(f"    # conflict: {knob.conflict_reason}")

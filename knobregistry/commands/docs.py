@@ -23,6 +23,7 @@ from knobregistry.docsgen import (
     render_page,
 )
 from knobregistry.docsgen.sync import marker_diagnostic
+from knobregistry.plural import counted
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_text import fix_lines
 
@@ -117,7 +118,7 @@ def _write(doc: Path, explicit: Path | None) -> None:
             _echo_diagnostic(marker_diagnostic(file, problem), err=True)
         _usage(f"{file} was not written: fix its markers first.")
     source = shown(registry.path, Path.cwd())
-    blocks = f"{result.blocks} block" + ("" if result.blocks == 1 else "s")
+    blocks = counted(result.blocks, "block")
     if result.text == text:
         click.echo(f"{file} is up to date: {blocks} from {source}.")
         return
@@ -156,10 +157,10 @@ def _check(files: tuple[Path, ...], explicit: Path | None) -> None:
     for diagnostic in sorted(found, key=lambda d: d.sort_key):
         _echo_diagnostic(diagnostic)
     errors = sum(1 for d in found if d.severity is Severity.ERROR)
-    scope = f"{count} doc" + ("" if count == 1 else "s")
+    scope = counted(count, "doc")
     against = ", ".join(sorted(sources))
     if errors:
-        head = f"Found {errors} error" + ("" if errors == 1 else "s")
+        head = f"Found {counted(errors, 'error')}"
         click.echo(f"\n{head}: {scope} checked against {against}.")
         click.get_current_context().exit(ExitCode.DRIFT)
     click.echo(f"No problems: {scope} checked against {against}.")

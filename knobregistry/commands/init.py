@@ -10,6 +10,7 @@ from knobregistry.atomic import write_atomic
 from knobregistry.check import shown
 from knobregistry.check.starter import render_starter, schema_reference
 from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.plural import counted
 from scanner import scan
 
 
@@ -82,7 +83,7 @@ def init_command(
         _fail(f"cannot write {output.as_posix()}: {exc.strerror or exc}.")
     on = sum(1 for k in starter.knobs if k.default_on)
     click.echo(
-        f"Wrote {output.as_posix()}: {_count(len(starter.knobs), 'knob')} "
+        f"Wrote {output.as_posix()}: {counted(len(starter.knobs), 'knob')} "
         f"({on} on by default), every one untriaged."
     )
     for name in starter.skipped:
@@ -92,12 +93,8 @@ def init_command(
             click.echo(f"Conflict in {knob.name}: {knob.conflict_reason}.")
     if result.dynamic or result.errors:
         click.echo(
-            f"Not registered: {_count(len(result.dynamic), 'dynamic read')} and "
-            f"{_count(len(result.errors), 'file')} that could not be scanned "
+            f"Not registered: {counted(len(result.dynamic), 'dynamic read')} and "
+            f"{counted(len(result.errors), 'file')} that could not be scanned "
             "(`knobs check` lists them)."
         )
     click.echo("Next: say what each knob gates, triage it, and run `knobs check`.")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")

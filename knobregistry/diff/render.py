@@ -6,6 +6,7 @@ import json
 
 from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
 from knobregistry.docsgen.render import cell
+from knobregistry.plural import counted
 
 
 def _q(value: str) -> str:
@@ -114,7 +115,7 @@ def render_diff_markdown(diff: KnobDiff) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     blocking = diff.blocking
     if blocking:
-        count = f"{len(blocking)} knob" + ("" if len(blocking) == 1 else "s")
+        count = counted(len(blocking), "knob")
         lines += ["", f"**Blocks the merge: {count} on by default and not triaged.**", ""]
         lines += [f"- {_blocking_sentence(row, '`')}." for row in blocking]
         lines += [

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from knobregistry.check.explain import Explanation, SiteContext
 from knobregistry.check.snippet import gate_summary, quoted
+from knobregistry.plural import counted
 from knobregistry.registry import Evidence, KnobEntry
 from scanner import GateKind, Site
 
@@ -125,7 +126,7 @@ def _sites_intro(explanation: Explanation) -> str:
     if knob is None:
         return "No code in the scan scope reads it."
     count = len(knob.sites)
-    head = f"Read at {count} site" + ("" if count == 1 else "s")
+    head = f"Read at {counted(count, 'site')}"
     tail = f"; conflict: {knob.conflict_reason}" if knob.conflict_reason else ""
     return f"{head}: {gate_summary(knob)}{tail}."
 

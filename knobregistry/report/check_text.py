@@ -7,32 +7,29 @@ from rich.text import Text
 
 from knobregistry.check import CheckResult
 from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.plural import counted
 
 FIX_INDENT = "    "
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
 def summary(result: CheckResult) -> str:
     """The closing line: what was found, and what was checked against what."""
     counts = [
-        _count(result.count(severity), severity.value)
+        counted(result.count(severity), severity.value)
         for severity in (Severity.ERROR, Severity.WARNING, Severity.NOTE)
         if result.count(severity)
     ]
     head = "Found " + " and ".join(counts) if counts else "No problems"
     scope = (
-        f"{_count(result.knobs, 'knob')} in {_count(result.files, 'file')} checked against "
+        f"{counted(result.knobs, 'knob')} in {counted(result.files, 'file')} checked against "
         f"{result.registry} (policy {result.policy.value})"
     )
     line = f"{head}: {scope}."
     if not result.stale_checked:
         line += " Stale entries (KNB002) are not checked when paths are given."
     if result.baseline is not None:
-        hidden = _count(result.baselined, "finding")
+        hidden = counted(result.baselined, "finding")
         line += f" {hidden} hidden by the baseline {result.baseline}."
     return line
 

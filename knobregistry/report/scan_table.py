@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from knobregistry.plural import counted
 from scanner import Knob, ScanResult
 
 
@@ -76,12 +77,8 @@ def summary(result: ScanResult) -> str:
     """One line: how many knobs, how many on by default, what was not resolved."""
     on = sum(1 for k in result.knobs if k.default_on)
     parts = [
-        _count(len(result.knobs), "knob") + f" ({on} on by default)",
-        _count(len(result.dynamic), "dynamic read"),
-        _count(len(result.errors), "error"),
+        counted(len(result.knobs), "knob") + f" ({on} on by default)",
+        counted(len(result.dynamic), "dynamic read"),
+        counted(len(result.errors), "error"),
     ]
-    return ", ".join(parts) + f"; {_count(result.files_scanned, 'file')} scanned."
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+    return ", ".join(parts) + f"; {counted(result.files_scanned, 'file')} scanned."

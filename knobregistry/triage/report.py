@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from knobregistry.plural import counted
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage.host import Host
 from knobregistry.triage.model import Outcome, Status, TriageResult, status_of
@@ -147,9 +148,9 @@ def _edit_line(edit: RecordEdit) -> str:
     status = f"{edit.before} -> {edit.after}" if edit.before != edit.after else edit.after
     counts = []
     if edit.added:
-        counts.append(f"{edit.added} record{'s' if edit.added != 1 else ''} added")
+        counts.append(f"{counted(edit.added, 'record')} added")
     if edit.updated:
-        counts.append(f"{edit.updated} record{'s' if edit.updated != 1 else ''} updated")
+        counts.append(f"{counted(edit.updated, 'record')} updated")
     return f"{edit.knob}: {status}; {', '.join(counts) or 'no record'}"
 
 
