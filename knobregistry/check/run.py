@@ -62,30 +62,29 @@ class CheckResult:
         return self.count(Severity.ERROR) > 0
 
 
-def scan_scope(
-    registry: Registry, paths: Sequence[Path] | None = None, *, cache: bool = True
-) -> ScanResult:
-    """Scan the registry's scope, or ``paths`` instead of its paths (same filters).
-
-    The scan uses the default cache folder unless ``cache`` is False.
+def scan_scope(registry: Registry, paths: Sequence[Path] | None = None) -> ScanResult:
+    """Scan the registry's scope, or ``paths`` instead of its paths (same filters), with
+    the default cache folder.
 
     Output paths are relative to the registry's folder, where its exclude globs apply.
     Raises RegistryError when a path of the scope does not exist.
     """
     if paths is None:
         _require_scope_paths(registry)
-        targets: Sequence[Path] = registry.scan_paths()
-    else:
-        targets = paths
     scope = registry.scan
     return scan(
-        targets,
+        _targets(registry, paths),
         include=scope.include or DEFAULT_INCLUDE,
         exclude=scope.exclude,
         match=scope.match,
         root=registry.root,
-        cache_dir=default_cache_dir() if cache else None,
+        cache_dir=default_cache_dir(),
     )
+
+
+def _targets(registry: Registry, paths: Sequence[Path] | None) -> Sequence[Path]:
+    """What a check scans: ``paths``, or the scope's own paths when there are none."""
+    return registry.scan_paths() if paths is None else tuple(paths)
 
 
 def run_check(
@@ -101,7 +100,7 @@ def run_check(
     """
     here = cwd if cwd is not None else Path.cwd()
     result = scan_scope(registry, paths)
-    targets = registry.scan_paths() if paths is None else tuple(paths)
+    targets = _targets(registry, paths)
     full = paths is None
     found = list(reconcile(result, registry, cwd=here, check_stale=full))
     for check in checks:

@@ -48,5 +48,10 @@ def full_check(
     result = run_check(registry, paths, cwd=here, checks=standard_checks(today))
     if baseline is None:
         return result
-    accepted = load_baseline(baseline, shown(baseline, here))
-    return apply_baseline(result, accepted, path=baseline, cwd=here)
+    return with_baseline(result, baseline, cwd=here)
+
+
+def with_baseline(result: CheckResult, baseline: Path, *, cwd: Path) -> CheckResult:
+    """``result`` with the baseline file applied; BaselineError when it cannot be read."""
+    accepted = load_baseline(baseline, shown(baseline, cwd))
+    return apply_baseline(result, accepted, path=baseline, cwd=cwd)

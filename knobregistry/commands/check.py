@@ -10,9 +10,9 @@ from typing import NoReturn
 import click
 from rich.console import Console
 
-from knobregistry.baseline import BaselineError, apply_baseline, load_baseline, write_baseline
-from knobregistry.check import CheckResult, run_check, shown
-from knobregistry.check.standard import standard_checks
+from knobregistry.baseline import BaselineError, write_baseline
+from knobregistry.check import CheckResult, run_check
+from knobregistry.check.standard import standard_checks, with_baseline
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.registry import RegistryError
@@ -105,10 +105,9 @@ def check_command(
         baseline_path = write_path
     if baseline_path is not None:
         try:
-            accepted = load_baseline(baseline_path, shown(baseline_path, Path.cwd()))
+            result = with_baseline(result, baseline_path, cwd=Path.cwd())
         except BaselineError as error:
             _usage(str(error))
-        result = apply_baseline(result, accepted, path=baseline_path, cwd=Path.cwd())
     _print(result, fmt)
     context.exit(ExitCode.DRIFT if result.drift else ExitCode.OK)
 
