@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from knobregistry.check.snippet import entry_fields, gate_summary, yaml_key, yaml_string
+from knobregistry.export.common import POSIX_NAME
 from knobregistry.paths import shown
 from knobregistry.plural import counted
 from scanner import Knob, ScanResult
 
 # The registry schema's pattern for a variable name: other names cannot be registered.
-VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 HEADER = """\
 #
@@ -67,8 +66,8 @@ def render_starter(
     schema: str,
 ) -> Starter:
     """The registry text for ``result``; ``paths`` are relative to the registry's folder."""
-    knobs = tuple(k for k in result.knobs if VALID_NAME.match(k.name))
-    skipped = tuple(k.name for k in result.knobs if not VALID_NAME.match(k.name))
+    knobs = tuple(k for k in result.knobs if POSIX_NAME.match(k.name))
+    skipped = tuple(k.name for k in result.knobs if not POSIX_NAME.match(k.name))
     lines = [f"# yaml-language-server: $schema={schema}", *HEADER.splitlines()]
     lines.append("  paths:")
     lines.extend(f"    - {yaml_string(p)}" for p in paths)

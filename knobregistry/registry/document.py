@@ -18,7 +18,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from knobregistry.registry.model import KeyPath, RegistryError, RegistryProblem
+from knobregistry.registry.model import KeyPath, RegistryError, RegistryProblem, nearest_position
 
 MAX_BYTES = 8 * 1024 * 1024
 MAX_NODES = 100_000
@@ -43,10 +43,7 @@ class Document:
 
     def position(self, key_path: KeyPath) -> tuple[int, int]:
         """The position of a key, or of its nearest ancestor that has one."""
-        path = key_path
-        while path not in self.positions and path:
-            path = path[:-1]
-        return self.positions.get(path, (1, 1))
+        return nearest_position(self.positions, key_path)
 
     def problem(self, key_path: KeyPath, message: str) -> RegistryProblem:
         """A problem at the position of ``key_path``."""

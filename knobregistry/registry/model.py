@@ -249,6 +249,17 @@ class ScanScope:
     policy: Policy = Policy.ALL
 
 
+def nearest_position(
+    positions: Mapping[KeyPath, tuple[int, int]], key_path: KeyPath
+) -> tuple[int, int]:
+    """The line and column of ``key_path``, or of its nearest ancestor in ``positions``
+    (the top of the file when none is)."""
+    path = key_path
+    while path not in positions and path:
+        path = path[:-1]
+    return positions.get(path, (1, 1))
+
+
 @dataclass(frozen=True, slots=True)
 class Registry:
     """A loaded, valid registry."""
@@ -267,10 +278,7 @@ class Registry:
 
     def position(self, *key_path: str | int) -> tuple[int, int]:
         """The line and column of a key (or of its nearest ancestor that is in the file)."""
-        path: KeyPath = tuple(key_path)
-        while path not in self.positions and path:
-            path = path[:-1]
-        return self.positions.get(path, (1, 1))
+        return nearest_position(self.positions, tuple(key_path))
 
     def scan_paths(self) -> tuple[Path, ...]:
         """The scope's paths, joined to the registry's folder."""
