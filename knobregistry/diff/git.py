@@ -98,7 +98,7 @@ def extract(
     name matches ``include``; a named file is taken whatever its name; the `__init__.py`
     of each folder above a path comes too, so module names are what they are in a checkout.
     """
-    wanted = [p for p in paths if p not in ("", ".")] or []
+    wanted = [p for p in paths if p not in ("", ".")]
     whole = len(wanted) < len(paths)
     specs = [] if whole else [*wanted, *_package_markers(wanted)]
     files = []

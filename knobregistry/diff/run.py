@@ -45,9 +45,10 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
         revisions = resolve(root, base), resolve(root, head)
         with tempfile.TemporaryDirectory(prefix="knobs-diff-") as temporary:
             folder = Path(temporary)
-            head_side = _side(root, revisions[1], rel, folder / "head", fallback=None)
             head_text = read_text(root, revisions[1].commit, rel)
-            base_side = _side(root, revisions[0], rel, folder / "base", fallback=head_text)
+            head_side = _side(root, revisions[1], rel, head_text, folder / "head", fallback=None)
+            base_text = read_text(root, revisions[0].commit, rel)
+            base_side = _side(root, revisions[0], rel, base_text, folder / "base", head_text)
     except GitError as exc:
         raise DiffError(str(exc)) from exc
     home = registry.absolute().parent
@@ -67,8 +68,11 @@ def _inside(registry: Path, root: Path) -> str:
     return rel
 
 
-def _side(root: Path, revision: Revision, rel: str, dest: Path, fallback: str | None) -> _Side:
-    text = read_text(root, revision.commit, rel)
+def _side(
+    root: Path, revision: Revision, rel: str, text: str | None, dest: Path, fallback: str | None
+) -> _Side:
+    """One revision's scan, with its registry ``text`` (None: not at this revision, so
+    ``fallback``'s scope is scanned)."""
     if text is None and fallback is None:
         raise DiffError(f"{rel} does not exist at {revision.name}.")
     registry = loads_registry(
