@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from datetime import date, datetime
 from pathlib import Path
-from typing import NoReturn
 
 import click
 from rich.console import Console
@@ -13,7 +12,7 @@ from rich.console import Console
 from knobregistry.baseline import BaselineError, write_baseline
 from knobregistry.check import CheckResult, run_check
 from knobregistry.check.standard import standard_checks, with_baseline
-from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.registry import RegistryError
 from knobregistry.report.check_github import render_check_github
@@ -91,30 +90,26 @@ def check_command(
         result = run_check(registry, list(paths) or None, checks=standard_checks(day))
     except RegistryError as error:
         fail_on_registry(error, fmt)
-        return
     if write_path is not None:
         if paths:
-            _usage("--write-baseline needs the whole scope; leave out PATHS.")
+            usage_error("check", "--write-baseline needs the whole scope; leave out PATHS.")
         if baseline_path is not None and baseline_path.absolute() != write_path.absolute():
-            _usage("--baseline and --write-baseline name different files; name one file.")
+            usage_error(
+                "check", "--baseline and --write-baseline name different files; name one file."
+            )
         try:
             written = write_baseline(result, write_path, cwd=Path.cwd(), force=force)
         except BaselineError as error:
-            _usage(str(error))
+            usage_error("check", str(error))
         click.echo(written.render(), err=True)
         baseline_path = write_path
     if baseline_path is not None:
         try:
             result = with_baseline(result, baseline_path, cwd=Path.cwd())
         except BaselineError as error:
-            _usage(str(error))
+            usage_error("check", str(error))
     _print(result, fmt)
     context.exit(ExitCode.DRIFT if result.drift else ExitCode.OK)
-
-
-def _usage(message: str) -> NoReturn:
-    click.echo(f"knobs check: error: {message}", err=True)
-    click.get_current_context().exit(ExitCode.USAGE)
 
 
 def _print(result: CheckResult, fmt: str) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, registry_option
 from knobregistry.diff import DiffError, knob_diff, render_diff_markdown, render_diff_text
 from knobregistry.registry import RegistryError, find_registry
@@ -45,11 +45,8 @@ def diff_command(base: str, head: str, registry_path: Path | None, fmt: str) -> 
         diff = knob_diff(base, head, registry=registry, cwd=Path.cwd())
     except RegistryError as error:
         fail_on_registry(error)
-        return
     except DiffError as error:
-        click.echo(f"knobs diff: error: {error}", err=True)
-        context.exit(ExitCode.USAGE)
-        return
+        usage_error("diff", str(error))
     render = render_diff_markdown if fmt == "markdown" else render_diff_text
     click.echo(render(diff), nl=False)
     context.exit(ExitCode.DRIFT if diff.blocking else ExitCode.OK)

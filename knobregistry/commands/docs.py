@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NoReturn
 
 import click
 
 from knobregistry.atomic import write_atomic
 from knobregistry.check import shown
-from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.docsgen import (
@@ -24,7 +23,7 @@ from knobregistry.docsgen import (
 )
 from knobregistry.docsgen.sync import marker_diagnostic
 from knobregistry.plural import counted
-from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
+from knobregistry.registry import Registry, RegistryError, find_registry
 from knobregistry.report.check_text import fix_lines
 
 
@@ -61,9 +60,9 @@ def docs_command(
     same check (KNB204, KNB205). See docs/generated-docs.md.
     """
     if write_path is not None and check_mode:
-        _usage("use --write FILE or --check, not both.")
+        usage_error("docs", "use --write FILE or --check, not both.")
     if files and not check_mode:
-        _usage("FILE arguments go with --check; to write a file, use --write FILE.")
+        usage_error("docs", "FILE arguments go with --check; to write a file, use --write FILE.")
     try:
         if write_path is not None:
             _write(write_path, registry_path)
@@ -76,11 +75,6 @@ def docs_command(
         fail_on_registry(error)
 
 
-def _usage(message: str) -> NoReturn:
-    click.echo(f"knobs docs: error: {message}", err=True)
-    click.get_current_context().exit(ExitCode.USAGE)
-
-
 def _text(doc: Path) -> str:
     """The doc's text; "" for a file that does not exist yet."""
     if not doc.exists():
@@ -88,35 +82,40 @@ def _text(doc: Path) -> str:
     try:
         return doc.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        _usage(f"cannot read {shown(doc, Path.cwd())}: {exc}.")
+        usage_error("docs", f"cannot read {shown(doc, Path.cwd())}: {exc}.")
 
 
-def _registry_for(doc: Path, explicit: Path | None) -> Registry:
-    """--registry, else the doc's own registry (its marker, else found from its folder)."""
+def _registry_for(doc: Path, text: str, explicit: Path | None) -> Registry:
+    """--registry, else the doc's own registry (its marker in ``text``, the doc's text,
+    else found from its folder)."""
     if explicit is not None:
         return open_registry(explicit)
-    parsed = parse(_text(doc))
+    parsed = parse(text)
     found = doc_registry(doc, parsed)
     if found is None:
         if parsed.registry is not None:
             file = shown(doc, Path.cwd())
-            _usage(f"{file}: knobs:registry names '{parsed.registry}', which is not a file.")
+            usage_error(
+                "docs", f"{file}: knobs:registry names '{parsed.registry}', which is not a file."
+            )
         found = find_registry(start=doc.absolute().parent)  # raises, saying why
-    return load_registry(found.absolute(), display=shown(found, Path.cwd()))
+    return open_registry(found)
 
 
 def _write(doc: Path, explicit: Path | None) -> None:
     if not doc.absolute().parent.is_dir():
         folder = shown(doc.absolute().parent, Path.cwd())
-        _usage(f"cannot write {shown(doc, Path.cwd())}: the folder {folder} does not exist.")
-    registry = _registry_for(doc, explicit)
+        usage_error(
+            "docs", f"cannot write {shown(doc, Path.cwd())}: the folder {folder} does not exist."
+        )
     text = _text(doc)
+    registry = _registry_for(doc, text, explicit)
     result = refresh(text, registry, registry_ref(registry, doc))
     file = shown(doc, Path.cwd())
     if result.problems:
         for problem in result.problems:
             _echo_diagnostic(marker_diagnostic(file, problem), err=True)
-        _usage(f"{file} was not written: fix its markers first.")
+        usage_error("docs", f"{file} was not written: fix its markers first.")
     source = shown(registry.path, Path.cwd())
     blocks = counted(result.blocks, "block")
     if result.text == text:
@@ -138,11 +137,12 @@ def _check(files: tuple[Path, ...], explicit: Path | None) -> None:
     if files:
         for doc in files:
             if not doc.is_file():
-                _usage(f"{shown(doc, cwd)}: no such file.")
-            registry = _registry_for(doc, explicit)
+                usage_error("docs", f"{shown(doc, cwd)}: no such file.")
+            text = _text(doc)
+            registry = _registry_for(doc, text, explicit)
             sources.add(shown(registry.path, cwd))
             diagnostics = doc_diagnostics(doc, registry, cwd=cwd)
-            if not diagnostics and not parse(_text(doc)).blocks:
+            if not diagnostics and not parse(text).blocks:
                 message = "this doc has no knobs:begin block to check."
                 diagnostics = [marker_diagnostic(shown(doc, cwd), MarkerProblem(1, message))]
             found.extend(diagnostics)

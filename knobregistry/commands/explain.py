@@ -32,7 +32,6 @@ def explain_command(knob: str, registry_path: Path | None) -> None:
         explanation = explain(registry, knob)
     except RegistryError as error:
         fail_on_registry(error)
-        return
     if explanation is None:
         close = suggestions(registry, knob)
         hint = f" Did you mean {close[0]}?" if close else ""

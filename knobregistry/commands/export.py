@@ -5,19 +5,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
 
 import click
 
 from knobregistry.atomic import write_atomic
 from knobregistry.check import scan_scope, shown
+from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.export import FORMATS, Export, ExportError, render
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
 from knobregistry.registry import Registry, RegistryError
 from scanner import ScanResult
-
-EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
 
 
 @click.command("export")
@@ -73,12 +71,11 @@ def export_command(
       knobs export --profile bitwise --check-env || exit 1
     """
     if check_env and output is not None:
-        _fail("--check-env writes nothing; leave out --output.")
+        usage_error("export", "--check-env writes nothing; leave out --output.")
     try:
         registry = open_registry(registry_path)
     except RegistryError as error:
         fail_on_registry(error)
-        return
     display = shown(registry.path, Path.cwd())
     try:
         result = _scan(registry) if use_scan else None
@@ -88,19 +85,14 @@ def export_command(
             found = differences(resolved, os.environ, unset)
             for difference in found:
                 click.echo(difference.render())
-            sys.exit(EXIT_DIFFERENT if found else EXIT_OK)
+            sys.exit(ExitCode.DRIFT if found else ExitCode.OK)
         text = render(Export(resolved, display, unset, unset_others), fmt)
     except (ProfileError, ExportError) as exc:
-        _fail(str(exc))
+        usage_error("export", str(exc))
     if output is None:
         click.echo(text, nl=False)
     else:
         write_atomic(output, text)
-
-
-def _fail(message: str) -> NoReturn:
-    click.echo(f"knobs export: error: {message}", err=True)
-    sys.exit(EXIT_USAGE)
 
 
 def _scan(registry: Registry) -> ScanResult:

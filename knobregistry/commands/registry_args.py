@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -29,7 +30,7 @@ def open_registry(explicit: Path | None) -> Registry:
     return load_registry(path.absolute(), display=shown(path, Path.cwd()))
 
 
-def fail_on_registry(error: RegistryError, fmt: str = "text") -> None:
+def fail_on_registry(error: RegistryError, fmt: str = "text") -> NoReturn:
     """Print every registry problem and exit 2."""
     if fmt == "github":
         click.echo(render_registry_problems_github(error.problems), nl=False)

@@ -15,12 +15,12 @@ import tempfile
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
-from typing import NoReturn
 
 import click
 from rich.console import Console
 
 from knobregistry.check import shown
+from knobregistry.commands.exit_codes import usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.registry import Registry, RegistryError
 from knobregistry.triage import (
@@ -160,12 +160,11 @@ def triage_command(
         registry = open_registry(registry_path)
     except RegistryError as error:
         fail_on_registry(error)
-        return
     try:
         mode = parse_compare(compare_text)
         plan = make_plan(registry, profile, knobs)
     except (CompareError, PlanError) as exc:
-        _fail(str(exc))
+        usage_error("triage", str(exc))
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect)
     with tempfile.TemporaryDirectory(prefix="knobs-triage-") as root:
@@ -201,8 +200,3 @@ def _record(
         return record_triage(registry.path, result, host, date.today(), shown=display), None
     except RecordError as exc:
         return None, str(exc)
-
-
-def _fail(message: str) -> NoReturn:
-    click.echo(f"knobs triage: error: {message}", err=True)
-    sys.exit(TriageExit.USAGE)
