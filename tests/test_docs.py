@@ -207,6 +207,18 @@ def test_a_file_without_markers_gets_the_blocks_appended(tmp_path: Path) -> None
     assert docs(root, "--check")[0] == 0
 
 
+def test_appending_counts_only_the_blocks_it_wrote(tmp_path: Path) -> None:
+    # A marker quoted in a fenced example is not a block, before or after the append.
+    root = docs_project(tmp_path)
+    page = root / "docs/guide.md"
+    page.write_text("# Our knobs\n\n```md\n<!-- knobs:begin knobs -->\n```\n", encoding="utf-8")
+    assert docs(root, "--write", "docs/guide.md") == (
+        0,
+        "Updated docs/guide.md: appended 3 blocks from registry.yaml.\n",
+        "",
+    )
+
+
 @pytest.mark.parametrize(
     ("page", "line", "problem"),
     [

@@ -16,7 +16,7 @@ from pathlib import Path
 from knobregistry.check.guard_rules import DOCS_MARKERS_INVALID, DOCS_OUT_OF_DATE
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.docsgen.markers import Block, MarkerProblem, Parsed, has_markers, parse
-from knobregistry.docsgen.render import blocks_text, render_block, render_page
+from knobregistry.docsgen.render import blocks_text, default_blocks, render_block, render_page
 from knobregistry.paths import shown
 from knobregistry.registry import Registry, RegistryError, find_registry
 from scanner import ScanResult
@@ -72,7 +72,7 @@ def _appended(
         marker = [f"<!-- knobs:registry {ref} -->", ""] if ref is not None else []
         body = "\n".join([*marker, *blocks_text(registry)]).rstrip("\n")
         new = text.rstrip("\n") + "\n\n" + body + "\n"
-    count = sum(1 for line in new.splitlines() if line.startswith("<!-- knobs:begin "))
+    count = sum(1 for heading, _ in default_blocks(registry) if heading is not None)
     return Refreshed(new, count, (), problems, appended=True)
 
 
