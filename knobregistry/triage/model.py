@@ -52,12 +52,7 @@ class Plan:
     def environment(self, setting: Setting, base: Mapping[str, str]) -> dict[str, str]:
         """The full environment of a run of ``setting``, over ``base`` (os.environ)."""
         env = dict(base)
-        for name in self.unset:
-            env.pop(name, None)
-        env.update(self.env)
-        knobs = {knob.name: knob for knob in self.candidates}
-        for name in setting.knobs:
-            value = knobs[name].on
+        for name, value in self.overrides(setting).items():
             if value is None:
                 env.pop(name, None)
             else:

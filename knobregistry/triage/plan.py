@@ -40,10 +40,16 @@ def make_plan(registry: Registry, profile: str | None, knobs: Sequence[str]) -> 
         resolved = resolve_profile(registry, profile) if profile is not None else None
     except ProfileError as exc:
         raise PlanError(str(exc)) from exc
+    # The switches the profile already turns off: candidates by default, left as it sets them.
+    off_in_profile = (
+        {n for n in switches if _turned_off(resolved, n, switches[n].default_on)}
+        if resolved is not None
+        else set()
+    )
     if knobs:
         chosen = sorted(set(knobs))
     elif resolved is not None:
-        chosen = sorted(n for n in switches if _turned_off(resolved, n, switches[n].default_on))
+        chosen = sorted(off_in_profile)
     else:
         chosen = sorted(n for n, c in switches.items() if c.default_on is not None)
     if not chosen:
@@ -53,9 +59,7 @@ def make_plan(registry: Registry, profile: str | None, knobs: Sequence[str]) -> 
     env = dict(resolved.env) if resolved is not None else {}
     unset = set(resolved.unset) if resolved is not None else set()
     for knob in candidates:
-        if resolved is not None and _turned_off(
-            resolved, knob.name, switches[knob.name].default_on
-        ):
+        if knob.name in off_in_profile:
             continue  # the profile's own off value stays
         if knob.off is None:
             env.pop(knob.name, None)

@@ -80,8 +80,7 @@ def edit_registry(
     display = shown if shown is not None else path.as_posix()
     try:
         text = path.read_text(encoding="utf-8")
-        editor = _editor(text)
-        document = editor.load(text)
+        editor, document = _editor(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{display}: cannot read the registry to record: {exc}.") from exc
     except YAMLError as exc:
@@ -113,15 +112,18 @@ def _yaml_problem(exc: YAMLError) -> str:
     return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
-def _editor(text: str) -> YAML:
-    """A round-trip YAML whose indentation reproduces ``text`` unchanged, when one does."""
+def _editor(text: str) -> tuple[YAML, Any]:
+    """A round-trip YAML whose indentation reproduces ``text`` unchanged, when one does,
+    and ``text`` loaded by it."""
     for mapping, sequence, offset in _INDENTS:
         editor = _yaml(mapping, sequence, offset)
+        document = editor.load(text)
         out = io.StringIO()
-        editor.dump(editor.load(text), out)
+        editor.dump(document, out)
         if out.getvalue() == text:
-            return editor
-    return _yaml(*_INDENTS[0])
+            return editor, document
+    editor = _yaml(*_INDENTS[0])
+    return editor, editor.load(text)
 
 
 def _yaml(mapping: int, sequence: int, offset: int) -> YAML:
