@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
-from knobregistry.docsgen.render import cell
+from knobregistry.docsgen.render import cell, table
 from knobregistry.plural import counted
 
 
@@ -100,19 +100,21 @@ def render_diff_markdown(diff: KnobDiff) -> str:
         lines.append("No knob is added, removed, flipped or moved.")
         return "\n".join(lines) + "\n"
     lines += [f"{_counts(diff)} (registry: `{diff.registry}`).", ""]
-    lines += ["| change | knob | default | triage | where |", "| --- | --- | --- | --- | --- |"]
+    rows: list[list[str]] = []
     for row in diff.rows:
         triage = cell(_triage(row, "→"))
         if row.blocking:
             triage = f"**{triage}**"
-        cells = [
-            ", ".join(c.value for c in row.changes),
-            f"`{row.name}`",
-            cell(_default(row, "→")),
-            triage,
-            f"`{cell(_where(row, '→'))}`",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+        rows.append(
+            [
+                ", ".join(c.value for c in row.changes),
+                f"`{row.name}`",
+                cell(_default(row, "→")),
+                triage,
+                f"`{cell(_where(row, '→'))}`",
+            ]
+        )
+    lines += table(["change", "knob", "default", "triage", "where"], rows)
     blocking = diff.blocking
     if blocking:
         count = counted(len(blocking), "knob")

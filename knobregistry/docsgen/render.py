@@ -27,7 +27,8 @@ def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table's lines: the header, its rule, a line per row (cells as given)."""
     return [_row(header), _row(["---"] * len(header)), *(_row(r) for r in rows)]
 
 
@@ -71,7 +72,7 @@ def render_knobs(registry: Registry) -> list[str]:
         [f"`{name}`", _gates(e), _default(e), _triage(e), cell(e.cost or "")]
         for name, e in registry.knobs.items()
     ]
-    return _table(["knob", "gates", "default", "triage", "cost when off"], rows)
+    return table(["knob", "gates", "default", "triage", "cost when off"], rows)
 
 
 def render_external(registry: Registry) -> list[str]:
@@ -82,7 +83,7 @@ def render_external(registry: Registry) -> list[str]:
         [f"`{name}`", cell(e.library or ""), cell(e.description), cell(e.cost or "")]
         for name, e in registry.external.items()
     ]
-    return _table(["variable", "read by", "what it does", "cost"], rows)
+    return table(["variable", "read by", "what it does", "cost"], rows)
 
 
 def fence(text: str, info: str) -> list[str]:
