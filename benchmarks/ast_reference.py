@@ -46,7 +46,7 @@ def _is(node: ast.expr, attr: str, modules: set[str], direct: set[str]) -> bool:
     )
 
 
-def reads(path: Path, text: str) -> list[dict[str, object]]:
+def reads(text: str) -> list[dict[str, object]]:
     """Every direct read in one file: position, and the name when it is a literal."""
     tree = ast.parse(text)
     modules, environs, getenvs = _environ_names(tree)
@@ -100,7 +100,7 @@ def main(root: str) -> int:
             if not WORDS.search(data):
                 continue
             try:
-                found = reads(path, data.decode("utf-8"))
+                found = reads(data.decode("utf-8"))
             except (SyntaxError, UnicodeDecodeError, ValueError):
                 errors += 1
                 continue
