@@ -18,7 +18,7 @@ from scanner.model import (
     Write,
     WriteKind,
 )
-from scanner.scan import scan
+from scanner.run.scan import scan
 
 __all__ = [
     "DynamicRead",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from scanner.narrow import narrow
-from scanner.work import ENV_WORDS
+from scanner.accessors import ENV_WORDS
+from scanner.source.narrow import narrow
 
 SOURCE = textwrap.dedent(
     """\

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner import module as scanner_module
 from scanner import scan
+from scanner.interpret import module as scanner_module
 from tests.conftest import write_tree
 
 CASES = {

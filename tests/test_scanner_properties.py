@@ -16,7 +16,7 @@ from pathlib import Path
 from hypothesis import given, settings
 
 from scanner import GateKind, scan
-from scanner.values import CANDIDATES, PAIRS
+from scanner.interpret.values import CANDIDATES, PAIRS
 from tests.strategies import NAME, gate_sources
 
 RAISED = object()

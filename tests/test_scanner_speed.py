@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scanner import ScanResult, scan
-from scanner import pool as scanner_pool
-from scanner import work as scanner_work
-from scanner.cache import Cache
-from scanner.expressions import _literal
-from scanner.index import WrapperIndex
-from scanner.walk import _FORMATTING, walk
-from scanner.work import FileOutcome, FileTask, Options, process
+from scanner.interpret.expressions import _literal
+from scanner.run import pool as scanner_pool
+from scanner.run import work as scanner_work
+from scanner.run.cache import Cache
+from scanner.run.work import FileOutcome, FileTask, Options, process
+from scanner.syntax.index import WrapperIndex
+from scanner.syntax.walk import _FORMATTING, walk
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.strategies import gate_sources, module_sources
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scanner import ScanError, scan
-from scanner.files import excluded
+from scanner.source.files import excluded
 from tests.conftest import write_tree
 
 GOOD = 'import os\n\nON = os.environ.get("PRIMUS_GOOD", "1") != "0"\n'

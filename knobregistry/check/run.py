@@ -14,7 +14,7 @@ from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.paths import shown
 from knobregistry.registry import Policy, Registry, RegistryError, RegistryProblem
 from scanner import ScanResult, scan
-from scanner.files import DEFAULT_INCLUDE
+from scanner.source.files import DEFAULT_INCLUDE
 
 
 class CheckFunction(Protocol):

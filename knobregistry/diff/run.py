@@ -20,7 +20,7 @@ from knobregistry.diff.git import GitError, Revision, extract, read_text, reposi
 from knobregistry.paths import shown
 from knobregistry.registry import Registry, loads_registry
 from scanner import ScanResult
-from scanner.files import DEFAULT_INCLUDE
+from scanner.source.files import DEFAULT_INCLUDE
 
 
 class DiffError(Exception):

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from scanner.index import Wrapper
 from scanner.model import DynamicRead, Gate, GateKind, ReadKind, Site, Write, WriteKind
-from scanner.namespace import Symbols
+from scanner.syntax.index import Wrapper
+from scanner.syntax.namespace import Symbols
 
 
 def encode_value(value: object) -> Any:

@@ -13,9 +13,9 @@ from collections.abc import Collection
 
 import libcst as cst
 
-from scanner.namespace import Symbols
-from scanner.walk import nodes
-from scanner.work import ENV_WORDS
+from scanner.accessors import OS_NAMES
+from scanner.syntax.namespace import Symbols
+from scanner.syntax.walk import nodes
 
 
 def qualify(
@@ -84,7 +84,7 @@ class _ImportCollector:
         base = resolve_relative(self.module, self.is_package, level, target)
         if isinstance(node.names, cst.ImportStar):
             if base == "os":
-                for name in ENV_WORDS:  # the os names the scanner knows
+                for name in OS_NAMES:  # the os names the scanner knows
                     self.imports[name] = f"os.{name}"
             return
         for alias in node.names:

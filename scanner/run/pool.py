@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from scanner.model import ScanError
-from scanner.work import FileOutcome, FileTask, Options, process
+from scanner.run.work import FileOutcome, FileTask, Options, process
 
 SERIAL_BELOW = 24  # fewer tasks than this are not worth starting workers for
 HUGE_BYTES = 512 * 1024  # files this large are parsed by one worker at a time
@@ -136,7 +136,7 @@ class Runner:
 
 
 def _load_parser() -> None:
-    import scanner.wrappers  # noqa: F401  (libcst and the whole analysis)
+    import scanner.interpret.wrappers  # noqa: F401  (libcst and the whole analysis)
 
 
 def _size(task: FileTask) -> int:

@@ -9,16 +9,15 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from scanner import operations as ops
-from scanner.frames import Frame
-from scanner.symbols import qualify
-from scanner.values import UNKNOWN, V, derived, truthiness
+from scanner.accessors import ENVIRON, READ_CALLS
+from scanner.interpret import operations as ops
+from scanner.interpret.frames import Frame
+from scanner.interpret.values import UNKNOWN, V, derived, truthiness
+from scanner.syntax.reads import contains_environ, read_arguments, subscript_name
+from scanner.syntax.symbols import qualify
 
 if TYPE_CHECKING:
-    from scanner.evaluate import Evaluator
-
-READ_CALLS = {"os.environ.get": "get", "os.getenv": "getenv"}
-ENVIRON = "os.environ"
+    from scanner.interpret.evaluate import Evaluator
 
 Handler = Callable[["Evaluator", cst.BaseExpression, Frame], V]
 _CONSTANT_NAMES: dict[str, object] = {"True": True, "False": False, "None": None}
@@ -28,43 +27,6 @@ def evaluate_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -
     """The value of ``node`` in ``frame``; UNKNOWN for forms the evaluator does not model."""
     handler = _HANDLERS.get(type(node))
     return handler(ev, node, frame) if handler is not None else V(UNKNOWN)
-
-
-def read_arguments(node: cst.Call) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:
-    """The name and default expressions of ``os.environ.get``/``os.getenv`` calls."""
-    name: cst.BaseExpression | None = None
-    default: cst.BaseExpression | None = None
-    positional = 0
-    for arg in node.args:
-        if arg.star:
-            continue
-        keyword = arg.keyword.value if arg.keyword is not None else None
-        if keyword == "key" or (keyword is None and positional == 0):
-            name = arg.value
-        elif keyword == "default" or (keyword is None and positional == 1):
-            default = arg.value
-        if keyword is None:
-            positional += 1
-    return name, default
-
-
-def subscript_name(node: cst.Subscript) -> cst.BaseExpression | None:
-    """The key expression of ``x[key]`` (None for slices and tuples of keys)."""
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-        return None
-    return node.slice[0].slice.value
-
-
-def contains_environ(
-    node: cst.Comparison, frame_symbols_qualify: Callable[..., str | None]
-) -> bool:
-    """Whether ``node`` is ``N in os.environ`` or ``N not in os.environ``."""
-    if len(node.comparisons) != 1:
-        return False
-    target = node.comparisons[0]
-    return isinstance(target.operator, cst.In | cst.NotIn) and (
-        frame_symbols_qualify(target.comparator) == ENVIRON
-    )
 
 
 def _simple_string(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
@@ -239,7 +201,7 @@ def _call(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
         name_node, default_node = read_arguments(node)
         name = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
         default = ev.expr(default_node, frame) if default_node is not None else V(None)
-        return ev.read(name, default, READ_CALLS[qualified])
+        return ev.read(name, default, READ_CALLS[qualified].value)
     wrapper = ev.lookup_wrapper(func, frame)
     if wrapper is not None:
         return ev.call_wrapper(wrapper[0], node, frame, bound=wrapper[1])

@@ -6,15 +6,15 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from scanner.evaluate import Evaluator, Observation
-from scanner.events import Event
-from scanner.frames import body_statements
-from scanner.gates import Probes, site_default, verdict
-from scanner.index import WrapperIndex
+from scanner.interpret.evaluate import Evaluator, Observation
+from scanner.interpret.frames import body_statements
+from scanner.interpret.gates import Probes, site_default, verdict
+from scanner.interpret.module import ParsedModule, flow_frame
+from scanner.interpret.values import CANDIDATES, V
 from scanner.model import DynamicRead, FileResult, Gate, ReadKind, Site, Write, WriteKind
-from scanner.module import ParsedModule, flow_frame
 from scanner.patterns import dynamic_matches, matches
-from scanner.values import CANDIDATES, V
+from scanner.syntax.events import Event
+from scanner.syntax.index import WrapperIndex
 
 
 def resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> list[V]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from scanner.interpret.values import OFF_ORDER, ON_ORDER
 from scanner.model import GateKind, Knob, Site
-from scanner.values import OFF_ORDER, ON_ORDER
 
 
 def build_knobs(sites: Iterable[Site]) -> tuple[Knob, ...]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import libcst as cst
 
-from scanner.values import RAISED, UNKNOWN
+from scanner.interpret.values import RAISED, UNKNOWN
 
 _LIMIT = 10_000  # the largest repetition or shift the evaluator computes
 

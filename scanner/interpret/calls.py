@@ -11,13 +11,15 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from scanner.frames import Frame, body_statements, param_list
-from scanner.index import Wrapper, WrapperIndex
-from scanner.symbols import qualify
-from scanner.values import RAISED, UNKNOWN, V, derived
+from scanner.interpret.frames import Frame, body_statements
+from scanner.interpret.values import RAISED, UNKNOWN, V, derived
+from scanner.syntax.callee import find_wrapper
+from scanner.syntax.index import Wrapper, WrapperIndex
+from scanner.syntax.scopes import param_list
+from scanner.syntax.symbols import qualify
 
 if TYPE_CHECKING:
-    from scanner.evaluate import Evaluator
+    from scanner.interpret.evaluate import Evaluator
 
 MAX_DEPTH = 6
 
@@ -75,23 +77,3 @@ def lookup_wrapper(
         return None
     qualified = qualify(frame.symbols, func, frame.scope_names)
     return find_wrapper(index, func, frame.method_class, qualified)
-
-
-def find_wrapper(
-    index: WrapperIndex,
-    func: cst.BaseExpression,
-    method_class: str | None,
-    qualified: str | None,
-) -> tuple[Wrapper, bool] | None:
-    """The wrapper a callee names, and whether it is a bound method call: ``self.f`` or
-    ``cls.f`` in a method of ``method_class``, else the callee's ``qualified`` name."""
-    if (
-        isinstance(func, cst.Attribute)
-        and isinstance(func.value, cst.Name)
-        and func.value.value in ("self", "cls")
-        and method_class is not None
-    ):
-        found = index.lookup(f"{method_class}.{func.attr.value}")
-        return (found, True) if found is not None else None
-    found = index.lookup(qualified) if qualified is not None else None
-    return (found, False) if found is not None else None

@@ -29,10 +29,12 @@ USED = "last-used"  # a file whose mtime says when a scan last used its folder
 
 @lru_cache(maxsize=1)
 def scanner_fingerprint() -> str:
-    """A hash of the scanner package's source: any change to it invalidates the cache."""
+    """A hash of the scanner package's source, subpackages included: any change to it
+    invalidates the cache."""
+    package = Path(__file__).resolve().parent.parent
     digest = hashlib.blake2b(FORMAT.encode(), digest_size=16)
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

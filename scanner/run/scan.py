@@ -14,22 +14,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
-from scanner.cache import Cache, CacheError, entry_key, prune
-from scanner.files import (
-    DEFAULT_INCLUDE,
-    MAX_FILE_BYTES,
-    SourceError,
-    SourceFile,
-    iter_files,
-    read_bytes,
-)
-from scanner.index import Wrapper, WrapperIndex
-from scanner.knobs import build_knobs
+from scanner.accessors import ENV_WORDS
+from scanner.interpret.knobs import build_knobs
 from scanner.model import ScanError, ScanResult, ScanStats
 from scanner.patterns import matches
-from scanner.pool import Runner
-from scanner.work import (
-    ENV_WORDS,
+from scanner.run.cache import Cache, CacheError, entry_key, prune
+from scanner.run.pool import Runner
+from scanner.run.work import (
     FileOutcome,
     FileTask,
     Options,
@@ -37,6 +28,15 @@ from scanner.work import (
     fingerprint,
     words_pattern,
 )
+from scanner.source.files import (
+    DEFAULT_INCLUDE,
+    MAX_FILE_BYTES,
+    SourceError,
+    SourceFile,
+    iter_files,
+    read_bytes,
+)
+from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_ROUNDS = 16
 _ENV_BYTES = tuple(word.encode() for word in ENV_WORDS)

@@ -16,7 +16,7 @@ from scanner.model import WrapperInfo
 
 if TYPE_CHECKING:
     import libcst as cst
-from scanner.namespace import Symbols
+from scanner.syntax.namespace import Symbols
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from scanner.anchors import Anchors, build_anchors
+from scanner.source.anchors import Anchors, build_anchors
 
 # A module constant worth keeping: a short expression of literals, names and operators.
 _CONSTANT_NODES = (

@@ -7,24 +7,23 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from scanner.anchors import AnchorMismatch, Anchors
-from scanner.evaluate import Evaluator
-from scanner.events import Event, EventCollector
-from scanner.frames import (
+from scanner.interpret.evaluate import Evaluator
+from scanner.interpret.frames import (
     Bindings,
     Frame,
     Resolver,
-    ScopeNode,
     collect_bindings,
     module_bindings,
-    param_list,
 )
-from scanner.index import WrapperIndex
-from scanner.locate import AnchorLocator, ProviderLocator
-from scanner.namespace import Symbols
-from scanner.narrow import Narrowed
-from scanner.symbols import collect_symbols
-from scanner.values import UNKNOWN, V
+from scanner.interpret.values import UNKNOWN, V
+from scanner.source.anchors import AnchorMismatch, Anchors
+from scanner.source.narrow import Narrowed
+from scanner.syntax.events import Event, EventCollector
+from scanner.syntax.index import WrapperIndex
+from scanner.syntax.locate import AnchorLocator, ProviderLocator
+from scanner.syntax.namespace import Symbols
+from scanner.syntax.scopes import ScopeNode, param_list
+from scanner.syntax.symbols import collect_symbols
 
 # Module-level values worth computing as constants: literals and simple arithmetic on them.
 _CONSTANT_FORMS = (

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from scanner.analyze import resolve_names, wrapper_scope
-from scanner.frames import param_list
-from scanner.index import Wrapper, WrapperIndex
-from scanner.module import ParsedModule
-from scanner.walk import nodes
+from scanner.interpret.analyze import resolve_names, wrapper_scope
+from scanner.interpret.module import ParsedModule
+from scanner.syntax.index import Wrapper, WrapperIndex
+from scanner.syntax.scopes import param_list
+from scanner.syntax.walk import nodes
 
 
 def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from scanner.evaluate import NOT_SEEN, Observation
+from scanner.interpret.evaluate import NOT_SEEN, Observation
+from scanner.interpret.values import EMPTY, OFF_ORDER, ON_ORDER, PAIRS, RAISED, UNKNOWN
 from scanner.model import VALUE_GATE, Gate, GateKind
-from scanner.values import EMPTY, OFF_ORDER, ON_ORDER, PAIRS, RAISED, UNKNOWN
 
 Probes = Sequence[tuple[str | None, Observation]]
 

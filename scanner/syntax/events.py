@@ -13,29 +13,17 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from scanner.calls import find_wrapper
-from scanner.expressions import (
-    ENVIRON,
-    READ_CALLS,
-    contains_environ,
-    read_arguments,
-    subscript_name,
-)
-from scanner.frames import ScopeNode, param_list
-from scanner.index import Wrapper, WrapperIndex
-from scanner.locate import KINDS, InString, cst_name, string_root
+from scanner.accessors import ENVIRON, READ_CALLS, WRITE_CALLS
 from scanner.model import ReadKind, WriteKind
-from scanner.namespace import Symbols
-from scanner.symbols import qualify
-from scanner.walk import walk
+from scanner.syntax.callee import find_wrapper
+from scanner.syntax.index import Wrapper, WrapperIndex
+from scanner.syntax.locate import KINDS, InString, cst_name, string_root
+from scanner.syntax.namespace import Symbols
+from scanner.syntax.reads import contains_environ, read_arguments, subscript_name
+from scanner.syntax.scopes import ScopeNode, param_list
+from scanner.syntax.symbols import qualify
+from scanner.syntax.walk import walk
 
-WRITE_CALLS = {
-    "os.environ.setdefault": WriteKind.SETDEFAULT,
-    "os.environ.pop": WriteKind.POP,
-    "os.putenv": WriteKind.PUTENV,
-    "os.unsetenv": WriteKind.UNSETENV,
-}
-_READ_KINDS = {"get": ReadKind.GET, "getenv": ReadKind.GETENV}
 _STRINGS = (cst.FormattedString, cst.ConcatenatedString)
 # Nodes at which the expression around a read ends.
 _BOUNDARIES = (
@@ -215,7 +203,7 @@ class EventCollector:
         qualified = self._qualify(node.func)
         if qualified in READ_CALLS:
             name, _ = read_arguments(node)
-            self._record(_READ_KINDS[READ_CALLS[qualified]], node, name)
+            self._record(READ_CALLS[qualified], node, name)
         elif qualified in WRITE_CALLS:
             name, _ = read_arguments(node)
             self._record(WRITE_CALLS[qualified], node, name)

@@ -16,12 +16,12 @@ from typing import Any
 
 import libcst as cst
 
-from scanner import calls
-from scanner import operations as ops
-from scanner.expressions import evaluate_expression
-from scanner.frames import Frame, body_statements, collect_bindings, statements_bindings
-from scanner.index import Wrapper, WrapperIndex
-from scanner.values import RAISED, UNKNOWN, V, derived, truthiness
+from scanner.interpret import calls
+from scanner.interpret import operations as ops
+from scanner.interpret.expressions import evaluate_expression
+from scanner.interpret.frames import Frame, body_statements, collect_bindings, statements_bindings
+from scanner.interpret.values import RAISED, UNKNOWN, V, derived, truthiness
+from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_STEPS = 20_000
 

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from scanner.namespace import Symbols
-from scanner.symbols import dotted
-from scanner.values import UNKNOWN, V
-from scanner.walk import nodes
-
-ScopeNode = cst.FunctionDef | cst.Lambda
+from scanner.interpret.values import UNKNOWN, V
+from scanner.syntax.namespace import Symbols
+from scanner.syntax.scopes import ScopeNode, param_list
+from scanner.syntax.symbols import dotted
+from scanner.syntax.walk import nodes
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,17 +27,6 @@ class Bindings:
     params: tuple[str, ...]  # in declaration order
     assigned: frozenset[str]  # every locally bound name, parameters included
     values: dict[str, tuple[cst.BaseExpression | None, ...]]  # None: not a plain assignment
-
-
-def param_list(params: cst.Parameters) -> list[cst.Param]:
-    """The parameters of a signature in declaration order."""
-    found = [*params.posonly_params, *params.params]
-    if isinstance(params.star_arg, cst.Param):
-        found.append(params.star_arg)
-    found.extend(params.kwonly_params)
-    if params.star_kwarg is not None:
-        found.append(params.star_kwarg)
-    return found
 
 
 _NESTED_SCOPES = (

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from scanner.anchors import AnchorMismatch, Anchors
+from scanner.source.anchors import AnchorMismatch, Anchors
 
 # Which libcst nodes the anchors of each kind stand for.
 KINDS: dict[type[cst.CSTNode], str] = {

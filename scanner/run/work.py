@@ -16,17 +16,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scanner import codec
-from scanner.cache import Cache, CacheError, entry_key
-from scanner.files import MAX_FILE_BYTES, SourceError, decode_source, read_bytes
-from scanner.index import Wrapper, WrapperIndex
+from scanner.accessors import ENV_WORDS
 from scanner.model import FileResult, ScanError
+from scanner.run import codec
+from scanner.run.cache import Cache, CacheError, entry_key
+from scanner.source.files import MAX_FILE_BYTES, SourceError, decode_source, read_bytes
+from scanner.syntax.index import Wrapper, WrapperIndex
 
 if TYPE_CHECKING:
-    from scanner.narrow import Narrowed, Source
+    from scanner.source.narrow import Narrowed, Source
 
-# Bytes every file holding a direct read or write contains.
-ENV_WORDS: tuple[str, ...] = ("environ", "getenv", "putenv", "unsetenv")
 _MAX_LOCAL_ROUNDS = 8
 Round = tuple[tuple[str, ...], str]  # names a local round added, and the narrowing's digest
 
@@ -172,7 +171,7 @@ def _compute(
 ) -> _Computed:
     """The outcome of a file not found under its bytes (``cache``: the cache and the
     fingerprint of ``wrappers``, None without a cache)."""
-    from scanner.narrow import Source  # ast only: libcst is loaded below, when needed
+    from scanner.source.narrow import Source  # ast only: libcst is loaded below, when needed
 
     try:
         text = decode_source(data)
@@ -232,10 +231,10 @@ def _analyse(
     # scan never loads libcst.
     import libcst as cst
 
-    from scanner.analyze import analyze
-    from scanner.module import ParsedModule
-    from scanner.syntax import syntax_message
-    from scanner.wrappers import discover
+    from scanner.interpret.analyze import analyze
+    from scanner.interpret.module import ParsedModule
+    from scanner.interpret.wrappers import discover
+    from scanner.syntax.messages import syntax_message
 
     try:
         parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
