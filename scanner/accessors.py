@@ -8,6 +8,7 @@ prefilter). Qualified names are those ``scanner.syntax.symbols.qualify`` gives.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from scanner.model import ReadKind, WriteKind
@@ -29,7 +30,7 @@ WRITE_CALLS: Final[dict[str, WriteKind]] = {
 }
 
 # Expressions whose value is a copy of the environment (reads of the copy are reads).
-ENVIRON_COPIES: Final = frozenset({"os.environ.copy", "dict", "os.environ._data.copy"})
+ENVIRON_COPIES: Final = frozenset({"os.environ.copy"})  # and dict(os.environ)
 
 # Methods of ``os.environ`` that give its names for a membership test.
 ENVIRON_VIEWS: Final = frozenset({"keys"})
@@ -42,16 +43,49 @@ OS_NAMES: Final = ("environ", "getenv", "putenv", "unsetenv")
 # the first argument is the name, the second the default. ``getenv_bool`` and the
 # like answer a boolean.
 ACCESSOR_NAME: Final = re.compile(r"_?(?:os_)?(?:get_?env|env_?get)(?:_(bool|int|float|str))?")
-BOOLEAN_ACCESSOR_SUFFIX: Final = "bool"
 
-# Words a file must contain (as identifiers) to hold a read or a write of its own.
+# Words a file must contain (as identifiers) to hold a read or a write of its own; an
+# accessor's name (``getenv_bool``) is found by ACCESSOR_NAME (see ``prefilter``).
 ENV_WORDS: Final = OS_NAMES
+_SUBSTRINGS: Final = (b"environ", b"getenv", b"get_env", b"envget", b"env_get", b"putenv")
 
 
-def accessor_kind(short_name: str) -> str | None:
-    """For a callable named like an environment accessor: "bool" when it answers a
-    boolean, "" otherwise; None when the name is not an accessor's."""
+def accessor_kind(short_name: str, extra: Sequence[str] = ()) -> str | None:
+    """For a callable named like an environment accessor (or one of ``extra``): "bool",
+    "int" or "float" when it answers one, "" otherwise; None when it is not an accessor."""
+    if short_name in extra:
+        return ""
     found = ACCESSOR_NAME.fullmatch(short_name)
     if found is None:
         return None
     return found.group(1) or ""
+
+
+_ACCESSOR_WORD = re.compile(r"\b" + ACCESSOR_NAME.pattern + r"\b")
+
+
+def accessor_names(text: str, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """The identifiers of ``text`` named like accessors (and the ``extra`` names it holds):
+    the words a narrowed text must keep statements for."""
+    found = {m.group(0) for m in _ACCESSOR_WORD.finditer(text)} if "env" in text else set()
+    found.update(name for name in extra if name in text)
+    return tuple(sorted(found))
+
+
+def prefilter(extra: Sequence[str] = ()) -> Callable[[bytes], bool]:
+    """Whether a file's bytes can hold a read or write: a plain substring test first (it
+    runs at memchr speed and rules out most files), then the words as identifiers."""
+    words = sorted({*ENV_WORDS, *extra})
+    pattern = re.compile(
+        rb"\b(?:"
+        + b"|".join(re.escape(w.encode()) for w in words)
+        + rb"|"
+        + ACCESSOR_NAME.pattern.encode()
+        + rb")\b"
+    )
+    substrings = (*_SUBSTRINGS, *(w.encode() for w in extra))
+
+    def wanted(data: bytes) -> bool:
+        return any(s in data for s in substrings) and pattern.search(data) is not None
+
+    return wanted

@@ -19,6 +19,8 @@ class ReadKind(str, Enum):
     SUBSCRIPT = "subscript"  # os.environ[N]
     CONTAINS = "contains"  # N in os.environ / N not in os.environ
     WRAPPER = "wrapper"  # a call to a wrapper function of the scanned tree
+    ACCESSOR = "accessor"  # a call to an accessor named like getenv, from any module
+    DESCRIPTOR = "descriptor"  # a constructor call of a class that keeps the name and reads it
 
 
 class GateKind(str, Enum):
@@ -27,6 +29,15 @@ class GateKind(str, Enum):
     BOOLEAN = "boolean"  # on-like and off-like values select different behaviour
     PRESENCE = "presence"  # only set versus unset matters
     VALUE = "value"  # a size, a path, a backend name: no on/off
+    LAUNCH = "launch"  # set by the launcher or scheduler (RANK, WORLD_SIZE): a fact, not a switch
+    UNKNOWN = "unknown"  # the scanner could not decide: Gate.reason says why
+
+
+class Polarity(str, Enum):
+    """What turning the knob on does to the feature it names."""
+
+    ENABLE = "enable"  # on turns the feature on (PRIMUS_HC_TRITON=1)
+    DISABLE = "disable"  # on turns the feature off (X_DISABLE_FUSION=1)
 
 
 class WriteKind(str, Enum):
@@ -40,7 +51,7 @@ class WriteKind(str, Enum):
     UNSETENV = "unsetenv"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Gate:
     """The verdict of evaluating the expression that consumes a read.
 
@@ -48,20 +59,30 @@ class Gate:
     every probed value that turns the gate off or on; ``off_value`` and
     ``on_value`` are the preferred ones ("0" and "1" where those work).
     ``off_value`` is None for a presence gate that only unsetting turns off.
+    ``reason`` says why an ``unknown`` gate could not be decided, or how an off
+    value was chosen when the code names none.
     """
 
     kind: GateKind
-    default_on: bool | None
-    off_value: str | None
-    on_value: str | None
+    default_on: bool | None = None
+    off_value: str | None = None
+    on_value: str | None = None
     off_values: tuple[str, ...] = ()
     on_values: tuple[str, ...] = ()
+    polarity: Polarity = Polarity.ENABLE
+    reason: str | None = None
 
 
-VALUE_GATE = Gate(kind=GateKind.VALUE, default_on=None, off_value=None, on_value=None)
+VALUE_GATE = Gate(kind=GateKind.VALUE)
+LAUNCH_GATE = Gate(kind=GateKind.LAUNCH)
 
 
-@dataclass(frozen=True, slots=True)
+def unknown_gate(reason: str) -> Gate:
+    """A verdict the scanner cannot decide, with its cause."""
+    return Gate(kind=GateKind.UNKNOWN, reason=reason)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Site:
     """One place in the source that reads a knob."""
 
@@ -74,19 +95,33 @@ class Site:
     gate: Gate
     function: str  # qualified name of the enclosing scope: Class.method, <module>
     via: str | None = None  # qualified name of the wrapper, for wrapper calls
+    language: str = "python"
 
     @property
     def default_on(self) -> bool | None:
         return self.gate.default_on
 
     @property
+    def polarity(self) -> Polarity:
+        return self.gate.polarity
+
+    @property
+    def reason(self) -> str | None:
+        return self.gate.reason
+
+    @property
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.name)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Knob:
-    """Every site of one variable, and the knob-level verdict derived from them."""
+    """Every site of one variable, and the knob-level verdict derived from them.
+
+    ``kind`` is the knob's: a switch (boolean or presence) when a site decides a
+    branch with it, a launch fact, a value, or unknown when a site could not be
+    decided and none decided it; ``reason`` says why for unknown.
+    """
 
     name: str
     default_on: bool | None
@@ -95,24 +130,29 @@ class Knob:
     conflict: bool
     sites: tuple[Site, ...]
     conflict_reason: str | None = None
+    kind: GateKind = GateKind.VALUE
+    polarity: Polarity = Polarity.ENABLE
+    reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DynamicRead:
-    """A read whose variable name the scanner could not resolve."""
+    """A read whose variable name the scanner could not resolve, and why."""
 
     path: str
     line: int
     column: int
     expression: str
     function: str
+    reason: str = "the name is computed at run time"
+    via: str | None = None  # the wrapper called, for a call whose name argument is unknown
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.expression)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Write:
     """A place that writes the environment: recorded, never counted as a read."""
 
@@ -122,6 +162,9 @@ class Write:
     column: int
     kind: WriteKind
     function: str
+    value: str | None = None  # the value written, when it is a known string
+    via: str | None = None  # the setter function, for a call of one
+    language: str = "python"
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

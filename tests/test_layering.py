@@ -43,6 +43,7 @@ SCANNER_LAYERS = {
     "scanner.accessors": 0,
     "scanner.conventions": 0,
     "scanner.patterns": 0,
+    "scanner.settings": 0,
     "scanner.source": 1,  # reading files and narrowing them (ast only)
     "scanner.syntax": 2,  # the libcst tree: walking it, symbols, reads, events
     "scanner.interpret": 3,  # the interpreter that judges a gate

@@ -78,6 +78,12 @@ WRITES = {
 }
 
 
+def dynamic_read(line: int, column: int, expression: str, function: str) -> DynamicRead:
+    return DynamicRead(
+        path="m.py", line=line, column=column, expression=expression, function=function
+    )
+
+
 @pytest.mark.parametrize(("statement", "kind", "column"), WRITES.values(), ids=WRITES.keys())
 def test_write_is_recorded_and_not_a_read(
     statement: str, kind: WriteKind, column: int, tmp_path: Path
@@ -85,7 +91,9 @@ def test_write_is_recorded_and_not_a_read(
     write_tree(tmp_path, {"m.py": f"import os\n\n{statement}\n"})
     result = scan([tmp_path], root=tmp_path)
     assert result.knobs == ()
-    assert result.writes == (Write("PRIMUS_X", "m.py", 3, column, kind, "<module>"),)
+    assert result.writes == (
+        Write(name="PRIMUS_X", path="m.py", line=3, column=column, kind=kind, function="<module>"),
+    )
 
 
 def test_unresolvable_names_are_dynamic_with_their_source(tmp_path: Path) -> None:
@@ -112,8 +120,8 @@ def test_unresolvable_names_are_dynamic_with_their_source(tmp_path: Path) -> Non
     result = scan([tmp_path], root=tmp_path)
     assert result.knobs == ()
     assert result.dynamic == (
-        DynamicRead("m.py", 6, 15, 'os.environ.get(f"PRIMUS_{kind}_TRITON", "1")', "flags"),
-        DynamicRead("m.py", 11, 16, "os.getenv(name)", "pick.<locals>.inner"),
+        dynamic_read(6, 15, 'os.environ.get(f"PRIMUS_{kind}_TRITON", "1")', "flags"),
+        dynamic_read(11, 16, "os.getenv(name)", "pick.<locals>.inner"),
     )
 
 
@@ -139,7 +147,7 @@ def test_wrapper_called_with_unresolvable_name_is_dynamic(tmp_path: Path) -> Non
     )
     result = scan([tmp_path], root=tmp_path)
     assert [k.name for k in result.knobs] == ["PRIMUS_KNOWN"]
-    assert result.dynamic == (DynamicRead("m.py", 9, 13, "flag(n)", "all_flags"),)
+    assert result.dynamic == (dynamic_read(9, 13, "flag(n)", "all_flags"),)
 
 
 def test_a_wrapper_never_called_reports_nothing(tmp_path: Path) -> None:
@@ -166,6 +174,4 @@ def test_a_read_in_a_dunder_method_is_dynamic_not_dropped(tmp_path: Path) -> Non
     )
     result = scan([tmp_path], root=tmp_path)
     assert result.wrappers == ()
-    assert result.dynamic == (
-        DynamicRead("m.py", 6, 19, 'os.environ.get(name, "0")', "Flag.__init__"),
-    )
+    assert result.dynamic == (dynamic_read(6, 19, 'os.environ.get(name, "0")', "Flag.__init__"),)

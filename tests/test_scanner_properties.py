@@ -16,7 +16,8 @@ from pathlib import Path
 from hypothesis import given, settings
 
 from scanner import GateKind, scan
-from scanner.interpret.values import CANDIDATES, PAIRS
+from scanner.conventions import PAIRS
+from scanner.interpret.analyze import CANDIDATES
 from tests.strategies import NAME, gate_sources
 
 RAISED = object()

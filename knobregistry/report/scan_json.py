@@ -18,8 +18,11 @@ def site_json(site: Site) -> dict[str, Any]:
         "default_on": site.default_on,
         "function": site.function,
         "via": site.via,
+        "language": site.language,
+        "reason": site.reason,
         "kind": site.kind.value,
         "gate": site.gate.kind.value,
+        "polarity": site.polarity.value,
         "off_value": site.gate.off_value,
         "on_value": site.gate.on_value,
         "off_values": list(site.gate.off_values),
@@ -34,6 +37,9 @@ def knob_json(knob: Knob) -> dict[str, Any]:
         "off_value": knob.off_value,
         "conflict": knob.conflict,
         "sites": [site_json(s) for s in knob.sites],
+        "kind": knob.kind.value,
+        "polarity": knob.polarity.value,
+        "reason": knob.reason,
         "on_value": knob.on_value,
         "conflict_reason": knob.conflict_reason,
     }
@@ -46,6 +52,7 @@ def _dynamic(read: DynamicRead) -> dict[str, Any]:
         "column": read.column,
         "expression": read.expression,
         "function": read.function,
+        "reason": read.reason,
     }
 
 
@@ -59,8 +66,11 @@ def _write(write: Write) -> dict[str, Any]:
         "path": write.path,
         "line": write.line,
         "column": write.column,
+        "value": write.value,
         "kind": write.kind.value,
         "function": write.function,
+        "via": write.via,
+        "language": write.language,
     }
 
 

@@ -2,67 +2,188 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import libcst as cst
 
-from scanner.interpret.evaluate import Evaluator, Observation
-from scanner.interpret.frames import body_statements
+from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, is_launch_fact, says_disable
+from scanner.interpret.evaluate import NOT_SEEN, Evaluator, Observation
+from scanner.interpret.expressions import iterable_items
+from scanner.interpret.follow import follow_store
+from scanner.interpret.frames import Frame
 from scanner.interpret.gates import Probes, site_default, verdict
 from scanner.interpret.module import ParsedModule, flow_frame
-from scanner.interpret.values import CANDIDATES, V
-from scanner.model import DynamicRead, FileResult, Gate, ReadKind, Site, Write, WriteKind
+from scanner.interpret.objects import parse_classes
+from scanner.interpret.values import Opaque, V
+from scanner.model import (
+    LAUNCH_GATE,
+    VALUE_GATE,
+    DynamicRead,
+    FileResult,
+    Gate,
+    GateKind,
+    Polarity,
+    ReadKind,
+    Site,
+    Write,
+    WriteKind,
+)
 from scanner.patterns import dynamic_matches, matches
+from scanner.settings import Settings
 from scanner.syntax.events import Event
-from scanner.syntax.index import WrapperIndex
+from scanner.syntax.index import CLASS, SETTER, WrapperIndex
+from scanner.syntax.reads import read_arguments
+from scanner.syntax.scopes import body_statements, param_list
+from scanner.syntax.walk import nodes
+
+CANDIDATES: tuple[str | None, ...] = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
+MAX_NAMED = 12  # strings the code compares with, probed besides the words
+MAX_NAME_CHOICES = 64  # names a loop over known data may give one read
 
 
 def resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> list[V]:
-    """The variable names an event reads, as values (known strings when resolved)."""
+    """The variable names an event reads, as values (known strings when resolved); a
+    name taken from a loop over known data gives one name per item."""
     frame = parsed.resolver(event, index)
-    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache)
+    names = _names_in(parsed, event, index, frame)
+    if all(n.known and isinstance(n.value, str) for n in names) or not event.loops:
+        return names
+    found: list[V] = []
+    for bound in _loop_frames(parsed, event, index, frame):
+        found.extend(_names_in(parsed, event, index, bound))
+    if any(n.known and isinstance(n.value, str) for n in found):
+        return found
+    # A loop over a parameter (``for name in names``): the names come from the callers.
+    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+    params = frozenset(
+        p for _, iterable in event.loops for p in evaluator.evaluate(iterable, frame).params
+    )
+    return [V(n.value, n.env, n.params | params) for n in names] if params else names
+
+
+def _names_in(parsed: ParsedModule, event: Event, index: WrapperIndex, frame: Frame) -> list[V]:
+    evaluator = Evaluator(
+        index, bindings_cache=parsed.bindings_cache, loader=parsed.loader, explore=True
+    )
     if event.wrapper is not None:
         assert isinstance(event.node, cst.Call)
-        evaluator.call_wrapper(event.wrapper, event.node, frame, bound=event.bound)
-        names = evaluator.seen.names
-        return names or [V(None)]
+        if event.wrapper.kind == SETTER:
+            return [_setter_argument(evaluator, event, frame, event.wrapper.name_param)]
+        evaluator.call(
+            lambda: evaluator.call_wrapper(event.wrapper, event.node, frame, bound=event.bound)  # type: ignore[arg-type]
+        )
+        return evaluator.seen.names or [V(None)]
     if event.name is None:
         return [V(None)]
-    return [evaluator.evaluate(event.name, frame)]
+    value = evaluator.evaluate(event.name, frame)
+    if value.known:
+        return [value]
+    choices = [evaluator.evaluate(e, frame) for e in _alternatives(parsed, event, event.name)]
+    known = [c for c in choices if c.known]
+    return known if known and len(known) == len(choices) else [value]
 
 
-def analyze(parsed: ParsedModule, index: WrapperIndex, match: Sequence[str]) -> FileResult:
+def _alternatives(
+    parsed: ParsedModule, event: Event, node: cst.BaseExpression, depth: int = 0
+) -> list[cst.BaseExpression]:
+    """The expressions a name may take: both branches of ``a if test else b``, also
+    through a local bound once to one."""
+    if depth > 4:
+        return [node]
+    if isinstance(node, cst.IfExp):
+        return [
+            *_alternatives(parsed, event, node.body, depth + 1),
+            *_alternatives(parsed, event, node.orelse, depth + 1),
+        ]
+    scope = event.unit.scope
+    if isinstance(node, cst.Name) and scope is not None:
+        values = parsed.bindings(scope).values.get(node.value, ())
+        if len(values) == 1 and isinstance(values[0], cst.IfExp):
+            return _alternatives(parsed, event, values[0], depth + 1)
+    return [node]
+
+
+def _loop_frames(
+    parsed: ParsedModule, event: Event, index: WrapperIndex, frame: Frame
+) -> Iterator[Frame]:
+    """Frames binding the targets of the loops around the event to each item of their
+    known data (up to MAX_NAME_CHOICES combinations)."""
+    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+    choices: list[tuple[cst.BaseExpression, tuple[object, ...]]] = []
+    for target, iterable in event.loops:
+        items = iterable_items(evaluator.evaluate(iterable, frame))
+        if items is not None:
+            choices.append((target, items))
+    combos = itertools.product(*(items for _, items in choices))
+    for combo in itertools.islice(combos, MAX_NAME_CHOICES):
+        bound = Frame(frame.symbols, {}, parent=frame, method_class=frame.method_class)
+        for (target, _), item in zip(choices, combo, strict=True):
+            evaluator.assign(target, V(item), bound)
+        yield bound
+
+
+def _setter_argument(evaluator: Evaluator, event: Event, frame: Frame, param: str | None) -> V:
+    """The argument a setter call passes for ``param``."""
+    assert event.wrapper is not None and isinstance(event.node, cst.Call)
+    if param is None:
+        return V(None)
+    params = [p.name.value for p in param_list(event.wrapper.function().params)]
+    if event.wrapper.method or event.bound:
+        params = params[1:]
+    for position, arg in enumerate(event.node.args):
+        if arg.star:
+            return V(None)
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == param or (
+            keyword is None and position < len(params) and params[position] == param
+        ):
+            return evaluator.evaluate(arg.value, frame)
+    return V(None)
+
+
+def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> FileResult:
     """Sites, dynamic reads and writes of one parsed module."""
     sites: list[Site] = []
     dynamic: list[DynamicRead] = []
     writes: list[Write] = []
-    gates: dict[tuple[int, str], tuple[Gate, str | None]] = {}
+    match = settings.match
+    descriptors = descriptor_classes(parsed, index)
     for event in parsed.events(index):
         names = resolve_names(parsed, event, index)
         resolved = sorted({n.value for n in names if n.known and isinstance(n.value, str)})
         unresolved = [n for n in names if not (n.known and isinstance(n.value, str))]
         if isinstance(event.kind, WriteKind):
+            value = _written(parsed, event, index)
             targets: list[str | None] = [*resolved] or [None]
             for target in targets:
                 if target is None or matches(target, match):
-                    writes.append(_write(parsed, event, target))
+                    writes.append(_write(parsed, event, target, value))
             continue
         if unresolved and not resolved:
             if any(n.params for n in unresolved) and wrapper_scope(event) is not None:
                 continue  # a wrapper's own read: reported at its call sites
+            if event.unit.method_class in descriptors:
+                continue  # a descriptor's own read: reported where it is constructed
             text = parsed.tree.code_for_node(event.node)
             if dynamic_matches(text, match):
                 dynamic.append(
-                    DynamicRead(parsed.rel, event.line, event.column, text, event.function)
+                    DynamicRead(
+                        path=parsed.rel,
+                        line=event.line,
+                        column=event.column,
+                        expression=text,
+                        function=event.function,
+                        reason=dynamic_reason(event, unresolved),
+                        via=event.wrapper.qualname if event.wrapper is not None else None,
+                    )
                 )
             continue
         for name in resolved:
             if not matches(name, match):
                 continue
-            key = (id(event.unit.scope or event.unit.statements[0]), name)
-            if key not in gates:
-                gates[key] = _judge(parsed, event, name, index)
-            gate, default = gates[key]
+            gate, default = judge(parsed, event, name, index, settings)
             sites.append(
                 Site(
                     name=name,
@@ -79,14 +200,141 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, match: Sequence[str]) -> 
     return FileResult(tuple(sites), tuple(dynamic), tuple(writes))
 
 
-def _judge(
-    parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex
+def descriptor_classes(parsed: ParsedModule, index: WrapperIndex) -> frozenset[str]:
+    """The qualified classes of this module that descriptors are built from (the
+    descriptor's class and its bases)."""
+    found: set[str] = set()
+    prefix = f"{parsed.module_name}." if parsed.module_name else ""
+    for wrapper in index.wrappers.values():
+        if wrapper.kind == CLASS and wrapper.path == parsed.rel:
+            found.update(prefix + name for name in parse_classes(wrapper.source))
+    return frozenset(found)
+
+
+def judge(
+    parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex, settings: Settings
 ) -> tuple[Gate, str | None]:
-    probes: Probes = [(value, _probe(parsed, event, knob, value, index)) for value in CANDIDATES]
-    return (
-        verdict(probes, event.chain, function_scope=event.unit.scope is not None),
-        site_default(probes),
+    """The gate verdict of one site for ``knob``, and the default written at it."""
+    if is_launch_fact(knob, settings.launch_facts):
+        probes: Probes = [(None, _probe(parsed, event, knob, None, index))]
+        return LAUNCH_GATE, _default(parsed, event, index, probes)
+    named = tuple(s for s in named_strings(parsed, event) if s != knob)
+    values = (*CANDIDATES, *(s for s in named if s not in CANDIDATES))
+    probes = [(value, _probe(parsed, event, knob, value, index)) for value in values]
+    gate = verdict(
+        probes,
+        event.chain,
+        function_scope=event.unit.scope is not None,
+        named=named,
     )
+    if gate.kind is GateKind.VALUE:
+        followed = follow_store(parsed, event, knob, index, probes, named)
+        if followed is not None:
+            gate = followed
+    elif gate.kind is GateKind.PRESENCE and (
+        _used_as_value(event) or _guards_a_read(parsed, event, knob, index)
+    ):
+        gate = VALUE_GATE  # `x = get(N); if x: use(x)`: the test only guards the value
+    disable = says_disable(knob) or _bound_condition_says_disable(event, probes)
+    if disable and gate.kind in _SWITCHES:
+        gate = replace(gate, polarity=Polarity.DISABLE)
+    return gate, _default(parsed, event, index, probes)
+
+
+def _bound_condition_says_disable(event: Event, probes: Probes) -> bool:
+    """Whether the read's condition is bound to a name that says it turns a feature off
+    (``disable_fused = get("X", "0") == "1"``, ``def fusion_disabled(): return ...``). The
+    name of a variable holding the raw value says nothing of what its test does."""
+    binding = event.binding
+    if binding is None or not event.chain or not says_disable(binding.name):
+        return False
+    unset = next((obs for value, obs in probes if value is None), None)
+    bound = unset.chain.get(event.chain[-1]) if unset is not None else None
+    return bound is not None and isinstance(bound.value, bool)
+
+
+_SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.UNKNOWN)
+_DIRECT = (ReadKind.GET, ReadKind.GETENV, ReadKind.ACCESSOR)
+
+
+def _default(parsed: ParsedModule, event: Event, index: WrapperIndex, probes: Probes) -> str | None:
+    """The default written at the site, whatever path leads to it: the read's own
+    default argument; for a wrapper or a descriptor, the default its read fell back to,
+    else the value it gives with the variable unset."""
+    if event.kind in _DIRECT and isinstance(event.node, cst.Call):
+        _, node = read_arguments(event.node)
+        if node is None:
+            return None
+        evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+        value = evaluator.evaluate(node, parsed.resolver(event, index))
+        if value.plain and not value.params:
+            return _text(value.value)
+        return site_default(probes)
+    if event.wrapper is None:
+        return None
+    found = site_default(probes)
+    if found is not None:
+        return found
+    unset = next((obs for value, obs in probes if value is None), None)
+    if unset is None:
+        return None
+    given: object = (
+        unset.descriptor if unset.descriptor is not NOT_SEEN else unset.chain.get(id(event.node))
+    )
+    plain = given.value if isinstance(given, V) else given
+    return _text(plain) if plain is not None and not isinstance(plain, Opaque) else None
+
+
+def _guards_a_read(parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex) -> bool:
+    """Whether a membership test sits in the same scope as a read of the variable's
+    value (``if N in os.environ: path = os.environ[N]``)."""
+    if event.kind is not ReadKind.CONTAINS:
+        return False
+    for other in parsed.events(index):
+        if other is event or other.unit.scope is not event.unit.scope or not other.is_read:
+            continue
+        if other.kind in (ReadKind.CONTAINS, ReadKind.WRAPPER, ReadKind.DESCRIPTOR):
+            continue
+        if event.unit.scope is None and other.unit.statements != event.unit.statements:
+            continue
+        names = resolve_names(parsed, other, index)
+        if any(n.known and n.value == knob for n in names):
+            return True
+    return False
+
+
+def _used_as_value(event: Event) -> bool:
+    """Whether the local the read is bound to is used for more than being tested for
+    truth or None."""
+    binding, scope = event.binding, event.unit.scope
+    if binding is None or binding.store != "local" or not isinstance(scope, cst.FunctionDef):
+        return False
+    name = binding.name
+    tested: set[int] = set()
+    uses: list[cst.Name] = []
+    for node in nodes(scope.body):
+        if isinstance(node, cst.If | cst.While | cst.IfExp | cst.Assert):
+            tested.add(id(node.test))
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            tested.add(id(node.expression))
+        elif isinstance(node, cst.BooleanOperation):
+            tested.update((id(node.left), id(node.right)))
+        elif isinstance(node, cst.Comparison) and all(
+            isinstance(c.operator, cst.Is | cst.IsNot) for c in node.comparisons
+        ):
+            tested.add(id(node.left))
+        elif isinstance(node, cst.AssignTarget | cst.AnnAssign):
+            target = node.target
+            tested.add(id(target))
+        elif isinstance(node, cst.Name) and node.value == name:
+            uses.append(node)
+    return any(id(use) not in tested for use in uses)
+
+
+def _text(value: object) -> str | None:
+    if value is None or not isinstance(value, str | bool | int | float):
+        return None
+    return str(value)
 
 
 def _probe(
@@ -96,9 +344,11 @@ def _probe(
         index,
         knob=knob,
         value=value,
+        site=id(event.node),
         target=event.target,
         chain=frozenset(event.chain),
         bindings_cache=parsed.bindings_cache,
+        loader=parsed.loader,
     )
     frame = flow_frame(parsed, event, evaluator)
     scope = event.unit.scope
@@ -109,15 +359,80 @@ def _probe(
     return evaluator.run(event.unit.statements, frame)
 
 
+def named_strings(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
+    """The strings the code around a site compares with (its function, or its statement,
+    and the wrapper it calls): probed besides the on and off words."""
+    roots: list[cst.CSTNode] = [event.unit.scope] if event.unit.scope else [*event.unit.statements]
+    if event.wrapper is not None and event.wrapper.kind != SETTER:
+        roots.extend(parsed.wrapper_roots(event.wrapper))
+    found: list[str] = []
+    for root in roots:
+        found.extend(parsed.compared_strings(root))
+    return tuple(dict.fromkeys(found))[:MAX_NAMED]
+
+
 def wrapper_scope(event: Event) -> cst.FunctionDef | None:
-    """The function around ``event`` when it can be a wrapper: one called by name from
-    elsewhere (not nested in another function, not a dunder method)."""
+    """The function that owns the parameter an event's name comes from, when it can be a
+    wrapper: its own function, or one around a closure (not a dunder method other than
+    ``__init__``, which a descriptor's constructor runs)."""
     scope = event.unit.scope
-    if not isinstance(scope, cst.FunctionDef) or "<locals>" in event.function:
+    if isinstance(scope, cst.FunctionDef) and not _dunder(scope):
+        return scope
+    for outer in reversed(event.scopes):
+        if isinstance(outer, cst.FunctionDef) and not _dunder(outer):
+            return outer
+    return None
+
+
+def _dunder(function: cst.FunctionDef) -> bool:
+    name = function.name.value
+    return name.startswith("__") and name.endswith("__")
+
+
+def dynamic_reason(event: Event, names: Sequence[V]) -> str:
+    """Why an event's variable name cannot be named statically."""
+    if event.wrapper is not None:
+        return f"the name passed to {event.wrapper.short_name}() is not known here"
+    node = event.name
+    if node is None:
+        return "the read has no name argument"
+    if isinstance(node, cst.Name):
+        if any(n.params for n in names):
+            return f"the name is the parameter {node.value!r}, and no call passes a known value"
+        if event.loops:
+            return f"the name comes from {node.value!r}, a loop over data not known statically"
+        return f"the name comes from {node.value!r}, which is not a constant"
+    if isinstance(node, cst.FormattedString | cst.BinaryOperation | cst.ConcatenatedString):
+        return "the name is built at run time from values not known statically"
+    if isinstance(node, cst.Attribute):
+        return "the name is an attribute whose value is not known statically"
+    if isinstance(node, cst.Call):
+        return "the name is computed by a call"
+    return "the name is computed at run time"
+
+
+def _written(parsed: ParsedModule, event: Event, index: WrapperIndex) -> str | None:
+    """The value a write sets, when it is a known string."""
+    frame = parsed.resolver(event, index)
+    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+    if event.wrapper is not None:
+        value = _setter_argument(evaluator, event, frame, event.wrapper.value_param)
+    elif event.value is not None:
+        value = evaluator.evaluate(event.value, frame)
+    else:
         return None
-    return None if scope.name.value.startswith("__") else scope
+    return value.value if value.known and isinstance(value.value, str) else None
 
 
-def _write(parsed: ParsedModule, event: Event, name: str | None) -> Write:
+def _write(parsed: ParsedModule, event: Event, name: str | None, value: str | None) -> Write:
     assert isinstance(event.kind, WriteKind)
-    return Write(name, parsed.rel, event.line, event.column, event.kind, event.function)
+    return Write(
+        name=name,
+        path=parsed.rel,
+        line=event.line,
+        column=event.column,
+        kind=event.kind,
+        function=event.function,
+        value=value,
+        via=event.wrapper.qualname if event.wrapper is not None else None,
+    )

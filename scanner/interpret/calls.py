@@ -1,8 +1,10 @@
-"""Calls into wrapper functions: finding the wrapper a call names, and running it.
+"""Calls: reads, accessors, wrappers, closures, methods of instances, pure builtins.
 
-A wrapper's body runs in a frame of its own module's bindings, its parameters
+A function's body runs in a frame of its own module's bindings, its parameters
 bound to the call's arguments (defaults where the call gives none); what it
-returns depends on the variable when its body read it or branched on it.
+returns depends on the variable when its body read it or branched on it. A
+closure factory's result is called at once: the variable is read when the
+function it returns runs, and that value is what a site of the factory gives.
 """
 
 from __future__ import annotations
@@ -11,40 +13,250 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from scanner.interpret.frames import Frame, body_statements
-from scanner.interpret.values import RAISED, UNKNOWN, V, derived
-from scanner.syntax.callee import find_wrapper
-from scanner.syntax.index import Wrapper, WrapperIndex
-from scanner.syntax.scopes import param_list
-from scanner.syntax.symbols import qualify
+from scanner.accessors import ENVIRON, ENVIRON_COPIES, READ_CALLS, accessor_kind
+from scanner.interpret import operations as ops
+from scanner.interpret.frames import Frame, collect_bindings
+from scanner.interpret.objects import ClassModel, Closure, Instance, parse_classes
+from scanner.interpret.values import ENVIRON_COPY, RAISED, UNKNOWN, V, derived
+from scanner.syntax.index import CLASS, Wrapper
+from scanner.syntax.reads import read_arguments
+from scanner.syntax.scopes import ScopeNode, body_statements, param_list
+from scanner.syntax.symbols import dotted, qualify
 
 if TYPE_CHECKING:
     from scanner.interpret.evaluate import Evaluator
 
-MAX_DEPTH = 6
+MAX_DEPTH = 12
+_COPY_METHODS = frozenset({"copy", "keys"})
+
+
+def evaluate_call(ev: Evaluator, node: cst.Call, frame: Frame) -> V:
+    """The value of a call."""
+    func = node.func
+    qualified = qualify(frame.symbols, func, frame.scope_names)
+    if qualified in READ_CALLS:
+        name_node, default_node = read_arguments(node)
+        name = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
+        default = ev.expr(default_node, frame) if default_node is not None else V(None)
+        return ev.read(name, default, READ_CALLS[qualified].value)
+    if _copies_environ(node, qualified, frame):
+        return V(ENVIRON_COPY)
+    receiver: V | None = None
+    if isinstance(func, cst.Attribute):
+        receiver = _receiver(ev, func, frame)
+        if receiver is not None:
+            method = _method_call(ev, receiver, func.attr.value, node, frame)
+            if method is not None:
+                return method
+    elif isinstance(func, cst.Name):
+        local = frame.lookup(func.value)
+        if local is not None and isinstance(local.value, Closure):
+            return call_closure(ev, local.value, node, frame)
+    else:
+        callee = ev.expr(func, frame)
+        if callee.known and isinstance(callee.value, Closure):
+            return call_closure(ev, callee.value, node, frame)
+        if isinstance(func, cst.Call) and id(func) in ev.factories and not node.args:
+            return callee  # factory(...)(): the factory's function was called already
+        args = [ev.expr(arg.value, frame) for arg in node.args]
+        return derived(UNKNOWN, callee, *args)
+    wrapper = ev.lookup_wrapper(func, frame, qualified)
+    if wrapper is not None:
+        return call_wrapper(ev, wrapper[0], node, frame, bound=wrapper[1])
+    short = func.attr.value if isinstance(func, cst.Attribute) else dotted(func)
+    kind = accessor_kind(short) if qualified is not None or isinstance(func, cst.Name) else None
+    if kind is not None and not (qualified or "").startswith("os."):
+        return _accessor(ev, node, frame, kind)
+    return _plain_call(ev, node, frame, qualified, receiver)
+
+
+def _copies_environ(node: cst.Call, qualified: str | None, frame: Frame) -> bool:
+    """``os.environ.copy()`` or ``dict(os.environ)``."""
+    if qualified in ENVIRON_COPIES:
+        return True
+    func = node.func
+    if not (isinstance(func, cst.Name) and func.value == "dict" and qualified is None):
+        return False
+    if frame.lookup("dict") is not None or len(node.args) != 1 or node.args[0].keyword:
+        return False
+    return qualify(frame.symbols, node.args[0].value, frame.scope_names) == ENVIRON
+
+
+def _receiver(ev: Evaluator, func: cst.Attribute, frame: Frame) -> V | None:
+    """The value a method is called on, when it is an object the evaluator models."""
+    base = func.value
+    if (
+        isinstance(base, cst.Call)
+        and isinstance(base.func, cst.Name)
+        and base.func.value == "super"
+        and frame.owner is not None
+    ):
+        return None  # super(): see _method_call's caller below
+    value = ev.expr(base, frame)
+    return value
+
+
+def _method_call(ev: Evaluator, receiver: V, name: str, node: cst.Call, frame: Frame) -> V | None:
+    """A call of a method of a modelled value (None: not one the evaluator models)."""
+    data = receiver.value
+    if data is ENVIRON_COPY:
+        if name == "get":
+            name_node, default_node = read_arguments(node)
+            key = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
+            default = ev.expr(default_node, frame) if default_node is not None else V(None)
+            return ev.read(key, default, "get")
+        if name in _COPY_METHODS:
+            return V(ENVIRON_COPY)
+        return None
+    if isinstance(data, Instance):
+        found = data.model.method(name)
+        if found is None:
+            args = [ev.expr(arg.value, frame) for arg in node.args]
+            return derived(UNKNOWN, receiver, *args)
+        owner, function = found
+        return call_function(
+            ev, function, node, frame, data.model.symbols, self_value=receiver, owner=owner
+        )
+    if isinstance(data, Closure):
+        return None
+    if receiver.plain and isinstance(data, str | dict):
+        args = [ev.expr(arg.value, frame) for arg in node.args]
+        plain = all(arg.keyword is None and not arg.star for arg in node.args)
+        if not (plain and all(a.plain for a in args)):
+            return derived(UNKNOWN, receiver, *args)
+        values = [a.value for a in args]
+        if isinstance(data, str):
+            return derived(ops.str_method(data, name, values), receiver, *args)
+        return derived(ops.dict_method(data, name, values), receiver, *args)
+    return None
+
+
+def call_super(ev: Evaluator, node: cst.Call, frame: Frame) -> V | None:
+    """``super().name(...)`` in a method run on an instance."""
+    func = node.func
+    if not isinstance(func, cst.Attribute) or frame.owner is None:
+        return None
+    model, owner = frame.owner
+    self_value = frame.lookup("self")
+    found = model.method(func.attr.value, start=owner)
+    if found is None or self_value is None:
+        return V(None) if func.attr.value == "__init__" else V(UNKNOWN)
+    defined_in, function = found
+    return call_function(
+        ev, function, node, frame, model.symbols, self_value=self_value, owner=defined_in
+    )
+
+
+def call_closure(ev: Evaluator, closure: Closure, node: cst.Call | None, frame: Frame) -> V:
+    """Call a function value (``node`` None: with no arguments)."""
+    return call_function(
+        ev,
+        closure.node,
+        node,
+        frame,
+        closure.symbols,
+        parent=closure.frame,
+        qualname=closure.qualname,
+        method_class=closure.method_class,
+    )
 
 
 def call_wrapper(
     ev: Evaluator, wrapper: Wrapper, node: cst.Call, frame: Frame, *, bound: bool
 ) -> V:
-    """Run ``wrapper`` with the call's arguments; its return value, tainted as due."""
+    """Run ``wrapper`` with the call's arguments; its value, tainted as due.
+
+    A descriptor class is constructed (``__init__`` through its bases), and the
+    value its reader method returns is noted as the site's value.
+    """
+    if wrapper.kind == CLASS:
+        model = ClassModel(wrapper.short_name, parse_classes(wrapper.source), wrapper.symbols)
+        built_object = Instance(model)
+        instance = V(built_object)
+        init = model.method("__init__")
+        if init is not None:
+            built = call_function(
+                ev, init[1], node, frame, model.symbols, self_value=instance, owner=init[0]
+            )
+            if built.raised:
+                return built
+        if wrapper.reader == "__init__":
+            stored = next((v for v in built_object.attrs.values() if v.env), None)
+            if stored is not None:
+                ev.descriptor_value(node, stored)
+            return instance
+        reader = model.method(wrapper.reader) if wrapper.reader else None
+        if reader is not None:
+            value = call_function(
+                ev, reader[1], None, frame, model.symbols, self_value=instance, owner=reader[0]
+            )
+            ev.descriptor_value(node, value)
+        return instance
     function = wrapper.function()
-    args = [(arg.keyword.value if arg.keyword else None, arg) for arg in node.args]
+    result = call_function(
+        ev,
+        function,
+        node,
+        frame,
+        wrapper.symbols,
+        bound=bound,
+        method_class=wrapper.qualname.rsplit(".", 1)[0] if wrapper.method else None,
+        qualname=wrapper.qualname,
+    )
+    if result.known and isinstance(result.value, Closure):
+        # A closure factory: the variable is read when the returned function runs.
+        ev.factories.add(id(node))
+        called = call_closure(ev, result.value, None, frame)
+        return derived(called.value, called, result)
+    return result
+
+
+def call_function(
+    ev: Evaluator,
+    function: ScopeNode,
+    node: cst.Call | None,
+    frame: Frame,
+    symbols: object,
+    *,
+    bound: bool = False,
+    self_value: V | None = None,
+    owner: str | None = None,
+    parent: Frame | None = None,
+    qualname: str = "",
+    method_class: str | None = None,
+) -> V:
+    """Run ``function`` with the arguments of ``node`` (evaluated in ``frame``)."""
+    from scanner.syntax.namespace import Symbols
+
+    assert isinstance(symbols, Symbols)
+    args = [
+        (arg.keyword.value if arg.keyword else None, arg) for arg in (node.args if node else ())
+    ]
     values = {id(arg): ev.expr(arg.value, frame) for _, arg in args}
     if frame.depth >= MAX_DEPTH:
+        ev.note_limit(f"calls nested more than {MAX_DEPTH} deep")
         return derived(UNKNOWN, *values.values())
     inner = Frame(
-        wrapper.symbols,
+        symbols,
         {},
         scope_names=ev.scope_names(function),
         depth=frame.depth + 1,
-        method_class=wrapper.qualname.rsplit(".", 1)[0] if wrapper.method else None,
+        method_class=method_class,
+        parent=parent,
+        qualname=qualname,
+        owner=(self_value.value.model, owner)
+        if self_value is not None and isinstance(self_value.value, Instance) and owner
+        else None,
     )
     positional = [*function.params.posonly_params, *function.params.params]
-    if bound and positional:
+    if self_value is not None and positional:
+        inner.assign(positional[0].name.value, self_value)
+        positional = positional[1:]
+    elif bound and positional:
         inner.assign(positional[0].name.value, V(UNKNOWN))
         positional = positional[1:]
     given: dict[str, V] = {}
+    extra: list[V] = []  # positional arguments beyond the parameters: *args
     index = 0
     for keyword, arg in args:
         value = values[id(arg)]
@@ -55,6 +267,13 @@ def call_wrapper(
         elif index < len(positional):
             given[positional[index].name.value] = value
             index += 1
+        else:
+            extra.append(value)
+    star = function.params.star_arg
+    if isinstance(star, cst.Param):
+        known = all(v.known for v in extra)
+        items = tuple(v.value for v in extra) if known else UNKNOWN
+        given[star.name.value] = derived(items, *extra)
     for param in param_list(function.params):
         name = param.name.value
         if name in given:
@@ -62,18 +281,74 @@ def call_wrapper(
         elif name not in inner.locals:
             default = param.default
             inner.assign(name, ev.expr(default, inner) if default else V(UNKNOWN))
+    if isinstance(function, cst.Lambda):
+        result = ev.expr(function.body, inner)
+        return V(result.value, result.env or inner.control, result.params, result.site)
     flow = ev.block(body_statements(function.body), inner)
     if flow.kind == "raise":
         return V(RAISED, env=inner.control)
     result = flow.value if flow.kind == "return" and flow.value is not None else V(None)
-    return V(result.value, result.env or inner.control, result.params)
+    return V(result.value, result.env or inner.control, result.params, result.site)
 
 
-def lookup_wrapper(
-    index: WrapperIndex, func: cst.BaseExpression, frame: Frame
-) -> tuple[Wrapper, bool] | None:
-    """The wrapper a call's callee names, and whether it is a bound method call."""
-    if not index.wrappers:
-        return None
-    qualified = qualify(frame.symbols, func, frame.scope_names)
-    return find_wrapper(index, func, frame.method_class, qualified)
+def _accessor(ev: Evaluator, node: cst.Call, frame: Frame, kind: str) -> V:
+    """A call of an accessor named like ``getenv`` from a module outside the tree."""
+    name_node, default_node = read_arguments(node)
+    name = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
+    default = ev.expr(default_node, frame) if default_node is not None else V(None)
+    return ev.read(name, default, "get", convert=ops.ACCESSOR_CONVERSIONS.get(kind))
+
+
+def _plain_call(
+    ev: Evaluator, node: cst.Call, frame: Frame, qualified: str | None, receiver: V | None
+) -> V:
+    func = node.func
+    if isinstance(func, cst.Attribute) and receiver is None:
+        found = call_super(ev, node, frame)
+        if found is not None:
+            return found
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and frame.owner is not None
+        and func.value.value in frame.owner[0].classes
+    ):
+        # Base.method(self, ...) inside a method: the base class's own definition.
+        model = frame.owner[0]
+        found_method = model.method(func.attr.value, start=None, at=func.value.value)
+        self_value = frame.lookup("self")
+        if found_method is not None and self_value is not None:
+            return call_function(
+                ev,
+                found_method[1],
+                node.with_changes(args=node.args[1:]),
+                frame,
+                model.symbols,
+                self_value=self_value,
+                owner=found_method[0],
+            )
+    args = [ev.expr(arg.value, frame) for arg in node.args]
+    plain = all(arg.keyword is None and not arg.star for arg in node.args)
+    values = [a.value for a in args]
+    function = None
+    if isinstance(func, cst.Name) and frame.lookup(func.value) is None and qualified is None:
+        function = ops.BUILTINS.get(func.value)
+    elif qualified is not None:
+        function = ops.FUNCTIONS.get(qualified)
+    if function is None and dotted(func).rsplit(".", 1)[-1] == "strtobool":
+        function = ops.strtobool  # the well-known contract, whichever module defines it
+    if function is not None and plain and all(a.plain for a in args):
+        if function in ops.NUMBERS and any(a.site for a in args):
+            ev.seen.counted = True
+        return derived(ops.call(function, values), *args)
+    if any(a.raised for a in args):
+        return derived(next(a.value for a in args if a.raised), *args)
+    if any(a.env for a in args):
+        ev.note_opaque(dotted(func) or "a call")
+        ev.note_passed(args)
+    return derived(UNKNOWN, *args, *([receiver] if receiver is not None else []))
+
+
+def scope_bindings(function: ScopeNode) -> frozenset[str]:
+    """Every name local to ``function``."""
+    return collect_bindings(function).assigned

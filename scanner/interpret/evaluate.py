@@ -1,11 +1,17 @@
 """A small abstract interpreter: run a scope with one variable set to one value.
 
-It executes the statements of a function (or the module-level statements
-after a read) with concrete values where they are known and ``UNKNOWN``
-elsewhere, following ``if`` branches, local assignments, early returns,
-``try`` handlers and calls into wrapper functions. On the way it records what
-the gate verdict needs: the first branch tests that depend on the variable,
-the value returned, and the value of each expression enclosing the read.
+It executes the statements of a function (or the module-level statement of a
+read) with concrete values where they are known and ``UNKNOWN`` elsewhere,
+following ``if`` branches, local assignments, early returns, ``try`` handlers,
+loops over known data, closures, and calls into wrappers and descriptor classes.
+On the way it records what the verdict of one *site* (the read under study)
+needs: the branch tests that depend on the value that site read, the value
+returned, the value of each expression enclosing the site, the default written
+at the site, and why the run could not be completed when it could not.
+
+Code that does not lead to the site is not allowed to hide it: a branch, an
+early exit or a short circuit that skips the site, decided by something other
+than the variable, is taken the site's way (the site is judged as reached).
 """
 
 from __future__ import annotations
@@ -18,14 +24,21 @@ import libcst as cst
 
 from scanner.interpret import calls
 from scanner.interpret import operations as ops
-from scanner.interpret.expressions import evaluate_expression
-from scanner.interpret.frames import Frame, body_statements, collect_bindings, statements_bindings
+from scanner.interpret.expressions import evaluate_expression, iterable_items
+from scanner.interpret.frames import Frame, collect_bindings, statements_bindings
+from scanner.interpret.objects import Closure, Instance
 from scanner.interpret.values import RAISED, UNKNOWN, V, derived, truthiness
+from scanner.syntax.callee import find_wrapper
 from scanner.syntax.index import Wrapper, WrapperIndex
+from scanner.syntax.scopes import body_statements
+from scanner.syntax.symbols import dotted
+from scanner.syntax.walk import nodes
 
 MAX_STEPS = 20_000
 
 NOT_SEEN = object()
+
+Loader = Callable[[str], object]  # qualified name of an imported constant -> value or None
 
 
 class _OutOfSteps(Exception):
@@ -45,14 +58,24 @@ NEXT = Flow("next")
 
 @dataclass(slots=True)
 class Observation:
-    """What one run of a scope showed about the variable."""
+    """What one run of a scope showed about the variable and the site's read (values
+    that depend on the variable, read here or elsewhere in the scope, are ``env``)."""
 
     flow: Flow = field(default_factory=lambda: NEXT)
     tests: list[tuple[int, V, bool]] = field(default_factory=list)  # (node id, value, None-check)
+    site_tests: set[int] = field(default_factory=set)  # tests the site's own value reached
     chain: dict[int, V] = field(default_factory=dict)
-    default: object = NOT_SEEN  # what the read fell back to when the variable was unset
+    default: object = NOT_SEEN  # what the site's read fell back to with the variable unset
     names: list[V] = field(default_factory=list)  # variable names the reads used
     complete: bool = True  # False when the step budget ran out
+    reached: bool = False  # the site read the variable
+    numeric: bool = False  # the value was used as a number (arithmetic, compared to 2, ...)
+    opaque: list[str] = field(default_factory=list)  # calls that took the value out of sight
+    undecided: list[str] = field(default_factory=list)  # branches on the value left unknown
+    limits: list[str] = field(default_factory=list)  # why a call could not be followed
+    descriptor: object = NOT_SEEN  # a descriptor site: what its reader returned
+    compared: set[str] = field(default_factory=set)  # strings the site's value was compared to
+    counted: bool = False  # the site's value went through int() or float(): a number
 
 
 class Evaluator:
@@ -64,17 +87,27 @@ class Evaluator:
         *,
         knob: str | None = None,
         value: str | None = None,
+        site: int | None = None,
         target: frozenset[int] = frozenset(),
         chain: frozenset[int] = frozenset(),
         bindings_cache: dict[int, frozenset[str]] | None = None,
+        loader: Loader | None = None,
+        overrides: dict[str, V] | None = None,
+        explore: bool = False,
     ) -> None:
         self.index = index
         self.knob = knob
         self.value = value
-        self.target = target  # ids of the nodes enclosing the read under study
-        self.chain_ids = chain  # ids of the expressions enclosing the read
+        self.site = site  # id of the node of the site under study
+        self.target = target  # ids of the nodes enclosing the site
+        self.chain_ids = chain  # ids of the expressions enclosing the site
         self.seen = Observation()
+        self.loader = loader
+        self.overrides = overrides or {}  # module-level names bound to a probed value
+        self.explore = explore  # run both branches of an undecided test (to find names)
+        self.factories: set[int] = set()  # calls of closure factories, already called through
         self._steps = 0
+        self._at_site = 0
         self._bindings = bindings_cache if bindings_cache is not None else {}
 
     # -- entry points ------------------------------------------------------
@@ -103,21 +136,37 @@ class Evaluator:
         except _OutOfSteps:
             return V(UNKNOWN)
 
+    def call(self, call: Callable[[], V]) -> V:
+        """Run ``call`` (a call into the interpreter) within the step budget."""
+        try:
+            return call()
+        except _OutOfSteps:
+            self.seen.complete = False
+            return V(UNKNOWN)
+
     # -- statements --------------------------------------------------------
 
     def block(self, statements: Sequence[cst.CSTNode], frame: Frame) -> Flow:
-        for statement in statements:
+        for at, statement in enumerate(statements):
             flow = self.statement(statement, frame)
-            if flow.kind != "next":
-                return flow
+            if flow.kind == "next":
+                continue
+            if not frame.control and self._site_after(statements, at):
+                continue  # an exit the variable did not decide, before the site: go on to it
+            return flow
         return NEXT
+
+    def _site_after(self, statements: Sequence[cst.CSTNode], at: int) -> bool:
+        return frame_has_site(self.target, statements[at + 1 :]) and not self.seen.reached
 
     def statement(self, node: cst.CSTNode, frame: Frame) -> Flow:
         self._tick()
         handler = _STATEMENTS.get(type(node))
         if handler is not None:
             return handler(self, node, frame)
-        # match, del, try*, anything newer: forget what it may bind.
+        # match, try*, anything newer: forget what it may bind.
+        if id(node) in self.target:
+            self.seen.limits.append(f"the read is inside a {type(node).__name__} statement")
         frame.forget(self._bound_in(node))
         return NEXT
 
@@ -129,7 +178,7 @@ class Evaluator:
         if value.raised:
             return Flow("raise")
         for target in node.targets:
-            self._assign(target.target, value, frame)
+            self.assign(target.target, value, frame)
         return NEXT
 
     def _annotated(self, node: cst.AnnAssign, frame: Frame) -> Flow:
@@ -137,7 +186,7 @@ class Evaluator:
             value = self.expr(node.value, frame)
             if value.raised:
                 return Flow("raise")
-            self._assign(node.target, value, frame)
+            self.assign(node.target, value, frame)
         return NEXT
 
     def _return(self, node: cst.Return, frame: Frame) -> Flow:
@@ -145,7 +194,7 @@ class Evaluator:
         if value.raised:
             return Flow("raise")
         if frame.control:
-            value = V(value.value, True, value.params)
+            value = V(value.value, True, value.params, value.site)
         return Flow("return", value)
 
     def _expression_statement(self, node: cst.Expr, frame: Frame) -> Flow:
@@ -155,17 +204,30 @@ class Evaluator:
 
     def _assert(self, node: cst.Assert, frame: Frame) -> Flow:
         test = self.test(node.test, frame)
+        if node.msg is not None and id(node.msg) in self.target:
+            self.expr(node.msg, frame)
         return Flow("raise") if test.raised or test.value is False else NEXT
+
+    def _raise(self, node: cst.Raise, frame: Frame) -> Flow:
+        if node.exc is not None and id(node.exc) in self.target:
+            self.expr(node.exc, frame)  # the read is in the exception's message
+        return Flow("raise")
 
     def _with(self, node: cst.With, frame: Frame) -> Flow:
         for item in node.items:
             self.expr(item.item, frame)
             if item.asname is not None:
-                self._assign(item.asname.name, V(UNKNOWN), frame)
+                self.assign(item.asname.name, V(UNKNOWN), frame)
         return self.block(body_statements(node.body), frame)
 
     def _definition(self, node: cst.FunctionDef | cst.ClassDef, frame: Frame) -> Flow:
-        frame.assign(node.name.value, V(UNKNOWN))
+        if isinstance(node, cst.FunctionDef):
+            name = node.name.value
+            qualname = f"{frame.qualname}.<locals>.{name}" if frame.qualname else name
+            closure = Closure(node, frame, frame.symbols, qualname, frame.method_class)
+            frame.assign(name, V(closure))
+        else:
+            frame.assign(node.name.value, V(UNKNOWN))
         return NEXT
 
     def _if(self, node: cst.If, frame: Frame) -> Flow:
@@ -178,14 +240,27 @@ class Evaluator:
             else_body = (orelse,)
         elif isinstance(orelse, cst.Else):
             else_body = body_statements(orelse.body)
+        in_body = id(node.body) in self.target
+        in_else = orelse is not None and id(orelse) in self.target
         if test.known:
             if test.env:
                 frame.control = True
-            return self.block(body_statements(node.body) if test.value else else_body, frame)
-        if id(node.body) in self.target:
+            take_body = bool(test.value)
+            if not test.env and (in_body or in_else):
+                take_body = in_body  # the site's branch, whatever else decides it
+            return self.block(body_statements(node.body) if take_body else else_body, frame)
+        if in_body:
             return self.block(body_statements(node.body), frame)
-        if orelse is not None and id(orelse) in self.target:
+        if in_else:
             return self.block(else_body, frame)
+        if self.explore:
+            # Looking for the names a function can read: each branch may be the one.
+            first = self.block(body_statements(node.body), frame)
+            second = self.block(else_body, frame)
+            frame.forget(self._bound_in(node))
+            if first.kind == second.kind == "return":
+                return first if first.value == second.value else Flow("return", V(UNKNOWN))
+            return NEXT
         # Neither branch is known to run: forget what either could bind and go on.
         frame.forget(self._bound_in(node))
         return NEXT
@@ -193,23 +268,42 @@ class Evaluator:
     def _loop(self, node: cst.For | cst.While, frame: Frame) -> Flow:
         if isinstance(node, cst.While):
             self.test(node.test, frame)
+            iterable = V(UNKNOWN)
         else:
-            self.expr(node.iter, frame)
-        if id(node) not in self.target:
+            iterable = self.expr(node.iter, frame)
+        inside = id(node) in self.target
+        items = iterable_items(iterable) if isinstance(node, cst.For) else None
+        if not inside and items is None and not (frame.depth or self.explore):
             frame.forget(self._bound_in(node))
             return NEXT
-        # The read is inside: run the body once, as the iteration that reaches it.
-        if isinstance(node, cst.For):
-            self._assign(node.target, V(UNKNOWN), frame)
-        flow = self.block(body_statements(node.body), frame)
-        return flow if flow.kind in ("return", "raise") else NEXT
+        # Iterations over known data run (until one reaches the site, when it is inside);
+        # a loop over anything else runs its body once, as the iteration that matters.
+        if items is None:
+            if isinstance(node, cst.For):
+                self.assign(node.target, derived(UNKNOWN, iterable), frame)
+            flow = self.block(body_statements(node.body), frame)
+            return flow if flow.kind in ("return", "raise") else NEXT
+        assert isinstance(node, cst.For)
+        for item in items:
+            self.assign(node.target, V(item, iterable.env, iterable.params), frame)
+            reached = self.seen.reached
+            flow = self.block(body_statements(node.body), frame)
+            if flow.kind in ("return", "raise"):
+                return flow
+            if inside and self.seen.reached and not reached:
+                break
+            if flow.kind == "break":
+                break
+        return NEXT
 
     def _try(self, node: cst.Try, frame: Frame) -> Flow:
         flow = self.block(body_statements(node.body), frame)
-        if flow.kind == "raise" and node.handlers:
+        handler = next((h for h in node.handlers if id(h) in self.target), None)
+        if handler is None and flow.kind == "raise" and node.handlers:
             handler = node.handlers[0]
+        if handler is not None and not (flow.kind == "return" and frame.control):
             if handler.name is not None:
-                self._assign(handler.name.name, V(UNKNOWN), frame)
+                self.assign(handler.name.name, V(UNKNOWN), frame)
             flow = self.block(body_statements(handler.body), frame)
         elif flow.kind == "next" and node.orelse is not None:
             flow = self.block(body_statements(node.orelse.body), frame)
@@ -225,25 +319,30 @@ class Evaluator:
             current = self.expr(node.target, frame)
             op = _AUG_TO_BINARY.get(type(node.operator))
             result: object = UNKNOWN
-            if op is not None and current.known and value.known:
+            if op is not None and current.plain and value.plain:
                 result = ops.binary(op, current.value, value.value)
             frame.assign(node.target.value, derived(result, current, value))
         return Flow("raise") if value.raised else NEXT
 
-    def _assign(self, target: cst.BaseExpression, value: V, frame: Frame) -> None:
+    def assign(self, target: cst.BaseExpression, value: V, frame: Frame) -> None:
+        """Bind ``target`` (a name, an attribute of an instance, a tuple) to ``value``."""
         if isinstance(target, cst.Name):
             frame.assign(target.value, value)
         elif isinstance(target, cst.Tuple | cst.List):
-            items = value.value if value.known else None
+            items = value.value if value.plain else None
             elements = target.elements
             if isinstance(items, tuple | list) and len(items) == len(elements):
                 for element, item in zip(elements, items, strict=True):
-                    self._assign(element.value, derived(item, value), frame)
+                    self.assign(element.value, derived(item, value), frame)
             else:
                 for element in elements:
-                    self._assign(element.value, derived(UNKNOWN, value), frame)
+                    self.assign(element.value, derived(UNKNOWN, value), frame)
         elif isinstance(target, cst.StarredElement):
-            self._assign(target.value, derived(UNKNOWN, value), frame)
+            self.assign(target.value, derived(UNKNOWN, value), frame)
+        elif isinstance(target, cst.Attribute):
+            owner = self.expr(target.value, frame)
+            if owner.known and isinstance(owner.value, Instance):
+                owner.value.attrs[target.attr.value] = value
 
     def _bound_in(self, node: cst.CSTNode) -> frozenset[str]:
         key = id(node)
@@ -254,10 +353,15 @@ class Evaluator:
         return found
 
     def test(self, node: cst.BaseExpression, frame: Frame) -> V:
-        """Evaluate a branch test, recording it when it depends on the variable."""
+        """Evaluate a branch test, recording it when it depends on the site's value."""
         test = truthiness(self.expr(node, frame))
         if test.env and frame.depth == 0:
-            self.seen.tests.append((id(node), test, _is_none_check(node)))
+            if test.site:
+                self.seen.site_tests.add(id(node))
+            if test.known:
+                self.seen.tests.append((id(node), test, _is_none_check(node)))
+            elif test.site:
+                self.seen.undecided.append(_described(node))
         return test
 
     def _tick(self) -> None:
@@ -269,15 +373,30 @@ class Evaluator:
 
     def expr(self, node: cst.BaseExpression, frame: Frame) -> V:
         self._tick()
-        result = evaluate_expression(self, node, frame)
+        if id(node) == self.site:
+            self._at_site += 1
+            try:
+                result = evaluate_expression(self, node, frame)
+            finally:
+                self._at_site -= 1
+        else:
+            result = evaluate_expression(self, node, frame)
         if frame.depth == 0 and id(node) in self.chain_ids:
             self.seen.chain[id(node)] = result
         return result
 
-    # -- reads and wrappers -------------------------------------------------
+    # -- reads and names ----------------------------------------------------
 
-    def read(self, name: V, default: V, kind: str) -> V:
-        """The value a read gives under this evaluator's setting."""
+    def read(
+        self,
+        name: V,
+        default: V,
+        kind: str,
+        *,
+        convert: Callable[[str], object] | None = None,
+    ) -> V:
+        """The value a read gives under this evaluator's setting (``convert``: what a typed
+        accessor makes of a set value)."""
         self.seen.names.append(name)
         if not name.known or not isinstance(name.value, str):
             return derived(UNKNOWN, name, default)
@@ -286,25 +405,114 @@ class Evaluator:
             if kind == "subscript":
                 return V(UNKNOWN)
             return V(False) if kind == "contains" else default
+        at_site = self._at_site > 0
+        if at_site:
+            self.seen.reached = True
         if kind == "contains":
-            return V(self.value is not None, env=True)
+            return V(self.value is not None, env=True, site=at_site)
         if self.value is not None:
-            return V(self.value, env=True)
+            result = convert(self.value) if convert is not None else self.value
+            return V(result, env=True, site=at_site)
         if kind == "subscript":
-            return V(RAISED, env=True)
-        if self.seen.default is NOT_SEEN:
+            return V(RAISED, env=True, site=at_site)
+        if at_site and self.seen.default is NOT_SEEN:
             self.seen.default = default.value
-        return V(default.value, True, default.params)
+        return V(default.value, True, default.params, at_site)
+
+    def global_value(self, name: str, frame: Frame) -> V:
+        """A module-level name: a probed override, a constant, an imported constant."""
+        override = self.overrides.get(name)
+        if override is not None:
+            return override
+        constants = frame.symbols.constants
+        if name in constants:
+            return V(constants[name])
+        imported = frame.symbols.imports.get(name)
+        if imported is not None and not imported.startswith("os"):
+            value = self.imported_constant(imported)
+            if value is not None:
+                return V(value)
+        return V(UNKNOWN)
+
+    def imported_constant(self, qualname: str) -> object | None:
+        """The value of a constant another module of the tree defines, if known."""
+        if self.loader is None:
+            return None
+        return self.loader(qualname)
+
+    def class_constant(self, method_class: str | None, attr: str, frame: Frame) -> V | None:
+        """``self.X`` / ``cls.X`` in a method: a plain constant of the method's class."""
+        if method_class is None:
+            return None
+        attrs = frame.symbols.class_constants.get(method_class.rsplit(".", 1)[-1])
+        if attrs is None or attr not in attrs:
+            return None
+        return V(attrs[attr])
+
+    def instance_attribute(self, instance: Instance, attr: str, frame: Frame) -> V:
+        """An attribute of an instance: set by its methods, or a class-level constant."""
+        found = instance.attrs.get(attr)
+        if found is not None:
+            return found
+        attrs = instance.model.symbols.class_constants
+        for owner in instance.model.mro():
+            if attr in attrs.get(owner, {}):
+                return V(attrs[owner][attr])
+        value = instance.model.attribute(attr)
+        if value is not None:
+            class_frame = Frame(instance.model.symbols, {}, depth=frame.depth)
+            return self.expr(value, class_frame)
+        return V(UNKNOWN)
+
+    # -- what the verdict needs to know ------------------------------------
+
+    def note_numeric(self, left: V, right: V, *, comparison: bool) -> None:
+        """The site's value used as a number: in arithmetic, or compared with a number
+        other than 0 and 1 (a size, a count, a rank), which makes it a value knob. Also
+        notes the strings the site's value is compared with."""
+        for this, other in ((left, right), (right, left)):
+            if comparison and this.site and isinstance(other.value, str):
+                self.seen.compared.add(other.value)
+            if not this.site or not _is_number(this.value):
+                continue
+            if not comparison or (_is_number(other.value) and other.value not in (0, 1)):
+                self.seen.numeric = True
+
+    def note_passed(self, values: Sequence[V]) -> None:
+        """Values handed to code the evaluator does not run, or formatted into text: the
+        site's number passed on this way is a value (a thread count, a port)."""
+        if any(v.site and _is_number(v.value) for v in values):
+            self.seen.numeric = True
+
+    def note_opaque(self, callee: str) -> None:
+        if self._at_site == 0:
+            self.seen.opaque.append(callee)
+
+    def note_limit(self, reason: str) -> None:
+        self.seen.limits.append(reason)
+
+    def descriptor_value(self, node: cst.Call, value: V) -> None:
+        """A descriptor's construction: the reader's value is what the site gives."""
+        if id(node) == self.site and self.seen.descriptor is NOT_SEEN:
+            self.seen.descriptor = value.value
+
+    # -- wrappers -----------------------------------------------------------
 
     def call_wrapper(self, wrapper: Wrapper, node: cst.Call, frame: Frame, *, bound: bool) -> V:
-        """Run ``wrapper`` with the call's arguments; its return value, tainted as due."""
+        """Run ``wrapper`` with the call's arguments; its value, tainted as due."""
         return calls.call_wrapper(self, wrapper, node, frame, bound=bound)
 
-    def lookup_wrapper(self, func: cst.BaseExpression, frame: Frame) -> tuple[Wrapper, bool] | None:
+    def lookup_wrapper(
+        self, func: cst.BaseExpression, frame: Frame, qualified: str | None
+    ) -> tuple[Wrapper, bool] | None:
         """The wrapper a call's callee names, and whether it is a bound method call."""
-        return calls.lookup_wrapper(self.index, func, frame)
+        if not self.index.wrappers:
+            return None
+        if qualified is None and isinstance(func, cst.Name) and frame.lookup(func.value):
+            return None  # a local value (a closure is called as such)
+        return find_wrapper(self.index, func, frame.method_class, qualified, symbols=frame.symbols)
 
-    def scope_names(self, function: cst.FunctionDef) -> frozenset[str]:
+    def scope_names(self, function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
         """Every name local to ``function`` (cached per evaluation)."""
         key = id(function)
         found = self._bindings.get(key)
@@ -314,12 +522,28 @@ class Evaluator:
         return found
 
 
+def frame_has_site(target: frozenset[int], statements: Sequence[cst.CSTNode]) -> bool:
+    """Whether one of ``statements`` holds the site."""
+    return any(id(s) in target for s in statements)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _is_none_check(node: cst.BaseExpression) -> bool:
     if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
         return False
     target = node.comparisons[0]
     sides = (node.left, target.comparator)
     return any(isinstance(s, cst.Name) and s.value == "None" for s in sides)
+
+
+def _described(node: cst.BaseExpression) -> str:
+    """The calls in a branch test, to name what hid the value (``str2bool()``)."""
+    names = [dotted(n.func) for n in nodes(node) if isinstance(n, cst.Call)]
+    names = [n for n in names if n]
+    return ", ".join(f"{n}()" for n in dict.fromkeys(names)) or "an expression"
 
 
 _AUG_TO_BINARY: dict[type[cst.BaseAugOp], cst.BaseBinaryOp] = {
@@ -345,7 +569,7 @@ _STATEMENTS: dict[type[cst.CSTNode], Callable[[Evaluator, Any, Frame], Flow]] = 
     cst.Return: Evaluator._return,
     cst.Expr: Evaluator._expression_statement,
     cst.Assert: Evaluator._assert,
-    cst.Raise: _constant_flow(Flow("raise")),
+    cst.Raise: Evaluator._raise,
     cst.Break: _constant_flow(Flow("break")),
     cst.Continue: _constant_flow(Flow("continue")),
     cst.For: Evaluator._loop,

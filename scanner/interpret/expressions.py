@@ -3,30 +3,49 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from scanner.accessors import ENVIRON, READ_CALLS
+from scanner.accessors import ENVIRON
+from scanner.interpret import calls
 from scanner.interpret import operations as ops
 from scanner.interpret.frames import Frame
-from scanner.interpret.values import UNKNOWN, V, derived, truthiness
-from scanner.syntax.reads import contains_environ, read_arguments, subscript_name
+from scanner.interpret.objects import Closure, Instance
+from scanner.interpret.values import ENVIRON_COPY, RAISED, UNKNOWN, V, derived, truthiness
+from scanner.syntax.reads import contains_environ, subscript_name
 from scanner.syntax.symbols import qualify
+from scanner.syntax.walk import children
 
 if TYPE_CHECKING:
     from scanner.interpret.evaluate import Evaluator
 
 Handler = Callable[["Evaluator", cst.BaseExpression, Frame], V]
 _CONSTANT_NAMES: dict[str, object] = {"True": True, "False": False, "None": None}
+MAX_ITEMS = 256  # the most items a comprehension or loop over known data is run for
 
 
 def evaluate_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
-    """The value of ``node`` in ``frame``; UNKNOWN for forms the evaluator does not model."""
+    """The value of ``node`` in ``frame``; UNKNOWN for forms the evaluator does not model
+    (whose parts are still evaluated when the read under study is inside them)."""
     handler = _HANDLERS.get(type(node))
-    return handler(ev, node, frame) if handler is not None else V(UNKNOWN)
+    if handler is not None:
+        return handler(ev, node, frame)
+    if id(node) in ev.target:
+        parts = [ev.expr(child, frame) for child in _expressions_in(node)]
+        return derived(UNKNOWN, *parts)
+    return V(UNKNOWN)
+
+
+def _expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The outermost expressions below ``node``."""
+    for child in children(node):
+        if isinstance(child, cst.BaseExpression):
+            yield child
+        else:
+            yield from _expressions_in(child)
 
 
 def _simple_string(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
@@ -59,7 +78,7 @@ def _number(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
 def _concatenated(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.ConcatenatedString)
     left, right = ev.expr(node.left, frame), ev.expr(node.right, frame)
-    if left.known and right.known:
+    if left.plain and right.plain:
         return derived(ops.binary(cst.Add(), left.value, right.value), left, right)
     return derived(UNKNOWN, left, right)
 
@@ -76,10 +95,11 @@ def _formatted(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
         assert isinstance(part, cst.FormattedStringExpression)
         value = ev.expr(part.expression, frame)
         sources.append(value)
+        ev.note_passed([value])
         spec = "".join(
             p.value for p in part.format_spec or () if isinstance(p, cst.FormattedStringText)
         )
-        if not value.known or any(
+        if not value.plain or any(
             isinstance(p, cst.FormattedStringExpression) for p in part.format_spec or ()
         ):
             known = False
@@ -106,20 +126,24 @@ def _name(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     local = frame.lookup(name)
     if local is not None:
         return local
-    constants = frame.symbols.constants
-    if name in constants:
-        return V(constants[name])
-    return V(UNKNOWN)
+    return ev.global_value(name, frame)
 
 
 def _collection(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Tuple | cst.List | cst.Set)
     values: list[V] = []
+    starred = False
     for element in node.elements:
+        value = ev.expr(element.value, frame)
         if isinstance(element, cst.StarredElement):
-            return V(UNKNOWN)
-        values.append(ev.expr(element.value, frame))
-    if not all(v.known for v in values):
+            starred = True
+            if value.plain and isinstance(value.value, tuple | list | frozenset | dict):
+                values.extend(V(item, value.env, value.params) for item in value.value)
+                continue
+            values.append(derived(UNKNOWN, value))
+            continue
+        values.append(value)
+    if not all(v.known for v in values) or (starred and not all(v.plain for v in values)):
         return derived(UNKNOWN, *values)
     items = tuple(v.value for v in values)
     if isinstance(node, cst.Set):
@@ -130,20 +154,149 @@ def _collection(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     return derived(items, *values)
 
 
+def _dict(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Dict)
+    result: dict[object, object] = {}
+    sources: list[V] = []
+    known = True
+    for element in node.elements:
+        if isinstance(element, cst.StarredDictElement):
+            value = ev.expr(element.value, frame)
+            sources.append(value)
+            if value.plain and isinstance(value.value, dict):
+                result.update(value.value)
+            else:
+                known = False
+            continue
+        assert isinstance(element, cst.DictElement)
+        key, value = ev.expr(element.key, frame), ev.expr(element.value, frame)
+        sources += [key, value]
+        if key.plain and value.known:
+            try:
+                result[key.value] = value.value
+            except TypeError:
+                known = False
+        else:
+            known = False
+    return derived(result if known else UNKNOWN, *sources)
+
+
+def _comprehension(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp)
+    inner = Frame(
+        frame.symbols,
+        {},
+        depth=frame.depth,
+        method_class=frame.method_class,
+        parent=frame,
+        qualname=frame.qualname,
+        owner=frame.owner,
+    )
+    produced: list[V] = []
+    sources: list[V] = []
+    complete = _run_clauses(ev, node, node.for_in, inner, produced, sources)
+    values = [v for v in produced if v.known]
+    if not complete or len(values) != len(produced):
+        return derived(UNKNOWN, *sources, *produced)
+    if isinstance(node, cst.DictComp):
+        pairs = [v.value for v in values]
+        try:
+            return derived(dict(pairs), *sources, *produced)  # type: ignore[arg-type]
+        except TypeError:
+            return derived(UNKNOWN, *sources, *produced)
+    items = tuple(v.value for v in values)
+    if isinstance(node, cst.SetComp):
+        try:
+            return derived(frozenset(items), *sources, *produced)
+        except TypeError:
+            return derived(UNKNOWN, *sources, *produced)
+    return derived(items, *sources, *produced)
+
+
+def _run_clauses(
+    ev: Evaluator,
+    node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
+    clause: cst.CompFor,
+    frame: Frame,
+    produced: list[V],
+    sources: list[V],
+) -> bool:
+    """Run one ``for`` clause of a comprehension and those nested in it; False when an
+    iterable is not known data (its element is then evaluated once, unknown)."""
+    iterable = ev.expr(clause.iter, frame)
+    sources.append(iterable)
+    items = iterable_items(iterable)
+    if items is None:
+        ev.assign(clause.target, derived(UNKNOWN, iterable), frame)
+        _produce(ev, node, clause, frame, produced, sources)
+        return False
+    complete = True
+    for item in items:
+        ev.assign(clause.target, V(item, iterable.env, iterable.params), frame)
+        complete = _produce(ev, node, clause, frame, produced, sources) and complete
+    return complete
+
+
+def _produce(
+    ev: Evaluator,
+    node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
+    clause: cst.CompFor,
+    frame: Frame,
+    produced: list[V],
+    sources: list[V],
+) -> bool:
+    for condition in clause.ifs:
+        test = truthiness(ev.expr(condition.test, frame))
+        sources.append(test)
+        if test.known and not test.value:
+            return True
+        if not test.known:
+            return False
+    if clause.inner_for_in is not None:
+        return _run_clauses(ev, node, clause.inner_for_in, frame, produced, sources)
+    if isinstance(node, cst.DictComp):
+        key, value = ev.expr(node.key, frame), ev.expr(node.value, frame)
+        known = key.known and value.known
+        produced.append(derived((key.value, value.value) if known else UNKNOWN, key, value))
+    else:
+        produced.append(ev.expr(node.elt, frame))
+    return True
+
+
+def iterable_items(value: V) -> tuple[object, ...] | None:
+    """The items a ``for`` over ``value`` yields, when it is known data of a bounded size."""
+    if not value.plain:
+        return None
+    data = value.value
+    if isinstance(data, str | tuple | list | dict | frozenset):
+        items = tuple(sorted(data, key=repr)) if isinstance(data, frozenset) else tuple(data)
+        return items if len(items) <= MAX_ITEMS else None
+    return None
+
+
 def _comparison(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Comparison)
+    first: V | None = None
     if contains_environ(node, lambda n: qualify(frame.symbols, n, frame.scope_names)):
-        present = ev.read(ev.expr(node.left, frame), V(None), "contains")
+        first = V(ENVIRON_COPY)
+    left = ev.expr(node.left, frame)
+    if first is None and isinstance(node.comparisons[0].operator, cst.In | cst.NotIn):
+        first = ev.expr(node.comparisons[0].comparator, frame)
+    if first is not None and first.value is ENVIRON_COPY and len(node.comparisons) == 1:
+        present = ev.read(left, V(None), "contains")
         if isinstance(node.comparisons[0].operator, cst.NotIn) and present.known:
             return derived(not present.value, present)
         return present
-    left = ev.expr(node.left, frame)
     sources = [left]
     result: object = True
-    for target in node.comparisons:
-        right = ev.expr(target.comparator, frame)
+    for position, target in enumerate(node.comparisons):
+        right = first if position == 0 and first is not None else ev.expr(target.comparator, frame)
         sources.append(right)
-        if not (left.known and right.known):
+        ev.note_numeric(left, right, comparison=True)
+        if left.raised or right.raised:
+            return derived(RAISED, *sources)
+        identity = isinstance(target.operator, cst.Is | cst.IsNot)
+        if not (left.known and right.known) or not (identity or (left.plain and right.plain)):
             return derived(UNKNOWN, *sources)
         result = ops.compare(target.operator, left.value, right.value)
         if result is UNKNOWN or not result:
@@ -158,8 +311,10 @@ def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     truth = truthiness(left)
     is_and = isinstance(node.operator, cst.And)
     if truth.known:
-        if bool(truth.value) != is_and:  # `False and _` / `True or _`: the left side
+        decided = bool(truth.value) != is_and  # `False and _` / `True or _`: the left side
+        if decided and (truth.env or id(node.right) not in ev.target):
             return left
+        # Otherwise the right side runs (it holds the read under study: judged as reached).
         right = ev.expr(node.right, frame)
         return derived(right.value, left, right)
     right = ev.expr(node.right, frame)
@@ -169,8 +324,11 @@ def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
 def _unary(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.UnaryOperation)
     operand = ev.expr(node.expression, frame)
-    if not operand.known:
-        return operand
+    if isinstance(node.operator, cst.Not):
+        truth = truthiness(operand)
+        return derived(not truth.value, truth) if truth.known else truth
+    if not operand.plain:
+        return derived(UNKNOWN, operand) if operand.known else operand
     return derived(ops.unary(node.operator, operand.value), operand)
 
 
@@ -179,7 +337,8 @@ def _binary(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     left, right = ev.expr(node.left, frame), ev.expr(node.right, frame)
     if left.raised or right.raised:
         return derived(left.value if left.raised else right.value, left, right)
-    if not (left.known and right.known):
+    ev.note_numeric(left, right, comparison=False)
+    if not (left.plain and right.plain):
         return derived(UNKNOWN, left, right)
     return derived(ops.binary(node.operator, left.value, right.value), left, right)
 
@@ -188,47 +347,13 @@ def _if_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.IfExp)
     test = ev.test(node.test, frame)
     if test.known:
-        chosen = ev.expr(node.body if test.value else node.orelse, frame)
+        branch = node.body if test.value else node.orelse
+        other = node.orelse if test.value else node.body
+        if not test.env and id(other) in ev.target:
+            branch = other  # the read under study is in the other branch: judge it as reached
+        chosen = ev.expr(branch, frame)
         return derived(chosen.value, test, chosen)
     return derived(UNKNOWN, test)
-
-
-def _call(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
-    assert isinstance(node, cst.Call)
-    func = node.func
-    qualified = qualify(frame.symbols, func, frame.scope_names)
-    if qualified in READ_CALLS:
-        name_node, default_node = read_arguments(node)
-        name = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
-        default = ev.expr(default_node, frame) if default_node is not None else V(None)
-        return ev.read(name, default, READ_CALLS[qualified].value)
-    wrapper = ev.lookup_wrapper(func, frame)
-    if wrapper is not None:
-        return ev.call_wrapper(wrapper[0], node, frame, bound=wrapper[1])
-    args = [ev.expr(arg.value, frame) for arg in node.args]
-    plain = all(arg.keyword is None and not arg.star for arg in node.args)
-    values = [a.value for a in args]
-    if isinstance(func, cst.Attribute):
-        receiver = ev.expr(func.value, frame)
-        if (
-            plain
-            and receiver.known
-            and isinstance(receiver.value, str)
-            and all(a.known for a in args)
-        ):
-            result = ops.str_method(receiver.value, func.attr.value, values)
-            return derived(result, receiver, *args)
-        return derived(UNKNOWN, receiver, *args)
-    function = None
-    if isinstance(func, cst.Name) and frame.lookup(func.value) is None and qualified is None:
-        function = ops.BUILTINS.get(func.value)
-    elif qualified is not None:
-        function = ops.FUNCTIONS.get(qualified)
-    if function is not None and plain and all(a.known for a in args):
-        return derived(ops.call(function, values), *args)
-    if any(a.raised for a in args):
-        return derived(next(a.value for a in args if a.raised), *args)
-    return derived(UNKNOWN, *args)
 
 
 def _subscript(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
@@ -240,7 +365,9 @@ def _subscript(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     if key is None:
         return derived(UNKNOWN, container)
     index = ev.expr(key, frame)
-    if container.known and index.known:
+    if container.value is ENVIRON_COPY:
+        return ev.read(index, V(None), "subscript")
+    if container.plain and index.plain:
         return derived(ops.call(_getitem, [container.value, index.value]), container, index)
     return derived(UNKNOWN, container, index)
 
@@ -251,7 +378,28 @@ def _getitem(container: object, index: object) -> object:
 
 def _attribute(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Attribute)
-    return derived(UNKNOWN, ev.expr(node.value, frame))
+    attr = node.attr.value
+    base = node.value
+    if isinstance(base, cst.Name) and base.value in ("self", "cls"):
+        owner = frame.lookup(base.value)
+        if owner is not None and isinstance(owner.value, Instance):
+            return ev.instance_attribute(owner.value, attr, frame)
+        found = ev.class_constant(frame.method_class, attr, frame)
+        if found is not None:
+            return found
+    if isinstance(base, cst.Name) and frame.lookup(base.value) is None:
+        classes = frame.symbols.class_constants.get(base.value)
+        if classes is not None and attr in classes:
+            return V(classes[attr])
+        imported = qualify(frame.symbols, node, frame.scope_names)
+        if imported is not None:
+            value = ev.imported_constant(imported)
+            if value is not None:
+                return V(value)
+    value = ev.expr(base, frame)
+    if value.known and isinstance(value.value, Instance):
+        return ev.instance_attribute(value.value, attr, frame)
+    return derived(UNKNOWN, value)
 
 
 def _named(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
@@ -260,6 +408,17 @@ def _named(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     if isinstance(node.target, cst.Name):
         frame.assign(node.target.value, value)
     return value
+
+
+def _lambda(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Lambda)
+    qualname = f"{frame.qualname}.<locals>.<lambda>" if frame.qualname else "<lambda>"
+    return V(Closure(node, frame, frame.symbols, qualname, frame.method_class))
+
+
+def _call(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
+    assert isinstance(node, cst.Call)
+    return calls.evaluate_call(ev, node, frame)
 
 
 _HANDLERS: dict[type[cst.BaseExpression], Handler] = {
@@ -272,6 +431,11 @@ _HANDLERS: dict[type[cst.BaseExpression], Handler] = {
     cst.Tuple: _collection,
     cst.List: _collection,
     cst.Set: _collection,
+    cst.Dict: _dict,
+    cst.ListComp: _comprehension,
+    cst.SetComp: _comprehension,
+    cst.GeneratorExp: _comprehension,
+    cst.DictComp: _comprehension,
     cst.Comparison: _comparison,
     cst.BooleanOperation: _boolean,
     cst.UnaryOperation: _unary,
@@ -281,4 +445,5 @@ _HANDLERS: dict[type[cst.BaseExpression], Handler] = {
     cst.Subscript: _subscript,
     cst.Attribute: _attribute,
     cst.NamedExpr: _named,
+    cst.Lambda: _lambda,
 }

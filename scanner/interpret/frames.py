@@ -8,14 +8,18 @@ read's variable name is resolved without running the function.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from scanner.interpret.values import UNKNOWN, V
+
+if TYPE_CHECKING:
+    from scanner.interpret.objects import ClassModel
 from scanner.syntax.namespace import Symbols
-from scanner.syntax.scopes import ScopeNode, param_list
+from scanner.syntax.scopes import ScopeNode, body_statements, param_list
 from scanner.syntax.symbols import dotted
 from scanner.syntax.walk import nodes
 
@@ -104,17 +108,6 @@ class _BindingCollector:
                 self._bind(dotted(bound).split(".", 1)[0], None)
 
 
-def body_statements(
-    body: cst.BaseSuite,
-) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
-    """The statements of an indented block or of a one-line suite."""
-    if isinstance(body, cst.IndentedBlock):
-        return body.body
-    if isinstance(body, cst.SimpleStatementSuite):
-        return body.body
-    return ()
-
-
 def collect_bindings(scope: ScopeNode) -> Bindings:
     """The bindings of a function or lambda."""
     params = tuple(p.name.value for p in param_list(scope.params))
@@ -144,9 +137,20 @@ def statements_bindings(statements: Iterable[cst.CSTNode]) -> frozenset[str]:
 
 
 class Frame:
-    """Flow-sensitive locals of one activation."""
+    """Flow-sensitive locals of one activation (and, through ``parent``, of the
+    functions around a closure)."""
 
-    __slots__ = ("control", "depth", "locals", "method_class", "scope_names", "symbols")
+    __slots__ = (
+        "control",
+        "depth",
+        "locals",
+        "method_class",
+        "owner",
+        "parent",
+        "qualname",
+        "scope_names",
+        "symbols",
+    )
 
     def __init__(
         self,
@@ -156,6 +160,9 @@ class Frame:
         scope_names: frozenset[str] = frozenset(),
         depth: int = 0,
         method_class: str | None = None,
+        parent: Frame | None = None,
+        qualname: str = "",
+        owner: tuple[ClassModel, str] | None = None,
     ) -> None:
         self.symbols = symbols
         self.locals = locals_
@@ -163,6 +170,9 @@ class Frame:
         self.depth = depth
         self.control = False  # a branch on the knob has been taken in this activation
         self.method_class = method_class  # qualified class name, for self.method() calls
+        self.parent = parent  # the frame a closure was defined in
+        self.qualname = qualname  # the function's qualified name, for nested definitions
+        self.owner = owner  # (class model, class name) of a method run on an instance
 
     def lookup(self, name: str) -> V | None:
         """The local's value; UNKNOWN for a local not yet bound; None for a non-local."""
@@ -171,6 +181,8 @@ class Frame:
             return found
         if name in self.scope_names:
             return V(UNKNOWN)
+        if self.parent is not None:
+            return self.parent.lookup(name)
         return None
 
     def assign(self, name: str, value: V) -> None:

@@ -1,49 +1,125 @@
 """From what the probes observed to a gate verdict: on by default? which value turns it off?
 
-Each read is probed with the variable unset and set to every on-like and
-off-like word. The outcome compared across probes is, in order of preference:
+Each site is probed with the variable unset, set to every on-like and off-like
+word, and set to each string the code around it compares with. The outcome
+compared across probes is, in order of preference:
 
-1. the value the enclosing function returns, when it depends on the variable
-   (predicate functions, wrappers, ``if raw is None: return default`` guards);
-2. the first branch test that depends on the variable (``if ...: fused() else: eager()``),
+1. for a descriptor, what its reader returns; in a function, the value the
+   function returns, when it depends on the site (predicates, wrappers,
+   ``if raw is None: return default`` guards);
+2. the first branch test that depends on the site (``if ...: fused() else: eager()``),
    preferring tests that are not mere ``is None`` checks;
 3. the outermost expression around the read whose value is known in every probe.
 
-Polarity follows the universal convention: ``1 true yes on`` are on-like and
-``0 false no off`` are off-like, so ``get(N, "1") == "0"`` is a disable test of a
-feature that is on by default.
+A switch is judged by the universal convention where an on word and an off word
+select different outcomes (``1 true yes on`` against ``0 false no off``): the on
+word's outcome is "on", so ``get(N, "1") == "0"`` is on by default. Where no
+such pair differs, a condition on strings (``== "fast"``, ``!= "eager"``,
+``in ("DEBUG", "INFO")``) is on when it holds. A value used as a number is a
+value knob. What cannot be decided is ``unknown``, with the reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
+from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS
 from scanner.interpret.evaluate import NOT_SEEN, Observation
-from scanner.interpret.values import EMPTY, OFF_ORDER, ON_ORDER, PAIRS, RAISED, UNKNOWN
-from scanner.model import VALUE_GATE, Gate, GateKind
+from scanner.interpret.values import RAISED, UNKNOWN, Opaque
+from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
 
 Probes = Sequence[tuple[str | None, Observation]]
+OFF_ORDER = (*OFF_WORDS, EMPTY, *ON_WORDS)
+ON_ORDER = (*ON_WORDS, *OFF_WORDS, EMPTY)
+_WORDS = frozenset({*ON_WORDS, *OFF_WORDS, EMPTY})
+_BOOLISH = ("bool", "true", "truthy", "flag", "enabled", "disabled", "strtobool", "is_", "yes")
 
 
-def verdict(probes: Probes, chain: Sequence[int], *, function_scope: bool) -> Gate:
-    """The gate verdict of one read from its probes (``chain``: ids from the read outward)."""
-    if not all(obs.complete for _, obs in probes):
+def verdict(
+    probes: Probes, chain: Sequence[int], *, function_scope: bool, named: Sequence[str] = ()
+) -> Gate:
+    """The gate verdict of one site from its probes (``chain``: ids from the read outward;
+    ``named``: the strings the code around it compares with)."""
+    observations = [obs for _, obs in probes]
+    if not all(obs.complete for obs in observations):
+        return unknown_gate("the code that uses it is too long to follow (step budget)")
+    limits = [reason for obs in observations for reason in obs.limits]
+    if limits:
+        return unknown_gate(limits[0])
+    if not any(obs.reached for obs in observations):
+        return unknown_gate("the read sits in code the scanner does not run")
+    if any(obs.numeric for obs in observations):
         return VALUE_GATE
-    if function_scope:
-        returned = _returned(probes)
-        if returned is not None:
-            return classify(returned)
-    tested = _tested(probes)
-    if tested is not None:
-        return classify(tested)
-    enclosing = _enclosing(probes, chain)
-    if enclosing is not None:
-        return classify(enclosing)
+    if _dispatch(observations):
+        return VALUE_GATE
+    counted = any(obs.counted for obs in observations)
+    gate = _decided(probes, chain, function_scope, named, counted)
+    if gate.kind is GateKind.PRESENCE and _passes_value(probes, chain):
+        return VALUE_GATE
+    if gate.kind is not GateKind.VALUE:
+        return gate
+    undecided = [d for obs in observations for d in obs.undecided]
+    if undecided:
+        return unknown_gate(f"it decides a branch through {undecided[0]}, which is not followed")
+    boolish = [c for obs in observations for c in obs.opaque if _looks_boolean(c)]
+    if boolish:
+        return unknown_gate(f"it goes through {boolish[0]}(), which is not followed")
+    return gate
+
+
+def _decided(
+    probes: Probes, chain: Sequence[int], function_scope: bool, named: Sequence[str], counted: bool
+) -> Gate:
+    for outputs in (
+        _descriptor(probes),
+        _returned(probes) if function_scope else None,
+        _tested(probes),
+        _enclosing(probes, chain),
+    ):
+        if outputs is not None and _varies(outputs):
+            if counted and any(_is_number(o) for o in outputs.values()):
+                return VALUE_GATE  # int(...) of the value, handed on: a number
+            return classify(outputs, named)
     return VALUE_GATE
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _varies(outputs: Mapping[str | None, object]) -> bool:
+    """Whether the outcome changes with the value (a constant one decides nothing)."""
+    known = {_key(o) for o in outputs.values() if o is not UNKNOWN and o is not RAISED}
+    return len(known - {_key(o) for o in outputs.values() if _opaque(o)}) > 1
+
+
+def _dispatch(observations: Sequence[Observation]) -> bool:
+    """``if v == "bf16": ... elif v == "fp16": ...``: several tests of the value against
+    different names pick one of many behaviours; the variable is a value, not a switch."""
+    for obs in observations:
+        names = {s for s in obs.compared if s not in _WORDS}
+        if len(obs.site_tests) >= 2 and len(names) >= 2:
+            return True
+    return False
+
+
+def _passes_value(probes: Probes, chain: Sequence[int]) -> bool:
+    """Whether an expression around the read hands its value on (``os.environ["X"] if
+    "X" in os.environ else "ib"``): a presence test that guards a value."""
+    for node_id in chain[1:]:
+        seen = {
+            _key(obs.chain[node_id].value)
+            for _, obs in probes
+            if node_id in obs.chain and obs.chain[node_id].plain
+        }
+        if len(seen) > 2:
+            return True
+    return False
+
+
 def site_default(probes: Probes) -> str | None:
-    """The value the read falls back to when the variable is unset, as a string."""
+    """The value the site's read falls back to when the variable is unset, as a string."""
     for value, obs in probes:
         if value is None:
             default = obs.default
@@ -55,27 +131,43 @@ def site_default(probes: Probes) -> str | None:
     return None
 
 
-def classify(outputs: Mapping[str | None, object]) -> Gate:
-    """Boolean, presence or value gate, from the outcome under each probed value."""
-    known = {v: o for v, o in outputs.items() if o is not UNKNOWN and o is not RAISED}
+def classify(outputs: Mapping[str | None, object], named: Sequence[str] = ()) -> Gate:
+    """Switch (boolean or presence) or value, from the outcome under each probed value."""
+    known = {
+        v: o for v, o in outputs.items() if o is not UNKNOWN and o is not RAISED and not _opaque(o)
+    }
+    if any(_is_number(o) and o not in (0, 1) for o in known.values()):
+        return VALUE_GATE  # a number (a size, a count, a level), not an on/off outcome
     keys = {v: _key(o) for v, o in known.items()}
+    if len(set(keys.values())) == 3 and known.get(None, 0) is None:
+        return _tri_state(known, named)
     if len(set(keys.values())) != 2:
-        return VALUE_GATE
+        return VALUE_GATE  # a switch sorts the values into two outcomes
     on_key: tuple[str, str] | None = None
     kind = GateKind.BOOLEAN
+    by_words = False
     for on, off in PAIRS:
         if on in keys and off in keys and keys[on] != keys[off]:
-            on_key = keys[on]
+            on_key, by_words = keys[on], True
             break
     if on_key is None:
-        # No on/off word makes a difference: a presence test, if every set value agrees.
         set_keys = {k for v, k in keys.items() if v is not None and v != EMPTY}
-        if None not in keys or len(set_keys) != 1 or keys[None] in set_keys:
+        if None in keys and len(set_keys) == 1 and keys[None] not in set_keys:
+            on_key, kind = set_keys.pop(), GateKind.PRESENCE
+        elif set(keys.values()) == {_key(True), _key(False)}:
+            on_key = _key(True)  # a condition on strings: on when it holds
+        else:
             return VALUE_GATE
-        on_key, kind = set_keys.pop(), GateKind.PRESENCE
     default_on = keys[None] == on_key if None in keys else None
-    on_values = tuple(v for v in ON_ORDER if v in keys and keys[v] == on_key)
-    off_values = tuple(v for v in OFF_ORDER if v in keys and keys[v] != on_key)
+    on_values = _ordered((v for v in keys if v is not None and keys[v] == on_key), ON_ORDER, named)
+    offs = [v for v in keys if v is not None and keys[v] != on_key]
+    off_values = _ordered(offs, OFF_ORDER, named) if by_words else _ordered(offs, named, OFF_ORDER)
+    reason = None
+    if not by_words and kind is GateKind.BOOLEAN and off_values and off_values[0] not in named:
+        kept = [v for v in named if v in on_values]
+        if kept:
+            listed = ", ".join(repr(v) for v in kept)
+            reason = f"off value {off_values[0]!r}: any value other than {listed} turns it off"
     return Gate(
         kind=kind,
         default_on=default_on,
@@ -83,11 +175,46 @@ def classify(outputs: Mapping[str | None, object]) -> Gate:
         on_value=on_values[0] if on_values else None,
         off_values=off_values,
         on_values=on_values,
+        reason=reason,
     )
+
+
+def _tri_state(known: Mapping[str | None, object], named: Sequence[str]) -> Gate:
+    """Unset gives None and the code decides (``getenv_bool(N, None)``, ``{"1": True,
+    "0": False}.get(...)``): a switch whose on and off values force it either way."""
+    forced = {v: o for v, o in known.items() if o is not None}
+    gate = classify(forced, named)
+    if gate.kind is not GateKind.BOOLEAN:
+        return VALUE_GATE
+    return replace(gate, default_on=None, reason="unset, the code decides (the value is None)")
+
+
+def _ordered(
+    values: Iterable[str | None], first: Sequence[str], then: Sequence[str]
+) -> tuple[str, ...]:
+    """``values`` in the order of ``first``, then of ``then``, then the rest sorted."""
+    chosen = {v for v in values if v is not None}
+    order = list(dict.fromkeys(v for v in (*first, *then) if v in chosen))
+    return (*order, *sorted(chosen.difference(order)))
 
 
 def _key(value: object) -> tuple[str, str]:
     return (type(value).__name__, repr(value))
+
+
+def _opaque(value: object) -> bool:
+    return isinstance(value, Opaque)
+
+
+def _looks_boolean(callee: str) -> bool:
+    last = callee.rsplit(".", 1)[-1].lower()
+    return any(word in last for word in _BOOLISH)
+
+
+def _descriptor(probes: Probes) -> dict[str | None, object] | None:
+    if all(obs.descriptor is NOT_SEEN for _, obs in probes):
+        return None
+    return {value: obs.descriptor for value, obs in probes if obs.descriptor is not NOT_SEEN}
 
 
 def _returned(probes: Probes) -> dict[str | None, object] | None:
@@ -111,10 +238,15 @@ def _returned(probes: Probes) -> dict[str | None, object] | None:
 
 
 def _tested(probes: Probes) -> dict[str | None, object] | None:
+    """The outcomes of the first branch test the site's own value takes part in (a test
+    decided by another read of the variable alone judges that read, not this one)."""
     order: list[int] = []
     none_checks: set[int] = set()
+    belongs = {node_id for _, obs in probes for node_id in obs.site_tests}
     for _, obs in probes:
         for node_id, _value, is_none_check in obs.tests:
+            if node_id not in belongs:
+                continue
             if node_id not in order:
                 order.append(node_id)
             if is_none_check:
@@ -140,7 +272,7 @@ def _enclosing(probes: Probes, chain: Sequence[int]) -> dict[str | None, object]
         outputs: dict[str | None, object] = {}
         for value, obs in probes:
             seen = obs.chain.get(node_id)
-            if seen is None or seen.value is UNKNOWN:
+            if seen is None or seen.value is UNKNOWN or _opaque(seen.value):
                 break
             outputs[value] = seen.value
         else:

@@ -1,12 +1,25 @@
-"""From sites to knobs: group by name, derive the knob-level verdict, flag conflicts."""
+"""From sites to knobs: group by name, derive the knob-level verdict, flag conflicts.
+
+A knob is a launch fact if launchers set it; a switch (boolean or presence)
+when a site decides a branch with it; unknown when a site could not be decided
+and none was; a value otherwise. Only switch sites that really disagree are a
+conflict: two sites judged by the on/off convention with different defaults on,
+or sites whose written defaults differ so that one is on and one off by default.
+Conditions on other strings (``== "DEBUG"`` here, ``in ("DEBUG", "INFO")`` there)
+ask different questions of one value, and do not conflict.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
 
-from scanner.interpret.values import OFF_ORDER, ON_ORDER
-from scanner.model import GateKind, Knob, Site
+from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS
+from scanner.model import GateKind, Knob, Polarity, Site
+
+_SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE)
+OFF_ORDER = (*OFF_WORDS, EMPTY, *ON_WORDS)
+ON_ORDER = (*ON_WORDS, *OFF_WORDS, EMPTY)
 
 
 def build_knobs(sites: Iterable[Site]) -> tuple[Knob, ...]:
@@ -19,42 +32,85 @@ def build_knobs(sites: Iterable[Site]) -> tuple[Knob, ...]:
     )
 
 
+def by_convention(site: Site) -> bool:
+    """Whether a switch site was judged by an on word against its off word."""
+    gate = site.gate
+    return any(on in gate.on_values and off in gate.off_values for on, off in PAIRS)
+
+
 def _knob(name: str, sites: list[Site]) -> Knob:
-    gates = [s for s in sites if s.gate.kind is not GateKind.VALUE and s.default_on is not None]
-    defaults_on = {s.default_on for s in gates}
-    off = _common(OFF_ORDER, (s.gate.off_values for s in gates))
-    on = _common(ON_ORDER, (s.gate.on_values for s in gates))
-    reason: str | None = None
-    if len(defaults_on) > 1:
-        where_on = _where(s for s in gates if s.default_on)
-        where_off = _where(s for s in gates if not s.default_on)
-        reason = f"on by default at {where_on} but off by default at {where_off}"
-    elif len(gates) > 1 and not off:
-        valued = [s for s in gates if s.gate.off_values]
-        if len(valued) == len(gates):
-            reason = "no single value turns every site off"
-        elif valued:
-            reason = (
-                f"only unsetting it turns off {_where(s for s in gates if not s.gate.off_values)}"
-                f", while a value turns off {_where(valued)}"
-            )
-    else:
-        values = [s for s in sites if s.gate.kind is GateKind.VALUE and s.default is not None]
-        distinct = sorted({s.default for s in values if s.default is not None})
-        if len(distinct) > 1:
-            reason = "sites fall back to different defaults: " + ", ".join(
-                f"{d!r} at {_where(s for s in values if s.default == d)}" for d in distinct
-            )
+    switches = [s for s in sites if s.gate.kind in _SWITCHES and s.default_on is not None]
+    undecided = [s for s in sites if s.gate.kind is GateKind.UNKNOWN]
+    kind = _kind(sites, switches, undecided)
+    polarity = (
+        Polarity.DISABLE if any(s.polarity is Polarity.DISABLE for s in sites) else Polarity.ENABLE
+    )
+    if kind is GateKind.LAUNCH:
+        return Knob(
+            name=name,
+            default_on=None,
+            off_value=None,
+            on_value=None,
+            conflict=False,
+            sites=tuple(sites),
+            kind=kind,
+            polarity=polarity,
+        )
+    off = _common(OFF_ORDER, (s.gate.off_values for s in switches))
+    on = _common(ON_ORDER, (s.gate.on_values for s in switches))
+    conflict = _conflict(switches, off)
+    defaults_on = {s.default_on for s in switches}
     default_on = True if True in defaults_on else (False if False in defaults_on else None)
+    reason = None
+    if undecided:
+        first = undecided[0]
+        reason = f"{first.reason} ({_where(undecided)})"
     return Knob(
         name=name,
         default_on=default_on,
         off_value=off[0] if off else None,
         on_value=on[0] if on else None,
-        conflict=reason is not None,
+        conflict=conflict is not None,
         sites=tuple(sites),
-        conflict_reason=reason,
+        conflict_reason=conflict,
+        kind=kind,
+        polarity=polarity,
+        reason=reason,
     )
+
+
+def _kind(sites: list[Site], switches: list[Site], undecided: list[Site]) -> GateKind:
+    if any(s.gate.kind is GateKind.LAUNCH for s in sites):
+        return GateKind.LAUNCH
+    if switches:
+        if any(s.gate.kind is GateKind.BOOLEAN for s in switches):
+            return GateKind.BOOLEAN
+        return GateKind.PRESENCE
+    if undecided:
+        return GateKind.UNKNOWN
+    return GateKind.VALUE
+
+
+def _conflict(switches: list[Site], off: list[str]) -> str | None:
+    """Why the switch sites disagree, or None."""
+    on_sites = [s for s in switches if s.default_on]
+    off_sites = [s for s in switches if not s.default_on]
+    for here in on_sites:
+        for there in off_sites:
+            words = by_convention(here) and by_convention(there)
+            if words or (here.default is not None and here.default != there.default):
+                return (
+                    f"on by default at {_where(on_sites)} but off by default at {_where(off_sites)}"
+                )
+    if len(switches) > 1 and not off:
+        valued = [s for s in switches if s.gate.off_values]
+        if len(valued) == len(switches):
+            return "no single value turns every site off"
+        if valued:
+            unset_only = _where(s for s in switches if not s.gate.off_values)
+            by_value = _where(valued)
+            return f"only unsetting it turns off {unset_only}, while a value turns off {by_value}"
+    return None
 
 
 def _common(order: tuple[str, ...], value_sets: Iterable[tuple[str, ...]]) -> list[str]:
@@ -63,7 +119,7 @@ def _common(order: tuple[str, ...], value_sets: Iterable[tuple[str, ...]]) -> li
         common = set(values) if common is None else common & set(values)
     if not common:
         return []
-    return [v for v in order if v in common]
+    return [v for v in order if v in common] + sorted(common.difference(order))
 
 
 def _where(sites: Iterable[Site]) -> str:

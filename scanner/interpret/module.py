@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -15,15 +16,17 @@ from scanner.interpret.frames import (
     collect_bindings,
     module_bindings,
 )
+from scanner.interpret.objects import parse_classes
 from scanner.interpret.values import UNKNOWN, V
 from scanner.source.anchors import AnchorMismatch, Anchors
 from scanner.source.narrow import Narrowed
 from scanner.syntax.events import Event, EventCollector
-from scanner.syntax.index import WrapperIndex
+from scanner.syntax.index import CLASS, Wrapper, WrapperIndex
 from scanner.syntax.locate import AnchorLocator, ProviderLocator
 from scanner.syntax.namespace import Symbols
-from scanner.syntax.scopes import ScopeNode, param_list
+from scanner.syntax.scopes import ScopeNode, body_statements, param_list
 from scanner.syntax.symbols import collect_symbols
+from scanner.syntax.walk import nodes
 
 # Module-level values worth computing as constants: literals and simple arithmetic on them.
 _CONSTANT_FORMS = (
@@ -38,8 +41,10 @@ _CONSTANT_FORMS = (
     cst.Name,
     cst.BinaryOperation,
     cst.UnaryOperation,
+    cst.Dict,
 )
-_CONSTANT_TYPES = (str, int, float, bool, type(None), tuple, frozenset)
+_CONSTANT_TYPES = (str, int, float, bool, type(None), tuple, frozenset, dict)
+Loader = Callable[[str], object]
 
 
 @dataclass
@@ -58,11 +63,20 @@ class ParsedModule:
 
     anchors: Anchors | None = None
     def_lines: dict[int, int] = field(default_factory=dict)
+    def_qualnames: dict[int, str] = field(default_factory=dict)
+    method_classes: dict[int, str] = field(default_factory=dict)
+    loader: Loader | None = None  # the values of constants other modules of the tree define
     _events: tuple[WrapperIndex, list[Event]] | None = None
+    _strings: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def parse(
-        cls, rel: str, module_name: str, text: str, narrowed: Narrowed | None = None
+        cls,
+        rel: str,
+        module_name: str,
+        text: str,
+        narrowed: Narrowed | None = None,
+        loader: Loader | None = None,
     ) -> ParsedModule:
         """Parse ``text`` (or its narrowed form); raises libcst.ParserSyntaxError.
 
@@ -76,8 +90,12 @@ class ParsedModule:
             symbols = replace(symbols, functions=symbols.functions | narrowed.functions)
         parsed = cls(rel, module_name, tree, MetadataWrapper(tree, unsafe_skip_copy=True), symbols)
         parsed.anchors = narrowed.anchors if narrowed is not None else None
+        parsed.loader = loader
         ambiguous = narrowed.ambiguous if narrowed is not None else frozenset()
-        parsed.symbols = replace(symbols, constants=parsed._constants(ambiguous))
+        constants = parsed._constants(ambiguous)
+        parsed.symbols = replace(
+            symbols, constants=constants, class_constants=parsed._class_constants(constants)
+        )
         return parsed
 
     def events(self, index: WrapperIndex) -> list[Event]:
@@ -97,12 +115,26 @@ class ParsedModule:
             collector = EventCollector(self.symbols, index, ProviderLocator(positions))
             collector.collect(self.tree)
         self.def_lines = collector.def_lines
+        self.def_qualnames = collector.def_qualnames
+        self.method_classes = collector.method_classes
         self._events = (index, collector.events)
         return collector.events
 
     def def_line(self, function: cst.FunctionDef) -> int:
         """The line of ``function``'s ``def`` (after ``events`` ran)."""
         return self.def_lines[id(function)]
+
+    def class_line(self, node: cst.ClassDef) -> int:
+        """The line of a class's ``class`` (after ``events`` ran)."""
+        return self.def_lines[id(node)]
+
+    def def_qualname(self, function: cst.FunctionDef) -> str:
+        """``Class.method`` or ``outer.<locals>.inner`` (after ``events`` ran)."""
+        return self.def_qualnames[id(function)]
+
+    def method_class_of(self, function: cst.FunctionDef) -> str | None:
+        """The qualified class of a method, None for a function (after ``events`` ran)."""
+        return self.method_classes.get(id(function))
 
     def bindings(self, scope: ScopeNode) -> Bindings:
         found = self._scope_bindings.get(id(scope))
@@ -120,7 +152,7 @@ class ParsedModule:
         for scope in event.scopes:
             found = self._resolvers.get(id(scope))
             if found is None:
-                evaluator = Evaluator(index, bindings_cache=self.bindings_cache)
+                evaluator = Evaluator(index, bindings_cache=self.bindings_cache, loader=self.loader)
                 method_class = event.unit.method_class if scope is event.unit.scope else None
                 found = Resolver(
                     self.symbols, self.bindings(scope), evaluator.evaluate, parent, method_class
@@ -131,9 +163,78 @@ class ParsedModule:
             return parent
         return Frame(self.symbols, {})
 
+    def functions(self) -> list[tuple[cst.FunctionDef, str | None]]:
+        """The module-level functions and the methods of module-level classes, each with
+        its qualified class (None for a function)."""
+        found: list[tuple[cst.FunctionDef, str | None]] = []
+        prefix = f"{self.module_name}." if self.module_name else ""
+        for statement in self.tree.body:
+            if isinstance(statement, cst.FunctionDef):
+                found.append((statement, None))
+            elif isinstance(statement, cst.ClassDef):
+                owner = prefix + statement.name.value
+                found.extend(
+                    (s, owner)
+                    for s in body_statements(statement.body)
+                    if isinstance(s, cst.FunctionDef)
+                )
+        return found
+
+    def compared_strings(self, root: cst.CSTNode) -> tuple[str, ...]:
+        """The string literals compared with in ``root`` (both sides, inside collections)."""
+        found = self._strings.get(id(root))
+        if found is None:
+            strings: list[str] = []
+            for node in nodes(root):
+                if isinstance(node, cst.Comparison):
+                    for part in (node.left, *(c.comparator for c in node.comparisons)):
+                        strings.extend(_strings_of(part))
+            found = tuple(dict.fromkeys(strings))
+            self._strings[id(root)] = found
+        return found
+
+    def wrapper_roots(self, wrapper: Wrapper) -> list[cst.CSTNode]:
+        """The code a call of ``wrapper`` runs, to look for compared strings in."""
+        if wrapper.kind == CLASS:
+            return list(parse_classes(wrapper.source).values())
+        return [wrapper.function()]
+
+    def _class_constants(self, constants: dict[str, object]) -> dict[str, dict[str, object]]:
+        """Plain constants assigned in the bodies of module-level classes."""
+        evaluator = Evaluator(WrapperIndex(), bindings_cache=self.bindings_cache)
+        frame = Frame(replace(self.symbols, constants=constants), {})
+        found: dict[str, dict[str, object]] = {}
+        for statement in self.tree.body:
+            if not isinstance(statement, cst.ClassDef):
+                continue
+            attrs: dict[str, object] = {}
+            for line in body_statements(statement.body):
+                if not isinstance(line, cst.SimpleStatementLine):
+                    continue
+                for small in line.body:
+                    if not isinstance(small, cst.Assign | cst.AnnAssign) or small.value is None:
+                        continue
+                    targets = (
+                        [t.target for t in small.targets]
+                        if isinstance(small, cst.Assign)
+                        else [small.target]
+                    )
+                    if len(targets) != 1 or not isinstance(targets[0], cst.Name):
+                        continue
+                    if not isinstance(small.value, _CONSTANT_FORMS):
+                        continue
+                    value = evaluator.evaluate(small.value, frame)
+                    if value.plain and isinstance(value.value, _CONSTANT_TYPES):
+                        attrs[targets[0].value] = value.value
+            if attrs:
+                found[statement.name.value] = attrs
+        return found
+
     def _constants(self, ambiguous: frozenset[str]) -> dict[str, object]:
         collector_bindings = module_bindings(self.tree)
-        evaluator = Evaluator(WrapperIndex(), bindings_cache=self.bindings_cache)
+        evaluator = Evaluator(
+            WrapperIndex(), bindings_cache=self.bindings_cache, loader=self.loader
+        )
         resolver = Resolver(self.symbols, collector_bindings, evaluator.evaluate)
         constants: dict[str, object] = {}
         for name, values in collector_bindings.values.items():
@@ -150,6 +251,15 @@ class ParsedModule:
         return constants
 
 
+def _strings_of(node: cst.BaseExpression) -> list[str]:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return [value] if isinstance(value, str) and len(value) <= 64 else []
+    if isinstance(node, cst.Tuple | cst.List | cst.Set):
+        return [s for e in node.elements for s in _strings_of(e.value)]
+    return []
+
+
 def flow_frame(parsed: ParsedModule, event: Event, evaluator: Evaluator) -> Frame:
     """A fresh flow-sensitive frame for running ``event``'s unit, parameters bound.
 
@@ -159,11 +269,13 @@ def flow_frame(parsed: ParsedModule, event: Event, evaluator: Evaluator) -> Fram
     scope = event.unit.scope
     if scope is None:
         return Frame(parsed.symbols, {})
+    module = parsed.module_name
     frame = Frame(
         parsed.symbols,
         {},
         scope_names=parsed.bindings(scope).assigned,
         method_class=event.unit.method_class,
+        qualname=f"{module}.{event.function}" if module else event.function,
     )
     for param in param_list(scope.params):
         name = param.name.value

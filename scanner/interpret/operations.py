@@ -149,6 +149,8 @@ def _length(value: object) -> object:
     return len(value)  # type: ignore[arg-type]
 
 
+NUMBERS: frozenset[Callable[..., object]] = frozenset({_as_int, _as_float})
+
 BUILTINS: dict[str, Callable[..., object]] = {
     "int": _as_int,
     "float": _as_float,
@@ -162,11 +164,57 @@ BUILTINS: dict[str, Callable[..., object]] = {
     "abs": abs,
 }
 
+
+def config_var(name: object) -> object:
+    """``sysconfig.get_config_var`` for the names whose value every POSIX system shares."""
+    return _POSIX_CONFIG.get(name, UNKNOWN) if isinstance(name, str) else UNKNOWN
+
+
+_POSIX_CONFIG = {"EXE": ""}
+
 # Qualified names of library helpers with a known meaning.
 FUNCTIONS: dict[str, Callable[..., object]] = {
     "distutils.util.strtobool": strtobool,
     "setuptools._distutils.util.strtobool": strtobool,
+    "sysconfig.get_config_var": config_var,
 }
+
+_ACCESSOR_TRUE = frozenset({"1", "true", "on", "yes", "y"})
+
+
+def accessor_bool(value: str) -> object:
+    """What a ``getenv_bool``-style accessor answers for a set value: true for the on
+    words in any case, false for anything else (Triton's ``getenv_bool`` does this)."""
+    return value.lower() in _ACCESSOR_TRUE
+
+
+def accessor_int(value: str) -> object:
+    return _guarded(int, value)
+
+
+def accessor_float(value: str) -> object:
+    return _guarded(float, value)
+
+
+# How a typed accessor turns a set value into what it answers (by its name's suffix).
+ACCESSOR_CONVERSIONS: dict[str, Callable[[str], object]] = {
+    "bool": accessor_bool,
+    "int": accessor_int,
+    "float": accessor_float,
+}
+
+_DICT_METHODS = frozenset({"get", "keys", "values", "items"})
+
+
+def dict_method(receiver: dict[object, object], name: str, args: Sequence[object]) -> object:
+    """``receiver.name(*args)`` for the reading methods of a dict (views as tuples)."""
+    if name not in _DICT_METHODS:
+        return UNKNOWN
+    if name == "get":
+        return _guarded(receiver.get, *args)
+    if args:
+        return RAISED
+    return tuple(getattr(receiver, name)())
 
 
 def call(fn: Callable[..., object], args: Sequence[object]) -> object:

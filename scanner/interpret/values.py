@@ -1,8 +1,9 @@
 """The value domain of gate evaluation: concrete Python values plus two sentinels.
 
 A value carries where it came from: ``env`` when it depends on the knob being
-evaluated (data or control flow), ``params`` when it depends on parameters of
-the function under analysis (which is how wrapper functions are recognised).
+evaluated (data or control flow, through any read of it), ``site`` when it
+depends on the read under study itself, ``params`` when it depends on parameters
+of the function under analysis (which is how wrapper functions are recognised).
 """
 
 from __future__ import annotations
@@ -30,6 +31,25 @@ RAISED: Final = _Sentinel("RAISED")
 NO_PARAMS: Final[frozenset[str]] = frozenset()
 
 
+class Opaque:
+    """A value the evaluator models but Python operators must not touch (an object,
+    a function, a copy of the environment): comparing or combining one is UNKNOWN."""
+
+    __slots__ = ()
+
+
+class EnvironCopy(Opaque):
+    """``os.environ.copy()``, ``dict(os.environ)``: reading it reads the environment."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<environ copy>"
+
+
+ENVIRON_COPY: Final = EnvironCopy()
+
+
 @dataclass(frozen=True, slots=True)
 class V:
     """A value with its provenance."""
@@ -37,10 +57,16 @@ class V:
     value: object
     env: bool = False
     params: frozenset[str] = NO_PARAMS
+    site: bool = False  # depends on the value the site under study read
 
     @property
     def known(self) -> bool:
         return self.value is not UNKNOWN and self.value is not RAISED
+
+    @property
+    def plain(self) -> bool:
+        """Known, and a plain Python value that operators may combine."""
+        return self.known and not isinstance(self.value, Opaque)
 
     @property
     def raised(self) -> bool:
@@ -49,31 +75,23 @@ class V:
 
 def derived(value: object, *sources: V) -> V:
     """A value computed from ``sources``, inheriting their provenance."""
-    env = False
+    env = site = False
     params = NO_PARAMS
     for source in sources:
         env = env or source.env
+        site = site or source.site
         if source.params:
             params = params | source.params
-    return V(value, env, params)
+    return V(value, env, params, site)
 
 
 def truthiness(v: V) -> V:
     """``bool(v)`` when it can be told, keeping provenance."""
     if not v.known:
         return v
+    if isinstance(v.value, Opaque):
+        return derived(True, v)  # objects and functions are true
     try:
         return derived(bool(v.value), v)
     except Exception:
         return derived(RAISED, v)
-
-
-# The values every read is probed with, besides "unset". Pairs at the same
-# index are the on-like and off-like spellings of one convention.
-ON_WORDS: Final = ("1", "true", "yes", "on", "True", "TRUE", "Yes", "YES", "On", "ON")
-OFF_WORDS: Final = ("0", "false", "no", "off", "False", "FALSE", "No", "NO", "Off", "OFF")
-EMPTY: Final = ""
-PAIRS: Final = tuple(zip(ON_WORDS, OFF_WORDS, strict=True))
-CANDIDATES: Final[tuple[str | None, ...]] = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
-OFF_ORDER: Final[tuple[str, ...]] = (*OFF_WORDS, EMPTY, *ON_WORDS)
-ON_ORDER: Final[tuple[str, ...]] = (*ON_WORDS, *OFF_WORDS, EMPTY)

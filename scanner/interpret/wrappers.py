@@ -1,64 +1,223 @@
-"""Finding wrapper functions: functions whose parameter names the variable they read.
+"""Finding wrappers and setters: callables whose parameter names the variable they touch.
 
 ``def env_flag(name, default=False): return os.environ.get(name, ...)`` is a
 wrapper, and so is ``def fusion_on(name): return env_flag(name, default=True)``
-once ``env_flag`` is known: discovery runs to a fixed point over the tree.
+once ``env_flag`` is known: discovery runs to a fixed point over the tree. The
+function that owns the parameter may be a method, a function nested in another
+(a local helper), or a closure factory whose inner function reads the factory's
+parameter. A class whose constructor keeps its parameter on ``self`` and whose
+methods read the variable with it is a descriptor: its constructor calls are reads.
+A function that writes the variable its parameter names is a setter.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
-from scanner.interpret.analyze import resolve_names, wrapper_scope
+from scanner.interpret.analyze import resolve_names
+from scanner.interpret.calls import call_function
+from scanner.interpret.evaluate import Evaluator
+from scanner.interpret.frames import Frame
 from scanner.interpret.module import ParsedModule
-from scanner.syntax.index import Wrapper, WrapperIndex
+from scanner.interpret.objects import ClassModel, Instance
+from scanner.interpret.values import UNKNOWN, V
+from scanner.model import WriteKind
+from scanner.syntax.events import Event
+from scanner.syntax.index import CLASS, FUNCTION, SETTER, Wrapper, WrapperIndex
 from scanner.syntax.scopes import param_list
 from scanner.syntax.walk import nodes
 
+_NEVER_NAMES = frozenset({"self", "cls"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Owner:
+    function: cst.FunctionDef
+    qualname: str  # within the module
+    param: str
+    method_class: str | None
+
 
 def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
-    """The wrappers defined in ``parsed``, given the wrappers known so far."""
-    found: dict[str, Wrapper] = {}
-    for event in parsed.events(index):
-        scope = wrapper_scope(event)
-        if not event.is_read or scope is None:
+    """The wrappers and setters defined in ``parsed``, given those known so far."""
+    found: dict[tuple[str, str], Wrapper] = {}
+    events = parsed.events(index)
+    for event in events:
+        if event.unit.scope is None:
             continue
-        params = [p.name.value for p in param_list(scope.params)]
         depends: set[str] = set()
-        for name in resolve_names(parsed, event, index):
-            if not (name.known and isinstance(name.value, str)):
-                depends.update(name.params)
-        name_param = next((p for p in params if p in depends), None)
-        if name_param is None:
+        names = resolve_names(parsed, event, index)
+        if any(n.known and isinstance(n.value, str) for n in names):
             continue
+        for name in names:
+            depends.update(name.params)
+        owner = _owner(parsed, event, depends)
+        if owner is None:
+            continue
+        kind = SETTER if isinstance(event.kind, WriteKind) else FUNCTION
         qualname = (
-            f"{parsed.module_name}.{event.function}" if parsed.module_name else event.function
+            f"{parsed.module_name}.{owner.qualname}" if parsed.module_name else owner.qualname
         )
-        if qualname in found:
+        if (qualname, kind) in found:
             continue
-        found[qualname] = _wrapper(parsed, scope, qualname, name_param, event.unit.method_class)
+        found[(qualname, kind)] = _function(parsed, event, owner, qualname, kind)
+    for wrapper in _descriptors(parsed, index, events):
+        found[(wrapper.qualname, wrapper.kind)] = wrapper
     return list(found.values())
 
 
-def _wrapper(
-    parsed: ParsedModule,
-    scope: cst.FunctionDef,
-    qualname: str,
-    name_param: str,
-    method_class: str | None,
+def _owner(parsed: ParsedModule, event: Event, depends: set[str]) -> _Owner | None:
+    """The innermost function around ``event`` that has one of ``depends`` as a parameter."""
+    depends = depends - _NEVER_NAMES
+    if not depends:
+        return None
+    for scope in reversed(event.scopes):
+        if not isinstance(scope, cst.FunctionDef):
+            continue
+        params = [p.name.value for p in param_list(scope.params)]
+        param = next((p for p in params if p in depends), None)
+        if param is None:
+            continue
+        name = scope.name.value
+        if name.startswith("__") and name.endswith("__"):
+            return None  # never called by its name (a constructor: see _descriptors)
+        qualname = parsed.def_qualname(scope)
+        method_class = parsed.method_class_of(scope)
+        return _Owner(scope, qualname, param, method_class)
+    return None
+
+
+def _function(
+    parsed: ParsedModule, event: Event, owner: _Owner, qualname: str, kind: str
 ) -> Wrapper:
+    scope = owner.function
     params = param_list(scope.params)
     static = any(
         isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
         for d in scope.decorators
     )
     names = {node.value for node in nodes(scope) if isinstance(node, cst.Name)}
+    pattern = None
+    if event.name is not None and not (
+        isinstance(event.name, cst.Name) and event.name.value == owner.param
+    ):
+        pattern = parsed.tree.code_for_node(event.name)
+    value_param = None
+    if kind == SETTER and isinstance(event.value, cst.Name):
+        declared = {p.name.value for p in params}
+        value_param = event.value.value if event.value.value in declared else None
     return Wrapper(
         qualname=qualname,
         path=parsed.rel,
         line=parsed.def_line(scope),
-        name_param=name_param,
-        method=method_class is not None and not static and bool(params),
+        name_param=owner.param,
+        method=owner.method_class is not None and not static and bool(params),
         source=parsed.tree.code_for_node(scope.with_changes(leading_lines=())),
         symbols=parsed.symbols.restricted(names),
+        kind=kind,
+        value_param=value_param,
+        pattern=pattern if kind == FUNCTION and event.wrapper is None else None,
+        read_line=event.line,
+        read_column=event.column,
+    )
+
+
+def _descriptors(parsed: ParsedModule, index: WrapperIndex, events: list[Event]) -> list[Wrapper]:
+    """Classes whose constructor's parameter names the variable their methods read."""
+    classes = {s.name.value: s for s in parsed.tree.body if isinstance(s, cst.ClassDef)}
+    readers: dict[str, set[str]] = {}  # class name -> methods holding an unnamed read
+    for event in events:
+        method_class = event.unit.method_class
+        scope = event.unit.scope
+        if not event.is_read or method_class is None or not isinstance(scope, cst.FunctionDef):
+            continue
+        if not (_mentions_self(event) or scope.name.value == "__init__"):
+            continue
+        readers.setdefault(method_class.rsplit(".", 1)[-1], set()).add(scope.name.value)
+    if not readers:
+        return []
+    found: list[Wrapper] = []
+    for name in classes:
+        model = ClassModel(name, classes, parsed.symbols)
+        order = model.mro()
+        methods = sorted({m for owner in order for m in readers.get(owner, ())})
+        if not methods:
+            continue
+        descriptor = _descriptor(parsed, index, model, methods)
+        if descriptor is not None:
+            found.append(descriptor)
+    return found
+
+
+def _mentions_self(event: Event) -> bool:
+    roots = [event.name] if event.name is not None else []
+    if event.wrapper is not None and isinstance(event.node, cst.Call):
+        roots = [arg.value for arg in event.node.args]
+    return any(isinstance(n, cst.Name) and n.value == "self" for root in roots for n in nodes(root))
+
+
+def _descriptor(
+    parsed: ParsedModule, index: WrapperIndex, model: ClassModel, methods: list[str]
+) -> Wrapper | None:
+    """The class ``model`` as a descriptor, if constructing it keeps a parameter that one
+    of its ``methods`` reads the variable by."""
+    init = model.method("__init__")
+    if init is None:
+        return None
+    params = [p.name.value for p in param_list(init[1].params)][1:]
+    if not params:
+        return None
+    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+    instance = V(Instance(model))
+    frame = Frame(parsed.symbols, {p: V(UNKNOWN, params=frozenset({p})) for p in params})
+    call = cst.Call(cst.Name(model.name), [cst.Arg(cst.Name(p)) for p in params])
+    evaluator.call(
+        lambda: call_function(
+            evaluator, init[1], call, frame, model.symbols, self_value=instance, owner=init[0]
+        )
+    )
+    depends = {p for name in evaluator.seen.names for p in name.params if p in params}
+    if depends:  # the constructor itself reads the variable its parameter names
+        return _class(parsed, model, next(p for p in params if p in depends), "__init__")
+    for method in methods:
+        found = model.method(method)
+        if found is None:
+            continue
+        evaluator.seen.names.clear()
+        evaluator.call(
+            lambda found=found: call_function(  # type: ignore[misc]
+                evaluator, found[1], None, frame, model.symbols, self_value=instance, owner=found[0]
+            )
+        )
+        depends = {p for name in evaluator.seen.names for p in name.params if p in params}
+        if depends:
+            param = next(p for p in params if p in depends)
+            return _class(parsed, model, param, method)
+    return None
+
+
+def _class(parsed: ParsedModule, model: ClassModel, param: str, reader: str) -> Wrapper:
+    order = model.mro()
+    source = "\n\n".join(
+        parsed.tree.code_for_node(model.classes[c].with_changes(leading_lines=(), decorators=()))
+        for c in reversed(order)
+    )
+    names = {
+        node.value for c in order for node in nodes(model.classes[c]) if isinstance(node, cst.Name)
+    }
+    names.update(order)
+    qualname = f"{parsed.module_name}.{model.name}" if parsed.module_name else model.name
+    first = model.classes[model.name]
+    return Wrapper(
+        qualname=qualname,
+        path=parsed.rel,
+        line=parsed.class_line(first),
+        name_param=param,
+        method=False,
+        source=source,
+        symbols=parsed.symbols.restricted(names),
+        kind=CLASS,
+        reader=reader,
     )

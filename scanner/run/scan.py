@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
-from scanner.accessors import ENV_WORDS
+from scanner.accessors import prefilter
 from scanner.interpret.knobs import build_knobs
-from scanner.model import ScanError, ScanResult, ScanStats
-from scanner.patterns import matches
+from scanner.model import DynamicRead, ScanError, ScanResult, ScanStats
+from scanner.patterns import dynamic_matches, matches
 from scanner.run.cache import Cache, CacheError, entry_key, prune
 from scanner.run.pool import Runner
 from scanner.run.work import (
@@ -26,7 +25,6 @@ from scanner.run.work import (
     Options,
     cached,
     fingerprint,
-    words_pattern,
 )
 from scanner.source.files import (
     DEFAULT_INCLUDE,
@@ -39,7 +37,6 @@ from scanner.source.files import (
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_ROUNDS = 16
-_ENV_BYTES = tuple(word.encode() for word in ENV_WORDS)
 
 
 def scan(
@@ -53,6 +50,8 @@ def scan(
     cache_dir: str | Path | None = None,
     jobs: int | None = None,
     narrow: bool = True,
+    launch_facts: Sequence[str] = (),
+    accessors: Sequence[str] = (),
 ) -> ScanResult:
     """Scan ``paths`` for environment reads.
 
@@ -62,7 +61,10 @@ def scan(
     to (the current folder by default); ``cache_dir``: where to keep per-file
     results (no cache when None); ``jobs``: worker processes (the machine's
     CPUs by default, 1 for none); ``narrow``: parse only the statements that
-    matter (the results are the same either way).
+    matter (the results are the same either way); ``launch_facts``: patterns of
+    variables the project's launcher sets, besides the documented ones;
+    ``accessors``: names of callables that read the variable their first argument
+    names, besides those named like ``getenv``.
     """
     base = Path(root) if root is not None else Path.cwd()
     options = Options(
@@ -70,6 +72,8 @@ def scan(
         narrow=narrow,
         max_file_bytes=max_file_bytes,
         cache_dir=Path(cache_dir) if cache_dir is not None else None,
+        launch_facts=tuple(launch_facts),
+        accessors=tuple(accessors),
     )
     if options.cache_dir is not None:
         prune(options.cache_dir)
@@ -84,7 +88,7 @@ def scan(
     parsed: set[str] = set()  # files analysed in this scan, in any round
     index = WrapperIndex()
     selector = _Selector(files, options)
-    selection = selector.select(partial(_has_words, words_pattern(ENV_WORDS)))
+    selection = selector.select(prefilter(options.accessors))
     with Runner(options, jobs) as runner:
         for _ in range(MAX_ROUNDS):
             todo = []
@@ -102,20 +106,16 @@ def scan(
                 outcomes[outcome.rel] = outcome
                 if not outcome.cached:
                     parsed.add(outcome.rel)
-            wrappers: dict[str, Wrapper] = dict(index.wrappers)
+            known = {(w.qualname, w.kind): w for w in index.facts}
+            facts = dict(known)
             for outcome in outcomes.values():
-                wrappers.update((w.qualname, w) for w in outcome.wrappers)
-            new = [w for q, w in wrappers.items() if index.wrappers.get(q) != w]
-            index = WrapperIndex.of(wrappers.values())
+                facts.update(((w.qualname, w.kind), w) for w in outcome.wrappers)
+            new = [w for key, w in facts.items() if known.get(key) != w]
+            index = WrapperIndex.of(facts.values())
             if not new:
                 break
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
     return _result(outcomes, parsed, errors, index, len(files), options)
-
-
-def _has_words(pattern: re.Pattern[bytes], data: bytes) -> bool:
-    # A plain substring test first: it runs at memchr speed and rules out most files.
-    return any(word in data for word in _ENV_BYTES) and pattern.search(data) is not None
 
 
 def _names_any(
@@ -213,6 +213,23 @@ def _known_selection(stored: object) -> dict[str, tuple[str, bool]]:
     return known
 
 
+def _uncalled(wrapper: Wrapper) -> DynamicRead:
+    """A wrapper that builds the name from its parameter, and that no call in the tree
+    passes a known value: its read, with the pattern of the names it can read."""
+    function = wrapper.qualname[len(wrapper.module) + 1 :] if wrapper.module else wrapper.qualname
+    return DynamicRead(
+        path=wrapper.path,
+        line=wrapper.read_line or wrapper.line,
+        column=wrapper.read_column or 1,
+        expression=wrapper.pattern or "",
+        function=function,
+        reason=(
+            f"the name is built from the parameter {wrapper.name_param!r}, "
+            "and no call in the tree passes a known value"
+        ),
+    )
+
+
 def _result(
     outcomes: dict[str, FileOutcome],
     parsed: set[str],
@@ -223,7 +240,16 @@ def _result(
 ) -> ScanResult:
     ordered = [outcomes[rel] for rel in sorted(outcomes)]
     sites = [s for o in ordered for s in o.result.sites if matches(s.name, options.match)]
-    dynamic = sorted((d for o in ordered for d in o.result.dynamic), key=lambda d: d.sort_key)
+    found = [d for o in ordered for d in o.result.dynamic]
+    called = {s.via for s in sites} | {d.via for d in found}
+    found.extend(
+        _uncalled(w)
+        for w in index.wrappers.values()
+        if w.pattern is not None
+        and w.qualname not in called
+        and dynamic_matches(w.pattern, options.match)
+    )
+    dynamic = sorted(found, key=lambda d: d.sort_key)
     writes = sorted((w for o in ordered for w in o.result.writes), key=lambda w: w.sort_key)
     errors = [*errors, *(o.error for o in ordered if o.error is not None)]
     problems = sorted({o.cache_problem for o in ordered if o.cache_problem})

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scanner.accessors import ENV_WORDS
+from scanner.accessors import ENV_WORDS, accessor_names
 from scanner.model import FileResult, ScanError
 from scanner.run import codec
 from scanner.run.cache import Cache, CacheError, entry_key
+from scanner.settings import Settings
+from scanner.source.constants import ConstantLoader, digest
 from scanner.source.files import MAX_FILE_BYTES, SourceError, decode_source, read_bytes
 from scanner.syntax.index import Wrapper, WrapperIndex
 
@@ -38,9 +40,16 @@ class Options:
     narrow: bool = True
     max_file_bytes: int = MAX_FILE_BYTES
     cache_dir: Path | None = None
+    launch_facts: tuple[str, ...] = ()  # launcher-set variables besides the documented ones
+    accessors: tuple[str, ...] = ()  # more callables to take as accessors, by name
 
     def key(self) -> str:
-        return "\0".join(("match", *self.match))
+        return "\0".join(
+            ("match", *self.match, "launch", *self.launch_facts, "accessors", *self.accessors)
+        )
+
+    def settings(self) -> Settings:
+        return Settings(match=self.match, launch_facts=self.launch_facts, accessors=self.accessors)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +68,7 @@ class FileOutcome:
     error: ScanError | None = None
     cached: bool = False
     cache_problem: str | None = None
+    depends: tuple[tuple[str, str], ...] = ()  # other files' constants it used: (path, digest)
 
 
 def fingerprint(wrappers: tuple[Wrapper, ...]) -> str:
@@ -89,7 +99,7 @@ def process(task: FileTask, options: Options, data: bytes | None = None) -> File
     depends = fingerprint(wrappers)
     key = _key(task, options, data, depends)
     found = _stored(cache, task.rel, key)
-    if found is not None:
+    if found is not None and _fresh(task, found[0]):
         return found[0]
     computed = _compute(task, data, wrappers, options, (cache, depends))
     outcome = computed.outcome
@@ -127,7 +137,15 @@ def cached(task: FileTask, options: Options, data: bytes) -> FileOutcome | None:
         return None
     depends = fingerprint(task.index.callable_from(data, task.rel))
     found = _stored(Cache(options.cache_dir), task.rel, _key(task, options, data, depends))
-    return found[0] if found is not None else None
+    return found[0] if found is not None and _fresh(task, found[0]) else None
+
+
+def _fresh(task: FileTask, outcome: FileOutcome) -> bool:
+    """Whether the other files whose constants an outcome used are unchanged."""
+    if not outcome.depends:
+        return True
+    root = ConstantLoader(task.path, task.module).root
+    return all(digest(root / path) == known for path, known in outcome.depends)
 
 
 def _stored(cache: Cache, rel: str, key: str) -> tuple[FileOutcome, dict[str, Any]] | None:
@@ -177,7 +195,11 @@ def _compute(
         text = decode_source(data)
     except SourceError as exc:
         return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, str(exc))))
-    names = (*ENV_WORDS, *(w.short_name for w in wrappers))
+    names = (
+        *ENV_WORDS,
+        *accessor_names(text, options.accessors),
+        *(w.short_name for w in wrappers),
+    )
     source = Source.parse(text) if options.narrow else None
     narrowed = source.narrow(names) if source is not None else None
     if source is not None and narrowed is not None and cache is not None:
@@ -207,9 +229,9 @@ def _stored_narrow(
         rounds = [(tuple(str(n) for n in added), str(digest)) for added, digest in stored["rounds"]]
     except (KeyError, TypeError, ValueError):
         return None
-    for added, digest in rounds:
+    for added, narrowed in rounds:
         names = (*names, *added)
-        if source.narrow(names).digest() != digest:
+        if source.narrow(names).digest() != narrowed:
             return None
     return outcome
 
@@ -236,8 +258,9 @@ def _analyse(
     from scanner.interpret.wrappers import discover
     from scanner.syntax.messages import syntax_message
 
+    loader = ConstantLoader(task.path, task.module)
     try:
-        parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
+        parsed = ParsedModule.parse(task.rel, task.module, text, narrowed, loader)
     except cst.ParserSyntaxError as exc:
         return _Computed(
             FileOutcome(task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
@@ -260,12 +283,13 @@ def _analyse(
             rounds.append((added, wider.digest()))
             if wider.text != narrowed.text:
                 narrowed = wider
-                parsed = ParsedModule.parse(task.rel, task.module, text, narrowed)
+                parsed = ParsedModule.parse(task.rel, task.module, text, narrowed, loader)
     else:
         settled = None  # no fixed point within the rounds allowed
-    result = analyze(parsed, index, options.match)
+    result = analyze(parsed, index, options.settings())
+    depends = tuple(sorted(loader.read.items()))
     return _Computed(
-        FileOutcome(task.rel, tuple(found), result),
+        FileOutcome(task.rel, tuple(found), result, depends=depends),
         rounds=tuple(rounds),
         settled=settled,
         settled_narrowed=narrowed.digest() if settled is not None and narrowed else None,
@@ -279,6 +303,7 @@ def _encode(outcome: FileOutcome) -> dict[str, Any]:
         "dynamic": [codec.encode_dynamic(d) for d in outcome.result.dynamic],
         "writes": [codec.encode_write(w) for w in outcome.result.writes],
         "error": outcome.error.message if outcome.error is not None else None,
+        "depends": [list(pair) for pair in outcome.depends],
     }
 
 
@@ -294,4 +319,5 @@ def _decode(rel: str, data: dict[str, Any]) -> FileOutcome:
         ),
         error=ScanError(rel, str(error)) if error is not None else None,
         cached=True,
+        depends=tuple((str(path), str(known)) for path, known in data["depends"]),
     )

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 Anchor = tuple[int, int, str]  # line, 1-based character column, name for checking
-KINDS = ("call", "subscript", "compare", "def", "fstring")
+KINDS = ("call", "subscript", "compare", "def", "class", "fstring")
 
 
 class AnchorMismatch(Exception):
@@ -86,6 +86,8 @@ def _kind(node: ast.AST) -> str | None:
         return "compare"
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return "def"
+    if isinstance(node, ast.ClassDef):
+        return "class"
     if isinstance(node, ast.JoinedStr):
         return "fstring"
     return None
@@ -97,7 +99,7 @@ def _ast_name(node: ast.AST) -> str:
         target = node.func
     elif isinstance(node, ast.Subscript):
         target = node.value
-    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return node.name
     if isinstance(target, ast.Name):
         return target.id

@@ -31,6 +31,7 @@ _CONSTANT_NODES = (
     ast.Tuple,
     ast.List,
     ast.Set,
+    ast.Dict,
     ast.BinOp,
     ast.UnaryOp,
     ast.Name,
@@ -99,20 +100,30 @@ class Source:
         starts = tuple(accumulate((len(line) for line in lines), initial=0))
         return cls(text, tree, lines, starts, functions, ambiguous)
 
+    def _mentions(self, words: Sequence[str]) -> list[int]:
+        """``mentions[n]``: how many of lines 1..n hold a word; a span mentions one if the
+        count rises."""
+        marked = [0] * (len(self.lines) + 1)
+        for offset in word_offsets(self.text, words):
+            marked[bisect_right(self.starts, offset)] = 1
+        return list(accumulate(marked))
+
     def narrow(self, words: Sequence[str]) -> Narrowed:
         """The text with the statements that do not matter for ``words`` blanked."""
         lines = self.lines
         words = (*words, *_aliases(self.tree.body, words))
-        # mentions[n]: how many of lines 1..n hold a word; a span mentions one if the
-        # count rises.
-        marked = [0] * (len(lines) + 1)
-        for offset in word_offsets(self.text, words):
-            marked[bisect_right(self.starts, offset)] = 1
-        mentions = list(accumulate(marked))
+        mentions = self._mentions(words)
+        # A read stored for later (`_X = os.environ.get(...)`, `self.x = ...`) is judged
+        # where the stored name is used: keep those uses too.
+        stored = [n for n in _stored(self.tree.body, mentions) if n not in words]
+        if stored:
+            words = (*words, *stored)
+            mentions = self._mentions(words)
         keep = [False] * (len(lines) + 2)
         covered = [False] * (len(lines) + 2)
         bindings: list[ast.stmt] = []
         _select(self.tree.body, mentions, keep, covered, bindings)
+        _keep_bases(self.tree.body, lines, keep, covered)
         _keep_bindings(bindings, lines, keep)
         parts = [
             line if keep[number] or not (covered[number] or _idle(line)) else _ending(line)
@@ -122,6 +133,45 @@ class Source:
             parts.pop()  # blanked lines at the end hold no position worth keeping
         anchors = build_anchors(self.tree, lines, keep.__getitem__)
         return Narrowed("".join(parts), anchors, self.functions, self.ambiguous)
+
+
+def _stored(body: Sequence[ast.stmt], mentions: list[int]) -> list[str]:
+    """Names that hold a value computed by a statement mentioning a word: module-level
+    and class-level variables, and attributes of ``self`` set in methods."""
+    found: list[str] = []
+
+    def mentioned(node: ast.stmt) -> bool:
+        start, end = _span(node)
+        return mentions[end] > mentions[start - 1]
+
+    for statement in body:
+        if not mentioned(statement):
+            continue
+        if isinstance(statement, ast.Assign | ast.AnnAssign):
+            found.extend(_target_names(statement))
+        elif isinstance(statement, ast.ClassDef):
+            for inner in statement.body:
+                if not mentioned(inner):
+                    continue
+                if isinstance(inner, ast.Assign | ast.AnnAssign):
+                    found.extend(_target_names(inner))
+                elif isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
+                    found.extend(
+                        node.targets[0].attr
+                        for node in ast.walk(inner)
+                        if isinstance(node, ast.Assign)
+                        and len(node.targets) == 1
+                        and isinstance(node.targets[0], ast.Attribute)
+                        and isinstance(node.targets[0].value, ast.Name)
+                        and node.targets[0].value.id == "self"
+                        and mentioned(node)
+                    )
+    return list(dict.fromkeys(found))
+
+
+def _target_names(statement: ast.Assign | ast.AnnAssign) -> list[str]:
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return [t.id for t in targets if isinstance(t, ast.Name)]
 
 
 def word_offsets(text: str, words: Sequence[str]) -> Iterator[int]:
@@ -156,11 +206,13 @@ def _select(
         covered[start : end + 1] = [True] * (end + 1 - start)
         mentioned = mentions[end] > mentions[start - 1]
         if mentioned and isinstance(statement, ast.ClassDef) and statement.body:
-            # Keep the class header and only the body statements that matter.
+            # Keep the class header, its constructor (a descriptor keeps the name there)
+            # and the body statements that matter; class constants if the code uses them.
             header_end = _span(statement.body[0])[0] - 1
-            if not _select(statement.body, mentions, keep, covered, None):
+            if not _select(statement.body, mentions, keep, covered, bindings):
                 header_end = end
             _keep(keep, start, max(header_end, start))
+            _keep_constructor(statement, keep)
             kept_any = True
         elif mentioned:
             _keep(keep, start, end)
@@ -168,6 +220,40 @@ def _select(
         elif bindings is not None and _structural(statement):
             bindings.append(statement)
     return kept_any
+
+
+def _keep_constructor(statement: ast.ClassDef, keep: list[bool]) -> bool:
+    """Keep a class's ``__init__``; whether it has one."""
+    for inner in statement.body:
+        if isinstance(inner, ast.FunctionDef) and inner.name == "__init__":
+            _keep(keep, *_span(inner))
+            return True
+    return False
+
+
+def _keep_bases(
+    body: Sequence[ast.stmt], lines: Sequence[str], keep: list[bool], covered: list[bool]
+) -> None:
+    """Keep the header and constructor of each module-level class that a kept class
+    derives from (its bases run in the constructor through ``super().__init__``)."""
+    classes = {s.name: s for s in body if isinstance(s, ast.ClassDef)}
+    pending = [c for c in classes.values() if keep[c.lineno]]
+    done: set[str] = set()
+    while pending:
+        current = pending.pop()
+        for base in current.bases:
+            node = base.value if isinstance(base, ast.Subscript) else base
+            name = node.id if isinstance(node, ast.Name) else None
+            found = classes.get(name) if name is not None else None
+            if found is None or found.name in done:
+                continue
+            done.add(found.name)
+            start, _ = _span(found)
+            header_end = _span(found.body[0])[0] - 1 if found.body else found.lineno
+            _keep(keep, start, max(header_end, start))
+            if not _keep_constructor(found, keep) and found.body:
+                _keep(keep, *_span(found.body[0]))  # a body, so that the class still parses
+            pending.append(found)
 
 
 def _keep_bindings(bindings: list[ast.stmt], lines: Sequence[str], keep: list[bool]) -> None:

@@ -13,18 +13,19 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from scanner.accessors import ENVIRON, READ_CALLS, WRITE_CALLS
+from scanner.accessors import ENVIRON, ENVIRON_COPIES, READ_CALLS, WRITE_CALLS, accessor_kind
 from scanner.model import ReadKind, WriteKind
 from scanner.syntax.callee import find_wrapper
-from scanner.syntax.index import Wrapper, WrapperIndex
+from scanner.syntax.index import CLASS, Wrapper, WrapperIndex
 from scanner.syntax.locate import KINDS, InString, cst_name, string_root
 from scanner.syntax.namespace import Symbols
 from scanner.syntax.reads import contains_environ, read_arguments, subscript_name
-from scanner.syntax.scopes import ScopeNode, param_list
+from scanner.syntax.scopes import ScopeNode, body_statements, param_list
 from scanner.syntax.symbols import qualify
 from scanner.syntax.walk import walk
 
 _STRINGS = (cst.FormattedString, cst.ConcatenatedString)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # Nodes at which the expression around a read ends.
 _BOUNDARIES = (
     cst.BaseSmallStatement,
@@ -46,6 +47,16 @@ class Unit:
 
 
 @dataclass(frozen=True, slots=True)
+class Binding:
+    """Where the value around a read goes: ``X = ...`` (global or local), ``self.x = ...``
+    (attr), a keyword argument, or a function's return."""
+
+    name: str
+    store: str  # "global", "local", "attr", "other", "keyword", "return"
+    value: cst.BaseExpression | None  # the assigned expression, for assignments
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     """A read, a write, or a call to a wrapper."""
 
@@ -61,6 +72,11 @@ class Event:
     chain: tuple[int, ...] = field(repr=False)  # ids of the expressions around it, inner first
     wrapper: Wrapper | None = None
     bound: bool = False  # a wrapper method called through self. or cls.
+    loops: tuple[tuple[cst.BaseExpression, cst.BaseExpression], ...] = field(
+        default=(), repr=False
+    )  # (target, iterable) of the loops and comprehensions around it, innermost first
+    binding: Binding | None = None  # what its value is bound to (variable, attribute, ...)
+    value: cst.BaseExpression | None = None  # a write's value
 
     @property
     def is_read(self) -> bool:
@@ -74,6 +90,7 @@ class _Scope:
     is_class: bool
     shadowed: frozenset[str]  # parameters of this and the enclosing functions
     method_class: str | None
+    copies: set[str] = field(default_factory=set)  # locals holding a copy of the environment
 
 
 class Locator(Protocol):
@@ -94,16 +111,20 @@ class EventCollector:
         self.index = index
         self.short_names = index.short_names
         self.events: list[Event] = []
-        self.def_lines: dict[int, int] = {}  # id(FunctionDef) -> line of its `def`
+        self.def_lines: dict[int, int] = {}  # id(FunctionDef or ClassDef) -> line of its name
+        self.def_qualnames: dict[int, str] = {}  # id(FunctionDef) -> Class.f, f.<locals>.g
+        self.method_classes: dict[int, str] = {}  # id(FunctionDef) of a method -> its class
         self.counts: dict[str, int] = {}  # anchored nodes seen, by kind
         self._ordinals: dict[int, tuple[str, int | None, InString | None]] = {}
         self._pending: list[tuple[cst.CSTNode, Callable[[int, int], Event]]] = []
-        self._def_nodes: dict[int, cst.FunctionDef] = {}
+        self._def_nodes: dict[int, cst.FunctionDef | cst.ClassDef] = {}
         self._fstrings = 0
         self._string: InString | None = None
         self._stack: list[cst.CSTNode] = []
         self._scopes: list[_Scope] = []
         self._write_targets: set[int] = set()
+        self._guards: set[int] = set()  # membership tests that only guard an unset
+        self._module_copies: set[str] = set()
 
     # -- bookkeeping --------------------------------------------------------
 
@@ -130,8 +151,8 @@ class EventCollector:
             self._string = InString(node, self._count("fstring"), self._indent())
         if kind_of is cst.FormattedString:
             self._fstrings += 1
-        elif kind_of is cst.FunctionDef:
-            assert isinstance(node, cst.FunctionDef)
+        elif kind_of is cst.FunctionDef or kind_of is cst.ClassDef:
+            assert isinstance(node, cst.FunctionDef | cst.ClassDef)
             self._def_nodes[id(node)] = node
         handler = _ENTER.get(type(node))
         if handler is not None:
@@ -178,6 +199,10 @@ class EventCollector:
             module = self.symbols.module
             method_class = f"{module}.{parent.qualname}" if module else parent.qualname
         self._scopes.append(_Scope(node, qualname, is_class, shadowed, method_class))
+        if not is_class and isinstance(node, cst.FunctionDef):
+            self.def_qualnames[id(node)] = qualname
+            if method_class is not None:
+                self.method_classes[id(node)] = method_class
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = [p.name.value for p in param_list(node.params)]
@@ -200,23 +225,91 @@ class EventCollector:
     # -- events -------------------------------------------------------------
 
     def visit_Call(self, node: cst.Call) -> None:
-        qualified = self._qualify(node.func)
+        func = node.func
+        qualified = self._qualify(func)
         if qualified in READ_CALLS:
             name, _ = read_arguments(node)
             self._record(READ_CALLS[qualified], node, name)
         elif qualified in WRITE_CALLS:
+            name, value = read_arguments(node)
+            self._record(WRITE_CALLS[qualified], node, name, value=value)
+        elif (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "get"
+            and self._is_copy(func.value)
+        ):
             name, _ = read_arguments(node)
-            self._record(WRITE_CALLS[qualified], node, name)
-        elif self.short_names:
-            self._wrapper_call(node, qualified)
+            self._record(ReadKind.GET, node, name)
+        elif not (self.short_names and self._wrapper_call(node, qualified)):
+            self._accessor_call(node, qualified)
 
-    def _wrapper_call(self, node: cst.Call, qualified: str | None) -> None:
+    def _wrapper_call(self, node: cst.Call, qualified: str | None) -> bool:
+        """Record a call of a wrapper, a descriptor class or a setter; whether it was one."""
         if cst_name(node) not in self.short_names:
+            return False
+        found = False
+        for setter in (False, True):
+            match = find_wrapper(
+                self.index,
+                node.func,
+                self._method_class(),
+                qualified,
+                symbols=self.symbols,
+                scopes=self._function_scopes(),
+                setter=setter,
+            )
+            if match is None:
+                continue
+            wrapper, bound = match
+            found = True
+            if setter:
+                self._record(WriteKind.SET, node, None, wrapper=wrapper, bound=bound)
+            else:
+                kind = ReadKind.DESCRIPTOR if wrapper.kind == CLASS else ReadKind.WRAPPER
+                self._record(kind, node, None, wrapper=wrapper, bound=bound)
+        return found
+
+    def _accessor_call(self, node: cst.Call, qualified: str | None) -> None:
+        """A callable named like an environment accessor, imported from outside the tree
+        (a compiled module such as Triton's ``libtriton``): a read."""
+        func = node.func
+        if isinstance(func, cst.Name):
+            if func.value in self._shadowed or func.value in self.symbols.functions:
+                return  # a parameter, or a function of this module that is no wrapper
+        elif qualified is None:
             return
-        found = find_wrapper(self.index, node.func, self._method_class(), qualified)
-        if found is not None:
-            wrapper, bound = found
-            self._record(ReadKind.WRAPPER, node, None, wrapper=wrapper, bound=bound)
+        short = cst_name(node)
+        if accessor_kind(short) is None or (qualified or "").startswith("os."):
+            return
+        name, _ = read_arguments(node)
+        self._record(ReadKind.ACCESSOR, node, name)
+
+    def _function_scopes(self) -> tuple[str, ...]:
+        """Qualified names of the enclosing functions, innermost first."""
+        module = self.symbols.module
+        return tuple(
+            f"{module}.{s.qualname}" if module else s.qualname
+            for s in reversed(self._scopes)
+            if not s.is_class
+        )
+
+    def _is_copy(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` names a local copy of the environment (or its ``.keys()``)."""
+        if (
+            isinstance(node, cst.Call)
+            and not node.args
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "keys"
+        ):
+            node = node.func.value
+        if not isinstance(node, cst.Name):
+            return False
+        for scope in reversed(self._scopes):
+            if node.value in scope.copies:
+                return True
+            if not scope.is_class:
+                break
+        return node.value in self._module_copies
 
     def _method_class(self) -> str | None:
         for scope in reversed(self._scopes):
@@ -225,36 +318,104 @@ class EventCollector:
         return None
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if id(node) in self._write_targets or self._qualify(node.value) != ENVIRON:
+        if id(node) in self._write_targets:
             return
-        self._record(ReadKind.SUBSCRIPT, node, subscript_name(node))
+        if self._qualify(node.value) == ENVIRON or self._is_copy(node.value):
+            self._record(ReadKind.SUBSCRIPT, node, subscript_name(node))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        if contains_environ(node, self._qualify):
+        if id(node) in self._guards:
+            return
+        copy = (
+            len(node.comparisons) == 1
+            and isinstance(node.comparisons[0].operator, cst.In | cst.NotIn)
+            and self._is_copy(node.comparisons[0].comparator)
+        )
+        if copy or contains_environ(node, self._qualify):
             self._record(ReadKind.CONTAINS, node, node.left)
+
+    def visit_If(self, node: cst.If) -> None:
+        # `if k in os.environ: del os.environ[k]` in a setter (k a parameter) unsets k:
+        # part of the write, not a read of its own.
+        test = node.test
+        if not (isinstance(test, cst.Comparison) and contains_environ(test, self._qualify)):
+            return
+        if not (isinstance(test.left, cst.Name) and test.left.value in self._shadowed):
+            return
+        key = self._code(test.left)
+        statements = body_statements(node.body)
+        if statements and all(self._deletes(s, key) for s in statements):
+            self._guards.add(id(test))
+
+    def _deletes(self, statement: cst.CSTNode, key: str) -> bool:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            if isinstance(small, cst.Del) and isinstance(small.target, cst.Subscript):
+                name = subscript_name(small.target)
+                if name is not None and self._code(name) == key:
+                    continue
+            return False
+        return True
+
+    def _code(self, node: cst.CSTNode) -> str:
+        module = self._stack[0]
+        assert isinstance(module, cst.Module)
+        return module.code_for_node(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._write_target(target.target, WriteKind.SET)
+            self._write_target(target.target, WriteKind.SET, node.value)
+            if isinstance(target.target, cst.Name) and self._copies_environ(node.value):
+                self._copies().add(target.target.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._write_target(node.target, WriteKind.SET)
+        self._write_target(node.target, WriteKind.SET, None)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._write_target(node.target, WriteKind.SET)
+        self._write_target(node.target, WriteKind.SET, node.value)
 
     def visit_Del(self, node: cst.Del) -> None:
-        self._write_target(node.target, WriteKind.DELETE)
+        self._write_target(node.target, WriteKind.DELETE, None)
 
-    def _write_target(self, target: cst.BaseExpression, kind: WriteKind) -> None:
+    def _copies(self) -> set[str]:
+        for scope in reversed(self._scopes):
+            if not scope.is_class:
+                return scope.copies
+        return self._module_copies
+
+    def _copies_environ(self, value: cst.BaseExpression) -> bool:
+        """``os.environ.copy()``, ``dict(os.environ)``, ``{**os.environ}``."""
+        if isinstance(value, cst.Call):
+            if self._qualify(value.func) in ENVIRON_COPIES:
+                return True
+            return (
+                isinstance(value.func, cst.Name)
+                and value.func.value == "dict"
+                and len(value.args) == 1
+                and self._qualify(value.args[0].value) == ENVIRON
+            )
+        if isinstance(value, cst.Dict) and len(value.elements) == 1:
+            element = value.elements[0]
+            return isinstance(element, cst.StarredDictElement) and (
+                self._qualify(element.value) == ENVIRON
+            )
+        return False
+
+    def _write_target(
+        self, target: cst.BaseExpression, kind: WriteKind, value: cst.BaseExpression | None
+    ) -> None:
         if isinstance(target, cst.Tuple | cst.List):
             for element in target.elements:
-                self._write_target(element.value, kind)
-        elif isinstance(target, cst.Subscript) and self._qualify(target.value) == ENVIRON:
-            self._write_targets.add(id(target))
-            self._stack.append(target)
-            self._record(kind, target, subscript_name(target))
-            self._stack.pop()
+                self._write_target(element.value, kind, None)
+        elif isinstance(target, cst.Subscript):
+            if self._qualify(target.value) == ENVIRON:
+                self._write_targets.add(id(target))
+                self._stack.append(target)
+                self._record(kind, target, subscript_name(target), value=value)
+                self._stack.pop()
+            elif self._is_copy(target.value):
+                self._write_targets.add(id(target))  # the copy's, for a child process
 
     def _record(
         self,
@@ -264,6 +425,7 @@ class EventCollector:
         *,
         wrapper: Wrapper | None = None,
         bound: bool = False,
+        value: cst.BaseExpression | None = None,
     ) -> None:
         unit, function = self._unit()
         scopes = tuple(
@@ -271,6 +433,8 @@ class EventCollector:
         )
         target = frozenset(id(n) for n in self._stack)
         chain = self._chain(node)
+        loops = self._loops(node)
+        binding = self._binding(node)
 
         def make(line: int, column: int) -> Event:
             return Event(
@@ -286,9 +450,67 @@ class EventCollector:
                 chain=chain,
                 wrapper=wrapper,
                 bound=bound,
+                loops=loops,
+                binding=binding,
+                value=value,
             )
 
         self._pending.append((node, make))
+
+    def _loops(
+        self, node: cst.CSTNode
+    ) -> tuple[tuple[cst.BaseExpression, cst.BaseExpression], ...]:
+        """The ``for`` loops and comprehension clauses around ``node`` in its scope."""
+        found: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+        stack = self._stack
+        for at in range(len(stack) - 1, 0, -1):
+            owner, child = stack[at - 1], stack[at]
+            if isinstance(owner, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                break
+            if (isinstance(owner, cst.For) and child is owner.body) or (
+                isinstance(owner, cst.CompFor) and child is not owner.iter
+            ):
+                found.append((owner.target, owner.iter))
+            elif isinstance(owner, _COMPREHENSIONS) and child is not owner.for_in:
+                clause: cst.CompFor | None = owner.for_in
+                while clause is not None:
+                    found.append((clause.target, clause.iter))
+                    clause = clause.inner_for_in
+        return tuple(dict.fromkeys(found))
+
+    def _binding(self, node: cst.CSTNode) -> Binding | None:
+        """What the value around ``node`` is bound to: an assignment's target, a keyword
+        argument, or the function that returns it."""
+        for ancestor in reversed(self._stack):
+            if isinstance(ancestor, cst.Assign | cst.AnnAssign):
+                targets = (
+                    [t.target for t in ancestor.targets]
+                    if isinstance(ancestor, cst.Assign)
+                    else [ancestor.target]
+                )
+                value = ancestor.value
+                for target in targets:
+                    if isinstance(target, cst.Name):
+                        store = "global" if not self._in_function() else "local"
+                        return Binding(target.value, store, value)
+                    if isinstance(target, cst.Attribute):
+                        owner = target.value
+                        is_self = isinstance(owner, cst.Name) and owner.value == "self"
+                        return Binding(target.attr.value, "attr" if is_self else "other", value)
+                return None
+            if isinstance(ancestor, cst.Arg) and ancestor.keyword is not None:
+                return Binding(ancestor.keyword.value, "keyword", None)
+            if isinstance(ancestor, cst.Return):
+                scope = next((s for s in reversed(self._scopes) if not s.is_class), None)
+                if scope is None:
+                    return None
+                return Binding(scope.qualname.rsplit(".", 1)[-1], "return", None)
+            if isinstance(ancestor, cst.BaseCompoundStatement | cst.Module | cst.Lambda):
+                return None
+        return None
+
+    def _in_function(self) -> bool:
+        return any(not s.is_class for s in self._scopes)
 
     def _chain(self, node: cst.CSTNode) -> tuple[int, ...]:
         ids: list[int] = []
@@ -323,6 +545,7 @@ _ENTER: dict[type[cst.CSTNode], Callable[[EventCollector, Any], None]] = {
     cst.Call: EventCollector.visit_Call,
     cst.Subscript: EventCollector.visit_Subscript,
     cst.Comparison: EventCollector.visit_Comparison,
+    cst.If: EventCollector.visit_If,
     cst.Assign: EventCollector.visit_Assign,
     cst.AugAssign: EventCollector.visit_AugAssign,
     cst.AnnAssign: EventCollector.visit_AnnAssign,

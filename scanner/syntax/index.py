@@ -1,7 +1,11 @@
-"""The tree-wide table of wrapper functions, the only cross-file input of a file's analysis.
+"""The tree-wide table of wrappers and setters: the cross-file input of a file's analysis.
 
-A wrapper carries its own source and the bindings of its module that it uses,
-so a call site in another file can evaluate it without that file at hand.
+A wrapper is a callable of the scanned tree whose parameter names the variable it
+reads: a function (module level, a method, or nested in another function, a
+closure factory included), or a class whose constructor keeps the name and whose
+methods read it (a descriptor). A setter is a function that writes the variable
+its parameter names. Each carries its own source and the bindings of its module
+that it uses, so a call in another file can be evaluated without that file.
 """
 
 from __future__ import annotations
@@ -13,40 +17,57 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from scanner.model import WrapperInfo
+from scanner.syntax.namespace import Symbols
 
 if TYPE_CHECKING:
     import libcst as cst
-from scanner.syntax.namespace import Symbols
+
+FUNCTION = "function"
+CLASS = "class"  # a descriptor: the constructor keeps the name, ``reader`` reads it
+SETTER = "setter"
 
 
 @dataclass(frozen=True)
 class Wrapper:
-    """A function whose parameter ``name_param`` names the variable it reads."""
+    """A callable whose parameter ``name_param`` names the variable it reads (or writes)."""
 
     qualname: str
     path: str
     line: int
     name_param: str
     method: bool  # its first parameter is bound (self or cls)
-    source: str  # the function definition's code
-    symbols: Symbols  # the bindings of its module that the function uses
+    source: str  # the definition's code; for a class, with its bases from the same module
+    symbols: Symbols  # the bindings of its module that the code uses
+    kind: str = FUNCTION
+    reader: str | None = None  # a class's method that reads the variable
+    value_param: str | None = None  # a setter's parameter holding the value written
+    pattern: str | None = None  # the name expression, when it is more than the parameter
+    read_line: int = 0  # where that read is (for a wrapper nobody calls)
+    read_column: int = 0
 
     @property
     def short_name(self) -> str:
         return self.qualname.rsplit(".", 1)[-1]
 
     @property
-    def anchor(self) -> str:
-        """The word any other file calling it must contain: its module's or class's name."""
-        parts = self.qualname.rsplit(".", 2)
-        return parts[-2] if len(parts) > 1 else parts[-1]
+    def module(self) -> str:
+        return self.symbols.module
+
+    @property
+    def anchors(self) -> tuple[str, ...]:
+        """Words a file calling it from elsewhere must contain one of: the names of its
+        module, of the packages above it (a re-export), or of its class."""
+        parts = [p for p in self.module.split(".") if p]
+        inside = self.qualname[len(self.module) + 1 :] if self.module else self.qualname
+        owners = [p for p in inside.split(".")[:-1] if p != "<locals>"]
+        return tuple(dict.fromkeys([*owners, *parts] or [self.short_name]))
 
     def reachable_from(self, data: bytes, path: str) -> bool:
         """Whether a file that names this wrapper (its bytes and path) can call it: the
-        wrapper's own file, or one that names its module or class too."""
+        wrapper's own file, or one that names its module, a package above it, or its class."""
         if path == self.path:
             return True
-        return self.anchor.encode() in data and _word(self.anchor).search(data) is not None
+        return any(a.encode() in data and _word(a).search(data) for a in self.anchors)
 
     def info(self) -> WrapperInfo:
         return WrapperInfo(
@@ -54,7 +75,7 @@ class Wrapper:
         )
 
     def function(self) -> cst.FunctionDef:
-        """The parsed definition (parsed once per process)."""
+        """The parsed definition of a function wrapper (parsed once per process)."""
         return _parse_function(self.source)
 
 
@@ -74,58 +95,91 @@ def _parse_function(source: str) -> cst.FunctionDef:
 
 @dataclass(frozen=True)
 class WrapperIndex:
-    """Wrappers by qualified name, with a suffix fallback for namespace packages."""
+    """Wrappers and setters by qualified name."""
 
     wrappers: Mapping[str, Wrapper] = field(default_factory=dict)
-
+    setters: Mapping[str, Wrapper] = field(default_factory=dict)
     by_short: Mapping[bytes, tuple[Wrapper, ...]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, wrappers: Iterable[Wrapper]) -> WrapperIndex:
-        ordered = {w.qualname: w for w in sorted(wrappers, key=lambda w: w.qualname)}
+    def of(cls, facts: Iterable[Wrapper]) -> WrapperIndex:
+        ordered = sorted(facts, key=lambda w: (w.qualname, w.kind))
+        readers = {w.qualname: w for w in ordered if w.kind != SETTER}
+        setters = {w.qualname: w for w in ordered if w.kind == SETTER}
         groups: dict[bytes, list[Wrapper]] = {}
-        for wrapper in ordered.values():
+        for wrapper in ordered:
             groups.setdefault(wrapper.short_name.encode(), []).append(wrapper)
-        return cls(ordered, {short: tuple(group) for short, group in groups.items()})
+        return cls(readers, setters, {short: tuple(group) for short, group in groups.items()})
+
+    @property
+    def facts(self) -> tuple[Wrapper, ...]:
+        """Every wrapper and setter."""
+        return (*self.wrappers.values(), *self.setters.values())
 
     def callable_from(self, data: bytes, path: str) -> tuple[Wrapper, ...]:
-        """The wrappers a file (its bytes and path) can call, and those they call in turn.
+        """The wrappers and setters a file (its bytes and path) can call, and those they
+        call in turn.
 
         Each short name is looked for once, however many modules define it (a tree
         that vendors a package twice defines every wrapper twice).
         """
-        chosen: dict[str, Wrapper] = {}
+        chosen: dict[tuple[str, str], Wrapper] = {}
         for short, group in self.by_short.items():
             if short in data and _word(group[0].short_name).search(data):
-                chosen.update((w.qualname, w) for w in group if w.reachable_from(data, path))
+                chosen.update(
+                    ((w.qualname, w.kind), w) for w in group if w.reachable_from(data, path)
+                )
         pending = list(chosen.values())
         while pending:
             source = pending.pop().source.encode()
             for short, group in self.by_short.items():
                 if short in source:
                     for wrapper in group:
-                        if wrapper.qualname not in chosen:
-                            chosen[wrapper.qualname] = wrapper
+                        if (wrapper.qualname, wrapper.kind) not in chosen:
+                            chosen[(wrapper.qualname, wrapper.kind)] = wrapper
                             pending.append(wrapper)
-        return tuple(chosen[q] for q in sorted(chosen))
+        return tuple(chosen[key] for key in sorted(chosen))
 
     @property
     def short_names(self) -> frozenset[str]:
-        return frozenset(w.short_name for w in self.wrappers.values())
+        return frozenset(w.short_name for w in self.facts)
 
     def lookup(self, qualname: str) -> Wrapper | None:
-        """The wrapper ``qualname`` names: exactly, or by a unique module-path suffix.
+        """The wrapper ``qualname`` names (see ``_find``)."""
+        return _find(self.wrappers, self.by_short, qualname, setter=False)
 
-        The suffix rule lets ``from pkg.util import flag`` find ``util.flag``
-        when ``pkg`` is a namespace package whose module names start lower.
-        """
-        found = self.wrappers.get(qualname)
-        if found is not None or not self.wrappers:
-            return found
-        short = qualname.rsplit(".", 1)[-1]
-        matches = [
-            w
-            for w in self.by_short.get(short.encode(), ())
-            if qualname.endswith("." + w.qualname) or w.qualname.endswith("." + qualname)
-        ]
-        return matches[0] if len(matches) == 1 else None
+    def lookup_setter(self, qualname: str) -> Wrapper | None:
+        """The setter ``qualname`` names (see ``_find``)."""
+        return _find(self.setters, self.by_short, qualname, setter=True)
+
+
+def _find(
+    table: Mapping[str, Wrapper],
+    by_short: Mapping[bytes, tuple[Wrapper, ...]],
+    qualname: str,
+    *,
+    setter: bool,
+) -> Wrapper | None:
+    """``qualname`` exactly; else the one wrapper of that name that it names by a
+    module-path suffix (``from pkg.util import flag`` in a namespace package finds
+    ``util.flag``) or through a package that re-exports it (``from pkg import flag``
+    finds ``pkg.envs.flag``, as ``pkg/__init__.py`` imports it)."""
+    found = table.get(qualname)
+    if found is not None or not table:
+        return found
+    module, _, short = qualname.rpartition(".")
+    matches = [
+        w
+        for w in by_short.get(short.encode(), ())
+        if (w.kind == SETTER) == setter
+        and (
+            qualname.endswith("." + w.qualname)
+            or w.qualname.endswith("." + qualname)
+            or (
+                module
+                and w.module.startswith(module + ".")
+                and "." not in w.qualname[len(w.module) + 1 :]
+            )
+        )
+    ]
+    return matches[0] if len(matches) == 1 else None

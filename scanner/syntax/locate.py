@@ -22,6 +22,7 @@ KINDS: dict[type[cst.CSTNode], str] = {
     cst.Subscript: "subscript",
     cst.Comparison: "compare",
     cst.FunctionDef: "def",
+    cst.ClassDef: "class",
 }
 
 
@@ -50,7 +51,7 @@ def cst_name(node: cst.CSTNode) -> str:
         return _trailing(node.func)
     if isinstance(node, cst.Subscript):
         return _trailing(node.value)
-    if isinstance(node, cst.FunctionDef):
+    if isinstance(node, cst.FunctionDef | cst.ClassDef):
         return node.name.value
     return ""
 
@@ -110,7 +111,7 @@ class ProviderLocator:
     def __call__(
         self, node: cst.CSTNode, kind: str, ordinal: int | None, within: InString | None
     ) -> tuple[int, int]:
-        if isinstance(node, cst.FunctionDef):
+        if isinstance(node, cst.FunctionDef | cst.ClassDef):
             node = node.name  # the line of `def`, below any decorators
         start = self.positions[node].start
         return start.line, start.column + 1

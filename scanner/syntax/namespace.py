@@ -18,6 +18,9 @@ class Symbols:
     imports: Mapping[str, str] = field(default_factory=dict)
     functions: frozenset[str] = frozenset()  # module-level defs and classes
     constants: Mapping[str, object] = field(default_factory=dict)
+    star_modules: tuple[str, ...] = ()  # modules imported with ``from m import *``
+    # Plain constants of module-level classes: class name -> attribute -> value.
+    class_constants: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
 
     def restricted(self, names: Collection[str]) -> Symbols:
         """The same bindings, kept only for ``names`` (what one function uses)."""
@@ -26,4 +29,6 @@ class Symbols:
             imports={k: v for k, v in self.imports.items() if k in names},
             functions=frozenset(n for n in self.functions if n in names),
             constants={k: v for k, v in self.constants.items() if k in names},
+            star_modules=self.star_modules,
+            class_constants={k: v for k, v in self.class_constants.items() if k in names},
         )

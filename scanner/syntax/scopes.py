@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 ScopeNode = cst.FunctionDef | cst.Lambda
@@ -16,3 +18,14 @@ def param_list(params: cst.Parameters) -> list[cst.Param]:
     if params.star_kwarg is not None:
         found.append(params.star_kwarg)
     return found
+
+
+def body_statements(
+    body: cst.BaseSuite,
+) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
+    """The statements of an indented block or of a one-line suite."""
+    if isinstance(body, cst.IndentedBlock):
+        return body.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return body.body
+    return ()

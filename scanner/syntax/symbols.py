@@ -68,6 +68,7 @@ class _ImportCollector:
         self.module = module
         self.is_package = is_package
         self.imports: dict[str, str] = {}
+        self.star_modules: list[str] = []
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -86,6 +87,8 @@ class _ImportCollector:
             if base == "os":
                 for name in OS_NAMES:  # the os names the scanner knows
                     self.imports[name] = f"os.{name}"
+            elif base not in self.star_modules:
+                self.star_modules.append(base)
             return
         for alias in node.names:
             name = dotted(alias.name)
@@ -114,7 +117,14 @@ def collect_symbols(module: cst.Module, name: str, is_package: bool) -> Symbols:
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef | cst.ClassDef):
             functions.add(statement.name.value)
-    plain = Symbols(module=name, imports=imports, functions=frozenset(functions))
+    stars = tuple(collector.star_modules)
+    if stars and "os" not in imports and "os" not in functions:
+        # `os.environ` with no `os` bound here: a star import brought it (Python would
+        # raise NameError otherwise), and the module it names is the standard one.
+        imports["os"] = "os"
+    plain = Symbols(
+        module=name, imports=imports, functions=frozenset(functions), star_modules=stars
+    )
     # `environ = os.environ`, `_getenv = os.getenv`: aliases of the os module's names.
     aliases: dict[str, str] = {}
     for target, value in module_assignments(module):
@@ -123,7 +133,12 @@ def collect_symbols(module: cst.Module, name: str, is_package: bool) -> Symbols:
             aliases[target] = qualified
     if not aliases:
         return plain
-    return Symbols(module=name, imports={**imports, **aliases}, functions=plain.functions)
+    return Symbols(
+        module=name,
+        imports={**imports, **aliases},
+        functions=plain.functions,
+        star_modules=stars,
+    )
 
 
 def module_assignments(module: cst.Module) -> list[tuple[str, cst.BaseExpression]]:

@@ -1,0 +1,203 @@
+"""The verdict half of the accuracy benchmark: the scanner's gate verdicts against expected ones.
+
+``verdicts.yaml`` holds a top-level ``sites:`` list; each entry names a package,
+a site (``path``, ``line``, optional ``column``) and a knob, and the verdict a
+reader worked out for it: ``default``, ``kind``, ``default_on``, ``off_values``
+(optional ``off_except``) and ``polarity``. Each is judged ``right`` (every
+field matches), ``unknown`` (the scanner says it does not know) or ``wrong``
+(anything else, a missing site included).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+import yaml
+from accuracy_sources import BenchError, shown
+
+from scanner import ScanResult, Site
+
+PACKAGES = ("triton", "vllm", "transformers", "deepspeed", "megatron-core", "primus")
+KINDS = ("boolean", "presence", "value", "launch")
+VERDICTS = ("right", "unknown", "wrong")
+REQUIRED = ("package", "path", "line", "name", "kind", "polarity")
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One entry of ``verdicts.yaml``."""
+
+    package: str
+    path: str
+    line: int
+    column: int | None
+    name: str
+    default: str | None
+    kind: str
+    default_on: bool | None
+    off_values: tuple[str, ...]
+    off_except: tuple[str, ...] | None
+    polarity: str
+    reason: str
+
+    @property
+    def where(self) -> str:
+        column = f":{self.column}" if self.column is not None else ""
+        return f"{self.path}:{self.line}{column} {self.name}"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """An entry's verdict, and what differs when it is wrong."""
+
+    expected: Expected
+    verdict: str
+    detail: str
+
+
+def load(path: Path) -> list[Expected]:
+    """The entries of ``path``; every malformed entry is reported at once."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise BenchError(f"cannot read {shown(path)}: {error}") from error
+    sites = data.get("sites") if isinstance(data, dict) else None
+    if not isinstance(sites, list):
+        raise BenchError(f"{shown(path)}: expected a top-level 'sites:' list")
+    entries: list[Expected] = []
+    problems: list[str] = []
+    for index, entry in enumerate(sites):
+        try:
+            entries.append(_entry(entry))
+        except (TypeError, ValueError) as error:
+            problems.append(f"  sites[{index}]: {error}")
+    if problems:
+        raise BenchError(f"{shown(path)} is not valid:\n" + "\n".join(problems))
+    return entries
+
+
+def _entry(raw: object) -> Expected:
+    if not isinstance(raw, dict):
+        raise TypeError("each entry is a mapping")
+    missing = [key for key in REQUIRED if key not in raw]
+    if missing:
+        raise ValueError(f"missing {', '.join(missing)} ({raw.get('name')})")
+    default = raw.get("default")
+    if isinstance(default, int) and not isinstance(default, bool):
+        default = str(default)  # an unquoted number in the YAML
+    checks = {
+        "package": raw["package"] in PACKAGES,
+        "kind": raw["kind"] in KINDS,
+        "polarity": raw["polarity"] in ("enable", "disable"),
+        "default": default is None or isinstance(default, str),
+        "default_on": raw.get("default_on") in (True, False, None),
+        "line": isinstance(raw["line"], int),
+    }
+    bad = [key for key, ok in checks.items() if not ok]
+    if bad:
+        raise ValueError(f"{', '.join(bad)}: not a valid value ({raw.get('name')})")
+    off_except = raw.get("off_except")
+    return Expected(
+        package=raw["package"],
+        path=str(raw["path"]),
+        line=raw["line"],
+        column=raw.get("column"),
+        name=str(raw["name"]),
+        default=default if isinstance(default, str) else None,
+        kind=raw["kind"],
+        default_on=raw.get("default_on"),
+        off_values=tuple(str(v) for v in raw.get("off_values") or ()),
+        off_except=None if off_except is None else tuple(str(v) for v in off_except),
+        polarity=raw["polarity"],
+        reason=str(raw.get("reason", "")),
+    )
+
+
+def _text(value: object) -> object:
+    return value.value if isinstance(value, Enum) else value
+
+
+def _differences(expected: Expected, site: Site) -> list[str]:
+    """Each field where the site's verdict is not the expected one."""
+    found = (site.default, _text(site.gate.kind), site.default_on)
+    wanted = (expected.default, expected.kind, expected.default_on)
+    keys = ("default", "kind", "default_on")
+    differences = [
+        f"{key} expected {want!r}, found {got!r}"
+        for key, want, got in zip(keys, wanted, found, strict=True)
+        if want != got
+    ]
+    off = site.gate.off_value
+    if expected.off_except is not None:
+        off_ok = off is not None and off not in expected.off_except
+        want = f"any but {list(expected.off_except)}"
+    elif expected.off_values:
+        off_ok, want = off in expected.off_values, f"one of {list(expected.off_values)}"
+    else:
+        off_ok, want = off is None, "None"
+    if not off_ok:
+        differences.append(f"off_value expected {want}, found {off!r}")
+    polarity = _text(getattr(site, "polarity", None))
+    if polarity != expected.polarity:
+        differences.append(f"polarity expected {expected.polarity!r}, found {polarity!r}")
+    return differences
+
+
+def judge(expected: Expected, result: ScanResult) -> Judged:
+    """The best verdict any scanner site of the entry's name at its position earns."""
+    knob = result.knob(expected.name)
+    sites = [
+        site
+        for site in (knob.sites if knob is not None else ())
+        if site.path == expected.path
+        and site.line == expected.line
+        and expected.column in (None, site.column)
+    ]
+    if not sites:
+        elsewhere = ", ".join(f"{s.path}:{s.line}" for s in (knob.sites if knob else ())[:3])
+        found = f"its sites: {elsewhere}" if elsewhere else "the scan has no knob of that name"
+        return Judged(expected, "wrong", f"missing ({found})")
+    judged: list[Judged] = []
+    for site in sites:
+        differences = _differences(expected, site)
+        unknown = _text(site.gate.kind) == "unknown"
+        if not differences:
+            judged.append(Judged(expected, "right", ""))
+        elif unknown:
+            judged.append(Judged(expected, "unknown", str(getattr(site, "reason", "") or "")))
+        else:
+            judged.append(Judged(expected, "wrong", "; ".join(differences)))
+    return min(judged, key=lambda j: VERDICTS.index(j.verdict))
+
+
+def report(path: Path, results: Mapping[str, ScanResult], skipped: Mapping[str, str]) -> list[str]:
+    """The verdict section: per package its counts, then every wrong site.
+
+    ``results`` holds the scans by package; ``skipped`` says, for a package
+    that was not scanned, why its entries are not evaluated.
+    """
+    if not path.is_file():
+        return [f"verdicts: {shown(path)} not found"]
+    entries = load(path)
+    lines = [f"verdicts: {shown(path)}, {len(entries)} sites"]
+    lines.append(f"  {'package':<16}{'right':>6}{'unknown':>9}{'wrong':>7}")
+    judged: list[Judged] = []
+    for package in PACKAGES:
+        mine = [e for e in entries if e.package == package]
+        if not mine:
+            continue
+        if package not in results:
+            why = skipped.get(package, "not scanned in this run")
+            lines.append(f"  {package}: {len(mine)} sites skipped ({why})")
+            continue
+        verdicts = [judge(entry, results[package]) for entry in mine]
+        judged.extend(verdicts)
+        counts = [sum(1 for j in verdicts if j.verdict == v) for v in VERDICTS]
+        lines.append(f"  {package:<16}{counts[0]:>6}{counts[1]:>9}{counts[2]:>7}")
+    for j in judged:
+        if j.verdict != "right":
+            lines.append(f"  {j.verdict}: {j.expected.package} {j.expected.where}: {j.detail}")
+    return lines

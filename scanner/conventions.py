@@ -1,0 +1,114 @@
+"""The conventions every layer shares: on and off words, polarity words, launch facts.
+
+The scanner owns them; ``knobregistry`` imports them from here, so that a word
+means the same thing to the scan, the checks and the exports.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+from fnmatch import fnmatchcase
+from typing import Final
+
+# Values every read is probed with besides "unset". Pairs at one index are the
+# on-like and off-like spellings of one convention.
+ON_WORDS: Final = ("1", "true", "yes", "on", "True", "TRUE", "Yes", "YES", "On", "ON")
+OFF_WORDS: Final = ("0", "false", "no", "off", "False", "FALSE", "No", "NO", "Off", "OFF")
+EMPTY: Final = ""
+PAIRS: Final = tuple(zip(ON_WORDS, OFF_WORDS, strict=True))
+ON_LIKE: Final = frozenset(w.lower() for w in ON_WORDS)
+OFF_LIKE: Final = frozenset({*(w.lower() for w in OFF_WORDS), EMPTY})
+
+# Words of a knob's name (or of the variable or function it is bound to) that say
+# turning it on turns a feature off: X_DISABLE_FUSION, NO_TRITON, SKIP_..., FORCE_EAGER.
+DISABLE_WORDS: Final = frozenset(
+    {
+        "DISABLE",
+        "DISABLED",
+        "DISABLES",
+        "DEACTIVATE",
+        "DEACTIVATED",
+        "NO",
+        "SKIP",
+        "BYPASS",
+        "WITHOUT",
+        "NOFUSE",
+    }
+)
+NEGATIONS: Final = frozenset({"NOT", "NO", "NON", "DONT"})
+DISABLE_PHRASES: Final = (("FORCE", "EAGER"), ("FORCE", "UNFUSED"), ("FORCE", "FALLBACK"))
+
+# Variables that launchers and schedulers set: facts of the launch, never switches.
+LAUNCH_FACTS: Final = (
+    "RANK",
+    "LOCAL_RANK",
+    "GROUP_RANK",
+    "ROLE_RANK",
+    "NODE_RANK",
+    "CROSS_RANK",
+    "WORLD_SIZE",
+    "LOCAL_WORLD_SIZE",
+    "GROUP_WORLD_SIZE",
+    "ROLE_WORLD_SIZE",
+    "LOCAL_SIZE",
+    "CROSS_SIZE",
+    "NNODES",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "*_VISIBLE_DEVICES",
+    "SLURM_*",
+    "OMPI_*",
+    "PMI_*",
+    "PMIX_*",
+    "MV2_*",
+    "TORCHELASTIC_*",
+    "JSM_NAMESPACE_*",
+    "MPI_LOCALRANKID",
+    "MPI_LOCALNRANKS",
+    "*_WORLD_SIZE",
+    "*_LOCAL_RANK",
+    "*_NODE_RANK",
+)
+
+
+def name_words(name: str) -> list[str]:
+    """The upper-case words of a variable, function or attribute name
+    (``X_DISABLE_FUSED`` and ``disableFused`` both give ``[..., "DISABLE", "FUSED"]``)."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return [w.upper() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+
+
+def says_disable(name: str) -> bool:
+    """Whether a name says that turning it on turns a feature off (``X_DISABLE_FUSED``,
+    ``NO_TRITON``, ``FORCE_EAGER``; but not ``not_disabled``, a double negation)."""
+    words = name_words(name)
+    count = 0
+    for at, word in enumerate(words):
+        before_disable = at + 1 < len(words) and words[at + 1] in DISABLE_WORDS
+        if word in NEGATIONS or (word in DISABLE_WORDS and not before_disable):
+            count += 1
+    pairs = set(itertools.pairwise(words))
+    count += sum(1 for phrase in DISABLE_PHRASES if phrase in pairs)
+    return count % 2 == 1
+
+
+def is_launch_fact(name: str, extra: Iterable[str] = ()) -> bool:
+    """Whether ``name`` is set by launchers (the documented list, plus ``extra`` patterns)."""
+    return any(fnmatchcase(name, pattern) for pattern in (*LAUNCH_FACTS, *extra))
+
+
+def is_on_like(value: str) -> bool:
+    return value.lower() in ON_LIKE
+
+
+def is_off_like(value: str) -> bool:
+    return value.lower() in OFF_LIKE
+
+
+def ordered(values: Iterable[str], order: Sequence[str]) -> tuple[str, ...]:
+    """``values`` in ``order`` first, then the others sorted."""
+    chosen = set(values)
+    head = [v for v in order if v in chosen]
+    return (*head, *sorted(chosen.difference(head)))

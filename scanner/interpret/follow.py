@@ -1,0 +1,173 @@
+"""A read stored for later, judged where it is used.
+
+``_FUSED = os.environ.get("X", "1")`` at module level, or ``self.mode =
+os.getenv("M")`` in a method, decides nothing where it stands: the branch comes
+later, in the functions that test ``_FUSED`` or ``self.mode``. The stored value
+of each probe is bound there and those functions are run, so the site is judged
+by the code that really consumes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import libcst as cst
+
+from scanner.interpret.evaluate import Evaluator, Observation
+from scanner.interpret.frames import Frame
+from scanner.interpret.gates import Probes, classify
+from scanner.interpret.module import ParsedModule
+from scanner.interpret.objects import ClassModel, Instance
+from scanner.interpret.values import UNKNOWN, V
+from scanner.model import Gate, GateKind, unknown_gate
+from scanner.syntax.events import Event
+from scanner.syntax.index import WrapperIndex
+from scanner.syntax.scopes import body_statements, param_list
+from scanner.syntax.walk import nodes
+
+MAX_CONSUMERS = 4
+
+
+def follow_store(
+    parsed: ParsedModule,
+    event: Event,
+    knob: str,
+    index: WrapperIndex,
+    probes: Probes,
+    named: Sequence[str],
+) -> Gate | None:
+    """The verdict of a stored read from the functions that use the stored value; None
+    when it is not stored for later, or nothing in the module uses it."""
+    binding = event.binding
+    if binding is None or binding.value is None or binding.store not in ("global", "attr"):
+        return None
+    if binding.store == "global" and event.unit.scope is not None:
+        return None
+    stored: dict[str | None, V] = {}
+    for value, obs in probes:
+        seen = obs.chain.get(id(binding.value))
+        if seen is None:
+            return None
+        stored[value] = V(seen.value, env=True, site=True)
+    consumers = list(_consumers(parsed, event, binding.name, binding.store))[:MAX_CONSUMERS]
+    if not consumers:
+        return None
+    verdicts: list[Gate] = []
+    for consumer, method_class in consumers:
+        outputs: dict[str | None, object] = {}
+        for value, _ in probes:
+            obs = _run(parsed, index, consumer, method_class, binding, stored[value])
+            outcome = _outcome(obs)
+            if outcome is not None:
+                outputs[value] = outcome
+        gate = classify(outputs, named) if len(outputs) == len(probes) else None
+        if gate is not None and gate.kind is not GateKind.VALUE:
+            verdicts.append(gate)
+    if not verdicts:
+        where = ", ".join(_name(f) for f, _ in consumers)
+        return unknown_gate(f"stored in {binding.name!r} and used in {where}, not judged there")
+    if len({g.default_on for g in verdicts}) > 1:
+        return unknown_gate(f"the uses of {binding.name!r} disagree on its default")
+    return verdicts[0]
+
+
+def _consumers(
+    parsed: ParsedModule, event: Event, name: str, store: str
+) -> Iterator[tuple[cst.CSTNode, str | None]]:
+    """Module-level statements and functions of the module that use the stored name
+    (``name`` or ``self.name``)."""
+    own_class = event.unit.method_class
+    if store == "global":
+        own = event.unit.statements
+        for statement in parsed.tree.body:
+            if (
+                isinstance(statement, cst.SimpleStatementLine)
+                and statement not in own
+                and any(_uses(node, name, store) for node in nodes(statement))
+            ):
+                yield statement, None
+    for function, method_class in parsed.functions():
+        if function is event.unit.scope:
+            continue
+        if store == "attr" and method_class != own_class:
+            continue
+        if any(_uses(node, name, store) for node in nodes(function.body)):
+            yield function, method_class
+
+
+def _uses(node: cst.CSTNode, name: str, store: str) -> bool:
+    if store == "global":
+        return isinstance(node, cst.Name) and node.value == name
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == name
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    )
+
+
+def _run(
+    parsed: ParsedModule,
+    index: WrapperIndex,
+    consumer: cst.CSTNode,
+    method_class: str | None,
+    binding: object,
+    value: V,
+) -> Observation:
+    from scanner.syntax.events import Binding
+
+    assert isinstance(binding, Binding)
+    overrides = {binding.name: value} if binding.store == "global" else {}
+    computed = _assigned_value(consumer)
+    evaluator = Evaluator(
+        index,
+        bindings_cache=parsed.bindings_cache,
+        loader=parsed.loader,
+        overrides=overrides,
+        chain=frozenset({id(computed)}) if computed is not None else frozenset(),
+    )
+    if not isinstance(consumer, cst.FunctionDef):
+        return evaluator.run([consumer], Frame(parsed.symbols, {}))
+    function = consumer
+    frame = Frame(
+        parsed.symbols,
+        {},
+        scope_names=parsed.bindings(function).assigned,
+        method_class=method_class,
+    )
+    params = param_list(function.params)
+    for param in params:
+        frame.assign(param.name.value, V(UNKNOWN))
+    if binding.store == "attr" and params:
+        model = ClassModel(method_class or "", {}, parsed.symbols)
+        frame.assign(params[0].name.value, V(Instance(model, {binding.name: value})))
+    return evaluator.run(body_statements(function.body), frame)
+
+
+def _outcome(obs: Observation) -> object | None:
+    """What a consumer decided with the value: its first test on it, what it returned, or
+    the value it computed from it (a module-level ``_ON = _X in TRUE_VALUES``)."""
+    if obs.tests:
+        return obs.tests[0][1].value
+    for computed in obs.chain.values():
+        if computed.env and computed.known:
+            return computed.value
+    flow = obs.flow
+    if flow.kind == "return" and flow.value is not None and flow.value.env and flow.value.known:
+        return flow.value.value
+    return None
+
+
+def _assigned_value(consumer: cst.CSTNode) -> cst.BaseExpression | None:
+    """The value a module-level ``name = value`` consumer computes."""
+    if isinstance(consumer, cst.SimpleStatementLine) and len(consumer.body) == 1:
+        small = consumer.body[0]
+        if isinstance(small, cst.Assign | cst.AnnAssign):
+            return small.value
+    return None
+
+
+def _name(consumer: cst.CSTNode) -> str:
+    if isinstance(consumer, cst.FunctionDef):
+        return f"{consumer.name.value}()"
+    return "a module-level statement"

@@ -1,0 +1,14 @@
+"""What a caller can add to the scanner's conventions, for one scan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Settings the analysis of each file sees (they change its result, and its cache key)."""
+
+    match: tuple[str, ...] = ()  # shell-style patterns of the variables to report
+    launch_facts: tuple[str, ...] = ()  # more launcher-set variables (patterns)
+    accessors: tuple[str, ...] = ()  # more callables to take as accessors, by name

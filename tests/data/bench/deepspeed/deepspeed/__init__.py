@@ -1,0 +1,3 @@
+from .constants import default_pg_timeout
+
+__all__ = ["default_pg_timeout"]

@@ -1,0 +1,206 @@
+"""The accuracy benchmark runs end to end on the small packages of tests/data/bench.
+
+It is a measurement, so these tests pin its format and its arithmetic: every
+recall it prints is what the fixture's truth implies for the names the scanner
+finds today, and the plain reads are always found.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from scanner import scan
+from tests.conftest import REPO
+
+BENCH = REPO / "tests" / "data" / "bench"
+
+# package: (names the scanner must find at least, names in the fixture's truth).
+# Today the first number counts the plain os.environ / os.getenv reads (and
+# transformers' same-module parse_flag_from_env). Once the scanner reads every
+# form (descriptors over a compiled getenv, closure factories, re-exported
+# helpers, star imports, imported constants, loops, nested helpers), raise each
+# first number to the second: full recall.
+EXPECTED_RECALL = {
+    "triton": (2, 9),
+    "vllm": (4, 6),
+    "transformers": (3, 6),
+    "deepspeed": (3, 9),
+    "megatron-core": (2, 5),
+}
+FOLDERS = {
+    "triton": "triton",
+    "vllm": "vllm",
+    "transformers": "transformers",
+    "deepspeed": "deepspeed",
+    "megatron-core": "megatron",
+}
+HEADLINE = re.compile(r"(\S+) fixture: found (\d+) of (\d+) \(recall (\d+\.\d)%\)")
+SCAN = re.compile(r"  scan: \d+ files, \d+ knobs, \d+ dynamic reads, \d+ errors, \d+\.\d\d s")
+MISSED = re.compile(r"  missed: ([A-Z_][A-Z0-9_]*)(?: at (\S+:\d+))?(?:: (.+))?")
+TOTAL = re.compile(r"total: found (\d+) of (\d+) \(recall \d+\.\d%\)")
+ROW = re.compile(r"  (\S+) +(\d+) +(\d+) +(\d+)")
+REASON = re.compile(r"dynamic read there: .+|through \w+\(\): dynamic read .+ at \S+:\d+")
+WRONG = re.compile(r"  wrong: (\S+) (\S+:\d+(?::\d+)?) ([A-Z_][A-Z0-9_]*): (.+)")
+
+
+def run_benchmark(*args: str) -> list[str]:
+    """``benchmarks/accuracy.py ARGS`` on the fixtures, serially; its output lines."""
+    done = subprocess.run(
+        [sys.executable, "benchmarks/accuracy.py", "--fixtures", "--jobs", "1", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.fixture(scope="module")
+def output() -> list[str]:
+    return run_benchmark()
+
+
+def packages(lines: list[str]) -> dict[str, list[str]]:
+    """Each package's block of the reach section: its headline, then its indented lines."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in lines[1:]:
+        if HEADLINE.fullmatch(line):
+            current = blocks.setdefault(line.split()[0], [])
+        elif not line.startswith("  "):
+            break
+        current.append(line)
+    return blocks
+
+
+def truth(package: str) -> dict[str, str]:
+    """The fixture's ground truth, read as the benchmark defines it: name -> location."""
+    if package == "vllm":
+        tree = ast.parse((BENCH / "vllm/vllm/envs.py").read_text(encoding="utf-8"))
+        table = next(
+            node.value
+            for node in tree.body
+            if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Dict)
+        )
+        excluded = (BENCH / "truth/vllm-exclusions.txt").read_text(encoding="utf-8")
+        keys = {
+            key.value: f"vllm/envs.py:{key.lineno}"
+            for key in table.keys
+            if isinstance(key, ast.Constant) and isinstance(key.value, str)
+        }
+        return {name: where for name, where in keys.items() if f"\n{name} " not in excluded}
+    listed = (BENCH / "truth" / f"{package}.txt").read_text(encoding="utf-8").splitlines()
+    return {
+        line.split("#")[0].strip(): line.split("#")[1].split()[0]
+        for line in listed
+        if line.split("#")[0].strip()
+    }
+
+
+def test_the_reach_section_reports_every_fixture_package_in_order(output: list[str]) -> None:
+    assert output[0] == (
+        "reach: environment variables read, found by the scanner (the fixtures of tests/data/bench)"
+    )
+    blocks = packages(output)
+    assert list(blocks) == list(EXPECTED_RECALL)
+    details = ("  truth: ", "  excluded: ", "  missed: ")
+    for lines in blocks.values():
+        assert SCAN.fullmatch(lines[1]), lines[1]
+        assert all(line.startswith(details) for line in lines[2:])
+    found = [HEADLINE.fullmatch(block[0]) for block in blocks.values()]
+    total = TOTAL.fullmatch(output[1 + sum(len(b) for b in blocks.values())])
+    assert total is not None
+    assert int(total[1]) == sum(int(m[2]) for m in found if m)
+    assert int(total[2]) == sum(int(m[3]) for m in found if m)
+
+
+@pytest.mark.parametrize("package", list(EXPECTED_RECALL))
+def test_each_recall_is_what_the_truth_implies_for_the_names_the_scanner_finds(
+    output: list[str], package: str
+) -> None:
+    lines = packages(output)[package]
+    headline = HEADLINE.fullmatch(lines[0])
+    assert headline is not None
+    found, total, percent = int(headline[2]), int(headline[3]), float(headline[4])
+    names = truth(package)
+    root = BENCH / package
+    scanned = {k.name for k in scan([root / FOLDERS[package]], root=root, jobs=1).knobs}
+    missed = {m[1]: m[2] for m in map(MISSED.fullmatch, lines) if m}
+    assert total == len(names) == EXPECTED_RECALL[package][1]
+    assert found == len(names.keys() & scanned) == total - len(missed)
+    assert found >= EXPECTED_RECALL[package][0]
+    assert percent == round(100 * found / total, 1)
+    assert missed == {name: names[name] for name in names.keys() - scanned}
+
+
+def test_misses_say_which_dynamic_read_the_scanner_left_behind(output: list[str]) -> None:
+    reasons = {m[1]: m[3] for m in map(MISSED.fullmatch, output) if m and m[3]}
+    for reason in reasons.values():
+        assert re.fullmatch(REASON, reason), reason
+    for name in ("VLLM_ATTENTION_BACKEND", "NVTE_UNFUSED_ATTN"):
+        if name in reasons:
+            assert reasons[name].startswith("through "), reasons[name]
+
+
+def test_the_verdict_section_counts_every_fixture_entry_once(output: list[str]) -> None:
+    entries = yaml.safe_load((BENCH / "verdicts.yaml").read_text(encoding="utf-8"))["sites"]
+    start = output.index(f"verdicts: tests/data/bench/verdicts.yaml, {len(entries)} sites")
+    section = output[start + 1 :]
+    assert re.fullmatch(r"  package +right +unknown +wrong", section[0])
+    rows = {m[1]: [int(m[2]), int(m[3]), int(m[4])] for m in map(ROW.fullmatch, section) if m}
+    per_package = Counter(entry["package"] for entry in entries)
+    assert {p: sum(counts) for p, counts in rows.items()} == {
+        p: n for p, n in per_package.items() if p != "primus"
+    }
+    assert "  primus: 1 sites skipped (pass --primus PATH, a checkout of AMD-AGI/Primus)" in section
+    wrong = [m for m in map(WRONG.fullmatch, section) if m]
+    assert Counter(m[1] for m in wrong) == Counter(
+        {p: counts[2] for p, counts in rows.items() if counts[2]}
+    )
+    missing = {m[3]: m[4] for m in wrong if m[4].startswith("missing")}
+    assert missing["DEEPSPEED_TIMEOUT"] == "missing (its sites: deepspeed/constants.py:7)"
+
+
+def test_a_missing_primus_checkout_fails_before_measuring(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "benchmarks/accuracy.py", "--fixtures", "--primus", str(tmp_path / "no")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"accuracy: --primus {tmp_path / 'no'}: not a folder (a checkout of AMD-AGI/Primus)\n"
+    )
+
+
+def test_the_benchmark_modules_import_without_side_effects() -> None:
+    code = "import accuracy, accuracy_sources, accuracy_trace, accuracy_verdicts"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO / "benchmarks",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_primus_entries_are_judged_against_the_checkout_given() -> None:
+    lines = run_benchmark("--package", "vllm", "--primus", "tests/data/bench/primus")
+    assert list(packages(lines)) == ["vllm"]
+    rows = {m[1]: sum(map(int, m.groups()[1:])) for m in map(ROW.fullmatch, lines) if m}
+    assert rows == {"vllm": 4, "primus": 1}
+    assert "  deepspeed: 3 sites skipped (not scanned in this run)" in lines
+    assert not any(line.startswith("  primus:") for line in lines)
