@@ -8,9 +8,15 @@ NAME = "PRIMUS_PROP"
 WORDS = ("0", "1", "", "true", "false", "yes", "no", "on", "off", "TRUE", "2")
 
 
+# Strings a gate may compare with besides the on/off words: any short text.
+TEXT = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC_-0123456789", min_size=1, max_size=6)
+
+
 @st.composite
 def gate_sources(draw: st.DrawFn) -> str:
-    default = draw(st.sampled_from((None, *WORDS)))
+    """A module gating on one variable: equality and membership with words and arbitrary
+    strings, truth tests, numbers compared with ints, in three places a gate stands."""
+    default = draw(st.sampled_from((None, *WORDS, "fast", "triton")) | TEXT)
     read = draw(st.sampled_from(("os.environ.get", "os.getenv")))
     value = f"{read}({NAME!r})" if default is None else f"{read}({NAME!r}, {default!r})"
     if default is not None:
@@ -18,8 +24,11 @@ def gate_sources(draw: st.DrawFn) -> str:
             st.lists(st.sampled_from((".lower()", ".strip()", ".upper()")), max_size=2)
         ):
             value += method
-    word = draw(st.sampled_from(WORDS))
-    words = tuple(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4, unique=True)))
+    word = draw(st.sampled_from(WORDS) | TEXT)
+    words = tuple(
+        draw(st.lists(st.sampled_from(WORDS) | TEXT, min_size=1, max_size=4, unique=True))
+    )
+    number = draw(st.integers(0, 4))
     expression = draw(
         st.sampled_from(
             (
@@ -30,6 +39,8 @@ def gate_sources(draw: st.DrawFn) -> str:
                 f"bool({value})",
                 f"{NAME!r} in os.environ",
                 f"{NAME!r} in os.environ and os.environ[{NAME!r}] == {word!r}",
+                f"int({value}) == {number}",
+                f"int({value}) > {number}",
                 value,
             )
         )

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from scanner import DynamicRead, Write, WriteKind, scan
 from tests.conftest import write_tree
+
+# Each case holds a comment naming os.environ, so that the file passes the byte
+# prefilter and is really analysed (the test checks it was parsed).
+FORCE = "# reads nothing from os.environ\n"
 
 NOT_READS = {
     "docstring": '''
@@ -56,47 +61,144 @@ NOT_READS = {
 
         P = os.path.join("PRIMUS_X", "1")
         """,
+    "a-method-named-getenv": """
+        class Settings:
+            def getenv(self, name):
+                return name
+
+        S = Settings().getenv("PRIMUS_X")
+        """,
+    "a-local-function-named-getenv": """
+        def getenv(name, default=None):
+            return default
+
+        X = getenv("PRIMUS_X", "1")
+        """,
+    "a-copy-written-for-a-child": """
+        import os
+        import subprocess
+
+        env = os.environ.copy()
+        env["PRIMUS_X"] = "1"
+        subprocess.run(["true"], env=env)
+        """,
 }
 
 
 @pytest.mark.parametrize("source", NOT_READS.values(), ids=NOT_READS.keys())
 def test_not_a_read(source: str, tmp_path: Path) -> None:
-    write_tree(tmp_path, {"m.py": source})
+    write_tree(tmp_path, {"m.py": FORCE + textwrap.dedent(source).lstrip("\n")})
     result = scan([tmp_path], root=tmp_path)
+    assert result.stats.files_parsed == 1
     assert result.knobs == ()
     assert result.dynamic == ()
     assert result.writes == ()
 
 
 WRITES = {
-    "subscript-assign": ('os.environ["PRIMUS_X"] = "1"', WriteKind.SET, 1),
-    "setdefault": ('os.environ.setdefault("PRIMUS_X", "1")', WriteKind.SETDEFAULT, 1),
-    "pop": ('os.environ.pop("PRIMUS_X", None)', WriteKind.POP, 1),
-    "del": ('del os.environ["PRIMUS_X"]', WriteKind.DELETE, 5),
-    "putenv": ('os.putenv("PRIMUS_X", "1")', WriteKind.PUTENV, 1),
-    "augmented": ('os.environ["PRIMUS_X"] += ":extra"', WriteKind.SET, 1),
+    "subscript-assign": ('os.environ["PRIMUS_X"] = "1"', WriteKind.SET, 1, "1"),
+    "setdefault": ('os.environ.setdefault("PRIMUS_X", "1")', WriteKind.SETDEFAULT, 1, "1"),
+    "pop": ('os.environ.pop("PRIMUS_X", None)', WriteKind.POP, 1, None),
+    "del": ('del os.environ["PRIMUS_X"]', WriteKind.DELETE, 5, None),
+    "putenv": ('os.putenv("PRIMUS_X", "1")', WriteKind.PUTENV, 1, "1"),
+    "augmented": ('os.environ["PRIMUS_X"] += ":extra"', WriteKind.SET, 1, None),
 }
 
 
-def dynamic_read(line: int, column: int, expression: str, function: str) -> DynamicRead:
-    return DynamicRead(
-        path="m.py", line=line, column=column, expression=expression, function=function
+def write(line: int, column: int, kind: WriteKind, **fields: str | None) -> Write:
+    return Write(
+        name=fields.pop("name", "PRIMUS_X"),
+        path="m.py",
+        line=line,
+        column=column,
+        kind=kind,
+        function=fields.pop("function", None) or "<module>",
+        **fields,
     )
 
 
-@pytest.mark.parametrize(("statement", "kind", "column"), WRITES.values(), ids=WRITES.keys())
+@pytest.mark.parametrize(
+    ("statement", "kind", "column", "value"), WRITES.values(), ids=WRITES.keys()
+)
 def test_write_is_recorded_and_not_a_read(
-    statement: str, kind: WriteKind, column: int, tmp_path: Path
+    statement: str, kind: WriteKind, column: int, value: str | None, tmp_path: Path
 ) -> None:
     write_tree(tmp_path, {"m.py": f"import os\n\n{statement}\n"})
     result = scan([tmp_path], root=tmp_path)
     assert result.knobs == ()
-    assert result.writes == (
-        Write(name="PRIMUS_X", path="m.py", line=3, column=column, kind=kind, function="<module>"),
+    assert result.writes == (write(3, column, kind, value=value),)
+
+
+def test_a_setter_is_a_write_at_its_calls_not_a_read(tmp_path: Path) -> None:
+    # The membership test only guards the unset: part of the write, not a read.
+    write_tree(
+        tmp_path,
+        {
+            "m.py": """
+            import os
+
+
+            def setenv(key, value):
+                if value is not None:
+                    os.environ[key] = value
+                elif key in os.environ:
+                    del os.environ[key]
+
+
+            setenv("PRIMUS_X", "1")
+            """
+        },
+    )
+    result = scan([tmp_path], root=tmp_path)
+    assert (result.knobs, result.dynamic) == ((), ())
+    assert result.writes == (write(11, 1, WriteKind.SET, value="1", via="m.setenv"),)
+    assert result.wrappers == ()
+
+
+def test_self_and_cls_are_never_the_name_parameter(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "m.py": """
+            import os
+
+
+            class Job:
+                def mode(self):
+                    return os.getenv(self.key)
+
+                @classmethod
+                def level(cls):
+                    return os.getenv(cls.key, "0") == "1"
+            """
+        },
+    )
+    result = scan([tmp_path], root=tmp_path)
+    assert result.wrappers == ()
+    reason = "the name is an attribute whose value is not known statically"
+    assert result.dynamic == (
+        dynamic_read(6, 16, "os.getenv(self.key)", "Job.mode", reason),
+        dynamic_read(10, 16, 'os.getenv(cls.key, "0")', "Job.level", reason),
     )
 
 
-def test_unresolvable_names_are_dynamic_with_their_source(tmp_path: Path) -> None:
+def dynamic_read(
+    line: int, column: int, expression: str, function: str, reason: str, via: str | None = None
+) -> DynamicRead:
+    return DynamicRead(
+        path="m.py",
+        line=line,
+        column=column,
+        expression=expression,
+        function=function,
+        reason=reason,
+        via=via,
+    )
+
+
+def test_a_wrapper_building_the_name_that_nobody_calls_is_dynamic_with_its_pattern(
+    tmp_path: Path,
+) -> None:
     write_tree(
         tmp_path,
         {
@@ -119,9 +221,30 @@ def test_unresolvable_names_are_dynamic_with_their_source(tmp_path: Path) -> Non
     )
     result = scan([tmp_path], root=tmp_path)
     assert result.knobs == ()
+    reason = (
+        "the name is built from the parameter 'kinds', and no call in the tree passes a known value"
+    )
+    # `pick` reads the bare parameter: a helper with no caller, which names no knob.
+    assert result.dynamic == (dynamic_read(6, 15, 'f"PRIMUS_{kind}_TRITON"', "flags", reason),)
+    assert [w.qualname for w in result.wrappers] == ["m.flags", "m.pick"]
+
+
+def test_a_loop_over_data_not_known_statically_is_dynamic(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "m.py": """
+            import os
+
+            for kind in open("kinds"):
+                os.environ.get(f"PRIMUS_{kind}")
+            """
+        },
+    )
+    result = scan([tmp_path], root=tmp_path)
+    reason = "the name is built at run time from values not known statically"
     assert result.dynamic == (
-        dynamic_read(6, 15, 'os.environ.get(f"PRIMUS_{kind}_TRITON", "1")', "flags"),
-        dynamic_read(11, 16, "os.getenv(name)", "pick.<locals>.inner"),
+        dynamic_read(4, 5, 'os.environ.get(f"PRIMUS_{kind}")', "<module>", reason),
     )
 
 
@@ -137,8 +260,8 @@ def test_wrapper_called_with_unresolvable_name_is_dynamic(tmp_path: Path) -> Non
                 return os.environ.get(name, "0") == "1"
 
 
-            def all_flags(names):
-                return [flag(n) for n in names]
+            def all_flags():
+                return [flag(n) for n in open("names")]
 
 
             KNOWN = flag("PRIMUS_KNOWN")
@@ -147,7 +270,8 @@ def test_wrapper_called_with_unresolvable_name_is_dynamic(tmp_path: Path) -> Non
     )
     result = scan([tmp_path], root=tmp_path)
     assert [k.name for k in result.knobs] == ["PRIMUS_KNOWN"]
-    assert result.dynamic == (dynamic_read(9, 13, "flag(n)", "all_flags"),)
+    reason = "the name passed to flag() is not known here"
+    assert result.dynamic == (dynamic_read(9, 13, "flag(n)", "all_flags", reason, "m.flag"),)
 
 
 def test_a_wrapper_never_called_reports_nothing(tmp_path: Path) -> None:
@@ -157,8 +281,10 @@ def test_a_wrapper_never_called_reports_nothing(tmp_path: Path) -> None:
     assert [w.qualname for w in result.wrappers] == ["m.flag"]
 
 
-def test_a_read_in_a_dunder_method_is_dynamic_not_dropped(tmp_path: Path) -> None:
-    # __init__ is never called by its name, so it is no wrapper: its read stays visible.
+def test_a_constructor_reading_its_parameter_makes_a_descriptor_not_a_dynamic_read(
+    tmp_path: Path,
+) -> None:
+    # Flag("X") is a read of X; the constructor's own read is reported at those calls.
     write_tree(
         tmp_path,
         {
@@ -173,5 +299,5 @@ def test_a_read_in_a_dunder_method_is_dynamic_not_dropped(tmp_path: Path) -> Non
         },
     )
     result = scan([tmp_path], root=tmp_path)
-    assert result.wrappers == ()
-    assert result.dynamic == (dynamic_read(6, 19, 'os.environ.get(name, "0")', "Flag.__init__"),)
+    assert (result.knobs, result.dynamic) == ((), ())
+    assert [(w.qualname, w.name_param) for w in result.wrappers] == [("m.Flag", "name")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scanner import ScanError, scan
+from scanner import GateKind, ScanError, scan
 from scanner.source.files import excluded
 from tests.conftest import write_tree
 
@@ -101,7 +101,8 @@ def test_no_common_off_value_is_a_conflict(tmp_path: Path) -> None:
     assert knob.conflict_reason == "no single value turns every site off"
 
 
-def test_value_knob_with_two_defaults_is_a_conflict(tmp_path: Path) -> None:
+def test_a_value_knob_with_two_defaults_is_noted_but_no_conflict(tmp_path: Path) -> None:
+    # Only switches can disagree on being on by default; two block sizes are worth a note.
     write_tree(
         tmp_path,
         {
@@ -110,9 +111,52 @@ def test_value_knob_with_two_defaults_is_a_conflict(tmp_path: Path) -> None:
         },
     )
     (knob,) = scan([tmp_path], root=tmp_path).knobs
-    assert knob.conflict_reason == (
-        "sites fall back to different defaults: '128' at b.py:3, '64' at a.py:3"
+    assert (knob.kind, knob.conflict, knob.conflict_reason) == (GateKind.VALUE, False, None)
+    assert knob.reason == "sites fall back to different defaults: '128' at b.py:3, '64' at a.py:3"
+
+
+def test_switch_sites_with_different_defaults_conflict(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "a.py": 'import os\n\nA = os.environ.get("PRIMUS_X", "1") == "1"\n',
+            "b.py": 'import os\n\nB = os.environ.get("PRIMUS_X", "0") == "1"\n',
+        },
     )
+    (knob,) = scan([tmp_path], root=tmp_path).knobs
+    assert knob.conflict_reason == "on by default at a.py:3 but off by default at b.py:3"
+
+
+def test_conditions_on_other_strings_ask_different_questions_no_conflict(
+    tmp_path: Path,
+) -> None:
+    # The same default "INFO", two questions: no site disagrees about the variable.
+    write_tree(
+        tmp_path,
+        {
+            "a.py": 'import os\n\nA = os.environ.get("PRIMUS_LOG", "INFO") == "DEBUG"\n',
+            "b.py": 'import os\n\nB = os.environ.get("PRIMUS_LOG", "INFO") in ("DEBUG", "INFO")\n',
+        },
+    )
+    (knob,) = scan([tmp_path], root=tmp_path).knobs
+    assert [s.default_on for s in knob.sites] == [False, True]
+    assert (knob.conflict, knob.conflict_reason) == (False, None)
+
+
+def test_launch_facts_are_never_switches_nor_conflicts(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "a.py": 'import os\n\nA = int(os.environ.get("RANK", "0")) == 0\n',
+            "b.py": 'import os\n\nB = os.environ.get("RANK", "-1") != "-1"\n',
+        },
+    )
+    (knob,) = scan([tmp_path], root=tmp_path).knobs
+    assert (knob.kind, knob.default_on, knob.conflict) == (GateKind.LAUNCH, None, False)
+    assert [(s.default, s.gate.kind) for s in knob.sites] == [
+        ("0", GateKind.LAUNCH),
+        ("-1", GateKind.LAUNCH),
+    ]
 
 
 def test_match_and_exclude(tmp_path: Path) -> None:

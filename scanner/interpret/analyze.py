@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, is_launch_fact, says_disable
+from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS, is_launch_fact, says_disable
 from scanner.interpret.evaluate import NOT_SEEN, Evaluator, Observation
 from scanner.interpret.expressions import iterable_items
 from scanner.interpret.follow import follow_store
@@ -16,6 +16,7 @@ from scanner.interpret.frames import Frame
 from scanner.interpret.gates import Probes, site_default, verdict
 from scanner.interpret.module import ParsedModule, flow_frame
 from scanner.interpret.objects import parse_classes
+from scanner.interpret.owners import owner_of
 from scanner.interpret.values import Opaque, V
 from scanner.model import (
     LAUNCH_GATE,
@@ -33,12 +34,16 @@ from scanner.model import (
 from scanner.patterns import dynamic_matches, matches
 from scanner.settings import Settings
 from scanner.syntax.events import Event
-from scanner.syntax.index import CLASS, SETTER, WrapperIndex
+from scanner.syntax.index import CLASS, FUNCTION, SETTER, WrapperIndex
 from scanner.syntax.reads import read_arguments
 from scanner.syntax.scopes import body_statements, param_list
 from scanner.syntax.walk import nodes
 
 CANDIDATES: tuple[str | None, ...] = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
+# Probed first: what tells a switch from a value. Every string the code compares with is
+# probed too, so the other spellings of the words (which code that compares none of them
+# treats alike) only complete the lists of on and off values of a switch.
+FIRST_PROBES: tuple[str | None, ...] = (None, "1", "0", "true", "false", EMPTY)
 MAX_NAMED = 12  # strings the code compares with, probed besides the words
 MAX_NAME_CHOICES = 64  # names a loop over known data may give one read
 
@@ -56,7 +61,7 @@ def resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> li
     if any(n.known and isinstance(n.value, str) for n in found):
         return found
     # A loop over a parameter (``for name in names``): the names come from the callers.
-    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+    evaluator = parsed.evaluator(index)
     params = frozenset(
         p for _, iterable in event.loops for p in evaluator.evaluate(iterable, frame).params
     )
@@ -64,9 +69,7 @@ def resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> li
 
 
 def _names_in(parsed: ParsedModule, event: Event, index: WrapperIndex, frame: Frame) -> list[V]:
-    evaluator = Evaluator(
-        index, bindings_cache=parsed.bindings_cache, loader=parsed.loader, explore=True
-    )
+    evaluator = parsed.evaluator(index, explore=True)
     if event.wrapper is not None:
         assert isinstance(event.node, cst.Call)
         if event.wrapper.kind == SETTER:
@@ -110,7 +113,7 @@ def _loop_frames(
 ) -> Iterator[Frame]:
     """Frames binding the targets of the loops around the event to each item of their
     known data (up to MAX_NAME_CHOICES combinations)."""
-    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+    evaluator = parsed.evaluator(index)
     choices: list[tuple[cst.BaseExpression, tuple[object, ...]]] = []
     for target, iterable in event.loops:
         items = iterable_items(evaluator.evaluate(iterable, frame))
@@ -155,6 +158,8 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
         resolved = sorted({n.value for n in names if n.known and isinstance(n.value, str)})
         unresolved = [n for n in names if not (n.known and isinstance(n.value, str))]
         if isinstance(event.kind, WriteKind):
+            if not resolved and owned_by(parsed, event, index, unresolved, SETTER):
+                continue  # a setter's own write: reported at its call sites
             value = _written(parsed, event, index)
             targets: list[str | None] = [*resolved] or [None]
             for target in targets:
@@ -162,7 +167,7 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                     writes.append(_write(parsed, event, target, value))
             continue
         if unresolved and not resolved:
-            if any(n.params for n in unresolved) and wrapper_scope(event) is not None:
+            if owned_by(parsed, event, index, unresolved, FUNCTION):
                 continue  # a wrapper's own read: reported at its call sites
             if event.unit.method_class in descriptors:
                 continue  # a descriptor's own read: reported where it is constructed
@@ -219,14 +224,15 @@ def judge(
         probes: Probes = [(None, _probe(parsed, event, knob, None, index))]
         return LAUNCH_GATE, _default(parsed, event, index, probes)
     named = tuple(s for s in named_strings(parsed, event) if s != knob)
-    values = (*CANDIDATES, *(s for s in named if s not in CANDIDATES))
-    probes = [(value, _probe(parsed, event, knob, value, index)) for value in values]
-    gate = verdict(
-        probes,
-        event.chain,
-        function_scope=event.unit.scope is not None,
-        named=named,
-    )
+    first = tuple(dict.fromkeys((*FIRST_PROBES, *named, *_partners(named))))
+    probes = [(value, _probe(parsed, event, knob, value, index)) for value in first]
+    function_scope = event.unit.scope is not None
+    gate = verdict(probes, event.chain, function_scope=function_scope, named=named)
+    if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE):
+        # A switch: the other spellings of the words, for the full lists of on and off values.
+        rest = [v for v in CANDIDATES if v not in first]
+        probes += [(value, _probe(parsed, event, knob, value, index)) for value in rest]
+        gate = verdict(probes, event.chain, function_scope=function_scope, named=named)
     if gate.kind is GateKind.VALUE:
         followed = follow_store(parsed, event, knob, index, probes, named)
         if followed is not None:
@@ -239,6 +245,16 @@ def judge(
     if disable and gate.kind in _SWITCHES:
         gate = replace(gate, polarity=Polarity.DISABLE)
     return gate, _default(parsed, event, index, probes)
+
+
+def _partners(named: Sequence[str]) -> list[str]:
+    """The other word of each on/off pair the code names ("no" for a test of "yes"): with
+    both probed, the convention can tell the switch."""
+    found: list[str] = []
+    for on, off in PAIRS:
+        if on in named or off in named:
+            found += [on, off]
+    return found
 
 
 def _bound_condition_says_disable(event: Event, probes: Probes) -> bool:
@@ -265,7 +281,7 @@ def _default(parsed: ParsedModule, event: Event, index: WrapperIndex, probes: Pr
         _, node = read_arguments(event.node)
         if node is None:
             return None
-        evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+        evaluator = parsed.evaluator(index)
         value = evaluator.evaluate(node, parsed.resolver(event, index))
         if value.plain and not value.params:
             return _text(value.value)
@@ -340,15 +356,14 @@ def _text(value: object) -> str | None:
 def _probe(
     parsed: ParsedModule, event: Event, knob: str, value: str | None, index: WrapperIndex
 ) -> Observation:
-    evaluator = Evaluator(
+    evaluator = parsed.evaluator(
         index,
         knob=knob,
         value=value,
         site=id(event.node),
+        site_name=event.name,
         target=event.target,
         chain=frozenset(event.chain),
-        bindings_cache=parsed.bindings_cache,
-        loader=parsed.loader,
     )
     frame = flow_frame(parsed, event, evaluator)
     scope = event.unit.scope
@@ -371,22 +386,17 @@ def named_strings(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))[:MAX_NAMED]
 
 
-def wrapper_scope(event: Event) -> cst.FunctionDef | None:
-    """The function that owns the parameter an event's name comes from, when it can be a
-    wrapper: its own function, or one around a closure (not a dunder method other than
-    ``__init__``, which a descriptor's constructor runs)."""
-    scope = event.unit.scope
-    if isinstance(scope, cst.FunctionDef) and not _dunder(scope):
-        return scope
-    for outer in reversed(event.scopes):
-        if isinstance(outer, cst.FunctionDef) and not _dunder(outer):
-            return outer
-    return None
-
-
-def _dunder(function: cst.FunctionDef) -> bool:
-    name = function.name.value
-    return name.startswith("__") and name.endswith("__")
+def owned_by(
+    parsed: ParsedModule, event: Event, index: WrapperIndex, names: Sequence[V], kind: str
+) -> bool:
+    """Whether an event's name is the parameter of a wrapper (or setter) of the index:
+    the read is then reported where the wrapper is called, not here."""
+    owner = owner_of(parsed, event, {p for n in names for p in n.params})
+    if owner is None:
+        return False
+    module = parsed.module_name
+    qualname = f"{module}.{owner.qualname}" if module else owner.qualname
+    return qualname in (index.setters if kind == SETTER else index.wrappers)
 
 
 def dynamic_reason(event: Event, names: Sequence[V]) -> str:
@@ -414,7 +424,7 @@ def dynamic_reason(event: Event, names: Sequence[V]) -> str:
 def _written(parsed: ParsedModule, event: Event, index: WrapperIndex) -> str | None:
     """The value a write sets, when it is a known string."""
     frame = parsed.resolver(event, index)
-    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+    evaluator = parsed.evaluator(index)
     if event.wrapper is not None:
         value = _setter_argument(evaluator, event, frame, event.wrapper.value_param)
     elif event.value is not None:

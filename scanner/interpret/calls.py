@@ -64,7 +64,8 @@ def evaluate_call(ev: Evaluator, node: cst.Call, frame: Frame) -> V:
     if wrapper is not None:
         return call_wrapper(ev, wrapper[0], node, frame, bound=wrapper[1])
     short = func.attr.value if isinstance(func, cst.Attribute) else dotted(func)
-    kind = accessor_kind(short) if qualified is not None or isinstance(func, cst.Name) else None
+    named = qualified is not None or isinstance(func, cst.Name)
+    kind = accessor_kind(short, ev.accessors) if named else None
     if kind is not None and not (qualified or "").startswith("os."):
         return _accessor(ev, node, frame, kind)
     return _plain_call(ev, node, frame, qualified, receiver)

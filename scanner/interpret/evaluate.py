@@ -94,6 +94,8 @@ class Evaluator:
         loader: Loader | None = None,
         overrides: dict[str, V] | None = None,
         explore: bool = False,
+        site_name: cst.BaseExpression | None = None,
+        accessors: tuple[str, ...] = (),
     ) -> None:
         self.index = index
         self.knob = knob
@@ -105,6 +107,8 @@ class Evaluator:
         self.loader = loader
         self.overrides = overrides or {}  # module-level names bound to a probed value
         self.explore = explore  # run both branches of an undecided test (to find names)
+        self.site_name = site_name  # the expression naming the site's variable
+        self.accessors = accessors  # more callables the project names as accessors
         self.factories: set[int] = set()  # calls of closure factories, already called through
         self._steps = 0
         self._at_site = 0
@@ -284,6 +288,8 @@ class Evaluator:
             flow = self.block(body_statements(node.body), frame)
             return flow if flow.kind in ("return", "raise") else NEXT
         assert isinstance(node, cst.For)
+        if inside:
+            items = self._reaching(node.target, items, frame)
         for item in items:
             self.assign(node.target, V(item, iterable.env, iterable.params), frame)
             reached = self.seen.reached
@@ -295,6 +301,21 @@ class Evaluator:
             if flow.kind == "break":
                 break
         return NEXT
+
+    def _reaching(
+        self, target: cst.BaseExpression, items: tuple[object, ...], frame: Frame
+    ) -> tuple[object, ...]:
+        """Of a loop's items, the one that makes the site read the variable under study
+        (``for name in NAMES: os.environ.get(name)``); all of them when that cannot be told
+        from the site's name alone."""
+        if self.site_name is None or self.knob is None:
+            return items
+        for item in items:
+            self.assign(target, V(item), frame)
+            name = self.expr(self.site_name, frame)
+            if name.known and name.value == self.knob:
+                return (item,)
+        return items
 
     def _try(self, node: cst.Try, frame: Frame) -> Flow:
         flow = self.block(body_statements(node.body), frame)

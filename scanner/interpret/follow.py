@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from scanner.interpret.evaluate import Evaluator, Observation
+from scanner.interpret.evaluate import Observation
 from scanner.interpret.frames import Frame
 from scanner.interpret.gates import Probes, classify
 from scanner.interpret.module import ParsedModule
@@ -23,7 +23,6 @@ from scanner.model import Gate, GateKind, unknown_gate
 from scanner.syntax.events import Event
 from scanner.syntax.index import WrapperIndex
 from scanner.syntax.scopes import body_statements, param_list
-from scanner.syntax.walk import nodes
 
 MAX_CONSUMERS = 4
 
@@ -43,6 +42,8 @@ def follow_store(
         return None
     if binding.store == "global" and event.unit.scope is not None:
         return None
+    if binding.name in parsed.unfollowed:
+        return unknown_gate(f"stored in {binding.name!r}, whose uses are too much code to follow")
     stored: dict[str | None, V] = {}
     for value, obs in probes:
         seen = obs.chain.get(id(binding.value))
@@ -76,34 +77,13 @@ def _consumers(
 ) -> Iterator[tuple[cst.CSTNode, str | None]]:
     """Module-level statements and functions of the module that use the stored name
     (``name`` or ``self.name``)."""
-    own_class = event.unit.method_class
-    if store == "global":
-        own = event.unit.statements
-        for statement in parsed.tree.body:
-            if (
-                isinstance(statement, cst.SimpleStatementLine)
-                and statement not in own
-                and any(_uses(node, name, store) for node in nodes(statement))
-            ):
-                yield statement, None
-    for function, method_class in parsed.functions():
-        if function is event.unit.scope:
+    own = (event.unit.scope, *event.unit.statements)
+    for consumer, method_class in parsed.users(name, store):
+        if consumer in own:
             continue
-        if store == "attr" and method_class != own_class:
+        if store == "attr" and method_class != event.unit.method_class:
             continue
-        if any(_uses(node, name, store) for node in nodes(function.body)):
-            yield function, method_class
-
-
-def _uses(node: cst.CSTNode, name: str, store: str) -> bool:
-    if store == "global":
-        return isinstance(node, cst.Name) and node.value == name
-    return (
-        isinstance(node, cst.Attribute)
-        and node.attr.value == name
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-    )
+        yield consumer, method_class
 
 
 def _run(
@@ -119,10 +99,8 @@ def _run(
     assert isinstance(binding, Binding)
     overrides = {binding.name: value} if binding.store == "global" else {}
     computed = _assigned_value(consumer)
-    evaluator = Evaluator(
+    evaluator = parsed.evaluator(
         index,
-        bindings_cache=parsed.bindings_cache,
-        loader=parsed.loader,
         overrides=overrides,
         chain=frozenset({id(computed)}) if computed is not None else frozenset(),
     )

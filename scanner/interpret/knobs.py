@@ -65,6 +65,8 @@ def _knob(name: str, sites: list[Site]) -> Knob:
     if undecided:
         first = undecided[0]
         reason = f"{first.reason} ({_where(undecided)})"
+    elif kind is GateKind.VALUE:
+        reason = _defaults(sites)
     return Knob(
         name=name,
         default_on=default_on,
@@ -111,6 +113,17 @@ def _conflict(switches: list[Site], off: list[str]) -> str | None:
             by_value = _where(valued)
             return f"only unsetting it turns off {unset_only}, while a value turns off {by_value}"
     return None
+
+
+def _defaults(sites: list[Site]) -> str | None:
+    """A value knob whose sites fall back to different defaults: worth a note (two block
+    sizes), though no switch disagrees."""
+    distinct = sorted({s.default for s in sites if s.default is not None})
+    if len(distinct) < 2:
+        return None
+    return "sites fall back to different defaults: " + ", ".join(
+        f"{d!r} at {_where(s for s in sites if s.default == d)}" for d in distinct
+    )
 
 
 def _common(order: tuple[str, ...], value_sets: Iterable[tuple[str, ...]]) -> list[str]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -19,6 +19,7 @@ from scanner.interpret.frames import (
 from scanner.interpret.objects import parse_classes
 from scanner.interpret.values import UNKNOWN, V
 from scanner.source.anchors import AnchorMismatch, Anchors
+from scanner.source.constants import ConstantLoader
 from scanner.source.narrow import Narrowed
 from scanner.syntax.events import Event, EventCollector
 from scanner.syntax.index import CLASS, Wrapper, WrapperIndex
@@ -44,7 +45,6 @@ _CONSTANT_FORMS = (
     cst.Dict,
 )
 _CONSTANT_TYPES = (str, int, float, bool, type(None), tuple, frozenset, dict)
-Loader = Callable[[str], object]
 
 
 @dataclass
@@ -65,9 +65,12 @@ class ParsedModule:
     def_lines: dict[int, int] = field(default_factory=dict)
     def_qualnames: dict[int, str] = field(default_factory=dict)
     method_classes: dict[int, str] = field(default_factory=dict)
-    loader: Loader | None = None  # the values of constants other modules of the tree define
+    loader: ConstantLoader | None = None  # what other modules of the tree define
+    unfollowed: frozenset[str] = frozenset()  # stored names whose uses were not kept
+    accessors: tuple[str, ...] = ()  # more callables the project names as accessors
     _events: tuple[WrapperIndex, list[Event]] | None = None
     _strings: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _users: dict[tuple[str, str], list[tuple[cst.CSTNode, str | None]]] | None = None
 
     @classmethod
     def parse(
@@ -76,7 +79,8 @@ class ParsedModule:
         module_name: str,
         text: str,
         narrowed: Narrowed | None = None,
-        loader: Loader | None = None,
+        loader: ConstantLoader | None = None,
+        accessors: tuple[str, ...] = (),
     ) -> ParsedModule:
         """Parse ``text`` (or its narrowed form); raises libcst.ParserSyntaxError.
 
@@ -90,7 +94,9 @@ class ParsedModule:
             symbols = replace(symbols, functions=symbols.functions | narrowed.functions)
         parsed = cls(rel, module_name, tree, MetadataWrapper(tree, unsafe_skip_copy=True), symbols)
         parsed.anchors = narrowed.anchors if narrowed is not None else None
+        parsed.unfollowed = narrowed.unfollowed if narrowed is not None else frozenset()
         parsed.loader = loader
+        parsed.accessors = accessors
         ambiguous = narrowed.ambiguous if narrowed is not None else frozenset()
         constants = parsed._constants(ambiguous)
         parsed.symbols = replace(
@@ -105,14 +111,18 @@ class ParsedModule:
         collector = None
         if self.anchors is not None:
             try:
-                collector = EventCollector(self.symbols, index, AnchorLocator(self.anchors))
+                collector = EventCollector(
+                    self.symbols, index, AnchorLocator(self.anchors), self.accessors
+                )
                 collector.collect(self.tree)
                 self.anchors.check_counts(collector.counts)
             except AnchorMismatch:
                 collector = None
         if collector is None:
             positions = self.wrapper.resolve(PositionProvider)
-            collector = EventCollector(self.symbols, index, ProviderLocator(positions))
+            collector = EventCollector(
+                self.symbols, index, ProviderLocator(positions), self.accessors
+            )
             collector.collect(self.tree)
         self.def_lines = collector.def_lines
         self.def_qualnames = collector.def_qualnames
@@ -152,7 +162,7 @@ class ParsedModule:
         for scope in event.scopes:
             found = self._resolvers.get(id(scope))
             if found is None:
-                evaluator = Evaluator(index, bindings_cache=self.bindings_cache, loader=self.loader)
+                evaluator = self.evaluator(index)
                 method_class = event.unit.method_class if scope is event.unit.scope else None
                 found = Resolver(
                     self.symbols, self.bindings(scope), evaluator.evaluate, parent, method_class
@@ -162,6 +172,17 @@ class ParsedModule:
         if parent is not None:
             return parent
         return Frame(self.symbols, {})
+
+    def evaluator(self, index: WrapperIndex, **options: Any) -> Evaluator:
+        """An evaluator for this module's code (its caches, its imported constants and the
+        project's accessors), with ``options`` for a probe."""
+        return Evaluator(
+            index,
+            bindings_cache=self.bindings_cache,
+            loader=self.loader,
+            accessors=self.accessors,
+            **options,
+        )
 
     def functions(self) -> list[tuple[cst.FunctionDef, str | None]]:
         """The module-level functions and the methods of module-level classes, each with
@@ -179,6 +200,24 @@ class ParsedModule:
                     if isinstance(s, cst.FunctionDef)
                 )
         return found
+
+    def users(self, name: str, store: str) -> list[tuple[cst.CSTNode, str | None]]:
+        """The module-level statements and the functions (with their method's class) that
+        decide something with ``name`` (store "global") or ``self.name`` (store "attr"):
+        compare it, branch on it, combine it with and/or/not. (Narrowing keeps the same
+        statements: see ``scanner.source.narrow``.)"""
+        if self._users is None:
+            index: dict[tuple[str, str], list[tuple[cst.CSTNode, str | None]]] = {}
+            consumers: list[tuple[cst.CSTNode, str | None]] = [
+                (s, None) for s in self.tree.body if isinstance(s, cst.SimpleStatementLine)
+            ]
+            consumers.extend(self.functions())
+            for consumer, method_class in consumers:
+                root = consumer.body if isinstance(consumer, cst.FunctionDef) else consumer
+                for key in _tested_names(root):
+                    index.setdefault(key, []).append((consumer, method_class))
+            self._users = index
+        return self._users.get((name, store), [])
 
     def compared_strings(self, root: cst.CSTNode) -> tuple[str, ...]:
         """The string literals compared with in ``root`` (both sides, inside collections)."""
@@ -232,9 +271,7 @@ class ParsedModule:
 
     def _constants(self, ambiguous: frozenset[str]) -> dict[str, object]:
         collector_bindings = module_bindings(self.tree)
-        evaluator = Evaluator(
-            WrapperIndex(), bindings_cache=self.bindings_cache, loader=self.loader
-        )
+        evaluator = self.evaluator(WrapperIndex())
         resolver = Resolver(self.symbols, collector_bindings, evaluator.evaluate)
         constants: dict[str, object] = {}
         for name, values in collector_bindings.values.items():
@@ -249,6 +286,35 @@ class ParsedModule:
             ):
                 constants[name] = found.value
         return constants
+
+
+_TESTING = (cst.Comparison, cst.BooleanOperation)
+
+
+def _tested_names(root: cst.CSTNode) -> set[tuple[str, str]]:
+    """The names (store "global") and ``self`` attributes (store "attr") that ``root``
+    compares, branches on, or combines with and/or/not."""
+    found: set[tuple[str, str]] = set()
+    for node in nodes(root):
+        if isinstance(node, cst.If | cst.While | cst.IfExp | cst.Assert):
+            parts: list[cst.CSTNode] = [node.test]
+        elif isinstance(node, _TESTING) or (
+            isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)
+        ):
+            parts = [node]
+        else:
+            continue
+        for part in parts:
+            for inner in nodes(part):
+                if isinstance(inner, cst.Name):
+                    found.add((inner.value, "global"))
+                elif (
+                    isinstance(inner, cst.Attribute)
+                    and isinstance(inner.value, cst.Name)
+                    and inner.value.value == "self"
+                ):
+                    found.add((inner.attr.value, "attr"))
+    return found
 
 
 def _strings_of(node: cst.BaseExpression) -> list[str]:

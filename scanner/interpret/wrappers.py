@@ -12,32 +12,20 @@ A function that writes the variable its parameter names is a setter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from scanner.interpret.analyze import resolve_names
 from scanner.interpret.calls import call_function
-from scanner.interpret.evaluate import Evaluator
 from scanner.interpret.frames import Frame
 from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
+from scanner.interpret.owners import Owner, owner_of
 from scanner.interpret.values import UNKNOWN, V
 from scanner.model import WriteKind
 from scanner.syntax.events import Event
 from scanner.syntax.index import CLASS, FUNCTION, SETTER, Wrapper, WrapperIndex
 from scanner.syntax.scopes import param_list
 from scanner.syntax.walk import nodes
-
-_NEVER_NAMES = frozenset({"self", "cls"})
-
-
-@dataclass(frozen=True, slots=True)
-class _Owner:
-    function: cst.FunctionDef
-    qualname: str  # within the module
-    param: str
-    method_class: str | None
 
 
 def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
@@ -53,7 +41,7 @@ def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
             continue
         for name in names:
             depends.update(name.params)
-        owner = _owner(parsed, event, depends)
+        owner = owner_of(parsed, event, depends)
         if owner is None:
             continue
         kind = SETTER if isinstance(event.kind, WriteKind) else FUNCTION
@@ -68,29 +56,8 @@ def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
     return list(found.values())
 
 
-def _owner(parsed: ParsedModule, event: Event, depends: set[str]) -> _Owner | None:
-    """The innermost function around ``event`` that has one of ``depends`` as a parameter."""
-    depends = depends - _NEVER_NAMES
-    if not depends:
-        return None
-    for scope in reversed(event.scopes):
-        if not isinstance(scope, cst.FunctionDef):
-            continue
-        params = [p.name.value for p in param_list(scope.params)]
-        param = next((p for p in params if p in depends), None)
-        if param is None:
-            continue
-        name = scope.name.value
-        if name.startswith("__") and name.endswith("__"):
-            return None  # never called by its name (a constructor: see _descriptors)
-        qualname = parsed.def_qualname(scope)
-        method_class = parsed.method_class_of(scope)
-        return _Owner(scope, qualname, param, method_class)
-    return None
-
-
 def _function(
-    parsed: ParsedModule, event: Event, owner: _Owner, qualname: str, kind: str
+    parsed: ParsedModule, event: Event, owner: Owner, qualname: str, kind: str
 ) -> Wrapper:
     scope = owner.function
     params = param_list(scope.params)
@@ -121,7 +88,16 @@ def _function(
         pattern=pattern if kind == FUNCTION and event.wrapper is None else None,
         read_line=event.line,
         read_column=event.column,
+        exported_by=_exported_by(parsed, qualname),
     )
+
+
+def _exported_by(parsed: ParsedModule, qualname: str) -> tuple[str, ...]:
+    """The packages that re-export a module-level function or class of ``parsed``."""
+    module, _, name = qualname.rpartition(".")
+    if parsed.loader is None or module != parsed.module_name:
+        return ()
+    return parsed.loader.exported_by(module, name)
 
 
 def _descriptors(parsed: ParsedModule, index: WrapperIndex, events: list[Event]) -> list[Wrapper]:
@@ -169,7 +145,7 @@ def _descriptor(
     params = [p.name.value for p in param_list(init[1].params)][1:]
     if not params:
         return None
-    evaluator = Evaluator(index, bindings_cache=parsed.bindings_cache, loader=parsed.loader)
+    evaluator = parsed.evaluator(index)
     instance = V(Instance(model))
     frame = Frame(parsed.symbols, {p: V(UNKNOWN, params=frozenset({p})) for p in params})
     call = cst.Call(cst.Name(model.name), [cst.Arg(cst.Name(p)) for p in params])
@@ -220,4 +196,5 @@ def _class(parsed: ParsedModule, model: ClassModel, param: str, reader: str) -> 
         symbols=parsed.symbols.restricted(names),
         kind=CLASS,
         reader=reader,
+        exported_by=_exported_by(parsed, qualname),
     )

@@ -72,6 +72,7 @@ def encode_wrapper(wrapper: Wrapper) -> dict[str, Any]:
         "value_param": wrapper.value_param,
         "pattern": wrapper.pattern,
         "read_at": [wrapper.read_line, wrapper.read_column],
+        "exported_by": list(wrapper.exported_by),
     }
 
 
@@ -101,6 +102,7 @@ def decode_wrapper(data: dict[str, Any]) -> Wrapper:
         pattern=_optional(data["pattern"]),
         read_line=int(data["read_at"][0]),
         read_column=int(data["read_at"][1]),
+        exported_by=tuple(str(p) for p in data["exported_by"]),
     )
 
 

@@ -256,11 +256,14 @@ def _analyse(
     from scanner.interpret.analyze import analyze
     from scanner.interpret.module import ParsedModule
     from scanner.interpret.wrappers import discover
+    from scanner.source.narrow import Source
     from scanner.syntax.messages import syntax_message
 
     loader = ConstantLoader(task.path, task.module)
     try:
-        parsed = ParsedModule.parse(task.rel, task.module, text, narrowed, loader)
+        parsed = ParsedModule.parse(
+            task.rel, task.module, text, narrowed, loader, options.accessors
+        )
     except cst.ParserSyntaxError as exc:
         return _Computed(
             FileOutcome(task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
@@ -271,21 +274,29 @@ def _analyse(
     for _ in range(_MAX_LOCAL_ROUNDS):
         # Wrappers of wrappers in the same file: rediscover until nothing new appears.
         found = discover(parsed, index)
-        missing = [w for w in found if index.wrappers.get(w.qualname) != w]
+        known = {(w.qualname, w.kind): w for w in index.facts}
+        missing = [w for w in found if known.get((w.qualname, w.kind)) != w]
         if not missing:
-            settled = tuple(index.wrappers.values()) if index is not initial else None
+            settled = index.facts if index is not initial else None
             break
-        index = WrapperIndex.of([*index.wrappers.values(), *missing])
+        index = WrapperIndex.of([*index.facts, *missing])
+        added = tuple(w.short_name for w in missing)
+        names = (*names, *added)
         if source is not None and narrowed is not None:
-            added = tuple(w.short_name for w in missing)
-            names = (*names, *added)
             wider = source.narrow(names)
             rounds.append((added, wider.digest()))
             if wider.text != narrowed.text:
                 narrowed = wider
-                parsed = ParsedModule.parse(task.rel, task.module, text, narrowed, loader)
+                parsed = ParsedModule.parse(
+                    task.rel, task.module, text, narrowed, loader, options.accessors
+                )
     else:
         settled = None  # no fixed point within the rounds allowed
+    if narrowed is None:
+        # What narrowing would not follow is not followed unnarrowed either: the results
+        # are the same either way.
+        whole = Source.parse(text)
+        parsed.unfollowed = whole.narrow(names).unfollowed if whole is not None else frozenset()
     result = analyze(parsed, index, options.settings())
     depends = tuple(sorted(loader.read.items()))
     return _Computed(

@@ -17,7 +17,7 @@ import io
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -41,6 +41,7 @@ _CONSTANT_NODES = (
     ast.unaryop,
 )
 _CONSTANT_LINES = 20
+CONSUMER_LINES = 300  # the most lines kept, per file, for statements that test stored reads
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
@@ -52,12 +53,14 @@ class Narrowed:
     anchors: Anchors  # positions of the kept calls, subscripts, comparisons and defs
     functions: frozenset[str]  # module-level def and class names, dropped ones included
     ambiguous: frozenset[str]  # names bound more than once at module level
+    # Names holding a read for later whose uses were too much code to keep.
+    unfollowed: frozenset[str] = frozenset()
 
     def digest(self) -> str:
         """A hash of everything the analysis of the narrowed text depends on (the anchors
         follow from the kept lines)."""
         digest = hashlib.blake2b(self.text.encode("utf-8", "surrogatepass"), digest_size=20)
-        for names in (self.functions, self.ambiguous):
+        for names in (self.functions, self.ambiguous, self.unfollowed):
             digest.update(b"\0" + "\n".join(sorted(names)).encode())
         return digest.hexdigest()
 
@@ -116,14 +119,17 @@ class Source:
         # A read stored for later (`_X = os.environ.get(...)`, `self.x = ...`) is judged
         # where the stored name is used: keep those uses too.
         stored = [n for n in _stored(self.tree.body, mentions) if n not in words]
+        unfollowed: frozenset[str] = frozenset()
         if stored:
-            words = (*words, *stored)
-            mentions = self._mentions(words)
+            consumers, unfollowed = _consumers(self.tree.body, stored, self._mentions)
+            if consumers:
+                mentions = _with_spans(mentions, consumers)
         keep = [False] * (len(lines) + 2)
         covered = [False] * (len(lines) + 2)
         bindings: list[ast.stmt] = []
-        _select(self.tree.body, mentions, keep, covered, bindings)
-        _keep_bases(self.tree.body, lines, keep, covered)
+        descriptors: list[ast.ClassDef] = []
+        _select(self.tree.body, mentions, keep, covered, bindings, descriptors, lines)
+        _keep_bases(self.tree.body, descriptors, keep)
         _keep_bindings(bindings, lines, keep)
         parts = [
             line if keep[number] or not (covered[number] or _idle(line)) else _ending(line)
@@ -132,7 +138,7 @@ class Source:
         while parts and not parts[-1].strip():
             parts.pop()  # blanked lines at the end hold no position worth keeping
         anchors = build_anchors(self.tree, lines, keep.__getitem__)
-        return Narrowed("".join(parts), anchors, self.functions, self.ambiguous)
+        return Narrowed("".join(parts), anchors, self.functions, self.ambiguous, unfollowed)
 
 
 def _stored(body: Sequence[ast.stmt], mentions: list[int]) -> list[str]:
@@ -169,6 +175,81 @@ def _stored(body: Sequence[ast.stmt], mentions: list[int]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _consumers(
+    body: Sequence[ast.stmt],
+    stored: Sequence[str],
+    mentioning: Callable[[Sequence[str]], list[int]],
+) -> tuple[list[tuple[int, int]], frozenset[str]]:
+    """The statements that test a stored name (``if _X != "0":``, ``_ON = _X in TRUE``),
+    to keep beside the read; names whose testing statements would add more than
+    CONSUMER_LINES lines in all are not followed (and said so)."""
+    spans: list[tuple[int, int]] = []
+    unfollowed: set[str] = set()
+    budget = CONSUMER_LINES
+    tested: dict[int, set[str]] = {}
+    for name in stored:
+        candidates = list(_candidates(body, mentioning([name])))
+        if sum(end - start + 1 for start, end in map(_span, candidates)) > 4 * budget:
+            unfollowed.add(name)  # used all over: too much code, whatever tests it
+            continue
+        for statement in candidates:
+            if id(statement) not in tested:
+                tested[id(statement)] = _tested_names(statement)
+        found = [_span(s) for s in candidates if name in tested[id(s)]]
+        size = sum(end - start + 1 for start, end in found)
+        if size > budget:
+            unfollowed.add(name)
+            continue
+        budget -= size
+        spans.extend(found)
+    return spans, frozenset(unfollowed)
+
+
+def _candidates(body: Sequence[ast.stmt], mentions: list[int]) -> Iterator[ast.stmt]:
+    """Top-level statements and class-body statements that mention one of the words."""
+    for statement in body:
+        start, end = _span(statement)
+        if mentions[end] == mentions[start - 1]:
+            continue
+        if isinstance(statement, ast.ClassDef):
+            yield from _candidates(statement.body, mentions)
+        else:
+            yield statement
+
+
+def _tested_names(statement: ast.stmt) -> set[str]:
+    """The names (and attributes) ``statement`` decides something with: it compares
+    them, branches on them, or combines them with ``and``/``or``/``not``."""
+    found: set[str] = set()
+    pending: list[tuple[ast.AST, bool]] = [(statement, False)]
+    while pending:
+        node, testing = pending.pop()
+        if testing:
+            if isinstance(node, ast.Name):
+                found.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                found.add(node.attr)
+        if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+            pending.append((node.test, True))
+            pending.extend((c, testing) for c in ast.iter_child_nodes(node) if c is not node.test)
+            continue
+        inside = testing or isinstance(node, ast.Compare | ast.BoolOp) or (
+            isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+        )
+        pending.extend((child, inside) for child in ast.iter_child_nodes(node))
+    return found
+
+
+def _with_spans(mentions: list[int], spans: Sequence[tuple[int, int]]) -> list[int]:
+    """``mentions`` with each span counted as mentioning a word (so it is kept)."""
+    marked = [0] * len(mentions)
+    for at in range(1, len(mentions)):
+        marked[at] = mentions[at] - mentions[at - 1]
+    for start, _ in spans:
+        marked[start] = 1
+    return list(accumulate(marked))
+
+
 def _target_names(statement: ast.Assign | ast.AnnAssign) -> list[str]:
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     return [t.id for t in targets if isinstance(t, ast.Name)]
@@ -197,22 +278,29 @@ def _select(
     keep: list[bool],
     covered: list[bool],
     bindings: list[ast.stmt] | None,
+    descriptors: list[ast.ClassDef],
+    lines: Sequence[str],
 ) -> bool:
-    """Keep the statements of ``body`` that mention a word; at the top level, collect the
-    imports and constants in ``bindings`` (kept only if the kept code names them)."""
+    """Keep the statements of ``body`` that mention a word; collect the imports and
+    constants in ``bindings`` (kept only if the kept code names them), and in
+    ``descriptors`` the classes that may keep a variable's name on ``self``."""
     kept_any = False
     for statement in body:
         start, end = _span(statement)
         covered[start : end + 1] = [True] * (end + 1 - start)
         mentioned = mentions[end] > mentions[start - 1]
         if mentioned and isinstance(statement, ast.ClassDef) and statement.body:
-            # Keep the class header, its constructor (a descriptor keeps the name there)
-            # and the body statements that matter; class constants if the code uses them.
+            # Keep the class header and the body statements that matter; class constants
+            # if the code uses them; for a descriptor, its constructor (it keeps the name).
             header_end = _span(statement.body[0])[0] - 1
-            if not _select(statement.body, mentions, keep, covered, bindings):
+            if not _select(
+                statement.body, mentions, keep, covered, bindings, descriptors, lines
+            ):
                 header_end = end
             _keep(keep, start, max(header_end, start))
-            _keep_constructor(statement, keep)
+            if _reads_through_self(start, end, mentions, lines):
+                _keep_constructor(statement, keep)
+                descriptors.append(statement)
             kept_any = True
         elif mentioned:
             _keep(keep, start, end)
@@ -220,6 +308,15 @@ def _select(
         elif bindings is not None and _structural(statement):
             bindings.append(statement)
     return kept_any
+
+
+def _reads_through_self(start: int, end: int, mentions: list[int], lines: Sequence[str]) -> bool:
+    """Whether a line of the span that mentions a word also names ``self.`` or ``cls.``:
+    a read by a name kept on the object (``getenv(self.key)``)."""
+    return any(
+        mentions[n] > mentions[n - 1] and ("self." in lines[n - 1] or "cls." in lines[n - 1])
+        for n in range(start, end + 1)
+    )
 
 
 def _keep_constructor(statement: ast.ClassDef, keep: list[bool]) -> bool:
@@ -232,12 +329,12 @@ def _keep_constructor(statement: ast.ClassDef, keep: list[bool]) -> bool:
 
 
 def _keep_bases(
-    body: Sequence[ast.stmt], lines: Sequence[str], keep: list[bool], covered: list[bool]
+    body: Sequence[ast.stmt], descriptors: Sequence[ast.ClassDef], keep: list[bool]
 ) -> None:
-    """Keep the header and constructor of each module-level class that a kept class
+    """Keep the header and constructor of each module-level class that a descriptor
     derives from (its bases run in the constructor through ``super().__init__``)."""
     classes = {s.name: s for s in body if isinstance(s, ast.ClassDef)}
-    pending = [c for c in classes.values() if keep[c.lineno]]
+    pending = list(descriptors)
     done: set[str] = set()
     while pending:
         current = pending.pop()

@@ -105,8 +105,15 @@ class Locator(Protocol):
 class EventCollector:
     """Collects the events of one module in one walk."""
 
-    def __init__(self, symbols: Symbols, index: WrapperIndex, locate: Locator) -> None:
+    def __init__(
+        self,
+        symbols: Symbols,
+        index: WrapperIndex,
+        locate: Locator,
+        accessors: tuple[str, ...] = (),
+    ) -> None:
         self.symbols = symbols
+        self.accessors = accessors  # more callables to take as accessors, by name
         self.locate = locate
         self.index = index
         self.short_names = index.short_names
@@ -245,7 +252,8 @@ class EventCollector:
 
     def _wrapper_call(self, node: cst.Call, qualified: str | None) -> bool:
         """Record a call of a wrapper, a descriptor class or a setter; whether it was one."""
-        if cst_name(node) not in self.short_names:
+        imported = qualified.rsplit(".", 1)[-1] if qualified is not None else None
+        if cst_name(node) not in self.short_names and imported not in self.short_names:
             return False
         found = False
         for setter in (False, True):
@@ -279,7 +287,7 @@ class EventCollector:
         elif qualified is None:
             return
         short = cst_name(node)
-        if accessor_kind(short) is None or (qualified or "").startswith("os."):
+        if accessor_kind(short, self.accessors) is None or (qualified or "").startswith("os."):
             return
         name, _ = read_arguments(node)
         self._record(ReadKind.ACCESSOR, node, name)

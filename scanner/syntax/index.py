@@ -44,6 +44,7 @@ class Wrapper:
     pattern: str | None = None  # the name expression, when it is more than the parameter
     read_line: int = 0  # where that read is (for a wrapper nobody calls)
     read_column: int = 0
+    exported_by: tuple[str, ...] = ()  # packages whose __init__ re-exports it
 
     @property
     def short_name(self) -> str:
@@ -56,15 +57,17 @@ class Wrapper:
     @property
     def anchors(self) -> tuple[str, ...]:
         """Words a file calling it from elsewhere must contain one of: the names of its
-        module, of the packages above it (a re-export), or of its class."""
-        parts = [p for p in self.module.split(".") if p]
+        module, of its class, or of a package that re-exports it."""
         inside = self.qualname[len(self.module) + 1 :] if self.module else self.qualname
         owners = [p for p in inside.split(".")[:-1] if p != "<locals>"]
-        return tuple(dict.fromkeys([*owners, *parts] or [self.short_name]))
+        packages = [p.rsplit(".", 1)[-1] for p in self.exported_by]
+        module = self.module.rsplit(".", 1)[-1] if self.module else self.short_name
+        return tuple(dict.fromkeys([*owners, module, *packages]))
 
     def reachable_from(self, data: bytes, path: str) -> bool:
         """Whether a file that names this wrapper (its bytes and path) can call it: the
-        wrapper's own file, or one that names its module, a package above it, or its class."""
+        wrapper's own file, or one that names its module, its class, or a package that
+        re-exports it."""
         if path == self.path:
             return True
         return any(a.encode() in data and _word(a).search(data) for a in self.anchors)
@@ -175,11 +178,7 @@ def _find(
         and (
             qualname.endswith("." + w.qualname)
             or w.qualname.endswith("." + qualname)
-            or (
-                module
-                and w.module.startswith(module + ".")
-                and "." not in w.qualname[len(w.module) + 1 :]
-            )
+            or module in w.exported_by
         )
     ]
     return matches[0] if len(matches) == 1 else None
