@@ -563,10 +563,11 @@ def _is_none_check(node: cst.BaseExpression) -> bool:
 def _described(node: cst.BaseExpression) -> str:
     """The calls in a branch test, to name what hid the value (``str2bool()``)."""
     names = [dotted(n.func) for n in nodes(node) if isinstance(n, cst.Call)]
-    names = [n for n in names if n]
+    names = [n for n in names if n and not n.endswith(_READ_SPELLINGS)]
     return ", ".join(f"{n}()" for n in dict.fromkeys(names)) or "an expression"
 
 
+_READ_SPELLINGS = ("environ.get", "getenv")  # the read itself, not what hides its value
 _AUG_TO_BINARY: dict[type[cst.BaseAugOp], cst.BaseBinaryOp] = {
     cst.AddAssign: cst.Add(),
     cst.SubtractAssign: cst.Subtract(),

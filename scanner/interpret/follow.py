@@ -25,6 +25,7 @@ from scanner.syntax.index import WrapperIndex
 from scanner.syntax.scopes import body_statements, param_list
 
 MAX_CONSUMERS = 4
+_SCALARS = (str, bool, int, float, type(None))
 
 
 def follow_store(
@@ -47,8 +48,8 @@ def follow_store(
     stored: dict[str | None, V] = {}
     for value, obs in probes:
         seen = obs.chain.get(id(binding.value))
-        if seen is None:
-            return None
+        if seen is None or not isinstance(seen.value, _SCALARS):
+            return None  # not stored, or stored inside a table (its users take it out)
         stored[value] = V(seen.value, env=True, site=True)
     consumers = list(_consumers(parsed, event, binding.name, binding.store))[:MAX_CONSUMERS]
     if not consumers:

@@ -1,0 +1,276 @@
+"""Gate verdicts that are right on real code, or say "unknown": one small file per cause
+of a wrong verdict seen on real packages, each read pinned to its line and column."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from scanner import GateKind, Polarity, scan
+from tests.conftest import write_tree
+
+B, V, L, U = GateKind.BOOLEAN, GateKind.VALUE, GateKind.LAUNCH, GateKind.UNKNOWN
+DISABLE = Polarity.DISABLE
+
+
+@dataclass(frozen=True)
+class Verdict:
+    name: str
+    line: int
+    column: int
+    default: str | None
+    gate: GateKind
+    default_on: bool | None = None
+    off_value: str | None = None
+    polarity: Polarity = Polarity.ENABLE
+    reason: str | None = None
+
+
+CAUSES = {
+    "string-equality-holds-with-the-default": (
+        """
+        import os
+
+        FAST = os.environ.get("X_MODE", "fast") == "fast"
+        SLOW = os.environ.get("X_SPEED", "fast") != "fast"
+        BACKEND = os.environ.get("X_BACKEND", "triton") != "eager"
+        """,
+        (
+            Verdict(
+                "X_BACKEND", 5, 11, "triton", B, True, "eager"
+            ),  # the value the code names turns it off
+            Verdict(
+                "X_MODE",
+                3,
+                8,
+                "fast",
+                B,
+                True,
+                "0",
+                reason="off value '0': any value other than 'fast' turns it off",
+            ),
+            Verdict("X_SPEED", 4, 8, "fast", B, False, "fast"),
+        ),
+    ),
+    "membership-after-upper": (
+        """
+        import os
+
+
+        def verbose():
+            return os.environ.get("X_LOG_LEVEL", "INFO").upper() in ("DEBUG", "INFO")
+        """,
+        (
+            Verdict(
+                "X_LOG_LEVEL",
+                5,
+                12,
+                "INFO",
+                B,
+                True,
+                "0",
+                reason="off value '0': any value other than 'DEBUG', 'INFO' turns it off",
+            ),
+        ),
+    ),
+    "numbers-are-values-and-ranks-launch-facts": (
+        """
+        import os
+
+
+        def first():
+            if int(os.environ.get("RANK", "0")) == 0:
+                return True
+            return False
+
+
+        BLOCK = int(os.environ.get("X_BLOCK", "64"))
+        WIDE = int(os.environ.get("X_WIDTH", "4")) > 2
+        DEBUG = int(os.environ.get("X_DEBUG", "0")) == 1
+        """,
+        (
+            Verdict("RANK", 5, 12, "0", L),
+            Verdict("X_BLOCK", 10, 13, "64", V),
+            Verdict("X_DEBUG", 12, 13, "0", B, False, "0"),  # compared with 1: a switch
+            Verdict("X_WIDTH", 11, 12, "4", V),
+        ),
+    ),
+    "defaults-in-literals-untaken-branches-and-per-site": (
+        """
+        import os
+
+        CONFIG = {"ws": os.environ.get("X_WS", "1")}
+
+
+        def pick(dtype="bf16"):
+            if dtype == "fp8":
+                return os.getenv("X_FP8_PATH", "0") == "1"
+            return False
+
+
+        def stages():
+            first = int(os.environ.get("X_STAGES", "2"))
+            second = int(os.environ.get("X_STAGES", "3"))
+            return first + second
+        """,
+        (
+            Verdict("X_FP8_PATH", 8, 16, "0", B, False, "0"),
+            Verdict("X_STAGES", 13, 17, "2", V),
+            Verdict("X_STAGES", 14, 18, "3", V),
+            Verdict("X_WS", 3, 17, "1", V),
+        ),
+    ),
+    "disable-style-knobs": (
+        """
+        import os
+
+
+        def kernel():
+            if os.environ.get("X_DISABLE_FUSED", "0") == "1":
+                return "eager"
+            return "fused"
+
+
+        skip_fusion = os.environ.get("X_FUSION_MODE", "0") == "1"
+        """,
+        (
+            Verdict("X_DISABLE_FUSED", 5, 8, "0", B, False, "0", DISABLE),
+            Verdict("X_FUSION_MODE", 10, 15, "0", B, False, "0", DISABLE),
+        ),
+    ),
+    "a-module-level-read-used-later": (
+        """
+        import os
+
+        _X = os.environ.get("X_LATER", "1")
+
+
+        def fused():
+            if _X != "0":
+                return 1
+            return 2
+        """,
+        (Verdict("X_LATER", 3, 6, "1", B, True, "0"),),
+    ),
+    "a-presence-test-guarding-a-value": (
+        """
+        import os
+
+
+        def dump_path():
+            if "X_DUMP" in os.environ:
+                return os.environ["X_DUMP"]
+            return None
+
+
+        def backend():
+            selected = os.environ.get("X_SELECTED", None)
+            if selected:
+                return selected.upper()
+            return "default"
+        """,
+        (
+            Verdict("X_DUMP", 5, 8, None, V),
+            Verdict("X_DUMP", 6, 16, None, V),
+            Verdict("X_SELECTED", 11, 16, None, V),
+        ),
+    ),
+    "a-dispatch-over-names-is-a-value": (
+        """
+        import os
+
+
+        def partial_dtype():
+            env_dtype = os.getenv("X_DTYPE", "")
+            if env_dtype == "bf16":
+                return 1
+            elif env_dtype == "fp16":
+                return 2
+            return 3
+        """,
+        (Verdict("X_DTYPE", 5, 17, "", V),),
+    ),
+    "a-tri-state-leaves-unset-to-the-code": (
+        """
+        import os
+
+        USE_TD = {"1": True, "0": False}.get(os.getenv("X_USE_TD", "").strip())
+        """,
+        (
+            Verdict(
+                "X_USE_TD",
+                3,
+                38,
+                "",
+                B,
+                None,
+                "0",
+                reason="unset, the code decides (the value is None)",
+            ),
+        ),
+    ),
+    "undecided-is-unknown-with-its-reason": (
+        """
+        import os
+
+        from settings_lib import str2bool
+
+
+        def fused():
+            if str2bool(os.environ.get("X_OPAQUE", "1")):
+                return 1
+            return 2
+        """,
+        (
+            Verdict(
+                "X_OPAQUE",
+                7,
+                17,
+                "1",
+                U,
+                reason="it decides a branch through str2bool(), which is not followed",
+            ),
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "expected"), CAUSES.values(), ids=CAUSES.keys())
+def test_verdict(source: str, expected: tuple[Verdict, ...], tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": source})
+    result = scan([tmp_path], root=tmp_path)
+    assert (result.errors, result.dynamic) == ((), ())
+    found = [
+        Verdict(
+            s.name,
+            s.line,
+            s.column,
+            s.default,
+            s.gate.kind,
+            s.default_on,
+            s.gate.off_value,
+            s.polarity,
+            s.reason,
+        )
+        for k in result.knobs
+        for s in k.sites
+    ]
+    assert found == list(expected)
+
+
+def test_an_exhausted_step_budget_is_unknown_not_a_value(tmp_path: Path) -> None:
+    # 40,000 iterations over known data run before the read: more than the budget.
+    items = ", ".join(str(i) for i in range(200))
+    source = (
+        f"import os\n\nITEMS = ({items})\n\n\ndef gate():\n"
+        "    for i in ITEMS:\n        for j in ITEMS:\n            y = i + j\n"
+        '    return os.environ.get("X_LONG", "1") != "0"\n'
+    )
+    write_tree(tmp_path, {"m.py": source})
+    (knob,) = scan([tmp_path], root=tmp_path).knobs
+    assert (knob.kind, knob.default_on) == (GateKind.UNKNOWN, None)
+    reason = "the code that uses it is too long to follow (step budget)"
+    assert knob.sites[0].reason == reason
+    assert knob.reason == f"{reason} (m.py:10)"
