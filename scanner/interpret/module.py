@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -59,7 +60,9 @@ class ParsedModule:
     bindings_cache: dict[int, frozenset[str]] = field(default_factory=dict)
     _scope_bindings: dict[int, Bindings] = field(default_factory=dict)
     _resolvers: dict[int, Resolver] = field(default_factory=dict)
-    _resolvers_index: WrapperIndex | None = None
+    _resolvers_key: frozenset[int] | None = None
+    _called: frozenset[str] | None = None
+    text: str = ""  # the text parsed (narrowed or whole)
 
     anchors: Anchors | None = None
     def_lines: dict[int, int] = field(default_factory=dict)
@@ -68,7 +71,7 @@ class ParsedModule:
     loader: ConstantLoader | None = None  # what other modules of the tree define
     unfollowed: frozenset[str] = frozenset()  # stored names whose uses were not kept
     accessors: tuple[str, ...] = ()  # more callables the project names as accessors
-    _events: tuple[WrapperIndex, list[Event]] | None = None
+    _events: tuple[frozenset[int], list[Event]] | None = None
     _strings: dict[int, tuple[str, ...]] = field(default_factory=dict)
     _users: dict[tuple[str, str], list[tuple[cst.CSTNode, str | None]]] | None = None
 
@@ -96,6 +99,7 @@ class ParsedModule:
         parsed.anchors = narrowed.anchors if narrowed is not None else None
         parsed.unfollowed = narrowed.unfollowed if narrowed is not None else frozenset()
         parsed.loader = loader
+        parsed.text = narrowed.text if narrowed is not None else text
         parsed.accessors = accessors
         ambiguous = narrowed.ambiguous if narrowed is not None else frozenset()
         constants = parsed._constants(ambiguous)
@@ -105,8 +109,10 @@ class ParsedModule:
         return parsed
 
     def events(self, index: WrapperIndex) -> list[Event]:
-        """Every read, write and call to a wrapper of ``index`` in this module."""
-        if self._events is not None and self._events[0] is index:
+        """Every read, write and call to a wrapper of ``index`` in this module (walked
+        again only when the wrappers this module calls changed)."""
+        key = self._called_facts(index)
+        if self._events is not None and self._events[0] == key:
             return self._events[1]
         collector = None
         if self.anchors is not None:
@@ -127,8 +133,18 @@ class ParsedModule:
         self.def_lines = collector.def_lines
         self.def_qualnames = collector.def_qualnames
         self.method_classes = collector.method_classes
-        self._events = (index, collector.events)
+        self._events = (key, collector.events)
         return collector.events
+
+    def _called_facts(self, index: WrapperIndex) -> frozenset[int]:
+        """The wrappers and setters of ``index`` this module calls by name (their ids):
+        the events depend on nothing else of the index."""
+        if self._called is None:
+            names = set(_CALLED.findall(self.text))
+            imports = self.symbols.imports
+            names.update(imports[n].rsplit(".", 1)[-1] for n in list(names) if n in imports)
+            self._called = frozenset(names)
+        return frozenset(id(w) for w in index.facts if w.short_name in self._called)
 
     def def_line(self, function: cst.FunctionDef) -> int:
         """The line of ``function``'s ``def`` (after ``events`` ran)."""
@@ -155,9 +171,10 @@ class ParsedModule:
 
     def resolver(self, event: Event, index: WrapperIndex) -> Frame:
         """A flow-insensitive frame for the innermost scope around ``event``."""
-        if self._resolvers_index is not index:
+        key = self._called_facts(index)
+        if self._resolvers_key != key:
             self._resolvers = {}  # they evaluate calls with the wrappers of the old index
-            self._resolvers_index = index
+            self._resolvers_key = key
         parent: Resolver | None = None
         for scope in event.scopes:
             found = self._resolvers.get(id(scope))
@@ -289,6 +306,7 @@ class ParsedModule:
 
 
 _TESTING = (cst.Comparison, cst.BooleanOperation)
+_CALLED = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")  # a name called (not defined)
 
 
 def _tested_names(root: cst.CSTNode) -> set[tuple[str, str]]:

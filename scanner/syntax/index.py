@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from scanner.model import WrapperInfo
@@ -54,7 +54,7 @@ class Wrapper:
     def module(self) -> str:
         return self.symbols.module
 
-    @property
+    @cached_property
     def anchors(self) -> tuple[str, ...]:
         """Words a file calling it from elsewhere must contain one of: the names of its
         module, of its class, or of a package that re-exports it."""
@@ -70,7 +70,11 @@ class Wrapper:
         re-exports it."""
         if path == self.path:
             return True
-        return any(a.encode() in data and _word(a).search(data) for a in self.anchors)
+        return any(a in data and _word(a).search(data) for a in self._anchor_bytes)
+
+    @cached_property
+    def _anchor_bytes(self) -> tuple[bytes, ...]:
+        return tuple(a.encode() for a in self.anchors)
 
     def info(self) -> WrapperInfo:
         return WrapperInfo(
@@ -83,8 +87,9 @@ class Wrapper:
 
 
 @lru_cache(maxsize=4096)
-def _word(name: str) -> re.Pattern[bytes]:
-    return re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+def _word(name: str | bytes) -> re.Pattern[bytes]:
+    raw = name.encode() if isinstance(name, str) else name
+    return re.compile(rb"\b" + re.escape(raw) + rb"\b")
 
 
 @lru_cache(maxsize=1024)
