@@ -238,7 +238,7 @@ def judge(
         if followed is not None:
             gate = followed
     elif gate.kind is GateKind.PRESENCE and (
-        _used_as_value(event) or _guards_a_read(parsed, event, knob, index)
+        _used_as_value(event, probes) or _guards_a_read(parsed, event, knob, index)
     ):
         gate = VALUE_GATE  # `x = get(N); if x: use(x)`: the test only guards the value
     disable = says_disable(knob) or _bound_condition_says_disable(event, probes)
@@ -319,12 +319,21 @@ def _guards_a_read(parsed: ParsedModule, event: Event, knob: str, index: Wrapper
     return False
 
 
-def _used_as_value(event: Event) -> bool:
-    """Whether the local the read is bound to is used for more than being tested for
-    truth or None."""
+def _used_as_value(event: Event, probes: Probes) -> bool:
+    """Whether the local the read's value is bound to (as read) is used for more than
+    being tested for truth or None."""
     binding, scope = event.binding, event.unit.scope
     if binding is None or binding.store != "local" or not isinstance(scope, cst.FunctionDef):
         return False
+    if (
+        binding.value is None
+        or not event.chain
+        or not all(
+            _same(obs.chain.get(id(binding.value)), obs.chain.get(event.chain[0]))
+            for _, obs in probes
+        )
+    ):
+        return False  # the local holds something computed from the value, not the value
     name = binding.name
     tested: set[int] = set()
     uses: list[cst.Name] = []
@@ -345,6 +354,10 @@ def _used_as_value(event: Event) -> bool:
         elif isinstance(node, cst.Name) and node.value == name:
             uses.append(node)
     return any(id(use) not in tested for use in uses)
+
+
+def _same(first: V | None, second: V | None) -> bool:
+    return first is not None and second is not None and first.value == second.value
 
 
 def _text(value: object) -> str | None:

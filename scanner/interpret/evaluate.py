@@ -75,6 +75,7 @@ class Observation:
     limits: list[str] = field(default_factory=list)  # why a call could not be followed
     descriptor: object = NOT_SEEN  # a descriptor site: what its reader returned
     compared: set[str] = field(default_factory=set)  # strings the site's value was compared to
+    comparisons: list[V] = field(default_factory=list)  # known comparisons of the site's value
     counted: bool = False  # the site's value went through int() or float(): a number
 
 
@@ -236,6 +237,10 @@ class Evaluator:
 
     def _if(self, node: cst.If, frame: Frame) -> Flow:
         test = self.test(node.test, frame)
+        if test.raised and not test.env:
+            # Raised on what the scanner assumed (a parameter's default of None, say),
+            # not on the variable: not known to happen.
+            test = V(UNKNOWN)
         if test.raised:
             return Flow("raise")
         orelse = node.orelse
@@ -561,13 +566,18 @@ def _is_none_check(node: cst.BaseExpression) -> bool:
 
 
 def _described(node: cst.BaseExpression) -> str:
-    """The calls in a branch test, to name what hid the value (``str2bool()``)."""
+    """The calls in a branch test, to name what hid the value (``str2bool()``); else the
+    test itself."""
     names = [dotted(n.func) for n in nodes(node) if isinstance(n, cst.Call)]
     names = [n for n in names if n and not n.endswith(_READ_SPELLINGS)]
-    return ", ".join(f"{n}()" for n in dict.fromkeys(names)) or "an expression"
+    if names:
+        return ", ".join(f"{n}()" for n in dict.fromkeys(names))
+    code = " ".join(_EMPTY_MODULE.code_for_node(node).split())
+    return f"`{code if len(code) <= 60 else code[:57] + '...'}`"
 
 
 _READ_SPELLINGS = ("environ.get", "getenv")  # the read itself, not what hides its value
+_EMPTY_MODULE = cst.Module([])
 _AUG_TO_BINARY: dict[type[cst.BaseAugOp], cst.BaseBinaryOp] = {
     cst.AddAssign: cst.Add(),
     cst.SubtractAssign: cst.Subtract(),

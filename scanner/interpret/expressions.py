@@ -302,7 +302,10 @@ def _comparison(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
         if result is UNKNOWN or not result:
             break
         left = right
-    return derived(result, *sources)
+    outcome = derived(result, *sources)
+    if outcome.site and outcome.known and frame.depth == 0:
+        ev.seen.comparisons.append(outcome)
+    return outcome
 
 
 def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
@@ -353,6 +356,9 @@ def _if_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
             branch = other  # the read under study is in the other branch: judge it as reached
         chosen = ev.expr(branch, frame)
         return derived(chosen.value, test, chosen)
+    for branch in (node.body, node.orelse):
+        if id(branch) in ev.target:  # the read under study is there: judged as reached
+            return derived(UNKNOWN, test, ev.expr(branch, frame))
     return derived(UNKNOWN, test)
 
 

@@ -15,7 +15,7 @@ import libcst as cst
 
 from scanner.interpret.evaluate import Observation
 from scanner.interpret.frames import Frame
-from scanner.interpret.gates import Probes, classify
+from scanner.interpret.gates import Probes, classify, tested_outcomes
 from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
 from scanner.interpret.values import UNKNOWN, V
@@ -43,26 +43,25 @@ def follow_store(
         return None
     if binding.store == "global" and event.unit.scope is not None:
         return None
-    if binding.name in parsed.unfollowed:
-        return unknown_gate(f"stored in {binding.name!r}, whose uses are too much code to follow")
     stored: dict[str | None, V] = {}
     for value, obs in probes:
         seen = obs.chain.get(id(binding.value))
         if seen is None or not isinstance(seen.value, _SCALARS):
             return None  # not stored, or stored inside a table (its users take it out)
         stored[value] = V(seen.value, env=True, site=True)
+    if binding.name in parsed.unfollowed:
+        return unknown_gate(f"stored in {binding.name!r}, whose uses are too much code to follow")
     consumers = list(_consumers(parsed, event, binding.name, binding.store))[:MAX_CONSUMERS]
     if not consumers:
         return None
     verdicts: list[Gate] = []
     for consumer, method_class in consumers:
-        outputs: dict[str | None, object] = {}
-        for value, _ in probes:
-            obs = _run(parsed, index, consumer, method_class, binding, stored[value])
-            outcome = _outcome(obs)
-            if outcome is not None:
-                outputs[value] = outcome
-        gate = classify(outputs, named) if len(outputs) == len(probes) else None
+        runs = [
+            (value, _run(parsed, index, consumer, method_class, binding, stored[value]))
+            for value, _ in probes
+        ]
+        outputs = _outcomes(runs)
+        gate = classify(outputs, named) if outputs is not None else None
         if gate is not None and gate.kind is not GateKind.VALUE:
             verdicts.append(gate)
     if not verdicts:
@@ -123,14 +122,31 @@ def _run(
     return evaluator.run(body_statements(function.body), frame)
 
 
-def _outcome(obs: Observation) -> object | None:
-    """What a consumer decided with the value: its first test on it, what it returned, or
-    the value it computed from it (a module-level ``_ON = _X in TRUE_VALUES``)."""
-    if obs.tests:
-        return obs.tests[0][1].value
-    for computed in obs.chain.values():
-        if computed.env and computed.known:
-            return computed.value
+def _outcomes(runs: Probes) -> dict[str | None, object] | None:
+    """What a consumer decided with the value, from one source known in every run: its
+    first test on it, the value it computed from it (a module-level ``_ON = _X in
+    TRUE_VALUES``), its first comparison of it (``x = _X in TRUE and available()``), or
+    what it returned."""
+    tested = tested_outcomes(runs)
+    if tested is not None:
+        return tested
+    for source in (_computed, _compared, _returned_value):
+        outputs = {value: source(obs) for value, obs in runs}
+        if all(o is not None for o in outputs.values()):
+            return outputs
+    return None
+
+
+def _computed(obs: Observation) -> object | None:
+    found = [v for v in obs.chain.values() if v.env and v.known]
+    return found[0].value if found else None
+
+
+def _compared(obs: Observation) -> object | None:
+    return obs.comparisons[0].value if obs.comparisons else None
+
+
+def _returned_value(obs: Observation) -> object | None:
     flow = obs.flow
     if flow.kind == "return" and flow.value is not None and flow.value.env and flow.value.known:
         return flow.value.value

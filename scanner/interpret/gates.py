@@ -54,11 +54,11 @@ def verdict(
     if _dispatch(observations):
         return VALUE_GATE
     counted = any(obs.counted for obs in observations)
-    gate = _decided(probes, chain, function_scope, named, counted)
+    gate, beyond_the_read = _decided(probes, chain, function_scope, named, counted)
     if gate.kind is GateKind.PRESENCE and _passes_value(probes, chain):
         return VALUE_GATE
-    if gate.kind is not GateKind.VALUE:
-        return gate
+    if gate.kind is not GateKind.VALUE or beyond_the_read:
+        return gate  # decided by what the code does with the value, not the value alone
     undecided = [d for obs in observations for d in obs.undecided]
     if undecided:
         return unknown_gate(f"it decides a branch through {undecided[0]}, which is not followed")
@@ -70,18 +70,23 @@ def verdict(
 
 def _decided(
     probes: Probes, chain: Sequence[int], function_scope: bool, named: Sequence[str], counted: bool
-) -> Gate:
-    for outputs in (
-        _descriptor(probes),
-        _returned(probes) if function_scope else None,
-        _tested(probes),
-        _enclosing(probes, chain),
+) -> tuple[Gate, bool]:
+    """The verdict from the first outcome that varies with the value, and whether that
+    outcome is more than the raw value the read gave (which says only that the value is
+    handed on, not what decides with it)."""
+    enclosing = _enclosing(probes, chain)
+    raw_read = enclosing is not None and enclosing[1] == (chain[0] if chain else None)
+    for outputs, beyond in (
+        (_descriptor(probes), True),
+        (_returned(probes) if function_scope else None, True),
+        (tested_outcomes(probes), True),
+        (enclosing[0] if enclosing is not None else None, not raw_read),
     ):
         if outputs is not None and _varies(outputs):
             if counted and any(_is_number(o) for o in outputs.values()):
-                return VALUE_GATE  # int(...) of the value, handed on: a number
-            return classify(outputs, named)
-    return VALUE_GATE
+                return VALUE_GATE, True  # int(...) of the value, handed on: a number
+            return classify(outputs, named), beyond
+    return VALUE_GATE, False
 
 
 def _is_number(value: object) -> bool:
@@ -237,7 +242,7 @@ def _returned(probes: Probes) -> dict[str | None, object] | None:
     return outputs if tainted else None
 
 
-def _tested(probes: Probes) -> dict[str | None, object] | None:
+def tested_outcomes(probes: Probes) -> dict[str | None, object] | None:
     """The outcomes of the first branch test the site's own value takes part in (a test
     decided by another read of the variable alone judges that read, not this one)."""
     order: list[int] = []
@@ -267,7 +272,9 @@ def _tested(probes: Probes) -> dict[str | None, object] | None:
     return None
 
 
-def _enclosing(probes: Probes, chain: Sequence[int]) -> dict[str | None, object] | None:
+def _enclosing(probes: Probes, chain: Sequence[int]) -> tuple[dict[str | None, object], int] | None:
+    """The outcomes of the outermost expression around the read known in every probe,
+    and its node's id."""
     for node_id in reversed(chain):
         outputs: dict[str | None, object] = {}
         for value, obs in probes:
@@ -276,5 +283,5 @@ def _enclosing(probes: Probes, chain: Sequence[int]) -> dict[str | None, object]
                 break
             outputs[value] = seen.value
         else:
-            return outputs
+            return outputs, node_id
     return None

@@ -42,5 +42,3 @@ def owner_of(parsed: ParsedModule, event: Event, depends: set[str]) -> Owner | N
         method_class = parsed.method_class_of(scope)
         return Owner(scope, qualname, param, method_class)
     return None
-
-

@@ -12,9 +12,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+MAX_HOPS = 4  # re-exports followed from one module to the one defining the constant
 MAX_BYTES = 512 * 1024  # a module of constants is small; a bigger one is not read
 _CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")  # how modules spell constants
 _LITERAL = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.UnaryOp, ast.BinOp)
@@ -38,7 +40,7 @@ class ConstantLoader:
             root = root.parent
         self.root = root
         self.read: dict[str, str] = {}  # path relative to the root -> digest of what was read
-        self._modules: dict[str, dict[str, object] | None] = {}
+        self._modules: dict[str, Module | None] = {}
 
     def exported_by(self, module: str, name: str) -> tuple[str, ...]:
         """The packages above ``module`` whose ``__init__.py`` names ``name`` (re-exports it,
@@ -65,17 +67,27 @@ class ConstantLoader:
         return data
 
     def __call__(self, qualname: str) -> object:
-        """The value of the constant ``qualname``, or None when it is not one."""
+        """The value of the constant ``qualname``, or None when it is not one (also
+        through modules that import it from another: ``pkg/__init__.py`` re-exports)."""
         module, _, name = qualname.rpartition(".")
         if not module or _CONSTANT_NAME.fullmatch(name) is None:
             return None
-        constants = self._constants(module)
-        return constants.get(name) if constants is not None else None
+        for _ in range(MAX_HOPS):
+            found = self._module(module)
+            if found is None:
+                return None
+            if name in found.values:
+                return found.values[name]
+            source = found.imported.get(name)
+            if source is None:
+                return None
+            module, name = _absolute(module, found.package, source)
+        return None
 
-    def _constants(self, module: str) -> dict[str, object] | None:
+    def _module(self, module: str) -> Module | None:
         if module in self._modules:
             return self._modules[module]
-        found: dict[str, object] | None = None
+        found: Module | None = None
         base = self.root.joinpath(*module.split("."))
         for path in (base.with_suffix(".py"), base / "__init__.py"):
             if path.is_file():
@@ -84,7 +96,7 @@ class ConstantLoader:
         self._modules[module] = found
         return found
 
-    def _load(self, path: Path) -> dict[str, object] | None:
+    def _load(self, path: Path) -> Module | None:
         try:
             if path.stat().st_size > MAX_BYTES:
                 return None
@@ -93,20 +105,48 @@ class ConstantLoader:
             return None
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         self.read[path.relative_to(self.root).as_posix()] = digest
-        return _constants_of(data, digest)
+        return _module_of(data, digest, path.name == "__init__.py")
+
+
+@dataclass(frozen=True)
+class Module:
+    """What one module defines that names can come from: its literal constants, and the
+    names it imports from others (``name -> (level, module, original name)``)."""
+
+    values: dict[str, object]
+    imported: dict[str, tuple[int, str, str]]
+    package: bool
+
+
+def _absolute(module: str, package: bool, source: tuple[int, str, str]) -> tuple[str, str]:
+    """The module and name an import statement of ``module`` names."""
+    level, target, name = source
+    if level == 0:
+        return target, name
+    parts = module.split(".") if package else module.split(".")[:-1]
+    parts = parts[: len(parts) - (level - 1)] if level > 1 else parts
+    base = ".".join([*parts, target] if target else parts)
+    return base, name
 
 
 @lru_cache(maxsize=256)
-def _constants_of(data: bytes, digest: str) -> dict[str, object] | None:
-    """The literal constants a module's text binds once at its top level (cached by the
-    digest: a scan meets the same module of names from many files)."""
+def _module_of(data: bytes, digest: str, package: bool) -> Module | None:
+    """The literal constants a module's text binds once at its top level, and its
+    imports (cached by the digest: a scan meets the same module from many files)."""
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
         return None
     values: dict[str, object] = {}
+    imported: dict[str, tuple[int, str, str]] = {}
     seen: set[str] = set()
     for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                if alias.name != "*":
+                    local = alias.asname or alias.name
+                    imported[local] = (statement.level, statement.module or "", alias.name)
+            continue
         if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
@@ -119,7 +159,7 @@ def _constants_of(data: bytes, digest: str) -> dict[str, object] | None:
                 value = _literal(statement.value)
                 if value is not None:
                     values[target.id] = value
-    return values
+    return Module(values, imported, package)
 
 
 def _literal(node: ast.expr) -> object:

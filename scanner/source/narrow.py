@@ -233,8 +233,10 @@ def _tested_names(statement: ast.stmt) -> set[str]:
             pending.append((node.test, True))
             pending.extend((c, testing) for c in ast.iter_child_nodes(node) if c is not node.test)
             continue
-        inside = testing or isinstance(node, ast.Compare | ast.BoolOp) or (
-            isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+        inside = (
+            testing
+            or isinstance(node, ast.Compare | ast.BoolOp)
+            or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
         )
         pending.extend((child, inside) for child in ast.iter_child_nodes(node))
     return found
@@ -293,9 +295,7 @@ def _select(
             # Keep the class header and the body statements that matter; class constants
             # if the code uses them; for a descriptor, its constructor (it keeps the name).
             header_end = _span(statement.body[0])[0] - 1
-            if not _select(
-                statement.body, mentions, keep, covered, bindings, descriptors, lines
-            ):
+            if not _select(statement.body, mentions, keep, covered, bindings, descriptors, lines):
                 header_end = end
             _keep(keep, start, max(header_end, start))
             if _reads_through_self(start, end, mentions, lines):
