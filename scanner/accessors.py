@@ -42,12 +42,12 @@ OS_NAMES: Final = ("environ", "getenv", "putenv", "unsetenv")
 # Callables named like environment accessors, from any module (a compiled one too):
 # the first argument is the name, the second the default. ``getenv_bool`` and the
 # like answer a boolean.
-ACCESSOR_NAME: Final = re.compile(r"_?(?:os_)?(?:get_?env|env_?get)(?:_(bool|int|float|str))?")
+ACCESSOR_NAME: Final = re.compile(r"_?(?:os_)?get_?env(?:_(bool|int|float|str))?")
 
 # Words a file must contain (as identifiers) to hold a read or a write of its own; an
 # accessor's name (``getenv_bool``) is found by ACCESSOR_NAME (see ``prefilter``).
 ENV_WORDS: Final = OS_NAMES
-_SUBSTRINGS: Final = (b"environ", b"getenv", b"get_env", b"envget", b"env_get", b"putenv")
+_SUBSTRINGS: Final = (b"environ", b"getenv", b"putenv", b"unsetenv")
 
 
 def accessor_kind(short_name: str, extra: Sequence[str] = ()) -> str | None:
@@ -55,6 +55,8 @@ def accessor_kind(short_name: str, extra: Sequence[str] = ()) -> str | None:
     "int" or "float" when it answers one, "" otherwise; None when it is not an accessor."""
     if short_name in extra:
         return ""
+    if "env" not in short_name:
+        return None  # most calls: no regex needed
     found = ACCESSOR_NAME.fullmatch(short_name)
     if found is None:
         return None
@@ -69,7 +71,7 @@ def accessor_names(text: str, extra: Sequence[str] = ()) -> tuple[str, ...]:
     the words a narrowed text must keep statements for. (str.find runs at C speed; most
     files hold none.)"""
     found: set[str] = set()
-    for core in ("getenv", "get_env", "envget", "env_get"):
+    for core in ("getenv", "get_env"):
         at = text.find(core)
         while at >= 0:
             start = at
@@ -88,16 +90,13 @@ def prefilter(extra: Sequence[str] = ()) -> Callable[[bytes], bool]:
     """Whether a file's bytes can hold a read or write: a plain substring test first (it
     runs at memchr speed and rules out most files), then the words as identifiers."""
     words = sorted({*ENV_WORDS, *extra})
-    pattern = re.compile(
-        rb"\b(?:"
-        + b"|".join(re.escape(w.encode()) for w in words)
-        + rb"|"
-        + ACCESSOR_NAME.pattern.encode()
-        + rb")\b"
-    )
+    plain = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
+    accessor = re.compile(rb"\b" + ACCESSOR_NAME.pattern.encode() + rb"\b")
     substrings = (*_SUBSTRINGS, *(w.encode() for w in extra))
 
     def wanted(data: bytes) -> bool:
-        return any(s in data for s in substrings) and pattern.search(data) is not None
+        if any(s in data for s in substrings) and plain.search(data) is not None:
+            return True
+        return (b"getenv" in data or b"get_env" in data) and accessor.search(data) is not None
 
     return wanted

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import Final
 
@@ -97,18 +97,3 @@ def says_disable(name: str) -> bool:
 def is_launch_fact(name: str, extra: Iterable[str] = ()) -> bool:
     """Whether ``name`` is set by launchers (the documented list, plus ``extra`` patterns)."""
     return any(fnmatchcase(name, pattern) for pattern in (*LAUNCH_FACTS, *extra))
-
-
-def is_on_like(value: str) -> bool:
-    return value.lower() in ON_LIKE
-
-
-def is_off_like(value: str) -> bool:
-    return value.lower() in OFF_LIKE
-
-
-def ordered(values: Iterable[str], order: Sequence[str]) -> tuple[str, ...]:
-    """``values`` in ``order`` first, then the others sorted."""
-    chosen = set(values)
-    head = [v for v in order if v in chosen]
-    return (*head, *sorted(chosen.difference(head)))

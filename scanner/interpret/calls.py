@@ -9,13 +9,14 @@ function it returns runs, and that value is what a site of the factory gives.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from scanner.accessors import ENVIRON, ENVIRON_COPIES, READ_CALLS, accessor_kind
 from scanner.interpret import operations as ops
-from scanner.interpret.frames import Frame, collect_bindings
+from scanner.interpret.frames import Frame
 from scanner.interpret.objects import ClassModel, Closure, Instance, parse_classes
 from scanner.interpret.values import ENVIRON_COPY, RAISED, UNKNOWN, V, derived
 from scanner.syntax.index import CLASS, Wrapper
@@ -35,10 +36,7 @@ def evaluate_call(ev: Evaluator, node: cst.Call, frame: Frame) -> V:
     func = node.func
     qualified = qualify(frame.symbols, func, frame.scope_names)
     if qualified in READ_CALLS:
-        name_node, default_node = read_arguments(node)
-        name = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
-        default = ev.expr(default_node, frame) if default_node is not None else V(None)
-        return ev.read(name, default, READ_CALLS[qualified].value)
+        return _read_call(ev, node, frame, READ_CALLS[qualified].value)
     if _copies_environ(node, qualified, frame):
         return V(ENVIRON_COPY)
     receiver: V | None = None
@@ -92,9 +90,8 @@ def _receiver(ev: Evaluator, func: cst.Attribute, frame: Frame) -> V | None:
         and base.func.value == "super"
         and frame.owner is not None
     ):
-        return None  # super(): see _method_call's caller below
-    value = ev.expr(base, frame)
-    return value
+        return None  # super().method(...): see call_super
+    return ev.expr(base, frame)
 
 
 def _method_call(ev: Evaluator, receiver: V, name: str, node: cst.Call, frame: Frame) -> V | None:
@@ -102,10 +99,7 @@ def _method_call(ev: Evaluator, receiver: V, name: str, node: cst.Call, frame: F
     data = receiver.value
     if data is ENVIRON_COPY:
         if name == "get":
-            name_node, default_node = read_arguments(node)
-            key = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
-            default = ev.expr(default_node, frame) if default_node is not None else V(None)
-            return ev.read(key, default, "get")
+            return _read_call(ev, node, frame, "get")
         if name in _COPY_METHODS:
             return V(ENVIRON_COPY)
         return None
@@ -294,10 +288,21 @@ def call_function(
 
 def _accessor(ev: Evaluator, node: cst.Call, frame: Frame, kind: str) -> V:
     """A call of an accessor named like ``getenv`` from a module outside the tree."""
+    return _read_call(ev, node, frame, "get", ops.ACCESSOR_CONVERSIONS.get(kind))
+
+
+def _read_call(
+    ev: Evaluator,
+    node: cst.Call,
+    frame: Frame,
+    kind: str,
+    convert: Callable[[str], object] | None = None,
+) -> V:
+    """A call that reads the variable its first argument names, the second its default."""
     name_node, default_node = read_arguments(node)
     name = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
     default = ev.expr(default_node, frame) if default_node is not None else V(None)
-    return ev.read(name, default, "get", convert=ops.ACCESSOR_CONVERSIONS.get(kind))
+    return ev.read(name, default, kind, convert=convert)
 
 
 def _plain_call(
@@ -336,7 +341,7 @@ def _plain_call(
         function = ops.BUILTINS.get(func.value)
     elif qualified is not None:
         function = ops.FUNCTIONS.get(qualified)
-    if function is None and dotted(func).rsplit(".", 1)[-1] == "strtobool":
+    if function is None and _last_name(func) == "strtobool":
         function = ops.strtobool  # the well-known contract, whichever module defines it
     if function is not None and plain and all(a.plain for a in args):
         if function in ops.NUMBERS and any(a.site for a in args):
@@ -350,6 +355,7 @@ def _plain_call(
     return derived(UNKNOWN, *args, *([receiver] if receiver is not None else []))
 
 
-def scope_bindings(function: ScopeNode) -> frozenset[str]:
-    """Every name local to ``function``."""
-    return collect_bindings(function).assigned
+def _last_name(func: cst.BaseExpression) -> str:
+    if isinstance(func, cst.Name):
+        return func.value
+    return func.attr.value if isinstance(func, cst.Attribute) else ""

@@ -11,7 +11,6 @@ libcst.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,12 +76,6 @@ def fingerprint(wrappers: tuple[Wrapper, ...]) -> str:
     for wrapper in sorted(wrappers, key=lambda w: w.qualname):
         digest.update(repr(sorted(codec.encode_wrapper(wrapper).items())).encode())
     return digest.hexdigest()
-
-
-def words_pattern(words: tuple[str, ...]) -> re.Pattern[bytes]:
-    """A regex finding any of ``words`` as a whole identifier in raw bytes."""
-    alternatives = b"|".join(re.escape(w.encode()) for w in sorted(set(words)))
-    return re.compile(rb"\b(?:" + alternatives + rb")\b")
 
 
 def process(task: FileTask, options: Options, data: bytes | None = None) -> FileOutcome:

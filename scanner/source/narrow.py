@@ -103,6 +103,10 @@ class Source:
         starts = tuple(accumulate((len(line) for line in lines), initial=0))
         return cls(text, tree, lines, starts, functions, ambiguous)
 
+    def _lines_of(self, word: str) -> list[int]:
+        """The lines ``word`` occurs on as an identifier, in order."""
+        return sorted({bisect_right(self.starts, at) for at in word_offsets(self.text, [word])})
+
     def _mentions(self, words: Sequence[str]) -> list[int]:
         """``mentions[n]``: how many of lines 1..n hold a word; a span mentions one if the
         count rises."""
@@ -121,7 +125,7 @@ class Source:
         stored = [n for n in _stored(self.tree.body, mentions) if n not in words]
         unfollowed: frozenset[str] = frozenset()
         if stored:
-            consumers, unfollowed = _consumers(self.tree.body, stored, self._mentions)
+            consumers, unfollowed = _consumers(self.tree.body, stored, self._lines_of)
             if consumers:
                 mentions = _with_spans(mentions, consumers)
         keep = [False] * (len(lines) + 2)
@@ -178,7 +182,7 @@ def _stored(body: Sequence[ast.stmt], mentions: list[int]) -> list[str]:
 def _consumers(
     body: Sequence[ast.stmt],
     stored: Sequence[str],
-    mentioning: Callable[[Sequence[str]], list[int]],
+    lines_of: Callable[[str], list[int]],
 ) -> tuple[list[tuple[int, int]], frozenset[str]]:
     """The statements that test a stored name (``if _X != "0":``, ``_ON = _X in TRUE``),
     to keep beside the read; names whose testing statements would add more than
@@ -187,8 +191,10 @@ def _consumers(
     unfollowed: set[str] = set()
     budget = CONSUMER_LINES
     tested: dict[int, set[str]] = {}
+    statements = list(_statements_in(body))
+    firsts = [_span(s)[0] for s in statements]
     for name in stored:
-        candidates = list(_candidates(body, mentioning([name])))
+        candidates = _holding(statements, firsts, lines_of(name))
         if sum(end - start + 1 for start, end in map(_span, candidates)) > 4 * budget:
             unfollowed.add(name)  # used all over: too much code, whatever tests it
             continue
@@ -205,16 +211,26 @@ def _consumers(
     return spans, frozenset(unfollowed)
 
 
-def _candidates(body: Sequence[ast.stmt], mentions: list[int]) -> Iterator[ast.stmt]:
-    """Top-level statements and class-body statements that mention one of the words."""
+def _statements_in(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Top-level statements and class-body statements (classes entered), in order."""
     for statement in body:
-        start, end = _span(statement)
-        if mentions[end] == mentions[start - 1]:
-            continue
         if isinstance(statement, ast.ClassDef):
-            yield from _candidates(statement.body, mentions)
+            yield from _statements_in(statement.body)
         else:
             yield statement
+
+
+def _holding(
+    statements: Sequence[ast.stmt], firsts: Sequence[int], lines: Sequence[int]
+) -> list[ast.stmt]:
+    """The statements (ordered, with their first lines ``firsts``) that span one of
+    ``lines``."""
+    found: dict[int, ast.stmt] = {}
+    for line in lines:
+        at = bisect_right(firsts, line) - 1
+        if at >= 0 and line <= _span(statements[at])[1]:
+            found[id(statements[at])] = statements[at]
+    return list(found.values())
 
 
 def _tested_names(statement: ast.stmt) -> set[str]:

@@ -132,11 +132,14 @@ class WrapperIndex:
         that vendors a package twice defines every wrapper twice).
         """
         chosen: dict[tuple[str, str], Wrapper] = {}
-        for short, group in self.by_short.items():
-            if short in data and _word(group[0].short_name).search(data):
-                chosen.update(
-                    ((w.qualname, w.kind), w) for w in group if w.reachable_from(data, path)
-                )
+        if not self.by_short:
+            return ()
+        for short in set(self._names.findall(data)):
+            chosen.update(
+                ((w.qualname, w.kind), w)
+                for w in self.by_short[short]
+                if w.reachable_from(data, path)
+            )
         pending = list(chosen.values())
         while pending:
             source = pending.pop().source.encode()
@@ -147,6 +150,12 @@ class WrapperIndex:
                             chosen[(wrapper.qualname, wrapper.kind)] = wrapper
                             pending.append(wrapper)
         return tuple(chosen[key] for key in sorted(chosen))
+
+    @cached_property
+    def _names(self) -> re.Pattern[bytes]:
+        """Every short name as a whole word: one pass over a file finds those it names."""
+        names = sorted(self.by_short, key=len, reverse=True)
+        return re.compile(rb"\b(" + b"|".join(re.escape(n) for n in names) + rb")\b")
 
     @property
     def short_names(self) -> frozenset[str]:
