@@ -95,8 +95,10 @@ def prefilter(extra: Sequence[str] = ()) -> Callable[[bytes], bool]:
     substrings = (*_SUBSTRINGS, *(w.encode() for w in extra))
 
     def wanted(data: bytes) -> bool:
-        if any(s in data for s in substrings) and plain.search(data) is not None:
-            return True
-        return (b"getenv" in data or b"get_env" in data) and accessor.search(data) is not None
+        if any(s in data for s in substrings):
+            if plain.search(data) is not None:
+                return True
+            return b"getenv" in data and accessor.search(data) is not None
+        return b"get_env" in data and accessor.search(data) is not None
 
     return wanted
