@@ -3,7 +3,8 @@
 Each profile is resolved from the registry alone, as `knobs export` writes it,
 and held against the scan:
 
-- KNB101: a `bitwise`-kind profile leaves on a default-on knob that is not triaged
+- KNB101: a `bitwise`-kind profile leaves on a feature that is on by default (a knob
+  on by default, or a `disable` knob off by default) whose knob is not triaged
   `reproducible` (nor `exempt`), registered or only scanned;
 - KNB102: a profile sets a variable no scanned code reads and no `external` declares;
 - KNB103: a value the scanned gate does not treat as the state it is meant to set
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from knobregistry.check.rules import Rule
 from knobregistry.diagnostics import Diagnostic
+from knobregistry.feature import feature_values
 from knobregistry.paths import shown
 from knobregistry.profiles import Candidate, Intent, ResolvedProfile, knob_candidates
 from knobregistry.profiles import resolve_profile as _resolve
@@ -33,7 +35,7 @@ from knobregistry.profiles.rules import (
     UNKNOWN_VARIABLE,
 )
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage
-from scanner import GateKind, ScanResult, Site
+from scanner import GateKind, Polarity, ScanResult, Site
 
 _HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on
 
@@ -112,11 +114,23 @@ def _bitwise_holes(
         status = f"triaged '{candidate.triage.value}'" if candidate.registered else "not registered"
         source = resolved.sources.get(candidate.name)
         at: KeyPath = source.key_path if source is not None else ("profiles", resolved.name)
+        subject = (
+            f"on the feature that {candidate.name} disables"
+            if candidate.polarity is Polarity.DISABLE
+            else f"{candidate.name} on"
+        )
         message = (
-            f"profile '{resolved.name}' (kind bitwise) leaves {candidate.name} on: it is on by "
+            f"profile '{resolved.name}' (kind bitwise) leaves {subject}: it is on by "
             f"default and {status}, and the profile {how}."
         )
-        if candidate.off is None:
+        if _polarity_unstated(where, candidate):
+            fix = (
+                f"add `polarity: disable` to knobs.{candidate.name} (turning it on turns its "
+                "feature off, so the feature is on by default); the profile's select rules "
+                f"then see it, or set `{candidate.name}: {_q(candidate.off or '1')}` under "
+                f"profiles.{resolved.name}.env."
+            )
+        elif candidate.off is None:
             fix = (
                 f"only unsetting {candidate.name} turns it off: add a select rule "
                 f"`{{match: [{candidate.name}], set: default}}` to profiles.{resolved.name}."
@@ -139,11 +153,25 @@ def _left_on(where: _Where, resolved: ResolvedProfile, candidate: Candidate) -> 
     if intent is Intent.OFF:
         return None  # meant off: whether the gate agrees is KNB103's finding
     gates = _gates(where, name)
-    if gates and all(value in s.gate.off_values for s in gates):
+    if gates and all(value in _feature_off_values(s, candidate.polarity) for s in gates):
         return None
     if not gates and intent is None:
         return None  # a value the convention cannot judge, and no scan to ask
     return f"sets it to {_q(value)} ({resolved.sources[name]}), which keeps it on"
+
+
+def _feature_off_values(site: Site, polarity: Polarity) -> tuple[str, ...]:
+    """The values that turn a site's feature off: its gate's off values, or its on values
+    for a disable knob."""
+    off, _ = feature_values(site.gate.off_values, site.gate.on_values, polarity)
+    return off
+
+
+def _polarity_unstated(where: _Where, candidate: Candidate) -> bool:
+    """A registered disable knob whose entry does not say so: the registry alone, as
+    `knobs export` reads it, takes it for an enable knob."""
+    entry = where.registry.knobs.get(candidate.name)
+    return entry is not None and entry.polarity is None and candidate.polarity is Polarity.DISABLE
 
 
 def _unknown_variables(where: _Where, profile: str) -> Iterator[Diagnostic]:
@@ -178,7 +206,7 @@ def _unknown_variables(where: _Where, profile: str) -> Iterator[Diagnostic]:
 def _gate_mismatches(where: _Where, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
     for name, value in resolved.env.items():
         source = resolved.sources[name]
-        intent = resolved.intent(name)
+        intent = resolved.gate_intent(name)
         if source.profile != resolved.name or intent is None:
             continue  # a parent's value is reported on the parent
         gates = _gates(where, name)

@@ -142,12 +142,13 @@ def test_paths_override_the_scope_and_skip_stale_entries(tmp_path: Path) -> None
 
 
 def test_dynamic_reads_warn_without_failing(tmp_path: Path) -> None:
-    dynamic = 'import os\n\nfor kind in ("A", "B"):\n    os.environ.get(f"PRIMUS_{kind}")\n'
+    dynamic = 'import os\n\nfor kind in open("kinds"):\n    os.environ.get(f"PRIMUS_{kind}")\n'
     root = project(tmp_path, pkg__loop_py=dynamic)
     assert check(root) == (
         0,
         'pkg/loop.py:4:5: KNB006 The variable read by `os.environ.get(f"PRIMUS_{kind}")` '
-        "cannot be resolved, so registry.yaml cannot register it.\n"
+        "cannot be resolved (the name is built at run time from values not known "
+        "statically), so registry.yaml cannot register it.\n"
         "    Name the variable with a string literal or a module-level constant, so that "
         "the knob can be registered.\n"
         "\n"

@@ -24,7 +24,7 @@ from tests.conftest import run_knobs
 from tests.sample_project import edit, project
 
 SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
-LOOP = 'import os\n\nfor kind in ("A", "B"):\n    os.environ.get(f"PRIMUS_{kind}")\n'
+LOOP = 'import os\n\nfor kind in open("kinds"):\n    os.environ.get(f"PRIMUS_{kind}")\n'
 
 
 @pytest.fixture
@@ -50,7 +50,8 @@ pkg/dangling.py: KNB007 This file could not be scanned, so its knobs are not che
 the file: No such file or directory.
     Fix the file, or add it to scan.exclude in registry.yaml.
 pkg/loop.py:4:5: KNB006 The variable read by `os.environ.get(f"PRIMUS_{kind}")` cannot be \
-resolved, so registry.yaml cannot register it.
+resolved (the name is built at run time from values not known statically), so registry.yaml cannot \
+register it.
     Name the variable with a string literal or a module-level constant, so that the knob can be \
 registered.
 pkg/zz.py:2:5: KNB001 PRIMUS_Z is not registered in registry.yaml: it is on by default ("0" turns \
@@ -76,8 +77,9 @@ scan.exclude in registry.yaml.
 checked: Cannot read the file: No such file or directory.%0AFix the file, or add it to \
 scan.exclude in registry.yaml.
 ::warning file=pkg/loop.py,line=4,col=5,title=KNB006::The variable read by \
-`os.environ.get(f"PRIMUS_{kind}")` cannot be resolved, so registry.yaml cannot register it.%0AName \
-the variable with a string literal or a module-level constant, so that the knob can be registered.
+`os.environ.get(f"PRIMUS_{kind}")` cannot be resolved (the name is built at run time from values \
+not known statically), so registry.yaml cannot register it.%0AName the variable with a string \
+literal or a module-level constant, so that the knob can be registered.
 ::error file=pkg/zz.py,line=2,col=5,title=KNB001::PRIMUS_Z is not registered in registry.yaml: it \
 is on by default ("0" turns it off) and read here.%0ARegister it in registry.yaml under `knobs:`, \
 then triage it:%0A  PRIMUS_Z:%0A    default: "1"%0A    default_on: true%0A    triage: untriaged

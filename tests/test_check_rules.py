@@ -50,9 +50,15 @@ SCENARIOS = {
     "KNB006": (
         "pkg/loop.py",
         "",
-        'import os\n\nfor kind in ("A", "B"):\n    os.environ.get(f"PRIMUS_{kind}")\n',
+        'import os\n\nfor kind in open("kinds"):\n    os.environ.get(f"PRIMUS_{kind}")\n',
     ),
     "KNB007": ("pkg/broken.py", "", 'import os\nx = os.environ.get("PRIMUS_X"\n'),
+    "KNB008": (
+        "pkg/flags.py",
+        "",
+        "import os\n\nfrom toolkit import str2bool\n\n"
+        'ADAM = str2bool(os.environ.get("PRIMUS_FUSED_ADAM", "1"))\n',
+    ),
 }
 
 

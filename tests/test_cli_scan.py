@@ -31,22 +31,23 @@ TREE = {
         BLOCK = int(os.environ.get("PRIMUS_BLOCK", "64"))
         DUMP = "PRIMUS_DUMP" in os.environ
 
-        for kind in ("A", "B"):
+        for kind in open("kinds"):
             os.environ.get(f"PRIMUS_{kind}")
         """,
     "pkg/broken.py": 'import os\nx = os.environ.get("PRIMUS_BAD"\n',
 }
 
 TABLE = """\
-knob                      default   on by default?   off value   sites
-───────────────────────────────────────────────────────────────────────────────
-PRIMUS_BLOCK              '64'      value            -           pkg/model.py:7
-PRIMUS_DUMP               -         no               -           pkg/model.py:8
-PRIMUS_HC_TRITON          '1'       yes              '0'         pkg/model.py:5
-PRIMUS_V4_ROUTER_TRITON   -         yes              '0'         pkg/model.py:6
+knob                      default   on by default?   polarity   off value   sites
+──────────────────────────────────────────────────────────────────────────────────────────
+PRIMUS_BLOCK              '64'      value            -          -           pkg/model.py:7
+PRIMUS_DUMP               -         no               enable     -           pkg/model.py:8
+PRIMUS_HC_TRITON          '1'       yes              enable     '0'         pkg/model.py:5
+PRIMUS_V4_ROUTER_TRITON   'True'    yes              enable     '0'         pkg/model.py:6
 
 dynamic reads (name not resolved):
   pkg/model.py:11:5: os.environ.get(f"PRIMUS_{kind}")
+    the name is built at run time from values not known statically
 
 errors (files skipped):
   pkg/broken.py: Syntax error at line 2, column 19: '(' was never closed.
@@ -85,8 +86,11 @@ def test_json_golden(tree: Path) -> None:
                         "default_on": True,
                         "function": "<module>",
                         "via": None,
+                        "language": "python",
+                        "reason": None,
                         "kind": "get",
                         "gate": "boolean",
+                        "polarity": "enable",
                         "off_value": "0",
                         "on_value": "1",
                         "off_values": ["0"],
@@ -96,6 +100,9 @@ def test_json_golden(tree: Path) -> None:
                         ],
                     }
                 ],
+                "kind": "boolean",
+                "polarity": "enable",
+                "reason": None,
                 "on_value": "1",
                 "conflict_reason": None,
             }

@@ -298,3 +298,55 @@ def test_compare_names_every_change(
         diff = KnobDiff("a", "b", "registry.yaml", tuple(rows))
         assert default in render_diff_text(diff)
         assert not diff.blocking
+
+
+def test_a_new_disable_knob_whose_feature_is_on_blocks_and_so_does_an_undecided_one(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "base")
+    append(root, 'ADAM_OFF = os.environ.get("PRIMUS_DISABLE_FUSED_ADAM", "0") == "1"\n')
+    append(root, "from toolkit import str2bool\n")
+    append(root, 'LION = str2bool(os.environ.get("PRIMUS_FUSED_LION", "1"))\n')
+    append(root, 'RANK = int(os.environ.get("RANK", "0"))\n')
+    commit(root, "head")
+    assert diff(root, "main~1") == (
+        1,
+        "Knob changes from main~1 to HEAD (registry.yaml): 3 added.\n\n"
+        "  change  knob                       default                                       "
+        "triage          where\n"
+        '  added   PRIMUS_DISABLE_FUSED_ADAM  off, so its feature is on ("1" turns it off)  '
+        "not registered  pkg/model.py:9\n"
+        "  added   PRIMUS_FUSED_LION          undecided                                     "
+        "not registered  pkg/model.py:11\n"
+        "  added   RANK                       launch fact                                   "
+        "not registered  pkg/model.py:12\n"
+        "\n"
+        "error: PRIMUS_DISABLE_FUSED_ADAM is new, on by default and not registered "
+        "(pkg/model.py:9): register and triage it in registry.yaml before merging; `knobs check` "
+        "prints the entry to paste.\n"
+        "error: PRIMUS_FUSED_LION is new, undecided by the scan and not registered "
+        "(pkg/model.py:11): register and triage it in registry.yaml before merging; `knobs "
+        "check` prints the entry to paste.\n",
+        "",
+    )
+
+
+def test_each_revision_is_scanned_with_its_own_pyproject_settings(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "base")
+    append(root, 'ELASTIC = os.environ.get("MYLAUNCHER_ELASTIC", "1") != "0"\n')
+    commit(root, "a launcher variable read as a switch")
+    code, out, _ = diff(root, "main~1")
+    assert code == 1
+    assert "error: MYLAUNCHER_ELASTIC is new, on by default and not registered" in out
+    (root / "pyproject.toml").write_text(
+        '[tool.knobs]\nlaunch_facts = ["MYLAUNCHER_*"]\n', encoding="utf-8"
+    )
+    assert diff(root, "main~1")[0] == 1  # the working tree's pyproject.toml is not HEAD's
+    commit(root, "the launcher's variables are launch facts")
+    code, out, _ = diff(root, "main~2")
+    assert code == 0
+    assert "  added   MYLAUNCHER_ELASTIC  launch fact  not registered  pkg/model.py:9\n" in out

@@ -82,7 +82,7 @@ PRIMUS_HC_TRITON
 Read at 2 sites: on by default ("0" turns it off).
 
 pkg/model.py:5:6 (in <module>)
-  default "1"; on by default: yes; turned off by "0"
+  default "1"; on by default: yes; polarity enable; turned off by "0"
     3 | from pkg.envs import env_flag
     4 |
   > 5 | HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"
@@ -90,7 +90,7 @@ pkg/model.py:5:6 (in <module>)
     7 | FP8 = os.environ.get("PRIMUS_FP8", "0") == "1"
 
 pkg/other.py:5:12 (in hc_enabled)
-  default "1"; on by default: yes; turned off by "0"
+  default "1"; on by default: yes; polarity enable; turned off by "0"
     3 |
     4 | def hc_enabled():
   > 5 |     return os.getenv("PRIMUS_HC_TRITON", "1") != "0"
@@ -109,7 +109,7 @@ PRIMUS_ROPE_TRITON
 Read at 1 site: on by default ("0" turns it off).
 
 pkg/model.py:6:8 (in <module>)
-  default "1"; on by default: yes; turned off by "0"; via pkg.envs.env_flag
+  default "1"; on by default: yes; polarity enable; turned off by "0"; via pkg.envs.env_flag
     4 |
     5 | HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"
   > 6 | ROPE = env_flag("PRIMUS_ROPE_TRITON")
@@ -153,7 +153,10 @@ def test_value_knob_and_unregistered_knob(root: Path) -> None:
         "  profiles   none sets it",
         "",
     ]
-    assert "  no default; on by default: no; turned off only by unsetting it\n" in dump.stdout
+    assert (
+        "  no default; on by default: no; polarity enable; turned off only by unsetting it\n"
+        in dump.stdout
+    )
 
 
 def test_explain_from_another_folder(root: Path) -> None:

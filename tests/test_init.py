@@ -35,7 +35,8 @@ EXPECTED = """\
 version: 1
 
 # What `knobs check` scans. Policy `all`: every knob the scan finds must be
-# registered; `default-on` would require only the knobs that are on by default.
+# registered; `default-on` would require only the knobs whose feature is on by
+# default, and those whose gate the scan could not decide.
 scan:
   paths:
     - "pkg"
@@ -55,18 +56,21 @@ knobs:
     # off by default ("1" turns it on); read at pkg/model.py:7
     default: "0"
     default_on: false
+    polarity: enable
     triage: untriaged
 
   PRIMUS_HC_TRITON:
     # on by default ("0" turns it off); read at pkg/model.py:5
     default: "1"
     default_on: true
+    polarity: enable
     triage: untriaged
 
   PRIMUS_ROPE_TRITON:
     # on by default ("0" turns it off); read at pkg/model.py:6
     default: "1"
     default_on: true
+    polarity: enable
     triage: untriaged
 """
 
@@ -139,7 +143,7 @@ def test_conflicts_and_unresolved_reads_are_reported(tmp_path: Path) -> None:
     root = starter(tmp_path)
     (root / "pkg/other.py").write_text(
         'import os\n\nFAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"\n'
-        'for k in "AB":\n    os.environ.get(f"PRIMUS_{k}")\n',
+        'for k in open("kinds"):\n    os.environ.get(f"PRIMUS_{k}")\n',
         encoding="utf-8",
     )
     result = run_knobs("init", cwd=root)
@@ -157,6 +161,7 @@ def test_conflicts_and_unresolved_reads_are_reported(tmp_path: Path) -> None:
         '    # on by default ("0" turns it off); read at pkg/model.py:5 and 1 more site\n'
         "    # conflict: on by default at pkg/model.py:5 but off by default at pkg/other.py:3\n"
         "    default_on: true\n"
+        "    polarity: enable\n"
         "    triage: untriaged\n"
     ) in text
     assert '    - "."\n' in text

@@ -256,3 +256,24 @@ def test_registered_through_the_pytest11_entry_point(
     add_gate(project)
     result = project.runpytest_subprocess()
     result.assert_outcomes(passed=4, failed=1)
+
+
+def test_the_project_scanner_settings_reach_the_plugin_scan(project: pytest.Pytester) -> None:
+    model = project.path / "pkg" / "model.py"
+    model.write_text(
+        MODEL + 'ELASTIC = os.environ.get("MYLAUNCHER_ELASTIC", "1") != "0"\n', encoding="utf-8"
+    )
+    registry = project.path / "registry.yaml"
+    registry.write_text(
+        REGISTRY.replace("  paths: [pkg]\n", "  paths: [pkg]\n  policy: default-on\n"),
+        encoding="utf-8",
+    )
+    failed = project.runpytest_subprocess(*PLUGIN)
+    failed.assert_outcomes(passed=4, failed=1)
+    failed.stdout.fnmatch_lines(
+        ["pkg/model.py:9:11: KNB001 MYLAUNCHER_ELASTIC is not registered *"]
+    )
+    (project.path / "pyproject.toml").write_text(
+        '[tool.knobs]\nlaunch_facts = ["MYLAUNCHER_*"]\n', encoding="utf-8"
+    )
+    project.runpytest_subprocess(*PLUGIN).assert_outcomes(passed=5)

@@ -105,15 +105,18 @@ WRITES = {
 }
 
 
-def write(line: int, column: int, kind: WriteKind, **fields: str | None) -> Write:
+def write(
+    line: int, column: int, kind: WriteKind, *, value: str | None, via: str | None = None
+) -> Write:
     return Write(
-        name=fields.pop("name", "PRIMUS_X"),
+        name="PRIMUS_X",
         path="m.py",
         line=line,
         column=column,
         kind=kind,
-        function=fields.pop("function", None) or "<module>",
-        **fields,
+        function="<module>",
+        value=value,
+        via=via,
     )
 
 

@@ -317,6 +317,39 @@ environment_variables = {
         ),
     ),
     Case(
+        "re-export-two-packages-up",
+        {
+            "pkg/__init__.py": "from .sub.flags import env_flag_x\n",
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/flags.py": """
+            import os
+
+
+            def env_flag_x(name):
+                return os.environ.get(name, "0") == "1"
+            """,
+            "pkg/m.py": """
+            from pkg import env_flag_x
+
+            DEEP = env_flag_x("FAKE_DEEP")
+            """,
+        },
+        (
+            Read(
+                "FAKE_DEEP",
+                "pkg/m.py",
+                3,
+                8,
+                ReadKind.WRAPPER,
+                "0",
+                B,
+                False,
+                "0",
+                "pkg.sub.flags.env_flag_x",
+            ),
+        ),
+    ),
+    Case(
         "star-import-of-a-wrapper-and-an-alias",
         {
             "pkg/__init__.py": "",

@@ -16,10 +16,11 @@ from knobregistry.check.snippet import (
     yaml_string,
 )
 from knobregistry.diagnostics import Diagnostic
+from knobregistry.feature import undecided_reason
 from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.registry import KnobEntry, Registry
-from scanner import DynamicRead, Knob, ScanError, Site
+from scanner import DynamicRead, GateKind, Knob, ScanError, Site
 
 # Where the scanner's error message places the problem ("Syntax error at line 2, column 19").
 _POSITION = re.compile(r"\bline (\d+)(?:, column (\d+))?")
@@ -72,6 +73,30 @@ def unregistered(where: Where, knob: Knob) -> Diagnostic:
     )
     return _diagnostic(
         "KNB001", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
+    )
+
+
+def undecided(where: Where, knob: Knob) -> Diagnostic:
+    """KNB008: a knob whose gate the scanner could not decide, in neither `knobs` nor
+    `external`: never taken as off or as a value; a person reads the code and registers it."""
+    site = next((s for s in knob.sites if s.gate.kind is GateKind.UNKNOWN), knob.sites[0])
+    registry = where.registry_file
+    others = len(knob.sites) - 1
+    more = f" (and at {counted(others, 'more site')})" if others else ""
+    message = (
+        f"{knob.name} is read here{more}, but the scanner cannot decide what its gate does: "
+        f"{undecided_reason(knob)}. It is not registered in {registry}, so nothing says "
+        "whether it is on by default."
+    )
+    fix = "\n".join(
+        [
+            f"Read the code (`knobs explain {knob.name}`), then register it in {registry} "
+            "under `knobs:` with what you found, and triage it:",
+            *entry_yaml(knob, "  "),
+        ]
+    )
+    return _diagnostic(
+        "KNB008", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
     )
 
 
@@ -175,7 +200,7 @@ def _rewrite_paths(text: str, knob: Knob, where: Where) -> str:
 def dynamic(where: Where, read: DynamicRead) -> Diagnostic:
     """KNB006: a read whose variable name the scanner cannot resolve."""
     message = (
-        f"The variable read by `{read.expression}` cannot be resolved, so "
+        f"The variable read by `{read.expression}` cannot be resolved ({read.reason}), so "
         f"{where.registry_file} cannot register it."
     )
     fix = (

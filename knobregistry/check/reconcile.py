@@ -8,6 +8,7 @@ from pathlib import Path
 from knobregistry.check import findings
 from knobregistry.check.findings import Where, states_default_on
 from knobregistry.diagnostics import Diagnostic
+from knobregistry.feature import is_launch_fact, is_undecided, knob_feature_on
 from knobregistry.registry import KnobEntry, Policy, Registry
 from scanner import Knob, ScanResult, Site
 
@@ -37,8 +38,17 @@ def reconcile(
 
 
 def required(registry: Registry, knob: Knob) -> bool:
-    """Whether the registry's policy requires ``knob`` to be registered."""
-    return registry.scan.policy is Policy.ALL or knob.default_on is True
+    """Whether the registry's policy requires ``knob`` to be registered.
+
+    Policy `all`: every knob. Policy `default-on`: a knob whose feature is on by
+    default (on by default, or a `disable` knob off by default), and a knob whose
+    gate the scanner could not decide (a person must); never a launch fact.
+    """
+    if registry.scan.policy is Policy.ALL:
+        return True
+    if is_launch_fact(knob):
+        return False
+    return is_undecided(knob) or knob_feature_on(knob) is True
 
 
 def _knob(where: Where, knob: Knob) -> list[Diagnostic]:
@@ -47,8 +57,12 @@ def _knob(where: Where, knob: Knob) -> list[Diagnostic]:
     needed = required(registry, knob)
     out = []
     if entry is None and needed and knob.name not in registry.external:
-        out.append(findings.unregistered(where, knob))
-    if knob.conflict and (entry is not None or needed):
+        if is_undecided(knob):
+            out.append(findings.undecided(where, knob))
+        else:
+            out.append(findings.unregistered(where, knob))
+    # A launch fact is a fact of the run, never a conflict.
+    if knob.conflict and not is_launch_fact(knob) and (entry is not None or needed):
         out.append(findings.conflicting(where, knob, _conflict_site(registry, knob, entry)))
     elif entry is not None:
         out.extend(
@@ -78,7 +92,12 @@ def _drifts(registry: Registry, knob: Knob, entry: KnobEntry, site: Site) -> boo
 
 
 def _knob_state_drifts(registry: Registry, knob: Knob, entry: KnobEntry) -> bool:
-    """A knob-level difference no single site shows (every site a value, entry says on)."""
+    """A knob-level difference no single site shows (every site a value, entry says on).
+
+    An undecided knob has none: what its entry says is the decision of a person.
+    """
+    if is_undecided(knob):
+        return False
     return states_default_on(registry, knob.name) and knob.default_on != entry.default_on
 
 

@@ -67,9 +67,10 @@ RULES: tuple[Rule, ...] = (
         title="A knob the code reads is not registered.",
         description=(
             "The scan found a knob that the registry's policy requires to be registered "
-            "(every knob under policy `all`; knobs that are on by default under policy "
-            "`default-on`), and neither `knobs` nor `external` in the registry names it. "
-            "Reported at the knob's first site."
+            "(every knob under policy `all`; under policy `default-on`, knobs whose feature "
+            "is on by default: on by default, or a `disable` knob off by default), and "
+            "neither `knobs` nor `external` in the registry names it. Reported at the knob's "
+            "first site."
         ),
         help=(
             "Add the YAML entry that the fix shows under `knobs:` in the registry (it is "
@@ -117,7 +118,7 @@ RULES: tuple[Rule, ...] = (
             "back to different values, or no single value turns every site off. No profile "
             "can then switch the knob off everywhere with one value. Reported for knobs that "
             "are registered or that the policy requires, at the first site that disagrees "
-            "with the registry (or the first site)."
+            "with the registry (or the first site); never for a launch fact."
         ),
         help=(
             "Make every site read the variable the same way: one helper function, or one "
@@ -143,9 +144,10 @@ RULES: tuple[Rule, ...] = (
         title="An environment read whose variable name cannot be resolved.",
         description=(
             "Under policy `all`, a read in the scope whose name the scanner cannot resolve "
-            "(an f-string, a loop variable) might be an unregistered knob. It is a warning: "
-            "it does not fail the check, because such a read can be neither registered nor "
-            "proved harmless."
+            "(an f-string over data it cannot know, a parameter no call gives a literal) "
+            "might be an unregistered knob; the message says why it cannot be resolved. It "
+            "is a warning: it does not fail the check, because such a read can be neither "
+            "registered nor proved harmless."
         ),
         help=(
             "Name the variable with a string literal or a module-level constant (or pass "
@@ -164,6 +166,22 @@ RULES: tuple[Rule, ...] = (
         help=(
             "Fix the file, or add it to `scan.exclude` in the registry if it is not meant "
             "to be scanned."
+        ),
+    ),
+    Rule(
+        code="KNB008",
+        name="UndecidedGate",
+        title="A knob whose gate the scanner could not decide is not registered.",
+        description=(
+            "The scanner could not tell what the code does with a knob's value (it goes "
+            "through a function it does not follow, for example), so nothing says whether "
+            "the knob is on by default. It is never taken as off or as a value: under either "
+            "policy it must be registered, after a person has read the code. Reported at its "
+            "first undecided site, with the scanner's reason."
+        ),
+        help=(
+            "Read the code around the site (`knobs explain KNOB`), then register the knob "
+            "under `knobs:` with `default_on` as you found it and its triage."
         ),
     ),
 )

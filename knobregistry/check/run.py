@@ -12,7 +12,14 @@ from knobregistry.check.reconcile import reconcile
 from knobregistry.check.rules import RULES, RuleInfo
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.paths import shown
-from knobregistry.registry import Policy, Registry, RegistryError, RegistryProblem
+from knobregistry.pyproject import PyprojectError, ScannerSettings, project_settings
+from knobregistry.registry import (
+    Policy,
+    Registry,
+    RegistryError,
+    RegistryProblem,
+    pyproject_problem,
+)
 from scanner import ScanResult, scan
 from scanner.source.files import DEFAULT_INCLUDE
 
@@ -62,16 +69,27 @@ class CheckResult:
         return self.count(Severity.ERROR) > 0
 
 
-def scan_scope(registry: Registry, paths: Sequence[Path] | None = None) -> ScanResult:
+def scan_scope(
+    registry: Registry,
+    paths: Sequence[Path] | None = None,
+    *,
+    project: ScannerSettings | None = None,
+) -> ScanResult:
     """Scan the registry's scope, or ``paths`` instead of its paths (same filters), with
-    the default cache folder.
+    the default cache folder and the project's scanner settings.
 
-    Output paths are relative to the registry's folder, where its exclude globs apply.
-    Raises RegistryError when a path of the scope does not exist.
+    The settings are the scope's `launch_facts` and `accessors`, then ``project``'s
+    (default: ``[tool.knobs]`` of the pyproject.toml nearest the registry). Output
+    paths are relative to the registry's folder, where its exclude globs apply.
+    Raises RegistryError when a path of the scope does not exist, or when the
+    pyproject.toml cannot be read.
     """
     if paths is None:
         _require_scope_paths(registry)
     scope = registry.scan
+    settings = ScannerSettings(scope.launch_facts, scope.accessors).merged(
+        project if project is not None else _project(registry)
+    )
     return scan(
         _targets(registry, paths),
         include=scope.include or DEFAULT_INCLUDE,
@@ -79,7 +97,17 @@ def scan_scope(registry: Registry, paths: Sequence[Path] | None = None) -> ScanR
         match=scope.match,
         root=registry.root,
         cache_dir=default_cache_dir(),
+        launch_facts=settings.launch_facts,
+        accessors=settings.accessors,
     )
+
+
+def _project(registry: Registry) -> ScannerSettings:
+    """``[tool.knobs]`` of the pyproject.toml nearest the registry."""
+    try:
+        return project_settings(registry.root)
+    except PyprojectError as exc:
+        raise pyproject_problem(exc) from exc
 
 
 def _targets(registry: Registry, paths: Sequence[Path] | None) -> Sequence[Path]:

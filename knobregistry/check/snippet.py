@@ -6,7 +6,14 @@ import json
 
 import yaml
 
-from scanner import Knob, Site
+from knobregistry.feature import (
+    SWITCHES,
+    feature_values,
+    is_launch_fact,
+    is_undecided,
+    undecided_reason,
+)
+from scanner import GateKind, Knob, Polarity, Site
 
 
 def yaml_key(name: str) -> str:
@@ -45,29 +52,50 @@ def common_default(knob: Knob) -> str | None:
     return value or None  # the schema wants a non-empty string
 
 
-def entry_fields(knob: Knob) -> list[str]:
-    """The `default` / `default_on` / `triage` lines of a new entry, unindented."""
+def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
+    """The lines of a new entry, unindented: `default`, `default_on`, `polarity` (always
+    with ``polarity``, else only for a disable knob), `off_value` (when not "0") and
+    `triage`. An undecided knob is registered on by default, to be decided by reading it."""
     lines = []
     default = common_default(knob)
     if default is not None:
         lines.append(f"default: {yaml_string(default)}")
-    lines.append(f"default_on: {yaml_bool(knob.default_on)}")
+    if is_undecided(knob):
+        lines.append(f"default_on: true  {UNDECIDED_COMMENT}")
+    else:
+        lines.append(f"default_on: {yaml_bool(knob.default_on)}")
+    if knob.kind in SWITCHES and (polarity or knob.polarity is Polarity.DISABLE):
+        lines.append(f"polarity: {knob.polarity.value}")
+    if knob.kind in SWITCHES and knob.off_value is not None and knob.off_value != "0":
+        lines.append(f"off_value: {yaml_string(knob.off_value)}")
     lines.append("triage: untriaged")
     return lines
 
 
-def entry_yaml(knob: Knob, indent: str = "") -> list[str]:
+# What an undecided knob's `default_on: true` says: a placeholder, on the safe side.
+UNDECIDED_COMMENT = "# undecided: read the code, then true, false or null"
+
+
+def entry_yaml(knob: Knob, indent: str = "", *, polarity: bool = False) -> list[str]:
     """The entry that registers ``knob`` under `knobs:`, one string per line."""
-    return [f"{indent}{yaml_key(knob.name)}:", *(f"{indent}  {f}" for f in entry_fields(knob))]
+    fields = entry_fields(knob, polarity=polarity)
+    return [f"{indent}{yaml_key(knob.name)}:", *(f"{indent}  {f}" for f in fields)]
 
 
 def gate_summary(knob: Knob) -> str:
-    """`on by default ("0" turns it off)` and the like, for comments and messages."""
+    """`on by default ("0" turns it off)` and the like, for comments and messages; a
+    disable knob says what it does to its feature."""
+    if is_launch_fact(knob):
+        return "a launch fact (set by the launcher, not a switch)"
+    if is_undecided(knob):
+        return f"undecided ({undecided_reason(knob)})"
     if knob.default_on is None:
         defaults = sorted({quoted(s.default) for s in knob.sites if s.default is not None})
         if not defaults:
             return "a value knob with no default"
         return "a value knob (default " + " or ".join(defaults) + ")"
+    if knob.polarity is Polarity.DISABLE:
+        return _disable_summary(knob)
     if knob.default_on:
         if knob.off_value is None:
             return "on by default (only unsetting it turns it off)"
@@ -77,8 +105,24 @@ def gate_summary(knob: Knob) -> str:
     return f"off by default ({quoted(knob.on_value)} turns it on)"
 
 
+def _disable_summary(knob: Knob) -> str:
+    """A disable knob: its own state, and its feature's."""
+    feature_off, feature_on = feature_values(knob.off_value, knob.on_value, knob.polarity)
+    if knob.default_on is False:
+        head = "off by default, so the feature it disables is on"
+        how = f"{quoted(feature_off)} turns the feature off" if feature_off else None
+    else:
+        head = "on by default, so the feature it disables is off"
+        how = f"{quoted(feature_on)} turns the feature on" if feature_on else None
+    return f"{head} ({how})" if how else head
+
+
 def site_state(site: Site) -> str:
     """What a site does when the variable is unset: `on by default`, `a value`."""
+    if site.gate.kind is GateKind.LAUNCH:
+        return "a launch fact"
+    if site.gate.kind is GateKind.UNKNOWN:
+        return "undecided"
     if site.default_on is None:
         return "a value"
     return "on by default" if site.default_on else "off by default"

@@ -28,13 +28,17 @@ HEADER = """\
 # with a `reason`), the `evidence`, its `cost` when turned off and an `owner`.
 # `knobs explain NAME` shows where a knob is read, with the code around it.
 #
-# Keep environment values quoted ("0", "1"): YAML reads a bare 0 as a number
-# and a bare off as false. Paths are relative to the folder of this file.
+# `default_on` says whether the knob is on when unset; `polarity: disable` marks a
+# knob whose on value turns its feature off (X_DISABLE_FUSED=1), and profiles
+# speak of the feature. Keep environment values quoted ("0", "1"): YAML reads a
+# bare 0 as a number and a bare off as false. Paths are relative to the folder
+# of this file.
 
 version: 1
 
 # What `knobs check` scans. Policy `all`: every knob the scan finds must be
-# registered; `default-on` would require only the knobs that are on by default.
+# registered; `default-on` would require only the knobs whose feature is on by
+# default, and those whose gate the scan could not decide.
 scan:
 """
 
@@ -99,5 +103,5 @@ def _entry(knob: Knob) -> list[str]:
     lines = [f"  {yaml_key(knob.name)}:", f"    # {gate_summary(knob)}; read at {where}"]
     if knob.conflict_reason:
         lines.append(f"    # conflict: {knob.conflict_reason}")
-    lines.extend(f"    {field}" for field in entry_fields(knob))
+    lines.extend(f"    {field}" for field in entry_fields(knob, polarity=True))
     return lines

@@ -87,6 +87,8 @@ def export_command(
                 click.echo(difference.render())
             sys.exit(ExitCode.DRIFT if found else ExitCode.OK)
         text = render(Export(resolved, display, unset, unset_others), fmt)
+    except RegistryError as error:  # the project's pyproject.toml, read for --scan
+        fail_on_registry(error)
     except (ProfileError, ExportError) as exc:
         usage_error("export", str(exc))
     if output is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -11,10 +12,11 @@ from knobregistry.check import shown
 from knobregistry.check.starter import render_starter, schema_reference
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.plural import counted
+from knobregistry.pyproject import PyprojectError, project_settings
 from scanner import scan
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"Error: {message}", err=True)
     click.get_current_context().exit(ExitCode.USAGE)
 
@@ -69,7 +71,18 @@ def init_command(
             "or --output PATH to write another file."
         )
     targets = list(paths) or [Path()]
-    result = scan(targets, exclude=exclude, match=match, root=folder)
+    try:
+        settings = project_settings(folder)
+    except PyprojectError as exc:
+        _fail(str(exc))
+    result = scan(
+        targets,
+        exclude=exclude,
+        match=match,
+        root=folder,
+        launch_facts=settings.launch_facts,
+        accessors=settings.accessors,
+    )
     starter = render_starter(
         result,
         paths=[shown(p, folder) for p in targets],

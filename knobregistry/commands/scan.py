@@ -9,6 +9,8 @@ import click
 from rich.console import Console
 
 from knobregistry.cache import cache_options, chosen_cache_dir
+from knobregistry.commands.exit_codes import usage_error
+from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.report.scan_json import render_scan_json
 from knobregistry.report.scan_table import render_scan_table
 from scanner import scan
@@ -58,13 +60,21 @@ def scan_command(
     gate is on when the variable is unset, and the value that turns it off.
     Reads whose variable name cannot be resolved are listed as dynamic; files
     that cannot be read or parsed are listed as errors, and the scan goes on.
+    The launch facts and accessors that `[tool.knobs]` of the nearest
+    pyproject.toml names are added to the scanner's own.
     """
+    try:
+        settings = project_settings(Path.cwd())
+    except PyprojectError as exc:
+        usage_error("scan", str(exc))
     result = scan(
         paths,
         exclude=exclude,
         match=match,
         cache_dir=chosen_cache_dir(cache_dir, no_cache),
         jobs=jobs,
+        launch_facts=settings.launch_facts,
+        accessors=settings.accessors,
     )
     for note in result.notes:
         click.echo(f"knobs scan: note: {note}", err=True)

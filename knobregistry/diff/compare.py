@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from knobregistry.check.snippet import common_default
+from knobregistry.feature import feature_on_by_default, is_undecided
 from knobregistry.registry import Registry, Triage
-from scanner import Knob, ScanResult, Site
+from scanner import GateKind, Knob, Polarity, ScanResult, Site
 
 NOT_REGISTERED = "not registered"
 EXTERNAL = "external"
@@ -41,6 +42,17 @@ class KnobState:
     files: tuple[str, ...]  # files that read it, relative to the current folder, sorted
     first: str  # `path:line` of its first site
     triage: str  # the registry's status, `external`, or `not registered`
+    kind: GateKind = GateKind.VALUE  # the scanner's: a switch, a value, a launch fact, unknown
+    polarity: Polarity = Polarity.ENABLE  # the registry's when it states one, else the scan's
+
+    @property
+    def undecided(self) -> bool:
+        return self.kind is GateKind.UNKNOWN
+
+    @property
+    def feature_on(self) -> bool | None:
+        """Whether the feature the knob gates is on by default."""
+        return feature_on_by_default(self.default_on, self.polarity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +66,14 @@ class KnobChange:
 
     @property
     def blocking(self) -> bool:
-        """A knob that became on by default (new, or flipped) and is not triaged."""
+        """A knob whose feature became on by default (new, or flipped), or a new knob the
+        scanner could not decide, that is not triaged."""
         head = self.head
-        if head is None or head.default_on is not True or head.triage not in _UNTRIAGED:
+        if head is None or head.triage not in _UNTRIAGED:
+            return False
+        if head.undecided:
+            return Change.ADDED in self.changes
+        if head.feature_on is not True:
             return False
         return Change.ADDED in self.changes or Change.FLIPPED in self.changes
 
@@ -96,7 +113,16 @@ def _state(knob: Knob, registry: Registry | None, where: Callable[[str], str]) -
         files=tuple(sorted({where(s.path) for s in knob.sites})),
         first=f"{where(first.path)}:{first.line}",
         triage=triage_of(registry, knob.name),
+        kind=GateKind.UNKNOWN if is_undecided(knob) else knob.kind,
+        polarity=_polarity(registry, knob),
     )
+
+
+def _polarity(registry: Registry | None, knob: Knob) -> Polarity:
+    entry = registry.knobs.get(knob.name) if registry is not None else None
+    if entry is not None and entry.polarity is not None:
+        return entry.polarity
+    return knob.polarity
 
 
 def triage_of(registry: Registry | None, name: str) -> str:

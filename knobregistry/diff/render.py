@@ -6,7 +6,9 @@ import json
 
 from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
 from knobregistry.docsgen.render import cell, table
+from knobregistry.feature import feature_values
 from knobregistry.plural import counted
+from scanner import GateKind, Polarity
 
 
 def _q(value: str) -> str:
@@ -14,11 +16,24 @@ def _q(value: str) -> str:
 
 
 def _short(state: KnobState) -> str:
+    if state.undecided:
+        return "undecided"
+    if state.kind is GateKind.LAUNCH:
+        return "launch fact"
     return {True: "on", False: "off", None: "value"}[state.default_on]
 
 
 def describe(state: KnobState) -> str:
-    """`on ("0" turns it off)`, `off ("1" turns it on)`, `value "64"`."""
+    """`on ("0" turns it off)`, `off ("1" turns it on)`, `value "64"`; a disable knob says
+    what it does to its feature."""
+    if state.undecided or state.kind is GateKind.LAUNCH:
+        return _short(state)
+    if state.polarity is Polarity.DISABLE and state.default_on is not None:
+        feature_off, _ = feature_values(state.off_value, state.on_value, state.polarity)
+        if state.default_on is False:
+            how = f" ({_q(feature_off)} turns it off)" if feature_off else ""
+            return f"off, so its feature is on{how}"
+        return "on, so its feature is off"
     if state.default_on is True:
         how = f"{_q(state.off_value)} turns it off" if state.off_value else "unset turns it off"
         return f"on ({how})"
@@ -63,7 +78,8 @@ def _counts(diff: KnobDiff) -> str:
 
 def _blocking_sentence(row: KnobChange, code: str = "") -> str:
     assert row.head is not None
-    how = "is new, on by default" if Change.ADDED in row.changes else "is now on by default"
+    state = "undecided by the scan" if row.head.undecided else "on by default"
+    how = f"is new, {state}" if Change.ADDED in row.changes else f"is now {state}"
     where = f"{code}{row.head.first}{code}"
     return f"{code}{row.name}{code} {how} and {row.head.triage} ({where})"
 
@@ -118,7 +134,10 @@ def render_diff_markdown(diff: KnobDiff) -> str:
     blocking = diff.blocking
     if blocking:
         count = counted(len(blocking), "knob")
-        lines += ["", f"**Blocks the merge: {count} on by default and not triaged.**", ""]
+        state = "on by default"
+        if any(row.head is not None and row.head.undecided for row in blocking):
+            state += " or undecided"
+        lines += ["", f"**Blocks the merge: {count} {state} and not triaged.**", ""]
         lines += [f"- {_blocking_sentence(row, '`')}." for row in blocking]
         lines += [
             "",

@@ -18,7 +18,14 @@ from knobregistry.check.run import scan_scope
 from knobregistry.diff.compare import KnobDiff, KnobState, compare, states
 from knobregistry.diff.git import GitError, Revision, extract, read_text, repository_root, resolve
 from knobregistry.paths import shown
-from knobregistry.registry import Registry, loads_registry
+from knobregistry.pyproject import (
+    PYPROJECT,
+    PyprojectError,
+    ScannerSettings,
+    settings_of,
+    tool_table_of,
+)
+from knobregistry.registry import Registry, loads_registry, pyproject_problem
 from scanner import ScanResult
 from scanner.source.files import DEFAULT_INCLUDE
 
@@ -68,6 +75,23 @@ def _inside(registry: Path, root: Path) -> str:
     return rel
 
 
+def _project_settings(root: Path, revision: Revision, folder: PurePosixPath) -> ScannerSettings:
+    """``[tool.knobs]`` of the pyproject.toml nearest the registry's ``folder`` at
+    ``revision`` (read from git, as the code is)."""
+    for at in (folder, *folder.parents):
+        path = (at / PYPROJECT).as_posix()
+        text = read_text(root, revision.commit, path)
+        if text is None:
+            continue
+        try:
+            table = tool_table_of(text, f"{revision.name}:{path}")
+            if table is not None:
+                return settings_of(table, f"{revision.name}:{path}")
+        except PyprojectError as exc:
+            raise pyproject_problem(exc) from exc
+    return ScannerSettings()
+
+
 def _side(
     root: Path, revision: Revision, rel: str, text: str | None, dest: Path, fallback: str | None
 ) -> _Side:
@@ -86,5 +110,6 @@ def _side(
     dest.mkdir(parents=True)
     extract(root, revision.commit, paths, registry.scan.include or DEFAULT_INCLUDE, dest)
     present = [p for p in registry.scan_paths() if p.exists()]
-    scan = scan_scope(registry, present) if present else ScanResult()
+    project = _project_settings(root, revision, folder)
+    scan = scan_scope(registry, present, project=project) if present else ScanResult()
     return _Side(revision, registry if text is not None else None, scan)

@@ -13,6 +13,7 @@ from knobregistry.export.shell import sh_lines
 from knobregistry.export.structured import config_yaml
 from knobregistry.profiles import resolve_profile
 from knobregistry.registry import KnobEntry, Pass, Registry, Triage
+from scanner import Polarity
 
 NONE = "—"
 _PASSES = {Pass.FORWARD: "forward", Pass.BACKWARD: "backward", Pass.BOTH: "forward and backward"}
@@ -42,7 +43,11 @@ def _gates(entry: KnobEntry) -> str:
 
 
 def _default(entry: KnobEntry) -> str:
+    """`` `"1"` (on) ``; a disable knob adds what that means for its feature."""
     state = {True: "on", False: "off", None: None}[entry.default_on]
+    if state is not None and entry.polarity is Polarity.DISABLE:
+        feature = "off" if entry.default_on else "on"
+        state += f"; disables its feature, which is {feature}"
     if entry.default is None:
         return state or NONE
     value = f"`{json.dumps(entry.default, ensure_ascii=False)}`"

@@ -2,8 +2,6 @@
 
 from knobregistry.profiles.environment import Difference, differences, others, unset_names
 from knobregistry.profiles.model import (
-    OFF_LIKE,
-    ON_LIKE,
     CostLine,
     Intent,
     ProfileError,
@@ -18,6 +16,7 @@ from knobregistry.profiles.resolve import (
     resolve_profile,
     selects,
 )
+from scanner.conventions import OFF_LIKE, ON_LIKE  # which spellings mean off and on
 
 __all__ = [
     "OFF_LIKE",

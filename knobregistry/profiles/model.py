@@ -8,17 +8,19 @@ from enum import Enum
 
 from knobregistry.registry import KeyPath, ProfileKind, SetAction, format_key_path
 from knobregistry.registry.model import JsonValue
-
-# The universal convention of the scanner: which spellings mean off and which mean on.
-OFF_LIKE = frozenset({"0", "false", "no", "off", ""})
-ON_LIKE = frozenset({"1", "true", "yes", "on"})
+from scanner.conventions import OFF_LIKE, ON_LIKE
 
 
 class Intent(str, Enum):
-    """What a value set by a profile is meant to do to a boolean gate."""
+    """What a value set by a profile is meant to do to a boolean gate, or to its feature."""
 
     OFF = "off"
     ON = "on"
+
+    @property
+    def opposite(self) -> Intent:
+        """Off for on, on for off."""
+        return Intent.ON if self is Intent.OFF else Intent.OFF
 
 
 def intent_of(value: str) -> Intent | None:
@@ -48,7 +50,7 @@ class Source:
 
     @property
     def intent(self) -> Intent | None:
-        """The state the rule asks for (`set: off` / `set: on`); None otherwise."""
+        """The state the rule asks for the feature (`set: off` / `set: on`); None otherwise."""
         if self.action is SetAction.OFF:
             return Intent.OFF
         if self.action is SetAction.ON:
@@ -74,6 +76,7 @@ class ResolvedProfile:
     ``env`` and ``config`` are sorted by name; ``unset`` lists the variables the
     profile unsets (`set: default`), sorted. ``sources`` says, for every name in
     ``env`` and ``unset``, which entry or rule decided it (the last one applied).
+    ``disable`` lists the knobs of polarity `disable`: on turns their feature off.
     """
 
     name: str
@@ -86,11 +89,20 @@ class ResolvedProfile:
     costs: tuple[CostLine, ...] = ()
     sources: Mapping[str, Source] = field(default_factory=dict)
     config_sources: Mapping[str, Source] = field(default_factory=dict)
+    disable: frozenset[str] = frozenset()
 
     def intent(self, name: str) -> Intent | None:
-        """What the value of ``name`` is meant to do: the rule's action, else the convention."""
+        """What the value of ``name`` is meant to do to its feature: the rule's action,
+        else the convention read through the knob's polarity."""
         source = self.sources.get(name)
         if source is not None and source.action is not None:
             return source.intent
         value = self.env.get(name)
-        return intent_of(value) if value is not None else None
+        gate = intent_of(value) if value is not None else None
+        return gate.opposite if gate is not None and name in self.disable else gate
+
+    def gate_intent(self, name: str) -> Intent | None:
+        """The state the value of ``name`` is meant to put its gate in (the knob itself,
+        as the code reads it): :meth:`intent`, turned over for a disable knob."""
+        feature = self.intent(name)
+        return feature.opposite if feature is not None and name in self.disable else feature

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 
+from knobregistry.feature import SWITCHES, feature_on_by_default, feature_values, knob_feature_on
 from knobregistry.profiles.model import CostLine, ProfileError, ResolvedProfile, Source, intent_of
 from knobregistry.registry import Registry, SelectRule, SetAction, Triage
 from knobregistry.registry.model import JsonValue
-from scanner import GateKind, Knob, ScanResult
+from scanner import Knob, Polarity, ScanResult
 
 FALLBACK_OFF = "0"
 FALLBACK_ON = "1"
@@ -24,14 +25,19 @@ FALLBACK_ON = "1"
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A knob a select rule may pick: registered, or found by a scan and not registered."""
+    """A knob a select rule may pick: registered, or found by a scan and not registered.
+
+    Select rules speak of the feature the knob gates: ``default_on``, ``off`` and
+    ``on`` are the feature's (a disable knob turns its feature off with its on value).
+    """
 
     name: str
-    default_on: bool | None  # None: not known to be a switch; on/off rules skip it
+    default_on: bool | None  # the feature on by default? None: no switch; on/off rules skip it
     triage: Triage  # UNTRIAGED for a knob that is not registered
     registered: bool
     off: str | None  # what `set: off` writes; None: unset it (only unsetting turns it off)
     on: str | None
+    polarity: Polarity = Polarity.ENABLE
 
 
 def resolve_profile(
@@ -46,6 +52,7 @@ def resolve_profile(
         raise ProfileError(f"no profile is named '{name}'; the profiles are: {known}.")
     chain = profile_chain(registry, name)
     candidates = tuple(knob_candidates(registry, scan))
+    disable = frozenset(c.name for c in candidates if c.polarity is Polarity.DISABLE)
     env: dict[str, str | None] = {}
     sources: dict[str, Source] = {}
     config: dict[str, JsonValue] = {}
@@ -78,6 +85,7 @@ def resolve_profile(
         costs=tuple(cost_lines(registry, values, settings)),
         sources=MappingProxyType(dict(sorted(sources.items()))),
         config_sources=MappingProxyType(dict(sorted(config_sources.items()))),
+        disable=disable,
     )
 
 
@@ -92,32 +100,45 @@ def profile_chain(registry: Registry, name: str) -> tuple[str, ...]:
 
 
 def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Candidate]:
-    """Every registered knob (file order), then every scanned knob not registered (by name)."""
+    """Every registered knob (file order), then every scanned knob not registered (by name).
+
+    A registered knob's `default_on`, `polarity`, `off_value` and `on_value` win over
+    the scan's; launch facts and undecided knobs found only by the scan are no switches.
+    """
     for name, entry in registry.knobs.items():
         knob = scan.knob(name) if scan is not None else None
         default_on = entry.default_on
         if default_on is None and knob is not None:
             default_on = knob.default_on
+        polarity = entry.polarity or (knob.polarity if knob is not None else Polarity.ENABLE)
+        off, on = feature_values(
+            entry.off_value if entry.off_value is not None else _scanned(knob, off=True),
+            entry.on_value if entry.on_value is not None else _scanned(knob, off=False),
+            polarity,
+        )
         yield Candidate(
             name=name,
-            default_on=default_on,
+            default_on=feature_on_by_default(default_on, polarity),
             triage=entry.triage,
             registered=True,
-            off=entry.off_value if entry.off_value is not None else _scanned(knob, off=True),
-            on=entry.on_value if entry.on_value is not None else _scanned(knob, off=False),
+            off=off,
+            on=on,
+            polarity=polarity,
         )
     if scan is None:
         return
     for knob in scan.knobs:
         if knob.name in registry.knobs or knob.name in registry.external:
             continue
+        off, on = feature_values(_scanned(knob, off=True), _scanned(knob, off=False), knob.polarity)
         yield Candidate(
             name=knob.name,
-            default_on=knob.default_on,
+            default_on=knob_feature_on(knob),
             triage=Triage.UNTRIAGED,
             registered=False,
-            off=_scanned(knob, off=True),
-            on=_scanned(knob, off=False),
+            off=off,
+            on=on,
+            polarity=knob.polarity,
         )
 
 
@@ -129,7 +150,7 @@ def _scanned(knob: Knob | None, *, off: bool) -> str | None:
     value = knob.off_value if off else knob.on_value
     if value is not None:
         return value
-    gates = [s.gate for s in knob.sites if s.gate.kind is not GateKind.VALUE]
+    gates = [s.gate for s in knob.sites if s.gate.kind in SWITCHES]
     if gates and not any(g.off_values if off else g.on_values for g in gates):
         return None
     return fallback

@@ -11,12 +11,14 @@ BITWISE_LEAVES_ON = Rule(
     title="A bitwise profile leaves on a default-on knob that is not triaged reproducible.",
     description=(
         "A profile of kind `bitwise` promises a bitwise-reproducible run, yet leaves on a "
-        "knob that is on by default and not triaged `reproducible`: the hole a newly added "
-        "fusion opens. Reported at the profile in the registry."
+        "feature that is on by default (a knob on by default, or a `disable` knob off by "
+        "default) whose knob is not triaged `reproducible`: the hole a newly added fusion "
+        "opens. Reported at the profile in the registry."
     ),
     help=(
-        "Set the knob to its off value in the profile, or add a select rule that covers it "
-        "(default_on: true, triage_not: reproducible, set: off); or triage it."
+        "Set the knob to the value that turns its feature off in the profile (a `disable` "
+        "knob's on value), or add a select rule that covers it (default_on: true, "
+        "triage_not: reproducible, set: off); or triage it."
     ),
 )
 UNKNOWN_VARIABLE = Rule(

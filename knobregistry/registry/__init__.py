@@ -1,6 +1,6 @@
 """The curated registry: its format (schema.json), loading, validation and discovery."""
 
-from knobregistry.registry.discover import REGISTRY_FILENAME, find_registry
+from knobregistry.registry.discover import REGISTRY_FILENAME, find_registry, pyproject_problem
 from knobregistry.registry.load import load_registry, loads_registry, registry_problems
 from knobregistry.registry.model import (
     ConfigKey,
@@ -54,5 +54,6 @@ __all__ = [
     "load_registry",
     "load_schema",
     "loads_registry",
+    "pyproject_problem",
     "registry_problems",
 ]

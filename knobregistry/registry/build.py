@@ -28,6 +28,7 @@ from knobregistry.registry.model import (
     TriageRecord,
     Verdict,
 )
+from scanner import Polarity
 
 _V = TypeVar("_V")
 
@@ -67,6 +68,8 @@ def _scan(entry: dict[str, Any]) -> ScanScope:
         exclude=_strings(entry.get("exclude")),
         match=_strings(entry.get("match")),
         policy=Policy(entry.get("policy", Policy.ALL.value)),
+        launch_facts=_strings(entry.get("launch_facts")),
+        accessors=_strings(entry.get("accessors")),
     )
 
 
@@ -79,6 +82,7 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         gates=_gates(gates) if gates is not None else None,
         default=entry.get("default"),
         default_on=entry.get("default_on"),
+        polarity=Polarity(entry["polarity"]) if "polarity" in entry else None,
         off_value=entry.get("off_value"),
         on_value=entry.get("on_value"),
         breaks=Pass(entry["breaks"]) if "breaks" in entry else None,

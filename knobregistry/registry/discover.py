@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
-from typing import Any
 
+from knobregistry.pyproject import PYPROJECT, PyprojectError, folders_up, tool_table
 from knobregistry.registry.model import RegistryError, RegistryProblem
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
 REGISTRY_FILENAME = "registry.yaml"
-PYPROJECT = "pyproject.toml"
-_REPOSITORY_MARKERS = (".git", ".hg")
 
 
 def find_registry(
@@ -35,17 +27,14 @@ def find_registry(
         if not path.is_file():
             raise _not_found(path.as_posix(), "no registry file here; check the --registry path.")
         return path
-    origin = Path(start) if start is not None else Path.cwd()
-    origin = origin.absolute()
-    for folder in (origin, *origin.parents):
+    origin = (Path(start) if start is not None else Path.cwd()).absolute()
+    for folder in folders_up(origin):
         named = _from_pyproject(folder / PYPROJECT)
         if named is not None:
             return named
         candidate = folder / REGISTRY_FILENAME
         if candidate.is_file():
             return candidate
-        if any((folder / marker).exists() for marker in _REPOSITORY_MARKERS):
-            break
     raise _not_found(
         origin.as_posix(),
         f"no {REGISTRY_FILENAME} here or in a parent folder up to the repository root; "
@@ -55,16 +44,13 @@ def find_registry(
 
 def _from_pyproject(pyproject: Path) -> Path | None:
     """The registry that ``[tool.knobs] registry`` names, or None when it names none."""
-    if not pyproject.is_file():
+    try:
+        knobs = tool_table(pyproject)
+    except PyprojectError as exc:
+        raise pyproject_problem(exc) from exc
+    if knobs is None or "registry" not in knobs:
         return None
     shown = pyproject.as_posix()
-    try:
-        table: dict[str, Any] = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise _not_found(shown, f"cannot read it to look for [tool.knobs]: {exc}.") from exc
-    knobs = table.get("tool", {}).get("knobs", {})
-    if not isinstance(knobs, dict) or "registry" not in knobs:
-        return None
     value = knobs["registry"]
     if not isinstance(value, str) or not value:
         raise _not_found(shown, '[tool.knobs] registry must be a path, such as "registry.yaml".')
@@ -76,3 +62,8 @@ def _from_pyproject(pyproject: Path) -> Path | None:
 
 def _not_found(path: str, message: str) -> RegistryError:
     return RegistryError([RegistryProblem(path, 0, 0, (), message)])
+
+
+def pyproject_problem(error: PyprojectError) -> RegistryError:
+    """A pyproject.toml that cannot be used, reported as registry problems are."""
+    return _not_found(error.path, error.message)

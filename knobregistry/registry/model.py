@@ -15,6 +15,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TypeAlias
 
+from scanner import Polarity
+
 KeyPath: TypeAlias = tuple[str | int, ...]
 JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
 
@@ -175,6 +177,7 @@ class KnobEntry:
     gates: Gates | None = None
     default: str | None = None  # the value the code falls back to when unset
     default_on: bool | None = None  # None: not stated, or a value knob
+    polarity: Polarity | None = None  # what turning it on does to its feature; None: not stated
     off_value: str | None = None  # the value that turns it off, when not the scanned one or "0"
     on_value: str | None = None  # the value that turns it on, when not the scanned one or "1"
     breaks: Pass | None = None  # the pass that is not bitwise reproducible
@@ -247,6 +250,8 @@ class ScanScope:
     exclude: tuple[str, ...] = ()
     match: tuple[str, ...] = ()
     policy: Policy = Policy.ALL
+    launch_facts: tuple[str, ...] = ()  # more variables the launcher sets (globs)
+    accessors: tuple[str, ...] = ()  # more callables that read the variable they name
 
 
 def nearest_position(

@@ -8,9 +8,10 @@ from rich.text import Text
 
 from knobregistry.check.explain import Explanation, SiteContext
 from knobregistry.check.snippet import gate_summary, quoted
+from knobregistry.feature import feature_on_by_default
 from knobregistry.plural import counted
 from knobregistry.registry import Evidence, KnobEntry
-from scanner import GateKind, Site
+from scanner import GateKind, Polarity, Site
 
 LABEL = 11  # width of the field labels
 MAX_VALUES = 8  # off values listed per site
@@ -54,6 +55,8 @@ def _entry_fields(entry: KnobEntry) -> list[str]:
     if entry.default_on is not None:
         default += ", on by default" if entry.default_on else ", off by default"
     lines += _field("default", default)
+    if entry.polarity is not None:
+        lines += _field("polarity", _polarity(entry.polarity, entry.default_on))
     triage = entry.triage.value
     if entry.breaks is not None:
         triage += f" (in {entry.breaks.value})"
@@ -100,14 +103,29 @@ def header_lines(explanation: Explanation) -> list[str]:
     return lines
 
 
+def _polarity(polarity: Polarity, default_on: bool | None) -> str:
+    """`disable: turning it on turns its feature off (on by default)` and the like."""
+    does = "on" if polarity is Polarity.ENABLE else "off"
+    text = f"{polarity.value}: turning it on turns its feature {does}"
+    feature = feature_on_by_default(default_on, polarity)
+    if feature is None:
+        return text
+    return text + (" (the feature is on by default)" if feature else " (off by default)")
+
+
 def verdict(site: Site) -> str:
-    """The gate verdict of one site: default, on by default?, what turns it off."""
+    """The gate verdict of one site: default, on by default?, polarity, what turns it off."""
     parts = [f"default {quoted(site.default)}" if site.default is not None else "no default"]
     gate = site.gate
     if gate.kind is GateKind.VALUE:
         parts.append("a value (no on/off)")
+    elif gate.kind is GateKind.LAUNCH:
+        parts.append("a launch fact (set by the launcher, not a switch)")
+    elif gate.kind is GateKind.UNKNOWN:
+        parts.append(f"on by default: ? ({site.reason or 'undecided'})")
     else:
         parts.append("on by default: " + ("yes" if site.default_on else "no"))
+        parts.append(f"polarity {site.polarity.value}")
         if gate.off_values:
             shown = [quoted(v) for v in gate.off_values[:MAX_VALUES]]
             more = len(gate.off_values) - MAX_VALUES

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from knobregistry.feature import SWITCHES, is_launch_fact, is_undecided, undecided_reason
 from knobregistry.plural import counted
 from scanner import Knob, ScanResult
 
@@ -16,6 +17,21 @@ def yes_no(value: bool | None) -> str:
     if value is None:
         return "value"
     return "yes" if value else "no"
+
+
+def on_by_default(knob: Knob) -> str:
+    """The table's verdict: ``yes`` / ``no`` for a switch, ``value``, ``launch`` for a launch
+    fact, ``?`` when the scanner could not decide."""
+    if is_launch_fact(knob):
+        return "launch"
+    if is_undecided(knob):
+        return "?"
+    return yes_no(knob.default_on)
+
+
+def polarity(knob: Knob) -> str:
+    """``enable`` / ``disable`` for a switch; ``-`` for anything else."""
+    return knob.polarity.value if knob.kind in SWITCHES else "-"
 
 
 def shown(value: str | None) -> str:
@@ -38,15 +54,21 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
         table.add_column("knob", no_wrap=True)
         table.add_column("default", no_wrap=True)
         table.add_column("on by default?", no_wrap=True)
+        table.add_column("polarity", no_wrap=True)
         table.add_column("off value", no_wrap=True)
         table.add_column("sites", overflow="fold")
         for knob in result.knobs:
             default = _default(knob)
-            on = yes_no(knob.default_on)
+            on = on_by_default(knob)
             if knob.conflict:
                 on = f"[red]{on} (conflict)[/red]"
             table.add_row(
-                escape(knob.name), escape(default), on, escape(shown(knob.off_value)), _sites(knob)
+                escape(knob.name),
+                escape(default),
+                on,
+                polarity(knob),
+                escape(shown(knob.off_value)),
+                _sites(knob),
             )
         with console.capture() as captured:
             console.print(table)
@@ -57,10 +79,15 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
             console.print(
                 f"[red]conflict[/red] {escape(knob.name)}: {escape(knob.conflict_reason)}"
             )
+    for knob in result.knobs:
+        if is_undecided(knob):
+            reason = escape(knob.reason or undecided_reason(knob))
+            console.print(f"[yellow]undecided[/yellow] {escape(knob.name)}: {reason}")
     if result.dynamic:
         console.print("\n[bold]dynamic reads[/bold] (name not resolved):")
         for read in result.dynamic:
             console.print(f"  {read.path}:{read.line}:{read.column}: {escape(read.expression)}")
+            console.print(f"    {escape(read.reason)}")
     if result.errors:
         console.print("\n[bold]errors[/bold] (files skipped):")
         for error in result.errors:
@@ -74,10 +101,13 @@ def _default(knob: Knob) -> str:
 
 
 def summary(result: ScanResult) -> str:
-    """One line: how many knobs, how many on by default, what was not resolved."""
+    """One line: how many knobs, how many on by default (and undecided), what was not
+    resolved."""
     on = sum(1 for k in result.knobs if k.default_on)
+    undecided = sum(1 for k in result.knobs if is_undecided(k))
+    state = f"{on} on by default" + (f", {undecided} undecided" if undecided else "")
     parts = [
-        counted(len(result.knobs), "knob") + f" ({on} on by default)",
+        counted(len(result.knobs), "knob") + f" ({state})",
         counted(len(result.dynamic), "dynamic read"),
         counted(len(result.errors), "error"),
     ]

@@ -44,16 +44,14 @@ class ConstantLoader:
 
     def exported_by(self, module: str, name: str) -> tuple[str, ...]:
         """The packages above ``module`` whose ``__init__.py`` names ``name`` (re-exports it,
-        so that ``from package import name`` reaches it), nearest first, while they do."""
+        so that ``from package import name`` reaches it), nearest first."""
         found: list[str] = []
+        word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
         parts = module.split(".")[:-1]
         while parts:
-            package = ".".join(parts)
-            path = self.root.joinpath(*parts, "__init__.py")
-            text = self._text(path)
-            if text is None or re.search(rb"\b" + re.escape(name.encode()) + rb"\b", text) is None:
-                break
-            found.append(package)
+            text = self._text(self.root.joinpath(*parts, "__init__.py"))
+            if text is not None and word.search(text) is not None:
+                found.append(".".join(parts))
             parts.pop()
         return tuple(found)
 

@@ -1,0 +1,65 @@
+"""The feature a knob gates: whether it is on by default, and the values that turn it off and on.
+
+A knob's own verdict (``default_on``, ``off_value``, ``on_value``) is about the
+variable: "on" is the on-like value. Its *polarity* says what that does to the
+feature it names: ``enable`` (PRIMUS_HC_TRITON=1 turns the fusion on) or
+``disable`` (X_DISABLE_FUSED=1 turns it off). Policies, select rules and the
+bitwise check speak of the feature; this module is the one place that turns one
+into the other.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from scanner import GateKind, Knob, Polarity
+
+_V = TypeVar("_V")
+
+SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE)
+
+
+def feature_on_by_default(default_on: bool | None, polarity: Polarity | None) -> bool | None:
+    """Whether the feature is on when the variable is unset: the knob's own ``default_on``,
+    read through its polarity (None for a value, a launch fact or an undecided gate)."""
+    if default_on is None:
+        return None
+    return not default_on if polarity is Polarity.DISABLE else default_on
+
+
+def knob_feature_on(knob: Knob) -> bool | None:
+    """:func:`feature_on_by_default` of a scanned knob (None unless it is a switch)."""
+    if knob.kind not in SWITCHES:
+        return None
+    return feature_on_by_default(knob.default_on, knob.polarity)
+
+
+def feature_values(knob_off: _V, knob_on: _V, polarity: Polarity | None) -> tuple[_V, _V]:
+    """The values that turn the feature off and on (one value each, or all of them), from
+    those that turn the knob off and on: a disable knob turns its feature off with its on
+    value."""
+    if polarity is Polarity.DISABLE:
+        return knob_on, knob_off
+    return knob_off, knob_on
+
+
+def is_launch_fact(knob: Knob) -> bool:
+    """Whether the scanner reports ``knob`` as set by the launcher (RANK, WORLD_SIZE):
+    a fact of the run, never a switch."""
+    return knob.kind is GateKind.LAUNCH
+
+
+def is_undecided(knob: Knob) -> bool:
+    """Whether the scanner could not decide what the knob's gate does (its kind is
+    ``unknown``, or every site is): a person must read the code and register it."""
+    if knob.kind is GateKind.UNKNOWN:
+        return True
+    return bool(knob.sites) and all(s.gate.kind is GateKind.UNKNOWN for s in knob.sites)
+
+
+def undecided_reason(knob: Knob) -> str:
+    """Why the scanner could not decide, from the first undecided site (no path in it)."""
+    for site in knob.sites:
+        if site.gate.kind is GateKind.UNKNOWN and site.reason:
+            return site.reason
+    return knob.reason or "the scanner could not decide what its gate does"

@@ -1,0 +1,116 @@
+"""KNB008: a knob whose gate the scanner could not decide is never taken as off or as a value;
+under policy `default-on` it must be registered, after a person has read the code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_knobs, write_tree
+from tests.sample_project import check, edit
+
+FLAGS = """
+    import os
+
+    from toolkit import parse_flag, str2bool
+
+    FUSED = str2bool(os.environ.get("X_FUSED", "1"))
+
+
+    def fast_path():
+        if parse_flag(os.getenv("X_FAST_PATH")):
+            return 1
+        return 0
+    """
+
+REGISTRY = """
+    version: 1
+    scan:
+      paths: [pkg]
+      policy: default-on
+    knobs: {}
+    """
+
+UNDECIDED = """\
+pkg/flags.py:5:18: KNB008 X_FUSED is read here, but the scanner cannot decide what its gate does: \
+it goes through str2bool(), which is not followed. It is not registered in registry.yaml, so \
+nothing says whether it is on by default.
+    Read the code (`knobs explain X_FUSED`), then register it in registry.yaml under `knobs:` \
+with what you found, and triage it:
+      X_FUSED:
+        default: "1"
+        default_on: true  # undecided: read the code, then true, false or null
+        triage: untriaged
+pkg/flags.py:9:19: KNB008 X_FAST_PATH is read here, but the scanner cannot decide what its gate \
+does: it decides a branch through parse_flag(), which is not followed. It is not \
+registered in registry.yaml, so nothing says whether it is on by default.
+    Read the code (`knobs explain X_FAST_PATH`), then register it in registry.yaml under \
+`knobs:` with what you found, and triage it:
+      X_FAST_PATH:
+        default_on: true  # undecided: read the code, then true, false or null
+        triage: untriaged
+
+Found 2 errors: 2 knobs in 2 files checked against registry.yaml (policy default-on).
+"""
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return write_tree(
+        tmp_path, {"pkg/__init__.py": "", "pkg/flags.py": FLAGS, "registry.yaml": REGISTRY}
+    )
+
+
+def test_an_undecided_gate_is_required_under_default_on(root: Path) -> None:
+    assert check(root) == (1, UNDECIDED, "")
+
+
+def test_the_json_report_carries_the_code_and_the_reason(root: Path) -> None:
+    result = run_knobs("check", "--format", "json", cwd=root)
+    assert result.returncode == 1
+    assert '"code": "KNB008"' in result.stdout
+    assert "it goes through str2bool(), which is not followed" in result.stdout
+
+
+def test_registered_as_decided_it_passes_and_stays_decided(root: Path) -> None:
+    edit(
+        root / "registry.yaml",
+        "knobs: {}\n",
+        "knobs:\n"
+        '  X_FUSED:\n    default: "1"\n    default_on: true\n    triage: untriaged\n'
+        "  X_FAST_PATH:\n    default_on: false\n    triage: untriaged\n",
+    )
+    assert check(root) == (
+        0,
+        "No problems: 2 knobs in 2 files checked against registry.yaml (policy default-on).\n",
+        "",
+    )
+
+
+def test_the_scan_table_shows_a_question_mark_and_the_reason(root: Path) -> None:
+    result = run_knobs("scan", "pkg", cwd=root)
+    assert result.stdout == (
+        "knob          default   on by default?   polarity   off value   sites\n" + "─" * 78 + "\n"
+        "X_FAST_PATH   -         ?                -          -           pkg/flags.py:9\n"
+        "X_FUSED       '1'       ?                -          -           pkg/flags.py:5\n"
+        "undecided X_FAST_PATH: it decides a branch through parse_flag(), which is not followed "
+        "(pkg/flags.py:9)\n"
+        "undecided X_FUSED: it goes through str2bool(), which is not followed (pkg/flags.py:5)\n"
+        "\n"
+        "2 knobs (0 on by default, 2 undecided), 0 dynamic reads, 0 errors; 2 files scanned.\n"
+    )
+
+
+def test_explain_shows_the_reason(root: Path) -> None:
+    result = run_knobs("explain", "X_FUSED", cwd=root)
+    assert result.stdout.splitlines()[:8] == [
+        "X_FUSED",
+        "  registry   not registered in registry.yaml (the policy requires it)",
+        "  profiles   none sets it",
+        "",
+        "Read at 1 site: undecided (it goes through str2bool(), which is not followed).",
+        "",
+        "pkg/flags.py:5:18 (in <module>)",
+        '  default "1"; on by default: ? (it goes through str2bool(), which is not followed)',
+    ]
