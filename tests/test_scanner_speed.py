@@ -413,3 +413,34 @@ def test_string_literals_decode_as_python_does(text: str, prefix: str, quote: st
     except (SyntaxError, ValueError):
         return
     assert _literal(source) == expected
+
+
+def test_a_cached_result_follows_the_other_files_it_learnt_from(tmp_path: Path) -> None:
+    # A read named by a constant of another module, through a wrapper re-exported by
+    # the package's __init__: the result depends on both files, and on nothing else of them.
+    tree = write_tree(
+        tmp_path / "tree",
+        {
+            "pkg/__init__.py": "from .flags import flag\n",
+            "pkg/names.py": 'KNOB = "PRIMUS_FIRST"\n',
+            "pkg/flags.py": "import os\n\n\ndef flag(name):\n    return os.getenv(name)\n",
+            "pkg/use.py": "import os\n\nfrom pkg import flag\nfrom pkg.names import KNOB\n\n"
+            'A = os.getenv(KNOB, "1") != "0"\nB = flag("PRIMUS_FLAG")\n',
+        },
+    )
+    cache = tmp_path / "cache"
+    first = scan([tree], root=tree, cache_dir=cache)
+    assert [k.name for k in first.knobs] == ["PRIMUS_FIRST", "PRIMUS_FLAG"]
+    # An edit of the __init__ that leaves the re-export alone: every result still holds.
+    (tree / "pkg/__init__.py").write_text("# the flags\nfrom .flags import flag\n")
+    again = scan([tree], root=tree, cache_dir=cache)
+    assert again.stats.files_parsed == 1  # the edited __init__ itself, not the user of it
+    assert again.knobs == first.knobs
+    # The constant changes: the file that used it is analysed again.
+    (tree / "pkg/names.py").write_text('KNOB = "PRIMUS_SECOND"\n')
+    changed = scan([tree], root=tree, cache_dir=cache)
+    assert [k.name for k in changed.knobs] == ["PRIMUS_FLAG", "PRIMUS_SECOND"]
+    # The re-export goes: the call no longer reaches the wrapper through the package.
+    (tree / "pkg/__init__.py").write_text("")
+    gone = scan([tree], root=tree, cache_dir=cache)
+    assert [k.name for k in gone.knobs] == ["PRIMUS_SECOND"]

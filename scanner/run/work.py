@@ -20,7 +20,7 @@ from scanner.model import FileResult, ScanError
 from scanner.run import codec
 from scanner.run.cache import Cache, CacheError, entry_key
 from scanner.settings import Settings
-from scanner.source.constants import ConstantLoader, digest
+from scanner.source.constants import ConstantLoader, still
 from scanner.source.files import MAX_FILE_BYTES, SourceError, decode_source, read_bytes
 from scanner.syntax.index import Wrapper, WrapperIndex
 
@@ -67,7 +67,7 @@ class FileOutcome:
     error: ScanError | None = None
     cached: bool = False
     cache_problem: str | None = None
-    depends: tuple[tuple[str, str], ...] = ()  # other files' constants it used: (path, digest)
+    depends: tuple[tuple[str, str], ...] = ()  # what it learnt from other files: (key, fact)
 
 
 def fingerprint(wrappers: tuple[Wrapper, ...]) -> str:
@@ -134,11 +134,12 @@ def cached(task: FileTask, options: Options, data: bytes) -> FileOutcome | None:
 
 
 def _fresh(task: FileTask, outcome: FileOutcome) -> bool:
-    """Whether the other files whose constants an outcome used are unchanged."""
+    """Whether what an outcome learnt from other files (the constants it used, the
+    packages that re-export its wrappers) still holds."""
     if not outcome.depends:
         return True
     root = ConstantLoader(task.path, task.module).root
-    return all(digest(root / path) == known for path, known in outcome.depends)
+    return all(still(root / key.split("\0")[0], fact) for key, fact in outcome.depends)
 
 
 def _stored(cache: Cache, rel: str, key: str) -> tuple[FileOutcome, dict[str, Any]] | None:
@@ -201,7 +202,7 @@ def _compute(
         store, depends = cache
         key = _narrowed_key(task, options, narrowed.digest(), depends)
         stored = _stored_narrow(store, task, key, source, names)
-        if stored is not None:
+        if stored is not None and _fresh(task, stored):
             return _Computed(stored)
     computed = _analyse(task, data, text, names, source, narrowed, wrappers, options)
     if narrowed is None or cache is None:

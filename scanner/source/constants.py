@@ -22,12 +22,30 @@ _CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")  # how modules spell constants
 _LITERAL = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.UnaryOp, ast.BinOp)
 
 
-def digest(path: Path) -> str | None:
-    """A digest of a file's bytes (None when it cannot be read)."""
+def _digest(data: bytes) -> str:
+    return "digest:" + hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _mention(name: str, data: bytes | None) -> str:
+    found = data is not None and _word(name).search(data) is not None
+    return f"names:{name}:{'yes' if found else 'no'}"
+
+
+@lru_cache(maxsize=1024)
+def _word(name: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+
+
+def still(path: Path, fact: str) -> bool:
+    """Whether what was learnt from a file (``digest:...`` of its bytes, or ``names:X:yes``
+    whether it names X) still holds."""
     try:
-        return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+        data: bytes | None = path.read_bytes()
     except OSError:
-        return None
+        data = None
+    if fact.startswith("names:"):
+        return _mention(fact.split(":")[1], data) == fact
+    return data is not None and _digest(data) == fact
 
 
 class ConstantLoader:
@@ -39,30 +57,28 @@ class ConstantLoader:
         for _ in range(depth):
             root = root.parent
         self.root = root
-        self.read: dict[str, str] = {}  # path relative to the root -> digest of what was read
+        # What was learnt from other files: path relative to the root -> a fact (see still).
+        self.read: dict[str, str] = {}
         self._modules: dict[str, Module | None] = {}
 
     def exported_by(self, module: str, name: str) -> tuple[str, ...]:
         """The packages above ``module`` whose ``__init__.py`` names ``name`` (re-exports it,
         so that ``from package import name`` reaches it), nearest first."""
         found: list[str] = []
-        word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
         parts = module.split(".")[:-1]
         while parts:
-            text = self._text(self.root.joinpath(*parts, "__init__.py"))
-            if text is not None and word.search(text) is not None:
+            path = self.root.joinpath(*parts, "__init__.py")
+            try:
+                data: bytes | None = path.read_bytes()
+            except OSError:
+                data = None
+            fact = _mention(name, data)
+            # Only whether it names it matters: an edit elsewhere in it changes nothing here.
+            self.read[f"{path.relative_to(self.root).as_posix()}\0{name}"] = fact
+            if fact.endswith(":yes"):
                 found.append(".".join(parts))
             parts.pop()
         return tuple(found)
-
-    def _text(self, path: Path) -> bytes | None:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return None
-        rel = path.relative_to(self.root).as_posix()
-        self.read[rel] = hashlib.blake2b(data, digest_size=16).hexdigest()
-        return data
 
     def __call__(self, qualname: str) -> object:
         """The value of the constant ``qualname``, or None when it is not one (also
@@ -101,7 +117,7 @@ class ConstantLoader:
             data = path.read_bytes()
         except OSError:
             return None
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        digest = _digest(data)
         self.read[path.relative_to(self.root).as_posix()] = digest
         return _module_of(data, digest, path.name == "__init__.py")
 
