@@ -26,6 +26,7 @@ from scanner.syntax.scopes import body_statements, param_list
 
 MAX_CONSUMERS = 4
 _SCALARS = (str, bool, int, float, type(None))
+_CONDITIONS = (cst.Comparison, cst.BooleanOperation)
 
 
 def follow_store(
@@ -41,6 +42,11 @@ def follow_store(
     binding = event.binding
     if binding is None or binding.value is None or binding.store not in ("global", "attr"):
         return None
+    if isinstance(binding.value, _CONDITIONS) or (
+        isinstance(binding.value, cst.UnaryOperation)
+        and isinstance(binding.value.operator, cst.Not)
+    ):
+        return None  # a decision already: what the site's own expression says (see narrow)
     if binding.store == "global" and event.unit.scope is not None:
         return None
     stored: dict[str | None, V] = {}

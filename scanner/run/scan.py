@@ -26,6 +26,7 @@ from scanner.run.work import (
     cached,
     fingerprint,
 )
+from scanner.source.constants import forget
 from scanner.source.files import (
     DEFAULT_INCLUDE,
     MAX_FILE_BYTES,
@@ -77,6 +78,7 @@ def scan(
     )
     if options.cache_dir is not None:
         prune(options.cache_dir)
+        forget()  # what other files held at the last scan may have changed since
     files: list[SourceFile] = []
     errors: list[ScanError] = []
     for found in iter_files([Path(p) for p in paths], root=base, include=include, exclude=exclude):

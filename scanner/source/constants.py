@@ -40,7 +40,23 @@ def still(path: Path, fact: str) -> bool:
     """Whether what was learnt from a file (``digest:...`` of its bytes, or ``names:X:yes``
     whether it names X) still holds."""
     try:
-        data: bytes | None = path.read_bytes()
+        status = path.stat()
+    except OSError:
+        return fact.startswith("names:") and fact.endswith(":no")
+    return _holds(str(path), status.st_mtime_ns, status.st_size, fact)
+
+
+def forget() -> None:
+    """Forget what was read of other files (a new scan reads them again)."""
+    _holds.cache_clear()
+
+
+@lru_cache(maxsize=4096)
+def _holds(path: str, mtime_ns: int, size: int, fact: str) -> bool:
+    """``still`` for one version of a file, within one scan (which checks the same
+    ``__init__.py`` for many files)."""
+    try:
+        data: bytes | None = Path(path).read_bytes()
     except OSError:
         data = None
     if fact.startswith("names:"):

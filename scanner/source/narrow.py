@@ -146,13 +146,16 @@ class Source:
 
 
 def _stored(body: Sequence[ast.stmt], mentions: list[int]) -> list[str]:
-    """Names that hold a value computed by a statement mentioning a word: module-level
-    and class-level variables, and attributes of ``self`` set in methods."""
+    """Names that hold a value computed by a statement mentioning a word, but not a
+    condition already (``_X = os.getenv(N)``, not ``DEBUG = os.getenv(N) is not None``):
+    module-level and class-level variables, and attributes of ``self`` set in methods."""
     found: list[str] = []
 
     def mentioned(node: ast.stmt) -> bool:
         start, end = _span(node)
-        return mentions[end] > mentions[start - 1]
+        return mentions[end] > mentions[start - 1] and not is_condition(
+            getattr(node, "value", None)
+        )
 
     for statement in body:
         if not mentioned(statement):
@@ -266,6 +269,13 @@ def _with_spans(mentions: list[int], spans: Sequence[tuple[int, int]]) -> list[i
     for start, _ in spans:
         marked[start] = 1
     return list(accumulate(marked))
+
+
+def is_condition(value: ast.AST | None) -> bool:
+    """A comparison, ``and``/``or``, or ``not``: a value that is already a decision."""
+    return isinstance(value, ast.Compare | ast.BoolOp) or (
+        isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)
+    )
 
 
 def _target_names(statement: ast.Assign | ast.AnnAssign) -> list[str]:

@@ -92,6 +92,12 @@ def _word(name: str | bytes) -> re.Pattern[bytes]:
     return re.compile(rb"\b" + re.escape(raw) + rb"\b")
 
 
+@lru_cache(maxsize=4096)
+def _called(name: bytes) -> re.Pattern[bytes]:
+    """``name(`` (a call, a constructor), or ``name as`` (an import under another name)."""
+    return re.compile(rb"\b" + re.escape(name) + rb"(?:\s*\(|\s+as\b)")
+
+
 @lru_cache(maxsize=1024)
 def _parse_function(source: str) -> cst.FunctionDef:
     import libcst as cst  # only a cache miss evaluates a wrapper, and needs the parser
@@ -135,6 +141,8 @@ class WrapperIndex:
         if not self.by_short:
             return ()
         for short in set(self._names.findall(data)):
+            if not _called(short).search(data):
+                continue  # named, but never called nor imported under another name
             chosen.update(
                 ((w.qualname, w.kind), w)
                 for w in self.by_short[short]
