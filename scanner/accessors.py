@@ -47,7 +47,9 @@ ACCESSOR_NAME: Final = re.compile(r"_?(?:os_)?get_?env(?:_(bool|int|float|str))?
 # Words a file must contain (as identifiers) to hold a read or a write of its own; an
 # accessor's name (``getenv_bool``) is found by ACCESSOR_NAME (see ``prefilter``).
 ENV_WORDS: Final = OS_NAMES
-_SUBSTRINGS: Final = (b"environ", b"getenv", b"putenv", b"unsetenv")
+_IDENTIFIER_BYTES: Final = frozenset(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+)
 
 
 def accessor_kind(short_name: str, extra: Sequence[str] = ()) -> str | None:
@@ -86,19 +88,31 @@ def accessor_names(text: str, extra: Sequence[str] = ()) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def holds_word(data: bytes, word: bytes) -> bool:
+    """Whether ``word`` occurs in ``data`` as a whole identifier."""
+    at = data.find(word)
+    while at >= 0:
+        end = at + len(word)
+        before = data[at - 1] if at else None
+        after = data[end] if end < len(data) else None
+        if before not in _IDENTIFIER_BYTES and after not in _IDENTIFIER_BYTES:
+            return True
+        at = data.find(word, at + 1)
+    return False
+
+
 def prefilter(extra: Sequence[str] = ()) -> Callable[[bytes], bool]:
-    """Whether a file's bytes can hold a read or write: a plain substring test first (it
-    runs at memchr speed and rules out most files), then the words as identifiers."""
-    words = sorted({*ENV_WORDS, *extra})
-    plain = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
+    """Whether a file's bytes can hold a read or write: plain substring tests (they run
+    at memchr speed, and most files lack even ``env``), then the words as identifiers."""
+    words = tuple(w.encode() for w in sorted({*ENV_WORDS, *extra}))
+    extra_words = tuple(w.encode() for w in extra)
     accessor = re.compile(rb"\b" + ACCESSOR_NAME.pattern.encode() + rb"\b")
-    substrings = (*_SUBSTRINGS, *(w.encode() for w in extra))
 
     def wanted(data: bytes) -> bool:
-        if any(s in data for s in substrings):
-            if plain.search(data) is not None:
-                return True
-            return b"getenv" in data and accessor.search(data) is not None
-        return b"get_env" in data and accessor.search(data) is not None
+        if b"env" not in data and not any(w in data for w in extra_words):
+            return False
+        if any(holds_word(data, w) for w in words):
+            return True
+        return (b"getenv" in data or b"get_env" in data) and accessor.search(data) is not None
 
     return wanted

@@ -205,6 +205,48 @@ def test_a_file_that_defines_its_own_wrappers_is_analysed_once(
     assert [k.name for k in cold.knobs] == ["FUSED_A"]
 
 
+NESTED_HELPER = """import os
+
+
+def load():
+    def parse_env(var):
+        return os.environ.get(var, "0") == "1"
+
+    return parse_env("{name}")
+
+
+def only_defined(name):
+    return os.getenv(name)
+"""
+
+
+def test_helpers_nested_in_other_files_never_make_a_file_analysed_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each file calls a helper of its own that another file names the same way (and
+    # defines a wrapper it never calls): no other file can call them, so the scan's
+    # next round finds nothing new for either file.
+    tree = write_tree(
+        tmp_path / "tree",
+        {
+            "a.py": NESTED_HELPER.format(name="A_FUSED"),
+            "b.py": NESTED_HELPER.format(name="B_FUSED"),
+        },
+    )
+    analysed: list[str] = []
+    original = scanner_work._analyse
+
+    def counting(task: FileTask, *args: Any) -> Any:
+        analysed.append(task.rel)
+        return original(task, *args)
+
+    monkeypatch.setattr(scanner_work, "_analyse", counting)
+    cold = scan([tree], root=tree, jobs=1, cache_dir=tmp_path / "cache")
+    assert sorted(analysed) == ["a.py", "b.py"]
+    assert [k.name for k in cold.knobs] == ["A_FUSED", "B_FUSED"]
+    assert cold == scan([tree], root=tree, jobs=1)
+
+
 def test_an_edit_that_leaves_the_reads_alone_never_loads_the_parser(tmp_path: Path) -> None:
     tree = write_tree(tmp_path / "tree", {"mod.py": EDITED})
     cache = tmp_path / "cache"

@@ -41,7 +41,7 @@ def scanner_fingerprint() -> str:
 
 def entry_key(data: bytes, *parts: str) -> str:
     """The cache key of a file's bytes under ``parts`` (options, wrapper fingerprint)."""
-    digest = hashlib.blake2b(data, digest_size=20)
+    digest = hashlib.sha256(data)
     digest.update(scanner_fingerprint().encode())
     for part in parts:
         digest.update(b"\0" + part.encode())

@@ -195,7 +195,7 @@ class _Selector:
         except SourceError:
             return None
         if self.options.cache_dir is not None and file.rel not in self.digests:
-            self.digests[file.rel] = hashlib.blake2b(data, digest_size=16).hexdigest()
+            self.digests[file.rel] = hashlib.sha256(data).hexdigest()
         return data
 
 

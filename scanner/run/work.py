@@ -271,7 +271,9 @@ def _analyse(
         known = {(w.qualname, w.kind): w for w in index.facts}
         missing = [w for w in found if known.get((w.qualname, w.kind)) != w]
         if not missing:
-            settled = index.facts if index is not initial else None
+            # Keyed as the scan's next round will look it up: by the wrappers the file
+            # can call (its own that it only defines are rediscovered the same way).
+            settled = index.callable_from(data, task.rel) if index is not initial else None
             break
         index = WrapperIndex.of([*index.facts, *missing])
         added = tuple(w.short_name for w in missing)

@@ -23,7 +23,7 @@ _LITERAL = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.UnaryOp, a
 
 
 def _digest(data: bytes) -> str:
-    return "digest:" + hashlib.blake2b(data, digest_size=16).hexdigest()
+    return "digest:" + hashlib.sha256(data).hexdigest()
 
 
 def _mention(name: str, data: bytes | None) -> str:

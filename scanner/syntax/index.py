@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
+from scanner.accessors import holds_word
 from scanner.model import WrapperInfo
 from scanner.syntax.namespace import Symbols
 
@@ -57,9 +58,12 @@ class Wrapper:
     @cached_property
     def anchors(self) -> tuple[str, ...]:
         """Words a file calling it from elsewhere must contain one of: the names of its
-        module, of its class, or of a package that re-exports it."""
+        module, of its class, or of a package that re-exports it. None for a function
+        nested in another: no other file can name it."""
         inside = self.qualname[len(self.module) + 1 :] if self.module else self.qualname
-        owners = [p for p in inside.split(".")[:-1] if p != "<locals>"]
+        if "<locals>" in inside.split("."):
+            return ()
+        owners = inside.split(".")[:-1]
         packages = [p.rsplit(".", 1)[-1] for p in self.exported_by]
         module = self.module.rsplit(".", 1)[-1] if self.module else self.short_name
         return tuple(dict.fromkeys([*owners, module, *packages]))
@@ -94,8 +98,9 @@ def _word(name: str | bytes) -> re.Pattern[bytes]:
 
 @lru_cache(maxsize=4096)
 def _called(name: bytes) -> re.Pattern[bytes]:
-    """``name(`` (a call, a constructor), or ``name as`` (an import under another name)."""
-    return re.compile(rb"\b" + re.escape(name) + rb"(?:\s*\(|\s+as\b)")
+    """``name(`` (a call, a constructor, not a definition), or ``name as`` (an import
+    under another name)."""
+    return re.compile(rb"(?<!def )(?<!class )\b" + re.escape(name) + rb"(?:\s*\(|\s+as\b)")
 
 
 @lru_cache(maxsize=1024)
@@ -140,8 +145,8 @@ class WrapperIndex:
         chosen: dict[tuple[str, str], Wrapper] = {}
         if not self.by_short:
             return ()
-        for short in set(self._names.findall(data)):
-            if not _called(short).search(data):
+        for short in self.by_short:
+            if not holds_word(data, short) or not _called(short).search(data):
                 continue  # named, but never called nor imported under another name
             chosen.update(
                 ((w.qualname, w.kind), w)
@@ -150,20 +155,17 @@ class WrapperIndex:
             )
         pending = list(chosen.values())
         while pending:
-            source = pending.pop().source.encode()
+            caller = pending.pop()
+            source = caller.source.encode()
             for short, group in self.by_short.items():
-                if short in source:
+                if holds_word(source, short) and _called(short).search(source):
                     for wrapper in group:
-                        if (wrapper.qualname, wrapper.kind) not in chosen:
+                        if (wrapper.qualname, wrapper.kind) in chosen:
+                            continue
+                        if wrapper.anchors or wrapper.path == caller.path:
                             chosen[(wrapper.qualname, wrapper.kind)] = wrapper
                             pending.append(wrapper)
         return tuple(chosen[key] for key in sorted(chosen))
-
-    @cached_property
-    def _names(self) -> re.Pattern[bytes]:
-        """Every short name as a whole word: one pass over a file finds those it names."""
-        names = sorted(self.by_short, key=len, reverse=True)
-        return re.compile(rb"\b(" + b"|".join(re.escape(n) for n in names) + rb")\b")
 
     @property
     def short_names(self) -> frozenset[str]:
