@@ -73,3 +73,46 @@ def test_an_edited_comment_or_unrelated_code_leaves_the_narrowed_text_alone() ->
 
 def test_a_file_ast_cannot_parse_is_not_narrowed() -> None:
     assert narrow("def broken(:\n", ENV_WORDS) is None
+
+
+HELPERS = textwrap.dedent(
+    """\
+    import os
+
+
+    def flag(name):
+        return os.environ.get(name, "0") == "1"
+
+
+    class Settings:
+        def label(self, kind):
+            return os.getenv(f"APP_{kind}_LABEL")
+
+        def size(self, value):
+            return os.environ.get("APP_SIZE", value)
+
+
+    def fused():
+        return flag("APP_FUSED")
+
+
+    def titled(settings):
+        return settings.label("MAIN")
+
+
+    def sized(settings):
+        return settings.size(4)
+    """
+)
+
+
+def test_the_first_narrowing_keeps_the_calls_of_helpers_that_read_by_a_parameter() -> None:
+    # `flag` and `label` read the variable their caller names: the functions that call
+    # them are kept at once, so finding them needs no second narrowing and parse.
+    # `size` reads a name of its own: its caller is not kept.
+    narrowed = narrow(HELPERS, ENV_WORDS)
+    assert narrowed is not None
+    kept = [line.strip() for line in narrowed.text.splitlines() if line.strip()]
+    assert 'return flag("APP_FUSED")' in kept
+    assert 'return settings.label("MAIN")' in kept
+    assert "return settings.size(4)" not in kept

@@ -120,6 +120,12 @@ class Source:
         lines = self.lines
         words = (*words, *_aliases(self.tree.body, words))
         mentions = self._mentions(words)
+        # The file's likely wrappers: their calls are kept from the start, so that the
+        # analysis finding them needs no second, wider parse.
+        readers = [n for n in _readers(self.tree.body, mentions) if n not in words]
+        if readers:
+            words = (*words, *readers)
+            mentions = self._mentions(words)
         # A read stored for later (`_X = os.environ.get(...)`, `self.x = ...`) is judged
         # where the stored name is used: keep those uses too.
         stored = [n for n in _stored(self.tree.body, mentions) if n not in words]
@@ -143,6 +149,70 @@ class Source:
             parts.pop()  # blanked lines at the end hold no position worth keeping
         anchors = build_anchors(self.tree, lines, keep.__getitem__)
         return Narrowed("".join(parts), anchors, self.functions, self.ambiguous, unfollowed)
+
+
+def _readers(body: Sequence[ast.stmt], mentions: list[int]) -> list[str]:
+    """The functions, at any depth, whose code mentions a word and reads by a parameter
+    (``get(name)``, ``environ[name]``, ``f"X_{name}"``): what may read the variable a
+    caller names."""
+    found: list[str] = []
+    for statement in body:
+        start, end = _span(statement)
+        if mentions[end] <= mentions[start - 1]:
+            continue
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            given = statement.args
+            params = {a.arg for a in (*given.posonlyargs, *given.args, *given.kwonlyargs)}
+            if _reads_by(statement, params - {"self", "cls"}):
+                found.append(statement.name)
+        for inner in _bodies(statement):
+            found += _readers(inner, mentions)
+    return found
+
+
+def _reads_by(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> bool:
+    """Whether ``function`` reads the environment by one of ``params`` (``get(name)``,
+    ``getenv(f"X_{name}")``, ``environ[name]``)."""
+    if not params:
+        return False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and node.args and _reading(node.func, _READ_METHODS):
+            first: ast.expr = node.args[0]
+        elif isinstance(node, ast.Subscript) and _reading(node.value, ()):
+            first = node.slice
+        else:
+            continue
+        if isinstance(first, ast.JoinedStr):
+            parts = [v.value for v in first.values if isinstance(v, ast.FormattedValue)]
+        else:
+            parts = [first]
+        if any(isinstance(part, ast.Name) and part.id in params for part in parts):
+            return True
+    return False
+
+
+_READ_METHODS = ("get", "pop", "setdefault")
+
+
+def _reading(callee: ast.expr, methods: Sequence[str]) -> bool:
+    """Whether ``callee`` names the environment or a read of it (``os.environ.get``,
+    ``getenv``, ``env.get``): a name with ``env`` in it, or one of ``methods`` on one."""
+    name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
+    if "env" in name.lower():
+        return True
+    return name in methods and isinstance(callee, ast.Attribute) and _reading(callee.value, ())
+
+
+def _bodies(statement: ast.stmt) -> Iterator[Sequence[ast.stmt]]:
+    """The statement lists directly inside a compound statement."""
+    for field in ("body", "orelse", "finalbody"):
+        inner = getattr(statement, field, None)
+        if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+            yield inner
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+    for case in getattr(statement, "cases", ()):
+        yield case.body
 
 
 def _stored(body: Sequence[ast.stmt], mentions: list[int]) -> list[str]:
