@@ -184,20 +184,26 @@ def test_a_stored_result_holds_only_if_the_files_own_wrappers_narrow_it_the_same
     assert [s.name for s in again.result.sites] == ["FUSED_B"]
 
 
+@pytest.fixture
+def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the scan analyses (parses and interprets), once per analysis."""
+    files: list[str] = []
+    original = scanner_work._analyse
+
+    def counting(task: FileTask, *args: Any) -> Any:
+        files.append(task.rel)
+        return original(task, *args)
+
+    monkeypatch.setattr(scanner_work, "_analyse", counting)
+    return files
+
+
 def test_a_file_that_defines_its_own_wrappers_is_analysed_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, analysed: list[str]
 ) -> None:
     # Its own rounds find `flag`; the scan's next round, which knows `flag` too,
     # takes the outcome stored for that instead of analysing the file again.
     tree = write_tree(tmp_path / "tree", {"mod.py": EDITED})
-    analysed: list[str] = []
-    original = scanner_work._analyse
-
-    def counting(task: FileTask, *args: Any) -> Any:
-        analysed.append(task.rel)
-        return original(task, *args)
-
-    monkeypatch.setattr(scanner_work, "_analyse", counting)
     cold = scan([tree], root=tree, jobs=1, cache_dir=tmp_path / "cache")
     assert analysed == ["mod.py"]
     assert (cold.stats.files_parsed, cold.stats.cache_hits) == (1, 0)
@@ -221,7 +227,7 @@ def only_defined(name):
 
 
 def test_helpers_nested_in_other_files_never_make_a_file_analysed_twice(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, analysed: list[str]
 ) -> None:
     # Each file calls a helper of its own that another file names the same way (and
     # defines a wrapper it never calls): no other file can call them, so the scan's
@@ -233,14 +239,6 @@ def test_helpers_nested_in_other_files_never_make_a_file_analysed_twice(
             "b.py": NESTED_HELPER.format(name="B_FUSED"),
         },
     )
-    analysed: list[str] = []
-    original = scanner_work._analyse
-
-    def counting(task: FileTask, *args: Any) -> Any:
-        analysed.append(task.rel)
-        return original(task, *args)
-
-    monkeypatch.setattr(scanner_work, "_analyse", counting)
     cold = scan([tree], root=tree, jobs=1, cache_dir=tmp_path / "cache")
     assert sorted(analysed) == ["a.py", "b.py"]
     assert [k.name for k in cold.knobs] == ["A_FUSED", "B_FUSED"]
