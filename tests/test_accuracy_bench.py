@@ -202,3 +202,22 @@ def test_primus_entries_are_judged_against_the_checkout_given() -> None:
     assert rows == {"vllm": 4, "primus": 1}
     assert "  deepspeed: 3 sites skipped (not scanned in this run)" in lines
     assert not any(line.startswith("  primus:") for line in lines)
+
+
+def test_the_generated_gates_benchmark_counts_every_draw_and_finds_none_wrong() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "generated_gates.py"), "--examples", "40"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert re.fullmatch(r"generated gates: 40 drawn \(seed 0\), [0-9.]+ s", lines[0])
+    counts = {}
+    for line in lines[1:5]:
+        found = re.fullmatch(r"  (\w+) +(\d+) +[0-9.]+% .*", line)
+        assert found is not None, line
+        counts[found.group(1)] = int(found.group(2))
+    assert list(counts) == ["switch", "value", "unknown", "wrong"]
+    assert sum(counts.values()) == 40 and counts["wrong"] == 0
