@@ -28,7 +28,7 @@ from scanner.syntax.locate import AnchorLocator, ProviderLocator
 from scanner.syntax.namespace import Symbols
 from scanner.syntax.scopes import ScopeNode, body_statements, param_list
 from scanner.syntax.symbols import collect_symbols
-from scanner.syntax.walk import nodes
+from scanner.syntax.walk import children, nodes
 
 # Module-level values worth computing as constants: literals and simple arithmetic on them.
 _CONSTANT_FORMS = (
@@ -311,27 +311,30 @@ _CALLED = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")  # a name called (not de
 
 def _tested_names(root: cst.CSTNode) -> set[tuple[str, str]]:
     """The names (store "global") and ``self`` attributes (store "attr") that ``root``
-    compares, branches on, or combines with and/or/not."""
+    compares, branches on, or combines with and/or/not (as ``narrow._tested_names`` finds
+    them in the ast, in one pass)."""
     found: set[tuple[str, str]] = set()
-    for node in nodes(root):
+    pending: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    while pending:
+        node, testing = pending.pop()
+        if testing:
+            if isinstance(node, cst.Name):
+                found.add((node.value, "global"))
+            elif (
+                isinstance(node, cst.Attribute)
+                and isinstance(node.value, cst.Name)
+                and node.value.value == "self"
+            ):
+                found.add((node.attr.value, "attr"))
         if isinstance(node, cst.If | cst.While | cst.IfExp | cst.Assert):
-            parts: list[cst.CSTNode] = [node.test]
-        elif isinstance(node, _TESTING) or (
-            isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)
-        ):
-            parts = [node]
-        else:
+            pending.extend((child, testing or child is node.test) for child in children(node))
             continue
-        for part in parts:
-            for inner in nodes(part):
-                if isinstance(inner, cst.Name):
-                    found.add((inner.value, "global"))
-                elif (
-                    isinstance(inner, cst.Attribute)
-                    and isinstance(inner.value, cst.Name)
-                    and inner.value.value == "self"
-                ):
-                    found.add((inner.attr.value, "attr"))
+        inside = (
+            testing
+            or isinstance(node, _TESTING)
+            or (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not))
+        )
+        pending.extend((child, inside) for child in children(node))
     return found
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from scanner.accessors import holds_word
+
 MAX_HOPS = 4  # re-exports followed from one module to the one defining the constant
 MAX_BYTES = 512 * 1024  # a module of constants is small; a bigger one is not read
 _CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")  # how modules spell constants
@@ -27,13 +29,8 @@ def _digest(data: bytes) -> str:
 
 
 def _mention(name: str, data: bytes | None) -> str:
-    found = data is not None and _word(name).search(data) is not None
+    found = data is not None and holds_word(data, name.encode())
     return f"names:{name}:{'yes' if found else 'no'}"
-
-
-@lru_cache(maxsize=1024)
-def _word(name: str) -> re.Pattern[bytes]:
-    return re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
 
 
 def still(path: Path, fact: str) -> bool:

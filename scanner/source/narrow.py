@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
+from scanner.accessors import ENVIRON, READ_CALLS, WRITE_CALLS
 from scanner.source.anchors import Anchors, build_anchors
 
 # A module constant worth keeping: a short expression of literals, names and operators.
@@ -191,7 +192,14 @@ def _reads_by(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]
     return False
 
 
-_READ_METHODS = ("get", "pop", "setdefault")
+# The methods of ``os.environ`` that take a variable's name first (get, pop, setdefault).
+_READ_METHODS = tuple(
+    sorted(
+        call.rsplit(".", 1)[1]
+        for call in (*READ_CALLS, *WRITE_CALLS)
+        if call.rsplit(".", 1)[0] == ENVIRON
+    )
+)
 
 
 def _reading(callee: ast.expr, methods: Sequence[str]) -> bool:
@@ -482,13 +490,9 @@ def _statements(statement: ast.stmt) -> Iterator[ast.stmt]:
     yield statement
     if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return
-    for block in ("body", "orelse", "finalbody", "handlers"):
-        for child in getattr(statement, block, ()):
-            if isinstance(child, ast.ExceptHandler):
-                for inner in child.body:
-                    yield from _statements(inner)
-            elif isinstance(child, ast.stmt):
-                yield from _statements(child)
+    for body in _bodies(statement):
+        for inner in body:
+            yield from _statements(inner)
 
 
 def _aliases(body: Sequence[ast.stmt], words: Sequence[str]) -> Iterator[str]:

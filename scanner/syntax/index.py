@@ -74,7 +74,7 @@ class Wrapper:
         re-exports it."""
         if path == self.path:
             return True
-        return any(a in data and _word(a).search(data) for a in self._anchor_bytes)
+        return any(holds_word(data, a) for a in self._anchor_bytes)
 
     @cached_property
     def _anchor_bytes(self) -> tuple[bytes, ...]:
@@ -91,16 +91,15 @@ class Wrapper:
 
 
 @lru_cache(maxsize=4096)
-def _word(name: str | bytes) -> re.Pattern[bytes]:
-    raw = name.encode() if isinstance(name, str) else name
-    return re.compile(rb"\b" + re.escape(raw) + rb"\b")
-
-
-@lru_cache(maxsize=4096)
 def _called(name: bytes) -> re.Pattern[bytes]:
     """``name(`` (a call, a constructor, not a definition), or ``name as`` (an import
     under another name)."""
     return re.compile(rb"(?<!def )(?<!class )\b" + re.escape(name) + rb"(?:\s*\(|\s+as\b)")
+
+
+def _calls(data: bytes, name: bytes) -> bool:
+    """Whether ``data`` calls ``name`` (or imports it under another name)."""
+    return holds_word(data, name) and _called(name).search(data) is not None
 
 
 @lru_cache(maxsize=1024)
@@ -146,7 +145,7 @@ class WrapperIndex:
         if not self.by_short:
             return ()
         for short in self.by_short:
-            if not holds_word(data, short) or not _called(short).search(data):
+            if not _calls(data, short):
                 continue  # named, but never called nor imported under another name
             chosen.update(
                 ((w.qualname, w.kind), w)
@@ -158,13 +157,14 @@ class WrapperIndex:
             caller = pending.pop()
             source = caller.source.encode()
             for short, group in self.by_short.items():
-                if holds_word(source, short) and _called(short).search(source):
-                    for wrapper in group:
-                        if (wrapper.qualname, wrapper.kind) in chosen:
-                            continue
-                        if wrapper.anchors or wrapper.path == caller.path:
-                            chosen[(wrapper.qualname, wrapper.kind)] = wrapper
-                            pending.append(wrapper)
+                if not _calls(source, short):
+                    continue
+                for wrapper in group:
+                    key = (wrapper.qualname, wrapper.kind)
+                    # A function nested in another (no anchors) is called only in its file.
+                    if key not in chosen and (wrapper.anchors or wrapper.path == caller.path):
+                        chosen[key] = wrapper
+                        pending.append(wrapper)
         return tuple(chosen[key] for key in sorted(chosen))
 
     @property
