@@ -29,7 +29,8 @@ from scanner import ScanResult
     default="sh",
     show_default=True,
     help="sh: a file to source; dotenv: a Docker Compose env file; json; github: lines for "
-    "$GITHUB_ENV; config: the trainer-config overlay (YAML).",
+    "$GITHUB_ENV; config: the trainer-config overlay (YAML); megatron-args: the Megatron keys "
+    "as Megatron-LM command-line flags (a bash array); primus: a Primus experiment overlay.",
 )
 @click.option(
     "--unset-others",
@@ -68,6 +69,7 @@ def export_command(
     \b
       knobs export --profile bitwise > env.sh && . ./env.sh
       knobs export --profile bitwise --format config > overlay.yaml
+      knobs export --profile bitwise --format megatron-args > megatron-args.sh
       knobs export --profile bitwise --check-env || exit 1
     """
     if check_env and output is not None:
@@ -86,7 +88,7 @@ def export_command(
             for difference in found:
                 click.echo(difference.render())
             sys.exit(ExitCode.DRIFT if found else ExitCode.OK)
-        text = render(Export(resolved, display, unset, unset_others), fmt)
+        text = render(Export(resolved, display, unset, unset_others), fmt, registry.config)
     except RegistryError as error:  # the project's pyproject.toml, read for --scan
         fail_on_registry(error)
     except (ProfileError, ExportError) as exc:

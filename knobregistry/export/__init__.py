@@ -1,4 +1,5 @@
-"""Render a resolved profile: sh, dotenv, json, github ($GITHUB_ENV) or config (YAML overlay).
+"""Render a resolved profile: sh, dotenv, json, github ($GITHUB_ENV), config (YAML overlay),
+megatron-args (Megatron-LM flags) or primus (a Primus experiment overlay).
 
 Every renderer is a pure function of an `Export`; output is byte-identical from
 run to run (sorted, no timestamps).
@@ -6,13 +7,16 @@ run to run (sorted, no timestamps).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from knobregistry.export.common import POSIX_NAME, Export, ExportError, check_variables
 from knobregistry.export.dotenv import dotenv_quote, render_dotenv
 from knobregistry.export.github import render_github
+from knobregistry.export.megatron_args import render_megatron_args
+from knobregistry.export.primus import render_primus
 from knobregistry.export.shell import render_sh, sh_quote
 from knobregistry.export.structured import render_config, render_json
+from knobregistry.registry.model import ConfigKey
 
 RENDERERS: dict[str, Callable[[Export], str]] = {
     "sh": render_sh,
@@ -21,11 +25,23 @@ RENDERERS: dict[str, Callable[[Export], str]] = {
     "github": render_github,
     "config": render_config,
 }
-FORMATS = tuple(RENDERERS)
+# The launcher's forms of the config keys, which need each key's registry entry.
+KEYED_RENDERERS: dict[str, Callable[[Export, Mapping[str, ConfigKey]], str]] = {
+    "megatron-args": render_megatron_args,
+    "primus": render_primus,
+}
+FORMATS = (*RENDERERS, *KEYED_RENDERERS)
 
 
-def render(export: Export, fmt: str = "sh") -> str:
-    """The file for ``fmt``; raises ExportError for what the format cannot hold."""
+def render(
+    export: Export, fmt: str = "sh", config_keys: Mapping[str, ConfigKey] | None = None
+) -> str:
+    """The file for ``fmt``; raises ExportError for what the format cannot hold.
+
+    ``config_keys`` are the registry's `config:` entries (backend, default, argument).
+    """
+    if fmt in KEYED_RENDERERS:
+        return KEYED_RENDERERS[fmt](export, config_keys or {})
     if fmt not in RENDERERS:
         raise ExportError(f"unknown format '{fmt}'; the formats are {', '.join(FORMATS)}.")
     if fmt != "config":
