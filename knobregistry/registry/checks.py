@@ -11,7 +11,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 from knobregistry.registry.document import Document
-from knobregistry.registry.model import RegistryProblem
+from knobregistry.registry.model import RegistryProblem, cut
 
 
 def semantic_problems(doc: Document) -> list[RegistryProblem]:
@@ -27,12 +27,18 @@ def semantic_problems(doc: Document) -> list[RegistryProblem]:
             problems.append(
                 doc.problem(
                     ("external", name),
-                    f"'{name}' is also registered under knobs; keep it in one place: under "
+                    f"'{cut(name)}' is also registered under knobs; keep it in one place: under "
                     "knobs if the scanned code reads it, under external if only a library does.",
                 )
             )
     problems.extend(_profile_references(doc, _mapping(data.get("profiles")), data))
     return problems
+
+
+def _few(names: list[str], most: int = 10) -> str:
+    """Up to ``most`` names, quoted, and how many more."""
+    shown = ", ".join(f"'{cut(n)}'" for n in names[:most]) or "none"
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -49,7 +55,7 @@ def _scan_paths(doc: Document, scan: Any) -> Iterator[RegistryProblem]:
         ):
             yield doc.problem(
                 ("scan", "paths", index),
-                f"'{path}' is an absolute path; write it relative to the registry's folder, "
+                f"'{cut(path)}' is an absolute path; write it relative to the registry's folder, "
                 "so the registry works in every checkout.",
             )
 
@@ -85,16 +91,16 @@ def _profile_references(
             if parent in profiles:
                 parents[name] = parent
             else:
-                known = ", ".join(f"'{p}'" for p in profiles) or "none"
+                known = _few(list(profiles))
                 yield doc.problem(
                     ("profiles", name, "extends"),
-                    f"no profile is named '{parent}'; the profiles are {known}.",
+                    f"no profile is named '{cut(parent)}'; the profiles are {known}.",
                 )
         for key in _mapping(profile.get("config")):
             if key not in declared_config:
                 yield doc.problem(
                     ("profiles", name, "config", key),
-                    f"the config key '{key}' is not declared; add it under the top-level "
+                    f"the config key '{cut(key)}' is not declared; add it under the top-level "
                     "`config` with its backend and description.",
                 )
     yield from _cycles(doc, parents)
@@ -116,7 +122,7 @@ def _cycles(doc: Document, parents: dict[str, str]) -> Iterator[RegistryProblem]
         lead = min(range(len(cycle)), key=lambda i: order.index(cycle[i]))
         cycle = cycle[lead:] + cycle[:lead]  # start at the member that comes first in the file
         reported.update(cycle)
-        shown = " -> ".join([*cycle, cycle[0]])
+        shown = " -> ".join(cut(p) for p in [*cycle, cycle[0]])
         yield doc.problem(
             ("profiles", cycle[0], "extends"),
             f"profiles extend each other in a cycle ({shown}); remove one of these `extends`.",

@@ -1,13 +1,17 @@
 """YAML text to plain data, with the line and column of every key.
 
-PyYAML is used only to compose nodes with SafeLoader (no object construction);
-this module turns the nodes into dicts, lists and scalars itself, so that it can
-record positions and refuse what PyYAML would silently accept: duplicate keys,
-tags other than YAML's core ones, alias bombs.
+PyYAML is used only to compose nodes with its safe loaders (no object
+construction), after compose.py has bounded the document's depth and size; this
+module turns the nodes into dicts, lists and scalars itself, so that it can record
+positions and refuse what PyYAML would silently accept: duplicate keys, tags other
+than YAML's core ones, alias bombs, lone surrogates (`"\\ud800"`, which no UTF-8
+file, terminal or environment can hold). Messages quote at most EXCERPT_CHARS of
+the file's text.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -18,11 +22,25 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from knobregistry.registry.model import KeyPath, RegistryError, RegistryProblem, nearest_position
+from knobregistry.files import FileError, read_bytes
+from knobregistry.registry.compose import (
+    MAX_DEPTH,
+    MAX_NODES,
+    TooBig,
+    compose,
+    too_deep,
+    too_many_values,
+)
+from knobregistry.registry.model import (
+    KeyPath,
+    RegistryError,
+    RegistryProblem,
+    cut,
+    nearest_position,
+)
 
-MAX_BYTES = 8 * 1024 * 1024
-MAX_NODES = 100_000
-MAX_DEPTH = 64
+MAX_BYTES = 8 * 1024 * 1024  # read no more: a registry is a few hundred kilobytes at most
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _CORE = "tag:yaml.org,2002:"
 _SCALAR_TAGS = frozenset(_CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp"))
@@ -55,15 +73,9 @@ def read_document(file: Path, display: str | None = None) -> Document:
     """Read and parse a registry file; raises RegistryError when it cannot be parsed."""
     shown = display if display is not None else file.as_posix()
     try:
-        size = file.stat().st_size
-        if size > MAX_BYTES:
-            raise _fatal(
-                shown, 0, 0, f"the file is {size} bytes; a registry is at most {MAX_BYTES}."
-            )
-        data = file.read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise _fatal(shown, 0, 0, f"cannot read the registry: {reason}.") from exc
+        data = read_bytes(file, MAX_BYTES)
+    except FileError as exc:
+        raise _fatal(shown, 0, 0, f"cannot read the registry: {exc.reason}.") from exc
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -78,7 +90,9 @@ def parse_document(text: str, path: str = "registry.yaml") -> Document:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = compose(text)
+    except TooBig as exc:
+        raise _fatal(path, exc.line, exc.column, exc.message) from None
     except yaml.MarkedYAMLError as exc:
         raise _yaml_error(path, exc) from exc
     except yaml.reader.ReaderError as exc:
@@ -95,9 +109,8 @@ def parse_document(text: str, path: str = "registry.yaml") -> Document:
     converter.positions[()] = _pos(root)
     try:
         data = converter.convert(root, (), 0)
-    except _TooBig as exc:
-        line, column = _pos(exc.node)
-        raise _fatal(path, line, column, exc.message) from None
+    except TooBig as exc:
+        raise _fatal(path, exc.line, exc.column, exc.message) from None
     return Document(
         path=path,
         data=data,
@@ -133,11 +146,19 @@ def _pos(node: Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-class _TooBig(Exception):
-    def __init__(self, node: Node, message: str) -> None:
-        super().__init__(message)
-        self.node = node
-        self.message = message
+def _too_big(node: Node, message: str) -> TooBig:
+    return TooBig(*_pos(node), message)
+
+
+def _surrogate_message(text: str, what: str) -> str | None:
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    return (
+        f"the {what} holds a lone surrogate ({found.group()!r}), half of a UTF-16 pair, which "
+        "no UTF-8 file or environment can hold; write the character itself, or escape it as "
+        "\\U and eight hex digits."
+    )
 
 
 class _Converter:
@@ -158,18 +179,16 @@ class _Converter:
     def convert(self, node: Node, path: KeyPath, depth: int) -> Any:
         self.count += 1
         if self.count > MAX_NODES:
-            raise _TooBig(
-                node,
-                f"the document expands to more than {MAX_NODES} values; "
-                "remove the aliases that repeat large parts of it.",
-            )
+            raise _too_big(node, too_many_values())
         if depth > MAX_DEPTH:
-            raise _TooBig(node, f"the document nests deeper than {MAX_DEPTH} levels.")
+            raise _too_big(node, too_deep())
         if isinstance(node, ScalarNode):
             return self.scalar(node, path)
         if isinstance(node, SequenceNode):
             if node.tag != _SEQ_TAG:
-                self.problem(node, path, f"the tag {_tag(node.tag)} is not allowed; remove it.")
+                self.problem(
+                    node, path, f"the tag {cut(_tag(node.tag))} is not allowed; remove it."
+                )
             items = []
             for index, child in enumerate(node.value):
                 item_path = (*path, index)
@@ -178,17 +197,20 @@ class _Converter:
             return items
         assert isinstance(node, MappingNode)
         if node.tag != _MAP_TAG:
-            self.problem(node, path, f"the tag {_tag(node.tag)} is not allowed; remove it.")
+            self.problem(node, path, f"the tag {cut(_tag(node.tag))} is not allowed; remove it.")
         return self.mapping(node, path, depth)
 
     def scalar(self, node: ScalarNode, path: KeyPath) -> Any:
-        if node.style is None:
+        if not node.style:  # plain: None from PyYAML, '' from libyaml
             self.raw[path] = node.value
+        surrogate = _surrogate_message(node.value, "value")
+        if surrogate is not None:
+            self.problem(node, path, surrogate)
         if node.tag not in _SCALAR_TAGS:
             self.problem(
                 node,
                 path,
-                f"the tag {_tag(node.tag)} is not allowed; "
+                f"the tag {cut(_tag(node.tag))} is not allowed; "
                 "a registry holds only plain strings, numbers, booleans and dates.",
             )
             return node.value
@@ -201,6 +223,8 @@ class _Converter:
         return value
 
     def mapping(self, node: MappingNode, path: KeyPath, depth: int) -> dict[str, Any]:
+        if depth > MAX_DEPTH:  # merge keys nest too: `&a {<<: *a}` would recurse forever
+            raise _too_big(node, too_deep())
         result: dict[str, Any] = {}
         explicit = [(k, v) for k, v in node.value if k.tag != _MERGE_TAG]
         # Merge keys (`<<: *anchor`): explicit keys win, and earlier sources win over later.
@@ -215,7 +239,7 @@ class _Converter:
                 self.problem(
                     key_node,
                     key_path,
-                    f"duplicate key: '{key}' is already defined on "
+                    f"duplicate key: '{cut(key)}' is already defined on "
                     f"line {seen[key]}, and YAML would silently keep only the last one. "
                     "Merge the two entries into one.",
                 )
@@ -247,10 +271,15 @@ class _Converter:
         if not isinstance(node, ScalarNode):
             self.problem(node, path, "a key must be a plain string, not a mapping or a list.")
             return "<complex key>"
+        surrogate = _surrogate_message(node.value, "key")
+        if surrogate is not None:
+            self.problem(node, (*path, node.value), surrogate)
         if node.tag == _CORE + "str":
             return str(node.value)
         if node.tag not in _SCALAR_TAGS:
-            self.problem(node, (*path, node.value), f"the tag {_tag(node.tag)} is not allowed.")
+            self.problem(
+                node, (*path, node.value), f"the tag {cut(_tag(node.tag))} is not allowed."
+            )
             return str(node.value)
         try:
             value = self.constructor.construct_object(node)
@@ -261,8 +290,8 @@ class _Converter:
             self.problem(
                 node,
                 (*path, node.value),
-                f"YAML reads the key {node.value} as a "
-                f"{_KIND.get(kind, kind)}, not a string; quote it: '{node.value}'.",
+                f"YAML reads the key {cut(node.value)} as a "
+                f"{_KIND.get(kind, kind)}, not a string; quote it: '{cut(node.value)}'.",
             )
         return str(node.value)
 

@@ -21,6 +21,19 @@ KeyPath: TypeAlias = tuple[str | int, ...]
 JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+EXCERPT_CHARS = 60  # the most of a file's own text that one message quotes
+
+
+def cut(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text``, or its first ``limit`` characters and `...`: a message never echoes a file."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def quote(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``repr(text)``; a longer text is cut to ``limit`` characters and its length given."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 class Triage(str, Enum):
@@ -82,15 +95,18 @@ class Sweep(str, Enum):
 
 
 def format_key_path(key_path: KeyPath) -> str:
-    """Render a key path as `knobs.NAME.triage`, `scan.paths[0]` or `config["debug.seed"]`."""
+    """Render a key path as `knobs.NAME.triage`, `scan.paths[0]` or `config["debug.seed"]`.
+
+    A key longer than EXCERPT_CHARS is shown cut, in brackets: `knobs["XXXX..."]`.
+    """
     out = ""
     for part in key_path:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _PLAIN_KEY.match(part):
+        elif _PLAIN_KEY.match(part) and len(part) <= EXCERPT_CHARS:
             out += f".{part}" if out else part
         else:
-            out += f"[{json.dumps(part)}]"
+            out += f"[{json.dumps(cut(part))}]"
     return out
 
 

@@ -15,7 +15,7 @@ from jsonschema.exceptions import ValidationError
 
 from knobregistry.registry.checks import semantic_problems
 from knobregistry.registry.document import Document
-from knobregistry.registry.model import KeyPath, RegistryProblem
+from knobregistry.registry.model import KeyPath, RegistryProblem, cut, quote
 
 _TYPE_NAMES = {
     "object": "a mapping",
@@ -95,7 +95,7 @@ def _message(doc: Document, path: KeyPath, error: ValidationError) -> str:
         message = f"expected {_or(_TYPE_NAMES.get(n, n) for n in names)}, got {got}"
         raw = doc.raw.get(path)
         if "string" in names and raw and not isinstance(value, (str, dict, list)):
-            message += f"; quote it to keep it a string: {json.dumps(raw)}"
+            message += f"; quote it to keep it a string: {json.dumps(cut(raw))}"
         return message
     if keyword == "enum":
         options = list(expected)
@@ -154,13 +154,13 @@ def _got(doc: Document, path: KeyPath, value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if value is None:
-        return "nothing" if not raw else f"{raw} (null)"
+        return "nothing" if not raw else f"{cut(raw)} (null)"
     if isinstance(value, str):
-        return repr(value)
+        return quote(value)
     if raw is not None and raw != _literal(value) and isinstance(value, bool):
-        return repr(raw)
+        return quote(raw)
     kind = {bool: "the boolean", int: "the integer", float: "the number"}.get(type(value), "")
-    return f"{kind} {raw if raw is not None else _literal(value)}".strip()
+    return f"{kind} {cut(raw) if raw is not None else _literal(value)}".strip()
 
 
 def _literal(value: Any) -> str:
@@ -169,8 +169,8 @@ def _literal(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, str):
-        return repr(value)
-    return str(value)
+        return quote(value)
+    return cut(str(value))
 
 
 def _listing(values: Iterable[Any]) -> str:

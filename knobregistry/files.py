@@ -1,0 +1,76 @@
+"""Reading the files people commit: regular files only, never more than a limit.
+
+A registry, doc or baseline path may name a FIFO (an open would wait forever for
+a writer), `/dev/zero` (a read would never end) or a folder; each is refused
+with a reason instead. The file is opened without blocking and checked with
+fstat on the open descriptor, so a path swapped after the check is caught too.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+MAX_BYTES = 8 * 1024 * 1024
+
+
+class FileError(Exception):
+    """A file that cannot be read or written; ``reason`` says why, as a sentence fragment."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path.as_posix()}: {reason}")
+        self.path = path
+        self.reason = reason
+
+    def message(self, verb: str, shown: str) -> str:
+        """`cannot VERB SHOWN: REASON.`, for a command to print."""
+        return f"cannot {verb} {shown}: {self.reason}."
+
+
+def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of the regular file ``path``; raises FileError past ``limit`` bytes."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise FileError(path, reason(exc)) from exc
+    with os.fdopen(descriptor, "rb") as file:
+        try:
+            mode = os.fstat(descriptor).st_mode
+            if not stat.S_ISREG(mode):
+                raise FileError(path, not_regular(mode))
+            data = file.read(limit + 1)
+        except OSError as exc:
+            raise FileError(path, reason(exc)) from exc
+    if len(data) > limit:
+        raise FileError(path, f"it is larger than {limit} bytes")
+    return data
+
+
+def read_text(path: Path, limit: int = MAX_BYTES) -> str:
+    """The UTF-8 text of the regular file ``path``; raises FileError (not UTF-8 included)."""
+    data = read_bytes(path, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FileError(path, f"it is not UTF-8 text (line {line}); save it as UTF-8") from exc
+
+
+def reason(exc: OSError) -> str:
+    """What went wrong, in words: `Permission denied`, `No space left on device`."""
+    return exc.strerror or str(exc)
+
+
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def not_regular(mode: int) -> str:
+    """Why a path that is not a regular file is refused: `it is a device, not a regular file`."""
+    return f"it is {_KINDS.get(stat.S_IFMT(mode), 'something')}, not a regular file"
