@@ -16,7 +16,7 @@ $(VENV)/.core: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.core
-	$(PIP) -e '.[dev,megatron,examples]'
+	$(PIP) -e '.[dev,megatron,examples,torchtitan]'
 	touch $@
 
 $(VENV)/.examples: $(VENV)/.core
