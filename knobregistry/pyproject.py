@@ -7,11 +7,13 @@ Light on purpose (no registry, no schema): `knobs scan` reads it too.
 registry = "conf/registry.yaml"       # where commands find the registry
 launch_facts = ["MYLAUNCHER_*"]       # more variables the launcher sets
 accessors = ["read_knob"]             # more callables that read the variable they name
+printed_writes = ['export:(?P<name>\\w+)=(?P<value>.*)']  # lines a launcher prints to export
 ```
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -42,12 +44,16 @@ class ScannerSettings:
 
     launch_facts: tuple[str, ...] = ()  # variable-name globs the launcher sets
     accessors: tuple[str, ...] = ()  # callables that read the variable their argument names
+    # Regular expressions (groups ``name``, ``value``) of lines launcher scripts print for
+    # their runner to export, besides Primus's ``env.NAME=VALUE``.
+    printed_writes: tuple[str, ...] = ()
 
     def merged(self, other: ScannerSettings) -> ScannerSettings:
         """Both settings, ``self``'s first, each pattern or name once."""
         return ScannerSettings(
             launch_facts=tuple(dict.fromkeys((*self.launch_facts, *other.launch_facts))),
             accessors=tuple(dict.fromkeys((*self.accessors, *other.accessors))),
+            printed_writes=tuple(dict.fromkeys((*self.printed_writes, *other.printed_writes))),
         )
 
 
@@ -98,6 +104,7 @@ def settings_of(table: dict[str, Any] | None, shown: str) -> ScannerSettings:
     return ScannerSettings(
         launch_facts=_names(table, "launch_facts", shown),
         accessors=_names(table, "accessors", shown),
+        printed_writes=_names(table, "printed_writes", shown),
     )
 
 
@@ -115,7 +122,11 @@ def project_settings(start: Path) -> ScannerSettings:
     return ScannerSettings()
 
 
-_EXAMPLES = {"launch_facts": '["MYLAUNCHER_*"]', "accessors": '["read_knob"]'}
+_EXAMPLES = {
+    "launch_facts": '["MYLAUNCHER_*"]',
+    "accessors": '["read_knob"]',
+    "printed_writes": "['export:(?P<name>\\w+)=(?P<value>.*)']",
+}
 
 
 def _names(table: dict[str, Any], key: str, shown: str) -> tuple[str, ...]:
@@ -132,6 +143,21 @@ def _names(table: dict[str, Any], key: str, shown: str) -> tuple[str, ...]:
                 f"[tool.knobs] accessors: '{bad[0]}' is not a name; give the name the callable "
                 "is called by, without its module (read_knob).",
             )
+    if key == "printed_writes":
+        for pattern in value:
+            try:
+                groups = re.compile(pattern).groupindex
+            except re.error as exc:
+                raise problem(
+                    shown,
+                    f"[tool.knobs] printed_writes: '{pattern}' is not a regular expression: {exc}.",
+                ) from None
+            if not {"name", "value"} <= set(groups):
+                raise problem(
+                    shown,
+                    f"[tool.knobs] printed_writes: '{pattern}' needs the groups (?P<name>...) "
+                    "and (?P<value>...).",
+                )
     return tuple(value)
 
 

@@ -21,6 +21,9 @@ class ReadKind(str, Enum):
     WRAPPER = "wrapper"  # a call to a wrapper function of the scanned tree
     ACCESSOR = "accessor"  # a call to an accessor named like getenv, from any module
     DESCRIPTOR = "descriptor"  # a constructor call of a class that keeps the name and reads it
+    EXPANSION = "expansion"  # shell: $N, ${N}, ${N:-d}, ${N:=d}, [[ -v N ]]
+    REQUIRED = "required"  # shell ${N:?msg}, YAML ${N}: the run stops when N is unset
+    INTERPOLATION = "interpolation"  # YAML: ${N:d}, ${N:-d} in a value, read when loaded
 
 
 class GateKind(str, Enum):
@@ -49,6 +52,10 @@ class WriteKind(str, Enum):
     DELETE = "del"
     PUTENV = "putenv"
     UNSETENV = "unsetenv"
+    EXPORT = "export"  # shell: export N=v, declare -x N=v
+    PREFIX = "prefix"  # shell: N=v command (for that command only)
+    UNSET = "unset"  # shell: unset N
+    PRINTED = "printed"  # a line a hook prints for its runner to export (env.N=v)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,6 +78,7 @@ class Gate:
     on_values: tuple[str, ...] = ()
     polarity: Polarity = Polarity.ENABLE
     reason: str | None = None
+    choices: tuple[str, ...] = ()  # the values a dispatch names (shell ``case`` patterns)
 
 
 VALUE_GATE = Gate(kind=GateKind.VALUE)
@@ -93,9 +101,9 @@ class Site:
     kind: ReadKind
     default: str | None  # the value the read falls back to when unset, as a string
     gate: Gate
-    function: str  # qualified name of the enclosing scope: Class.method, <module>
+    function: str  # the enclosing scope: Class.method, <module>; a YAML value's key path
     via: str | None = None  # qualified name of the wrapper, for wrapper calls
-    language: str = "python"
+    language: str = "python"  # "python", "shell" or "yaml"
 
     @property
     def default_on(self) -> bool | None:
@@ -165,6 +173,10 @@ class Write:
     value: str | None = None  # the value written, when it is a known string
     via: str | None = None  # the setter function, for a call of one
     language: str = "python"
+    # The condition the write sits under, as its source text, and as the values of other
+    # variables that imply it (``when``: empty unless the whole condition is such equalities).
+    condition: str | None = None
+    when: tuple[tuple[str, str], ...] = ()
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

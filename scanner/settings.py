@@ -12,3 +12,6 @@ class Settings:
     match: tuple[str, ...] = ()  # shell-style patterns of the variables to report
     launch_facts: tuple[str, ...] = ()  # more launcher-set variables (patterns)
     accessors: tuple[str, ...] = ()  # more callables to take as accessors, by name
+    # Regular expressions, with groups ``name`` and ``value``, of lines a launcher script
+    # prints for its runner to export (besides Primus's ``env.NAME=VALUE``).
+    printed_writes: tuple[str, ...] = ()

@@ -91,9 +91,11 @@ def test_registered_as_decided_it_passes_and_stays_decided(root: Path) -> None:
 def test_the_scan_table_shows_a_question_mark_and_the_reason(root: Path) -> None:
     result = run_knobs("scan", "pkg", cwd=root)
     assert result.stdout == (
-        "knob          default   on by default?   polarity   off value   sites\n" + "─" * 78 + "\n"
-        "X_FAST_PATH   -         ?                -          -           pkg/flags.py:9\n"
-        "X_FUSED       '1'       ?                -          -           pkg/flags.py:5\n"
+        "knob          default   on by default?   polarity   off value   read in   sites\n"
+        + "─" * 88
+        + "\n"
+        "X_FAST_PATH   -         ?                -          -           py        pkg/flags.py:9\n"
+        "X_FUSED       '1'       ?                -          -           py        pkg/flags.py:5\n"
         "undecided X_FAST_PATH: it decides a branch through parse_flag(), which is not followed "
         "(pkg/flags.py:9)\n"
         "undecided X_FUSED: it goes through str2bool(), which is not followed (pkg/flags.py:5)\n"

@@ -38,12 +38,12 @@ TREE = {
 }
 
 TABLE = """\
-knob                      default   on by default?   polarity   off value   sites
-──────────────────────────────────────────────────────────────────────────────────────────
-PRIMUS_BLOCK              '64'      value            -          -           pkg/model.py:7
-PRIMUS_DUMP               -         no               enable     -           pkg/model.py:8
-PRIMUS_HC_TRITON          '1'       yes              enable     '0'         pkg/model.py:5
-PRIMUS_V4_ROUTER_TRITON   'True'    yes              enable     '0'         pkg/model.py:6
+knob                      default   on by default?   polarity   off value   read in   sites
+────────────────────────────────────────────────────────────────────────────────────────────────────
+PRIMUS_BLOCK              '64'      value            -          -           py        pkg/model.py:7
+PRIMUS_DUMP               -         no               enable     -           py        pkg/model.py:8
+PRIMUS_HC_TRITON          '1'       yes              enable     '0'         py        pkg/model.py:5
+PRIMUS_V4_ROUTER_TRITON   'True'    yes              enable     '0'         py        pkg/model.py:6
 
 dynamic reads (name not resolved):
   pkg/model.py:11:5: os.environ.get(f"PRIMUS_{kind}")
@@ -98,6 +98,7 @@ def test_json_golden(tree: Path) -> None:
                             *("1", "true", "yes", "on", "True", "TRUE", "Yes", "YES", "On", "ON"),
                             *("false", "no", "off", "False", "FALSE", "No", "NO", "Off", "OFF", ""),
                         ],
+                        "choices": [],
                     }
                 ],
                 "kind": "boolean",

@@ -47,6 +47,7 @@ SCANNER_LAYERS = {
     "scanner.source": 1,  # reading files and narrowing them (ast only)
     "scanner.syntax": 2,  # the libcst tree: walking it, symbols, reads, events
     "scanner.interpret": 3,  # the interpreter that judges a gate
+    "scanner.launcher": 3,  # shell scripts and YAML configs: the launcher layers
     "scanner.run": 4,  # running files, pooling and caching them, the scan itself
     "scanner": 5,  # the public API
 }

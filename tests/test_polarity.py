@@ -163,14 +163,14 @@ def test_launch_facts_can_be_registered_as_exempt(root: Path) -> None:
 
 
 TABLE = """\
-knob                   default   on by default?   polarity   off value   sites
-───────────────────────────────────────────────────────────────────────────────────────
-MASTER_PORT            '29500'   launch           -          -           pkg/fused.py:8
-RANK                   '0'       launch           -          -           pkg/fused.py:6
-WORLD_SIZE             -         launch           -          -           pkg/fused.py:7
-X_DISABLE_FUSED_ADAM   '0'       no               disable    '0'         pkg/fused.py:3
-X_FP8                  '0'       no               enable     '0'         pkg/fused.py:5
-X_HC_TRITON            '1'       yes              enable     '0'         pkg/fused.py:4
+knob                   default   on by default?   polarity   off value   read in   sites
+─────────────────────────────────────────────────────────────────────────────────────────────────
+MASTER_PORT            '29500'   launch           -          -           py        pkg/fused.py:8
+RANK                   '0'       launch           -          -           py        pkg/fused.py:6
+WORLD_SIZE             -         launch           -          -           py        pkg/fused.py:7
+X_DISABLE_FUSED_ADAM   '0'       no               disable    '0'         py        pkg/fused.py:3
+X_FP8                  '0'       no               enable     '0'         py        pkg/fused.py:5
+X_HC_TRITON            '1'       yes              enable     '0'         py        pkg/fused.py:4
 
 6 knobs (1 on by default), 0 dynamic reads, 0 errors; 2 files scanned.
 """

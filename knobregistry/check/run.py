@@ -99,6 +99,7 @@ def scan_scope(
         cache_dir=default_cache_dir(),
         launch_facts=settings.launch_facts,
         accessors=settings.accessors,
+        printed_writes=settings.printed_writes,
     )
 
 

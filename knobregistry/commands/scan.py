@@ -14,6 +14,7 @@ from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.report.scan_json import render_scan_json
 from knobregistry.report.scan_table import render_scan_table
 from scanner import scan
+from scanner.source.files import DEFAULT_INCLUDE
 
 
 @click.command("scan")
@@ -36,6 +37,16 @@ from scanner import scan
     "('_triton_v1'), a pattern with '/' matches the path. Repeatable.",
 )
 @click.option(
+    "--include",
+    "-i",
+    multiple=True,
+    metavar="GLOB",
+    help="Scan only files found in folders whose name matches this glob (default: "
+    + ", ".join(f"'{g}'" for g in DEFAULT_INCLUDE)
+    + "; files without an extension whose first line names a shell are shell scripts). "
+    "Repeatable.",
+)
+@click.option(
     "--format",
     "-f",
     "fmt",
@@ -49,6 +60,7 @@ def scan_command(
     paths: tuple[Path, ...],
     match: tuple[str, ...],
     exclude: tuple[str, ...],
+    include: tuple[str, ...],
     fmt: str,
     cache_dir: Path | None,
     no_cache: bool,
@@ -56,8 +68,10 @@ def scan_command(
 ) -> None:
     """Find every environment read under PATHS, with its default and its off switch.
 
-    Each knob is listed with the default its code falls back to, whether the
-    gate is on when the variable is unset, and the value that turns it off.
+    Python code, launcher shell scripts and YAML configs (${VAR:default} values) are
+    all read; each knob says in which of these layers it is read. Each knob is
+    listed with the default its code falls back to, whether the gate is on when the
+    variable is unset, and the value that turns it off.
     Reads whose variable name cannot be resolved are listed as dynamic; files
     that cannot be read or parsed are listed as errors, and the scan goes on.
     The launch facts and accessors that `[tool.knobs]` of the nearest
@@ -69,12 +83,14 @@ def scan_command(
         usage_error("scan", str(exc))
     result = scan(
         paths,
+        include=include or DEFAULT_INCLUDE,
         exclude=exclude,
         match=match,
         cache_dir=chosen_cache_dir(cache_dir, no_cache),
         jobs=jobs,
         launch_facts=settings.launch_facts,
         accessors=settings.accessors,
+        printed_writes=settings.printed_writes,
     )
     for note in result.notes:
         click.echo(f"knobs scan: note: {note}", err=True)

@@ -27,6 +27,7 @@ def site_json(site: Site) -> dict[str, Any]:
         "on_value": site.gate.on_value,
         "off_values": list(site.gate.off_values),
         "on_values": list(site.gate.on_values),
+        "choices": list(site.gate.choices),
     }
 
 
@@ -71,6 +72,8 @@ def _write(write: Write) -> dict[str, Any]:
         "function": write.function,
         "via": write.via,
         "language": write.language,
+        "condition": write.condition,
+        "when": dict(write.when),
     }
 
 

@@ -41,6 +41,15 @@ def shown(value: str | None) -> str:
     return repr(value)
 
 
+LAYERS = {"python": "py", "shell": "sh", "yaml": "yaml"}
+
+
+def layers(knob: Knob) -> str:
+    """Where the knob is read: ``py``, ``sh``, ``yaml``, joined by ``+``."""
+    found = {s.language for s in knob.sites}
+    return "+".join(short for language, short in LAYERS.items() if language in found)
+
+
 def _sites(knob: Knob) -> str:
     first = knob.sites[0]
     more = len(knob.sites) - 1
@@ -56,6 +65,7 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
         table.add_column("on by default?", no_wrap=True)
         table.add_column("polarity", no_wrap=True)
         table.add_column("off value", no_wrap=True)
+        table.add_column("read in", no_wrap=True)
         table.add_column("sites", overflow="fold")
         for knob in result.knobs:
             default = _default(knob)
@@ -68,6 +78,7 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
                 on,
                 polarity(knob),
                 escape(shown(knob.off_value)),
+                layers(knob),
                 _sites(knob),
             )
         with console.capture() as captured:

@@ -13,9 +13,10 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
+from scanner.interpret.classify import classify
 from scanner.interpret.evaluate import Observation
 from scanner.interpret.frames import Frame
-from scanner.interpret.gates import Probes, classify, tested_outcomes
+from scanner.interpret.gates import Probes, tested_outcomes
 from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
 from scanner.interpret.values import UNKNOWN, V

@@ -21,17 +21,15 @@ value knob. What cannot be decided is ``unknown``, with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
 
-from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS
+from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
+from scanner.interpret.classify import classify, is_number, is_opaque, outcome_key
 from scanner.interpret.evaluate import NOT_SEEN, Observation
-from scanner.interpret.values import RAISED, UNKNOWN, Opaque
+from scanner.interpret.values import RAISED, UNKNOWN
 from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
 
 Probes = Sequence[tuple[str | None, Observation]]
-OFF_ORDER = (*OFF_WORDS, EMPTY, *ON_WORDS)
-ON_ORDER = (*ON_WORDS, *OFF_WORDS, EMPTY)
 _WORDS = frozenset({*ON_WORDS, *OFF_WORDS, EMPTY})
 _BOOLISH = ("bool", "true", "truthy", "flag", "enabled", "disabled", "strtobool", "is_", "yes")
 
@@ -83,20 +81,16 @@ def _decided(
         (enclosing[0] if enclosing is not None else None, not raw_read),
     ):
         if outputs is not None and _varies(outputs):
-            if counted and any(_is_number(o) for o in outputs.values()):
+            if counted and any(is_number(o) for o in outputs.values()):
                 return VALUE_GATE, True  # int(...) of the value, handed on: a number
             return classify(outputs, named), beyond
     return VALUE_GATE, False
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def _varies(outputs: Mapping[str | None, object]) -> bool:
     """Whether the outcome changes with the value (a constant one decides nothing)."""
-    known = {_key(o) for o in outputs.values() if o is not UNKNOWN and o is not RAISED}
-    return len(known - {_key(o) for o in outputs.values() if _opaque(o)}) > 1
+    known = {outcome_key(o) for o in outputs.values() if o is not UNKNOWN and o is not RAISED}
+    return len(known - {outcome_key(o) for o in outputs.values() if is_opaque(o)}) > 1
 
 
 def _dispatch(observations: Sequence[Observation]) -> bool:
@@ -114,7 +108,7 @@ def _passes_value(probes: Probes, chain: Sequence[int]) -> bool:
     "X" in os.environ else "ib"``): a presence test that guards a value."""
     for node_id in chain[1:]:
         seen = {
-            _key(obs.chain[node_id].value)
+            outcome_key(obs.chain[node_id].value)
             for _, obs in probes
             if node_id in obs.chain and obs.chain[node_id].plain
         }
@@ -134,81 +128,6 @@ def site_default(probes: Probes) -> str | None:
                 return str(default)
             return None
     return None
-
-
-def classify(outputs: Mapping[str | None, object], named: Sequence[str] = ()) -> Gate:
-    """Switch (boolean or presence) or value, from the outcome under each probed value."""
-    known = {
-        v: o for v, o in outputs.items() if o is not UNKNOWN and o is not RAISED and not _opaque(o)
-    }
-    if any(_is_number(o) and o not in (0, 1) for o in known.values()):
-        return VALUE_GATE  # a number (a size, a count, a level), not an on/off outcome
-    keys = {v: _key(o) for v, o in known.items()}
-    if len(set(keys.values())) == 3 and known.get(None, 0) is None:
-        return _tri_state(known, named)
-    if len(set(keys.values())) != 2:
-        return VALUE_GATE  # a switch sorts the values into two outcomes
-    on_key: tuple[str, str] | None = None
-    kind = GateKind.BOOLEAN
-    by_words = False
-    for on, off in PAIRS:
-        if on in keys and off in keys and keys[on] != keys[off]:
-            on_key, by_words = keys[on], True
-            break
-    if on_key is None:
-        set_keys = {k for v, k in keys.items() if v is not None and v != EMPTY}
-        if None in keys and len(set_keys) == 1 and keys[None] not in set_keys:
-            on_key, kind = set_keys.pop(), GateKind.PRESENCE
-        elif set(keys.values()) == {_key(True), _key(False)}:
-            on_key = _key(True)  # a condition on strings: on when it holds
-        else:
-            return VALUE_GATE
-    default_on = keys[None] == on_key if None in keys else None
-    on_values = _ordered((v for v in keys if v is not None and keys[v] == on_key), ON_ORDER, named)
-    offs = [v for v in keys if v is not None and keys[v] != on_key]
-    off_values = _ordered(offs, OFF_ORDER, named) if by_words else _ordered(offs, named, OFF_ORDER)
-    reason = None
-    if not by_words and kind is GateKind.BOOLEAN and off_values and off_values[0] not in named:
-        kept = [v for v in named if v in on_values]
-        if kept:
-            listed = ", ".join(repr(v) for v in kept)
-            reason = f"off value {off_values[0]!r}: any value other than {listed} turns it off"
-    return Gate(
-        kind=kind,
-        default_on=default_on,
-        off_value=off_values[0] if off_values else None,
-        on_value=on_values[0] if on_values else None,
-        off_values=off_values,
-        on_values=on_values,
-        reason=reason,
-    )
-
-
-def _tri_state(known: Mapping[str | None, object], named: Sequence[str]) -> Gate:
-    """Unset gives None and the code decides (``getenv_bool(N, None)``, ``{"1": True,
-    "0": False}.get(...)``): a switch whose on and off values force it either way."""
-    forced = {v: o for v, o in known.items() if o is not None}
-    gate = classify(forced, named)
-    if gate.kind is not GateKind.BOOLEAN:
-        return VALUE_GATE
-    return replace(gate, default_on=None, reason="unset, the code decides (the value is None)")
-
-
-def _ordered(
-    values: Iterable[str | None], first: Sequence[str], then: Sequence[str]
-) -> tuple[str, ...]:
-    """``values`` in the order of ``first``, then of ``then``, then the rest sorted."""
-    chosen = {v for v in values if v is not None}
-    order = list(dict.fromkeys(v for v in (*first, *then) if v in chosen))
-    return (*order, *sorted(chosen.difference(order)))
-
-
-def _key(value: object) -> tuple[str, str]:
-    return (type(value).__name__, repr(value))
-
-
-def _opaque(value: object) -> bool:
-    return isinstance(value, Opaque)
 
 
 def _looks_boolean(callee: str) -> bool:
@@ -279,7 +198,7 @@ def _enclosing(probes: Probes, chain: Sequence[int]) -> tuple[dict[str | None, o
         outputs: dict[str | None, object] = {}
         for value, obs in probes:
             seen = obs.chain.get(node_id)
-            if seen is None or seen.value is UNKNOWN or _opaque(seen.value):
+            if seen is None or seen.value is UNKNOWN or is_opaque(seen.value):
                 break
             outputs[value] = seen.value
         else:

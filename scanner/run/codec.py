@@ -131,12 +131,15 @@ def encode_site(site: Site) -> dict[str, Any]:
             list(gate.on_values),
             gate.polarity.value,
             gate.reason,
+            list(gate.choices),
         ],
     }
 
 
 def decode_site(data: dict[str, Any]) -> Site:
-    kind, default_on, off_value, on_value, off_values, on_values, polarity, reason = data["gate"]
+    kind, default_on, off_value, on_value, off_values, on_values, polarity, reason, choices = data[
+        "gate"
+    ]
     return Site(
         name=str(data["name"]),
         path=str(data["path"]),
@@ -153,6 +156,7 @@ def decode_site(data: dict[str, Any]) -> Site:
             on_values=tuple(on_values),
             polarity=Polarity(polarity),
             reason=reason,
+            choices=tuple(str(c) for c in choices),
         ),
         function=str(data["function"]),
         via=data["via"],
@@ -196,11 +200,13 @@ def encode_write(write: Write) -> list[Any]:
         write.value,
         write.via,
         write.language,
+        write.condition,
+        [list(pair) for pair in write.when],
     ]
 
 
 def decode_write(data: list[Any]) -> Write:
-    name, path, line, column, kind, function, value, via, language = data
+    name, path, line, column, kind, function, value, via, language, condition, when = data
     return Write(
         name=name,
         path=str(path),
@@ -211,4 +217,6 @@ def decode_write(data: list[Any]) -> Write:
         value=value,
         via=via,
         language=str(language),
+        condition=_optional(condition),
+        when=tuple((str(n), str(v)) for n, v in when),
     )

@@ -38,6 +38,11 @@ from scanner.source.files import (
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_ROUNDS = 16
+# What a shell script or a YAML config must contain to be read (a Python file: see prefilter).
+_LAUNCHER_WANTED: dict[str, Callable[[bytes], bool]] = {
+    "shell": lambda data: b"$" in data or b"export" in data or b"=" in data,
+    "yaml": lambda data: b"${" in data,
+}
 
 
 def scan(
@@ -53,6 +58,7 @@ def scan(
     narrow: bool = True,
     launch_facts: Sequence[str] = (),
     accessors: Sequence[str] = (),
+    printed_writes: Sequence[str] = (),
 ) -> ScanResult:
     """Scan ``paths`` for environment reads.
 
@@ -65,7 +71,12 @@ def scan(
     matter (the results are the same either way); ``launch_facts``: patterns of
     variables the project's launcher sets, besides the documented ones;
     ``accessors``: names of callables that read the variable their first argument
-    names, besides those named like ``getenv``.
+    names, besides those named like ``getenv``; ``printed_writes``: regular
+    expressions (groups ``name`` and ``value``) of lines launcher scripts print for
+    their runner to export, besides ``env.NAME=VALUE``.
+
+    Python files, shell scripts and YAML configs are all read (``include`` chooses);
+    each site and write says its ``language``.
     """
     base = Path(root) if root is not None else Path.cwd()
     options = Options(
@@ -75,6 +86,7 @@ def scan(
         cache_dir=Path(cache_dir) if cache_dir is not None else None,
         launch_facts=tuple(launch_facts),
         accessors=tuple(accessors),
+        printed_writes=tuple(printed_writes),
     )
     if options.cache_dir is not None:
         prune(options.cache_dir)
@@ -95,7 +107,7 @@ def scan(
         for _ in range(MAX_ROUNDS):
             todo = []
             for file, data in selection:
-                task = FileTask(file.path, file.rel, file.module, index)
+                task = FileTask(file.path, file.rel, file.module, index, file.language)
                 # Cache hits are read here, while the bytes are at hand: a warm scan
                 # starts no worker and never loads the parser.
                 hit = cached(task, options, data) if data is not None else None
@@ -150,11 +162,12 @@ class _Selector:
         self.digests: dict[str, str] = {}
 
     def select(self, wanted: Callable[[bytes], bool]) -> Iterator[tuple[SourceFile, bytes | None]]:
-        """The files whose bytes are ``wanted``, with those bytes (None for a file that
-        cannot be read, which its worker reports), one at a time: memory holds one file."""
+        """The files whose bytes are ``wanted`` (Python) or can hold a read or a write
+        (shell, YAML), with those bytes (None for a file that cannot be read, which its
+        worker reports), one at a time: memory holds one file."""
         for file in self.files:
             data = self._read(file)
-            if data is None or wanted(data):
+            if data is None or _LAUNCHER_WANTED.get(file.language, wanted)(data):
                 yield file, data
 
     def select_callers(
@@ -167,13 +180,14 @@ class _Selector:
         unchanged = {
             rel: names for rel, (digest, names) in known.items() if self.digests.get(rel) == digest
         }
-        searched = [(f.path, f.rel) for f in self.files if f.rel not in unchanged]
+        python = [f for f in self.files if f.language == "python"]
+        searched = [(f.path, f.rel) for f in python if f.rel not in unchanged]
         search = partial(_names_any, new, self.options.max_file_bytes)
         calls = dict(
             zip((rel for _, rel in searched), runner.search(search, searched), strict=True)
         )
         found: list[str] = []
-        for file in self.files:
+        for file in python:
             if unchanged.get(file.rel, calls.get(file.rel)) is False:
                 continue  # names none of them (unchanged since the last scan, or searched)
             data = self._read(file)

@@ -41,14 +41,29 @@ class Options:
     cache_dir: Path | None = None
     launch_facts: tuple[str, ...] = ()  # launcher-set variables besides the documented ones
     accessors: tuple[str, ...] = ()  # more callables to take as accessors, by name
+    printed_writes: tuple[str, ...] = ()  # patterns of lines a launcher prints to export
 
     def key(self) -> str:
         return "\0".join(
-            ("match", *self.match, "launch", *self.launch_facts, "accessors", *self.accessors)
+            (
+                "match",
+                *self.match,
+                "launch",
+                *self.launch_facts,
+                "accessors",
+                *self.accessors,
+                "printed",
+                *self.printed_writes,
+            )
         )
 
     def settings(self) -> Settings:
-        return Settings(match=self.match, launch_facts=self.launch_facts, accessors=self.accessors)
+        return Settings(
+            match=self.match,
+            launch_facts=self.launch_facts,
+            accessors=self.accessors,
+            printed_writes=self.printed_writes,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +72,7 @@ class FileTask:
     rel: str
     module: str
     index: WrapperIndex  # every wrapper known so far; the file uses those it names
+    language: str = "python"  # "shell" and "yaml" files are read by scanner.launcher
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +101,8 @@ def process(task: FileTask, options: Options, data: bytes | None = None) -> File
             data = read_bytes(task.path, options.max_file_bytes)
         except SourceError as exc:
             return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
+    if task.language != "python":
+        return _launcher(task, options, data)
     wrappers = task.index.callable_from(data, task.rel)
     if options.cache_dir is None:
         return _compute(task, data, wrappers, options, None).outcome
@@ -128,9 +146,47 @@ def cached(task: FileTask, options: Options, data: bytes) -> FileOutcome | None:
     """The stored outcome for these bytes, options and wrappers, or None."""
     if options.cache_dir is None:
         return None
-    depends = fingerprint(task.index.callable_from(data, task.rel))
+    if task.language != "python":
+        depends = task.language
+    else:
+        depends = fingerprint(task.index.callable_from(data, task.rel))
     found = _stored(Cache(options.cache_dir), task.rel, _key(task, options, data, depends))
     return found[0] if found is not None and _fresh(task, found[0]) else None
+
+
+def _launcher(task: FileTask, options: Options, data: bytes) -> FileOutcome:
+    """The outcome of a shell script or a YAML config (no wrappers, no narrowing)."""
+    cache = Cache(options.cache_dir) if options.cache_dir is not None else None
+    key = _key(task, options, data, task.language)
+    if cache is not None:
+        found = _stored(cache, task.rel, key)
+        if found is not None and _fresh(task, found[0]):
+            return found[0]
+    outcome = _read_launcher(task, options, data)
+    if cache is not None:
+        try:
+            cache.put(key, _encode(outcome))
+        except CacheError as exc:
+            return replace(outcome, cache_problem=str(exc))
+    return outcome
+
+
+def _read_launcher(task: FileTask, options: Options, data: bytes) -> FileOutcome:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        message = f"Cannot decode byte 0x{data[exc.start]:02x} on line {line} as UTF-8."
+        return FileOutcome(task.rel, error=ScanError(task.rel, message))
+    if task.language == "yaml":
+        from scanner.launcher.yaml_config import analyse_yaml
+
+        config = analyse_yaml(task.rel, text, options.settings())
+        return FileOutcome(task.rel, result=config.result, error=config.error)
+    from scanner.launcher.shell import analyse_shell
+
+    shell = analyse_shell(task.rel, data, options.settings(), task.path.absolute())
+    return FileOutcome(task.rel, result=shell.result, error=shell.error, depends=shell.depends)
 
 
 def _fresh(task: FileTask, outcome: FileOutcome) -> bool:

@@ -13,7 +13,17 @@ from pathlib import Path
 
 from scanner.model import ScanError
 
-DEFAULT_INCLUDE: tuple[str, ...] = ("*.py",)
+DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.sh", "*.bash", "*.yaml", "*.yml")
+# The languages of the three layers a run's knobs live in, by file name.
+LANGUAGES: tuple[tuple[str, str], ...] = (
+    ("*.py", "python"),
+    ("*.pyi", "python"),
+    ("*.sh", "shell"),
+    ("*.bash", "shell"),
+    ("*.yaml", "yaml"),
+    ("*.yml", "yaml"),
+)
+_SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh")
 # Folders nobody means to scan: version control, virtual environments, caches.
 SKIPPED_DIRS: tuple[str, ...] = (
     ".*",
@@ -31,6 +41,7 @@ class SourceFile:
 
     path: Path  # as found on disk
     rel: str  # POSIX path relative to the scan root, used in every output
+    language: str = "python"  # "python", "shell" or "yaml"
 
     @property
     def module(self) -> str:
@@ -83,8 +94,11 @@ def iter_files(
     """Every file under ``paths`` to scan, sorted by relative path, each once.
 
     Files named explicitly are scanned whatever their name; files found by
-    walking folders must match ``include`` and must not match ``exclude``.
+    walking folders must match ``include`` and must not match ``exclude``. A file
+    with no extension is a shell script when its first line names a shell and
+    ``include`` takes shell scripts (``*.sh``).
     """
+    shebangs = "*.sh" in include
     found: dict[str, SourceFile | ScanError] = {}
     for path in paths:
         rel = relative(path, root)
@@ -92,12 +106,21 @@ def iter_files(
             prefix = "" if rel == "." else rel + "/"
             for folder, name in _walk(str(path)):
                 file_rel = prefix + folder + name
-                name_ok = any(fnmatchcase(name, p) for p in include)
-                if name_ok and not (exclude and excluded(file_rel, exclude)):
-                    found.setdefault(file_rel, SourceFile(path / folder / name, file_rel))
+                if exclude and excluded(file_rel, exclude):
+                    continue
+                if any(fnmatchcase(name, p) for p in include):
+                    language = language_of(name)
+                elif shebangs and "." not in name and shell_script(path / folder / name):
+                    language = "shell"
+                else:
+                    continue
+                found.setdefault(file_rel, SourceFile(path / folder / name, file_rel, language))
         elif path.exists() or path.is_symlink():
             if not excluded(rel, exclude):
-                found.setdefault(rel, SourceFile(path, rel))
+                language = language_of(path.name)
+                if language == "python" and not path.name.endswith(".py") and shell_script(path):
+                    language = "shell"
+                found.setdefault(rel, SourceFile(path, rel, language))
         else:
             found.setdefault(rel, ScanError(rel, "No such file or folder."))
     for rel in sorted(found):
@@ -115,6 +138,34 @@ def _walk(top: str) -> Iterator[tuple[str, str]]:
         folder = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
             yield folder, name
+
+
+def language_of(name: str) -> str:
+    """The language of a file, by its name (Python when the name says nothing)."""
+    for pattern, language in LANGUAGES:
+        if fnmatchcase(name, pattern):
+            return language
+    return "python"
+
+
+def shell_script(path: Path) -> bool:
+    """Whether the file's first line is a shebang naming a POSIX shell or bash."""
+    try:
+        if not path.is_file():  # a FIFO or a device would block or never end
+            return False
+        with path.open("rb") as handle:
+            head = handle.read(128)
+    except OSError:
+        return False
+    if not head.startswith(b"#!"):
+        return False
+    words = head[2:].split(b"\n", 1)[0].split()
+    if not words:
+        return False
+    program = words[0].rsplit(b"/", 1)[-1]
+    if program == b"env" and len(words) > 1:
+        program = words[1]
+    return program in _SHELLS
 
 
 def module_name(path: Path) -> str:

@@ -1,0 +1,671 @@
+"""Shell scripts: what a launcher reads (with defaults and verdicts) and what it
+exports (with the conditions that imply it).
+
+The script is walked in document order with what it has set so far: a variable
+the script sets itself (a local, a loop variable, ``X=$(cmd)``) is not a knob
+when read afterwards; ``X=${X:-d}`` keeps X a knob whose default is now d. A
+``source`` of a file beside the script is followed for the defaults it sets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from scanner.conventions import is_launch_fact, says_disable
+from scanner.launcher.shell_syntax import (
+    DEFAULTING,
+    REQUIRING,
+    SEPARATOR,
+    SHELL_VARIABLES,
+    Expansion,
+    expansion,
+    first_error,
+    is_expansion,
+    literal,
+    named,
+    parser,
+    position,
+    text,
+)
+from scanner.launcher.shell_tests import (
+    Condition,
+    Fact,
+    condition_of,
+    read_verdict,
+    set_test_verdict,
+)
+from scanner.model import (
+    LAUNCH_GATE,
+    VALUE_GATE,
+    DynamicRead,
+    FileResult,
+    GateKind,
+    Polarity,
+    ReadKind,
+    ScanError,
+    Site,
+    Write,
+    WriteKind,
+)
+from scanner.patterns import matches
+from scanner.settings import Settings
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+# How Primus's hooks hand variables to their runner: they print ``env.NAME=VALUE``.
+PRINTED_WRITES: Final = (r"env\.(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)",)
+SCRIPT: Final = "<script>"
+MAX_SOURCE_DEPTH: Final = 4
+MAX_SOURCED_BYTES: Final = 1024 * 1024
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_EXITS: Final = frozenset({"exit", "return"})
+_QUIET: Final = frozenset(
+    {"echo", "printf", "true", ":", "log", "LOG_INFO", "LOG_WARN", "LOG_ERROR"}
+)
+_HERE: Final = "\x01here\x01"  # stands for the script's own folder in a sourced path
+
+
+@dataclass(frozen=True, slots=True)
+class ShellResult:
+    """What a script contributes, and the other files it read (path -> digest)."""
+
+    result: FileResult
+    error: ScanError | None = None
+    depends: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    function: str = SCRIPT
+    conditions: tuple[Condition, ...] = ()
+
+    def under(self, condition: Condition) -> _Context:
+        return replace(self, conditions=(*self.conditions, condition))
+
+
+@dataclass(slots=True)
+class _State:
+    """What the script has set so far."""
+
+    locals: set[str] = field(default_factory=set)
+    defaults: dict[str, str | None] = field(default_factory=dict)  # X=${X:-d}: X -> d
+    values: dict[str, str] = field(default_factory=dict)  # X=literal
+    here: set[str] = field(default_factory=set)  # names that hold the script's own folder
+
+
+def analyse_shell(
+    rel: str, data: bytes, settings: Settings, path: Path | None = None
+) -> ShellResult:
+    """The reads, dynamic reads and writes of one shell script."""
+    tree = parser().parse(data)
+    walker = _Walker(rel, data, settings, path)
+    walker.block(tree.root_node.children, _Context())
+    error = None
+    bad = first_error(tree.root_node)
+    if bad is not None:
+        line, column = position(bad, walker.lines)
+        error = ScanError(
+            rel,
+            f"The bash grammar cannot parse line {line}, column {column}; reads past that "
+            "point may be missing or misjudged. Check the script with 'bash -n'.",
+        )
+    result = FileResult(
+        sites=tuple(sorted(walker.sites, key=lambda s: s.sort_key)),
+        dynamic=tuple(sorted(walker.dynamic, key=lambda d: d.sort_key)),
+        writes=tuple(sorted(walker.writes, key=lambda w: w.sort_key)),
+    )
+    return ShellResult(result, error, tuple(sorted(walker.depends.items())))
+
+
+class _Walker:
+    def __init__(self, rel: str, data: bytes, settings: Settings, path: Path | None) -> None:
+        self.rel = rel
+        self.lines = data.split(b"\n")
+        self.settings = settings
+        self.path = path
+        self.state = _State()
+        self.sites: list[Site] = []
+        self.dynamic: list[DynamicRead] = []
+        self.writes: list[Write] = []
+        self.depends: dict[str, str] = {}
+        self.printed = [re.compile(p) for p in (*PRINTED_WRITES, *settings.printed_writes)]
+        self.sourced = 0
+
+    # Statements ---------------------------------------------------------------------
+
+    def block(self, statements: Iterable[Node], context: _Context) -> None:
+        """Run a sequence of statements; a guard (``[[ ... ]] || exit``) puts the rest
+        under its condition."""
+        for node in statements:
+            if not node.is_named or node.type == "comment":
+                continue
+            guard = self.statement(node, context)
+            if guard is not None:
+                context = context.under(guard)
+
+    def statement(self, node: Node, context: _Context) -> Condition | None:
+        kind = node.type
+        if kind == "if_statement":
+            return self._if(node, context)
+        if kind == "list":
+            return self._list(node, context)
+        if kind == "case_statement":
+            self._case(node, context)
+        elif kind in ("for_statement", "select_statement"):
+            variable = node.child_by_field_name("variable")
+            for child in node.children:
+                if child.type == "do_group":
+                    continue
+                if child != variable:
+                    self.reads(child, context)
+            if variable is not None:
+                self.state.locals.add(text(variable))
+            self._body(node, context)
+        elif kind in ("while_statement", "until_statement", "c_style_for_statement"):
+            for child in node.children:
+                if child.type == "variable_assignment" and kind == "c_style_for_statement":
+                    self._assignment(child, context, export=False, local=True)
+                elif child.is_named and child.type != "do_group":
+                    self.statement(child, context)  # while read -r line: line is a local
+            self._body(node, context)
+        elif kind == "function_definition":
+            name = node.child_by_field_name("name")
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self.block([body], _Context(function=text(name) if name is not None else SCRIPT))
+        elif kind in ("compound_statement", "subshell", "do_group"):
+            self.block(node.children, context)
+        elif kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            for child in node.children:
+                if child == body:
+                    self.statement(child, context)
+                else:
+                    self.reads(child, context)
+        elif kind == "pipeline" or kind == "negated_command":
+            for child in named(node):
+                self.statement(child, context)
+        elif kind == "declaration_command":
+            self._declaration(node, context)
+        elif kind == "variable_assignment":
+            self._assignment(node, context, export=False)
+        elif kind == "variable_assignments":
+            for child in named(node):
+                self._assignment(child, context, export=False)
+        elif kind == "unset_command":
+            for child in named(node):
+                if child.type in ("variable_name", "word") and not text(child).startswith("-"):
+                    self._write(child, text(child), WriteKind.UNSET, None, context)
+                    self.state.locals.discard(text(child))
+        elif kind == "command":
+            self._command(node, context)
+        else:
+            self.reads(node, context)
+        return None
+
+    def _body(self, node: Node, context: _Context) -> None:
+        for child in node.children:
+            if child.type == "do_group":
+                self.block(child.children, context)
+
+    def _if(self, node: Node, context: _Context) -> Condition | None:
+        branches: list[tuple[list[Node], list[Node]]] = []  # (condition, body)
+        otherwise: list[Node] | None = None
+        condition: list[Node] = []
+        body: list[Node] = []
+        in_body = False
+        for child in node.children:
+            kind = child.type
+            if kind in ("if", "fi"):
+                continue
+            if kind == "then":
+                in_body = True
+            elif kind == "elif_clause":
+                branches.append(_clause(child))
+            elif kind == "else_clause":
+                otherwise = [c for c in child.children if c.type != "else"]
+            elif in_body:
+                body.append(child)
+            else:
+                condition.append(child)
+        branches.insert(0, (condition, body))
+        before: list[Condition] = []
+        for tests, statements in branches:
+            for test in tests:
+                self.reads(test, context)
+            found = condition_of(tests)
+            branch = context
+            for earlier in before:
+                branch = branch.under(earlier.negated())
+            self.block(statements, branch.under(found))
+            before.append(found)
+        if otherwise is not None:
+            branch = context
+            for earlier in before:
+                branch = branch.under(earlier.negated())
+            self.block(otherwise, branch)
+        elif len(branches) == 1 and _exits(body):
+            return before[0].negated()
+        return None
+
+    def _list(self, node: Node, context: _Context) -> Condition | None:
+        """``a && b`` and ``a || b``: b runs under a (or its negation); ``a || exit``
+        guards what follows."""
+        children = node.children
+        if len(children) != 3:
+            self.reads(node, context)
+            return None
+        left, op, right = children
+        if left.type == "list":
+            self._list(left, context)
+        else:
+            self.statement(left, context)
+        found = condition_of([left])
+        either = text(op) == "||"
+        if _exits([right]):
+            self.reads(right, context)
+            return found if either else found.negated()
+        self.statement(right, context.under(found.negated() if either else found))
+        return None
+
+    def _case(self, node: Node, context: _Context) -> None:
+        value = node.child_by_field_name("value")
+        if value is not None:
+            self.reads(value, context)
+        name = _sole_name(value)
+        for item in named(node):
+            if item.type != "case_item":
+                continue
+            patterns: list[str | None] = []
+            body: list[Node] = []
+            in_body = False
+            for child in item.children:
+                if child.type == ")":
+                    in_body = True
+                elif in_body:
+                    body.append(child)
+                elif child.is_named:
+                    patterns.append(literal(child))
+            shown = "|".join(str(p) for p in patterns)
+            source = f"case {text(value) if value is not None else ''} in {shown})"
+            single = patterns[0] if len(patterns) == 1 else None
+            facts: tuple[Fact, ...] = ()
+            if name is not None and single is not None and not re.search(r"[*?\[]", single):
+                facts = (Fact(name, single),)
+            exact = bool(facts)
+            self.block(body, context.under(Condition(facts, exact, source)))
+
+    def _declaration(self, node: Node, context: _Context) -> None:
+        keyword = text(node.children[0]) if node.children else ""
+        flags = {text(c) for c in named(node) if c.type == "word" and text(c).startswith("-")}
+        exported = keyword == "export" or any("x" in f for f in flags)
+        local = keyword == "local" or (keyword in ("declare", "typeset") and not exported)
+        for child in named(node):
+            if child.type == "variable_assignment":
+                self._assignment(child, context, export=exported, local=local)
+            elif child.type == "variable_name":
+                name = text(child)
+                if exported:
+                    self._write(child, name, WriteKind.EXPORT, self.state.values.get(name), context)
+                elif local:
+                    self.state.locals.add(name)
+            else:
+                self.reads(child, context)
+
+    def _assignment(
+        self, node: Node, context: _Context, *, export: bool, local: bool = False
+    ) -> None:
+        name_node = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if value is not None:
+            self.reads(value, context)
+        if name_node is None or name_node.type != "variable_name":
+            return
+        name = text(name_node)
+        if export:
+            known = literal(value) if value is not None else ""
+            self._write(node, name, WriteKind.EXPORT, known, context)
+        self._record(name, value, local)
+
+    def _record(self, name: str, value: Node | None, local: bool) -> None:
+        """What ``name=value`` leaves: a local, or the same knob with a new default."""
+        state = self.state
+        if value is not None and not local:
+            own = _self_default(name, value)
+            if own is not None:
+                state.defaults[name] = own[0]
+                return
+            if any(_reads(value, name)):
+                return  # PYTHONPATH="$X:${PYTHONPATH:-}": still the environment's value
+        state.locals.add(name)
+        known = literal(value) if value is not None else ""
+        if known is not None:
+            state.values[name] = known
+        if value is not None and _names_own_folder(text(value)):
+            state.here.add(name)
+
+    def _command(self, node: Node, context: _Context) -> None:
+        name_node = node.child_by_field_name("name")
+        command = text(name_node) if name_node is not None else ""
+        args = [c for c in named(node) if c.type not in ("command_name", "variable_assignment")]
+        for child in named(node):
+            if child.type == "variable_assignment":
+                value = child.child_by_field_name("value")
+                if value is not None:
+                    self.reads(value, context)
+                target = child.child_by_field_name("name")
+                if target is not None and text(target) in SHELL_VARIABLES:
+                    continue  # IFS= read -r line
+                if target is not None and name_node is not None:
+                    known = literal(value) if value is not None else ""
+                    self._write(child, text(target), WriteKind.PREFIX, known, context)
+                elif target is not None:
+                    self._record(text(target), value, False)
+        for arg in args:
+            self.reads(arg, context)
+        if command in ("read", "mapfile", "readarray", "getopts"):
+            words = [text(a) for a in args if a.type == "word" and not text(a).startswith("-")]
+            targets = words[1:] if command == "getopts" else words
+            self.state.locals.update(w for w in targets if _NAME.match(w))
+        elif command in ("source", ".") and args:
+            self._source(args[0])
+        elif command in ("echo", "printf"):
+            self._printed(node, args, context)
+
+    # Reads ----------------------------------------------------------------------------
+
+    def reads(self, node: Node, context: _Context) -> None:
+        """Every read inside ``node`` (its commands substituted too)."""
+        stack: list[tuple[Node, bool]] = [(node, False)]
+        while stack:
+            current, arithmetic = stack.pop()
+            kind = current.type
+            if kind in ("comment", "raw_string", "ansi_c_string"):
+                continue
+            if is_expansion(current):
+                self._read(current, context)
+                found = expansion(current)
+                if found.word is not None:
+                    stack.append((found.word, arithmetic))
+                continue
+            if kind == "variable_name" and arithmetic:
+                self._read_name(current, current, text(current), context)
+                continue
+            if kind == "unary_expression" and _is_set_test(current):
+                operand = current.children[1]
+                self._read_name(current, operand, text(operand), context)
+                continue
+            inside = arithmetic or kind in ("arithmetic_expansion", "arithmetic_expression")
+            stack.extend((c, inside) for c in reversed(current.children))
+
+    def _read(self, node: Node, context: _Context) -> None:
+        found = expansion(node)
+        if found.name is None:
+            return
+        if found.indirect:
+            self.dynamic.append(
+                self._dynamic(
+                    node, context, f"an indirect expansion: the name is the value of {found.name}"
+                )
+            )
+            return
+        self._read_name(node, node, found.name, context, found)
+
+    def _read_name(
+        self,
+        node: Node,
+        at: Node,
+        name: str,
+        context: _Context,
+        found: Expansion | None = None,
+    ) -> None:
+        state = self.state
+        if name in SHELL_VARIABLES or name in state.locals or not _NAME.match(name):
+            return
+        if self.settings.match and not matches(name, self.settings.match):
+            return
+        operator = found.operator if found is not None else ""
+        default = literal(found.word) if found is not None and operator in DEFAULTING else None
+        if found is not None and operator in DEFAULTING and default is None:
+            default = None  # a default built from other variables: not a constant
+        elif operator not in DEFAULTING:
+            default = state.defaults.get(name)
+        if found is not None and operator == "" and state.defaults.get(name) is not None:
+            # $X after X=${X:-d}: reads as ${X:-d} would
+            found = replace(found, operator=":-", word=None, default=state.defaults[name])
+        if is_launch_fact(name, self.settings.launch_facts):
+            gate = LAUNCH_GATE
+        elif found is None:
+            gate = set_test_verdict() if node.type == "unary_expression" else VALUE_GATE
+        else:
+            gate = read_verdict(found)
+        if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE) and says_disable(name):
+            gate = replace(gate, polarity=Polarity.DISABLE)
+        line, column = position(at, self.lines)
+        if operator == ":=" or operator == "=":
+            state.defaults[name] = default
+        self.sites.append(
+            Site(
+                name=name,
+                path=self.rel,
+                line=line,
+                column=column,
+                kind=ReadKind.REQUIRED if operator in REQUIRING else ReadKind.EXPANSION,
+                default=default,
+                gate=gate,
+                function=context.function,
+                language="shell",
+            )
+        )
+
+    def _dynamic(self, node: Node, context: _Context, reason: str) -> DynamicRead:
+        line, column = position(node, self.lines)
+        return DynamicRead(
+            path=self.rel,
+            line=line,
+            column=column,
+            expression=text(node),
+            function=context.function,
+            reason=reason,
+        )
+
+    # Writes ---------------------------------------------------------------------------
+
+    def _write(
+        self, node: Node, name: str | None, kind: WriteKind, value: str | None, context: _Context
+    ) -> None:
+        if name is not None and self.settings.match and not matches(name, self.settings.match):
+            return
+        line, column = position(node, self.lines)
+        conditions = context.conditions
+        exact = all(c.exact for c in conditions)
+        facts = [f for c in conditions for f in c.facts]
+        when: tuple[tuple[str, str], ...] = ()
+        if exact and facts and all(f.equal for f in facts):
+            when = tuple(sorted({(f.name, f.value) for f in facts}))
+        self.writes.append(
+            Write(
+                name=name,
+                path=self.rel,
+                line=line,
+                column=column,
+                kind=kind,
+                function=context.function,
+                value=value,
+                language="shell",
+                condition=" && ".join(c.text for c in conditions) or None,
+                when=when,
+            )
+        )
+
+    def _printed(self, node: Node, args: Sequence[Node], context: _Context) -> None:
+        """``echo "env.NAME=VALUE"``: a line a hook prints for its runner to export."""
+        words = [a for a in args if not (a.type == "word" and text(a) in ("-e", "-n", "-E"))]
+        if not words:
+            return
+        printed = " ".join(_partial(w) for w in words).rstrip("\n")
+        if printed.endswith("\\n"):
+            printed = printed[:-2]
+        for pattern in self.printed:
+            hit = pattern.fullmatch(printed)
+            if hit is None:
+                continue
+            name = hit.group("name")
+            value = hit.group("value")
+            self._write(
+                node,
+                None if SEPARATOR in name else name,
+                WriteKind.PRINTED,
+                None if SEPARATOR in value else value,
+                context,
+            )
+            return
+
+    # Sourced files --------------------------------------------------------------------
+
+    def _source(self, arg: Node) -> None:
+        """Take the defaults and locals a sourced file beside this one sets."""
+        if self.path is None or self.sourced >= MAX_SOURCE_DEPTH:
+            return
+        target = self._sourced_path(arg)
+        if target is None:
+            return
+        try:
+            data = target.read_bytes()[: MAX_SOURCED_BYTES + 1]
+        except OSError:
+            return
+        if len(data) > MAX_SOURCED_BYTES:
+            return
+        self.depends[str(target)] = "digest:" + hashlib.sha256(data).hexdigest()
+        inner = _Walker(self.rel, data, self.settings, target)
+        inner.sourced = self.sourced + 1
+        inner.state = self.state
+        inner.depends = self.depends
+        inner.block(parser().parse(data).root_node.children, _Context())
+
+    def _sourced_path(self, arg: Node) -> Path | None:
+        assert self.path is not None
+        here = self.path.parent
+        parts: list[str] = []
+        nodes = [arg] if arg.type != "string" and arg.type != "concatenation" else named(arg)
+        for part in nodes:
+            if is_expansion(part):
+                found = expansion(part)
+                if found.name in self.state.here or (
+                    found.name == "BASH_SOURCE" and found.operator in ("%", "%%")
+                ):
+                    parts.append(_HERE)
+                    continue
+                return None
+            if part.type == "command_substitution":
+                if not _names_own_folder(text(part)):
+                    return None
+                parts.append(_HERE)
+                continue
+            known = literal(part)
+            if known is None:
+                return None
+            parts.append(known)
+        joined = "".join(parts)
+        if not joined.startswith(_HERE):
+            return None
+        candidate = (here / joined[len(_HERE) :].lstrip("/")).resolve()
+        return candidate if candidate.is_file() else None
+
+
+def _clause(node: Node) -> tuple[list[Node], list[Node]]:
+    condition: list[Node] = []
+    body: list[Node] = []
+    in_body = False
+    for child in node.children:
+        if child.type == "elif":
+            continue
+        if child.type == "then":
+            in_body = True
+        elif in_body:
+            body.append(child)
+        else:
+            condition.append(child)
+    return condition, body
+
+
+def _exits(statements: Sequence[Node]) -> bool:
+    """Whether a body only leaves the script or function (after printing, at most)."""
+    commands = [s for s in statements if s.is_named and s.type != "comment"]
+    if not commands:
+        return False
+    names = []
+    for command in commands:
+        if command.type == "redirected_statement":
+            body = command.child_by_field_name("body")
+            command = body if body is not None else command
+        if command.type != "command":
+            return False
+        name = command.child_by_field_name("name")
+        names.append(text(name) if name is not None else "")
+    return names[-1] in _EXITS and all(n in _EXITS or n in _QUIET for n in names)
+
+
+def _is_set_test(node: Node) -> bool:
+    children = node.children
+    return len(children) == 2 and text(children[0]) == "-v" and children[1].type == "word"
+
+
+def _sole_name(node: Node | None) -> str | None:
+    if node is None:
+        return None
+    inner = node
+    if inner.type == "string" and len(named(inner)) == 1:
+        inner = named(inner)[0]
+    if not is_expansion(inner):
+        return None
+    found = expansion(inner)
+    if found.indirect or found.length or (found.operator and found.operator not in DEFAULTING):
+        return None
+    return found.name
+
+
+def _self_default(name: str, value: Node) -> tuple[str | None] | None:
+    """``X=${X:-d}`` (or ``"${X:-d}"``): the default d (None when not a constant)."""
+    inner = value
+    if inner.type == "string" and len(named(inner)) == 1:
+        inner = named(inner)[0]
+    if not is_expansion(inner):
+        return None
+    found = expansion(inner)
+    if found.name != name or found.indirect or found.length:
+        return None
+    if found.operator in DEFAULTING:
+        return (literal(found.word),)
+    if found.operator == "":
+        return (None,)
+    return None
+
+
+def _reads(node: Node, name: str) -> Iterable[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if is_expansion(current) and expansion(current).name == name:
+            yield current
+        stack.extend(current.children)
+
+
+def _names_own_folder(source: str) -> bool:
+    return "dirname" in source and ("BASH_SOURCE" in source or "$0" in source)
+
+
+def _partial(node: Node) -> str:
+    """A word's text with SEPARATOR for every part that is not a constant."""
+    known = literal(node)
+    if known is not None:
+        return known
+    if node.type in ("string", "concatenation"):
+        return "".join(_partial(c) for c in named(node))
+    return SEPARATOR

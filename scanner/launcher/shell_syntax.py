@@ -1,0 +1,214 @@
+"""The bash syntax tree (tree-sitter's bash grammar) as the shell analysis needs it.
+
+Words are evaluated here: a word made of literal text and expansions of one
+variable is a function of that variable's value; anything else (command
+substitution, another variable) is not known statically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+# Operators of ${N<op>word} that give ``word`` when N is unset (":" forms: also when empty).
+DEFAULTING: Final = frozenset({":-", "-", ":=", "="})
+REQUIRING: Final = frozenset({":?", "?"})
+ALTERNATIVE: Final = frozenset({":+", "+"})
+
+# Variables bash itself sets or maintains: never knobs.
+SHELL_VARIABLES: Final = frozenset(
+    {
+        "BASH",
+        "BASHOPTS",
+        "BASHPID",
+        "BASH_ARGC",
+        "BASH_ARGV",
+        "BASH_COMMAND",
+        "BASH_LINENO",
+        "BASH_REMATCH",
+        "BASH_SOURCE",
+        "BASH_SUBSHELL",
+        "BASH_VERSINFO",
+        "BASH_VERSION",
+        "COLUMNS",
+        "DIRSTACK",
+        "EPOCHREALTIME",
+        "EPOCHSECONDS",
+        "EUID",
+        "FUNCNAME",
+        "GROUPS",
+        "HOSTNAME",
+        "HOSTTYPE",
+        "IFS",
+        "LINENO",
+        "LINES",
+        "MACHTYPE",
+        "OLDPWD",
+        "OPTARG",
+        "OPTERR",
+        "OPTIND",
+        "OSTYPE",
+        "PIPESTATUS",
+        "PPID",
+        "PS1",
+        "PS2",
+        "PS3",
+        "PS4",
+        "PWD",
+        "RANDOM",
+        "REPLY",
+        "SECONDS",
+        "SHELLOPTS",
+        "SHLVL",
+        "SRANDOM",
+        "UID",
+    }
+)
+
+SEPARATOR: Final = "\0"  # stands for text the analysis cannot know, inside an evaluated word
+
+
+@cache
+def parser() -> Parser:
+    """The bash parser (loaded on the first shell file of a scan)."""
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def named(node: Node) -> list[Node]:
+    return [c for c in node.children if c.is_named]
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """``node`` and every node below it, in document order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def first_error(root: Node) -> Node | None:
+    """The first ERROR or MISSING node of a tree, in document order."""
+    for node in walk(root):
+        if node.type == "ERROR" or node.is_missing:
+            return node
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """``$N`` or ``${N<op>word}``: the variable, the operator and the word after it."""
+
+    node: Node
+    name: str | None  # None: a positional or special parameter ($1, $@, $?)
+    operator: str = ""  # ":-", ":=", ":?", ":+", "#", "%", ... ("" for $N and ${N})
+    word: Node | None = None
+    indirect: bool = False  # ${!N}: the variable named by N's value
+    length: bool = False  # ${#N}
+    default: str | None = None  # the default, when it comes from an earlier X=${X:-d}
+
+    def fallback(self) -> str | None:
+        """The word a defaulting operator gives, as a constant (None when it is not one)."""
+        return self.default if self.default is not None else literal(self.word)
+
+
+def expansion(node: Node) -> Expansion:
+    """The parts of an ``expansion`` or ``simple_expansion`` node."""
+    name: str | None = None
+    operator = ""
+    word: Node | None = None
+    indirect = length = False
+    seen_name = False
+    for child in node.children:
+        kind = child.type
+        if kind == "variable_name" and not seen_name:
+            name, seen_name = text(child), True
+        elif kind in ("special_variable_name", "subscript") and not seen_name:
+            seen_name = True
+            if kind == "subscript":
+                inner = child.child_by_field_name("name")
+                name = text(inner) if inner is not None else None
+        elif not child.is_named and not seen_name:
+            indirect = indirect or kind == "!"
+            length = length or kind == "#"
+        elif seen_name and not child.is_named and kind not in ("}", "${"):
+            operator = operator or kind
+        elif seen_name and child.is_named and word is None:
+            word = child
+    return Expansion(node, name, operator, word, indirect, length)
+
+
+def is_expansion(node: Node) -> bool:
+    return node.type in ("expansion", "simple_expansion")
+
+
+Value = Callable[["Expansion"], str | None]  # what a read of the variable expands to
+
+
+def evaluate(node: Node | None, var: str | None, value: Value | None) -> str | None:
+    """The text ``node`` expands to when it holds only literal text and reads of
+    ``var`` (whose expansion ``value`` gives); None when it holds anything else."""
+    if node is None:
+        return ""
+    kind = node.type
+    if kind in ("word", "number", "string_content", "extglob_pattern", "regex"):
+        return _unescape(text(node)) if kind == "word" else text(node)
+    if kind == "raw_string":
+        return text(node)[1:-1]
+    if kind == "ansi_c_string":
+        return None
+    if kind in ("string", "concatenation"):
+        parts: list[str] = []
+        for child in node.children:
+            if not child.is_named:
+                if kind == "concatenation":
+                    parts.append(text(child))
+                continue
+            part = evaluate(child, var, value)
+            if part is None:
+                return None
+            parts.append(part)
+        return "".join(parts)
+    if is_expansion(node) and value is not None and var is not None:
+        found = expansion(node)
+        if found.name == var and not found.indirect:
+            return value(found)
+    return None
+
+
+def literal(node: Node | None) -> str | None:
+    """The text of a word with no expansion in it, else None."""
+    return evaluate(node, None, None)
+
+
+def _unescape(word: str) -> str:
+    out: list[str] = []
+    escaped = False
+    for char in word:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def position(node: Node, lines: list[bytes]) -> tuple[int, int]:
+    """1-based line and character column of ``node`` (tree-sitter counts bytes)."""
+    row, column = node.start_point
+    line = lines[row] if row < len(lines) else b""
+    return row + 1, len(line[:column].decode("utf-8", "replace")) + 1

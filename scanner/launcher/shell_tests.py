@@ -1,0 +1,384 @@
+"""Shell conditions: the verdict of a read from the test that consumes it, and the
+equalities a branch runs under (what a write under it is implied by).
+
+A read is probed as Python reads are: unset, every on and off word, and each
+literal the test compares it with; the test's outcome under each probe goes to
+the same ``classify`` that judges Python gates, so ``[[ "${X:-0}" == "1" ]]``
+means what ``os.environ.get("X", "0") == "1"`` means.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Final
+
+from scanner.conventions import EMPTY, OFF_LIKE, OFF_WORDS, ON_LIKE, ON_WORDS
+from scanner.interpret.classify import classify
+from scanner.interpret.values import RAISED
+from scanner.launcher.shell_syntax import (
+    ALTERNATIVE,
+    DEFAULTING,
+    REQUIRING,
+    Expansion,
+    evaluate,
+    expansion,
+    is_expansion,
+    literal,
+    named,
+    text,
+)
+from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+PROBES: Final = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
+NUMERIC: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+PRESENCE: Final = frozenset({"-n", "-z", "-v"})
+_GLOB = re.compile(r"[*?\[]")
+
+
+def expand(found: Expansion, probe: str | None) -> str | object | None:
+    """What ``found`` expands to when its variable holds ``probe`` (None: unset);
+    RAISED for ``${N:?}`` on an unset variable, None when it cannot be told."""
+    op = found.operator
+    empty = probe is None or probe == ""
+    if found.length:
+        return str(len(probe or ""))
+    if op in DEFAULTING or op in REQUIRING:
+        unset = empty if op.startswith(":") else probe is None
+        if not unset:
+            return probe
+        return RAISED if op in REQUIRING else found.fallback()
+    if op in ALTERNATIVE:
+        unset = empty if op.startswith(":") else probe is None
+        return "" if unset else literal(found.word)
+    if op:
+        return None  # ${N%pat}, ${N/a/b}, ${N,,}: not followed
+    return probe or ""
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """``name`` equals (or, with ``equal`` False, differs from) ``value``."""
+
+    name: str
+    value: str
+    equal: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A conjunction of facts, ``exact`` when it is the whole condition."""
+
+    facts: tuple[Fact, ...]
+    exact: bool
+    text: str
+
+    def negated(self) -> Condition:
+        if self.exact and len(self.facts) == 1:
+            fact = self.facts[0]
+            return Condition((Fact(fact.name, fact.value, not fact.equal),), True, f"! {self.text}")
+        return Condition((), False, f"! {self.text}")
+
+
+def consumer(node: Node) -> Node | None:
+    """The test or ``case`` that decides with the read ``node``, if any."""
+    current = node
+    while (parent := current.parent) is not None:
+        kind = parent.type
+        if kind in ("string", "concatenation"):
+            current = parent
+            continue
+        if kind in ("binary_expression", "unary_expression"):
+            return parent
+        if kind == "command" and _command_name(parent) in ("test", "["):
+            return parent
+        if kind == "case_statement" and parent.child_by_field_name("value") == current:
+            return parent
+        return None
+    return None
+
+
+def set_test_verdict() -> Gate:
+    """``[[ -v N ]]``: a presence test."""
+    return classify({None: False, **{probe: True for probe in PROBES if probe is not None}})
+
+
+def read_verdict(found: Expansion) -> Gate:
+    """The gate verdict of a read from the test that consumes it (a value when none)."""
+    node = consumer(found.node)
+    if node is None:
+        return VALUE_GATE
+    if node.type == "case_statement":
+        return _case_verdict(node, found)
+    parts = _comparison(node)
+    if parts is None:
+        return VALUE_GATE  # an && or || of tests: each test judges its own reads
+    left, op, right = parts
+    if op in ("<", ">") or (op.startswith("-") and op not in NUMERIC and op not in PRESENCE):
+        return VALUE_GATE  # string order, file tests: a path or a value
+    operand, other = (left, right) if _holds(left, found.node) else (right, left)
+    if operand is None:
+        return VALUE_GATE
+    named_values: list[str] = []
+    fixed = literal(other) if other is not None else None
+    if other is not None:
+        if fixed is None:
+            return unknown_gate(f"it is compared with {text(other)}, which is not a constant")
+        named_values.append(fixed)
+    if op in NUMERIC and fixed is not None and fixed.strip() not in ("0", "1"):
+        return VALUE_GATE  # a threshold on a number
+    double = _in_double_brackets(node)
+    outputs: dict[str | None, object] = {}
+    for probe in (*PROBES, *named_values):
+        seen = _operand(operand, found, probe)
+        if seen is RAISED:
+            outputs[probe] = RAISED
+            continue
+        if seen is None or not isinstance(seen, str):
+            return unknown_gate(f"it is compared as part of {text(operand)}, which is not followed")
+        outputs[probe] = _compare(op, seen, fixed, other, double, left is operand)
+    if _negated(node):
+        outputs = {k: (not v if isinstance(v, bool) else v) for k, v in outputs.items()}
+    return classify(outputs, named_values)
+
+
+def _operand(operand: Node | None, found: Expansion, probe: str | None) -> object:
+    if operand is None:
+        return None
+    raised = False
+
+    def value(exp: Expansion) -> str | None:
+        nonlocal raised
+        if exp.node != found.node:
+            return None  # another read of the variable in the same word: not followed
+        result = expand(exp, probe)
+        if result is RAISED:
+            raised = True
+            return ""
+        return result if isinstance(result, str) else None
+
+    seen = evaluate(operand, found.name, value)
+    return RAISED if raised else seen
+
+
+def _compare(
+    op: str, seen: str, fixed: str | None, other: Node | None, double: bool, seen_left: bool
+) -> object:
+    if op in ("-n", "-z"):
+        return (seen != "") == (op == "-n")
+    if op in ("=", "==", "!="):
+        pattern = double and other is not None and _unquoted_glob(other)
+        same = fnmatchcase(seen, fixed or "") if pattern else seen == fixed
+        return same == (op != "!=")
+    if op == "=~":
+        try:
+            return re.search(fixed or "", seen) is not None
+        except re.error:
+            return RAISED
+    if op in NUMERIC:
+        a, b = (seen, fixed or "") if seen_left else (fixed or "", seen)
+        try:
+            x = int(a) if a.strip() or not double else 0
+            y = int(b) if b.strip() or not double else 0
+        except ValueError:
+            return RAISED  # bash: "integer expression expected"
+        return {
+            "-eq": x == y,
+            "-ne": x != y,
+            "-lt": x < y,
+            "-le": x <= y,
+            "-gt": x > y,
+            "-ge": x >= y,
+        }[op]
+    return RAISED
+
+
+def _comparison(node: Node) -> tuple[Node | None, str, Node | None] | None:
+    """``(left, operator, right)`` of a binary or unary test (left None for unary)."""
+    if node.type == "command":
+        args = [c for c in named(node) if c.type != "command_name"]
+        if args and text(args[-1]) == "]":
+            args = args[:-1]
+        if len(args) == 3:
+            return args[0], text(args[1]), args[2]
+        if len(args) == 2 and text(args[0]) in PRESENCE:
+            return None, text(args[0]), args[1]
+        if len(args) == 1:
+            return None, "-n", args[0]
+        return None
+    children = node.children
+    if node.type == "unary_expression":
+        if len(children) == 2 and text(children[0]) != "!":
+            return None, text(children[0]), children[1]
+        return None
+    if len(children) == 3:
+        op = text(children[1])
+        if op in ("&&", "||", "-a", "-o"):
+            return None
+        return children[0], op, children[2]
+    return None
+
+
+def _holds(node: Node | None, inner: Node) -> bool:
+    if node is None:
+        return False
+    return node.start_byte <= inner.start_byte and inner.end_byte <= node.end_byte
+
+
+def _unquoted_glob(node: Node) -> bool:
+    return node.type in ("word", "concatenation", "extglob_pattern") and bool(
+        _GLOB.search(text(node))
+    )
+
+
+def _in_double_brackets(node: Node) -> bool:
+    current: Node | None = node
+    while current is not None:
+        if current.type == "test_command":
+            return text(current).startswith("[[")
+        current = current.parent
+    return False
+
+
+def _negated(node: Node) -> bool:
+    """Whether ``!`` (inside the test, or before the command) negates the test's outcome."""
+    flips = 0
+    current = node.parent
+    while current is not None:
+        if (
+            current.type == "unary_expression"
+            and current.children
+            and text(current.children[0]) == "!"
+        ):
+            flips += 1
+        elif current.type == "negated_command":
+            flips += 1
+            break
+        elif current.type not in ("parenthesized_expression", "test_command"):
+            break
+        current = current.parent
+    return flips % 2 == 1
+
+
+def _case_verdict(node: Node, found: Expansion) -> Gate:
+    """``case "${N:-triton}" in ...``: which item each probe picks."""
+    items = [c for c in named(node) if c.type == "case_item"]
+    patterns: list[list[str]] = []
+    for item in items:
+        values = [literal(v) for v in _item_values(item)]
+        if any(v is None for v in values):
+            return unknown_gate("a case pattern is not a constant")
+        patterns.append([v for v in values if v is not None])
+    choices = tuple(dict.fromkeys(p for group in patterns for p in group if not _GLOB.search(p)))
+    outputs: dict[str | None, object] = {}
+    value = node.child_by_field_name("value")
+    for probe in (*PROBES, *choices):
+        seen = _operand(value, found, probe)
+        if not isinstance(seen, str):
+            outputs[probe] = RAISED
+            continue
+        outputs[probe] = next(
+            (i for i, group in enumerate(patterns) if any(fnmatchcase(seen, p) for p in group)),
+            len(patterns),
+        )
+    outcomes = {o for o in outputs.values() if isinstance(o, int)}
+    words = {c.lower() for c in choices}
+    if len(outcomes) > 2 or (not words <= ON_LIKE | OFF_LIKE and len(choices) > 1):
+        return Gate(kind=GateKind.VALUE, choices=choices)
+    if len(outcomes) == 2 and choices:
+        first = next(i for i, group in enumerate(patterns) if choices[0] in group)
+        outputs = {k: (v == first if isinstance(v, int) else v) for k, v in outputs.items()}
+    gate = classify(outputs, choices)
+    return gate if gate.kind is not GateKind.VALUE else Gate(kind=GateKind.VALUE, choices=choices)
+
+
+def _item_values(item: Node) -> list[Node]:
+    values: list[Node] = []
+    for child in item.children:
+        if child.type == ")":
+            break
+        if child.is_named:
+            values.append(child)
+    return values
+
+
+def condition_of(nodes: Sequence[Node]) -> Condition:
+    """The equalities a branch guarded by ``nodes`` (an ``if`` condition, the left of
+    ``&&``) runs under."""
+    source = " ".join(text(n) for n in nodes).strip().rstrip(";").strip()
+    statements = [n for n in nodes if n.is_named and n.type != "comment"]
+    if len(statements) != 1:
+        return Condition((), False, source)
+    return _condition(statements[0], source)
+
+
+def _condition(node: Node, source: str) -> Condition:
+    kind = node.type
+    if kind == "test_command":
+        inner = named(node)
+        return _condition(inner[0], source) if len(inner) == 1 else Condition((), False, source)
+    if kind == "negated_command":
+        inner = named(node)
+        return _condition(inner[0], source).negated() if inner else Condition((), False, source)
+    if kind in ("list", "binary_expression") and len(node.children) == 3:
+        op = text(node.children[1])
+        if op in ("&&", "-a"):
+            left = _condition(node.children[0], source)
+            right = _condition(node.children[2], source)
+            return Condition(left.facts + right.facts, left.exact and right.exact, source)
+    if kind == "parenthesized_expression":
+        inner = named(node)
+        return _condition(inner[0], source) if len(inner) == 1 else Condition((), False, source)
+    if kind == "unary_expression" and node.children and text(node.children[0]) == "!":
+        return _condition(node.children[1], source).negated()
+    if kind in ("binary_expression", "command"):
+        fact = _fact(node)
+        if fact is not None:
+            return Condition((fact,), True, source)
+    return Condition((), False, source)
+
+
+def _fact(node: Node) -> Fact | None:
+    """``N == v``, ``N != v``, ``N -eq v``: a test of one variable against a constant."""
+    if node.type == "command" and _command_name(node) not in ("test", "["):
+        return None
+    parts = _comparison(node)
+    if parts is None:
+        return None
+    left, op, right = parts
+    if op not in ("=", "==", "!=", "-eq", "-ne") or left is None or right is None:
+        return None
+    for read, other in ((left, right), (right, left)):
+        name = _sole_read(read)
+        value = literal(other)
+        if name is not None and value is not None and not _unquoted_glob(other):
+            return Fact(name, value, op in ("=", "==", "-eq"))
+    return None
+
+
+def _sole_read(node: Node) -> str | None:
+    """The variable a word reads when the word is nothing but that read."""
+    inner = node
+    if inner.type == "string":
+        parts = named(inner)
+        if len(parts) != 1:
+            return None
+        inner = parts[0]
+    if not is_expansion(inner):
+        return None
+    found = expansion(inner)
+    if found.indirect or found.length or found.name is None:
+        return None
+    if found.operator and found.operator not in DEFAULTING:
+        return None
+    return found.name
+
+
+def _command_name(node: Node) -> str:
+    name = node.child_by_field_name("name")
+    return text(name) if name is not None else ""
