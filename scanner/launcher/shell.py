@@ -109,11 +109,12 @@ def analyse_shell(
     error = None
     bad = first_error(tree.root_node)
     if bad is not None:
-        line, column = position(bad, walker.lines)
+        # Where the parser gave up: the last token the error swallowed.
+        line, column = position(bad.children[-1] if bad.children else bad, walker.lines)
         error = ScanError(
             rel,
-            f"The bash grammar cannot parse line {line}, column {column}; reads past that "
-            "point may be missing or misjudged. Check the script with 'bash -n'.",
+            f"The bash grammar cannot parse the script near line {line}, column {column}; "
+            "reads around there may be missing or misjudged. Check it with 'bash -n'.",
         )
     result = FileResult(
         sites=tuple(sorted(walker.sites, key=lambda s: s.sort_key)),

@@ -156,7 +156,7 @@ def _operand(operand: Node | None, found: Expansion, probe: str | None) -> objec
         nonlocal raised
         if exp.node != found.node:
             return None  # another read of the variable in the same word: not followed
-        result = expand(exp, probe)
+        result = expand(found, probe)
         if result is RAISED:
             raised = True
             return ""

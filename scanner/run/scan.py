@@ -38,9 +38,10 @@ from scanner.source.files import (
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_ROUNDS = 16
-# What a shell script or a YAML config must contain to be read (a Python file: see prefilter).
+# What a shell script or a YAML config must contain to be read (a Python file: see
+# prefilter). Every script is read: `unset X`, `[[ -v X ]]` need no `$`.
 _LAUNCHER_WANTED: dict[str, Callable[[bytes], bool]] = {
-    "shell": lambda data: b"$" in data or b"export" in data or b"=" in data,
+    "shell": lambda data: True,
     "yaml": lambda data: b"${" in data,
 }
 

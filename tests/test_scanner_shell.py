@@ -1,0 +1,343 @@
+"""Every shell form the scanner reads and writes: one case each, pinned to line and column.
+
+A case is data: the script, with ``▸`` marking where each expected read or write
+starts (the marker is removed before the script is written), and what is
+expected there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from scanner import GateKind, ReadKind, ScanResult, WriteKind, scan
+from tests.conftest import write_tree
+
+MARK = "▸"
+
+
+@dataclass(frozen=True)
+class Read:
+    name: str
+    default: str | None = None
+    gate: GateKind = GateKind.VALUE
+    default_on: bool | None = None
+    off_value: str | None = None
+    kind: ReadKind = ReadKind.EXPANSION
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Wrote:
+    name: str | None
+    kind: WriteKind
+    value: str | None
+    when: tuple[tuple[str, str], ...] = ()
+
+
+def marked(script: str) -> tuple[str, list[tuple[int, int]]]:
+    """The script without its markers, and the 1-based (line, column) of each marker."""
+    positions = []
+    lines = []
+    for number, line in enumerate(script.strip("\n").split("\n"), start=1):
+        while MARK in line:
+            column = line.index(MARK)
+            positions.append((number, column + 1))
+            line = line[:column] + line[column + 1 :]
+        lines.append(line)
+    return "\n".join(lines) + "\n", positions
+
+
+def scanned(
+    tmp_path: Path, script: str, name: str = "run.sh"
+) -> tuple[ScanResult, list[tuple[int, int]]]:
+    text, positions = marked(script)
+    write_tree(tmp_path, {name: text})
+    return scan([tmp_path], root=tmp_path, jobs=1), positions
+
+
+def switch(name: str, default: str | None, default_on: bool) -> Read:
+    """A boolean read that "0" turns off."""
+    return Read(name, default, GateKind.BOOLEAN, default_on, "0")
+
+
+READS = [
+    ("bare", "echo ▸$X", Read("X")),
+    ("braced", "echo ▸${X}", Read("X")),
+    ("default", "echo ▸${X:-d}", Read("X", "d")),
+    ("default-unset-only", "echo ▸${X-d}", Read("X", "d")),
+    ("assign-default", ': "▸${X:=7}"', Read("X", "7")),
+    ("required", "echo ▸${X:?set X}", Read("X", kind=ReadKind.REQUIRED)),
+    ("quoted-default", 'echo "▸${X:-"a b"}"', Read("X", "a b")),
+    (
+        "off-by-default",
+        '[[ "▸${X:-0}" == "1" ]] && echo on',
+        switch("X", "0", False),
+    ),
+    ("on-by-default", '[ "▸${X:-1}" != "0" ] && echo on', switch("X", "1", True)),
+    ("test-command", 'test "▸$X" = 1 && echo on', switch("X", None, False)),
+    (
+        "numeric-switch",
+        'if [ "▸${X:-0}" -eq 1 ]; then echo; fi',
+        switch("X", "0", False),
+    ),
+    ("numeric-threshold", 'if [ "▸${X:-0}" -gt 4 ]; then echo; fi', Read("X", "0")),
+    (
+        "negated",
+        'if ! [[ "▸${X:-1}" == "0" ]]; then echo; fi',
+        switch("X", "1", True),
+    ),
+    (
+        "glob",
+        '[[ "▸${X:-}" == t* ]] && echo',
+        switch("X", "", False),
+    ),
+    (
+        "presence",
+        '[[ -n "▸$X" ]] && echo on',
+        Read("X", gate=GateKind.PRESENCE, default_on=False, off_value=""),
+    ),
+    (
+        "is-set",
+        "[[ -v ▸X ]] && echo on",
+        Read("X", gate=GateKind.PRESENCE, default_on=False, off_value=None),
+    ),
+    (
+        "case-choices",
+        'case "▸${X:-triton}" in\n  triton) a ;;\n  torch|eager) b ;;\nesac',
+        Read("X", "triton", choices=("triton", "torch", "eager")),
+    ),
+    (
+        "case-switch",
+        'case "▸${X:-0}" in\n  1|true) fused ;;\n  *) eager ;;\nesac',
+        switch("X", "0", False),
+    ),
+    ("arithmetic", "n=$((▸GPUS - 1))", Read("GPUS")),
+    (
+        "self-default-then-test",
+        'export X=▸${X:-1}\nif [[ "▸$X" == "1" ]]; then echo; fi',
+        (Read("X", "1"), switch("X", "1", True)),
+    ),
+    ("in-function", "f() {\n  echo ▸${X:-2}\n}", Read("X", "2")),
+    ("in-command-substitution", "v=$(echo ▸$X)", Read("X")),
+    ("in-heredoc", "cat <<EOF\n▸$X\nEOF", Read("X")),
+    ("launch-fact", "echo ▸${NODE_RANK:-0}", Read("NODE_RANK", "0", gate=GateKind.LAUNCH)),
+    (
+        "disable-polarity",
+        '[[ "▸${X_DISABLE_FUSION:-0}" == "1" ]] && echo',
+        switch("X_DISABLE_FUSION", "0", False),
+    ),
+]
+
+
+@pytest.mark.parametrize(("script", "expected"), [c[1:] for c in READS], ids=[c[0] for c in READS])
+def test_shell_read(tmp_path: Path, script: str, expected: Read | tuple[Read, ...]) -> None:
+    result, positions = scanned(tmp_path, script)
+    wanted = expected if isinstance(expected, tuple) else (expected,)
+    sites = [s for k in result.knobs for s in k.sites]
+    sites.sort(key=lambda s: (s.line, s.column))
+    got = [
+        (
+            (s.line, s.column),
+            Read(
+                s.name,
+                s.default,
+                s.gate.kind,
+                s.default_on,
+                s.gate.off_value,
+                s.kind,
+                s.gate.choices,
+            ),
+        )
+        for s in sites
+    ]
+    assert got == list(zip(positions, wanted, strict=True))
+    assert all(s.language == "shell" and s.path == "run.sh" for s in sites)
+
+
+def test_disable_words_set_the_polarity(tmp_path: Path) -> None:
+    result, _ = scanned(tmp_path, '[[ "${X_DISABLE_FUSION:-0}" == "1" ]] && echo')
+    assert [k.polarity.value for k in result.knobs] == ["disable"]
+
+
+NOT_READS = [
+    ("comment", "# echo $X\necho done"),
+    ("single-quoted", "echo '$X ${Y:-1}'"),
+    ("local", "f() {\n  local x=1\n  echo $x\n}"),
+    ("assigned-first", "X=$(pwd)\necho $X"),
+    ("loop-variable", "for v in a b; do echo $v; done"),
+    ("read-target", "while IFS= read -r line; do echo $line; done < f"),
+    ("c-style-loop", "for ((i=0; i<3; i++)); do echo $i; done"),
+    ("positional-and-special", 'echo $1 "$@" $? $# $$ ${#@}'),
+    ("shell-maintained", "echo $PWD $RANDOM ${BASH_SOURCE[0]} $LINENO"),
+    ("quoted-heredoc", "cat <<'EOF'\n$X\nEOF"),
+]
+
+
+@pytest.mark.parametrize("script", [c[1] for c in NOT_READS], ids=[c[0] for c in NOT_READS])
+def test_not_a_read(tmp_path: Path, script: str) -> None:
+    result, _ = scanned(tmp_path, script)
+    assert [k.name for k in result.knobs] == []
+    assert result.errors == ()
+
+
+WRITES = [
+    ("export", "export ▸X=1", Wrote("X", WriteKind.EXPORT, "1")),
+    ("export-quoted", "export ▸X='a b'", Wrote("X", WriteKind.EXPORT, "a b")),
+    ("export-later", "X=1\nexport ▸X", Wrote("X", WriteKind.EXPORT, "1")),
+    ("declare-x", "declare -x ▸X=2", Wrote("X", WriteKind.EXPORT, "2")),
+    ("prefix", "▸X=1 python train.py", Wrote("X", WriteKind.PREFIX, "1")),
+    ("unset", "unset ▸X", Wrote("X", WriteKind.UNSET, None)),
+    (
+        "printed",
+        'if true; then\n  ▸echo "env.NCCL_ALGO=Ring"\nfi',
+        Wrote("NCCL_ALGO", WriteKind.PRINTED, "Ring"),
+    ),
+    (
+        "implied-by-if",
+        'if [[ "${D:-0}" == "1" ]]; then\n  export ▸Y=0\nfi',
+        Wrote("Y", WriteKind.EXPORT, "0", (("D", "1"),)),
+    ),
+    (
+        "implied-by-else",
+        'if [[ "${D:-0}" != "1" ]]; then\n  :\nelse\n  export ▸Y=0\nfi',
+        Wrote("Y", WriteKind.EXPORT, "0", (("D", "1"),)),
+    ),
+    (
+        "implied-by-exit-guard",
+        'if [[ "${D:-0}" != "1" ]]; then\n  exit 0\nfi\n▸echo "env.Y=0"',
+        Wrote("Y", WriteKind.PRINTED, "0", (("D", "1"),)),
+    ),
+    (
+        "implied-by-or-exit",
+        '[[ "${D:-0}" == "1" ]] || exit 0\nexport ▸Y=0',
+        Wrote("Y", WriteKind.EXPORT, "0", (("D", "1"),)),
+    ),
+    (
+        "implied-by-and",
+        '[ "$D" = "yes" ] && export ▸Y=0',
+        Wrote("Y", WriteKind.EXPORT, "0", (("D", "yes"),)),
+    ),
+    (
+        "implied-by-case",
+        'case "$MODE" in\n  det) export ▸Y=0 ;;\nesac',
+        Wrote("Y", WriteKind.EXPORT, "0", (("MODE", "det"),)),
+    ),
+    (
+        "not-implied-by-a-file-test",
+        'if [[ "${D:-0}" == "1" && -f x ]]; then\n  export ▸Y=0\nfi',
+        Wrote("Y", WriteKind.EXPORT, "0", ()),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"), [c[1:] for c in WRITES], ids=[c[0] for c in WRITES]
+)
+def test_shell_write(tmp_path: Path, script: str, expected: Wrote) -> None:
+    result, positions = scanned(tmp_path, script)
+    writes = [w for w in result.writes if w.name not in ("D", "MODE")]
+    got = [((w.line, w.column), Wrote(w.name, w.kind, w.value, w.when)) for w in writes]
+    assert got == [(positions[0], expected)]
+    assert all(w.language == "shell" for w in writes)
+
+
+def test_a_condition_that_is_not_an_equality_is_kept_as_text(tmp_path: Path) -> None:
+    result, _ = scanned(tmp_path, 'if [[ "${D:-0}" == "1" && -f x ]]; then\n  export Y=0\nfi')
+    (write,) = result.writes
+    assert (write.when, write.condition) == ((), '[[ "${D:-0}" == "1" && -f x ]]')
+
+
+def test_an_indirect_expansion_is_a_dynamic_read(tmp_path: Path) -> None:
+    result, _ = scanned(tmp_path, 'name=FOO\necho "${!name}"')
+    assert [(d.line, d.column, d.expression, d.reason) for d in result.dynamic] == [
+        (2, 7, "${!name}", "an indirect expansion: the name is the value of name")
+    ]
+
+
+def test_a_sourced_file_beside_the_script_gives_its_defaults_and_locals(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "env/base.sh": "export TURBO=${TURBO:-1}\nROOT=/opt/x\n",
+            "run.sh": (
+                'HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+                'source "$HERE/env/base.sh"\n'
+                'if [[ "$TURBO" == "1" ]]; then echo "$ROOT"; fi\n'
+            ),
+        },
+    )
+    result = scan([tmp_path / "run.sh"], root=tmp_path, jobs=1)
+    (knob,) = result.knobs
+    (site,) = knob.sites
+    assert (knob.name, site.line, site.default, site.default_on) == ("TURBO", 3, "1", True)
+
+
+def test_a_shebang_names_a_shell_script_without_an_extension(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "bin/launch": "#!/usr/bin/env bash\necho ${X_LAUNCH:-1}\n",
+            "bin/tool": "#!/usr/bin/python3\nprint(1)\n",
+            "bin/notes": "echo ${X_NOTES}\n",
+        },
+    )
+    result = scan([tmp_path], root=tmp_path, jobs=1)
+    assert [(k.name, k.sites[0].path) for k in result.knobs] == [("X_LAUNCH", "bin/launch")]
+    assert result.files_scanned == 1
+
+
+def test_a_malformed_script_is_an_error_for_that_file_only(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "bad.sh": 'if [[ "$X" == 1 ]]; then\n  echo (\n',
+            "good.sh": "echo ${GOOD:-1}\n",
+            "mod.py": 'import os\nos.environ.get("PY_KNOB")\n',
+        },
+    )
+    result = scan([tmp_path], root=tmp_path, jobs=1)
+    assert [(e.path, e.message.split(";")[0]) for e in result.errors] == [
+        ("bad.sh", "The bash grammar cannot parse the script near line 2, column 8")
+    ]
+    assert {"GOOD", "PY_KNOB"} <= {k.name for k in result.knobs}
+
+
+def test_printed_write_patterns_come_from_the_settings(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"hook.sh": 'echo "set:A=1"\necho "env.B=2"\n'})
+    result = scan(
+        [tmp_path], root=tmp_path, jobs=1, printed_writes=[r"set:(?P<name>\w+)=(?P<value>.*)"]
+    )
+    assert [(w.name, w.value) for w in result.writes] == [("A", "1"), ("B", "2")]
+
+
+def test_include_narrows_the_layers(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "a.sh": "echo $SH_KNOB\n",
+            "b.yaml": "x: ${YAML_KNOB:1}\n",
+            "c.py": 'import os\nos.environ.get("PY_KNOB")\n',
+        },
+    )
+    everything = scan([tmp_path], root=tmp_path, jobs=1)
+    python = scan([tmp_path], root=tmp_path, jobs=1, include=["*.py"])
+    assert [k.name for k in everything.knobs] == ["PY_KNOB", "SH_KNOB", "YAML_KNOB"]
+    assert [k.name for k in python.knobs] == ["PY_KNOB"]
+
+
+def test_a_warm_scan_gives_the_same_result(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path / "src",
+        {
+            "hook.sh": 'if [[ "${D:-0}" == "1" ]]; then\n  echo "env.Y=0"\nfi\n',
+            "c.yaml": "a:\n  b: ${X:true}\n",
+        },
+    )
+    cache = tmp_path / "cache"
+    cold = scan([tmp_path / "src"], root=tmp_path, jobs=1, cache_dir=cache)
+    warm = scan([tmp_path / "src"], root=tmp_path, jobs=1, cache_dir=cache)
+    assert (warm, warm.stats.cache_hits, warm.stats.files_parsed) == (cold, 2, 0)
+    assert [w.when for w in warm.writes] == [(("D", "1"),)]
