@@ -1,32 +1,140 @@
-"""Files people commit are never left half-written: write beside, then rename over."""
+"""Files people commit are never left half-written: write beside, then rename over.
+
+- Through a symlink, the file it points to is written (a registry shared by a link
+  stays shared), in that file's folder.
+- Only a regular file is replaced: `/dev/full`, a FIFO or a folder is refused.
+- The data goes to a `.NAME.*.tmp` file beside the target, is synced, then renamed
+  over it. Ctrl-C, SIGTERM and SIGHUP during the write remove the temporary file;
+  the signal is then delivered again as it would have been. SIGKILL cannot be
+  observed: one during the write leaves the `.NAME.*.tmp` file (never the target
+  half-written); knobs reads no such file, and it is safe to delete.
+
+Every failure is a FileError that names the path and the reason.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import signal
+import stat
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from knobregistry.files import FileError, not_regular, reason
+
+_OBSERVED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
-    folder = path.parent
-    mode = path.stat().st_mode & 0o777 if path.exists() else _default_mode()
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    """Write ``text`` (UTF-8, `\\n` kept) to ``path`` atomically; raises FileError."""
+    target = Path(os.path.realpath(path))
+    data = text.encode("utf-8")
+    if not target.parent.is_dir():
+        raise FileError(path, "its folder does not exist", errno.ENOENT)
+    with _signals_raise():
+        try:
+            mode = _mode(target)
+            _write(target, data, mode)
+        except FileError:
+            raise
+        except OSError as exc:
+            raise FileError(path, reason(exc), exc.errno or 0) from exc
+
+
+def _mode(target: Path) -> int:
+    """The permissions to give the new file: the old file's, else what the umask allows."""
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        Path(temporary).chmod(mode)
-        Path(temporary).replace(path)
+        status = target.stat()
+    except FileNotFoundError:
+        return _default_mode()
+    if not stat.S_ISREG(status.st_mode):
+        raise FileError(target, not_regular(status.st_mode))
+    return status.st_mode & 0o777
+
+
+def _write(target: Path, data: bytes, mode: int) -> None:
+    temporary: Path | None = None
+    try:
+        with _blocked():  # a signal between creating the file and naming it here waits
+            descriptor, name = tempfile.mkstemp(
+                prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+            )
+            temporary = Path(name)
+        with os.fdopen(descriptor, "wb") as file:
+            _fill(file.fileno(), data, mode)
+        temporary.replace(target)
     except BaseException:
-        with contextlib.suppress(OSError):
-            Path(temporary).unlink()
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
         raise
+
+
+@contextlib.contextmanager
+def _blocked() -> Iterator[None]:
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    mask = {signal.SIGINT, *_OBSERVED}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, mask)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _fill(descriptor: int, data: bytes, mode: int) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]
+    os.fchmod(descriptor, mode)
+    os.fsync(descriptor)
 
 
 def _default_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+class _Signalled(BaseException):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise(signum: int, frame: FrameType | None) -> None:
+    raise _Signalled(signum)
+
+
+@contextlib.contextmanager
+def _signals_raise() -> Iterator[None]:
+    """Within: SIGTERM and SIGHUP raise, so that cleanup runs; then they are delivered again.
+
+    Only the main thread can set handlers; an ignored signal stays ignored (nohup).
+    """
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _OBSERVED:
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, _raise)
+    try:
+        yield
+    except _Signalled as exc:
+        _restore(previous)
+        previous = {}
+        signal.raise_signal(exc.signum)  # the default action ends the process here
+        raise SystemExit(128 + exc.signum) from None  # a handler that returned
+    finally:
+        _restore(previous)
+
+
+def _restore(previous: dict[int, Any]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)

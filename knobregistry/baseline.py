@@ -21,6 +21,7 @@ from knobregistry.atomic import write_atomic
 from knobregistry.check.guard_rules import BASELINE_ENTRY_GONE, BASELINE_RULES, EXPIRED_WAIVER
 from knobregistry.check.run import CheckResult
 from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.files import FileError, read_text
 from knobregistry.paths import shown
 from knobregistry.plural import counted
 
@@ -94,10 +95,10 @@ def render_baseline(baseline: Baseline, name: str) -> str:
 def load_baseline(path: Path, display: str) -> Baseline:
     """Read a baseline file; raises BaselineError naming ``display`` and what is wrong."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         data: Any = json.loads(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"{display}: cannot read the baseline: {exc}.") from exc
+    except FileError as exc:
+        raise BaselineError(f"{display}: cannot read the baseline: {exc.reason}.") from exc
     except json.JSONDecodeError as exc:
         raise BaselineError(
             f"{display}:{exc.lineno}:{exc.colno}: the baseline is not valid JSON: {exc.msg}."
@@ -271,12 +272,15 @@ def write_baseline(result: CheckResult, path: Path, *, cwd: Path, force: bool = 
     text = render_baseline(new, path.name)
     changed = _current(path) != text
     if changed:
-        write_atomic(path, text)
+        try:
+            write_atomic(path, text)
+        except FileError as exc:
+            raise BaselineError(exc.message("write", display)) from exc
     return Written(display, new.total, old.total if old is not None else None, changed)
 
 
 def _current(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_text(path)
+    except FileError:
         return None

@@ -15,13 +15,19 @@ from pathlib import Path
 MAX_BYTES = 8 * 1024 * 1024
 
 
-class FileError(Exception):
-    """A file that cannot be read or written; ``reason`` says why, as a sentence fragment."""
+class FileError(OSError):
+    """A file that cannot be read or written; ``reason`` says why, as a sentence fragment.
 
-    def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"{path.as_posix()}: {reason}")
+    An OSError whose ``strerror`` is the reason, so that code catching OSError keeps working.
+    """
+
+    def __init__(self, path: Path, reason: str, code: int = 0) -> None:
+        super().__init__(code, reason, path.as_posix())
         self.path = path
         self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.path.as_posix()}: {self.reason}"
 
     def message(self, verb: str, shown: str) -> str:
         """`cannot VERB SHOWN: REASON.`, for a command to print."""
@@ -33,7 +39,7 @@ def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise FileError(path, reason(exc)) from exc
+        raise FileError(path, reason(exc), exc.errno or 0) from exc
     with os.fdopen(descriptor, "rb") as file:
         try:
             mode = os.fstat(descriptor).st_mode
@@ -41,7 +47,7 @@ def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
                 raise FileError(path, not_regular(mode))
             data = file.read(limit + 1)
         except OSError as exc:
-            raise FileError(path, reason(exc)) from exc
+            raise FileError(path, reason(exc), exc.errno or 0) from exc
     if len(data) > limit:
         raise FileError(path, f"it is larger than {limit} bytes")
     return data

@@ -22,9 +22,11 @@ from knobregistry.docsgen import (
     render_page,
 )
 from knobregistry.docsgen.sync import marker_diagnostic
+from knobregistry.files import FileError, read_text
 from knobregistry.plural import counted
 from knobregistry.registry import Registry, RegistryError, find_registry
 from knobregistry.report.check_text import fix_lines
+from knobregistry.stdout import write_exactly
 
 
 @click.command("docs")
@@ -70,19 +72,23 @@ def docs_command(
             _check(files, registry_path)
         else:
             registry = open_registry(registry_path)
-            click.echo(render_page(registry, None, registry.path.name), nl=False)
+            page = render_page(registry, None, registry.path.name)
+            try:
+                write_exactly(page)
+            except FileError as exc:
+                usage_error("docs", exc.message("write", "standard output"))
     except RegistryError as error:
         fail_on_registry(error)
 
 
 def _text(doc: Path) -> str:
     """The doc's text; "" for a file that does not exist yet."""
-    if not doc.exists():
+    if not doc.exists() and not doc.is_symlink():
         return ""
     try:
-        return doc.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        usage_error("docs", f"cannot read {shown(doc, Path.cwd())}: {exc}.")
+        return read_text(doc)
+    except FileError as exc:
+        usage_error("docs", exc.message("read", shown(doc, Path.cwd())))
 
 
 def _registry_for(doc: Path, text: str, explicit: Path | None) -> Registry:
@@ -121,7 +127,10 @@ def _write(doc: Path, explicit: Path | None) -> None:
     if result.text == text:
         click.echo(f"{file} is up to date: {blocks} from {source}.")
         return
-    write_atomic(doc, result.text)
+    try:
+        write_atomic(doc, result.text)
+    except FileError as exc:
+        usage_error("docs", exc.message("write", file))
     if not text.strip():
         click.echo(f"Wrote {file}: a new page with {blocks} from {source}.")
     elif result.appended:

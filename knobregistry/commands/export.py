@@ -13,8 +13,10 @@ from knobregistry.check import scan_scope, shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.export import FORMATS, Export, ExportError, render
+from knobregistry.files import FileError
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
 from knobregistry.registry import Registry, RegistryError
+from knobregistry.stdout import write_exactly
 from scanner import ScanResult
 
 
@@ -93,10 +95,14 @@ def export_command(
         fail_on_registry(error)
     except (ProfileError, ExportError) as exc:
         usage_error("export", str(exc))
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        write_atomic(output, text)
+    try:
+        if output is None:
+            write_exactly(text)
+        else:
+            write_atomic(output, text)
+    except FileError as exc:
+        where = shown(output, Path.cwd()) if output is not None else "standard output"
+        usage_error("export", exc.message("write", where))
 
 
 def _scan(registry: Registry) -> ScanResult:

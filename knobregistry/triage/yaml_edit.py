@@ -24,6 +24,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from knobregistry.atomic import write_atomic
+from knobregistry.files import FileError, read_text
 from knobregistry.registry import RegistryError, Triage, loads_registry
 
 _FLOW_PLAIN = re.compile(r"[A-Za-z0-9_./+=@%~-]+\Z")
@@ -79,10 +80,10 @@ def edit_registry(
     """
     display = shown if shown is not None else path.as_posix()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         editor, document = _editor(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{display}: cannot read the registry to record: {exc}.") from exc
+    except FileError as exc:
+        raise RecordError(f"{display}: cannot read the registry to record: {exc.reason}.") from exc
     except YAMLError as exc:
         raise RecordError(
             f"{display}: cannot read the registry to record: {_yaml_problem(exc)}."
@@ -99,7 +100,10 @@ def edit_registry(
             f"{display}: the recorded registry would not be valid, so it was not written:\n{exc}"
         ) from exc
     if new != text:
-        write_atomic(path, new)
+        try:
+            write_atomic(path, new)  # through a symlink: the file it points to
+        except FileError as exc:
+            raise RecordError(exc.message("write", display)) from exc
     return edits
 
 
