@@ -9,7 +9,10 @@ and held against the scan:
 - KNB102: a profile sets a variable no scanned code reads and no `external` declares;
 - KNB103: a value the scanned gate does not treat as the state it is meant to set
   (`"false"` on a gate that only tests `!= "0"` turns nothing off);
-- KNB104 / KNB105: megatron config keys against megatron-core (profiles/config_checks.py).
+- KNB104 / KNB105: megatron config keys against megatron-core (profiles/config_checks.py);
+- KNB106: a profile sets a switch that makes a launcher script set another variable,
+  and gives that variable a different value;
+- KNB107 / KNB108: torchtitan config keys against torchtitan (profiles/torchtitan_checks.py).
 """
 
 from __future__ import annotations
@@ -31,11 +34,14 @@ from knobregistry.profiles.config_checks import FieldsLookup, megatron_key_diagn
 from knobregistry.profiles.megatron import megatron_fields
 from knobregistry.profiles.rules import (
     BITWISE_LEAVES_ON,
+    CONTRADICTS_LAUNCHER,
     GATE_MISMATCH,
     UNKNOWN_VARIABLE,
 )
+from knobregistry.profiles.torchtitan import torchtitan_fields
+from knobregistry.profiles.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage
-from scanner import GateKind, Polarity, ScanResult, Site
+from scanner import GateKind, Polarity, ScanResult, Site, Write
 
 _HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on
 
@@ -47,6 +53,7 @@ def check_profiles(
     cwd: Path | None = None,
     full_scope: bool = True,
     megatron: FieldsLookup = megatron_fields,
+    torchtitan: TitanLookup = torchtitan_fields,
 ) -> list[Diagnostic]:
     """Every KNB1xx finding for ``registry``'s profiles, sorted; paths relative to ``cwd``.
 
@@ -63,7 +70,9 @@ def check_profiles(
         if full_scope:
             found.extend(_unknown_variables(where, name))
         found.extend(_gate_mismatches(where, resolved))
+        found.extend(_launcher_contradictions(where, resolved))
     found.extend(megatron_key_diagnostics(registry, where.file, megatron))
+    found.extend(torchtitan_key_diagnostics(registry, where.file, torchtitan))
     return sorted(found, key=lambda d: d.sort_key)
 
 
@@ -77,7 +86,7 @@ class _Where:
     def file(self) -> str:
         return shown(self.registry.path, self.cwd)
 
-    def site(self, site: Site) -> str:
+    def site(self, site: Site | Write) -> str:
         return f"{shown(self.registry.root / site.path, self.cwd)}:{site.line}:{site.column}"
 
     def diagnostic(
@@ -249,3 +258,29 @@ def _mismatch_fix(
     if name in where.registry.knobs:
         return f"set `{field}: {_q(common[0])}` in knobs.{name}, which {source} then writes."
     return f"register {name} under `knobs` with `{field}: {_q(common[0])}`."
+
+
+def _launcher_contradictions(where: _Where, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+    """KNB106: the profile sets every variable of a launcher write's condition, and gives
+    the variable written a value other than the launcher's."""
+    env = resolved.env
+    for write in where.scan.writes:
+        name, implied = write.name, write.value
+        if name is None or implied is None or not write.when or name not in env:
+            continue
+        if env[name] == implied or any(env.get(n) != v for n, v in write.when):
+            continue
+        source = resolved.sources[name]
+        if source.profile != resolved.name:
+            continue  # a parent's value is reported on the parent
+        condition = " and ".join(f"{n}={_q(v)}" for n, v in write.when)
+        message = (
+            f"profile '{resolved.name}' sets {name} to {_q(env[name] or '')} ({source}), but "
+            f"with {condition}, which it also sets, the launcher sets {name} to {_q(implied)} "
+            f"at {where.site(write)}: the run gets whichever is applied last."
+        )
+        fix = (
+            f"write `{name}: {_q(implied)}` under profiles.{resolved.name}.env (or remove it "
+            f"and leave it to the launcher), or stop setting {', '.join(n for n, _ in write.when)}."
+        )
+        yield where.diagnostic(CONTRADICTS_LAUNCHER, source.key_path, message, fix, name)

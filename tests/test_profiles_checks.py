@@ -7,7 +7,7 @@ scanner, and compares every rendered diagnostic (line, fix and severity).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +18,8 @@ from knobregistry.diagnostics import Diagnostic
 from knobregistry.profile_checks import check_profiles
 from knobregistry.profiles.megatron import MegatronFields, MegatronMissing
 from knobregistry.profiles.rules import PROFILE_RULES
-from knobregistry.registry import load_registry
+from knobregistry.profiles.torchtitan import TorchTitanFields
+from knobregistry.registry import Registry, load_registry
 from scanner import scan
 from tests.conftest import REPO, write_tree
 
@@ -70,6 +71,13 @@ external:
 """
 
 NO_MEGATRON = MegatronMissing("megatron-core is not installed")
+
+
+def titan_of(registry: Registry) -> Callable[[], TorchTitanFields]:
+    """A torchtitan lookup that defines exactly the registry's torchtitan keys (their real
+    check is tests/test_profiles_torchtitan.py's)."""
+    keys = frozenset(k.name for k in registry.config.values() if k.backend == "torchtitan")
+    return lambda: TorchTitanFields("0.0-test", "Trainer.Config", keys)
 
 
 def fake_megatron(*names: str) -> MegatronFields:
@@ -356,7 +364,12 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
         "moe_permute_fusion",
         "moe_use_legacy_grouped_gemm",
     )
-    assert check_profiles(registry, result, cwd=REPO, megatron=lambda: megatron) == []
+    assert (
+        check_profiles(
+            registry, result, cwd=REPO, megatron=lambda: megatron, torchtitan=titan_of(registry)
+        )
+        == []
+    )
     fusion = "\n".join(
         [*lines, "def new():", '    return os.environ.get("PRIMUS_MHC_TRITON", "1") != "0"']
     )
@@ -364,13 +377,20 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
     result = scan([tree / registry.scan.paths[0]], match=registry.scan.match, root=tree)
     # The bitwise profile's select rule covers a new fusion once it is registered, so the
     # profile check leaves it to KNB001 ...
-    assert check_profiles(registry, result, cwd=REPO, megatron=lambda: megatron) == []
+    assert (
+        check_profiles(
+            registry, result, cwd=REPO, megatron=lambda: megatron, torchtitan=titan_of(registry)
+        )
+        == []
+    )
     # ... and without that rule, the hole is the profile's to report.
     bitwise = registry.profiles["bitwise"]
     by_hand = replace(
         registry, profiles={**registry.profiles, "bitwise": replace(bitwise, select=())}
     )
-    found = check_profiles(by_hand, result, cwd=REPO, megatron=lambda: megatron)
+    found = check_profiles(
+        by_hand, result, cwd=REPO, megatron=lambda: megatron, torchtitan=titan_of(by_hand)
+    )
     assert [(d.code, d.knob) for d in found] == [("KNB101", "PRIMUS_MHC_TRITON")]
 
 
@@ -384,4 +404,7 @@ def test_every_code_is_documented(rule: Rule) -> None:
 
 
 def test_codes_are_stable() -> None:
-    assert [r.code for r in PROFILE_RULES] == ["KNB101", "KNB102", "KNB103", "KNB104", "KNB105"]
+    assert [r.code for r in PROFILE_RULES] == [
+        *("KNB101", "KNB102", "KNB103", "KNB104", "KNB105"),
+        *("KNB106", "KNB107", "KNB108"),
+    ]

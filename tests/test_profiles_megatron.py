@@ -16,6 +16,7 @@ from knobregistry.profiles import megatron as lookup
 from knobregistry.registry import RegistryError, load_registry
 from scanner import ScanResult
 from tests.conftest import REPO, run_knobs, write_tree
+from tests.test_profiles_checks import titan_of
 
 
 def test_config_export_is_valid_for_megatron_core(tmp_path: Path) -> None:
@@ -56,7 +57,8 @@ def test_config_export_is_valid_for_megatron_core(tmp_path: Path) -> None:
     # The same lookup `knobs check` uses: the repository's keys pass, a wrong one does not.
     found = lookup.megatron_fields()
     assert isinstance(found, lookup.MegatronFields)
-    assert check_profiles(registry, ScanResult(), cwd=REPO) == []
+    titan = titan_of(registry)
+    assert check_profiles(registry, ScanResult(), cwd=REPO, torchtitan=titan) == []
     text = (REPO / "registry.yaml").read_text(encoding="utf-8")
     text = text.replace(
         "moe_router_force_load_balancing_type:\n    backend: primus",
@@ -64,7 +66,7 @@ def test_config_export_is_valid_for_megatron_core(tmp_path: Path) -> None:
     )
     write_tree(tmp_path, {"registry.yaml": text})
     wrong = load_registry(tmp_path / "registry.yaml")
-    (finding,) = check_profiles(wrong, ScanResult(), cwd=tmp_path)
+    (finding,) = check_profiles(wrong, ScanResult(), cwd=tmp_path, torchtitan=titan)
     assert finding.code == "KNB104"
     assert finding.message == (
         "config key 'moe_router_force_load_balancing_type' is declared `backend: megatron`, but "

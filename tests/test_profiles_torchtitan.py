@@ -1,4 +1,4 @@
-"""Trainer-config keys against torchtitan's own job-config dataclasses (KNB106 / KNB107).
+"""Trainer-config keys against torchtitan's own job-config dataclasses (KNB107 / KNB108).
 
 torchtitan is an optional extra; a small torchtitan package written to disk
 stands in for it, imported in a subprocess as the real one would be.
@@ -125,7 +125,7 @@ def test_keys_against_a_torchtitan_on_disk(tmp_path: Path) -> None:
     ]
     assert report["found"] == [
         [
-            "KNB106",
+            "KNB107",
             6,
             3,
             "config key 'debug.determinstic' is declared `backend: torchtitan`, but torchtitan "
@@ -163,7 +163,7 @@ def test_without_torchtitan_the_keys_are_noted_not_checked(tmp_path: Path) -> No
         return TorchTitanMissing("torchtitan is not installed")
 
     (note,) = torchtitan_key_diagnostics(registry, "registry.yaml", missing)
-    assert (note.code, note.severity.value, note.line, note.column) == ("KNB107", "note", 3, 3)
+    assert (note.code, note.severity.value, note.line, note.column) == ("KNB108", "note", 3, 3)
     assert note.message == (
         "torchtitan is not installed, so 3 config keys declared `backend: torchtitan` "
         "(debug.seed, debug.determinstic, tokenizer.path) were not checked against its job "
@@ -182,7 +182,7 @@ def test_no_torchtitan_keys_imports_nothing(tmp_path: Path) -> None:
 
 
 def test_rules_read_as_sentences() -> None:
-    assert [r.code for r in TORCHTITAN_RULES] == ["KNB106", "KNB107"]
+    assert [r.code for r in TORCHTITAN_RULES] == ["KNB107", "KNB108"]
     for rule in TORCHTITAN_RULES:
         assert rule.help.endswith(".") and rule.title.endswith(".")
 

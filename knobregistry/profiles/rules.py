@@ -77,10 +77,60 @@ MEGATRON_NOT_CHECKED = Rule(
     severity=Severity.NOTE,
 )
 
+CONTRADICTS_LAUNCHER = Rule(
+    code="KNB106",
+    name="ProfileContradictsLauncher",
+    title="A profile sets a variable to one value while the switch it also sets makes the "
+    "launcher set it to another.",
+    description=(
+        "A launcher script (a shell script or a hook that prints `env.NAME=VALUE`) writes a "
+        "variable under a condition on another one: `PRIMUS_DETERMINISTIC=1` implies "
+        "`NCCL_ALGO=Ring`. A profile that sets the switch and gives the implied variable a "
+        "different value contradicts the launcher: which value the run gets depends on which "
+        "is applied last. Reported at the profile's value, naming the launcher's line."
+    ),
+    help=(
+        "Give the variable the launcher's value in the profile (or leave it to the launcher), "
+        "or stop setting the switch that implies it."
+    ),
+)
+
+UNKNOWN_TORCHTITAN_KEY = Rule(
+    code="KNB107",
+    name="UnknownTorchTitanConfigKey",
+    title="A config key declared `backend: torchtitan` is no field of torchtitan's job config.",
+    description=(
+        "A trainer-config key declared `backend: torchtitan` is not a path of fields through "
+        "torchtitan's job-config dataclasses (checked when torchtitan is installed): the "
+        "overlay would set a key TorchTitan rejects."
+    ),
+    help=(
+        "Fix the name (a dotted path such as debug.seed); if Primus adds the key, declare "
+        "`backend: primus`."
+    ),
+)
+TORCHTITAN_NOT_CHECKED = Rule(
+    code="KNB108",
+    name="TorchTitanKeysNotChecked",
+    title="torchtitan is not installed, so the torchtitan config keys were not checked.",
+    description=(
+        "torchtitan could not be imported, so the config keys declared `backend: torchtitan` "
+        "were not checked against its job config. A note: it does not fail the check."
+    ),
+    help=(
+        "Install torchtitan in the environment that runs `knobs check` (pip install "
+        "'knobregistry[torchtitan]') to check them."
+    ),
+    severity=Severity.NOTE,
+)
+TORCHTITAN_RULES: tuple[Rule, ...] = (UNKNOWN_TORCHTITAN_KEY, TORCHTITAN_NOT_CHECKED)
+
 PROFILE_RULES: tuple[Rule, ...] = (
     BITWISE_LEAVES_ON,
     UNKNOWN_VARIABLE,
     GATE_MISMATCH,
     UNKNOWN_MEGATRON_KEY,
     MEGATRON_NOT_CHECKED,
+    CONTRADICTS_LAUNCHER,
+    *TORCHTITAN_RULES,
 )

@@ -1,4 +1,4 @@
-"""KNB106 / KNB107: torchtitan config keys checked against torchtitan's job-config dataclasses.
+"""KNB107 / KNB108: torchtitan config keys checked against torchtitan's job-config dataclasses.
 
 The counterpart of config_checks.py (KNB104 / KNB105) for `backend: torchtitan`
 keys, which are dotted paths through the job config's sections (`debug.seed`).
@@ -9,8 +9,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-from knobregistry.check.rules import Rule
-from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.diagnostics import Diagnostic
+from knobregistry.profiles.rules import (
+    TORCHTITAN_NOT_CHECKED,
+    TORCHTITAN_RULES,
+    UNKNOWN_TORCHTITAN_KEY,
+)
 from knobregistry.profiles.torchtitan import (
     TorchTitanFields,
     TorchTitanMissing,
@@ -18,37 +22,9 @@ from knobregistry.profiles.torchtitan import (
 )
 from knobregistry.registry import Registry
 
-TitanLookup = Callable[[], "TorchTitanFields | TorchTitanMissing"]
+__all__ = ["TORCHTITAN_RULES", "TitanLookup", "torchtitan_key_diagnostics"]
 
-UNKNOWN_TORCHTITAN_KEY = Rule(
-    code="KNB106",
-    name="UnknownTorchTitanConfigKey",
-    title="A config key declared `backend: torchtitan` is no field of torchtitan's job config.",
-    description=(
-        "A trainer-config key declared `backend: torchtitan` is not a path of fields through "
-        "torchtitan's job-config dataclasses (checked when torchtitan is installed): the "
-        "overlay would set a key TorchTitan rejects."
-    ),
-    help=(
-        "Fix the name (a dotted path such as debug.seed); if Primus adds the key, declare "
-        "`backend: primus`."
-    ),
-)
-TORCHTITAN_NOT_CHECKED = Rule(
-    code="KNB107",
-    name="TorchTitanKeysNotChecked",
-    title="torchtitan is not installed, so the torchtitan config keys were not checked.",
-    description=(
-        "torchtitan could not be imported, so the config keys declared `backend: torchtitan` "
-        "were not checked against its job config. A note: it does not fail the check."
-    ),
-    help=(
-        "Install torchtitan in the environment that runs `knobs check` (pip install "
-        "'knobregistry[torchtitan]') to check them."
-    ),
-    severity=Severity.NOTE,
-)
-TORCHTITAN_RULES: tuple[Rule, ...] = (UNKNOWN_TORCHTITAN_KEY, TORCHTITAN_NOT_CHECKED)
+TitanLookup = Callable[[], "TorchTitanFields | TorchTitanMissing"]
 
 
 def torchtitan_key_diagnostics(
