@@ -61,9 +61,18 @@ def test_the_fifteen_fusions_as_the_seed_reports_them() -> None:
 
 def test_scope_for_a_primus_checkout() -> None:
     scan = load_registry(REGISTRY).scan
-    assert scan.paths == ("primus/backends/megatron/core/transformer",)
+    assert scan.paths == (
+        "primus/backends/megatron/core/transformer",
+        "runner/helpers/hooks/05_deterministic.sh",
+    )
     assert scan.exclude == ("_triton_v1/", "_triton_v2/", "*gluon*/", "*flydsl*/")
-    assert scan.match == ("PRIMUS_*",)
+    assert scan.match == (
+        "PRIMUS_*",
+        "NCCL_ALGO",
+        "NVTE_ALLOW_NONDETERMINISTIC_ALGO",
+        "ROCBLAS_DEFAULT_ATOMICS_MODE",
+        "TORCH_COMPILE_DISABLE",
+    )
     assert scan.policy is Policy.DEFAULT_ON
 
 
