@@ -14,6 +14,12 @@ before each backslash, `"` and `$`. A shell that sources the file
 (`set -a; . ./.env`) reads every one of these as Compose does and runs nothing,
 except a backquote inside double quotes, so such a value is refused. An env file
 cannot unset a variable: those are listed in a comment.
+
+Escaping, by character class: control characters, ANSI escapes, `\\r`, U+0085 and
+U+2028 are never bare (the plain set is ASCII), so they are written raw inside
+single quotes, or inside double quotes when the value also holds `'` or a
+backslash; both quotes keep them exactly for Compose and for a shell. NUL and
+lone surrogates are refused (common.check_variables).
 """
 
 from __future__ import annotations

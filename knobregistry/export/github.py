@@ -5,6 +5,15 @@ with a line break uses the multi-line form `NAME<<DELIMITER`, the value's lines,
 then `DELIMITER` alone on a line; the delimiter is derived from the value and
 never occurs in it. The file has no comments (the runner rejects other lines) and
 cannot unset a variable.
+
+Escaping, by character class: none is needed, and none is done. The runner
+(actions/runner, FileCommandManager.cs) reads the file as UTF-8 and splits lines
+at `\\n` only; a value is the bytes after `=`, or the text between the heredoc's
+first line and its delimiter line, less the newline before it. So control
+characters, ANSI escapes, `\\r`, U+0085 and U+2028 come back exactly (a value
+with `\\r` takes the heredoc form too). One caveat, the runner's: on Windows it
+also ends a line at `\\r\\n`, so a value ending in `\\r` loses that `\\r` there.
+NUL and lone surrogates are refused before rendering (common.check_variables).
 """
 
 from __future__ import annotations

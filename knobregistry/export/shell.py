@@ -1,4 +1,12 @@
-"""`--format sh`: a POSIX shell file to source; every value single-quoted, so none runs."""
+"""`--format sh`: a POSIX shell file to source; every value single-quoted, so none runs.
+
+Escaping, by character class: inside single quotes a POSIX shell (bash, dash)
+takes every byte literally, so control characters, ANSI escapes, `\\r`, `\\n`,
+U+0085 and U+2028 are written as they are and read back exactly; only `'` is
+written `'\\''`. NUL and lone surrogates are refused (common.check_variables).
+The header's comment lines end only at `\\n`, and comment() starts a new `# `
+line at every other line break.
+"""
 
 from __future__ import annotations
 

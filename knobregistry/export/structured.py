@@ -1,8 +1,19 @@
-"""`--format json` (everything, for tools) and `--format config` (the trainer-config overlay)."""
+"""`--format json` (everything, for tools) and `--format config` (the trainer-config overlay).
+
+Escaping, by character class:
+- json: `json.dumps` escapes `"`, `\\` and every control character (C0, so ANSI's
+  ESC too, as `\\u001b`); everything else, U+0085 and U+2028 included, is written as
+  UTF-8, which JSON allows. Lone surrogates never reach it (the registry refuses them).
+- config: PyYAML picks the style, and escapes in double quotes what YAML cannot hold
+  raw (C0 and C1 controls, ESC as `\\e`, U+FEFF); strings with a YAML 1.1 line break
+  other than `\\n` are double-quoted (see _Dumper). The header's comment lines have
+  the characters YAML refuses escaped, as Python writes them (`\\x1b`).
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,10 +68,30 @@ def _clash(section: str, key: str) -> str:
     )
 
 
-def config_yaml(config: Mapping[str, JsonValue]) -> str:
-    """Trainer-config values as nested, sorted YAML (safe_dump): the config overlay."""
-    return yaml.safe_dump(
-        nested(dict(config)),
+class _Dumper(yaml.SafeDumper):
+    """safe_dump, except that a string holding U+0085, U+2028 or U+2029 is double-quoted.
+
+    YAML 1.1 reads these as line breaks: PyYAML writes them raw in a plain or
+    quoted scalar, and a reader folds them into a space. Double-quoted, PyYAML
+    escapes them (`\\N`, `\\L`, `\\P`), as it does every control character and
+    ANSI escape (`\\e`) in any style it picks.
+    """
+
+
+def _string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if _YAML_BREAKS.search(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _string)
+_YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def dump_yaml(data: Any) -> str:
+    """``data`` as sorted block YAML that reads back equal, every string included."""
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
         sort_keys=True,
         default_flow_style=False,
         allow_unicode=True,
@@ -68,6 +99,21 @@ def config_yaml(config: Mapping[str, JsonValue]) -> str:
     )
 
 
+def yaml_comment(lines: list[str]) -> list[str]:
+    """Comment lines a YAML reader keeps whole: what it refuses or breaks at escaped (`\\x1b`)."""
+    return [_NON_PRINTABLE.sub(lambda m: ascii(m.group())[1:-1], line) for line in lines]
+
+
+# What a YAML reader refuses, and the line breaks that would end a comment early.
+_NON_PRINTABLE = re.compile(f"{yaml.reader.Reader.NON_PRINTABLE.pattern}|{_YAML_BREAKS.pattern}")
+
+
+def config_yaml(config: Mapping[str, JsonValue]) -> str:
+    """Trainer-config values as nested, sorted YAML: the config overlay."""
+    return dump_yaml(nested(dict(config)))
+
+
 def render_config(export: Export) -> str:
-    """Header comment, then the config values as sorted YAML (safe_dump)."""
-    return "\n".join(header(export, "config")) + "\n" + config_yaml(export.profile.config)
+    """Header comment, then the config values as sorted YAML."""
+    comments = yaml_comment(header(export, "config"))
+    return "\n".join(comments) + "\n" + config_yaml(export.profile.config)
