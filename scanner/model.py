@@ -33,6 +33,7 @@ class GateKind(str, Enum):
     PRESENCE = "presence"  # only set versus unset matters
     VALUE = "value"  # a size, a path, a backend name: no on/off
     LAUNCH = "launch"  # set by the launcher or scheduler (RANK, WORLD_SIZE): a fact, not a switch
+    REQUIREMENT = "requirement"  # the code raises unless the value is one of Gate.on_values
     UNKNOWN = "unknown"  # the scanner could not decide: Gate.reason says why
 
 
@@ -79,6 +80,8 @@ class Gate:
     polarity: Polarity = Polarity.ENABLE
     reason: str | None = None
     choices: tuple[str, ...] = ()  # the values a dispatch names (shell ``case`` patterns)
+    # For a requirement: the tests around the site it holds under (``args.deterministic_mode``).
+    condition: str | None = None
 
 
 VALUE_GATE = Gate(kind=GateKind.VALUE)

@@ -89,6 +89,10 @@ def gate_summary(knob: Knob) -> str:
         return "a launch fact (set by the launcher, not a switch)"
     if is_undecided(knob):
         return f"undecided ({undecided_reason(knob)})"
+    if knob.kind is GateKind.REQUIREMENT:
+        first = next(s for s in knob.sites if s.gate.kind is GateKind.REQUIREMENT)
+        accepted = " or ".join(quoted(v) for v in first.gate.on_values[:3])
+        return f"required (the code raises unless it is {accepted})"
     if knob.default_on is None:
         defaults = sorted({quoted(s.default) for s in knob.sites if s.default is not None})
         if not defaults:

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from knobregistry.feature import SWITCHES, is_launch_fact, is_undecided, undecided_reason
 from knobregistry.plural import counted
-from scanner import Knob, ScanResult
+from scanner import GateKind, Knob, ScanResult
 
 
 def yes_no(value: bool | None) -> str:
@@ -21,9 +21,12 @@ def yes_no(value: bool | None) -> str:
 
 def on_by_default(knob: Knob) -> str:
     """The table's verdict: ``yes`` / ``no`` for a switch, ``value``, ``launch`` for a launch
-    fact, ``?`` when the scanner could not decide."""
+    fact, ``required`` when code raises unless it holds given values, ``?`` when the
+    scanner could not decide."""
     if is_launch_fact(knob):
         return "launch"
+    if knob.kind is GateKind.REQUIREMENT:
+        return "required"
     if is_undecided(knob):
         return "?"
     return yes_no(knob.default_on)

@@ -77,6 +77,12 @@ class Observation:
     compared: set[str] = field(default_factory=set)  # strings the site's value was compared to
     comparisons: list[V] = field(default_factory=list)  # known comparisons of the site's value
     counted: bool = False  # the site's value went through int() or float(): a number
+    # Tests that guard a raise: test id -> the outcome that lets the code go on (True for
+    # ``assert t``, False for ``if t: raise ...``).
+    guards: dict[int, bool] = field(default_factory=dict)
+    # Tests not decided by the variable that were taken toward the site, as source text
+    # (``args.deterministic_mode``; ``not (...)`` for an else branch).
+    conditions: list[str] = field(default_factory=list)
 
 
 class Evaluator:
@@ -208,6 +214,7 @@ class Evaluator:
         return Flow("raise") if self.expr(node.value, frame).raised else NEXT
 
     def _assert(self, node: cst.Assert, frame: Frame) -> Flow:
+        self.seen.guards[id(node.test)] = True
         test = self.test(node.test, frame)
         if node.msg is not None and id(node.msg) in self.target:
             self.expr(node.msg, frame)
@@ -236,6 +243,9 @@ class Evaluator:
         return NEXT
 
     def _if(self, node: cst.If, frame: Frame) -> Flow:
+        body = body_statements(node.body)
+        if node.orelse is None and body and _raises(body[0]):
+            self.seen.guards[id(node.test)] = False
         test = self.test(node.test, frame)
         if test.raised and not test.env:
             # Raised on what the scanner assumed (a parameter's default of None, say),
@@ -257,10 +267,13 @@ class Evaluator:
             take_body = bool(test.value)
             if not test.env and (in_body or in_else):
                 take_body = in_body  # the site's branch, whatever else decides it
+                self._toward(node.test, in_body)
             return self.block(body_statements(node.body) if take_body else else_body, frame)
         if in_body:
+            self._toward(node.test, True)
             return self.block(body_statements(node.body), frame)
         if in_else:
+            self._toward(node.test, False)
             return self.block(else_body, frame)
         if self.explore:
             # Looking for the names a function can read: each branch may be the one.
@@ -273,6 +286,11 @@ class Evaluator:
         # Neither branch is known to run: forget what either could bind and go on.
         frame.forget(self._bound_in(node))
         return NEXT
+
+    def _toward(self, test: cst.BaseExpression, holds: bool) -> None:
+        """Record a test taken toward the site whatever its value."""
+        code = " ".join(_EMPTY_MODULE.code_for_node(test).split())
+        self.seen.conditions.append(code if holds else f"not ({code})")
 
     def _loop(self, node: cst.For | cst.While, frame: Frame) -> Flow:
         if isinstance(node, cst.While):
@@ -616,3 +634,12 @@ _STATEMENTS: dict[type[cst.CSTNode], Callable[[Evaluator, Any, Frame], Flow]] = 
     cst.Global: _constant_flow(NEXT),
     cst.Nonlocal: _constant_flow(NEXT),
 }
+
+
+def _raises(statement: cst.CSTNode) -> bool:
+    """Whether a statement is ``raise ...`` (alone on its line)."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Raise)
+    )

@@ -51,6 +51,9 @@ def verdict(
         return VALUE_GATE
     if _dispatch(observations):
         return VALUE_GATE
+    required = _requirement(probes)
+    if required is not None:
+        return required
     counted = any(obs.counted for obs in observations)
     gate, beyond_the_read = _decided(probes, chain, function_scope, named, counted)
     if gate.kind is GateKind.PRESENCE and _passes_value(probes, chain):
@@ -161,9 +164,47 @@ def _returned(probes: Probes) -> dict[str | None, object] | None:
     return outputs if tainted else None
 
 
-def tested_outcomes(probes: Probes) -> dict[str | None, object] | None:
-    """The outcomes of the first branch test the site's own value takes part in (a test
-    decided by another read of the variable alone judges that read, not this one)."""
+def _requirement(probes: Probes) -> Gate | None:
+    """``assert get(N) == "1"``, ``if get(N) != "1": raise``: the first test of the site's
+    value guards a raise, and the code goes on only for some set values (never unset)."""
+    order = _site_test_order(probes)
+    if not order:
+        return None
+    node_id = order[0]
+    passing: bool | None = None
+    for _, obs in probes:
+        passing = obs.guards.get(node_id, passing)
+    if passing is None:
+        return None
+    accepted: list[str] = []
+    rejects_a_value = False
+    for value, obs in probes:
+        first = next((t for n, t, _ in obs.tests if n == node_id), None)
+        if first is None or not first.known:
+            return None
+        goes_on = bool(first.value) == passing
+        if value is None and goes_on:
+            return None  # unset passes: a prohibition of some values, not a requirement
+        if value is not None and goes_on:
+            accepted.append(value)
+        rejects_a_value = rejects_a_value or (not goes_on and value not in (None, ""))
+    if not accepted or not rejects_a_value:
+        return None  # any value will do: the variable is required, not a value of it
+    listed = ", ".join(repr(v) for v in accepted[:4]) + (", ..." if len(accepted) > 4 else "")
+    conditions = list(dict.fromkeys(c for _, obs in probes for c in obs.conditions))
+    condition = " and ".join(conditions) or None
+    return Gate(
+        kind=GateKind.REQUIREMENT,
+        on_value=accepted[0],
+        on_values=tuple(accepted),
+        reason=f"the code raises unless it is one of {listed}"
+        + (f" (when {condition})" if condition else ""),
+        condition=condition,
+    )
+
+
+def _site_test_order(probes: Probes) -> list[int]:
+    """The branch tests the site's own value takes part in, ``is None`` checks last."""
     order: list[int] = []
     none_checks: set[int] = set()
     belongs = {node_id for _, obs in probes for node_id in obs.site_tests}
@@ -175,8 +216,13 @@ def tested_outcomes(probes: Probes) -> dict[str | None, object] | None:
                 order.append(node_id)
             if is_none_check:
                 none_checks.add(node_id)
-    preferred = [n for n in order if n not in none_checks] + [n for n in order if n in none_checks]
-    for node_id in preferred:
+    return [n for n in order if n not in none_checks] + [n for n in order if n in none_checks]
+
+
+def tested_outcomes(probes: Probes) -> dict[str | None, object] | None:
+    """The outcomes of the first branch test the site's own value takes part in (a test
+    decided by another read of the variable alone judges that read, not this one)."""
+    for node_id in _site_test_order(probes):
         outputs: dict[str | None, object] = {}
         for value, obs in probes:
             first = next((t for n, t, _ in obs.tests if n == node_id), None)

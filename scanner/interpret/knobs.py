@@ -2,7 +2,8 @@
 
 A knob is a launch fact if launchers set it; a switch (boolean or presence)
 when a site decides a branch with it; unknown when a site could not be decided
-and none was; a value otherwise. Only switch sites that really disagree are a
+and none was; a requirement when a site raises unless it holds given values;
+a value otherwise. Only switch sites that really disagree are a
 conflict: two sites judged by the on/off convention with different defaults on,
 or sites whose written defaults differ so that one is on and one off by default.
 Conditions on other strings (``== "DEBUG"`` here, ``in ("DEBUG", "INFO")`` there)
@@ -57,7 +58,8 @@ def _knob(name: str, sites: list[Site]) -> Knob:
             polarity=polarity,
         )
     off = _common(OFF_ORDER, (s.gate.off_values for s in switches))
-    on = _common(ON_ORDER, (s.gate.on_values for s in switches))
+    required = [s for s in sites if s.gate.kind is GateKind.REQUIREMENT]
+    on = _common(ON_ORDER, (s.gate.on_values for s in switches or required))
     conflict = _conflict(switches, off)
     defaults_on = {s.default_on for s in switches}
     default_on = True if True in defaults_on else (False if False in defaults_on else None)
@@ -90,6 +92,8 @@ def _kind(sites: list[Site], switches: list[Site], undecided: list[Site]) -> Gat
         return GateKind.PRESENCE
     if undecided:
         return GateKind.UNKNOWN
+    if any(s.gate.kind is GateKind.REQUIREMENT for s in sites):
+        return GateKind.REQUIREMENT
     return GateKind.VALUE
 
 

@@ -132,14 +132,16 @@ def encode_site(site: Site) -> dict[str, Any]:
             gate.polarity.value,
             gate.reason,
             list(gate.choices),
+            gate.condition,
         ],
     }
 
 
 def decode_site(data: dict[str, Any]) -> Site:
-    kind, default_on, off_value, on_value, off_values, on_values, polarity, reason, choices = data[
-        "gate"
-    ]
+    (kind, default_on, off_value, on_value, off_values, on_values, polarity, reason, choices) = (
+        data["gate"][:9]
+    )
+    condition = data["gate"][9]
     return Site(
         name=str(data["name"]),
         path=str(data["path"]),
@@ -157,6 +159,7 @@ def decode_site(data: dict[str, Any]) -> Site:
             polarity=Polarity(polarity),
             reason=reason,
             choices=tuple(str(c) for c in choices),
+            condition=_optional(condition),
         ),
         function=str(data["function"]),
         via=data["via"],
