@@ -12,14 +12,16 @@ and held against the scan:
 - KNB104 / KNB105: megatron config keys against megatron-core (profiles/config_checks.py);
 - KNB106: a profile sets a switch that makes a launcher script set another variable,
   and gives that variable a different value;
-- KNB107 / KNB108: torchtitan config keys against torchtitan (profiles/torchtitan_checks.py).
+- KNB107 / KNB108: torchtitan config keys against torchtitan (profiles/torchtitan_checks.py);
+- KNB109: a `bitwise`-kind profile leaves a variable without the value code requires.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -36,11 +38,14 @@ from knobregistry.profiles.rules import (
     BITWISE_LEAVES_ON,
     CONTRADICTS_LAUNCHER,
     GATE_MISMATCH,
+    MISSES_REQUIREMENT,
+    REQUIREMENT_UNDECIDED,
     UNKNOWN_VARIABLE,
 )
 from knobregistry.profiles.torchtitan import torchtitan_fields
 from knobregistry.profiles.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage
+from knobregistry.registry.model import JsonValue
 from scanner import GateKind, Polarity, ScanResult, Site, Write
 
 _HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on
@@ -67,6 +72,7 @@ def check_profiles(
         resolved = _resolve(registry, name)
         if profile.kind is ProfileKind.BITWISE:
             found.extend(_bitwise_holes(where, resolved, _resolve(registry, name, scan)))
+            found.extend(_missed_requirements(where, resolved))
         if full_scope:
             found.extend(_unknown_variables(where, name))
         found.extend(_gate_mismatches(where, resolved))
@@ -284,3 +290,58 @@ def _launcher_contradictions(where: _Where, resolved: ResolvedProfile) -> Iterat
             f"and leave it to the launcher), or stop setting {', '.join(n for n, _ in write.when)}."
         )
         yield where.diagnostic(CONTRADICTS_LAUNCHER, source.key_path, message, fix, name)
+
+
+def _missed_requirements(where: _Where, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+    """KNB109: a bitwise profile leaves a variable unset, or sets a value, that code of the
+    scan refuses to run with; KNB110 when the code requires it only under a condition the
+    profile's config does not decide."""
+    for knob in where.scan.knobs:
+        value = resolved.env.get(knob.name)
+        required = [s for s in knob.sites if s.gate.kind is GateKind.REQUIREMENT]
+        missed = [s for s in required if value not in s.gate.on_values]
+        applies = [(s, _holds(s.gate.condition, resolved.config)) for s in missed]
+        applies = [(s, holds) for s, holds in applies if holds is not False]
+        if not applies:
+            continue
+        first, holds = next(((s, h) for s, h in applies if h), applies[0])
+        accepted = " or ".join(_q(v) for v in first.gate.on_values[:3])
+        source = resolved.sources.get(knob.name)
+        state = "leaves it unset" if value is None else f"sets it to {_q(value)} ({source})"
+        when = f" when {first.gate.condition}" if first.gate.condition else ""
+        message = (
+            f"profile '{resolved.name}' (kind bitwise) {state}, but the code at "
+            f"{where.site(first)} raises unless {knob.name} is {accepted}{when}"
+        )
+        if holds is None:
+            message += ", which the profile's config does not decide."
+        else:
+            message += "."
+        at: KeyPath = source.key_path if source is not None else ("profiles", resolved.name)
+        wanted = _q(first.gate.on_values[0])
+        fix = f"set `{knob.name}: {wanted}` under profiles.{resolved.name}.env."
+        rule = MISSES_REQUIREMENT if holds else REQUIREMENT_UNDECIDED
+        yield where.diagnostic(rule, at, message, fix, knob.name)
+
+
+_TEST = re.compile(r"(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*)(?:\s*==\s*(['\"])(.*)\2)?")
+
+
+def _holds(condition: str | None, config: Mapping[str, JsonValue]) -> bool | None:
+    """Whether the profile's config meets a requirement's condition (``args.X``,
+    ``args.X == "v"``, ``not (...)``, joined by ``and``); None when it cannot tell."""
+    if condition is None:
+        return True
+    verdicts: list[bool | None] = []
+    for part in condition.split(" and "):
+        negated = part.startswith("not (") and part.endswith(")")
+        test = _TEST.fullmatch(part[5:-1] if negated else part)
+        if test is None or test.group(1) not in config:
+            verdicts.append(None)
+            continue
+        value = config[test.group(1)]
+        held = bool(value) if test.group(2) is None else str(value) == test.group(3)
+        verdicts.append(held != negated)
+    if False in verdicts:
+        return False
+    return None if None in verdicts else True

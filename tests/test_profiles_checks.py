@@ -348,11 +348,15 @@ config:
 
 
 def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Path) -> None:
-    """The repository's registry, over a tree that reads its fifteen fusions as Primus does."""
+    """The repository's registry, over a tree that reads its knobs as Primus does."""
     registry = load_registry(REPO / "registry.yaml")
     lines = ["import os", ""]
-    for index, name in enumerate(registry.knobs):
-        lines += [f"def f{index}():", f'    return os.environ.get("{name}", "1") != "0"', ""]
+    for index, (name, entry) in enumerate(registry.knobs.items()):
+        if entry.on_value not in (None, "1"):  # a selector: on is the value it names
+            test = f'os.environ.get("{name}", "{entry.default}") == "{entry.on_value}"'
+        else:
+            test = f'os.environ.get("{name}", "1") != "0"'
+        lines += [f"def f{index}():", f"    return {test}", ""]
     tree = write_tree(
         tmp_path, {"primus/backends/megatron/core/transformer/v4.py": "\n".join(lines)}
     )
@@ -406,5 +410,5 @@ def test_every_code_is_documented(rule: Rule) -> None:
 def test_codes_are_stable() -> None:
     assert [r.code for r in PROFILE_RULES] == [
         *("KNB101", "KNB102", "KNB103", "KNB104", "KNB105"),
-        *("KNB106", "KNB107", "KNB108"),
+        *("KNB106", "KNB107", "KNB108", "KNB109", "KNB110"),
     ]

@@ -287,6 +287,7 @@ def test_repository_reproducible_and_fast() -> None:
     fast = repository_profile("fast")
     fusions = {n: "1" for n, v in RECIPE_ENV.items() if n.startswith("PRIMUS_") and v == "0"}
     fusions.pop("PRIMUS_TURBO_AUTO_TUNE")
-    assert dict(fast.env) == {**fusions, "PRIMUS_DETERMINISTIC": "0"}
+    selector = {"PRIMUS_TURBO_MOE_DISPATCH_COMBINE_BACKEND": "TURBO"}  # its on value
+    assert dict(fast.env) == {**fusions, **selector, "PRIMUS_DETERMINISTIC": "0"}
     assert dict(fast.config) == {"deterministic_mode": False}
     assert fast.costs == ()  # every value is its default

@@ -41,8 +41,15 @@ def test_first_line_names_the_schema() -> None:
 
 def test_the_fifteen_fusions_as_the_seed_reports_them() -> None:
     registry = load_registry(REGISTRY)
-    assert list(registry.knobs) == V4_FUSIONS
-    for name, knob in registry.knobs.items():
+    assert list(registry.knobs) == [*V4_FUSIONS, "PRIMUS_TURBO_MOE_DISPATCH_COMBINE_BACKEND"]
+    selector = registry.knobs["PRIMUS_TURBO_MOE_DISPATCH_COMBINE_BACKEND"]
+    assert (selector.default, selector.on_value, selector.triage) == (
+        "TURBO",
+        "TURBO",
+        Triage.EXEMPT,
+    )
+    for name in V4_FUSIONS:
+        knob = registry.knobs[name]
         assert (knob.default, knob.default_on) == ("1", True), name
         assert knob.gates is not None and knob.gates.kernel, name
         assert knob.cost, name
@@ -64,6 +71,7 @@ def test_scope_for_a_primus_checkout() -> None:
     assert scan.paths == (
         "primus/backends/megatron/core/transformer",
         "runner/helpers/hooks/05_deterministic.sh",
+        "primus/backends/megatron/patches/args/rocm_arg_validation.py",
     )
     assert scan.exclude == ("_triton_v1/", "_triton_v2/", "*gluon*/", "*flydsl*/")
     assert scan.match == (
@@ -98,7 +106,7 @@ def test_profiles_first_draft() -> None:
     (rule,) = bitwise.select
     assert (rule.default_on, rule.triage_not, rule.set) == (
         True,
-        (Triage.REPRODUCIBLE,),
+        (Triage.REPRODUCIBLE, Triage.EXEMPT),
         SetAction.OFF,
     )
     assert profiles["reproducible"].kind is ProfileKind.REPRODUCIBLE

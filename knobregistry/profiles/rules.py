@@ -124,6 +124,33 @@ TORCHTITAN_NOT_CHECKED = Rule(
     severity=Severity.NOTE,
 )
 TORCHTITAN_RULES: tuple[Rule, ...] = (UNKNOWN_TORCHTITAN_KEY, TORCHTITAN_NOT_CHECKED)
+MISSES_REQUIREMENT = Rule(
+    code="KNB109",
+    name="BitwiseMissesRequirement",
+    title="A bitwise profile does not give a variable the value that code requires.",
+    description=(
+        "Code of the scan refuses to run unless a variable holds given values (`assert "
+        "os.environ.get(env) == value`, as Primus's `validate_args_on_rocm` does for "
+        "TORCH_COMPILE_DISABLE and three more in deterministic mode). A profile of kind "
+        "`bitwise` that leaves the variable unset or sets another value starts a run that "
+        "stops there. Reported at the profile."
+    ),
+    help="Set the variable to the required value under the profile's `env`.",
+)
+REQUIREMENT_UNDECIDED = Rule(
+    code="KNB110",
+    name="RequirementConditionUndecided",
+    title="Code requires a value only under a condition the check cannot evaluate for a "
+    "bitwise profile.",
+    description=(
+        "A requirement holds only under a test of the trainer's arguments "
+        '(`if args.fp8_recipe == "mxfp8":`) that the profile\'s config does not decide. '
+        "A note for a person: if the profile's runs meet the condition, they stop there "
+        "unless the variable holds the required value."
+    ),
+    help="Set the variable as required, or set the config key that decides the condition.",
+    severity=Severity.NOTE,
+)
 
 PROFILE_RULES: tuple[Rule, ...] = (
     BITWISE_LEAVES_ON,
@@ -133,4 +160,6 @@ PROFILE_RULES: tuple[Rule, ...] = (
     MEGATRON_NOT_CHECKED,
     CONTRADICTS_LAUNCHER,
     *TORCHTITAN_RULES,
+    MISSES_REQUIREMENT,
+    REQUIREMENT_UNDECIDED,
 )
