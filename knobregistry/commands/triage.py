@@ -4,7 +4,10 @@ Exit status: 0 every setting reproducible; 1 a knob breaks reproducibility (alon
 in a combination); 2 bad usage, a bad registry, or --record could not write;
 3 the baseline itself is not reproducible; 4 a run failed or timed out, so some
 setting could not be judged (this outranks 1: the triage is incomplete);
-130 interrupted.
+128 + the signal when interrupted: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP. Every
+run's process group is stopped on each of these; a signal after the runs (while
+the host is detected, or the registry recorded) still prints the results. See
+triage/signals.py for SIGKILL.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import tempfile
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
+from typing import NoReturn
 
 import click
 from rich.console import Console
@@ -42,6 +46,7 @@ from knobregistry.triage import (
 )
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
+from knobregistry.triage.signals import exit_status, interruptible
 
 
 class TriageExit(IntEnum):
@@ -167,24 +172,54 @@ def triage_command(
         usage_error("triage", str(exc))
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect)
-    with tempfile.TemporaryDirectory(prefix="knobs-triage-") as root:
-        runner = Runner(command, Path.cwd(), Path(root), timeout)
-        try:
-            with ConsoleProgress(stderr) as progress:
-                result = triage(plan, runner, mode, options, os.environ, progress)
-        except KeyboardInterrupt:
-            click.echo("knobs triage: interrupted; every run was stopped.", err=True)
-            sys.exit(TriageExit.INTERRUPTED)
-    host = describe_host() if record or fmt == "json" else None
-    recorded, failure = _record(registry, result, host) if record else (None, None)
-    if fmt == "json":
-        click.echo(render_json(result, host, recorded), nl=False)
-    else:
-        print_table(result, Console(highlight=False, soft_wrap=True), recorded)
+    with interruptible():
+        with tempfile.TemporaryDirectory(prefix="knobs-triage-") as root:
+            runner = Runner(command, Path.cwd(), Path(root), timeout)
+            try:
+                with ConsoleProgress(stderr) as progress:
+                    result = triage(plan, runner, mode, options, os.environ, progress)
+            except KeyboardInterrupt as exc:
+                click.echo("knobs triage: interrupted; every run was stopped.", err=True)
+                sys.exit(exit_status(exc))
+        _finish(registry, result, record, fmt)
+
+
+def _finish(registry: Registry, result: TriageResult, record: bool, fmt: str) -> NoReturn:
+    """Detect the host, record, print the results, exit; a signal here loses no result."""
+    host: Host | None = None
+    recorded: Recorded | None = None
+    failure: str | None = None
+    interrupted: KeyboardInterrupt | None = None
+    try:
+        host = describe_host() if record or fmt == "json" else None
+        if record:
+            recorded, failure = _record(registry, result, host)
+    except KeyboardInterrupt as exc:
+        interrupted = exc
+        click.echo(
+            f"knobs triage: interrupted after the runs; {_unrecorded(record, host)}.", err=True
+        )
+    try:
+        if fmt == "json":
+            click.echo(render_json(result, host, recorded), nl=False)
+        else:
+            print_table(result, Console(highlight=False, soft_wrap=True), recorded)
+    except KeyboardInterrupt as exc:
+        interrupted = interrupted or exc
+    if interrupted is not None:
+        sys.exit(exit_status(interrupted))
     if failure is not None:  # after the results: a long triage is not lost to a bad write
         click.echo(f"knobs triage: error: {failure}", err=True)
         sys.exit(TriageExit.USAGE)
     sys.exit(_EXIT[status_of(result)])
+
+
+def _unrecorded(record: bool, host: Host | None) -> str:
+    if not record:
+        return "the results follow"
+    if host is None:
+        return "nothing was recorded"
+    return "the registry was recorded in full or left as it was"
 
 
 def _record(

@@ -4,23 +4,30 @@ Modes: `stdout` (the whole standard output), `regex:PATTERN` (only the lines of
 standard output where PATTERN matches), `file:PATH` (the bytes of a file the
 command writes, relative to its working directory) and `tensors:PATH` (a
 `torch.save`d tensor or dict of tensors, compared bit for bit).
+
+Outputs are compared as streams (see streams.py): digests first, then, only when
+they differ, a second pass for the first differing line or byte; memory does not
+grow with the output.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from knobregistry.registry import Verdict
+from knobregistry.triage import streams
 from knobregistry.triage.model import Run
 from knobregistry.triage.tensors import TensorFileError, load_tensors, tensors_difference
 
 MODES = ("stdout", "regex:PATTERN", "file:PATH", "tensors:PATH")
 STDERR_TAIL_LINES = 12
+TAIL_BYTES = 16384
 SHOWN_CHARS = 160
 
 
@@ -99,9 +106,12 @@ def _failure(run: Run, timeout: float | None) -> str:
 
 
 def stderr_tail(path: Path, lines: int = STDERR_TAIL_LINES) -> list[str]:
-    """The last non-blank ``lines`` of a run's stderr."""
+    """The last non-blank ``lines`` of a run's stderr (read from its last 16 KiB only)."""
     try:
-        text = path.read_bytes()[-16384:].decode("utf-8", errors="replace")
+        with path.open("rb") as file:
+            size = file.seek(0, os.SEEK_END)
+            file.seek(max(0, size - TAIL_BYTES))
+            text = file.read(TAIL_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return []
     kept = [line.rstrip() for line in text.splitlines() if line.strip()]
@@ -110,25 +120,32 @@ def stderr_tail(path: Path, lines: int = STDERR_TAIL_LINES) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class _Observed:
+    """What a run's output is, at a glance; the files are read again only to find a difference."""
+
     run: Run
-    raw: bytes = b""
-    lines: tuple[tuple[int, str], ...] = ()  # (line number, text)
+    path: Path | None = None  # the output compared, for stdout, regex and file modes
+    summary: streams.Summary | None = None
+    matched: bytes = b""  # regex: the digest of the matching lines
     tensors: dict[str, Any] | None = None
+
+    @property
+    def has_lines(self) -> bool:
+        """Whether the output reads as at least one line of text."""
+        return self.summary is not None and self.summary.size > 0 and self.summary.utf8
 
 
 def _observe(mode: CompareMode, run: Run) -> _Observed:
-    if mode.kind in ("stdout", "regex"):
-        raw = run.stdout.read_bytes()
-        lines = tuple(enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1))
-        if mode.kind == "regex":
-            pattern = re.compile(mode.argument)
-            lines = tuple((n, text) for n, text in lines if pattern.search(text))
-            if not lines and run.index == 1:
-                raise _Unusable(
-                    f"no line of run 1's output matches {mode.argument!r}; check --compare "
-                    "against the command's output."
-                )
-        return _Observed(run, raw, lines)
+    if mode.kind == "stdout":
+        summary = streams.summarize(run.stdout)
+        return _Observed(run, run.stdout, replace(summary, utf8=True))  # shown with U+FFFD
+    if mode.kind == "regex":
+        matched, count = streams.matched_digest(run.stdout, _matcher(mode))
+        if not count and run.index == 1:
+            raise _Unusable(
+                f"no line of run 1's output matches {mode.argument!r}; check --compare "
+                "against the command's output."
+            )
+        return _Observed(run, run.stdout, matched=matched)
     path = run.folder / mode.argument
     if not path.is_file():
         raise _Unusable(
@@ -140,52 +157,68 @@ def _observe(mode: CompareMode, run: Run) -> _Observed:
             return _Observed(run, tensors=load_tensors(path, mode.argument))
         except TensorFileError as exc:
             raise _Unusable(f"run {run.index}: {exc}") from exc
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return _Observed(run, raw)
-    return _Observed(run, raw, tuple(enumerate(text.splitlines(), start=1)))
+    return _Observed(run, path, streams.summarize(path))
+
+
+def _matcher(mode: CompareMode) -> Callable[[str], bool]:
+    pattern = re.compile(mode.argument)
+    return lambda text: pattern.search(text) is not None
 
 
 def _difference(mode: CompareMode, first: _Observed, other: _Observed) -> str | None:
     if first.tensors is not None and other.tensors is not None:
         found = tensors_difference(first.tensors, other.tensors)
         return f"at {found}" if found is not None else None
+    assert first.path is not None and other.path is not None
     where = f" of {mode.argument}" if mode.kind == "file" else ""
     if mode.kind == "regex":
-        return _line_difference(first.lines, other.lines, " of the output")
-    if first.raw == other.raw:
+        if first.matched == other.matched:
+            return None
+        test = _matcher(mode)
+        pair = streams.first_different_line(
+            streams.matching(first.path, test), streams.matching(other.path, test)
+        )
+        return _line_message(pair, " of the output")
+    assert first.summary is not None and other.summary is not None
+    if first.summary == other.summary:
         return None
-    if first.lines or other.lines or not first.raw or not other.raw:
-        found = _line_difference(first.lines, other.lines, where)
-        if found is not None:
-            return found
+    if first.has_lines or other.has_lines or not first.summary.size or not other.summary.size:
+        start, number = 0, 0
+        if first.has_lines and other.has_lines:  # skip the equal lines at C speed
+            offset = streams.first_different_byte(first.path, other.path) or 0
+            start, number = streams.last_line_start(first.path, offset)
+        pair = streams.first_different_line(
+            _lines(first, start, number), _lines(other, start, number)
+        )
+        if pair is not None:
+            return _line_message(pair, where)
         return f"in line endings or the final newline{where}"
-    offset = next(
-        (i for i, (a, b) in enumerate(zip(first.raw, other.raw, strict=False)) if a != b),
-        min(len(first.raw), len(other.raw)),
-    )
-    return f"at byte {offset}{where} ({len(first.raw)} and {len(other.raw)} bytes)"
+    byte = streams.first_different_byte(first.path, other.path)
+    return f"at byte {byte}{where} ({first.summary.size} and {other.summary.size} bytes)"
 
 
-def _line_difference(
-    first: tuple[tuple[int, str], ...], other: tuple[tuple[int, str], ...], where: str
+def _lines(observed: _Observed, start: int, number: int) -> Iterator[streams.Line]:
+    """The output's lines from byte ``start``; none for a file that is not UTF-8 text."""
+    if observed.path is None or not observed.has_lines:
+        return iter(())
+    return streams.lines(observed.path, start, number)
+
+
+def _line_message(
+    pair: tuple[streams.Line | None, streams.Line | None] | None, where: str
 ) -> str | None:
-    for index in range(max(len(first), len(other))):
-        a = first[index] if index < len(first) else None
-        b = other[index] if index < len(other) else None
-        if a is not None and b is not None and a[1] == b[1]:
-            continue
-        number = (a or b or (0, ""))[0]
-        return f"at line {number}{where}: {_shown(a)} != {_shown(b)}"
-    return None
+    if pair is None:
+        return None
+    a, b = pair
+    shown = a if a is not None else b
+    number = shown.number if shown is not None else 0
+    return f"at line {number}{where}: {_shown(a)} != {_shown(b)}"
 
 
-def _shown(line: tuple[int, str] | None) -> str:
+def _shown(line: streams.Line | None) -> str:
     if line is None:
         return "(no line)"
-    text = line[1]
-    if len(text) > SHOWN_CHARS:
+    text = line.text
+    if len(text) > SHOWN_CHARS or line.cut:
         text = text[:SHOWN_CHARS] + "..."
     return repr(text)

@@ -99,10 +99,11 @@ class Runner:
                 err.write(f"knobs triage: cannot start {self.command[0]}: {exc}\n".encode())
                 return Run(index, folder, stdout, stderr, 127)
             try:
-                returncode = process.wait(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                _stop(process)
-                return Run(index, folder, stdout, stderr, None, timed_out=True)
+                if not _wait_unreaped(process, self.timeout):
+                    _stop(process)
+                    return Run(index, folder, stdout, stderr, None, timed_out=True)
+                _stop(process)  # what the command left running in its group: stopped too
+                returncode = process.wait()
             finally:
                 with self._lock:
                     self._live.discard(process)
@@ -127,31 +128,80 @@ class Runner:
             return process
 
     def stop_all(self) -> None:
-        """Stop every live run and its children (on Ctrl-C, or when triage gives up)."""
+        """Stop every live run and its children (on a signal, or when triage gives up).
+
+        Every group gets SIGTERM at once, and SIGKILL when it outlives the grace
+        period; each run's own thread then stops what is left of its group.
+        """
         with self._lock:
             self._stopping = True
             live = list(self._live)
         for process in live:
-            _stop(process)
+            _signal_group(process, signal.SIGTERM)
+        deadline = time.monotonic() + TERMINATE_GRACE_S
+        while time.monotonic() < deadline and not all(_exited(p) for p in live):
+            time.sleep(0.05)
+        for process in live:
+            _signal_group(process, signal.SIGKILL)
+
+
+def _wait_unreaped(process: subprocess.Popen[bytes], timeout: float | None) -> bool:
+    """Wait until the run's leader exits, leaving it unreaped; False after ``timeout`` s.
+
+    Unreaped, the leader keeps its process group's id taken, so that the group can
+    be signalled afterwards without any chance of reaching another program.
+    """
+    if timeout is None:
+        with suppress(ChildProcessError):
+            os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
+        return True
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while not _exited(process):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.05)
+    return True
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
     """SIGTERM the run's process group; after a grace period, SIGKILL what is left of it.
 
     The group's leader is not reaped before the SIGKILL, so the group id cannot have
-    been reused by then.
+    been reused by then. Once the leader has exited, the grace period ends as soon
+    as no other member of the group is left.
     """
     _signal_group(process, signal.SIGTERM)
     deadline = time.monotonic() + TERMINATE_GRACE_S
-    while time.monotonic() < deadline and not _exited(process):
+    while time.monotonic() < deadline and not (_exited(process) and _group_empty(process)):
         time.sleep(0.05)
     _signal_group(process, signal.SIGKILL)
     process.wait()
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    if process.returncode is not None:  # reaped: its group id may belong to another program
+        return
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, sig)
+
+
+def _group_empty(process: subprocess.Popen[bytes]) -> bool:
+    """Whether no process but the (exited, unreaped) leader is left in the run's group."""
+    try:
+        pids = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    except OSError:  # no /proc: wait out the grace period
+        return False
+    return not any(pid != process.pid and _pgid(pid) == process.pid for pid in pids)
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
 
 
 def _exited(process: subprocess.Popen[bytes]) -> bool:
