@@ -25,11 +25,13 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from knobregistry.files import FileError, read_bytes
 from knobregistry.registry.compose import (
     MAX_DEPTH,
-    MAX_NODES,
     TooBig,
     compose,
     too_deep,
     too_many_values,
+)
+from knobregistry.registry.compose import (
+    MAX_NODES as MAX_NODES,  # re-exported: the registry's bounds are documented here
 )
 from knobregistry.registry.model import (
     KeyPath,
