@@ -13,7 +13,9 @@ and held against the scan:
 - KNB106: a profile sets a switch that makes a launcher script set another variable,
   and gives that variable a different value;
 - KNB107 / KNB108: torchtitan config keys against torchtitan (profiles/torchtitan_checks.py);
-- KNB109: a `bitwise`-kind profile leaves a variable without the value code requires.
+- KNB109 / KNB110: a `bitwise`-kind profile leaves a variable without the value code
+  requires (KNB110: under a condition the profile's config does not decide);
+- KNB111: an `implied_by` of the registry that no scanned launcher write keeps true.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from knobregistry.profiles.rules import (
     BITWISE_LEAVES_ON,
     CONTRADICTS_LAUNCHER,
     GATE_MISMATCH,
+    IMPLICATION_GONE,
     MISSES_REQUIREMENT,
     REQUIREMENT_UNDECIDED,
     UNKNOWN_VARIABLE,
@@ -77,6 +80,8 @@ def check_profiles(
             found.extend(_unknown_variables(where, name))
         found.extend(_gate_mismatches(where, resolved))
         found.extend(_launcher_contradictions(where, resolved))
+    if full_scope:
+        found.extend(_gone_implications(where))
     found.extend(megatron_key_diagnostics(registry, where.file, megatron))
     found.extend(torchtitan_key_diagnostics(registry, where.file, torchtitan))
     return sorted(found, key=lambda d: d.sort_key)
@@ -345,3 +350,25 @@ def _holds(condition: str | None, config: Mapping[str, JsonValue]) -> bool | Non
     if False in verdicts:
         return False
     return None if None in verdicts else True
+
+
+def _gone_implications(where: _Where) -> Iterator[Diagnostic]:
+    """KNB111: an entry's `implied_by` that no scanned write under that condition keeps."""
+    for name, entry in where.registry.external.items():
+        if not entry.implied_by:
+            continue
+        wanted = set(entry.implied_by)
+        if any(w.name == name and wanted <= set(w.when) for w in where.scan.writes):
+            continue
+        condition = " and ".join(f"{n}={_q(v)}" for n, v in entry.implied_by)
+        message = (
+            f"external.{name} is implied by {condition}, but no launcher script in the scan "
+            f"writes {name} under that condition: a profile that leaves it to the launcher "
+            "no longer gets it."
+        )
+        fix = (
+            f"restate {name} in the profiles that need it and remove external.{name}."
+            "implied_by, or add the launcher script that sets it to scan.paths."
+        )
+        at: KeyPath = ("external", name, "implied_by")
+        yield where.diagnostic(IMPLICATION_GONE, at, message, fix, name)

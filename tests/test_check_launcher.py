@@ -10,7 +10,7 @@ from knobregistry.profile_checks import check_profiles
 from knobregistry.registry import load_registry
 from scanner import scan
 from tests.conftest import REPO, run_knobs, write_tree
-from tests.test_profiles_checks import titan_of
+from tests.test_profiles_checks import PRIMUS_LIKE_HOOK, titan_of
 
 HOOK = """\
 #!/bin/bash
@@ -100,28 +100,21 @@ def test_the_scan_lists_the_hook_writes_with_their_condition(project: Path) -> N
     ]
 
 
-PRIMUS_LIKE_HOOK = """\
-#!/bin/bash
-if [[ "${{PRIMUS_DETERMINISTIC:-0}}" != "1" ]]; then
-    exit 0
-fi
-echo "env.NCCL_ALGO={algo}"
-echo "env.NVTE_ALLOW_NONDETERMINISTIC_ALGO=0"
-echo "env.ROCBLAS_DEFAULT_ATOMICS_MODE=0"
-echo "env.TORCH_COMPILE_DISABLE=1"
-echo "env.PRIMUS_TURBO_AUTO_TUNE=0"
-"""
-
-
-@pytest.mark.parametrize(("algo", "codes"), [("Ring", []), ("Tree", [("KNB106", "NCCL_ALGO")])])
+@pytest.mark.parametrize(
+    ("line", "codes"),
+    [
+        ('echo "env.NCCL_ALGO=Ring"', []),
+        ('echo "env.NCCL_ALGO=Tree"', [("KNB106", "NCCL_ALGO")]),
+        ("# the line is gone", [("KNB111", "NCCL_ALGO")]),
+    ],
+    ids=["restated", "contradicted", "gone"],
+)
 def test_the_repository_bitwise_profile_is_held_to_the_hook(
-    tmp_path: Path, algo: str, codes: list[tuple[str, str]]
+    tmp_path: Path, line: str, codes: list[tuple[str, str]]
 ) -> None:
     registry = load_registry(REPO / "registry.yaml")
     hook = registry.scan.paths[1]
-    write_tree(tmp_path, {hook: PRIMUS_LIKE_HOOK.format(algo=algo)})
+    write_tree(tmp_path, {hook: PRIMUS_LIKE_HOOK.format(algo=line)})
     result = scan([tmp_path / hook], match=registry.scan.match, root=tmp_path)
-    found = check_profiles(
-        registry, result, cwd=REPO, full_scope=False, torchtitan=titan_of(registry)
-    )
-    assert [(d.code, d.knob) for d in found if d.code == "KNB106"] == codes
+    found = check_profiles(registry, result, cwd=REPO, torchtitan=titan_of(registry))
+    assert sorted((d.code, d.knob) for d in found if d.code in ("KNB106", "KNB111")) == codes

@@ -73,6 +73,21 @@ external:
 NO_MEGATRON = MegatronMissing("megatron-core is not installed")
 
 
+# The launcher hook of the repository registry's scope, as Primus's prints it ({algo}: the
+# NCCL_ALGO line).
+PRIMUS_LIKE_HOOK = """\
+#!/bin/bash
+if [[ "${{PRIMUS_DETERMINISTIC:-0}}" != "1" ]]; then
+    exit 0
+fi
+{algo}
+echo "env.NVTE_ALLOW_NONDETERMINISTIC_ALGO=0"
+echo "env.ROCBLAS_DEFAULT_ATOMICS_MODE=0"
+echo "env.TORCH_COMPILE_DISABLE=1"
+echo "env.PRIMUS_TURBO_AUTO_TUNE=0"
+"""
+
+
 def titan_of(registry: Registry) -> Callable[[], TorchTitanFields]:
     """A torchtitan lookup that defines exactly the registry's torchtitan keys (their real
     check is tests/test_profiles_torchtitan.py's)."""
@@ -357,10 +372,16 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
         else:
             test = f'os.environ.get("{name}", "1") != "0"'
         lines += [f"def f{index}():", f"    return {test}", ""]
+    hook = PRIMUS_LIKE_HOOK.format(algo='echo "env.NCCL_ALGO=Ring"')
     tree = write_tree(
-        tmp_path, {"primus/backends/megatron/core/transformer/v4.py": "\n".join(lines)}
+        tmp_path,
+        {
+            "primus/backends/megatron/core/transformer/v4.py": "\n".join(lines),
+            registry.scan.paths[1]: hook,
+        },
     )
-    result = scan([tree / registry.scan.paths[0]], match=registry.scan.match, root=tree)
+    scope = [tree / registry.scan.paths[0], tree / registry.scan.paths[1]]
+    result = scan(scope, match=registry.scan.match, root=tree)
     megatron = fake_megatron(
         "deterministic_mode",
         "cross_entropy_loss_fusion",
@@ -378,7 +399,7 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
         [*lines, "def new():", '    return os.environ.get("PRIMUS_MHC_TRITON", "1") != "0"']
     )
     write_tree(tree, {"primus/backends/megatron/core/transformer/v4.py": fusion})
-    result = scan([tree / registry.scan.paths[0]], match=registry.scan.match, root=tree)
+    result = scan(scope, match=registry.scan.match, root=tree)
     # The bitwise profile's select rule covers a new fusion once it is registered, so the
     # profile check leaves it to KNB001 ...
     assert (
@@ -410,5 +431,5 @@ def test_every_code_is_documented(rule: Rule) -> None:
 def test_codes_are_stable() -> None:
     assert [r.code for r in PROFILE_RULES] == [
         *("KNB101", "KNB102", "KNB103", "KNB104", "KNB105"),
-        *("KNB106", "KNB107", "KNB108", "KNB109", "KNB110"),
+        *("KNB106", "KNB107", "KNB108", "KNB109", "KNB110", "KNB111"),
     ]

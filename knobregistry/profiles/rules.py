@@ -151,6 +151,23 @@ REQUIREMENT_UNDECIDED = Rule(
     help="Set the variable as required, or set the config key that decides the condition.",
     severity=Severity.NOTE,
 )
+IMPLICATION_GONE = Rule(
+    code="KNB111",
+    name="ImplicationGone",
+    title="The registry says a launcher sets a variable under a condition, and no scanned "
+    "launcher script does.",
+    description=(
+        "An `external` entry's `implied_by` records that a launcher script sets the variable "
+        "when others hold given values (`NCCL_ALGO` when `PRIMUS_DETERMINISTIC=1`). When no "
+        "write of the scan does so any more (the hook changed, or moved out of the scope), "
+        "profiles that relied on the launcher no longer get the value. Reported at "
+        "`implied_by`; skipped when paths on the command line narrow the scan."
+    ),
+    help=(
+        "Restate the value in the profiles that need it and drop `implied_by`, or put the "
+        "launcher script back in the scan's scope."
+    ),
+)
 
 PROFILE_RULES: tuple[Rule, ...] = (
     BITWISE_LEAVES_ON,
@@ -162,4 +179,5 @@ PROFILE_RULES: tuple[Rule, ...] = (
     *TORCHTITAN_RULES,
     MISSES_REQUIREMENT,
     REQUIREMENT_UNDECIDED,
+    IMPLICATION_GONE,
 )

@@ -143,6 +143,9 @@ def _external(name: str, entry: dict[str, Any]) -> ExternalKnob:
         set_by=entry.get("set_by"),
         cost=entry.get("cost"),
         notes=entry.get("notes"),
+        implied_by=tuple(
+            sorted((str(k), str(v)) for k, v in (entry.get("implied_by") or {}).items())
+        ),
     )
 
 

@@ -216,6 +216,9 @@ class ExternalKnob:
     set_by: str | None = None
     cost: str | None = None
     notes: str | None = None
+    # The condition under which a launcher script sets it ({PRIMUS_DETERMINISTIC: "1"}),
+    # sorted by name; `knobs check` keeps it true against the scanned launcher (KNB111).
+    implied_by: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

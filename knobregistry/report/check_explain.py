@@ -90,6 +90,10 @@ def header_lines(explanation: Explanation) -> list[str]:
             ("library", external.library),
             ("default", quoted(external.default) if external.default is not None else None),
             ("set by", external.set_by),
+            (
+                "implied by",
+                " and ".join(f"{n}={v}" for n, v in external.implied_by) or None,
+            ),
             ("cost", external.cost),
             ("notes", external.notes),
         ):
