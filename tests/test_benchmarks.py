@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
-from tests.conftest import REPO
+from tests.conftest import REPO, write_tree
 
 LABELS = [
     "(a) grep -rlE",
@@ -37,3 +38,34 @@ def test_the_scan_benchmark_measures_every_run_and_finds_every_reference_read() 
     reads = r"literal-name reads: reference (\d+), found by knobs scan (\d+)"
     found = re.fullmatch(reads, lines[8])
     assert found is not None and found[1] == found[2] and int(found[1]) > 0
+
+
+def test_the_layers_benchmark_reports_each_layer(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pkg/model.py": 'import os\nos.environ.get("X_PY", "1")\n',
+            "run.sh": 'echo "${X_SH:-1}"\n',
+            "conf.yaml": "a: ${X_YAML:1}\n",
+        },
+    )
+    done = subprocess.run(
+        [sys.executable, "benchmarks/layers_bench.py", str(tmp_path), "--repeat", "1"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"{tmp_path}:"
+    assert re.fullmatch(
+        r"  python only: cold [\d.]+ s, warm [\d.]+ s; 1 files; python: 1 names / 1 sites",
+        lines[1],
+    )
+    assert re.fullmatch(
+        r"  all layers:  cold [\d.]+ s, warm [\d.]+ s; 3 files; "
+        r"python: 1 names / 1 sites, shell: 1 names / 1 sites, yaml: 1 names / 1 sites",
+        lines[2],
+    )
+    assert re.fullmatch(r"  ratio all/python: cold [\d.]+, warm [\d.]+; 0 errors", lines[3])
