@@ -226,6 +226,22 @@ WRITES = [
         Wrote("Y", WriteKind.EXPORT, "0", (("MODE", "det"),)),
     ),
     (
+        "printer-function",
+        'emit() {\n  local k="$1"\n  local v="${2:-}"\n  echo "env.${k}=${v}"\n}\n▸emit X 0',
+        Wrote("X", WriteKind.PRINTED, "0"),
+    ),
+    (
+        "positional-printer",
+        'emit() { echo "env.$1=$2"; }\n▸emit X 1',
+        Wrote("X", WriteKind.PRINTED, "1"),
+    ),
+    ("printed-name-unknown", '▸echo "env.$(pick)=1"', Wrote(None, WriteKind.PRINTED, "1")),
+    (
+        "not-implied-by-a-local",
+        'MODE=det\nif [[ "$MODE" == "det" ]]; then\n  export ▸Y=0\nfi',
+        Wrote("Y", WriteKind.EXPORT, "0", ()),
+    ),
+    (
         "not-implied-by-a-file-test",
         'if [[ "${D:-0}" == "1" && -f x ]]; then\n  export ▸Y=0\nfi',
         Wrote("Y", WriteKind.EXPORT, "0", ()),

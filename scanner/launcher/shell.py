@@ -20,7 +20,6 @@ from scanner.conventions import is_launch_fact, says_disable
 from scanner.launcher.shell_syntax import (
     DEFAULTING,
     REQUIRING,
-    SEPARATOR,
     SHELL_VARIABLES,
     Expansion,
     expansion,
@@ -137,6 +136,10 @@ class _Walker:
         self.depends: dict[str, str] = {}
         self.printed = [re.compile(p) for p in (*PRINTED_WRITES, *settings.printed_writes)]
         self.sourced = 0
+        # Functions that print a write from their arguments (Primus's ``emit_env K V``):
+        # name -> (the parameter naming the variable, the value's parameter or constant).
+        self.printers: dict[str, tuple[int, int | str | None]] = {}
+        self.params: dict[str, dict[str, int]] = {}  # function -> local -> positional number
 
     # Statements ---------------------------------------------------------------------
 
@@ -332,6 +335,9 @@ class _Walker:
         if export:
             known = literal(value) if value is not None else ""
             self._write(node, name, WriteKind.EXPORT, known, context)
+        number = _positional(value)
+        if number is not None and context.function != SCRIPT:
+            self.params.setdefault(context.function, {})[name] = number
         self._record(name, value, local)
 
     def _record(self, name: str, value: Node | None, local: bool) -> None:
@@ -378,6 +384,8 @@ class _Walker:
             self._source(args[0])
         elif command in ("echo", "printf"):
             self._printed(node, args, context)
+        elif command in self.printers:
+            self._printer_call(node, args, context)
 
     # Reads ----------------------------------------------------------------------------
 
@@ -485,8 +493,11 @@ class _Walker:
             return
         line, column = position(node, self.lines)
         conditions = context.conditions
-        exact = all(c.exact for c in conditions)
         facts = [f for c in conditions for f in c.facts]
+        # A test of the script's own variable is no condition on the environment.
+        exact = all(c.exact for c in conditions) and not any(
+            f.name in self.state.locals for f in facts
+        )
         when: tuple[tuple[str, str], ...] = ()
         if exact and facts and all(f.equal for f in facts):
             when = tuple(sorted({(f.name, f.value) for f in facts}))
@@ -506,27 +517,47 @@ class _Walker:
         )
 
     def _printed(self, node: Node, args: Sequence[Node], context: _Context) -> None:
-        """``echo "env.NAME=VALUE"``: a line a hook prints for its runner to export."""
+        """``echo "env.NAME=VALUE"``: a line a hook prints for its runner to export; in a
+        function that prints its own arguments (``echo "env.${1}=${2}"``), the function
+        becomes a printer whose calls are writes."""
         words = [a for a in args if not (a.type == "word" and text(a) in ("-e", "-n", "-E"))]
         if not words:
             return
-        printed = " ".join(_partial(w) for w in words).rstrip("\n")
+        params = self.params.get(context.function, {})
+        printed = " ".join(_partial(w, params) for w in words).rstrip("\n")
         if printed.endswith("\\n"):
             printed = printed[:-2]
         for pattern in self.printed:
             hit = pattern.fullmatch(printed)
             if hit is None:
                 continue
-            name = hit.group("name")
-            value = hit.group("value")
+            name, value = hit.group("name"), hit.group("value")
+            named_by = _PARAM.fullmatch(name)
+            if named_by is not None and context.function != SCRIPT:
+                given = _PARAM.fullmatch(value)
+                known: int | str | None = int(given[1]) if given is not None else value
+                if known is not None and not isinstance(known, int) and _UNKNOWN in known:
+                    known = None
+                self.printers[context.function] = (int(named_by[1]), known)
+                return
             self._write(
                 node,
-                None if SEPARATOR in name else name,
+                None if _UNKNOWN in name or _PARAM.search(name) else name,
                 WriteKind.PRINTED,
-                None if SEPARATOR in value else value,
+                None if _UNKNOWN in value or _PARAM.search(value) else value,
                 context,
             )
             return
+
+    def _printer_call(self, node: Node, args: Sequence[Node], context: _Context) -> None:
+        """``emit_env NCCL_ALGO Ring``: a call of a function that prints a write."""
+        name_at, value_at = self.printers[_command_name(node)]
+        name = literal(args[name_at - 1]) if len(args) >= name_at else None
+        if isinstance(value_at, int):
+            value = literal(args[value_at - 1]) if len(args) >= value_at else ""
+        else:
+            value = value_at
+        self._write(node, name, WriteKind.PRINTED, value, context)
 
     # Sourced files --------------------------------------------------------------------
 
@@ -548,6 +579,8 @@ class _Walker:
         inner.sourced = self.sourced + 1
         inner.state = self.state
         inner.depends = self.depends
+        inner.printers = self.printers
+        inner.params = self.params
         inner.block(parser().parse(data).root_node.children, _Context())
 
     def _sourced_path(self, arg: Node) -> Path | None:
@@ -618,6 +651,17 @@ def _is_set_test(node: Node) -> bool:
     return len(children) == 2 and text(children[0]) == "-v" and children[1].type == "word"
 
 
+def _positional(value: Node | None) -> int | None:
+    """``"$1"``, ``${2:-}``: the number of the positional parameter a value is, if any."""
+    name = _sole_name(value)
+    return int(name) if name is not None and name.isdigit() else None
+
+
+def _command_name(node: Node) -> str:
+    name = node.child_by_field_name("name")
+    return text(name) if name is not None else ""
+
+
 def _sole_name(node: Node | None) -> str | None:
     if node is None:
         return None
@@ -662,11 +706,24 @@ def _names_own_folder(source: str) -> bool:
     return "dirname" in source and ("BASH_SOURCE" in source or "$0" in source)
 
 
-def _partial(node: Node) -> str:
-    """A word's text with SEPARATOR for every part that is not a constant."""
+_UNKNOWN: Final = "__knobs_unknown__"  # a part of printed text that is not a constant
+_PARAM: Final = re.compile(r"__knobs_param_(\d+)__")  # a positional parameter's value
+
+
+def _partial(node: Node, params: dict[str, int]) -> str:
+    """A word's text with a marker for each part that is not a constant: a positional
+    parameter (directly, or through a local set from one) or anything else. The markers
+    are identifiers, so that patterns of names match them."""
     known = literal(node)
     if known is not None:
         return known
     if node.type in ("string", "concatenation"):
-        return "".join(_partial(c) for c in named(node))
-    return SEPARATOR
+        return "".join(_partial(c, params) for c in named(node))
+    if is_expansion(node):
+        found = expansion(node)
+        number = params.get(found.name or "") if found.name and not found.name.isdigit() else None
+        if found.name is not None and found.name.isdigit():
+            number = int(found.name)
+        if number is not None and found.operator in ("", *DEFAULTING):
+            return f"__knobs_param_{number}__"
+    return _UNKNOWN

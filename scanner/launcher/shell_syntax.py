@@ -70,8 +70,6 @@ SHELL_VARIABLES: Final = frozenset(
     }
 )
 
-SEPARATOR: Final = "\0"  # stands for text the analysis cannot know, inside an evaluated word
-
 
 @cache
 def parser() -> Parser:
