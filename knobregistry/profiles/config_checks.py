@@ -6,11 +6,19 @@ import difflib
 from collections.abc import Callable
 
 from knobregistry.diagnostics import Diagnostic
+from knobregistry.profiles.backend_keys import Backend, backend_key_diagnostics
 from knobregistry.profiles.megatron import MegatronFields, MegatronMissing, megatron_fields
 from knobregistry.profiles.rules import MEGATRON_NOT_CHECKED, UNKNOWN_MEGATRON_KEY
 from knobregistry.registry import Registry
 
 FieldsLookup = Callable[[], "MegatronFields | MegatronMissing"]
+
+
+def _unknown(key: str, fields: MegatronFields) -> str:
+    return (
+        f"config key '{key}' is declared `backend: megatron`, but megatron-core "
+        f"{fields.version} defines no field of that name in {', '.join(fields.classes)}."
+    )
 
 
 def megatron_key_diagnostics(
@@ -21,45 +29,7 @@ def megatron_key_diagnostics(
     ``shown`` is the registry file as messages show it. megatron-core is imported
     only when there is a key to check.
     """
-    keys = [
-        key.name
-        for key in registry.config.values()
-        if key.backend == "megatron" and key.argument is None
-    ]
-    if not keys:
-        return []
-    fields = lookup()
-    if isinstance(fields, MegatronMissing):
-        line, column = registry.position("config", keys[0])
-        count = f"{len(keys)} config keys" if len(keys) > 1 else "the config key"
-        verb = "were" if len(keys) > 1 else "was"
-        return [
-            MEGATRON_NOT_CHECKED.diagnostic(
-                shown,
-                line,
-                column,
-                f"{fields.reason}, so {count} declared `backend: megatron` "
-                f"({', '.join(keys)}) {verb} not checked against its config dataclasses.",
-                fix="pip install megatron-core",
-            )
-        ]
-    found: list[Diagnostic] = []
-    for key in keys:
-        if fields.defines(key):
-            continue
-        line, column = registry.position("config", key)
-        found.append(
-            UNKNOWN_MEGATRON_KEY.diagnostic(
-                shown,
-                line,
-                column,
-                f"config key '{key}' is declared `backend: megatron`, but megatron-core "
-                f"{fields.version} defines no field of that name in "
-                f"{', '.join(fields.classes)}.",
-                fix=_fix(key, fields),
-            )
-        )
-    return found
+    return backend_key_diagnostics(registry, shown, MEGATRON, lookup)
 
 
 def _fix(key: str, fields: MegatronFields) -> str:
@@ -70,3 +40,14 @@ def _fix(key: str, fields: MegatronFields) -> str:
         f"{rename}if it is a Megatron command-line argument, add `argument: {argument}` under "
         f"config.{key}; if Primus adds it, write `backend: primus`."
     )
+
+
+MEGATRON: Backend[MegatronFields] = Backend(
+    name="megatron",
+    unknown=UNKNOWN_MEGATRON_KEY,
+    not_checked=MEGATRON_NOT_CHECKED,
+    checked_against="its config dataclasses",
+    install="pip install megatron-core",
+    message=_unknown,
+    fix=_fix,
+)

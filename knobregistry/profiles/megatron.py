@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from types import MappingProxyType
 
+from knobregistry.profiles.backend_keys import ClassesMissing
+
 # The dataclasses a Megatron trainer config is built from (TransformerConfig
 # inherits ModelParallelConfig's fields; MLATransformerConfig adds MLA's).
 CONFIG_CLASSES: tuple[tuple[str, str], ...] = (
@@ -40,10 +42,8 @@ class MegatronFields:
 
 
 @dataclass(frozen=True, slots=True)
-class MegatronMissing:
+class MegatronMissing(ClassesMissing):
     """Why the fields could not be read: megatron-core is not installed, or failed to import."""
-
-    reason: str
 
 
 def megatron_available() -> bool:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
+from knobregistry.profiles.backend_keys import ClassesMissing
+
 # The root config class, newest layout first: torchtitan 0.3 nests it in the
 # trainer (`Trainer.Config`); 0.1 and 0.2 have `JobConfig` in config.job_config,
 # earlier releases in config_manager.
@@ -45,10 +47,8 @@ class TorchTitanFields:
 
 
 @dataclass(frozen=True, slots=True)
-class TorchTitanMissing:
+class TorchTitanMissing(ClassesMissing):
     """Why the keys could not be read: torchtitan is not installed, or failed to import."""
-
-    reason: str
 
 
 def torchtitan_available() -> bool:
