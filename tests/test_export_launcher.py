@@ -3,6 +3,7 @@ real command line, and the flags as bash hands them to a trainer."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -315,3 +316,19 @@ def test_megatron_args_of_the_repository_registry() -> None:
 def test_formats_are_listed_in_the_help(tmp_path: Path) -> None:
     result = run_knobs("export", "--help", cwd=tmp_path)
     assert "[sh|dotenv|json|github|config|megatron-args|primus]" in result.stdout
+
+
+def test_primus_overlay_reads_back_yaml_line_breaks_and_escapes(tmp_path: Path) -> None:
+    value = "eager\x85line\u2028sep"  # plain text: safe_dump single-quoted it, losing U+0085
+    registry = REGISTRY + (
+        "  odd:\n"
+        "    description: A value holding characters YAML breaks lines at.\n"
+        "    config:\n"
+        f"      use_v4_attention_backend: {json.dumps(value)}\n"
+    )
+    write_tree(tmp_path, {"registry.yaml": registry, "src/.keep": ""})
+    out = tmp_path / "overlay.yaml"
+    done = run_knobs("export", "-p", "odd", "-f", "primus", "-o", str(out), cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    loaded = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert loaded["modules"]["pre_trainer"]["overrides"] == {"use_v4_attention_backend": value}

@@ -16,10 +16,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-import yaml
-
 from knobregistry.export.common import Export, ExportError, comment, header
-from knobregistry.export.structured import nested
+from knobregistry.export.structured import dump_yaml, nested
 from knobregistry.registry.model import ConfigKey, JsonValue
 
 MODULE = "pre_trainer"  # the training module of Primus's pretraining experiments
@@ -66,7 +64,8 @@ def _refuse_interpolation(key: str, value: Any) -> None:
 
 
 def render_primus(export: Export, keys: Mapping[str, ConfigKey]) -> str:
-    """Header comment, how to use the overlay, then the overlay as sorted YAML (safe_dump)."""
+    """Header comment, how to use the overlay, then the overlay as sorted YAML that reads
+    back equal (strings with YAML line breaks such as U+0085 double-quoted, as in `config`)."""
     config = export.profile.config
     document = overlay(config, keys)
     which = framework(config, keys)
@@ -82,7 +81,4 @@ def render_primus(export: Export, keys: Mapping[str, ConfigKey]) -> str:
     # The config keys are in this file: the shared header should not send the reader on.
     lines = header(replace(export, profile=replace(export.profile, config={})), "primus")
     lines.extend(comment("\n".join(note)))
-    body = yaml.safe_dump(
-        document, sort_keys=True, default_flow_style=False, allow_unicode=True, width=10_000
-    )
-    return "\n".join(lines) + "\n" + body
+    return "\n".join(lines) + "\n" + dump_yaml(document)
