@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from scanner import GateKind, Knob, Polarity
+from scanner import GateKind, Knob, Polarity, ReadKind
 
 _V = TypeVar("_V")
 
@@ -63,3 +63,16 @@ def undecided_reason(knob: Knob) -> str:
         if site.gate.kind is GateKind.UNKNOWN and site.reason:
             return site.reason
     return knob.reason or "the scanner could not decide what its gate does"
+
+
+# Reads that stop the run when the variable is unset: os.environ[N], shell ${N:?}, YAML ${N}.
+_REQUIRED_READS = (ReadKind.SUBSCRIPT, ReadKind.REQUIRED)
+
+
+def is_required(knob: Knob) -> bool:
+    """Whether some code needs the variable set: a read that fails when it is unset
+    (``os.environ[N]``, ``${N:?}``, YAML ``${N}``), or a gate that raises unless it
+    holds given values. Such a variable is never unset by `--unset-others`."""
+    if knob.kind is GateKind.REQUIREMENT:
+        return True
+    return any(s.kind in _REQUIRED_READS or s.gate.kind is GateKind.REQUIREMENT for s in knob.sites)

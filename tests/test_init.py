@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check.starter import schema_reference
+from knobregistry.check.starter import SCHEMA_URL, schema_reference
 from knobregistry.cli import main
 from knobregistry.commands import init as init_module
 from knobregistry.registry import Policy, Triage, load_registry
@@ -27,8 +28,8 @@ def starter(tmp_path: Path) -> Path:
 
 
 def _schema_line(folder: Path) -> str:
-    relative = Path(os.path.relpath(SCHEMA, folder.resolve())).as_posix()
-    return f"# yaml-language-server: $schema={relative}\n"
+    """A project outside this repository gets the release's schema URL, never a path."""
+    return f"# yaml-language-server: $schema={SCHEMA_URL.format(version=version('knobregistry'))}\n"
 
 
 EXPECTED = """\
@@ -57,6 +58,7 @@ knobs:
     default: "0"
     default_on: false
     polarity: enable
+    off_value: "0"
     triage: untriaged
 
   PRIMUS_HC_TRITON:
@@ -64,6 +66,7 @@ knobs:
     default: "1"
     default_on: true
     polarity: enable
+    off_value: "0"
     triage: untriaged
 
   PRIMUS_ROPE_TRITON:
@@ -71,7 +74,21 @@ knobs:
     default: "1"
     default_on: true
     polarity: enable
+    off_value: "0"
     triage: untriaged
+
+# Profiles: named recipes that `knobs export --profile NAME` writes as a file to
+# source. `bitwise` turns off every feature that is on by default and whose knob
+# is not triaged reproducible (nor exempt, a deliberate waiver): a knob stays on
+# once it is triaged reproducible, and a knob registered later is covered too.
+profiles:
+  bitwise:
+    description: Bit-for-bit reproducible runs; default-on knobs not triaged reproducible are off.
+    kind: bitwise
+    select:
+      - default_on: true
+        triage_not: [reproducible, exempt]
+        set: "off"
 """
 
 
@@ -162,6 +179,7 @@ def test_conflicts_and_unresolved_reads_are_reported(tmp_path: Path) -> None:
         "    # conflict: on by default at pkg/model.py:5 but off by default at pkg/other.py:3\n"
         "    default_on: true\n"
         "    polarity: enable\n"
+        '    off_value: "0"\n'
         "    triage: untriaged\n"
     ) in text
     assert '    - "."\n' in text
@@ -190,7 +208,7 @@ def test_empty_tree_and_names_a_registry_cannot_hold(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert run_knobs("init", cwd=empty).returncode == 0
-    assert (empty / "registry.yaml").read_text(encoding="utf-8").endswith("knobs: {}\n")
+    assert "\nknobs: {}\n" in (empty / "registry.yaml").read_text(encoding="utf-8")
     assert run_knobs("check", cwd=empty).returncode == 0
 
 
@@ -239,6 +257,18 @@ def test_write_atomic_keeps_the_old_file_on_failure(
     assert target.stat().st_mode & 0o777 == 0o640
 
 
-def test_schema_reference_points_at_the_shipped_schema(tmp_path: Path) -> None:
+def test_schema_reference_is_repository_relative_when_vendored() -> None:
+    """Inside the repository that holds the schema, a path relative to the registry."""
+    for folder in (REPO, REPO / "examples"):
+        reference = schema_reference(folder)
+        assert not reference.startswith(("/", "file:"))
+        assert (folder / reference).resolve() == SCHEMA.resolve()
+
+
+def test_schema_reference_is_a_versioned_url_outside_it(tmp_path: Path) -> None:
+    """Anywhere else (a project with knobregistry installed in its venv), the URL of this
+    release's schema: never a path into someone's virtual environment."""
+    (tmp_path / ".git").mkdir()
     reference = schema_reference(tmp_path)
-    assert (tmp_path / reference).resolve() == SCHEMA.resolve()
+    assert reference == SCHEMA_URL.format(version=version("knobregistry"))
+    assert f"/v{version('knobregistry')}/" in reference

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from knobregistry.check.snippet import quoted
 from knobregistry.paths import shown
 from knobregistry.profiles import ProfileError, resolve_profile
 from knobregistry.registry import ExternalKnob, KnobEntry, Registry
+from knobregistry.suggest import closest
 from scanner import Knob, ScanResult, Site
 
 CONTEXT_LINES = 2
@@ -76,8 +76,8 @@ def explain(registry: Registry, name: str, *, cwd: Path | None = None) -> Explan
 
 def suggestions(registry: Registry, name: str) -> list[str]:
     """Registered names close to ``name``, for a did-you-mean."""
-    known = [*registry.knobs, *registry.external]
-    return difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    close = closest(name, [*registry.knobs, *registry.external])
+    return [close] if close is not None else []
 
 
 def _context(registry: Registry, site: Site, cwd: Path) -> SiteContext:

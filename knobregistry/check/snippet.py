@@ -10,6 +10,7 @@ from knobregistry.feature import (
     SWITCHES,
     feature_values,
     is_launch_fact,
+    is_required,
     is_undecided,
     undecided_reason,
 )
@@ -53,9 +54,13 @@ def common_default(knob: Knob) -> str | None:
 
 
 def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
-    """The lines of a new entry, unindented: `default`, `default_on`, `polarity` (always
-    with ``polarity``, else only for a disable knob), `off_value` (when not "0") and
-    `triage`. An undecided knob is registered on by default, to be decided by reading it."""
+    """The lines of a new entry, unindented: `default`, `default_on`, `polarity`, the gate's
+    values, `required` for a variable the code needs set, and `triage`.
+
+    With ``polarity`` (`knobs init`) a switch states its polarity and off value always, and
+    its on value when a profile could not guess it ("1"); else (the KNB001 snippet) only a
+    disable knob's polarity and an off value other than "0". An undecided knob is
+    registered on by default, to be decided by reading it."""
     lines = []
     default = common_default(knob)
     if default is not None:
@@ -64,11 +69,23 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
         lines.append(f"default_on: true  {UNDECIDED_COMMENT}")
     else:
         lines.append(f"default_on: {yaml_bool(knob.default_on)}")
-    if knob.kind in SWITCHES and (polarity or knob.polarity is Polarity.DISABLE):
-        lines.append(f"polarity: {knob.polarity.value}")
-    if knob.kind in SWITCHES and knob.off_value is not None and knob.off_value != "0":
-        lines.append(f"off_value: {yaml_string(knob.off_value)}")
+    if knob.kind in SWITCHES:
+        lines.extend(_switch_fields(knob, explicit=polarity))
+    if is_required(knob):
+        lines.append("required: true")
     lines.append("triage: untriaged")
+    return lines
+
+
+def _switch_fields(knob: Knob, *, explicit: bool) -> list[str]:
+    """`polarity`, `off_value` and `on_value` of a switch, as :func:`entry_fields` says."""
+    lines = []
+    if explicit or knob.polarity is Polarity.DISABLE:
+        lines.append(f"polarity: {knob.polarity.value}")
+    if knob.off_value is not None and (explicit or knob.off_value != "0"):
+        lines.append(f"off_value: {yaml_string(knob.off_value)}")
+    if explicit and knob.on_value is not None and knob.on_value != "1":
+        lines.append(f"on_value: {yaml_string(knob.on_value)}")
     return lines
 
 

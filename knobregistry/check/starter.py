@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from importlib.metadata import version
 from pathlib import Path
 
 from knobregistry.check.snippet import entry_fields, gate_summary, yaml_key, yaml_string
 from knobregistry.export.common import POSIX_NAME
 from knobregistry.paths import shown
 from knobregistry.plural import counted
-from scanner import Knob, ScanResult
+from knobregistry.pyproject import REPOSITORY_MARKERS, folders_up
+from scanner import GateKind, Knob, ScanResult
 
 # The registry schema's pattern for a variable name: other names cannot be registered.
 
@@ -42,6 +44,21 @@ version: 1
 scan:
 """
 
+PROFILES = """
+# Profiles: named recipes that `knobs export --profile NAME` writes as a file to
+# source. `bitwise` turns off every feature that is on by default and whose knob
+# is not triaged reproducible (nor exempt, a deliberate waiver): a knob stays on
+# once it is triaged reproducible, and a knob registered later is covered too.
+profiles:
+  bitwise:
+    description: Bit-for-bit reproducible runs; default-on knobs not triaged reproducible are off.
+    kind: bitwise
+    select:
+      - default_on: true
+        triage_not: [reproducible, exempt]
+        set: "off"
+"""
+
 
 @dataclass(frozen=True, slots=True)
 class Starter:
@@ -52,13 +69,32 @@ class Starter:
     skipped: tuple[str, ...]  # names the registry cannot hold
 
 
+# Where the schema of each release is published (the tag's copy of the shipped file).
+SCHEMA_URL = (
+    "https://raw.githubusercontent.com/knobregistry/knobregistry/"
+    "v{version}/knobregistry/registry/schema.json"
+)
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
+
+
 def schema_reference(folder: Path) -> str:
-    """The shipped schema, relative to ``folder`` when it can be (else a file URI)."""
+    """The schema line's target: the shipped schema relative to ``folder`` when it lies in
+    the same repository (vendored, not installed into a virtual environment), else the
+    versioned URL of this release's schema. Never a path into someone's venv."""
     schema = Path(str(resources.files("knobregistry.registry").joinpath("schema.json")))
-    try:
+    root = _repository_root(folder)
+    installed = _INSTALLED.intersection(schema.absolute().parts)
+    if root is not None and not installed and schema.absolute().is_relative_to(root):
         return shown(schema, folder)
-    except ValueError:  # another drive (Windows)
-        return schema.absolute().as_uri()
+    return SCHEMA_URL.format(version=version("knobregistry"))
+
+
+def _repository_root(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` holding ``.git`` or ``.hg``."""
+    for candidate in folders_up(folder.absolute()):
+        if any((candidate / marker).exists() for marker in REPOSITORY_MARKERS):
+            return candidate
+    return None
 
 
 def render_starter(
@@ -91,6 +127,11 @@ def render_starter(
         if index:
             lines.append("")
         lines.extend(_entry(knob))
+    lines.extend(PROFILES.splitlines())
+    required = dict(_required_values(knobs))
+    if required:
+        lines.append("    env:  # values the code refuses to run without")
+        lines.extend(f"      {yaml_key(n)}: {yaml_string(v)}" for n, v in required.items())
     return Starter(text="\n".join(lines) + "\n", knobs=knobs, skipped=skipped)
 
 
@@ -105,3 +146,17 @@ def _entry(knob: Knob) -> list[str]:
         lines.append(f"    # conflict: {knob.conflict_reason}")
     lines.extend(f"    {field}" for field in entry_fields(knob, polarity=True))
     return lines
+
+
+def _required_values(knobs: Sequence[Knob]) -> Iterator[tuple[str, str]]:
+    """A value for each knob that code requires unconditionally (it raises otherwise):
+    the first that every such site accepts."""
+    for knob in knobs:
+        sites = [
+            s for s in knob.sites if s.gate.kind is GateKind.REQUIREMENT and not s.gate.condition
+        ]
+        if not sites:
+            continue
+        accepted = [v for v in sites[0].gate.on_values if all(v in s.gate.on_values for s in sites)]
+        if accepted:
+            yield knob.name, accepted[0]

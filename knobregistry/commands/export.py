@@ -13,6 +13,7 @@ from knobregistry.check import scan_scope, shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.export import FORMATS, Export, ExportError, render
+from knobregistry.feature import is_required
 from knobregistry.files import FileError
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
 from knobregistry.registry import Registry, RegistryError
@@ -37,7 +38,8 @@ from scanner import ScanResult
 @click.option(
     "--unset-others",
     is_flag=True,
-    help="Also unset every registered knob and external variable the profile does not set.",
+    help="Also unset every registered knob and external variable the profile does not set, "
+    "except the knobs the code needs set (`required: true`; with --scan, the scanned ones).",
 )
 @click.option(
     "--check-env",
@@ -84,7 +86,8 @@ def export_command(
     try:
         result = _scan(registry) if use_scan else None
         resolved = resolve_profile(registry, profile, result)
-        unset = unset_names(registry, resolved, unset_others=unset_others)
+        required = [k.name for k in result.knobs if is_required(k)] if result else []
+        unset = unset_names(registry, resolved, unset_others=unset_others, required=required)
         if check_env:
             found = differences(resolved, os.environ, unset)
             for difference in found:

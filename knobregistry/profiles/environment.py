@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from knobregistry.profiles.model import ResolvedProfile
@@ -27,17 +27,27 @@ def _show(value: str | None) -> str:
     return "unset" if value is None else repr(value)
 
 
-def others(registry: Registry, resolved: ResolvedProfile) -> tuple[str, ...]:
-    """Registered knobs and external variables the profile neither sets nor unsets, sorted."""
-    named = set(resolved.env) | set(resolved.unset)
-    return tuple(sorted(n for n in (*registry.knobs, *registry.external) if n not in named))
+def others(
+    registry: Registry, resolved: ResolvedProfile, required: Collection[str] = ()
+) -> tuple[str, ...]:
+    """Registered knobs and external variables the profile neither sets nor unsets, sorted;
+    never a knob the code needs set (`required: true`, or named in ``required``)."""
+    named = set(resolved.env) | set(resolved.unset) | set(required)
+    needed = {n for n, entry in registry.knobs.items() if entry.required}
+    candidates = (*registry.knobs, *registry.external)
+    return tuple(sorted(n for n in candidates if n not in named and n not in needed))
 
 
 def unset_names(
-    registry: Registry, resolved: ResolvedProfile, *, unset_others: bool
+    registry: Registry,
+    resolved: ResolvedProfile,
+    *,
+    unset_others: bool,
+    required: Collection[str] = (),
 ) -> tuple[str, ...]:
-    """What an export unsets: the profile's own `set: default` names, and the others if asked."""
-    extra = others(registry, resolved) if unset_others else ()
+    """What an export unsets: the profile's own `set: default` names, and the others if asked
+    (``required``: variables a scan found the code needs, kept like `required: true` ones)."""
+    extra = others(registry, resolved, required) if unset_others else ()
     return tuple(sorted({*resolved.unset, *extra}))
 
 

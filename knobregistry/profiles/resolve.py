@@ -17,6 +17,7 @@ from knobregistry.feature import SWITCHES, feature_on_by_default, feature_values
 from knobregistry.profiles.model import CostLine, ProfileError, ResolvedProfile, Source, intent_of
 from knobregistry.registry import Registry, SelectRule, SetAction, Triage
 from knobregistry.registry.model import JsonValue
+from knobregistry.suggest import closest
 from scanner import Knob, Polarity, ScanResult
 
 FALLBACK_OFF = "0"
@@ -48,8 +49,7 @@ def resolve_profile(
     Raises ProfileError when no profile has that name.
     """
     if name not in registry.profiles:
-        known = ", ".join(registry.profiles) or "none"
-        raise ProfileError(f"no profile is named '{name}'; the profiles are: {known}.")
+        raise ProfileError(unknown_profile(registry, name))
     chain = profile_chain(registry, name)
     candidates = tuple(knob_candidates(registry, scan))
     disable = frozenset(c.name for c in candidates if c.polarity is Polarity.DISABLE)
@@ -87,6 +87,35 @@ def resolve_profile(
         config_sources=MappingProxyType(dict(sorted(config_sources.items()))),
         disable=disable,
     )
+
+
+# What an unknown profile's message offers when the registry has no profile at all.
+BITWISE_SNIPPET = (
+    "profiles:",
+    "  bitwise:",
+    "    description: Bit-for-bit reproducible runs.",
+    "    kind: bitwise",
+    "    select:",
+    "      - default_on: true",
+    "        triage_not: [reproducible, exempt]",
+    '        set: "off"',
+)
+
+
+def unknown_profile(registry: Registry, name: str) -> str:
+    """The message for a profile name the registry does not define: a did-you-mean, the
+    profiles there are, or (when there are none) the YAML that adds a bitwise one."""
+    where = registry.path.name
+    if not registry.profiles:
+        snippet = "\n".join(f"    {line}" for line in BITWISE_SNIPPET)
+        return (
+            f"no profile is named '{name}': {where} defines no profiles. Add one at the end "
+            f"of it, for example:\n{snippet}"
+        )
+    known = ", ".join(registry.profiles)
+    close = closest(name, registry.profiles)
+    hint = f" Did you mean '{close}'?" if close is not None else ""
+    return f"no profile is named '{name}'; the profiles are: {known}.{hint}"
 
 
 def profile_chain(registry: Registry, name: str) -> tuple[str, ...]:

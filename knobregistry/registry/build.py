@@ -85,6 +85,7 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         polarity=Polarity(entry["polarity"]) if "polarity" in entry else None,
         off_value=entry.get("off_value"),
         on_value=entry.get("on_value"),
+        required=entry.get("required", False),
         breaks=Pass(entry["breaks"]) if "breaks" in entry else None,
         reason=entry.get("reason"),
         expires=_date(entry.get("expires")),

@@ -196,6 +196,7 @@ class KnobEntry:
     polarity: Polarity | None = None  # what turning it on does to its feature; None: not stated
     off_value: str | None = None  # the value that turns it off, when not the scanned one or "0"
     on_value: str | None = None  # the value that turns it on, when not the scanned one or "1"
+    required: bool = False  # code needs it set (os.environ[N]): --unset-others leaves it alone
     breaks: Pass | None = None  # the pass that is not bitwise reproducible
     reason: str | None = None
     expires: date | None = None

@@ -1,0 +1,144 @@
+"""A fresh project, as a new user meets it: `knobs init`, `knobs check`, `knobs export
+--profile bitwise`, then the exported file sourced before the project's own code runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import run_knobs, write_tree
+
+GATES = """
+    import os
+
+
+    def attn() -> bool:
+        return os.environ.get("MYP_ATTN_TRITON", "1") != "0"
+
+
+    def norm() -> bool:
+        return os.environ.get("MYP_NORM", "on") != "off"
+
+
+    def fused_adam() -> bool:
+        return os.environ.get("MYP_DISABLE_FUSED_ADAM", "0") != "1"
+
+
+    def data_root() -> str:
+        return os.environ["MYP_DATA_ROOT"]
+
+
+    if os.environ.get("MYP_COMPILE_DISABLE") != "1":
+        raise RuntimeError("MYP_COMPILE_DISABLE=1 is required")
+"""
+
+LAUNCH = """
+    #!/bin/sh
+    echo "data in ${MYP_CACHE:?set MYP_CACHE}"
+"""
+
+# Run after the exported file is sourced: every default-on feature, and the required read.
+PROBE = "import gates; print(gates.attn(), gates.norm(), gates.fused_adam(), gates.data_root())"
+
+
+def _fresh(tmp_path: Path) -> Path:
+    root = write_tree(tmp_path / "proj", {"src/gates.py": GATES, "launch.sh": LAUNCH})
+    (root / ".git").mkdir()
+    return root
+
+
+def test_init_check_export_then_sourcing_turns_every_default_on_gate_off(tmp_path: Path) -> None:
+    root = _fresh(tmp_path)
+    init = run_knobs("init", cwd=root)
+    assert init.returncode == 0, init.stderr
+    check = run_knobs("check", cwd=root)
+    assert (check.returncode, check.stdout) == (
+        0,
+        "No problems: 6 knobs in 3 files checked against registry.yaml (policy all).\n",
+    )
+    export = run_knobs("export", "--profile", "bitwise", "--unset-others", cwd=root)
+    assert export.returncode == 0, export.stderr
+    assert export.stdout.splitlines()[-4:] == [
+        "export MYP_ATTN_TRITON='0'",
+        "export MYP_COMPILE_DISABLE='1'",
+        "export MYP_DISABLE_FUSED_ADAM='1'",
+        "export MYP_NORM='off'",
+    ]  # MYP_DATA_ROOT and MYP_CACHE are read as required: never unset
+    (root / "env.sh").write_text(export.stdout, encoding="utf-8")
+    stale = {"MYP_ATTN_TRITON": "1", "MYP_NORM": "on", "MYP_DATA_ROOT": "/data"}
+    environment = {**os.environ, **stale, "PYTHONPATH": str(root / "src")}
+    environment.pop("MYP_COMPILE_DISABLE", None)
+    before = subprocess.run(
+        [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True, check=False
+    )
+    assert "MYP_COMPILE_DISABLE=1 is required" in before.stderr
+    after = subprocess.run(
+        ["sh", "-c", f'. ./env.sh && exec "{sys.executable}" -c "$0"', PROBE],
+        cwd=root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (after.returncode, after.stdout, after.stderr) == (0, "False False False /data\n", "")
+
+
+def test_init_writes_off_values_polarity_and_required(tmp_path: Path) -> None:
+    root = _fresh(tmp_path)
+    run_knobs("init", cwd=root)
+    text = (root / "registry.yaml").read_text(encoding="utf-8")
+    assert (
+        "  MYP_NORM:\n"
+        '    # on by default ("off" turns it off); read at src/gates.py:9\n'
+        '    default: "on"\n'
+        "    default_on: true\n"
+        "    polarity: enable\n"
+        '    off_value: "off"\n'
+        "    triage: untriaged\n"
+    ) in text
+    assert (
+        "  MYP_DATA_ROOT:\n"
+        "    # a value knob with no default; read at src/gates.py:17\n"
+        "    default_on: null\n"
+        "    required: true\n"
+        "    triage: untriaged\n"
+    ) in text
+    assert text.endswith(
+        '        set: "off"\n'
+        "    env:  # values the code refuses to run without\n"
+        '      MYP_COMPILE_DISABLE: "1"\n'
+    )
+
+
+def test_an_unknown_profile_gets_a_did_you_mean(tmp_path: Path) -> None:
+    root = _fresh(tmp_path)
+    run_knobs("init", cwd=root)
+    result = run_knobs("export", "-p", "bitwse", cwd=root)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "knobs export: error: no profile is named 'bitwse'; the profiles are: bitwise. "
+        "Did you mean 'bitwise'?\n"
+    )
+    upper = run_knobs("export", "-p", "BITWISE", cwd=root)
+    assert upper.stderr.endswith("Did you mean 'bitwise'?\n")
+
+
+def test_a_registry_without_profiles_is_told_how_to_add_one(tmp_path: Path) -> None:
+    root = _fresh(tmp_path)
+    (root / "registry.yaml").write_text("version: 1\n", encoding="utf-8")
+    result = run_knobs("export", "--profile", "bitwise", cwd=root)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "knobs export: error: no profile is named 'bitwise': registry.yaml defines no "
+        "profiles. Add one at the end of it, for example:\n"
+        "    profiles:\n"
+        "      bitwise:\n"
+        "        description: Bit-for-bit reproducible runs.\n"
+        "        kind: bitwise\n"
+        "        select:\n"
+        "          - default_on: true\n"
+        "            triage_not: [reproducible, exempt]\n"
+        '            set: "off"\n'
+    )
