@@ -142,3 +142,19 @@ def test_a_registry_without_profiles_is_told_how_to_add_one(tmp_path: Path) -> N
         "            triage_not: [reproducible, exempt]\n"
         '            set: "off"\n'
     )
+
+
+def test_a_profile_that_turns_a_fusion_on_shows_no_cost_of_turning_it_off(tmp_path: Path) -> None:
+    """The example's `fast` profile sets TOY_FUSED_SDPA=1, a fusion off by default; the
+    entry's `cost` is what the unfused path costs, not what turning SDPA on costs."""
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    fast = run_knobs("export", "--profile", "fast", cwd=examples)
+    assert fast.returncode == 0, fast.stderr
+    assert fast.stdout.splitlines()[:4] == [
+        "# Profile: fast (kind: fast)",
+        "# Registry: registry.yaml",
+        "# Every fusion on, the opt-in SDPA included; not bitwise reproducible.",
+        "# What it costs: nothing the registry records.",
+    ]
+    bitwise = run_knobs("export", "--profile", "bitwise", cwd=examples)
+    assert "#   TOY_FUSED_LINEAR_CE=0: Materialises the [batch, seq, vocab]" in bitwise.stdout

@@ -8,14 +8,20 @@ rule wins), then its explicit `env` and `config` entries.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 
 from knobregistry.feature import SWITCHES, feature_on_by_default, feature_values, knob_feature_on
-from knobregistry.profiles.model import CostLine, ProfileError, ResolvedProfile, Source, intent_of
-from knobregistry.registry import Registry, SelectRule, SetAction, Triage
+from knobregistry.profiles.model import (
+    CostLine,
+    Intent,
+    ProfileError,
+    ResolvedProfile,
+    Source,
+)
+from knobregistry.registry import KnobEntry, Registry, SelectRule, SetAction, Triage
 from knobregistry.registry.model import JsonValue
 from knobregistry.suggest import closest
 from scanner import Knob, Polarity, ScanResult
@@ -74,7 +80,7 @@ def resolve_profile(
     values = {k: v for k, v in sorted(env.items()) if v is not None}
     settings = dict(sorted(config.items()))
     profile = registry.profiles[name]
-    return ResolvedProfile(
+    resolved = ResolvedProfile(
         name=name,
         kind=profile.kind,
         description=profile.description,
@@ -82,11 +88,11 @@ def resolve_profile(
         env=MappingProxyType(values),
         config=MappingProxyType(settings),
         unset=tuple(sorted(k for k, v in env.items() if v is None)),
-        costs=tuple(cost_lines(registry, values, settings)),
         sources=MappingProxyType(dict(sorted(sources.items()))),
         config_sources=MappingProxyType(dict(sorted(config_sources.items()))),
         disable=disable,
     )
+    return replace(resolved, costs=tuple(cost_lines(registry, resolved)))
 
 
 # What an unknown profile's message offers when the registry has no profile at all.
@@ -206,18 +212,19 @@ def _value(action: SetAction, candidate: Candidate) -> str | None:
     return None
 
 
-def cost_lines(
-    registry: Registry, env: Mapping[str, str], config: Mapping[str, JsonValue]
-) -> Iterator[CostLine]:
-    """The registry's `cost` of every value that moves a variable or key off its default."""
-    for name, value in env.items():
+def cost_lines(registry: Registry, resolved: ResolvedProfile) -> Iterator[CostLine]:
+    """The registry's `cost` of every value that moves a variable or key off its default.
+
+    A knob's `cost` is what turning its feature off costs, so a value that turns a
+    feature on (TOY_FUSED_SDPA=1 on a fusion off by default) shows none."""
+    for name, value in resolved.env.items():
         knob = registry.knobs.get(name)
         external = registry.external.get(name)
-        if knob is not None and knob.cost and _knob_changes(value, knob.default, knob.default_on):
+        if knob is not None and knob.cost and _knob_changes(value, knob, resolved.intent(name)):
             yield CostLine(f"{name}={value}", knob.cost)
         elif external is not None and external.cost and value != external.default:
             yield CostLine(f"{name}={value}", external.cost)
-    for key, setting in config.items():
+    for key, setting in resolved.config.items():
         entry = registry.config.get(key)
         if entry is None or not entry.cost:
             continue
@@ -225,12 +232,15 @@ def cost_lines(
             yield CostLine(f"{key}={_show(setting)}", entry.cost)
 
 
-def _knob_changes(value: str, default: str | None, default_on: bool | None) -> bool:
-    if default is not None:
-        return value != default
-    intent = intent_of(value)
-    if default_on is not None and intent is not None:
-        return (intent.value == "on") is not default_on
+def _knob_changes(value: str, knob: KnobEntry, feature: Intent | None) -> bool:
+    """Whether ``value`` moves the knob off its default towards what its `cost` prices:
+    its feature turned off (a value knob: any other value)."""
+    if feature is Intent.ON:
+        return False
+    if knob.default is not None:
+        return value != knob.default
+    if knob.default_on is not None and feature is not None:
+        return feature_on_by_default(knob.default_on, knob.polarity) is not False
     return True
 
 
