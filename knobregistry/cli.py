@@ -23,6 +23,7 @@ COMMANDS = {
     "triage": "knobregistry.commands.triage:triage_command",
     "diff": "knobregistry.commands.diff:diff_command",
     "docs": "knobregistry.commands.docs:docs_command",
+    "trace": "knobregistry.commands.trace:trace_command",
 }
 
 

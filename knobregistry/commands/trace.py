@@ -1,0 +1,132 @@
+"""`knobs trace`: run a command and record every environment variable its process tree reads.
+
+Exit status: the command's own (128 + N when signal N ended it; 127 when it cannot
+be found); when it exits 0 and --profile is given, 1 if a variable the run read
+does not hold the profile's value; 2 for bad usage, a bad registry, or a trace
+file that cannot be written.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from knobregistry.atomic import write_atomic
+from knobregistry.cache import default_cache_dir
+from knobregistry.check import scan_scope, shown
+from knobregistry.commands.exit_codes import ExitCode, usage_error
+from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.files import FileError
+from knobregistry.profiles import ProfileError, ResolvedProfile, resolve_profile
+from knobregistry.registry import Registry, RegistryError, find_registry
+from knobregistry.trace import (
+    CommandError,
+    Reconciled,
+    native_level,
+    reconcile,
+    render_json,
+    render_table,
+    run_traced,
+)
+from scanner import ScanResult
+
+
+@click.command("trace", context_settings={"allow_interspersed_args": False})
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@registry_option
+@click.option(
+    "--profile",
+    "-p",
+    metavar="NAME",
+    help="Fail (exit 1) when a variable the run read does not hold this profile's value.",
+)
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(("table", "json")),
+    default="table",
+    show_default=True,
+    help="The report on standard error: a table for people, or the JSON trace.",
+)
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Also write the JSON trace to FILE (atomically); the same reads give the same bytes.",
+)
+def trace_command(
+    command: tuple[str, ...],
+    registry_path: Path | None,
+    profile: str | None,
+    fmt: str,
+    out: Path | None,
+) -> None:
+    """Run COMMAND and record every environment variable its whole process tree reads.
+
+    \b
+      knobs trace -- python train.py --steps 1
+      knobs trace --profile bitwise --out trace.json -- torchrun --nproc-per-node 8 train.py
+
+    Python processes are traced through a sitecustomize on PYTHONPATH (os.environ and
+    os.getenv), native code through an LD_PRELOAD getenv interposer built with the
+    system C compiler. The command's output passes through; the report goes to
+    standard error. With a registry (--registry, or registry.yaml found as `knobs
+    check` finds it) the reads are held against the static scan of its scope. Values
+    of names like *TOKEN*, *KEY*, *SECRET*, *PASSWORD* are never written. See
+    docs/trace.md.
+    """
+    cwd = Path.cwd()
+    registry = _registry(registry_path, profile is not None)
+    scan: ScanResult | None = None
+    resolved: ResolvedProfile | None = None
+    if registry is not None:
+        try:
+            scan = scan_scope(registry)
+            resolved = resolve_profile(registry, profile) if profile is not None else None
+        except RegistryError as error:
+            fail_on_registry(error)
+        except ProfileError as exc:
+            usage_error("trace", str(exc))
+    native = native_level(default_cache_dir())
+    try:
+        trace = run_traced(command, native, os.environ)
+    except CommandError as exc:
+        click.echo(f"knobs trace: error: {exc}", err=True)
+        sys.exit(exc.status)
+    reconciled: Reconciled | None = None
+    if registry is not None and scan is not None:
+        reconciled = reconcile(trace, registry, scan, cwd=cwd, profile=resolved)
+    document = render_json(trace, reconciled, cwd)
+    report = document if fmt == "json" else render_table(trace, reconciled, cwd)
+    click.echo(report, nl=False, err=True)
+    if out is not None:
+        try:
+            write_atomic(out, document)
+        except FileError as exc:
+            usage_error("trace", exc.message("write", shown(out, cwd)))
+    sys.exit(_status(trace.exit_status, reconciled))
+
+
+def _registry(explicit: Path | None, required: bool) -> Registry | None:
+    """The registry named or found; None when none is found and none is required."""
+    if explicit is None and not required:
+        try:
+            explicit = find_registry(None)
+        except RegistryError:
+            return None
+    try:
+        return open_registry(explicit)
+    except RegistryError as error:
+        fail_on_registry(error)
+
+
+def _status(command_status: int, reconciled: Reconciled | None) -> int:
+    """The command's status; 1 when it succeeded but the profile was not held."""
+    if command_status == 0 and reconciled is not None and reconciled.differences:
+        return int(ExitCode.DRIFT)
+    return command_status

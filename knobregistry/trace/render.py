@@ -1,0 +1,240 @@
+"""A trace as a table for people and as the JSON trace file for machines.
+
+Both are sorted and hold no time, process id or temporary path, so the same
+reads give the same bytes. Paths under the current folder are shown relative to
+it; others stay absolute. A secret-looking variable shows only "set".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from knobregistry.plural import counted
+from knobregistry.trace.model import (
+    Level,
+    Missing,
+    MissKind,
+    ProfileDifference,
+    Read,
+    Reconciled,
+    Seen,
+    Trace,
+    TraceSite,
+)
+
+VALUE_CHARS = 40
+KIND_TEXT = {
+    MissKind.SCANNER_MISS: "scanner miss",
+    MissKind.DYNAMIC: "dynamic read",
+    MissKind.OUTSIDE_SCOPE: "outside the scope",
+    MissKind.C_LEVEL: "C-level knob",
+}
+
+
+def display(path: str, cwd: Path) -> str:
+    """``path`` relative to ``cwd`` when it is under it, else as it is."""
+    if not Path(path).is_absolute():
+        return path
+    relative = os.path.relpath(path, cwd)
+    return path if relative.startswith(os.pardir) else Path(relative).as_posix()
+
+
+def _site(site: TraceSite, cwd: Path) -> dict[str, object]:
+    return {"path": display(site.path, cwd), "line": site.line}
+
+
+def _value(read: Read) -> str | None:
+    return "set" if read.seen is Seen.WITHHELD else read.value
+
+
+def render_json(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
+    """The trace file: one JSON object, keys sorted, two-space indented."""
+    document: dict[str, object] = {
+        "command": list(trace.command),
+        "exit_status": trace.exit_status,
+        "levels": {
+            "python": "traced",
+            "c": "traced" if trace.c_level is None else f"skipped: {trace.c_level}",
+        },
+        "reads": [
+            {
+                "name": r.name,
+                "level": r.level.value,
+                "value": _value(r),
+                "secret": r.seen is Seen.WITHHELD,
+                "count": r.count,
+                "sites": [_site(s, cwd) for s in r.sites],
+            }
+            for r in trace.reads
+        ],
+        "copies": [{**_site(c.site, cwd), "count": c.count} for c in trace.copies],
+        "registry": reconciled.registry if reconciled else None,
+    }
+    if reconciled is not None:
+        document.update(_reconciled_json(reconciled, cwd))
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def _reconciled_json(reconciled: Reconciled, cwd: Path) -> dict[str, object]:
+    out: dict[str, object] = {
+        "inventory": reconciled.inventory,
+        "not_in_inventory": [
+            {
+                "name": m.name,
+                "kind": m.kind.value,
+                "levels": [level.value for level in m.levels],
+                "registered": m.registered,
+                "sites": [_site(s, cwd) for s in m.sites],
+            }
+            for m in reconciled.missing
+        ],
+        "resolved_dynamic": [
+            {"path": d.path, "line": d.line, "expression": d.expression, "names": list(d.names)}
+            for d in reconciled.resolved_dynamic
+        ],
+        "registered_not_read": [{"name": n.name, "entry": n.entry} for n in reconciled.not_read],
+    }
+    if reconciled.profile is not None:
+        out["profile"] = reconciled.profile
+        out["profile_differences"] = [
+            {
+                "name": d.name,
+                "expected": d.expected,
+                "found": "set" if d.withheld else d.found,
+                "level": d.level.value,
+                "sites": [_site(s, cwd) for s in d.sites],
+            }
+            for d in reconciled.differences
+        ]
+        out["profile_unverified"] = list(reconciled.unverified)
+    return out
+
+
+def render_table(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
+    """The report for people: the reads, then each section of the reconcile."""
+    lines = [_headline(trace)]
+    if trace.c_level is not None:
+        lines.append(f"note: the C level was skipped: {trace.c_level}.")
+    if trace.reads:
+        rows = [("VARIABLE", "LEVEL", "VALUE", "READS", "SITE")]
+        rows += [
+            (r.name, r.level.value, _shown_value(r), str(r.count), _first(r.sites, cwd))
+            for r in trace.reads
+        ]
+        lines += _columns(rows, indent="")
+    if trace.copies:
+        first = trace.copies[0].site
+        lines.append(
+            f"The whole environment was copied or iterated at {counted(len(trace.copies), 'site')} "
+            f"(first {_where(first, cwd)}); such copies are not counted as reads."
+        )
+    if reconciled is None:
+        lines.append("No registry: the reads were not reconciled (name one with --registry PATH).")
+    else:
+        lines += _reconciled_table(reconciled, cwd)
+    return "\n".join(lines) + "\n"
+
+
+def _headline(trace: Trace) -> str:
+    python = len(trace.names_at(Level.PYTHON))
+    native = len(trace.names_at(Level.C))
+    py_processes, c_processes = trace.processes
+    return (
+        f"knobs trace: exit status {trace.exit_status}; "
+        f"{counted(len(trace.names()), 'variable')} read: {python} in Python "
+        f"({_processes(py_processes)}), {native} through getenv "
+        f"({_processes(c_processes)})."
+    )
+
+
+def _processes(n: int) -> str:
+    return f"{n} process" + ("" if n == 1 else "es")
+
+
+def _reconciled_table(reconciled: Reconciled, cwd: Path) -> list[str]:
+    lines = [
+        f"Against {reconciled.registry} (the static scan of its scope: "
+        f"{counted(reconciled.inventory, 'knob')}):"
+    ]
+    lines.append(f"  not in the static inventory: {len(reconciled.missing)}")
+    listed = [m for m in reconciled.missing if m.kind is not MissKind.OUTSIDE_SCOPE]
+    lines += _columns([_missing_row(m, cwd) for m in listed], indent="    ")
+    outside = len(reconciled.missing) - len(listed)
+    if outside:
+        lines.append(
+            f"    and {counted(outside, 'variable')} read only by Python code outside the "
+            "scope (libraries): in the reads above, and in the JSON trace"
+        )
+    lines.append(f"  dynamic reads the run resolved: {len(reconciled.resolved_dynamic)}")
+    for d in reconciled.resolved_dynamic:
+        lines.append(f"    {d.path}:{d.line}  {d.expression}: {', '.join(d.names)}")
+    lines.append(f"  registered, never read: {len(reconciled.not_read)}")
+    if reconciled.not_read:
+        lines.append("    " + ", ".join(f"{n.name} ({n.entry})" for n in reconciled.not_read))
+    if reconciled.profile is not None:
+        count = counted(len(reconciled.differences), "difference")
+        lines.append(f"  profile {reconciled.profile}: {count}")
+        lines += [f"    {_difference(d, cwd)}" for d in reconciled.differences]
+        if reconciled.unverified:
+            lines.append(
+                "    not checked (secret-looking names, values withheld): "
+                + ", ".join(reconciled.unverified)
+            )
+    return lines
+
+
+def _missing_row(missing: Missing, cwd: Path) -> tuple[str, ...]:
+    kind = KIND_TEXT[missing.kind]
+    if missing.registered is not None:
+        kind += f" (registered as {missing.registered})"
+    levels = ",".join(level.value for level in missing.levels)
+    return (missing.name, levels, kind, _first(missing.sites, cwd))
+
+
+def _difference(difference: ProfileDifference, cwd: Path) -> str:
+    expected = "unset" if difference.expected is None else repr(difference.expected)
+    if difference.withheld:
+        found = "set (value withheld)"
+    else:
+        found = "unset" if difference.found is None else repr(difference.found)
+    where = ", ".join(_where(s, cwd) for s in difference.sites)
+    return (
+        f"{difference.name}: expected {expected}, found {found} "
+        f"(read by {difference.level.value} at {where})"
+    )
+
+
+def _shown_value(read: Read) -> str:
+    if read.seen is Seen.WITHHELD:
+        return "set (secret)"
+    if read.value is None:
+        return "unset"
+    text = repr(read.value)
+    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 3] + "..."
+
+
+def _where(site: TraceSite, cwd: Path) -> str:
+    if site.line is None:
+        return Path(site.path).name or site.path
+    return f"{display(site.path, cwd)}:{site.line}"
+
+
+def _first(sites: Sequence[TraceSite], cwd: Path) -> str:
+    if not sites:
+        return ""
+    more = f" (+{len(sites) - 1} more)" if len(sites) > 1 else ""
+    return _where(sites[0], cwd) + more
+
+
+def _columns(rows: Sequence[tuple[str, ...]], *, indent: str) -> list[str]:
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    out = []
+    for row in rows:
+        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        out.append((indent + "  ".join(cells)).rstrip())
+    return out
