@@ -12,6 +12,7 @@ from knobregistry.check.reconcile import reconcile
 from knobregistry.check.rules import RULES, RuleInfo
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.paths import shown
+from knobregistry.progress import step
 from knobregistry.pyproject import PyprojectError, ScannerSettings, project_settings
 from knobregistry.registry import (
     Policy,
@@ -90,17 +91,19 @@ def scan_scope(
     settings = ScannerSettings(scope.launch_facts, scope.accessors).merged(
         project if project is not None else _project(registry)
     )
-    return scan(
-        _targets(registry, paths),
-        include=scope.include or DEFAULT_INCLUDE,
-        exclude=scope.exclude,
-        match=scope.match,
-        root=registry.root,
-        cache_dir=default_cache_dir(),
-        launch_facts=settings.launch_facts,
-        accessors=settings.accessors,
-        printed_writes=settings.printed_writes,
-    )
+    targets = _targets(registry, paths)
+    with step("scanning " + ", ".join(shown(t, Path.cwd()) for t in targets)):
+        return scan(
+            targets,
+            include=scope.include or DEFAULT_INCLUDE,
+            exclude=scope.exclude,
+            match=scope.match,
+            root=registry.root,
+            cache_dir=default_cache_dir(),
+            launch_facts=settings.launch_facts,
+            accessors=settings.accessors,
+            printed_writes=settings.printed_writes,
+        )
 
 
 def _project(registry: Registry) -> ScannerSettings:

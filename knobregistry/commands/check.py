@@ -14,6 +14,7 @@ from knobregistry.check import CheckResult, run_check
 from knobregistry.check.standard import standard_checks, with_baseline
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.progress import reporting, terminal_reporter
 from knobregistry.registry import RegistryError
 from knobregistry.report.check_github import render_check_github
 from knobregistry.report.check_json import render_check_json
@@ -87,7 +88,8 @@ def check_command(
     day: date | None = today.date() if today is not None else None
     try:
         registry = open_registry(registry_path)
-        result = run_check(registry, list(paths) or None, checks=standard_checks(day))
+        with reporting(terminal_reporter()):  # a spinner for slow steps, on a terminal
+            result = run_check(registry, list(paths) or None, checks=standard_checks(day))
     except RegistryError as error:
         fail_on_registry(error, fmt)
     if write_path is not None:

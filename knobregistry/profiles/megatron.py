@@ -17,6 +17,7 @@ from importlib import metadata
 from types import MappingProxyType
 
 from knobregistry.profiles.backend_keys import ClassesMissing
+from knobregistry.profiles.fields_cache import cached_fields
 
 # The dataclasses a Megatron trainer config is built from (TransformerConfig
 # inherits ModelParallelConfig's fields; MLATransformerConfig adds MLA's).
@@ -56,9 +57,43 @@ def megatron_available() -> bool:
 
 @functools.cache
 def megatron_fields() -> MegatronFields | MegatronMissing:
-    """The config dataclasses' fields, or why they could not be read."""
-    if not megatron_available():
+    """The config dataclasses' fields, or why they could not be read; kept on disk by
+    megatron-core's version (see fields_cache), so torch is imported once per release."""
+    origin = _origin()
+    if origin is None:
         return MegatronMissing("megatron-core is not installed")
+    what = [f"{module}:{name}" for module, name in CONFIG_CLASSES]
+    label = f"reading the config classes of megatron-core {_version()} (once per version)"
+    return cached_fields("megatron-core", origin, what, _import_fields, (_encode, _decode), label)
+
+
+def _origin() -> str | None:
+    """Where megatron.core is installed (found without importing it), or None."""
+    try:
+        spec = importlib.util.find_spec("megatron.core")
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    return spec.origin or ",".join(spec.submodule_search_locations or ())
+
+
+def _encode(found: MegatronFields | MegatronMissing) -> object | None:
+    if isinstance(found, MegatronMissing):
+        return None
+    return {"version": found.version, "fields": dict(found.fields), "classes": found.classes}
+
+
+def _decode(document: object) -> MegatronFields:
+    if not isinstance(document, dict):
+        raise ValueError("not a mapping")
+    fields = {str(k): str(v) for k, v in document["fields"].items()}
+    classes = tuple(str(c) for c in document["classes"])
+    return MegatronFields(str(document["version"]), MappingProxyType(fields), classes)
+
+
+def _import_fields() -> MegatronFields | MegatronMissing:
+    """Import megatron-core's config classes (and torch) and read their fields."""
     fields: dict[str, str] = {}
     classes: list[str] = []
     errors: list[str] = []

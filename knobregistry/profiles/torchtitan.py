@@ -18,6 +18,7 @@ from importlib import metadata
 from typing import Any
 
 from knobregistry.profiles.backend_keys import ClassesMissing
+from knobregistry.profiles.fields_cache import cached_fields
 
 # The root config class, newest layout first: torchtitan 0.3 nests it in the
 # trainer (`Trainer.Config`); 0.1 and 0.2 have `JobConfig` in config.job_config,
@@ -61,9 +62,42 @@ def torchtitan_available() -> bool:
 
 @functools.cache
 def torchtitan_fields() -> TorchTitanFields | TorchTitanMissing:
-    """The job config's dotted keys, or why they could not be read."""
-    if not torchtitan_available():
+    """The job config's dotted keys, or why they could not be read; kept on disk by
+    torchtitan's version (see fields_cache), so torch is imported once per release."""
+    origin = _origin()
+    if origin is None:
         return TorchTitanMissing("torchtitan is not installed")
+    what = [f"{module}:{path}" for module, path in ROOTS]
+    label = f"reading the job config of torchtitan {_version()} (once per version)"
+    return cached_fields("torchtitan", origin, what, _import_keys, (_encode, _decode), label)
+
+
+def _origin() -> str | None:
+    """Where torchtitan is installed (found without importing it), or None."""
+    try:
+        spec = importlib.util.find_spec("torchtitan")
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    return spec.origin or ",".join(spec.submodule_search_locations or ())
+
+
+def _encode(found: TorchTitanFields | TorchTitanMissing) -> object | None:
+    if isinstance(found, TorchTitanMissing):
+        return None
+    return {"version": found.version, "root": found.root, "keys": sorted(found.keys)}
+
+
+def _decode(document: object) -> TorchTitanFields:
+    if not isinstance(document, dict):
+        raise ValueError("not a mapping")
+    keys = frozenset(str(k) for k in document["keys"])
+    return TorchTitanFields(str(document["version"]), str(document["root"]), keys)
+
+
+def _import_keys() -> TorchTitanFields | TorchTitanMissing:
+    """Import torchtitan's job config (and torch) and read its dotted keys."""
     errors: list[str] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

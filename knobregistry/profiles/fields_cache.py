@@ -1,0 +1,68 @@
+"""Trainer config field lists kept on disk, keyed by the trainer package's version.
+
+Reading megatron-core's (or torchtitan's) config dataclasses imports torch: seconds
+on every `knobs check` and pre-commit run. The list depends only on the installed
+release, so it is computed once and kept as JSON in the user's cache folder
+(``$KNOBS_CACHE_DIR``, else platformdirs' user cache, as scans use), under a name
+made of the package, its version, where it is installed and what is read from it.
+A cache that cannot be read or written is ignored: the list is computed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import TypeVar
+
+from knobregistry.atomic import write_atomic
+from knobregistry.cache import default_cache_dir
+from knobregistry.progress import step
+
+FORMAT = 1  # bump when the stored document changes shape
+T = TypeVar("T")
+
+
+def cache_file(distribution: str, origin: str, what: Sequence[str]) -> Path | None:
+    """Where the field list of ``distribution`` as installed at ``origin`` is kept; None
+    when the distribution has no version to key it by."""
+    try:
+        version = metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+    key = json.dumps([FORMAT, distribution, version, origin, list(what)])
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return default_cache_dir() / "config-fields" / f"{distribution}-{version}-{digest}.json"
+
+
+def cached_fields(
+    distribution: str,
+    origin: str,
+    what: Sequence[str],
+    compute: Callable[[], T],
+    codec: tuple[Callable[[T], object | None], Callable[[object], T]],
+    label: str,
+) -> T:
+    """The stored result, else ``compute()`` (shown as the step ``label``).
+
+    ``codec`` turns a result into JSON (None: do not store it, a failure, so a fixed
+    install is read again) and JSON back into a result (raising on a bad document)."""
+    encode, decode = codec
+    path = cache_file(distribution, origin, what)
+    if path is not None:
+        try:
+            return decode(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            pass  # absent or unreadable: compute it
+    with step(label):
+        result = compute()
+    document = encode(result)
+    if document is not None and path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, json.dumps(document, sort_keys=True) + "\n")
+        except OSError:
+            pass  # a read-only cache: compute again next time
+    return result

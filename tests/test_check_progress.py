@@ -1,0 +1,119 @@
+"""`knobs check` with megatron-core installed: the config field list is computed once per
+megatron-core version and then read from the cache (torch is not imported again), and
+the slow steps show progress on a terminal, and nowhere else. Speed itself is measured by
+benchmarks/check_bench.py, not asserted here."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pty
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_knobs, write_tree
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("megatron") is None, reason="megatron-core is not installed"
+)
+
+REGISTRY = """
+    version: 1
+    scan: {paths: [src], policy: all}
+    knobs:
+      P_FUSED:
+        default: "1"
+        default_on: true
+        triage: untriaged
+    config:
+      deterministic_mode:
+        backend: megatron
+        description: Deterministic kernels.
+"""
+
+# The check run in-process, then whether it imported torch (printed when it exits).
+IMPORTED_TORCH = (
+    "import atexit, runpy, sys; sys.argv = ['knobs', 'check']; "
+    "atexit.register(lambda: print('torch' in sys.modules, file=sys.stderr)); "
+    "runpy.run_module('knobregistry', run_name='__main__')"
+)
+
+
+def _project(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "registry.yaml": REGISTRY,
+            "src/a.py": 'import os\nos.environ.get("P_FUSED", "1") != "0"\n',
+        },
+    )
+    environment = {**os.environ, "KNOBS_CACHE_DIR": str(tmp_path / "cache")}
+    return root, environment
+
+
+def _check(root: Path, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", IMPORTED_TORCH],
+        cwd=root,
+        env={**environment, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_field_list_is_computed_once_per_version(tmp_path: Path) -> None:
+    root, environment = _project(tmp_path)
+    first = _check(root, environment)
+    assert (first.returncode, first.stderr) == (0, "True\n"), first.stdout
+    version = metadata.version("megatron-core")
+    (stored,) = (tmp_path / "cache" / "config-fields").iterdir()
+    assert stored.name.startswith(f"megatron-core-{version}-")
+    second = _check(root, environment)
+    assert (second.returncode, second.stdout, second.stderr) == (0, first.stdout, "False\n")
+    stored.write_text("{not json", encoding="utf-8")  # a damaged cache is computed again
+    third = _check(root, environment)
+    assert (third.returncode, third.stdout, third.stderr) == (0, first.stdout, "True\n")
+
+
+def test_slow_steps_show_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    root, environment = _project(tmp_path)
+    main, secondary = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "knobregistry", "check"],
+            cwd=root,
+            env={**environment, "TERM": "xterm", "COLUMNS": "120"},
+            stdout=subprocess.PIPE,
+            stderr=secondary,
+            text=True,
+            check=False,
+        )
+        os.close(secondary)
+        shown = _drain(main)
+    finally:
+        os.close(main)
+    assert done.returncode == 0
+    assert done.stdout.startswith("No problems: 1 knob in 1 file")
+    version = metadata.version("megatron-core")
+    assert f"knobs: reading the config classes of megatron-core {version}" in shown
+    assert "knobs: scanning src" in shown
+    quiet = run_knobs("check", cwd=root, env={"KNOBS_CACHE_DIR": str(tmp_path / "other")})
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+
+
+def _drain(fd: int) -> str:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the other end is closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
