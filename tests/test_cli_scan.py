@@ -142,9 +142,8 @@ def test_json_is_byte_identical_between_runs(tree: Path) -> None:
     [
         (
             ("scan", "missing"),
-            "Error: Invalid value for 'PATHS...': Path 'missing' does not exist.",
+            "Error: Invalid value for '[PATHS]...': Path 'missing' does not exist.",
         ),
-        (("scan",), "Error: Missing argument 'PATHS...'."),
         (
             ("scan", ".", "--format", "xml"),
             "Error: Invalid value for '--format' / '-f': 'xml' is not one of 'table', 'json'.",
@@ -163,3 +162,9 @@ def test_help_lists_the_options(tree: Path) -> None:
     assert result.returncode == 0
     for option in ("--match PATTERN", "--exclude GLOB", "--format [table|json]"):
         assert option in result.stdout
+
+
+def test_no_path_scans_the_current_folder(tree: Path) -> None:
+    """As `knobs init` does: `knobs scan` alone is `knobs scan .`."""
+    result = run_knobs("scan", cwd=tree)
+    assert (result.returncode, result.stderr, result.stdout) == (0, "", TABLE)

@@ -18,7 +18,7 @@ from scanner.source.files import DEFAULT_INCLUDE
 
 
 @click.command("scan")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--match",
     "-m",
@@ -66,7 +66,8 @@ def scan_command(
     no_cache: bool,
     jobs: int | None,
 ) -> None:
-    """Find every environment read under PATHS, with its default and its off switch.
+    """Find every environment read under PATHS (default: the current folder), with its
+    default and its off switch.
 
     Python code, launcher shell scripts and YAML configs (${VAR:default} values) are
     all read; each knob says in which of these layers it is read. Each knob is
@@ -82,7 +83,7 @@ def scan_command(
     except PyprojectError as exc:
         usage_error("scan", str(exc))
     result = scan(
-        paths,
+        paths or (Path(),),
         include=include or DEFAULT_INCLUDE,
         exclude=exclude,
         match=match,

@@ -38,13 +38,31 @@ def polarity(knob: Knob) -> str:
 
 
 def shown(value: str | None) -> str:
-    """A variable's value as the table shows it: quoted, or a dash when absent."""
+    """A variable's value as the table shows it: quoted (control characters escaped), or
+    a dash when absent."""
     if value is None:
         return "-"
     return repr(value)
 
 
 LAYERS = {"python": "py", "shell": "sh", "yaml": "yaml"}
+
+# The table's columns and the narrowest each may get (its longest header word).
+COLUMNS = (
+    ("knob", 8),
+    ("default", 7),
+    ("on by default?", 8),
+    ("polarity", 8),
+    ("off value", 5),
+    ("read in", 4),
+    ("sites", 8),
+)
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (escape bytes, line breaks) written as Python
+    escapes, so that a name read from code cannot move the cursor or break the table."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def layers(knob: Knob) -> str:
@@ -63,26 +81,23 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
     """Print the knob table, dynamic reads, errors and a summary line."""
     if result.knobs:
         table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False, header_style="bold")
-        table.add_column("knob", no_wrap=True)
-        table.add_column("default", no_wrap=True)
-        table.add_column("on by default?", no_wrap=True)
-        table.add_column("polarity", no_wrap=True)
-        table.add_column("off value", no_wrap=True)
-        table.add_column("read in", no_wrap=True)
-        table.add_column("sites", overflow="fold")
+        # No column is ever dropped: each folds (long names, paths) or wraps (headers) to
+        # fit, down to 80 columns; min_width keeps every header word and short value whole.
+        for header, least in COLUMNS:
+            table.add_column(header, overflow="fold", min_width=least)
         for knob in result.knobs:
             default = _default(knob)
             on = on_by_default(knob)
             if knob.conflict:
                 on = f"[red]{on} (conflict)[/red]"
             table.add_row(
-                escape(knob.name),
+                escape(printable(knob.name)),
                 escape(default),
                 on,
                 polarity(knob),
                 escape(shown(knob.off_value)),
                 layers(knob),
-                _sites(knob),
+                escape(printable(_sites(knob))),
             )
         with console.capture() as captured:
             console.print(table)
@@ -90,22 +105,22 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
         console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
     for knob in result.knobs:
         if knob.conflict_reason:
-            console.print(
-                f"[red]conflict[/red] {escape(knob.name)}: {escape(knob.conflict_reason)}"
-            )
+            name, reason = escape(printable(knob.name)), escape(knob.conflict_reason)
+            console.print(f"[red]conflict[/red] {name}: {reason}")
     for knob in result.knobs:
         if is_undecided(knob):
             reason = escape(knob.reason or undecided_reason(knob))
-            console.print(f"[yellow]undecided[/yellow] {escape(knob.name)}: {reason}")
+            console.print(f"[yellow]undecided[/yellow] {escape(printable(knob.name))}: {reason}")
     if result.dynamic:
         console.print("\n[bold]dynamic reads[/bold] (name not resolved):")
         for read in result.dynamic:
-            console.print(f"  {read.path}:{read.line}:{read.column}: {escape(read.expression)}")
+            where = f"{read.path}:{read.line}:{read.column}"
+            console.print(f"  {escape(printable(where))}: {escape(printable(read.expression))}")
             console.print(f"    {escape(read.reason)}")
     if result.errors:
         console.print("\n[bold]errors[/bold] (files skipped):")
         for error in result.errors:
-            console.print(f"  {error.path}: {escape(error.message)}")
+            console.print(f"  {escape(printable(error.path))}: {escape(printable(error.message))}")
     console.print("\n" + summary(result))
 
 
