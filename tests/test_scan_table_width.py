@@ -81,10 +81,6 @@ def test_every_column_is_kept(tmp_path: Path, columns: int) -> None:
     lines = shown.splitlines()
     assert max(len(line) for line in lines) <= columns
     rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
-    header = " ".join(lines[:rule])
-    for word in ("knob", "default", "on", "by", "default?", "polarity", "off", "value"):
-        assert word in header.split()
-    assert "read" in header.split() and "sites" in header.split()
     header = [" ".join(cell.split()) for cell in _columns(lines[:rule])]
     body = [cell.replace(" ", "") for cell in _columns(lines[rule + 1 : lines.index("")])]
     assert header == [
