@@ -26,7 +26,8 @@ from rich.console import Console
 from knobregistry.check import shown
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
-from knobregistry.registry import Registry, RegistryError
+from knobregistry.docsgen.follow import follow_docs
+from knobregistry.registry import Registry, RegistryError, load_registry
 from knobregistry.triage import (
     CompareError,
     Host,
@@ -232,6 +233,19 @@ def _record(
     assert host is not None
     display = shown(registry.path, Path.cwd())
     try:
-        return record_triage(registry.path, result, host, date.today(), shown=display), None
+        recorded = record_triage(registry.path, result, host, date.today(), shown=display)
     except RecordError as exc:
         return None, str(exc)
+    _follow_docs(registry.path)
+    return recorded, None
+
+
+def _follow_docs(path: Path) -> None:
+    """Refresh the generated docs of the registry just recorded, saying so on stderr, so
+    that the next `knobs check` does not fail on them (KNB204)."""
+    try:
+        registry = load_registry(path)
+    except RegistryError:
+        return  # the record is written; `knobs check` will say what is wrong with it
+    for followed in follow_docs(registry, cwd=Path.cwd()):
+        click.echo(f"knobs triage: {followed.message}", err=True)
