@@ -8,6 +8,7 @@ lazily loading subcommands).
 from __future__ import annotations
 
 import importlib
+import inspect
 
 import click
 
@@ -45,6 +46,24 @@ class LazyGroup(click.Group):
         command = getattr(importlib.import_module(module), attribute)
         assert isinstance(command, click.Command)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Each command with the first sentence of its help, wrapped, never cut with '...'."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.short_help or first_sentence(command.help or "")))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a docstring's first paragraph, on one line."""
+    paragraph = " ".join(inspect.cleandoc(text).split("\n\n")[0].split())
+    end = paragraph.find(". ")
+    return paragraph if end < 0 else paragraph[: end + 1]
 
 
 @click.group(

@@ -114,6 +114,13 @@ def config_yaml(config: Mapping[str, JsonValue]) -> str:
 
 
 def render_config(export: Export) -> str:
-    """Header comment, then the config values as sorted YAML."""
-    comments = yaml_comment(header(export, "config"))
+    """Header comment, then the config values as sorted YAML; a profile with no config
+    keys says so, then writes an empty mapping (an empty file would load as null, which
+    a trainer merging overlays does not take for "nothing to change")."""
+    lines = header(export, "config")
+    if not export.profile.config:
+        lines.append(
+            f"# Profile {export.profile.name} sets no trainer-config keys: nothing to overlay."
+        )
+    comments = yaml_comment(lines)
     return "\n".join(comments) + "\n" + config_yaml(export.profile.config)
