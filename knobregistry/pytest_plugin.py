@@ -203,9 +203,13 @@ def pytest_collection_modifyitems(
         path = registry_path(config)
     except RegistryError:
         path = config.rootpath / "registry.yaml"  # the items fail and say why
-    added = list(KnobsFile.from_parent(session, path=path.absolute()).collect())
+    parent = KnobsFile.from_parent(session, path=path.absolute())
+    added = list(parent.collect())
     items.extend(added)
     session.testscollected += len(added)
+    # Told like any collected file, so the "collected N items" header counts them too.
+    report = pytest.CollectReport(parent.nodeid, "passed", None, list(added))
+    config.hook.pytest_collectreport(report=report)
 
 
 def _only_test_ids(config: pytest.Config) -> bool:

@@ -277,3 +277,10 @@ def test_the_project_scanner_settings_reach_the_plugin_scan(project: pytest.Pyte
         '[tool.knobs]\nlaunch_facts = ["MYLAUNCHER_*"]\n', encoding="utf-8"
     )
     project.runpytest_subprocess(*PLUGIN).assert_outcomes(passed=5)
+
+
+def test_the_collected_count_includes_the_knobs_items(project: pytest.Pytester) -> None:
+    """One test and four knobs items: the header says 5, as the summary does."""
+    result = project.runpytest_subprocess(*PLUGIN)
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines(["collected 5 items"])
