@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.check.starter import PROFILES
 from knobregistry.registry import loads_registry
 from knobregistry.triage import TriageKnob, make_plan
 from scanner import Polarity
@@ -230,6 +231,7 @@ knobs:
   WORLD_SIZE:
     # a launch fact (set by the launcher, not a switch); read at pkg/fused.py:7
     default_on: null
+    required: true
     triage: untriaged
 
   X_DISABLE_FUSED_ADAM:
@@ -238,6 +240,7 @@ pkg/fused.py:3
     default: "0"
     default_on: false
     polarity: disable
+    off_value: "0"
     triage: untriaged
 
   X_FP8:
@@ -245,6 +248,7 @@ pkg/fused.py:3
     default: "0"
     default_on: false
     polarity: enable
+    off_value: "0"
     triage: untriaged
 
   X_HC_TRITON:
@@ -252,6 +256,7 @@ pkg/fused.py:3
     default: "1"
     default_on: true
     polarity: enable
+    off_value: "0"
     triage: untriaged
 """
 
@@ -261,7 +266,7 @@ def test_init_writes_the_polarity_of_every_switch(root: Path) -> None:
     result = run_knobs("init", "pkg", cwd=root)
     assert (result.returncode, result.stderr) == (0, "")
     text = (root / "registry.yaml").read_text(encoding="utf-8")
-    assert text.endswith(INIT)
+    assert text.endswith(INIT + PROFILES)  # the starting bitwise profile (see test_init)
     registry = loads_registry(text, root / "registry.yaml")
     assert registry.knobs["X_DISABLE_FUSED_ADAM"].polarity is Polarity.DISABLE
     assert registry.knobs["X_HC_TRITON"].polarity is Polarity.ENABLE
@@ -283,7 +288,7 @@ def test_init_writes_an_off_value_that_is_not_zero(tmp_path: Path) -> None:
         "    default_on: true\n"
         "    polarity: enable\n"
         '    off_value: "off"\n'
-        "    triage: untriaged\n"
+        "    triage: untriaged\n" + PROFILES
     )
     assert check(tmp_path)[0] == 0
 
