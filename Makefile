@@ -46,7 +46,7 @@ test: lint typecheck unit
 
 # The user guide as a site that opens from disk: site/index.html.
 docs: $(VENV)/.dev
-	$(BIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site
