@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check.starter import SCHEMA_URL, schema_reference
+from knobregistry.check.starter import SCHEMA_COPY, schema_reference, shipped_schema
 from knobregistry.cli import main
 from knobregistry.commands import init as init_module
 from knobregistry.registry import Policy, Triage, load_registry
@@ -28,8 +27,17 @@ def starter(tmp_path: Path) -> Path:
 
 
 def _schema_line(folder: Path) -> str:
-    """A project outside this repository gets the release's schema URL, never a path."""
-    return f"# yaml-language-server: $schema={SCHEMA_URL.format(version=version('knobregistry'))}\n"
+    """A project outside this repository gets a copy of the schema beside its registry,
+    never a path into a virtual environment nor a URL nobody serves."""
+    copy = folder / SCHEMA_COPY
+    assert copy.read_text(encoding="utf-8") == shipped_schema().read_text(encoding="utf-8")
+    return f"# yaml-language-server: $schema={SCHEMA_COPY}\n"
+
+
+SCHEMA_NOTE = (
+    "Wrote registry.schema.json: the registry's JSON schema, which the first line of "
+    "registry.yaml points editors at; commit it beside it.\n"
+)
 
 
 EXPECTED = """\
@@ -98,7 +106,8 @@ def test_init_writes_a_registry_that_checks_clean(tmp_path: Path) -> None:
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == (
         "Wrote registry.yaml: 4 knobs (2 on by default), every one untriaged.\n"
-        "Next: say what each knob gates, triage it, and run `knobs check`.\n"
+        + SCHEMA_NOTE
+        + "Next: say what each knob gates, triage it, and run `knobs check`.\n"
     )
     text = (root / "registry.yaml").read_text(encoding="utf-8")
     assert text.startswith(_schema_line(root) + "#\n# The knob registry of this project")
@@ -135,7 +144,7 @@ def test_init_is_byte_identical_and_leaves_no_temporary_files(tmp_path: Path) ->
     first = (root / "registry.yaml").read_bytes()
     run_knobs("init", "pkg", "--force", cwd=root)
     assert (root / "registry.yaml").read_bytes() == first
-    assert sorted(p.name for p in root.iterdir()) == ["pkg", "registry.yaml"]
+    assert sorted(p.name for p in root.iterdir()) == ["pkg", SCHEMA_COPY, "registry.yaml"]
 
 
 def test_scope_is_relative_to_the_output_folder(tmp_path: Path) -> None:
@@ -166,7 +175,8 @@ def test_conflicts_and_unresolved_reads_are_reported(tmp_path: Path) -> None:
     result = run_knobs("init", cwd=root)
     assert result.stdout == (
         "Wrote registry.yaml: 4 knobs (2 on by default), every one untriaged.\n"
-        "Conflict in PRIMUS_HC_TRITON: on by default at pkg/model.py:5 but off by default at "
+        + SCHEMA_NOTE
+        + "Conflict in PRIMUS_HC_TRITON: on by default at pkg/model.py:5 but off by default at "
         "pkg/other.py:3.\n"
         "Not registered: 1 dynamic read and 0 files that could not be scanned "
         "(`knobs check` lists them).\n"
@@ -198,8 +208,9 @@ def test_empty_tree_and_names_a_registry_cannot_hold(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     result = run_knobs("init", "src", cwd=tmp_path)
-    assert result.stdout.splitlines()[:2] == [
+    assert result.stdout.splitlines()[:3] == [
         "Wrote registry.yaml: 1 knob (0 on by default), every one untriaged.",
+        SCHEMA_NOTE.rstrip("\n"),
         "Skipped 'MY-VAR': a registry can only hold letters, digits and '_'.",
     ]
     text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
@@ -261,14 +272,18 @@ def test_schema_reference_is_repository_relative_when_vendored() -> None:
     """Inside the repository that holds the schema, a path relative to the registry."""
     for folder in (REPO, REPO / "examples"):
         reference = schema_reference(folder)
-        assert not reference.startswith(("/", "file:"))
+        assert reference is not None and not reference.startswith(("/", "file:"))
         assert (folder / reference).resolve() == SCHEMA.resolve()
 
 
-def test_schema_reference_is_a_versioned_url_outside_it(tmp_path: Path) -> None:
-    """Anywhere else (a project with knobregistry installed in its venv), the URL of this
-    release's schema: never a path into someone's virtual environment."""
+def test_outside_it_the_registry_gets_a_copy_of_the_schema(tmp_path: Path) -> None:
+    """Anywhere else (a project with knobregistry installed in its venv), no reference to
+    the installation: init writes the schema beside the registry, for every teammate."""
     (tmp_path / ".git").mkdir()
-    reference = schema_reference(tmp_path)
-    assert reference == SCHEMA_URL.format(version=version("knobregistry"))
-    assert f"/v{version('knobregistry')}/" in reference
+    assert schema_reference(tmp_path) is None
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/m.py").write_text('import os\nos.environ.get("A_KNOB")\n', encoding="utf-8")
+    result = run_knobs("init", "src", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+    text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
+    assert text.startswith(_schema_line(tmp_path))

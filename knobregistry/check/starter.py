@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from importlib.metadata import version
 from pathlib import Path
 
 from knobregistry.check.snippet import entry_fields, gate_summary, yaml_key, yaml_string
@@ -69,24 +68,26 @@ class Starter:
     skipped: tuple[str, ...]  # names the registry cannot hold
 
 
-# Where the schema of each release is published (the tag's copy of the shipped file).
-SCHEMA_URL = (
-    "https://raw.githubusercontent.com/knobregistry/knobregistry/"
-    "v{version}/knobregistry/registry/schema.json"
-)
+# The copy of the schema `knobs init` writes beside a registry outside this repository.
+SCHEMA_COPY = "registry.schema.json"
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 
 
-def schema_reference(folder: Path) -> str:
-    """The schema line's target: the shipped schema relative to ``folder`` when it lies in
-    the same repository (vendored, not installed into a virtual environment), else the
-    versioned URL of this release's schema. Never a path into someone's venv."""
-    schema = Path(str(resources.files("knobregistry.registry").joinpath("schema.json")))
+def shipped_schema() -> Path:
+    """The registry's JSON schema, as this installation ships it."""
+    return Path(str(resources.files("knobregistry.registry").joinpath("schema.json")))
+
+
+def schema_reference(folder: Path) -> str | None:
+    """The shipped schema relative to ``folder`` when it lies in the same repository
+    (vendored, not installed into a virtual environment); None otherwise, when the
+    registry needs a copy of its own (SCHEMA_COPY). Never a path into someone's venv."""
+    schema = shipped_schema()
     root = _repository_root(folder)
     installed = _INSTALLED.intersection(schema.absolute().parts)
     if root is not None and not installed and schema.absolute().is_relative_to(root):
         return shown(schema, folder)
-    return SCHEMA_URL.format(version=version("knobregistry"))
+    return None
 
 
 def _repository_root(folder: Path) -> Path | None:

@@ -9,7 +9,12 @@ import click
 
 from knobregistry.atomic import write_atomic
 from knobregistry.check import shown
-from knobregistry.check.starter import render_starter, schema_reference
+from knobregistry.check.starter import (
+    SCHEMA_COPY,
+    render_starter,
+    schema_reference,
+    shipped_schema,
+)
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.plural import counted
 from knobregistry.pyproject import PyprojectError, project_settings
@@ -82,23 +87,34 @@ def init_command(
         root=folder,
         launch_facts=settings.launch_facts,
         accessors=settings.accessors,
+        printed_writes=settings.printed_writes,
     )
+    reference = schema_reference(folder)
+    copy = folder / SCHEMA_COPY if reference is None else None
     starter = render_starter(
         result,
         paths=[shown(p, folder) for p in targets],
         exclude=exclude,
         match=match,
-        schema=schema_reference(folder),
+        schema=reference if reference is not None else SCHEMA_COPY,
     )
     try:
+        if copy is not None:
+            write_atomic(copy, shipped_schema().read_text(encoding="utf-8"))
         write_atomic(output, starter.text)
     except OSError as exc:
-        _fail(f"cannot write {output.as_posix()}: {exc.strerror or exc}.")
+        failed = exc.filename or output
+        _fail(f"cannot write {Path(failed).as_posix()}: {exc.strerror or exc}.")
     on = sum(1 for k in starter.knobs if k.default_on)
     click.echo(
         f"Wrote {output.as_posix()}: {counted(len(starter.knobs), 'knob')} "
         f"({on} on by default), every one untriaged."
     )
+    if copy is not None:
+        click.echo(
+            f"Wrote {copy.as_posix()}: the registry's JSON schema, which the first line of "
+            f"{output.name} points editors at; commit it beside it."
+        )
     for name in starter.skipped:
         click.echo(f"Skipped {name!r}: a registry can only hold letters, digits and '_'.")
     for knob in starter.knobs:
