@@ -85,8 +85,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="Run `knobs check` as test items (also on when knobs_registry is set).",
     )
-    parser.addini("knobs_registry", "The knob registry to check; turns the knobs items on.")
-    parser.addini("knobs_baseline", "A `knobs check` baseline file to apply.")
+    # The ini keys are registered by knobregistry.pytest_ini, a plugin of their own, so that
+    # they stay known when this one is turned off with `-p no:knobs`.
 
 
 def pytest_configure(config: pytest.Config) -> None:

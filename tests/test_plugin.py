@@ -284,3 +284,18 @@ def test_the_collected_count_includes_the_knobs_items(project: pytest.Pytester) 
     result = project.runpytest_subprocess(*PLUGIN)
     result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines(["collected 5 items"])
+
+
+def test_turned_off_its_ini_keys_stay_known_under_strict_config(
+    pytester: pytest.Pytester,
+) -> None:
+    """`-p no:knobs` is the documented way to turn the plugin off; a project's
+    `knobs_registry` then neither warns nor fails `--strict-config` (the keys are
+    registered by their own entry point, knobregistry.pytest_ini)."""
+    names = {e.value for e in entry_points(group="pytest11")}
+    assert {"knobregistry.pytest_plugin", "knobregistry.pytest_ini"} <= names
+    pytester.makeini("[pytest]\nknobs_registry = registry.yaml\n")
+    pytester.makepyfile(test_ok="def test_ok():\n    assert True\n")
+    result = pytester.runpytest_subprocess("-p", "no:knobs", "--strict-config")
+    result.assert_outcomes(passed=1)
+    assert "knobs_registry" not in result.stdout.str() + result.stderr.str()
