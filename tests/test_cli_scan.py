@@ -168,3 +168,11 @@ def test_no_path_scans_the_current_folder(tree: Path) -> None:
     """As `knobs init` does: `knobs scan` alone is `knobs scan .`."""
     result = run_knobs("scan", cwd=tree)
     assert (result.returncode, result.stderr, result.stdout) == (0, "", TABLE)
+
+
+def test_a_null_byte_is_placed_by_line_and_column(tmp_path: Path) -> None:
+    (tmp_path / "nul.py").write_bytes(b'import os\nx = os.environ.get("A")\x00\n')
+    result = run_knobs("scan", "--no-cache", "nul.py", cwd=tmp_path)
+    assert "  nul.py: Syntax error at line 2, column 24: source code string cannot contain " in (
+        result.stdout
+    )
