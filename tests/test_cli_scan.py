@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_knobs, write_tree
+from tests.conftest import REPO, run_knobs, write_tree
 
 TREE = {
     "pkg/__init__.py": "",
@@ -175,4 +175,27 @@ def test_a_null_byte_is_placed_by_line_and_column(tmp_path: Path) -> None:
     result = run_knobs("scan", "--no-cache", "nul.py", cwd=tmp_path)
     assert "  nul.py: Syntax error at line 2, column 24: source code string cannot contain " in (
         result.stdout
+    )
+
+
+def test_the_command_list_gives_each_first_sentence_whole(tmp_path: Path) -> None:
+    result = run_knobs("--help", cwd=tmp_path, env={"COLUMNS": "80"})
+    commands = result.stdout.split("Commands:\n", 1)[1]
+    assert "..." not in commands
+    flat = " ".join(commands.split())
+    assert (
+        "diff List the knobs that HEAD (default: HEAD) adds, removes, flips or moves since BASE."
+        in flat
+    )
+    assert (
+        "docs Render the registry into Markdown blocks (knob table, recipes), or check them."
+        in flat
+    )
+
+
+def test_a_profile_without_config_keys_says_so_above_the_empty_overlay() -> None:
+    result = run_knobs("export", "-p", "bitwise", "-f", "config", cwd=REPO / "examples")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith(
+        "# Profile bitwise sets no trainer-config keys: nothing to overlay.\n{}\n"
     )
