@@ -14,16 +14,19 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from knobregistry.baseline import BaselineError
 from knobregistry.check.guard_rules import DOCS_RULES
 from knobregistry.diagnostics import Severity
-from knobregistry.registry import RegistryError, find_registry
+from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_text import fix_lines
 from knobregistry.testing import check_project
+
+if TYPE_CHECKING:
+    from knobregistry.trace.in_process import SessionTrace
 
 WORKER_KEY = "knobs_outcome"
 
@@ -74,6 +77,7 @@ class Outcome:
         return cls(tuple(str(p) for p in data["problems"]), failures)
 
 
+_TRACE: pytest.StashKey[SessionTrace] = pytest.StashKey()
 _OUTCOME = pytest.StashKey[Outcome]()
 
 
@@ -85,12 +89,52 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="Run `knobs check` as test items (also on when knobs_registry is set).",
     )
+    group.addoption(
+        "--knobs-trace",
+        action="store_true",
+        default=False,
+        help="Trace the environment reads of this test session (Python level, in-process) "
+        "and report those of the project's code that the registry does not know.",
+    )
     # The ini keys are registered by knobregistry.pytest_ini, a plugin of their own, so that
     # they stay known when this one is turned off with `-p no:knobs`.
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "knobs: a `knobs check` item of knobregistry's plugin")
+    if config.getoption("knobs_trace") and not hasattr(config, "workerinput"):
+        from knobregistry.trace.in_process import SessionTrace  # only when asked for
+
+        tracer = SessionTrace()
+        tracer.start()
+        config.stash[_TRACE] = tracer
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """`--knobs-trace`: the reads of the project's code that the registry does not know."""
+    tracer = config.stash.get(_TRACE, None)
+    if tracer is None:
+        return
+    try:
+        registry: Registry | None = load_registry(registry_path(config))
+    except RegistryError:
+        registry = None
+    reads, unknown = tracer.finish(config.rootpath, registry)
+    against = registry.path.name if registry is not None else "no registry (none found)"
+    terminalreporter.section("knobs trace")
+    names = {r.name for r in reads}
+    terminalreporter.line(
+        f"{len(names)} variables read by this process; {len(unknown)} read by the project's "
+        f"code and unknown to {against}:"
+    )
+    for entry in unknown:
+        where = f"{entry.path}:{entry.line}" if entry.line is not None else entry.path
+        terminalreporter.line(f"  {entry.name}  {where}")
+    if getattr(config.option, "numprocesses", None):
+        terminalreporter.line(
+            "note: the tests ran in pytest-xdist workers, which --knobs-trace does not trace; "
+            "run with -n 0 to trace them."
+        )
 
 
 def _ini_path(config: pytest.Config, name: str) -> Path | None:

@@ -6,6 +6,7 @@ Each run is a subprocess: an in-process run would drop the modules it imported f
 
 from __future__ import annotations
 
+import re
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -299,3 +300,36 @@ def test_turned_off_its_ini_keys_stay_known_under_strict_config(
     result = pytester.runpytest_subprocess("-p", "no:knobs", "--strict-config")
     result.assert_outcomes(passed=1)
     assert "knobs_registry" not in result.stdout.str() + result.stderr.str()
+
+
+def test_knobs_trace_reports_the_reads_the_registry_does_not_know(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(".yaml", registry=REGISTRY)
+    pytester.makepyfile(
+        app=(
+            "import os\n\n"
+            "def known():\n"
+            '    return os.environ.get("PRIMUS_HC_TRITON", "1") != "0"\n\n'
+            "def new():\n"
+            '    return os.environ.get("DEMO_BRAND_NEW")\n'
+        ),
+        test_app="import app\n\ndef test_reads():\n    app.known()\n    app.new()\n",
+    )
+    result = pytester.runpytest_subprocess(*PLUGIN, "--knobs-trace", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    lines = result.stdout.str().splitlines()
+    start = next(i for i, line in enumerate(lines) if "knobs trace" in line)
+    assert re.fullmatch(
+        r"\d+ variables read by this process; 1 read by the project's code and unknown to "
+        r"registry\.yaml:",
+        lines[start + 1],
+    )
+    assert lines[start + 2] == "  DEMO_BRAND_NEW  app.py:7"
+
+
+def test_knobs_trace_is_off_by_default(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_ok="import os\n\ndef test_ok():\n    os.environ.get('X_ANY')\n")
+    result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "knobs trace" not in result.stdout.str()

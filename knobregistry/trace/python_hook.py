@@ -289,6 +289,24 @@ def _flushing(function: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def start(directory: str) -> None:
+    """Trace this process from now on into ``directory`` (the pytest plugin's in-process
+    trace; a traced run's processes use :func:`install`)."""
+    global _directory
+    _directory = directory
+    os.environ.__class__ = TracedEnviron
+
+
+def stop() -> None:
+    """Write the last counts and stop tracing this process."""
+    global _fd
+    flush()
+    os.environ.__class__ = os._Environ
+    if _fd >= 0:
+        os.close(_fd)
+        _fd = -1
+
+
 def install() -> None:
     """Trace this process when ``KNOBS_TRACE_DIR`` names a folder, then run the next
     sitecustomize on sys.path, if there is one."""
