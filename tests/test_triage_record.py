@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 import shutil
 import sys
@@ -366,3 +367,56 @@ def test_a_registry_that_cannot_be_written_keeps_the_results_on_screen(tmp_path:
         "at line 2, column 1: expected the node content, but found '<stream end>'."
     )
     assert (project / "registry.yaml").read_text() == "version: [\n"  # nothing written
+
+
+def test_a_trace_of_a_run_is_cited_in_each_record(tmp_path: Path) -> None:
+    project = write_tree(tmp_path, {"registry.yaml": HAND_WRITTEN, "job.py": JOB})
+    traced = run_knobs("trace", "--out", "trace.json", "--", sys.executable, "job.py", cwd=project)
+    assert traced.returncode == 0, traced.stderr
+    digest = hashlib.sha256((project / "trace.json").read_bytes()).hexdigest()
+    done = run_knobs(
+        *("triage", "-k", "SYN_RUNDIR", "-k", "SYN_CLEAN", "--record", "--trace", "trace.json"),
+        *("--", sys.executable, "job.py"),
+        cwd=project,
+    )
+    assert done.returncode == 1, done.stderr
+    knobs = load_registry(project / "registry.yaml").knobs
+    cited = {}
+    for name in ("SYN_RUNDIR", "SYN_CLEAN"):
+        evidence = knobs[name].evidence
+        assert evidence is not None
+        cited[name] = dict(evidence.records[-1].trace)
+    assert cited == {
+        "SYN_RUNDIR": {
+            "file": "trace.json",
+            "sha256": digest,
+            "read": {"level": "python", "value": None, "count": 1},
+        },
+        "SYN_CLEAN": {"file": "trace.json", "sha256": digest},  # job.py never reads it
+    }
+
+
+def test_trace_needs_record_and_a_trace_file(tmp_path: Path) -> None:
+    project = write_tree(
+        tmp_path, {"registry.yaml": HAND_WRITTEN, "job.py": JOB, "not-a-trace.json": "[]"}
+    )
+    alone = run_knobs("triage", "--trace", "t.json", "--", sys.executable, "job.py", cwd=project)
+    assert (alone.returncode, alone.stderr.splitlines()[-1]) == (
+        2,
+        "knobs triage: error: --trace cites a trace in the records --record writes; add --record.",
+    )
+    wrong = run_knobs(
+        "triage",
+        "--record",
+        "--trace",
+        "not-a-trace.json",
+        "--",
+        sys.executable,
+        "job.py",
+        cwd=project,
+    )
+    assert (wrong.returncode, wrong.stderr.splitlines()[-1]) == (
+        2,
+        "knobs triage: error: not-a-trace.json holds no `reads` list of a trace; write one with "
+        "`knobs trace --out not-a-trace.json -- COMMAND`.",
+    )

@@ -48,6 +48,11 @@ from knobregistry.triage import (
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
 from knobregistry.triage.signals import exit_status, interruptible
+from knobregistry.triage.trace_evidence import (
+    TraceEvidence,
+    TraceEvidenceError,
+    load_trace_evidence,
+)
 
 
 class TriageExit(IntEnum):
@@ -126,6 +131,14 @@ _EXIT = {
 )
 @click.option("--record", is_flag=True, help="Write the verdicts and evidence into the registry.")
 @click.option(
+    "--trace",
+    "trace_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="With --record: cite this trace of a run (`knobs trace --out FILE -- COMMAND`) in "
+    "each record: its path, digest, and what the run read of the knob.",
+)
+@click.option(
     "--format",
     "-f",
     "fmt",
@@ -146,6 +159,7 @@ def triage_command(
     pairs: bool,
     bisect: bool,
     record: bool,
+    trace_file: Path | None,
     fmt: str,
 ) -> None:
     """Run COMMAND under knob settings and find which knobs break bitwise reproducibility.
@@ -171,6 +185,16 @@ def triage_command(
         plan = make_plan(registry, profile, knobs)
     except (CompareError, PlanError) as exc:
         usage_error("triage", str(exc))
+    trace: TraceEvidence | None = None
+    if trace_file is not None:
+        if not record:
+            usage_error(
+                "triage", "--trace cites a trace in the records --record writes; add --record."
+            )
+        try:
+            trace = load_trace_evidence(trace_file, registry.root)
+        except TraceEvidenceError as exc:
+            usage_error("triage", str(exc))
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect)
     with interruptible():
@@ -182,10 +206,16 @@ def triage_command(
             except KeyboardInterrupt as exc:
                 click.echo("knobs triage: interrupted; every run was stopped.", err=True)
                 sys.exit(exit_status(exc))
-        _finish(registry, result, record, fmt)
+        _finish(registry, result, record, fmt, trace)
 
 
-def _finish(registry: Registry, result: TriageResult, record: bool, fmt: str) -> NoReturn:
+def _finish(
+    registry: Registry,
+    result: TriageResult,
+    record: bool,
+    fmt: str,
+    trace: TraceEvidence | None = None,
+) -> NoReturn:
     """Detect the host, record, print the results, exit; a signal here loses no result."""
     host: Host | None = None
     recorded: Recorded | None = None
@@ -194,7 +224,7 @@ def _finish(registry: Registry, result: TriageResult, record: bool, fmt: str) ->
     try:
         host = describe_host() if record or fmt == "json" else None
         if record:
-            recorded, failure = _record(registry, result, host)
+            recorded, failure = _record(registry, result, host, trace)
     except KeyboardInterrupt as exc:
         interrupted = exc
         click.echo(
@@ -224,7 +254,7 @@ def _unrecorded(record: bool, host: Host | None) -> str:
 
 
 def _record(
-    registry: Registry, result: TriageResult, host: Host | None
+    registry: Registry, result: TriageResult, host: Host | None, trace: TraceEvidence | None
 ) -> tuple[Recorded | None, str | None]:
     """What --record wrote, or why it wrote nothing."""
     if result.stopped:
@@ -233,7 +263,9 @@ def _record(
     assert host is not None
     display = shown(registry.path, Path.cwd())
     try:
-        recorded = record_triage(registry.path, result, host, date.today(), shown=display)
+        recorded = record_triage(
+            registry.path, result, host, date.today(), shown=display, trace=trace
+        )
     except RecordError as exc:
         return None, str(exc)
     _follow_docs(registry.path)

@@ -132,6 +132,7 @@ def _record(entry: dict[str, Any]) -> TriageRecord:
         versions=MappingProxyType(dict(entry.get("versions") or {})),
         difference=entry.get("difference"),
         notes=entry.get("notes"),
+        trace=MappingProxyType(dict(entry.get("trace") or {})),
     )
 
 

@@ -169,6 +169,8 @@ class TriageRecord:
     versions: Mapping[str, str] = field(default_factory=dict)
     difference: str | None = None
     notes: str | None = None
+    # A `knobs trace` file cited as evidence: file, sha256 and what it read of the knob.
+    trace: Mapping[str, JsonValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from typing import Any
 from knobregistry.registry import Triage, Verdict
 from knobregistry.triage.host import Host
 from knobregistry.triage.model import Outcome, TriageResult
+from knobregistry.triage.trace_evidence import TraceEvidence
 from knobregistry.triage.yaml_edit import KnobUpdate, RecordEdit, edit_registry
 
 
@@ -29,11 +30,14 @@ class Recorded:
     changes: tuple[RecordEdit, ...]
 
 
-def knob_updates(result: TriageResult, host: Host, today: date) -> list[KnobUpdate]:
-    """The updates a triage result makes, in candidate order (nothing after a failed baseline)."""
+def knob_updates(
+    result: TriageResult, host: Host, today: date, trace: TraceEvidence | None = None
+) -> list[KnobUpdate]:
+    """The updates a triage result makes, in candidate order (nothing after a failed
+    baseline); ``trace`` is cited in every record."""
     if result.stopped:
         return []
-    build = _Builder(result, host, today)
+    build = _Builder(result, host, today, trace)
     for outcome in result.alone:
         build.add(outcome.setting.knobs[0], outcome, ())
     if result.pairs is not None:
@@ -57,20 +61,29 @@ def knob_updates(result: TriageResult, host: Host, today: date) -> list[KnobUpda
 
 
 def record_triage(
-    path: Path, result: TriageResult, host: Host, today: date, *, shown: str | None = None
+    path: Path,
+    result: TriageResult,
+    host: Host,
+    today: date,
+    *,
+    shown: str | None = None,
+    trace: TraceEvidence | None = None,
 ) -> Recorded:
     """Write ``result`` into the registry at ``path``; raises RecordError when it cannot.
 
-    ``shown`` is the path as messages show it (default: ``path``).
+    ``shown`` is the path as messages show it (default: ``path``); ``trace``, a trace
+    of a run, is cited in every record.
     """
     display = shown if shown is not None else path.as_posix()
-    updates = knob_updates(result, host, today)
+    updates = knob_updates(result, host, today, trace)
     return Recorded(display, tuple(edit_registry(path, updates, display)))
 
 
 class _Builder:
-    def __init__(self, result: TriageResult, host: Host, today: date) -> None:
-        self.result, self.host, self.today = result, host, today
+    def __init__(
+        self, result: TriageResult, host: Host, today: date, trace: TraceEvidence | None
+    ) -> None:
+        self.result, self.host, self.today, self.trace = result, host, today, trace
         self.records: dict[str, list[dict[str, Any]]] = {n: [] for n in result.candidates}
         self.breaks: set[str] = set()
         self.clean = {o.setting.knobs[0] for o in result.alone if o.verdict is Verdict.REPRODUCIBLE}
@@ -83,7 +96,7 @@ class _Builder:
     def add(self, name: str, outcome: Outcome, partners: tuple[str, ...]) -> None:
         if outcome.verdict is Verdict.BREAKS_BITWISE:
             self.breaks.add(name)
-        self.records[name].append(self.record(outcome, partners))
+        self.records[name].append(self.record(name, outcome, partners))
 
     def pairs(self, name: str, outcomes: list[Outcome]) -> None:
         by_verdict: dict[Verdict, list[Outcome]] = {v: [] for v in Verdict}
@@ -98,7 +111,7 @@ class _Builder:
         if failed:
             self.add(name, failed[0], tuple(_partner(o, name) for o in failed))
 
-    def record(self, outcome: Outcome, partners: tuple[str, ...]) -> dict[str, Any]:
+    def record(self, name: str, outcome: Outcome, partners: tuple[str, ...]) -> dict[str, Any]:
         result, host = self.result, self.host
         fields: dict[str, Any] = {
             "date": self.today,
@@ -114,6 +127,7 @@ class _Builder:
             "versions": dict(host.versions),
             "difference": None,
             "notes": None,
+            "trace": self.trace.for_knob(name) if self.trace is not None else None,
         }
         if outcome.verdict is Verdict.BREAKS_BITWISE:
             fields["difference"] = outcome.detail

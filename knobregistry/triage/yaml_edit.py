@@ -213,7 +213,7 @@ def _value(key: str, value: Any) -> Any:
     flow = key in _FLOW_KEYS
     node: CommentedMap | CommentedSeq
     if isinstance(value, Mapping):
-        node = CommentedMap((k, _string(str(v), flow)) for k, v in value.items())
+        node = CommentedMap((k, _item(k, v, flow)) for k, v in value.items())
     elif isinstance(value, list):
         node = CommentedSeq(_string(str(v), flow) for v in value)
     elif isinstance(value, str):
@@ -225,6 +225,16 @@ def _value(key: str, value: Any) -> Any:
     if flow:
         node.fa.set_flow_style()
     return node
+
+
+def _item(key: str, value: Any, flow: bool) -> Any:
+    """A value inside a mapping: strings quoted as needed, a mapping (a trace's `read`)
+    block by block, numbers and null as they are."""
+    if isinstance(value, Mapping):
+        return _value(key, value)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return _string(str(value), flow)
 
 
 def _string(value: str, flow: bool) -> str:
