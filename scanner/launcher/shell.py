@@ -53,6 +53,7 @@ from scanner.model import (
 )
 from scanner.patterns import matches
 from scanner.settings import Settings
+from scanner.source.files import SourceError, read_bytes
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -569,10 +570,8 @@ class _Walker:
         if target is None:
             return
         try:
-            data = target.read_bytes()[: MAX_SOURCED_BYTES + 1]
-        except OSError:
-            return
-        if len(data) > MAX_SOURCED_BYTES:
+            data = read_bytes(target, MAX_SOURCED_BYTES)  # a regular file, bounded
+        except SourceError:
             return
         self.depends[str(target)] = "digest:" + hashlib.sha256(data).hexdigest()
         inner = _Walker(self.rel, data, self.settings, target)

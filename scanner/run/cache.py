@@ -5,7 +5,11 @@ An entry is keyed by a hash of the file's bytes (or of its narrowed text: see
 result, and the wrappers the file can call. Each
 entry is one JSON file whose first line is a checksum of the rest, written to a
 temporary file and renamed into place, so two scans can share a cache and a
-truncated or corrupted entry is detected, ignored and rewritten. Entries live
+truncated or corrupted entry is detected, ignored and rewritten. An entry is read
+only from a regular file of at most ``MAX_ENTRY_BYTES``, and the JSON it holds is
+checked field by field when decoded: anything else (a FIFO, a link to a device, a
+forged entry with a valid checksum, nested too deep or with a field of the wrong
+type) is a miss, which the scan recomputes and overwrites. Entries live
 in a folder per version of the scanner; the folders of other versions are
 deleted once no scan has used them for two weeks.
 """
@@ -22,7 +26,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from scanner.source.files import SourceError, read_bytes
+
 FORMAT = "1"
+MAX_ENTRY_BYTES = 256 * 1024 * 1024  # what 8 MiB of source with a read on every line gives
 KEEP_UNUSED_DAYS = 14
 USED = "last-used"  # a file whose mtime says when a scan last used its folder
 
@@ -65,15 +72,17 @@ class Cache:
     def get(self, key: str) -> Any | None:
         """The stored payload, or None when absent, unreadable, truncated or corrupted."""
         try:
-            raw = self._path(key).read_bytes()
-        except OSError:
+            raw = read_bytes(self._path(key), MAX_ENTRY_BYTES)
+        except SourceError:
             return None
         checksum, _, payload = raw.partition(b"\n")
         if hashlib.blake2b(payload, digest_size=16).hexdigest().encode() != checksum:
             return None
         try:
+            # Nesting deeper than the recursion limit raises RecursionError; what is
+            # shallower is checked field by field (scanner.run.codec).
             return json.loads(payload)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
 
     def put(self, key: str, payload: Any) -> None:

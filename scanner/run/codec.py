@@ -2,6 +2,9 @@
 
 JSON only (never pickle): a cache directory is not trusted to hold code.
 Tuples and frozensets among constant values are tagged so they round-trip.
+Decoding checks every field's type (a forged or damaged entry raises ValueError
+or TypeError, and the caller treats it as a miss), and constant values are
+nested at most ``MAX_VALUE_DEPTH`` deep.
 """
 
 from __future__ import annotations
@@ -35,18 +38,92 @@ def encode_value(value: object) -> Any:
     raise TypeError(f"cannot encode constant {value!r}")
 
 
-def decode_value(data: Any) -> object:
+MAX_VALUE_DEPTH = 32  # constants nested deeper are not stored by the scanner either
+
+
+def decode_value(data: Any, depth: int = 0) -> object:
+    if depth > MAX_VALUE_DEPTH:
+        raise ValueError("constant nested too deep")
     if isinstance(data, dict):
         if "tuple" in data:
-            return tuple(decode_value(v) for v in data["tuple"])
+            return tuple(decode_value(v, depth + 1) for v in _list(data["tuple"]))
         if "frozenset" in data:
-            return frozenset(decode_value(v) for v in data["frozenset"])
+            return frozenset(decode_value(v, depth + 1) for v in _list(data["frozenset"]))
         if "dict" in data:
-            return {decode_value(k): decode_value(v) for k, v in data["dict"]}
+            return {
+                decode_value(k, depth + 1): decode_value(v, depth + 1)
+                for k, v in _list(data["dict"])
+            }
         raise ValueError("unknown tagged value")
     if data is None or isinstance(data, str | bool | int | float):
         return data
-    raise ValueError(f"not a constant: {data!r}")
+    raise ValueError("not a constant")
+
+
+def decode_list(value: Any) -> list[Any]:
+    """``value`` when it is a list; TypeError otherwise."""
+    return _list(value)
+
+
+def decode_text(value: Any) -> str:
+    """``value`` when it is a string; TypeError otherwise."""
+    return _text(value)
+
+
+def decode_texts(value: Any) -> tuple[str, ...]:
+    """``value`` when it is a list of strings; TypeError otherwise."""
+    return _texts(value)
+
+
+def decode_optional(value: Any) -> str | None:
+    """``value`` when it is a string or None; TypeError otherwise."""
+    return _optional(value)
+
+
+def decode_pairs(value: Any) -> list[tuple[str, Any]]:
+    """``[[name, value], ...]``; TypeError or ValueError otherwise."""
+    return _pairs(value)
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError("a list was expected")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("a string was expected")
+    return value
+
+
+def _number(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("an integer was expected")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("a boolean was expected")
+    return value
+
+
+def _maybe_flag(value: Any) -> bool | None:
+    return None if value is None else _flag(value)
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    return tuple(_text(v) for v in _list(value))
+
+
+def _pairs(value: Any) -> list[tuple[str, Any]]:
+    """``[[name, anything], ...]``, the form mappings are stored in."""
+    pairs = []
+    for pair in _list(value):
+        key, item = _list(pair)
+        pairs.append((_text(key), item))
+    return pairs
 
 
 def encode_wrapper(wrapper: Wrapper) -> dict[str, Any]:
@@ -78,36 +155,37 @@ def encode_wrapper(wrapper: Wrapper) -> dict[str, Any]:
 
 def decode_wrapper(data: dict[str, Any]) -> Wrapper:
     symbols = Symbols(
-        module=str(data["module"]),
-        imports={str(k): str(v) for k, v in data["imports"]},
-        functions=frozenset(str(f) for f in data["functions"]),
-        constants={str(k): decode_value(v) for k, v in data["constants"]},
-        star_modules=tuple(str(m) for m in data["star_modules"]),
+        module=_text(data["module"]),
+        imports={k: _text(v) for k, v in _pairs(data["imports"])},
+        functions=frozenset(_texts(data["functions"])),
+        constants={k: decode_value(v) for k, v in _pairs(data["constants"])},
+        star_modules=_texts(data["star_modules"]),
         class_constants={
-            str(name): {str(k): decode_value(v) for k, v in attrs}
-            for name, attrs in data["class_constants"]
+            name: {k: decode_value(v) for k, v in _pairs(attrs)}
+            for name, attrs in _pairs(data["class_constants"])
         },
     )
+    read_line, read_column = _list(data["read_at"])
     return Wrapper(
-        qualname=str(data["qualname"]),
-        path=str(data["path"]),
-        line=int(data["line"]),
-        name_param=str(data["name_param"]),
-        method=bool(data["method"]),
-        source=str(data["source"]),
+        qualname=_text(data["qualname"]),
+        path=_text(data["path"]),
+        line=_number(data["line"]),
+        name_param=_text(data["name_param"]),
+        method=_flag(data["method"]),
+        source=_text(data["source"]),
         symbols=symbols,
-        kind=str(data["kind"]),
+        kind=_text(data["kind"]),
         reader=_optional(data["reader"]),
         value_param=_optional(data["value_param"]),
         pattern=_optional(data["pattern"]),
-        read_line=int(data["read_at"][0]),
-        read_column=int(data["read_at"][1]),
-        exported_by=tuple(str(p) for p in data["exported_by"]),
+        read_line=_number(read_line),
+        read_column=_number(read_column),
+        exported_by=_texts(data["exported_by"]),
     )
 
 
 def _optional(value: Any) -> str | None:
-    return None if value is None else str(value)
+    return None if value is None else _text(value)
 
 
 def encode_site(site: Site) -> dict[str, Any]:
@@ -138,32 +216,40 @@ def encode_site(site: Site) -> dict[str, Any]:
 
 
 def decode_site(data: dict[str, Any]) -> Site:
-    (kind, default_on, off_value, on_value, off_values, on_values, polarity, reason, choices) = (
-        data["gate"][:9]
-    )
-    condition = data["gate"][9]
+    (
+        kind,
+        default_on,
+        off_value,
+        on_value,
+        off_values,
+        on_values,
+        polarity,
+        reason,
+        choices,
+        condition,
+    ) = _list(data["gate"])
     return Site(
-        name=str(data["name"]),
-        path=str(data["path"]),
-        line=int(data["line"]),
-        column=int(data["column"]),
-        kind=ReadKind(data["kind"]),
-        default=data["default"],
+        name=_text(data["name"]),
+        path=_text(data["path"]),
+        line=_number(data["line"]),
+        column=_number(data["column"]),
+        kind=ReadKind(_text(data["kind"])),
+        default=_optional(data["default"]),
         gate=Gate(
-            kind=GateKind(kind),
-            default_on=default_on,
-            off_value=off_value,
-            on_value=on_value,
-            off_values=tuple(off_values),
-            on_values=tuple(on_values),
-            polarity=Polarity(polarity),
-            reason=reason,
-            choices=tuple(str(c) for c in choices),
+            kind=GateKind(_text(kind)),
+            default_on=_maybe_flag(default_on),
+            off_value=_optional(off_value),
+            on_value=_optional(on_value),
+            off_values=_texts(off_values),
+            on_values=_texts(on_values),
+            polarity=Polarity(_text(polarity)),
+            reason=_optional(reason),
+            choices=_texts(choices),
             condition=_optional(condition),
         ),
-        function=str(data["function"]),
-        via=data["via"],
-        language=str(data["language"]),
+        function=_text(data["function"]),
+        via=_optional(data["via"]),
+        language=_text(data["language"]),
     )
 
 
@@ -180,14 +266,14 @@ def encode_dynamic(read: DynamicRead) -> list[Any]:
 
 
 def decode_dynamic(data: list[Any]) -> DynamicRead:
-    path, line, column, expression, function, reason, via = data
+    path, line, column, expression, function, reason, via = _list(data)
     return DynamicRead(
-        path=str(path),
-        line=int(line),
-        column=int(column),
-        expression=str(expression),
-        function=str(function),
-        reason=str(reason),
+        path=_text(path),
+        line=_number(line),
+        column=_number(column),
+        expression=_text(expression),
+        function=_text(function),
+        reason=_text(reason),
         via=_optional(via),
     )
 
@@ -209,17 +295,17 @@ def encode_write(write: Write) -> list[Any]:
 
 
 def decode_write(data: list[Any]) -> Write:
-    name, path, line, column, kind, function, value, via, language, condition, when = data
+    name, path, line, column, kind, function, value, via, language, condition, when = _list(data)
     return Write(
-        name=name,
-        path=str(path),
-        line=int(line),
-        column=int(column),
-        kind=WriteKind(kind),
-        function=str(function),
-        value=value,
-        via=via,
-        language=str(language),
+        name=_optional(name),
+        path=_text(path),
+        line=_number(line),
+        column=_number(column),
+        kind=WriteKind(_text(kind)),
+        function=_text(function),
+        value=_optional(value),
+        via=_optional(via),
+        language=_text(language),
         condition=_optional(condition),
-        when=tuple((str(n), str(v)) for n, v in when),
+        when=tuple((n, _text(v)) for n, v in _pairs(when)),
     )

@@ -3,6 +3,11 @@
 As LibCST's codemod runner does it: serial for a handful of files, a pool sized
 to the machine for more, started with ``fork`` where the platform has it so the
 workers inherit the already-imported parser. Outcomes are streamed back.
+
+A worker that dies (a crash in native code, the out-of-memory killer) breaks the
+whole pool: the files it was analysing are then analysed again one at a time, each
+in a pool of its own, so that the one that kills its worker again becomes that
+file's error, and a new pool takes the rest.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from types import TracebackType
 from typing import TypeVar
@@ -22,6 +28,10 @@ from scanner.run.work import FileOutcome, FileTask, Options, process
 SERIAL_BELOW = 24  # fewer tasks than this are not worth starting workers for
 HUGE_BYTES = 512 * 1024  # files this large are parsed by one worker at a time
 SEARCH_ALONE_BELOW = 512  # fewer files than this are searched in this process
+WORKER_DIED = (
+    "The process analysing this file died (a crash in the parser, such as a stack "
+    "overflow, or the out-of-memory killer); the file is not analysed."
+)
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -63,6 +73,10 @@ class Runner:
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
 
+    def _context(self) -> multiprocessing.context.BaseContext:
+        methods = multiprocessing.get_all_start_methods()
+        return multiprocessing.get_context("fork" if "fork" in methods else None)
+
     def prepare(self, pending: int) -> None:
         """Told that ``pending`` tasks are waiting so far: once they are enough for the
         pool, start the workers, which load the parser while the caller picks files."""
@@ -72,9 +86,7 @@ class Runner:
     def start(self) -> None:
         """Start the workers (if there are to be any), each loading the parser."""
         if self._executor is None and self.jobs > 1:
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            self._executor = ProcessPoolExecutor(self.jobs, mp_context=context)
+            self._executor = ProcessPoolExecutor(self.jobs, mp_context=self._context())
             for _ in range(self.jobs):
                 self._executor.submit(_load_parser)
 
@@ -99,7 +111,11 @@ class Runner:
             return function(items)
         size = -(-len(items) // (self.jobs * 4))
         batches = [items[at : at + size] for at in range(0, len(items), size)]
-        return [found for batch in self._executor.map(function, batches) for found in batch]
+        try:
+            return [found for batch in self._executor.map(function, batches) for found in batch]
+        except BrokenProcessPool:
+            self._restart()
+            return function(items)
 
     def _schedule(
         self,
@@ -118,21 +134,53 @@ class Runner:
         ordered = sorted(tasks, key=lambda t: sizes[id(t)], reverse=True)
         huge = deque(t for t in ordered if sizes[id(t)] > HUGE_BYTES)
         rest = deque(t for t in ordered if sizes[id(t)] <= HUGE_BYTES)
-        running: dict[Future[FileOutcome], bool] = {}  # future -> is it a huge file
+        running: dict[Future[FileOutcome], tuple[bool, FileTask]] = {}  # is it huge, task
         while huge or rest or running:
             while len(running) < self.jobs and (huge or rest):
-                beside_huge = any(running.values())
+                beside_huge = any(is_huge for is_huge, _ in running.values())
                 if huge and not beside_huge:
-                    running[executor.submit(work, huge.popleft())] = True
+                    task = huge.popleft()
+                    running[executor.submit(work, task)] = (True, task)
                 elif rest:
                     task = rest.pop() if beside_huge else rest.popleft()
-                    running[executor.submit(work, task)] = False
+                    running[executor.submit(work, task)] = (False, task)
                 else:
                     break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
+            lost = False
             for future in done:
-                del running[future]
-                yield future.result()
+                _, task = running.pop(future)
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    lost = True
+                    yield self._alone(work, task)
+            if lost:
+                # Every file the broken pool held is lost with it: each alone, then a new pool.
+                suspects = [task for _, task in running.values()]
+                running.clear()
+                for task in suspects:
+                    yield self._alone(work, task)
+                executor = self._restart()
+
+    def _alone(self, work: Callable[[FileTask], FileOutcome], task: FileTask) -> FileOutcome:
+        """``work(task)`` in a pool of its own: its error, when that kills the worker too."""
+        single = ProcessPoolExecutor(1, mp_context=self._context())
+        try:
+            return single.submit(work, task).result()
+        except BrokenProcessPool:
+            return FileOutcome(task.rel, error=ScanError(task.rel, WORKER_DIED))
+        finally:
+            single.shutdown(cancel_futures=True)
+
+    def _restart(self) -> Executor:
+        """A new pool in place of a broken one."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+        self.start()
+        assert self._executor is not None
+        return self._executor
 
 
 def _load_parser() -> None:

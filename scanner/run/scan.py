@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -34,6 +35,8 @@ from scanner.source.files import (
     SourceFile,
     iter_files,
     read_bytes,
+    relative,
+    unsupported_encoding,
 )
 from scanner.syntax.index import Wrapper, WrapperIndex
 
@@ -94,7 +97,9 @@ def scan(
         forget()  # what other files held at the last scan may have changed since
     files: list[SourceFile] = []
     errors: list[ScanError] = []
-    for found in iter_files([Path(p) for p in paths], root=base, include=include, exclude=exclude):
+    given = [Path(p) for p in paths]
+    outside = [rel for rel in (relative(p, base) for p in given) if rel.split("/")[0] == ".."]
+    for found in iter_files(given, root=base, include=include, exclude=exclude):
         if isinstance(found, ScanError):
             errors.append(found)
         else:
@@ -130,7 +135,19 @@ def scan(
             if not new:
                 break
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
-    return _result(outcomes, parsed, errors, index, len(files), options)
+    result = _result(outcomes, parsed, errors, index, len(files), options)
+    return replace(result, notes=(*result.notes, *_outside_notes(outside)))
+
+
+def _outside_notes(outside: Sequence[str]) -> tuple[str, ...]:
+    """A note for the paths outside the folder output paths are relative to."""
+    if not outside:
+        return ()
+    shown = ", ".join(outside[:3]) + (f" and {len(outside) - 3} more" if len(outside) > 3 else "")
+    return (
+        f"{shown} lies outside the current folder: its files are scanned, and their paths "
+        "start with '..'.",
+    )
 
 
 def _names_any(
@@ -165,10 +182,15 @@ class _Selector:
     def select(self, wanted: Callable[[bytes], bool]) -> Iterator[tuple[SourceFile, bytes | None]]:
         """The files whose bytes are ``wanted`` (Python) or can hold a read or a write
         (shell, YAML), with those bytes (None for a file that cannot be read, which its
-        worker reports), one at a time: memory holds one file."""
+        worker reports), one at a time: memory holds one file. A file in an encoding
+        that is not read (UTF-16) is selected too, for its worker to report."""
         for file in self.files:
             data = self._read(file)
-            if data is None or _LAUNCHER_WANTED.get(file.language, wanted)(data):
+            if (
+                data is None
+                or _LAUNCHER_WANTED.get(file.language, wanted)(data)
+                or unsupported_encoding(data) is not None
+            ):
                 yield file, data
 
     def select_callers(

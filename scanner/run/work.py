@@ -21,7 +21,14 @@ from scanner.run import codec
 from scanner.run.cache import Cache, CacheError, entry_key
 from scanner.settings import Settings
 from scanner.source.constants import ConstantLoader, still
-from scanner.source.files import MAX_FILE_BYTES, SourceError, decode_source, read_bytes
+from scanner.source.depth import deep_message, nesting_problem, too_deep
+from scanner.source.files import (
+    MAX_FILE_BYTES,
+    SourceError,
+    decode_source,
+    read_bytes,
+    unsupported_encoding,
+)
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 if TYPE_CHECKING:
@@ -101,6 +108,9 @@ def process(task: FileTask, options: Options, data: bytes | None = None) -> File
             data = read_bytes(task.path, options.max_file_bytes)
         except SourceError as exc:
             return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
+    problem = unsupported_encoding(data)
+    if problem is not None:
+        return FileOutcome(task.rel, error=ScanError(task.rel, problem))
     if task.language != "python":
         return _launcher(task, options, data)
     wrappers = task.index.callable_from(data, task.rel)
@@ -206,7 +216,7 @@ def _stored(cache: Cache, rel: str, key: str) -> tuple[FileOutcome, dict[str, An
     try:
         return _decode(rel, stored), stored
     except (KeyError, TypeError, ValueError):
-        return None  # an entry from a broken write: recompute and overwrite it
+        return None  # a damaged or forged entry: a miss, recomputed and overwritten
 
 
 def _key(task: FileTask, options: Options, data: bytes, depends: str) -> str:
@@ -250,8 +260,12 @@ def _compute(
         *accessor_names(text, options.accessors),
         *(w.short_name for w in wrappers),
     )
-    source = Source.parse(text) if options.narrow else None
-    narrowed = source.narrow(names) if source is not None else None
+    try:
+        source = Source.parse(text) if options.narrow else None
+        narrowed = source.narrow(names) if source is not None else None
+    except RecursionError:  # code nested deep enough to exhaust ast's own recursion
+        problem = nesting_problem(text) or deep_message(1)
+        return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, problem)))
     if source is not None and narrowed is not None and cache is not None:
         # An edit that leaves the narrowed text as it was (a change in code that reads
         # nothing, a comment) needs no parser: the result stored for that text holds.
@@ -276,7 +290,10 @@ def _stored_narrow(
         return None
     outcome, stored = found
     try:
-        rounds = [(tuple(str(n) for n in added), str(digest)) for added, digest in stored["rounds"]]
+        rounds = [
+            (codec.decode_texts(added), codec.decode_text(digest))
+            for added, digest in map(codec.decode_list, codec.decode_list(stored["rounds"]))
+        ]
     except (KeyError, TypeError, ValueError):
         return None
     for added, narrowed in rounds:
@@ -309,6 +326,9 @@ def _analyse(
     from scanner.source.narrow import Source
     from scanner.syntax.messages import syntax_message
 
+    problem = too_deep(narrowed.anchors.deepest) if narrowed else nesting_problem(text)
+    if problem is not None:
+        return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, problem)))
     loader = ConstantLoader(task.path, task.module)
     try:
         parsed = ParsedModule.parse(
@@ -338,6 +358,9 @@ def _analyse(
             wider = source.narrow(names)
             rounds.append((added, wider.digest()))
             if wider.text != narrowed.text:
+                problem = too_deep(wider.anchors.deepest)
+                if problem is not None:
+                    return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, problem)))
                 narrowed = wider
                 parsed = ParsedModule.parse(
                     task.rel, task.module, text, narrowed, loader, options.accessors
@@ -371,16 +394,19 @@ def _encode(outcome: FileOutcome) -> dict[str, Any]:
 
 
 def _decode(rel: str, data: dict[str, Any]) -> FileOutcome:
-    error = data["error"]
+    """The outcome an entry holds; ValueError or TypeError when a field is not as stored."""
+    error = codec.decode_optional(data["error"])
     return FileOutcome(
         rel=rel,
-        wrappers=tuple(codec.decode_wrapper(w) for w in data["wrappers"]),
+        wrappers=tuple(codec.decode_wrapper(w) for w in codec.decode_list(data["wrappers"])),
         result=FileResult(
-            sites=tuple(codec.decode_site(s) for s in data["sites"]),
-            dynamic=tuple(codec.decode_dynamic(d) for d in data["dynamic"]),
-            writes=tuple(codec.decode_write(w) for w in data["writes"]),
+            sites=tuple(codec.decode_site(s) for s in codec.decode_list(data["sites"])),
+            dynamic=tuple(codec.decode_dynamic(d) for d in codec.decode_list(data["dynamic"])),
+            writes=tuple(codec.decode_write(w) for w in codec.decode_list(data["writes"])),
         ),
-        error=ScanError(rel, str(error)) if error is not None else None,
+        error=ScanError(rel, error) if error is not None else None,
         cached=True,
-        depends=tuple((str(path), str(known)) for path, known in data["depends"]),
+        depends=tuple(
+            (path, codec.decode_text(known)) for path, known in codec.decode_pairs(data["depends"])
+        ),
     )

@@ -33,6 +33,8 @@ class Anchors:
     """Every call, subscript, comparison, def and f-string on the kept lines, in pre-order."""
 
     table: dict[str, tuple[Anchor, ...]]
+    # How deep the kept code nests (counted as libcst nests it), and the line where.
+    deepest: tuple[int, int] = (0, 0)
 
     def locate(self, kind: str, ordinal: int, name: str) -> tuple[int, int]:
         """The position of the ``ordinal``-th node of ``kind``; AnchorMismatch on any doubt."""
@@ -50,14 +52,19 @@ class Anchors:
 
 
 def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], bool]) -> Anchors:
-    """Anchors for the nodes that start on a kept line, outside f-strings."""
+    """Anchors for the nodes that start on a kept line, outside f-strings; and how deep
+    those lines nest (``a and b and c`` nests as deep as its operands, as in libcst)."""
     found: dict[str, list[tuple[tuple[int, int, int, int], Anchor]]] = {k: [] for k in KINDS}
-    stack: list[ast.AST] = [tree]
+    deepest = (0, 0)
+    # (node, its depth, whether it is inside an f-string)
+    stack: list[tuple[ast.AST, int, bool]] = [(tree, 0, False)]
     while stack:
-        node = stack.pop()
+        node, depth, quoted = stack.pop()
         if isinstance(node, ast.stmt) and not kept(node.lineno) and not _decorated_kept(node, kept):
             continue  # a blanked statement: libcst never sees it
-        kind = _kind(node)
+        if depth > deepest[0] and isinstance(node, ast.expr | ast.stmt):
+            deepest = (depth, node.lineno)
+        kind = None if quoted else _kind(node)
         if kind is not None and isinstance(node, ast.expr | ast.stmt) and kept(node.lineno):
             key = (
                 node.lineno,
@@ -67,9 +74,13 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
             )
             column = _characters(lines[node.lineno - 1], node.col_offset) + 1
             found[kind].append((key, (node.lineno, column, _ast_name(node))))
-        if not isinstance(node, ast.JoinedStr):  # inner positions: see locate.py
-            stack.extend(ast.iter_child_nodes(node))
-    return Anchors({kind: tuple(a for _, a in sorted(items)) for kind, items in found.items()})
+        # Inner positions of f-strings: see locate.py (walked only for their depth).
+        inner = quoted or isinstance(node, ast.JoinedStr)
+        step = len(node.values) if isinstance(node, ast.BoolOp) else 1
+        stack.extend((child, depth + step, inner) for child in ast.iter_child_nodes(node))
+    return Anchors(
+        {kind: tuple(a for _, a in sorted(items)) for kind, items in found.items()}, deepest
+    )
 
 
 def _decorated_kept(node: ast.stmt, kept: Callable[[int], bool]) -> bool:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from scanner.accessors import holds_word
+from scanner.source.files import MAX_FILE_BYTES, SourceError, read_bytes
 
 MAX_HOPS = 4  # re-exports followed from one module to the one defining the constant
 MAX_BYTES = 512 * 1024  # a module of constants is small; a bigger one is not read
@@ -53,8 +54,8 @@ def _holds(path: str, mtime_ns: int, size: int, fact: str) -> bool:
     """``still`` for one version of a file, within one scan (which checks the same
     ``__init__.py`` for many files)."""
     try:
-        data: bytes | None = Path(path).read_bytes()
-    except OSError:
+        data: bytes | None = read_bytes(Path(path), MAX_FILE_BYTES)
+    except SourceError:
         data = None
     if fact.startswith("names:"):
         return _mention(fact.split(":")[1], data) == fact
@@ -82,8 +83,8 @@ class ConstantLoader:
         while parts:
             path = self.root.joinpath(*parts, "__init__.py")
             try:
-                data: bytes | None = path.read_bytes()
-            except OSError:
+                data: bytes | None = read_bytes(path, MAX_FILE_BYTES)
+            except SourceError:
                 data = None
             fact = _mention(name, data)
             # Only whether it names it matters: an edit elsewhere in it changes nothing here.
@@ -125,10 +126,8 @@ class ConstantLoader:
 
     def _load(self, path: Path) -> Module | None:
         try:
-            if path.stat().st_size > MAX_BYTES:
-                return None
-            data = path.read_bytes()
-        except OSError:
+            data = read_bytes(path, MAX_BYTES)
+        except SourceError:
             return None
         digest = _digest(data)
         self.read[path.relative_to(self.root).as_posix()] = digest

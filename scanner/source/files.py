@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ SKIPPED_DIRS: tuple[str, ...] = (
     "*.egg-info",
 )
 MAX_FILE_BYTES = 8 * 1024 * 1024
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +48,7 @@ class SourceFile:
     @property
     def module(self) -> str:
         """The dotted module name, from the enclosing packages."""
-        return module_name(self.path.absolute())
+        return shown(module_name(self.path.absolute()))
 
 
 class SourceError(Exception):
@@ -54,8 +56,21 @@ class SourceError(Exception):
 
 
 def relative(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` as a POSIX string (with ``..`` when outside)."""
-    return Path(os.path.relpath(path.absolute(), root.absolute())).as_posix()
+    """``path`` relative to ``root`` as a POSIX string (with ``..`` when outside), as
+    ``shown`` writes it."""
+    return shown(Path(os.path.relpath(path.absolute(), root.absolute())).as_posix())
+
+
+def shown(name: str) -> str:
+    """A file name as every output writes it: valid UTF-8, each byte of the name that is
+    not UTF-8 written as ``\\xNN`` (Python's ``backslashreplace``)."""
+    if name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    return name
 
 
 def excluded(rel: str, patterns: Sequence[str]) -> bool:
@@ -105,7 +120,11 @@ def iter_files(
         if path.is_dir():
             prefix = "" if rel == "." else rel + "/"
             for folder, name in _walk(str(path)):
-                file_rel = prefix + folder + name
+                if isinstance(name, OSError):
+                    folder_rel = shown((prefix + folder).rstrip("/")) or rel
+                    found.setdefault(folder_rel + "/", ScanError(folder_rel, _folder_message(name)))
+                    continue
+                file_rel = prefix + shown(folder + name)
                 if exclude and excluded(file_rel, exclude):
                     continue
                 if any(fnmatchcase(name, p) for p in include):
@@ -127,10 +146,14 @@ def iter_files(
         yield found[rel]
 
 
-def _walk(top: str) -> Iterator[tuple[str, str]]:
-    """``(folder relative to top, with a trailing slash or empty; file name)`` pairs."""
+def _walk(top: str) -> Iterator[tuple[str, str | OSError]]:
+    """``(folder relative to top, with a trailing slash or empty; file name)`` pairs, and
+    ``(folder, error)`` for a folder that cannot be listed."""
     # Symlinked folders are not followed, so a symlink loop cannot trap the walk.
-    for dirpath, dirnames, filenames in os.walk(top):
+    failed: list[OSError] = []
+    for dirpath, dirnames, filenames in os.walk(top, onerror=failed.append):
+        while failed:
+            yield _below(top, failed.pop(0))
         dirnames[:] = sorted(
             d for d in dirnames if not any(fnmatchcase(d, p) for p in SKIPPED_DIRS)
         )
@@ -138,6 +161,20 @@ def _walk(top: str) -> Iterator[tuple[str, str]]:
         folder = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
             yield folder, name
+    while failed:
+        yield _below(top, failed.pop(0))
+
+
+def _below(top: str, error: OSError) -> tuple[str, OSError]:
+    """The folder an ``os.walk`` error is about, relative to ``top``, with the error."""
+    where = os.fsdecode(error.filename) if error.filename is not None else top
+    folder = os.path.relpath(where, top).replace(os.sep, "/")
+    return ("" if folder == "." else folder + "/"), error
+
+
+def _folder_message(error: OSError) -> str:
+    reason = error.strerror or type(error).__name__
+    return f"Cannot read the folder: {reason}; its files are not scanned."
 
 
 def language_of(name: str) -> str:
@@ -186,20 +223,85 @@ def _package_of(folder: Path) -> str:
 
 
 def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """The file's bytes, or SourceError for a file that cannot or should not be read."""
+    """The file's bytes, or SourceError for a file that cannot or should not be read.
+
+    Only a regular file is read (a FIFO would block, a device never end), and never
+    more than ``max_bytes`` of it, whatever its size said when it was opened.
+    """
     try:
-        size = path.stat().st_size
+        kind = _not_regular(path.stat().st_mode)
+        if kind is None:
+            # O_NONBLOCK: should the file become a FIFO after the check, opening it
+            # does not wait for a writer (and fstat below refuses it).
+            fd = os.open(path, _READ_FLAGS)
     except OSError as exc:
         raise SourceError(_os_message(exc)) from None
-    if size > max_bytes:
-        raise SourceError(
-            f"File is {size:,} bytes, over the {max_bytes:,}-byte limit; "
-            "exclude it with --exclude if it is generated."
-        )
+    if kind is not None:
+        raise SourceError(f"Not a regular file ({kind}); only regular files are read.")
     try:
-        return path.read_bytes()
+        status = os.fstat(fd)
+        kind = _not_regular(status.st_mode)
+        if kind is not None:
+            raise SourceError(f"Not a regular file ({kind}); only regular files are read.")
+        if status.st_size > max_bytes:
+            raise SourceError(_too_big(f"{status.st_size:,} bytes", max_bytes))
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, min(1 << 20, max_bytes + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                raise SourceError(_too_big("longer than its size said", max_bytes))
+        return b"".join(chunks)
     except OSError as exc:
         raise SourceError(_os_message(exc)) from None
+    finally:
+        os.close(fd)
+
+
+def _too_big(size: str, max_bytes: int) -> str:
+    return (
+        f"File is {size}, over the {max_bytes:,}-byte limit; "
+        "exclude it with --exclude if it is generated."
+    )
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file that is not a regular file is, or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+# Byte-order marks of encodings no Python file, shell script or YAML config here is in.
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def unsupported_encoding(data: bytes) -> str | None:
+    """Why ``data`` cannot be read as text, for a file whose byte-order mark says UTF-16
+    or UTF-32 (its bytes never hold an ASCII word, so no filter on words would see it)."""
+    for bom, encoding in _WIDE_BOMS:
+        if data.startswith(bom):
+            return (
+                f"The file is {encoding} (it starts with a {encoding} byte-order mark), an "
+                "encoding that is not supported (Python source must be ASCII-compatible); "
+                "convert it to UTF-8."
+            )
+    return None
 
 
 def decode_source(data: bytes) -> str:
