@@ -21,7 +21,6 @@ from scanner.run import codec
 from scanner.run.cache import Cache, CacheError, entry_key
 from scanner.settings import Settings
 from scanner.source.constants import ConstantLoader, still
-from scanner.source.depth import deep_message, nesting_problem, too_deep
 from scanner.source.files import (
     MAX_FILE_BYTES,
     SourceError,
@@ -249,6 +248,7 @@ def _compute(
 ) -> _Computed:
     """The outcome of a file not found under its bytes (``cache``: the cache and the
     fingerprint of ``wrappers``, None without a cache)."""
+    from scanner.source.depth import deep_message, nesting_problem
     from scanner.source.narrow import Source  # ast only: libcst is loaded below, when needed
 
     try:
@@ -323,6 +323,7 @@ def _analyse(
     from scanner.interpret.analyze import analyze
     from scanner.interpret.module import ParsedModule
     from scanner.interpret.wrappers import discover
+    from scanner.source.depth import nesting_problem, too_deep
     from scanner.source.narrow import Source
     from scanner.syntax.messages import syntax_message
 

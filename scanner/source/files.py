@@ -247,9 +247,12 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
             raise SourceError(_too_big(f"{status.st_size:,} bytes", max_bytes))
         chunks: list[bytes] = []
         total = 0
-        while chunk := os.read(fd, min(1 << 20, max_bytes + 1 - total)):
+        # The size it said first (one buffer of the right size), then whatever it grew by.
+        want = status.st_size + 1
+        while chunk := os.read(fd, min(want, max_bytes + 1 - total)):
             chunks.append(chunk)
             total += len(chunk)
+            want = 64 * 1024
             if total > max_bytes:
                 raise SourceError(_too_big("longer than its size said", max_bytes))
         return b"".join(chunks)
