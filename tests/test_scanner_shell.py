@@ -357,3 +357,17 @@ def test_a_warm_scan_gives_the_same_result(tmp_path: Path) -> None:
     warm = scan([tmp_path / "src"], root=tmp_path, jobs=1, cache_dir=cache)
     assert (warm, warm.stats.cache_hits, warm.stats.files_parsed) == (cold, 2, 0)
     assert [w.when for w in warm.writes] == [(("D", "1"),)]
+
+
+def test_a_script_nested_too_deeply_is_an_error_for_that_file_only(tmp_path: Path) -> None:
+    depth = 3000
+    deep = 'if [ "$X" = 1 ]; then\n' * depth + "echo $Y\n" + "fi\n" * depth
+    write_tree(tmp_path, {"deep.sh": deep, "ok.sh": "echo ${OK_KNOB:-1}\n"})
+    result = scan([tmp_path], root=tmp_path, jobs=1)
+    assert [k.name for k in result.knobs] == ["OK_KNOB"]
+    assert [(e.path, e.message) for e in result.errors] == [
+        (
+            "deep.sh",
+            "The script nests its statements too deeply to analyse; nothing of it is listed.",
+        )
+    ]

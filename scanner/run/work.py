@@ -194,7 +194,11 @@ def _read_launcher(task: FileTask, options: Options, data: bytes) -> FileOutcome
         return FileOutcome(task.rel, result=config.result, error=config.error)
     from scanner.launcher.shell import analyse_shell
 
-    shell = analyse_shell(task.rel, data, options.settings(), task.path.absolute())
+    try:
+        shell = analyse_shell(task.rel, data, options.settings(), task.path.absolute())
+    except RecursionError:
+        message = "The script nests its statements too deeply to analyse; nothing of it is listed."
+        return FileOutcome(task.rel, error=ScanError(task.rel, message))
     return FileOutcome(task.rel, result=shell.result, error=shell.error, depends=shell.depends)
 
 
