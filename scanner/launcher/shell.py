@@ -22,6 +22,7 @@ from scanner.launcher.shell_syntax import (
     REQUIRING,
     SHELL_VARIABLES,
     Expansion,
+    command_name,
     expansion,
     first_error,
     is_expansion,
@@ -29,6 +30,8 @@ from scanner.launcher.shell_syntax import (
     named,
     parser,
     position,
+    sole_expansion,
+    sole_read,
     text,
 )
 from scanner.launcher.shell_tests import (
@@ -283,7 +286,7 @@ class _Walker:
         value = node.child_by_field_name("value")
         if value is not None:
             self.reads(value, context)
-        name = _sole_name(value)
+        name = sole_read(value)
         for item in named(node):
             if item.type != "case_item":
                 continue
@@ -552,7 +555,7 @@ class _Walker:
 
     def _printer_call(self, node: Node, args: Sequence[Node], context: _Context) -> None:
         """``emit_env NCCL_ALGO Ring``: a call of a function that prints a write."""
-        name_at, value_at = self.printers[_command_name(node)]
+        name_at, value_at = self.printers[command_name(node)]
         name = literal(args[name_at - 1]) if len(args) >= name_at else None
         if isinstance(value_at, int):
             value = literal(args[value_at - 1]) if len(args) >= value_at else ""
@@ -652,37 +655,15 @@ def _is_set_test(node: Node) -> bool:
 
 def _positional(value: Node | None) -> int | None:
     """``"$1"``, ``${2:-}``: the number of the positional parameter a value is, if any."""
-    name = _sole_name(value)
+    name = sole_read(value)
     return int(name) if name is not None and name.isdigit() else None
-
-
-def _command_name(node: Node) -> str:
-    name = node.child_by_field_name("name")
-    return text(name) if name is not None else ""
-
-
-def _sole_name(node: Node | None) -> str | None:
-    if node is None:
-        return None
-    inner = node
-    if inner.type == "string" and len(named(inner)) == 1:
-        inner = named(inner)[0]
-    if not is_expansion(inner):
-        return None
-    found = expansion(inner)
-    if found.indirect or found.length or (found.operator and found.operator not in DEFAULTING):
-        return None
-    return found.name
 
 
 def _self_default(name: str, value: Node) -> tuple[str | None] | None:
     """``X=${X:-d}`` (or ``"${X:-d}"``): the default d (None when not a constant)."""
-    inner = value
-    if inner.type == "string" and len(named(inner)) == 1:
-        inner = named(inner)[0]
-    if not is_expansion(inner):
+    found = sole_expansion(value)
+    if found is None:
         return None
-    found = expansion(inner)
     if found.name != name or found.indirect or found.length:
         return None
     if found.operator in DEFAULTING:

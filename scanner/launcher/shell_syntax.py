@@ -152,6 +152,36 @@ def is_expansion(node: Node) -> bool:
     return node.type in ("expansion", "simple_expansion")
 
 
+def sole_expansion(node: Node | None) -> Expansion | None:
+    """The expansion a word is made of alone (``$X``, ``"${X:-d}"``), if it is one."""
+    if node is None:
+        return None
+    inner = node
+    if inner.type == "string":
+        parts = named(inner)
+        if len(parts) != 1:
+            return None
+        inner = parts[0]
+    return expansion(inner) if is_expansion(inner) else None
+
+
+def sole_read(node: Node | None) -> str | None:
+    """The variable a word reads when the word is nothing but that read (a default
+    allowed: ``"${X:-0}"``)."""
+    found = sole_expansion(node)
+    if found is None or found.indirect or found.length or found.name is None:
+        return None
+    if found.operator and found.operator not in DEFAULTING:
+        return None
+    return found.name
+
+
+def command_name(node: Node) -> str:
+    """The name a command runs (``echo``, ``test``), or empty."""
+    name = node.child_by_field_name("name")
+    return text(name) if name is not None else ""
+
+
 Value = Callable[["Expansion"], str | None]  # what a read of the variable expands to
 
 

@@ -23,11 +23,11 @@ from scanner.launcher.shell_syntax import (
     DEFAULTING,
     REQUIRING,
     Expansion,
+    command_name,
     evaluate,
-    expansion,
-    is_expansion,
     literal,
     named,
+    sole_read,
     text,
 )
 from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
@@ -95,7 +95,7 @@ def consumer(node: Node) -> Node | None:
             continue
         if kind in ("binary_expression", "unary_expression"):
             return parent
-        if kind == "command" and _command_name(parent) in ("test", "["):
+        if kind == "command" and command_name(parent) in ("test", "["):
             return parent
         if kind == "case_statement" and parent.child_by_field_name("value") == current:
             return parent
@@ -345,7 +345,7 @@ def _condition(node: Node, source: str) -> Condition:
 
 def _fact(node: Node) -> Fact | None:
     """``N == v``, ``N != v``, ``N -eq v``: a test of one variable against a constant."""
-    if node.type == "command" and _command_name(node) not in ("test", "["):
+    if node.type == "command" and command_name(node) not in ("test", "["):
         return None
     parts = _comparison(node)
     if parts is None:
@@ -354,31 +354,8 @@ def _fact(node: Node) -> Fact | None:
     if op not in ("=", "==", "!=", "-eq", "-ne") or left is None or right is None:
         return None
     for read, other in ((left, right), (right, left)):
-        name = _sole_read(read)
+        name = sole_read(read)
         value = literal(other)
         if name is not None and value is not None and not _unquoted_glob(other):
             return Fact(name, value, op in ("=", "==", "-eq"))
     return None
-
-
-def _sole_read(node: Node) -> str | None:
-    """The variable a word reads when the word is nothing but that read."""
-    inner = node
-    if inner.type == "string":
-        parts = named(inner)
-        if len(parts) != 1:
-            return None
-        inner = parts[0]
-    if not is_expansion(inner):
-        return None
-    found = expansion(inner)
-    if found.indirect or found.length or found.name is None:
-        return None
-    if found.operator and found.operator not in DEFAULTING:
-        return None
-    return found.name
-
-
-def _command_name(node: Node) -> str:
-    name = node.child_by_field_name("name")
-    return text(name) if name is not None else ""
