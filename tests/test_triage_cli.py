@@ -177,6 +177,7 @@ def test_json_shows_what_each_setting_found(project: Path) -> None:
         "pairs": None,
         "bisect": None,
         "runs_spent": {"total": 9, "baseline": 3, "alone": 6, "pairs": 0, "bisect": 0},
+        "cost": None,
         "recorded": None,
     }
     assert code == 1

@@ -45,6 +45,7 @@ from knobregistry.triage import (
     status_of,
     triage,
 )
+from knobregistry.triage.cost import CostError, parse_cost
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
 from knobregistry.triage.signals import exit_status, interruptible
@@ -129,6 +130,19 @@ _EXIT = {
     help="Also turn every knob reproducible alone on at once and, if that breaks, find a "
     "minimal set responsible by delta debugging.",
 )
+@click.option(
+    "--cost",
+    "cost_text",
+    metavar="METRIC",
+    help="Also measure what each knob costs when off: wall (each run's wall time) or "
+    "regex:PATTERN (the number its one capture group finds in stdout, e.g. "
+    "'regex:tokens/s: ([0-9.]+)').",
+)
+@click.option(
+    "--cost-higher-is-better",
+    is_flag=True,
+    help="With --cost regex:PATTERN: the number is a throughput (higher is faster).",
+)
 @click.option("--record", is_flag=True, help="Write the verdicts and evidence into the registry.")
 @click.option(
     "--trace",
@@ -158,6 +172,8 @@ def triage_command(
     timeout: float | None,
     pairs: bool,
     bisect: bool,
+    cost_text: str | None,
+    cost_higher_is_better: bool,
     record: bool,
     trace_file: Path | None,
     fmt: str,
@@ -167,9 +183,11 @@ def triage_command(
     \b
       knobs triage --profile bitwise --compare 'regex:lm loss' -- torchrun ... train.py
       knobs triage --knob TOY_FUSED_LINEAR_CE --jobs 2 --record -- python train.py
+      knobs triage --cost 'regex:tokens/s: ([0-9.]+)' --cost-higher-is-better -- python train.py
 
     The baseline (the profile, every candidate knob off) runs --runs times; then each
-    candidate alone is turned back on; --pairs and --bisect try combinations. Every
+    candidate alone is turned back on; --pairs and --bisect try combinations; --cost
+    measures what each knob costs when off, over the same runs. Every
     run has its own temporary working directory; arguments naming files in the
     current folder are passed as absolute paths. See docs/triage.md.
 
@@ -183,7 +201,10 @@ def triage_command(
     try:
         mode = parse_compare(compare_text)
         plan = make_plan(registry, profile, knobs)
-    except (CompareError, PlanError) as exc:
+        if cost_text is None and cost_higher_is_better:
+            raise CostError("--cost-higher-is-better goes with --cost regex:PATTERN.")
+        cost = parse_cost(cost_text, cost_higher_is_better) if cost_text is not None else None
+    except (CompareError, PlanError, CostError) as exc:
         usage_error("triage", str(exc))
     trace: TraceEvidence | None = None
     if trace_file is not None:
@@ -196,7 +217,7 @@ def triage_command(
         except TraceEvidenceError as exc:
             usage_error("triage", str(exc))
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-    options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect)
+    options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect, cost=cost)
     with interruptible():
         with tempfile.TemporaryDirectory(prefix="knobs-triage-") as root:
             runner = Runner(command, Path.cwd(), Path(root), timeout)

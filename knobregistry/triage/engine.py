@@ -16,7 +16,16 @@ from typing import Protocol
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage import plan as plans
 from knobregistry.triage.compare import CompareMode, judge
-from knobregistry.triage.model import Bisection, Outcome, Plan, Run, Setting, TriageResult
+from knobregistry.triage.cost import sample
+from knobregistry.triage.model import (
+    Bisection,
+    CostMetric,
+    Outcome,
+    Plan,
+    Run,
+    Setting,
+    TriageResult,
+)
 from knobregistry.triage.runner import Runner
 
 
@@ -26,6 +35,7 @@ class Options:
     jobs: int = 1
     pairs: bool = False
     bisect: bool = False
+    cost: CostMetric | None = None  # measure this metric on every run
 
 
 class Progress(Protocol):
@@ -118,6 +128,7 @@ class _Session:
             pairs=tuple(pairs) if pairs is not None else None,
             bisection=bisection,
             environment=self.plan.overrides(plans.baseline()),
+            cost=self.options.cost,
         )
 
     def sweep(self, sweep: Sweep, settings: list[Setting]) -> list[Outcome]:
@@ -160,7 +171,9 @@ class _Session:
             if len(finished[position]) == runs:
                 done = sorted(finished[position], key=lambda r: r.index)
                 verdict, detail = judge(self.mode, done, self.runner.timeout)
-                outcome = Outcome(settings[position], verdict, runs, detail or None)
+                cost = self.options.cost
+                samples = tuple(sample(cost, r) for r in done) if cost is not None else ()
+                outcome = Outcome(settings[position], verdict, runs, detail or None, samples)
                 outcomes[position] = outcome
                 shutil.rmtree(done[0].folder.parent, ignore_errors=True)
                 self.progress.outcome(outcome)

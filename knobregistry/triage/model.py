@@ -79,6 +79,7 @@ class Run:
     stderr: Path
     returncode: int | None  # None when it timed out
     timed_out: bool = False
+    wall_s: float = 0.0  # from its start to its exit (time.perf_counter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,19 @@ class Outcome:
     verdict: Verdict
     runs: int
     detail: str | None = None
+    samples: tuple[float | None, ...] = ()  # the --cost metric of each run (None: no value)
+
+
+@dataclass(frozen=True, slots=True)
+class CostMetric:
+    """What --cost measures per run: `wall` time, or the number a regex captures in stdout."""
+
+    kind: str  # wall | regex
+    pattern: str = ""
+    higher_is_better: bool = False  # a throughput, rather than a time
+
+    def __str__(self) -> str:
+        return f"regex:{self.pattern}" if self.kind == "regex" else self.kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +154,7 @@ class TriageResult:
     environment: Mapping[str, str | None] = field(default_factory=dict)  # what the baseline sets
     pairs: tuple[Outcome, ...] | None = None
     bisection: Bisection | None = None
+    cost: CostMetric | None = None  # what --cost measured; None when not asked
 
     @property
     def stopped(self) -> bool:

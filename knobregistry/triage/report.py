@@ -14,6 +14,7 @@ from rich.table import Table
 
 from knobregistry.plural import counted
 from knobregistry.registry import Sweep, Verdict
+from knobregistry.triage.cost import KnobCost, knob_costs
 from knobregistry.triage.host import Host
 from knobregistry.triage.model import Outcome, Status, TriageResult, status_of
 from knobregistry.triage.record import Recorded
@@ -39,14 +40,20 @@ def print_table(result: TriageResult, console: Console, recorded: Recorded | Non
     table.add_column("knobs on", overflow="fold")
     table.add_column("verdict", no_wrap=True)
     table.add_column("runs", justify="right", no_wrap=True)
+    costs = knob_costs(result)
+    if result.cost is not None:
+        table.add_column("off/on", no_wrap=True)
     for outcome in result.outcomes:
         verdict = outcome.verdict
-        table.add_row(
+        row = [
             outcome.setting.sweep.value,
             escape(" + ".join(outcome.setting.knobs) or "-"),
             f"[{_STYLE[verdict]}]{verdict.value}[/]",
             str(outcome.runs),
-        )
+        ]
+        if result.cost is not None:
+            row.append(_cost_cell(outcome, costs))
+        table.add_row(*row)
     with console.capture() as captured:
         console.print(table)
     console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
@@ -56,12 +63,50 @@ def print_table(result: TriageResult, console: Console, recorded: Recorded | Non
     for outcome in details:
         console.print(f"{escape(outcome.setting.label)}: {escape(outcome.detail or '')}")
     console.print()
+    for line in cost_lines(result):
+        console.print(escape(line))
     for line in summary(result):
         console.print(escape(line))
     if recorded is not None:
         console.print(f"\nRecorded in {escape(recorded.path)}:")
         for edit in recorded.changes:
             console.print(f"  {escape(_edit_line(edit))}")
+
+
+def _cost_cell(outcome: Outcome, costs: dict[str, KnobCost | None]) -> str:
+    if outcome.setting.sweep is not Sweep.ALONE:
+        return ""
+    cost = costs.get(outcome.setting.knobs[0])
+    if cost is None:
+        return "-"
+    return f"{cost.off_over_on:.2f}" + (" (noise)" if cost.within_noise else "")
+
+
+def cost_lines(result: TriageResult) -> list[str]:
+    """What turning each knob off costs, one line per knob, then a blank line."""
+    metric = result.cost
+    costs = knob_costs(result)
+    if metric is None or not costs:
+        return []
+    better = "higher" if metric.higher_is_better else "lower"
+    lines = [
+        f"Cost of turning each knob off ({metric}, {better} is better; the median of "
+        f"{result.runs} runs per setting; off/on > 1: slower off):"
+    ]
+    for name, cost in costs.items():
+        if cost is None:
+            lines.append(f"  {name}: not measured (a run failed or gave no number)")
+        elif cost.within_noise:
+            lines.append(
+                f"  {name}: within noise ({cost.off_over_on:.2f}x; spread {cost.spread:.1%})"
+            )
+        else:
+            way = "slower" if cost.off_over_on > 1 else "faster"
+            lines.append(
+                f"  {name}: {cost.off_over_on:.2f}x, {way} off (on {cost.on:.4g}, "
+                f"off {cost.off:.4g}; spread {cost.spread:.1%})"
+            )
+    return [*lines, ""]
 
 
 def summary(result: TriageResult) -> list[str]:
@@ -180,6 +225,7 @@ def render_json(result: TriageResult, host: Host | None, recorded: Recorded | No
             "total": result.runs_spent(),
             **{sweep.value: result.runs_spent(sweep) for sweep in Sweep},
         },
+        "cost": _cost_json(result),
         "host": None
         if host is None
         else {"name": host.name, "gpu": host.gpu, "versions": dict(host.versions)},
@@ -201,6 +247,27 @@ def render_json(result: TriageResult, host: Host | None, recorded: Recorded | No
         },
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def _cost_json(result: TriageResult) -> dict[str, Any] | None:
+    metric = result.cost
+    if metric is None:
+        return None
+    knobs: dict[str, Any] = {}
+    for name, cost in knob_costs(result).items():
+        knobs[name] = (
+            None
+            if cost is None
+            else {
+                "on": cost.on,
+                "off": cost.off,
+                "off_over_on": round(cost.off_over_on, 4),
+                "spread": round(cost.spread, 4),
+                "within_noise": cost.within_noise,
+                "runs": cost.runs,
+            }
+        )
+    return {"metric": str(metric), "higher_is_better": metric.higher_is_better, "knobs": knobs}
 
 
 def _outcome(outcome: Outcome) -> dict[str, Any]:

@@ -93,6 +93,7 @@ class Runner:
         stderr = folder.parent / f"{folder.name}.stderr"
         environment = {**env, RUN_DIR_VARIABLE: str(folder), ORIGIN_VARIABLE: str(self.origin)}
         with stdout.open("wb") as out, stderr.open("wb") as err:
+            started = time.perf_counter()
             try:
                 process = self._start(folder, environment, out, err)
             except OSError as exc:
@@ -102,12 +103,13 @@ class Runner:
                 if not _wait_unreaped(process, self.timeout):
                     _stop(process)
                     return Run(index, folder, stdout, stderr, None, timed_out=True)
+                wall = time.perf_counter() - started
                 _stop(process)  # what the command left running in its group: stopped too
                 returncode = process.wait()
             finally:
                 with self._lock:
                     self._live.discard(process)
-        return Run(index, folder, stdout, stderr, returncode)
+        return Run(index, folder, stdout, stderr, returncode, wall_s=wall)
 
     def _start(
         self, folder: Path, env: dict[str, str], out: IO[bytes], err: IO[bytes]
