@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.registry import load_registry
 from tests.conftest import run_knobs, write_tree
 
 REGISTRY = """
@@ -138,3 +139,76 @@ def test_bad_cost_exits_2(project: Path, args: list[str], message: str) -> None:
     done = run_knobs("triage", *args, "--", sys.executable, "job.py", cwd=project)
     assert done.returncode == 2
     assert message in done.stderr
+
+
+RECORDED = """
+version: 1
+knobs:
+  COST_FAST:
+    default: "1"
+    default_on: true
+    triage: untriaged
+    cost: 'Unfused path: slower steps.'  # measured on MI355X by hand
+    notes: Kept after cost.
+  COST_NOOP:
+    default: "1"
+    default_on: true
+    triage: untriaged
+profiles:
+  bitwise:
+    kind: bitwise
+    description: Everything off.
+    env:
+      COST_FAST: "0"
+      COST_NOOP: "0"
+"""
+
+
+def test_record_writes_the_measurement_beside_the_prose(tmp_path: Path) -> None:
+    project = write_tree(tmp_path, {"registry.yaml": RECORDED, "job.py": JOB})
+    args = ("--cost", "regex:tokens/s: ([0-9.]+)", "--cost-higher-is-better", "--record")
+    done = run_knobs(
+        "triage", "-c", "regex:^loss", *args, "--", sys.executable, "job.py", cwd=project
+    )
+    assert done.returncode == 0, done.stderr
+    text = (project / "registry.yaml").read_text(encoding="utf-8")
+    assert "    cost:\n      text: 'Unfused path: slower steps.'" in text  # its quoting kept
+    assert "# measured on MI355X by hand" in text
+    assert "    notes: Kept after cost.\n" in text
+    registry = load_registry(project / "registry.yaml")
+    fast, noop = registry.knobs["COST_FAST"], registry.knobs["COST_NOOP"]
+    assert fast.cost == "Unfused path: slower steps."
+    assert fast.measured is not None and noop.measured is not None
+    assert (fast.measured.metric, fast.measured.off_over_on, fast.measured.runs) == (
+        "regex:tokens/s: ([0-9.]+)",
+        1.9524,  # 205 / 105: the medians with it on and off
+        2,
+    )
+    assert noop.cost is None and noop.measured.off_over_on == 1.0
+    explain = run_knobs("explain", "COST_FAST", cwd=project)
+    assert "  measured   1.95x slower off (regex:tokens/s: ([0-9.]+); spread 9.5%, 2 runs" in (
+        explain.stdout
+    )
+    export = run_knobs("export", "-p", "bitwise", cwd=project)
+    header = " ".join(line[1:].strip() for line in export.stdout.splitlines() if line[:1] == "#")
+    assert (
+        "Measured price of what it turns off: 1.95x the run time with them on (the product "
+        "of COST_FAST 1.95x, COST_NOOP 1.00x)."
+    ) in header
+
+
+def test_a_last_cost_line_keeps_its_comment_and_the_blank_line_after_it(tmp_path: Path) -> None:
+    registry = (
+        'version: 1\nknobs:\n  COST_FAST:\n    default: "1"\n    default_on: true\n'
+        "    triage: untriaged\n    cost: 'Unfused path.'  # by hand\n\n"
+        '  COST_NOOP:\n    default: "1"\n    default_on: true\n    triage: untriaged\n'
+    )
+    project = write_tree(tmp_path, {"registry.yaml": registry, "job.py": JOB})
+    args = ("--cost", "regex:tokens/s: ([0-9.]+)", "--cost-higher-is-better", "--record")
+    done = run_knobs(
+        "triage", "-c", "regex:^loss", *args, "--", sys.executable, "job.py", cwd=project
+    )
+    assert done.returncode == 0, done.stderr
+    text = (project / "registry.yaml").read_text(encoding="utf-8")
+    assert "    cost:\n      text: 'Unfused path.' # by hand\n      measured:\n" in text
+    assert "\n\n  COST_NOOP:\n" in text

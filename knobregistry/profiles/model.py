@@ -69,6 +69,25 @@ class CostLine:
         return f"{self.subject}: {self.text}"
 
 
+def measured_price(measured: tuple[tuple[str, float | None], ...]) -> str | None:
+    """`Measured price of what it turns off: 1.95x ... (the product of ...); not measured:
+    A, B.`, or None when no knob it turns off has a measurement."""
+    known = [(name, ratio) for name, ratio in measured if ratio is not None]
+    missing = [name for name, ratio in measured if ratio is None]
+    if not known:
+        return None
+    parts: list[str] = []
+    if known:
+        product = 1.0
+        for _, ratio in known:
+            product *= ratio
+        each = ", ".join(f"{name} {ratio:.2f}x" for name, ratio in known)
+        parts.append(f"{product:.2f}x the run time with them on (the product of {each})")
+    if missing:
+        parts.append("not measured: " + ", ".join(missing))
+    return "Measured price of what it turns off: " + "; ".join(parts) + "."
+
+
 @dataclass(frozen=True, slots=True)
 class ResolvedProfile:
     """A profile with its `extends` chain and select rules applied.
@@ -87,6 +106,9 @@ class ResolvedProfile:
     config: Mapping[str, JsonValue] = field(default_factory=dict)
     unset: tuple[str, ...] = ()
     costs: tuple[CostLine, ...] = ()
+    # Each knob the profile turns off, with the slowdown `knobs triage --cost` measured
+    # for that (None: not measured), in name order.
+    measured: tuple[tuple[str, float | None], ...] = ()
     sources: Mapping[str, Source] = field(default_factory=dict)
     config_sources: Mapping[str, Source] = field(default_factory=dict)
     disable: frozenset[str] = frozenset()

@@ -92,7 +92,11 @@ def resolve_profile(
         config_sources=MappingProxyType(dict(sorted(config_sources.items()))),
         disable=disable,
     )
-    return replace(resolved, costs=tuple(cost_lines(registry, resolved)))
+    return replace(
+        resolved,
+        costs=tuple(cost_lines(registry, resolved)),
+        measured=tuple(_measured(registry, resolved)),
+    )
 
 
 # What an unknown profile's message offers when the registry has no profile at all.
@@ -210,6 +214,17 @@ def _value(action: SetAction, candidate: Candidate) -> str | None:
     if action is SetAction.ON:
         return candidate.on
     return None
+
+
+def _measured(registry: Registry, resolved: ResolvedProfile) -> Iterator[tuple[str, float | None]]:
+    """Each registered knob whose feature the profile turns off, with its measured
+    slowdown (`cost.measured.off_over_on`, None when not measured)."""
+    for name, value in resolved.env.items():
+        knob = registry.knobs.get(name)
+        if knob is None or knob.default_on is None:
+            continue
+        if _knob_changes(value, knob, resolved.intent(name)):
+            yield name, knob.measured.off_over_on if knob.measured is not None else None
 
 
 def cost_lines(registry: Registry, resolved: ResolvedProfile) -> Iterator[CostLine]:

@@ -15,6 +15,7 @@ from knobregistry.registry.model import (
     ExternalKnob,
     Gates,
     KnobEntry,
+    MeasuredCost,
     Pass,
     Policy,
     Profile,
@@ -90,9 +91,32 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         reason=entry.get("reason"),
         expires=_date(entry.get("expires")),
         owner=entry.get("owner"),
-        cost=entry.get("cost"),
+        cost=_cost_text(entry.get("cost")),
         notes=entry.get("notes"),
         evidence=_evidence(evidence) if evidence is not None else None,
+        measured=_measured(entry.get("cost")),
+    )
+
+
+def _cost_text(cost: Any) -> str | None:
+    """The prose of a knob's `cost`, plain or `{text: ...}`."""
+    if isinstance(cost, dict):
+        text = cost.get("text")
+        return text if isinstance(text, str) else None
+    return cost if isinstance(cost, str) else None
+
+
+def _measured(cost: Any) -> MeasuredCost | None:
+    found = cost.get("measured") if isinstance(cost, dict) else None
+    if not isinstance(found, dict):
+        return None
+    return MeasuredCost(
+        metric=found["metric"],
+        off_over_on=float(found["off_over_on"]),
+        spread=float(found["spread"]),
+        runs=found["runs"],
+        host=found.get("host"),
+        date=_date(found.get("date")),
     )
 
 

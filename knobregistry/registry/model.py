@@ -203,9 +203,32 @@ class KnobEntry:
     reason: str | None = None
     expires: date | None = None
     owner: str | None = None
-    cost: str | None = None
+    cost: str | None = None  # the prose: `cost: "..."`, or `cost: {text: ...}`
     notes: str | None = None
     evidence: Evidence | None = None
+    measured: MeasuredCost | None = None  # `cost: {measured: ...}`, from `knobs triage --cost`
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredCost:
+    """What `knobs triage --cost` measured: how many times slower a run is with the knob off."""
+
+    metric: str  # wall | regex:PATTERN
+    off_over_on: float
+    spread: float
+    runs: int
+    host: str | None = None
+    date: date | None = None
+
+    def render(self) -> str:
+        """`1.95x slower off (wall; spread 9.5%, 2 runs, node-7, 2026-05-01)`."""
+        way = "slower" if self.off_over_on >= 1 else "faster"
+        where = ", ".join(x for x in (self.host, self.date.isoformat() if self.date else None) if x)
+        noise = " within noise" if abs(self.off_over_on - 1) <= self.spread else ""
+        return (
+            f"{self.off_over_on:.2f}x {way} off{noise} ({self.metric}; spread "
+            f"{self.spread:.1%}, {self.runs} runs{', ' + where if where else ''})"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,8 @@ def _entry_fields(entry: KnobEntry) -> list[str]:
     lines += _field("triage", triage)
     lines += _field("evidence", _evidence(entry.evidence) if entry.evidence else "-")
     lines += _field("cost", entry.cost or "-")
+    if entry.measured is not None:
+        lines += _field("measured", entry.measured.render())
     lines += _field("owner", entry.owner or "-")
     if entry.notes:
         lines += _field("notes", entry.notes)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from knobregistry.registry import Triage, Verdict
+from knobregistry.triage.cost import knob_costs
 from knobregistry.triage.host import Host
 from knobregistry.triage.model import Outcome, TriageResult
 from knobregistry.triage.trace_evidence import TraceEvidence
@@ -53,11 +54,28 @@ def knob_updates(
         if culprit is not None:
             for name in bisection.minimal:
                 build.add(name, culprit, tuple(k for k in bisection.minimal if k != name))
+    measured = _measured(result, host, today)
     return [
-        KnobUpdate(name, build.status(name), tuple(build.records[name]))
+        KnobUpdate(name, build.status(name), tuple(build.records[name]), measured.get(name))
         for name in result.candidates
-        if build.records[name]
+        if build.records[name] or name in measured
     ]
+
+
+def _measured(result: TriageResult, host: Host, today: date) -> dict[str, dict[str, Any]]:
+    """`cost.measured` of each knob --cost measured."""
+    return {
+        name: {
+            "metric": str(result.cost),
+            "off_over_on": round(cost.off_over_on, 4),
+            "spread": round(cost.spread, 4),
+            "runs": cost.runs,
+            "host": host.name,
+            "date": today,
+        }
+        for name, cost in knob_costs(result).items()
+        if cost is not None
+    }
 
 
 def record_triage(

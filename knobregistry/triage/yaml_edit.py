@@ -9,6 +9,7 @@ written atomically (a temporary file beside it, then a rename).
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -43,6 +44,7 @@ class KnobUpdate:
     name: str
     triage: Triage | None
     records: tuple[dict[str, Any], ...]
+    measured: dict[str, Any] | None = None  # `cost.measured`, from --cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,9 +174,33 @@ def _apply(knobs: Any, update: KnobUpdate) -> RecordEdit:
         else:
             _merge(same, record)
             updated += 1
+    if update.measured is not None:
+        _set_measured(entry, update.measured)
     if trailing is not None:
         _put_trailing(entry, trailing)
     return RecordEdit(update.name, before, after, added, updated)
+
+
+def _set_measured(entry: CommentedMap, measured: Mapping[str, Any]) -> None:
+    """Write ``measured`` beside the prose: `cost: "..."` becomes `{text: "...", measured}`."""
+    cost = entry.get("cost")
+    if isinstance(cost, CommentedMap):
+        if "measured" in cost and isinstance(cost["measured"], CommentedMap):
+            _merge(cost["measured"], measured)
+        else:
+            cost["measured"] = _node(measured)
+        return
+    node = CommentedMap()
+    if isinstance(cost, str):
+        node["text"] = cost  # its quoting kept
+    node["measured"] = _node(measured)
+    if "cost" in entry:
+        comment = entry.ca.items.pop("cost", None)
+        entry["cost"] = node
+        if comment is not None and len(comment) > 2 and comment[2] is not None:
+            node.ca.items["text" if "text" in node else "measured"] = [None, None, comment[2], None]
+    else:
+        entry["cost"] = node
 
 
 def _same_experiment(existing: CommentedMap, record: Mapping[str, Any]) -> bool:
@@ -269,7 +295,16 @@ def _pop_trailing(entry: CommentedMap) -> Any:
     slot = container.ca.items.get(key)
     if not slot or len(slot) < 3 or slot[2] is None:
         return None
-    token, slot[2] = slot[2], None
+    token = slot[2]
+    value = str(getattr(token, "value", ""))
+    line, newline, rest = value.partition("\n")
+    if "#" in line and newline:
+        # `cost: '...'  # a note`: the note stays on its line; what follows it moves.
+        kept, moved = copy.copy(token), copy.copy(token)
+        kept.value, moved.value = line + newline, newline + rest
+        slot[2] = kept
+        return moved if rest else None
+    slot[2] = None
     return token
 
 
