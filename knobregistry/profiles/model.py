@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -76,13 +77,9 @@ def measured_price(measured: tuple[tuple[str, float | None], ...]) -> str | None
     missing = [name for name, ratio in measured if ratio is None]
     if not known:
         return None
-    parts: list[str] = []
-    if known:
-        product = 1.0
-        for _, ratio in known:
-            product *= ratio
-        each = ", ".join(f"{name} {ratio:.2f}x" for name, ratio in known)
-        parts.append(f"{product:.2f}x the run time with them on (the product of {each})")
+    each = ", ".join(f"{name} {ratio:.2f}x" for name, ratio in known)
+    product = math.prod(ratio for _, ratio in known)
+    parts = [f"{product:.2f}x the run time with them on (the product of {each})"]
     if missing:
         parts.append("not measured: " + ", ".join(missing))
     return "Measured price of what it turns off: " + "; ".join(parts) + "."

@@ -310,10 +310,9 @@ def stop() -> None:
 def install() -> None:
     """Trace this process when ``KNOBS_TRACE_DIR`` names a folder, then run the next
     sitecustomize on sys.path, if there is one."""
-    global _directory
-    _directory = os.environ.get(DIR_VARIABLE, "")
-    if _directory and os.path.isdir(_directory):
-        os.environ.__class__ = TracedEnviron
+    directory = os.environ.get(DIR_VARIABLE, "")
+    if directory and os.path.isdir(directory):
+        start(directory)
         atexit.register(flush)
         os.register_at_fork(after_in_child=_after_fork_in_child)
         for name in ("_exit", "execv", "execve"):

@@ -171,9 +171,7 @@ def _requirement(probes: Probes) -> Gate | None:
     if not order:
         return None
     node_id = order[0]
-    passing: bool | None = None
-    for _, obs in probes:
-        passing = obs.guards.get(node_id, passing)
+    passing = next((obs.guards[node_id] for _, obs in probes if node_id in obs.guards), None)
     if passing is None:
         return None
     accepted: list[str] = []

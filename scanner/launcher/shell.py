@@ -444,10 +444,9 @@ class _Walker:
         if self.settings.match and not matches(name, self.settings.match):
             return
         operator = found.operator if found is not None else ""
-        default = literal(found.word) if found is not None and operator in DEFAULTING else None
-        if found is not None and operator in DEFAULTING and default is None:
-            default = None  # a default built from other variables: not a constant
-        elif operator not in DEFAULTING:
+        if found is not None and operator in DEFAULTING:
+            default = found.fallback()  # None: built from other variables, not a constant
+        else:
             default = state.defaults.get(name)
         if found is not None and operator == "" and state.defaults.get(name) is not None:
             # $X after X=${X:-d}: reads as ${X:-d} would

@@ -155,26 +155,31 @@ def cached(task: FileTask, options: Options, data: bytes) -> FileOutcome | None:
     """The stored outcome for these bytes, options and wrappers, or None."""
     if options.cache_dir is None:
         return None
-    if task.language != "python":
-        depends = task.language
-    else:
-        depends = fingerprint(task.index.callable_from(data, task.rel))
-    found = _stored(Cache(options.cache_dir), task.rel, _key(task, options, data, depends))
+    found = _stored(
+        Cache(options.cache_dir), task.rel, _key(task, options, data, _depends(task, data))
+    )
     return found[0] if found is not None and _fresh(task, found[0]) else None
+
+
+def _depends(task: FileTask, data: bytes) -> str:
+    """What a file's cached outcome depends on besides its bytes and the options: the
+    wrappers a Python file can call; a shell script or YAML config, its language."""
+    if task.language != "python":
+        return task.language
+    return fingerprint(task.index.callable_from(data, task.rel))
 
 
 def _launcher(task: FileTask, options: Options, data: bytes) -> FileOutcome:
     """The outcome of a shell script or a YAML config (no wrappers, no narrowing)."""
-    cache = Cache(options.cache_dir) if options.cache_dir is not None else None
-    key = _key(task, options, data, task.language)
-    if cache is not None:
-        found = _stored(cache, task.rel, key)
-        if found is not None and _fresh(task, found[0]):
-            return found[0]
+    found = cached(task, options, data)
+    if found is not None:
+        return found
     outcome = _read_launcher(task, options, data)
-    if cache is not None:
+    if options.cache_dir is not None:
         try:
-            cache.put(key, _encode(outcome))
+            Cache(options.cache_dir).put(
+                _key(task, options, data, _depends(task, data)), _encode(outcome)
+            )
         except CacheError as exc:
             return replace(outcome, cache_problem=str(exc))
     return outcome
