@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -54,3 +55,21 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ.pop("KNOBS_CACHE_DIR", None)
     else:
         os.environ["KNOBS_CACHE_DIR"] = saved
+
+
+def as_nobody() -> list[str] | None:
+    """The prefix that runs a command as an unprivileged user (whom file permissions
+    bind; root is not), when this machine allows it: root, setpriv, and this checkout's
+    Python readable by others (a clone in a private temporary folder is not)."""
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None:
+        return None
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    probe = subprocess.run(
+        [*prefix, sys.executable, "-c", "import knobregistry, scanner"],
+        cwd=REPO,
+        capture_output=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    return prefix if probe.returncode == 0 else None

@@ -24,7 +24,7 @@ from scanner.run import pool as scanner_pool
 from scanner.run.work import FileOutcome, FileTask, Options, process
 from scanner.source.depth import MAX_DEPTH
 from scanner.syntax.index import WrapperIndex
-from tests.conftest import REPO, write_tree
+from tests.conftest import REPO, as_nobody, write_tree
 
 GOOD = 'import os\n\nON = os.environ.get("{name}", "1") != "0"\n'
 NOT_REGULAR = "Not a regular file ({kind}); only regular files are read."
@@ -171,22 +171,6 @@ def test_a_cache_entry_replaced_by_a_fifo_or_a_device_is_a_miss_and_heals(
 # Row: unreadable folders, paths too long ------------------------------------------------
 
 
-def _as_nobody() -> list[str] | None:
-    """The prefix that runs a command as an unprivileged user, when this test can."""
-    setpriv = shutil.which("setpriv")
-    if os.geteuid() != 0 or setpriv is None:
-        return None
-    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-    probe = subprocess.run(
-        [*prefix, sys.executable, "-c", "import scanner"],
-        cwd=REPO,
-        capture_output=True,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    return prefix if probe.returncode == 0 else None
-
-
 @pytest.fixture
 def shared_tmp() -> Iterator[Path]:
     """A folder an unprivileged user can enter (pytest's tmp_path is root's alone)."""
@@ -200,7 +184,7 @@ def shared_tmp() -> Iterator[Path]:
 
 
 def test_an_unreadable_folder_is_an_error(shared_tmp: Path) -> None:
-    prefix = _as_nobody()
+    prefix = as_nobody()
     if prefix is None:
         pytest.skip("needs root and setpriv to run the scan as an unprivileged user")
     write_tree(shared_tmp, {"good.py": GOOD.format(name="GOOD"), "locked/in.py": GOOD})

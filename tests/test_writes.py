@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_knobs, write_tree
+from tests.conftest import REPO, as_nobody, run_knobs, write_tree
 
 REGISTRY = """\
 version: 1
@@ -59,12 +59,12 @@ def unprivileged(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``knobs ARGS`` as a user whom file permissions bind (root is not), or skip."""
     if os.geteuid() != 0:
         return run_knobs(*args, cwd=cwd)
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("running as root without setpriv to drop to another user")
+    prefix = as_nobody()
+    if prefix is None:
+        pytest.skip("running as root, and no unprivileged user can run this checkout")
     environment = {**os.environ, "NO_COLOR": "1", "KNOBS_CACHE_DIR": str(cwd / ".cache")}
     return subprocess.run(
-        [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *KNOBS, *args],
+        [*prefix, *KNOBS, *args],
         cwd=cwd,
         env=environment,
         capture_output=True,
