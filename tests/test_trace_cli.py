@@ -279,6 +279,37 @@ def test_the_trace_file_is_byte_identical_for_the_same_reads(project: Path) -> N
     assert first.read_bytes() == second.read_bytes()
 
 
+LINGERING = """
+import subprocess, sys
+late = "import os, time; time.sleep(float(sys.argv[1])); os.getenv('APP_LATE')"
+quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+subprocess.Popen([sys.executable, "-c", "import sys;" + late, sys.argv[1]], **quiet)
+"""
+
+
+def test_processes_the_command_leaves_running_are_waited_for(tmp_path: Path) -> None:
+    """A child that reads after the command exits (a resource tracker, a daemon)."""
+    env = without_c(tmp_path)
+    program = write_tree(tmp_path, {"lingering.py": LINGERING}) / "lingering.py"
+    out = tmp_path / "trace.json"
+    args = ("trace", "--out", str(out), "--", sys.executable, str(program))
+    done = run_knobs(*args, "0.5", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert by_name(document, "reads")["APP_LATE"]["value"] is None
+    assert document["still_running"] == 0
+
+    done = run_knobs("trace", "--grace", "0", *args[1:], "3", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert "APP_LATE" not in by_name(document, "reads")
+    assert document["still_running"] == 1
+    assert (
+        "note: 1 process of the tree still ran when the grace period (--grace) ended; what "
+        "they read until then is included, later reads are not.\n"
+    ) in done.stderr
+
+
 def test_exit_status_passes_through(project: Path, tmp_path: Path) -> None:
     env = {**without_c(tmp_path), "APP_EXIT": "3"}
     done = run_knobs("trace", "--", sys.executable, "app/main.py", cwd=project, env=clean(env))

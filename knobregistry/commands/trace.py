@@ -23,6 +23,7 @@ from knobregistry.files import FileError
 from knobregistry.profiles import ProfileError, ResolvedProfile, resolve_profile
 from knobregistry.registry import Registry, RegistryError, find_registry
 from knobregistry.trace import (
+    GRACE,
     CommandError,
     Reconciled,
     native_level,
@@ -59,12 +60,22 @@ from scanner import ScanResult
     metavar="FILE",
     help="Also write the JSON trace to FILE (atomically); the same reads give the same bytes.",
 )
+@click.option(
+    "--grace",
+    type=click.FloatRange(min=0),
+    default=GRACE,
+    show_default=True,
+    metavar="SECONDS",
+    help="After the command exits, wait this long for processes it left running "
+    "(a resource tracker, a daemon) to finish what they read.",
+)
 def trace_command(
     command: tuple[str, ...],
     registry_path: Path | None,
     profile: str | None,
     fmt: str,
     out: Path | None,
+    grace: float,
 ) -> None:
     """Run COMMAND and record every environment variable its whole process tree reads.
 
@@ -94,7 +105,7 @@ def trace_command(
             usage_error("trace", str(exc))
     native = native_level(default_cache_dir())
     try:
-        trace = run_traced(command, native, os.environ)
+        trace = run_traced(command, native, os.environ, grace)
     except CommandError as exc:
         click.echo(f"knobs trace: error: {exc}", err=True)
         sys.exit(exc.status)

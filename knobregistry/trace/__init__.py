@@ -24,9 +24,10 @@ from knobregistry.trace.model import (
 from knobregistry.trace.native import NativeLevel, native_level
 from knobregistry.trace.reconcile import reconcile
 from knobregistry.trace.render import render_json, render_table
-from knobregistry.trace.session import CommandError, run_traced
+from knobregistry.trace.session import GRACE, CommandError, run_traced
 
 __all__ = [
+    "GRACE",
     "CommandError",
     "Copy",
     "Level",

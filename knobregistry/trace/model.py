@@ -66,6 +66,7 @@ class Trace:
     copies: tuple[Copy, ...] = ()  # sorted by site
     c_level: str | None = None  # None: traced; else why the C level was skipped
     processes: tuple[int, int] = (0, 0)  # record files of Python and C processes
+    still_running: int = 0  # processes of the tree still alive when the trace was read
 
     def names(self) -> frozenset[str]:
         """Every variable read, at any level."""

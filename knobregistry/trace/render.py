@@ -72,6 +72,7 @@ def render_json(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
         ],
         "copies": [{**_site(c.site, cwd), "count": c.count} for c in trace.copies],
         "registry": reconciled.registry if reconciled else None,
+        "still_running": trace.still_running,
     }
     if reconciled is not None:
         document.update(_reconciled_json(reconciled, cwd))
@@ -118,6 +119,11 @@ def render_table(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
     lines = [_headline(trace)]
     if trace.c_level is not None:
         lines.append(f"note: the C level was skipped: {trace.c_level}.")
+    if trace.still_running:
+        lines.append(
+            f"note: {_processes(trace.still_running)} of the tree still ran when the grace "
+            "period (--grace) ended; what they read until then is included, later reads are not."
+        )
     if trace.reads:
         rows = [("VARIABLE", "LEVEL", "VALUE", "READS", "SITE")]
         rows += [

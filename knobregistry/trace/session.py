@@ -22,12 +22,14 @@ from types import FrameType
 
 from knobregistry.trace.model import Trace
 from knobregistry.trace.native import NativeLevel
+from knobregistry.trace.orphans import adopting, wait_for_orphans
 from knobregistry.trace.records import collect
 
 HOOK = Path(__file__).with_name("python_hook.py")
 DIR_VARIABLE = "KNOBS_TRACE_DIR"
 NOT_FOUND = 127  # the statuses a shell gives a command it cannot find or run
 NOT_RUNNABLE = 126
+GRACE = 5.0  # seconds to wait for processes the command left running
 
 
 class CommandError(Exception):
@@ -54,8 +56,15 @@ def _prepend(first: str, rest: str | None, separator: str) -> str:
     return first if not rest else f"{first}{separator}{rest}"
 
 
-def run_traced(command: Sequence[str], native: NativeLevel, environ: Mapping[str, str]) -> Trace:
-    """Run ``command`` traced; raises CommandError when it cannot start."""
+def run_traced(
+    command: Sequence[str],
+    native: NativeLevel,
+    environ: Mapping[str, str],
+    grace: float = GRACE,
+) -> Trace:
+    """Run ``command`` traced, then wait up to ``grace`` seconds for the processes it
+    left running (a resource tracker, a daemon) to finish their records; raises
+    CommandError when it cannot start."""
     with tempfile.TemporaryDirectory(prefix="knobs-trace-") as root:
         hook_folder = Path(root, "python")
         records = Path(root, "records")
@@ -63,7 +72,9 @@ def run_traced(command: Sequence[str], native: NativeLevel, environ: Mapping[str
         records.mkdir()
         shutil.copyfile(HOOK, hook_folder / "sitecustomize.py")
         env = traced_environment(environ, hook_folder, records, native)
-        status = _run(command, env)
+        with adopting() as adopted:
+            status = _run(command, env)
+            still_running = wait_for_orphans(grace) if adopted else 0
         injected = {"PYTHONPATH": (str(hook_folder), os.pathsep)}
         if native.library is not None:
             injected["LD_PRELOAD"] = (str(native.library), " ")
@@ -75,6 +86,7 @@ def run_traced(command: Sequence[str], native: NativeLevel, environ: Mapping[str
         copies=found.copies,
         c_level=native.skipped,
         processes=found.processes,
+        still_running=still_running,
     )
 
 
