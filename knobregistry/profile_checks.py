@@ -15,7 +15,12 @@ and held against the scan:
 - KNB107 / KNB108: torchtitan config keys against torchtitan (profiles/torchtitan_checks.py);
 - KNB109 / KNB110: a `bitwise`-kind profile leaves a variable without the value code
   requires (KNB110: under a condition the profile's config does not decide);
-- KNB111: an `implied_by` of the registry that no scanned launcher write keeps true.
+- KNB111: an `implied_by` of the registry that no scanned launcher write keeps true;
+- KNB112: a `bitwise`-kind profile leaves on knobs triaged reproducible one at a time,
+  and no recorded run had the profile as a whole (a warning).
+
+A knob a bitwise profile's own `verified` run had on (`knobs triage --search
+fastest-bitwise --record`) is held by that run, whatever its single-knob triage says.
 """
 
 from __future__ import annotations
@@ -42,12 +47,13 @@ from knobregistry.profiles.rules import (
     GATE_MISMATCH,
     IMPLICATION_GONE,
     MISSES_REQUIREMENT,
+    NOT_RUN_TOGETHER,
     REQUIREMENT_UNDECIDED,
     UNKNOWN_VARIABLE,
 )
 from knobregistry.profiles.torchtitan import torchtitan_fields
 from knobregistry.profiles.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
-from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage
+from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage, Verdict
 from knobregistry.registry.model import JsonValue
 from scanner import GateKind, Polarity, ScanResult, Site, Write
 
@@ -76,6 +82,7 @@ def check_profiles(
         if profile.kind is ProfileKind.BITWISE:
             found.extend(_bitwise_holes(where, resolved, _resolve(registry, name, scan)))
             found.extend(_missed_requirements(where, resolved))
+            found.extend(_not_run_together(where, resolved))
         if full_scope:
             found.extend(_unknown_variables(where, name))
         found.extend(_gate_mismatches(where, resolved))
@@ -123,9 +130,12 @@ def _bitwise_holes(
 ) -> Iterator[Diagnostic]:
     """``resolved`` is the profile as exported; ``once_registered`` as it would be with every
     scanned knob registered untriaged, which is what KNB001 asks for."""
+    verified = _verified(where.registry, resolved.name)
     for candidate in knob_candidates(where.registry, where.scan):
         if candidate.default_on is not True or candidate.triage in _HELD:
             continue
+        if candidate.name in verified:
+            continue  # the profile's own run had it on, with the rest, and stayed identical
         if not candidate.registered and _left_on(where, once_registered, candidate) is None:
             continue  # registering it (KNB001) is the whole fix: a select rule then covers it
         how = _left_on(where, resolved, candidate)
@@ -158,6 +168,66 @@ def _bitwise_holes(
         else:
             fix = f"set `{candidate.name}: {_q(candidate.off)}` under profiles.{resolved.name}.env."
         yield where.diagnostic(BITWISE_LEAVES_ON, at, message, fix, candidate.name)
+
+
+def _verified(registry: Registry, name: str) -> frozenset[str]:
+    """The knobs the profile's own `verified` run had on and found reproducible."""
+    run = registry.profiles[name].verified
+    if run is None or run.verdict is not Verdict.REPRODUCIBLE:
+        return frozenset()
+    return frozenset(run.combined_with)
+
+
+def _not_run_together(where: _Where, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+    """KNB112: knobs left on on the strength of single-knob verdicts, never run together."""
+    left_on = _reproducible_left_on(where, resolved)
+    if len(left_on) < 2 or _run_as_a_whole(where, resolved.name, left_on):
+        return
+    name = resolved.name
+    message = (
+        f"profile '{name}' (kind bitwise) leaves on {len(left_on)} knobs triaged reproducible "
+        f"one at a time ({', '.join(left_on)}), and no recorded run had them on together: "
+        "knobs reproducible alone can break reproducibility together."
+    )
+    fix = (
+        f"run `knobs triage --profile {name} --record -- COMMAND` (its baseline runs the "
+        f"profile as a whole), or `knobs triage --profile {name} --search fastest-bitwise "
+        "--record -- COMMAND`."
+    )
+    yield where.diagnostic(NOT_RUN_TOGETHER, ("profiles", name), message, fix, left_on[0])
+
+
+def _reproducible_left_on(where: _Where, resolved: ResolvedProfile) -> list[str]:
+    """The registered knobs, on by default and triaged reproducible, the profile leaves on."""
+    return [
+        c.name
+        for c in knob_candidates(where.registry, None)
+        if c.registered
+        and c.default_on is True
+        and c.triage is Triage.REPRODUCIBLE
+        and _left_on(where, resolved, c) is not None
+    ]
+
+
+def _run_as_a_whole(where: _Where, name: str, left_on: list[str]) -> bool:
+    """Whether the registry records a reproducible run with every knob of ``left_on`` on:
+    the profile's own `verified` run (its knobs, and what the profile it started from
+    left on), or any record of a triage started from the profile (a triage records
+    nothing unless its baseline, the profile itself, was reproducible)."""
+    registry = where.registry
+    run = registry.profiles[name].verified
+    if run is not None and run.verdict is Verdict.REPRODUCIBLE:
+        covered = set(run.combined_with)
+        base = run.profile
+        if base is not None and base in registry.profiles and base != name:
+            covered.update(_reproducible_left_on(where, _resolve(registry, base)))
+        return set(left_on) <= covered
+    return any(
+        record.profile == name
+        for knob in registry.knobs.values()
+        if knob.evidence is not None
+        for record in knob.evidence.records
+    )
 
 
 def _left_on(where: _Where, resolved: ResolvedProfile, candidate: Candidate) -> str | None:

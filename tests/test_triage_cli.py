@@ -176,8 +176,9 @@ def test_json_shows_what_each_setting_found(project: Path) -> None:
         ],
         "pairs": None,
         "bisect": None,
-        "runs_spent": {"total": 9, "baseline": 3, "alone": 6, "pairs": 0, "bisect": 0},
+        "runs_spent": {"total": 9, "baseline": 3, "alone": 6, "pairs": 0, "bisect": 0, "search": 0},
         "cost": None,
+        "search": None,
         "recorded": None,
     }
     assert code == 1
@@ -299,5 +300,6 @@ def test_bisect_finds_the_pair_in_fewer_runs_than_the_pair_sweep(tmp_path: Path)
         "alone": 24,
         "pairs": 132,
         "bisect": 44,
+        "search": 0,
     }
     assert done.returncode == 1

@@ -143,6 +143,20 @@ _EXIT = {
     is_flag=True,
     help="With --cost regex:PATTERN: the number is a throughput (higher is faster).",
 )
+@click.option(
+    "--search",
+    type=click.Choice(("fastest-bitwise",)),
+    help="Also search for the fastest combination that stays reproducible: turn the knobs "
+    "reproducible alone back on, the largest --cost benefit first, verifying each growing "
+    "combination (the profile defaults to bitwise, --cost to wall).",
+)
+@click.option(
+    "--search-profile",
+    default="bitwise-fast",
+    show_default=True,
+    metavar="NAME",
+    help="With --search and --record: the profile to write the verified combination as.",
+)
 @click.option("--record", is_flag=True, help="Write the verdicts and evidence into the registry.")
 @click.option(
     "--trace",
@@ -174,6 +188,8 @@ def triage_command(
     bisect: bool,
     cost_text: str | None,
     cost_higher_is_better: bool,
+    search: str | None,
+    search_profile: str,
     record: bool,
     trace_file: Path | None,
     fmt: str,
@@ -184,10 +200,12 @@ def triage_command(
       knobs triage --profile bitwise --compare 'regex:lm loss' -- torchrun ... train.py
       knobs triage --knob TOY_FUSED_LINEAR_CE --jobs 2 --record -- python train.py
       knobs triage --cost 'regex:tokens/s: ([0-9.]+)' --cost-higher-is-better -- python train.py
+      knobs triage --search fastest-bitwise --record -- python train.py
 
     The baseline (the profile, every candidate knob off) runs --runs times; then each
     candidate alone is turned back on; --pairs and --bisect try combinations; --cost
-    measures what each knob costs when off, over the same runs. Every
+    measures what each knob costs when off, over the same runs; --search finds the
+    fastest set that can be turned back on together and stay reproducible. Every
     run has its own temporary working directory; arguments naming files in the
     current folder are passed as absolute paths. See docs/triage.md.
 
@@ -198,11 +216,15 @@ def triage_command(
         registry = open_registry(registry_path)
     except RegistryError as error:
         fail_on_registry(error)
+    if search is not None and profile is None and not knobs:
+        profile = "bitwise"  # the search re-enables what the bitwise profile turns off
     try:
         mode = parse_compare(compare_text)
         plan = make_plan(registry, profile, knobs)
         if cost_text is None and cost_higher_is_better:
             raise CostError("--cost-higher-is-better goes with --cost regex:PATTERN.")
+        if cost_text is None and search is not None:
+            cost_text = "wall"  # the search orders the knobs by what they save
         cost = parse_cost(cost_text, cost_higher_is_better) if cost_text is not None else None
     except (CompareError, PlanError, CostError) as exc:
         usage_error("triage", str(exc))
@@ -217,7 +239,9 @@ def triage_command(
         except TraceEvidenceError as exc:
             usage_error("triage", str(exc))
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-    options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect, cost=cost)
+    options = Options(
+        runs=runs, jobs=jobs, pairs=pairs, bisect=bisect, cost=cost, search=search is not None
+    )
     with interruptible():
         with tempfile.TemporaryDirectory(prefix="knobs-triage-") as root:
             runner = Runner(command, Path.cwd(), Path(root), timeout)
@@ -227,7 +251,7 @@ def triage_command(
             except KeyboardInterrupt as exc:
                 click.echo("knobs triage: interrupted; every run was stopped.", err=True)
                 sys.exit(exit_status(exc))
-        _finish(registry, result, record, fmt, trace)
+        _finish(registry, result, record, fmt, trace, search_profile)
 
 
 def _finish(
@@ -236,6 +260,7 @@ def _finish(
     record: bool,
     fmt: str,
     trace: TraceEvidence | None = None,
+    search_profile: str = "bitwise-fast",
 ) -> NoReturn:
     """Detect the host, record, print the results, exit; a signal here loses no result."""
     host: Host | None = None
@@ -245,7 +270,7 @@ def _finish(
     try:
         host = describe_host() if record or fmt == "json" else None
         if record:
-            recorded, failure = _record(registry, result, host, trace)
+            recorded, failure = _record(registry, result, host, trace, search_profile)
     except KeyboardInterrupt as exc:
         interrupted = exc
         click.echo(
@@ -275,7 +300,11 @@ def _unrecorded(record: bool, host: Host | None) -> str:
 
 
 def _record(
-    registry: Registry, result: TriageResult, host: Host | None, trace: TraceEvidence | None
+    registry: Registry,
+    result: TriageResult,
+    host: Host | None,
+    trace: TraceEvidence | None,
+    search_profile: str,
 ) -> tuple[Recorded | None, str | None]:
     """What --record wrote, or why it wrote nothing."""
     if result.stopped:
@@ -285,7 +314,13 @@ def _record(
     display = shown(registry.path, Path.cwd())
     try:
         recorded = record_triage(
-            registry.path, result, host, date.today(), shown=display, trace=trace
+            registry.path,
+            result,
+            host,
+            date.today(),
+            shown=display,
+            trace=trace,
+            search_profile=search_profile,
         )
     except RecordError as exc:
         return None, str(exc)

@@ -168,6 +168,28 @@ IMPLICATION_GONE = Rule(
         "launcher script back in the scan's scope."
     ),
 )
+NOT_RUN_TOGETHER = Rule(
+    code="KNB112",
+    name="BitwiseNotRunTogether",
+    title="A bitwise profile leaves on knobs judged reproducible one at a time, and no "
+    "recorded run had it as a whole.",
+    description=(
+        "Two knobs that are each reproducible alone can break reproducibility together (two "
+        "reductions that each keep a fixed order alone, and race when both are on). A "
+        "profile of kind `bitwise` that leaves on two or more knobs triaged `reproducible` "
+        "is assembled from single-knob verdicts unless the registry records a run of it as "
+        "a whole: its own `verified` run (written by `knobs triage --search fastest-bitwise "
+        "--record`), or an evidence record of a triage started from it (`profile:` names "
+        "it; such a triage runs the profile itself as its baseline). A warning: it does "
+        "not fail the check."
+    ),
+    help=(
+        "Run `knobs triage --profile NAME --record -- COMMAND` (its baseline runs the profile "
+        "as a whole), or `--search fastest-bitwise --record` to find and verify the fastest "
+        "combination."
+    ),
+    severity=Severity.WARNING,
+)
 
 PROFILE_RULES: tuple[Rule, ...] = (
     BITWISE_LEAVES_ON,
@@ -180,4 +202,5 @@ PROFILE_RULES: tuple[Rule, ...] = (
     MISSES_REQUIREMENT,
     REQUIREMENT_UNDECIDED,
     IMPLICATION_GONE,
+    NOT_RUN_TOGETHER,
 )

@@ -220,4 +220,5 @@ def _profile(name: str, entry: dict[str, Any]) -> Profile:
         env=MappingProxyType(dict(entry.get("env") or {})),
         config=MappingProxyType(dict(entry.get("config") or {})),
         select=tuple(_rule(r) for r in entry.get("select") or ()),
+        verified=_record(entry["verified"]) if isinstance(entry.get("verified"), dict) else None,
     )

@@ -92,6 +92,7 @@ class Sweep(str, Enum):
     ALONE = "alone"
     PAIRS = "pairs"
     BISECT = "bisect"
+    SEARCH = "search"
 
 
 def format_key_path(key_path: KeyPath) -> str:
@@ -284,6 +285,9 @@ class Profile:
     env: Mapping[str, str] = field(default_factory=dict)
     config: Mapping[str, JsonValue] = field(default_factory=dict)
     select: tuple[SelectRule, ...] = ()
+    # The run that verified the knobs this profile turns back on, together, as a whole
+    # (`knobs triage --search fastest-bitwise --record`); None: never run as a whole.
+    verified: TriageRecord | None = None
 
 
 @dataclass(frozen=True, slots=True)

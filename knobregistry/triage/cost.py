@@ -94,11 +94,16 @@ def knob_costs(result: TriageResult) -> dict[str, KnobCost | None]:
     metric = result.cost
     if metric is None or result.stopped:
         return {}
-    off = _values(result.baseline)
     return {
-        o.setting.knobs[0]: _cost(o.setting.knobs[0], metric, _values(o), off, result.runs)
+        o.setting.knobs[0]: setting_cost(metric, o, result.baseline, result.runs)
         for o in result.alone
     }
+
+
+def setting_cost(metric: CostMetric, on: Outcome, off: Outcome, runs: int) -> KnobCost | None:
+    """What ``on``'s knobs cost when off, measured against ``off`` (the baseline);
+    None when some run gave no value."""
+    return _cost(on.setting.label, metric, _values(on), _values(off), runs)
 
 
 def _values(outcome: Outcome) -> list[float] | None:

@@ -1,4 +1,5 @@
-"""Run a triage: the baseline, each knob alone, then pairs and/or a ddmin bisection.
+"""Run a triage: the baseline, each knob alone, then pairs, a ddmin bisection and/or
+the search for the fastest combination that stays reproducible.
 
 Runs of independent settings go to a pool of ``jobs`` workers; each setting is
 judged as soon as its last run ends, and its run folders are then removed.
@@ -16,13 +17,15 @@ from typing import Protocol
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage import plan as plans
 from knobregistry.triage.compare import CompareMode, judge
-from knobregistry.triage.cost import sample
+from knobregistry.triage.cost import sample, setting_cost
 from knobregistry.triage.model import (
     Bisection,
     CostMetric,
     Outcome,
     Plan,
     Run,
+    Search,
+    SearchStep,
     Setting,
     TriageResult,
 )
@@ -36,6 +39,7 @@ class Options:
     pairs: bool = False
     bisect: bool = False
     cost: CostMetric | None = None  # measure this metric on every run
+    search: bool = False  # --search fastest-bitwise
 
 
 class Progress(Protocol):
@@ -108,7 +112,8 @@ class _Session:
         clean = tuple(o.setting.knobs[0] for o in alone if o.verdict is Verdict.REPRODUCIBLE)
         pairs = self.sweep(Sweep.PAIRS, plans.pairs(clean)) if self.options.pairs else None
         bisection = self.bisect(clean) if self.options.bisect else None
-        return self.result(baseline, alone, pairs, bisection)
+        search = self.search(baseline, [*alone, *(pairs or ())]) if self.options.search else None
+        return self.result(baseline, alone, pairs, bisection, search)
 
     def result(
         self,
@@ -116,6 +121,7 @@ class _Session:
         alone: Sequence[Outcome] = (),
         pairs: Sequence[Outcome] | None = None,
         bisection: Bisection | None = None,
+        search: Search | None = None,
     ) -> TriageResult:
         return TriageResult(
             command=self.runner.typed,
@@ -129,6 +135,7 @@ class _Session:
             bisection=bisection,
             environment=self.plan.overrides(plans.baseline()),
             cost=self.options.cost,
+            search=search,
         )
 
     def sweep(self, sweep: Sweep, settings: list[Setting]) -> list[Outcome]:
@@ -150,6 +157,64 @@ class _Session:
             return Bisection(knobs, tuple(tests))
         minimal = plans.ddmin(knobs, fails)
         return Bisection(knobs, tuple(tests), minimal)
+
+    def search(self, baseline: Outcome, judged: Sequence[Outcome]) -> Search:
+        """Turn the candidates reproducible alone back on one by one, the largest
+        measured benefit first, keeping each whose growing combination still runs
+        reproducibly as a whole; when one breaks it, name the knobs that break together
+        by delta debugging. ``judged`` (alone and pair outcomes) is never run again."""
+        self.progress.phase(Sweep.SEARCH, 0, None)
+        known = {frozenset(o.setting.knobs): o for o in (baseline, *judged)}
+        alone = [o for o in judged if o.setting.sweep is Sweep.ALONE]
+        benefit = {
+            o.setting.knobs[0]: self.benefit(o, baseline)
+            for o in alone
+            if o.verdict is Verdict.REPRODUCIBLE
+        }
+        order = sorted(benefit, key=lambda k: (benefit[k] is None, -(benefit[k] or 0.0), k))
+        tests: list[Outcome] = []
+
+        def test(knobs: tuple[str, ...]) -> Outcome:
+            key = frozenset(knobs)
+            if key not in known:
+                (known[key],) = self.evaluate([Setting(Sweep.SEARCH, knobs)])
+                tests.append(known[key])
+            return known[key]
+
+        def breaks(knobs: tuple[str, ...]) -> bool:
+            return test(knobs).verdict is Verdict.BREAKS_BITWISE
+
+        kept: list[str] = []
+        verification: Outcome | None = None
+        steps: list[SearchStep] = []
+        for knob in order:
+            combination = (*kept, knob)
+            outcome = test(combination)
+            if outcome.verdict is Verdict.REPRODUCIBLE:
+                kept.append(knob)
+                verification = outcome
+                steps.append(SearchStep(knob, outcome, kept=True))
+            elif outcome.verdict is Verdict.BREAKS_BITWISE:
+                culprit = plans.ddmin(combination, breaks)
+                steps.append(SearchStep(knob, outcome, kept=False, culprit=culprit))
+            else:
+                steps.append(SearchStep(knob, outcome, kept=False))
+        return Search(
+            order=tuple((k, benefit[k]) for k in order),
+            never=tuple(o.setting.knobs[0] for o in alone if o.verdict is not Verdict.REPRODUCIBLE),
+            steps=tuple(steps),
+            tests=tuple(tests),
+            verified=tuple(kept),
+            verification=verification,
+        )
+
+    def benefit(self, on: Outcome, baseline: Outcome) -> float | None:
+        """How many times faster the run is with ``on``'s knobs on (None: not measured)."""
+        metric = self.options.cost
+        if metric is None:
+            return None
+        cost = setting_cost(metric, on, baseline, self.options.runs)
+        return cost.off_over_on if cost is not None else None
 
     def evaluate(self, settings: Sequence[Setting]) -> list[Outcome]:
         """Run every setting ``runs`` times, concurrently; their outcomes, in order."""

@@ -141,6 +141,46 @@ class Bisection:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchStep:
+    """One knob the search tried to turn back on over the combination kept so far.
+
+    ``outcome`` is the whole growing combination's verdict (an earlier result when that
+    combination had already run). When it broke, ``culprit`` is a minimal set of its
+    knobs that breaks together, found by delta debugging.
+    """
+
+    knob: str
+    outcome: Outcome
+    kept: bool
+    culprit: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """`--search fastest-bitwise`: the largest-benefit set of candidates that stays
+    reproducible when turned back on together.
+
+    ``order`` is the candidates reproducible alone, by measured benefit (how much
+    faster the run is with the knob on; None: not measured), largest first;
+    ``never`` the candidates that broke or failed alone, never turned back on.
+    ``tests`` are the settings the search itself ran, in order; ``verified`` the
+    combination kept, and ``verification`` the outcome that verified it as a whole
+    (None when nothing could be kept).
+    """
+
+    order: tuple[tuple[str, float | None], ...]
+    never: tuple[str, ...]
+    steps: tuple[SearchStep, ...]
+    tests: tuple[Outcome, ...]
+    verified: tuple[str, ...]
+    verification: Outcome | None = None
+
+    @property
+    def runs(self) -> int:
+        return sum(test.runs for test in self.tests)
+
+
+@dataclass(frozen=True, slots=True)
 class TriageResult:
     """Everything a triage ran and found. ``pairs`` / ``bisection`` are None when not asked."""
 
@@ -155,6 +195,7 @@ class TriageResult:
     pairs: tuple[Outcome, ...] | None = None
     bisection: Bisection | None = None
     cost: CostMetric | None = None  # what --cost measured; None when not asked
+    search: Search | None = None  # --search fastest-bitwise; None when not asked
 
     @property
     def stopped(self) -> bool:
@@ -165,7 +206,8 @@ class TriageResult:
     def outcomes(self) -> tuple[Outcome, ...]:
         """Every setting's outcome, in the order they were run."""
         bisect = self.bisection.tests if self.bisection is not None else ()
-        return (self.baseline, *self.alone, *(self.pairs or ()), *bisect)
+        search = self.search.tests if self.search is not None else ()
+        return (self.baseline, *self.alone, *(self.pairs or ()), *bisect, *search)
 
     def runs_spent(self, sweep: Sweep | None = None) -> int:
         """Runs of the command spent in total, or in one sweep."""

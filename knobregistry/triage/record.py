@@ -18,9 +18,9 @@ from typing import Any
 from knobregistry.registry import Triage, Verdict
 from knobregistry.triage.cost import knob_costs
 from knobregistry.triage.host import Host
-from knobregistry.triage.model import Outcome, TriageResult
+from knobregistry.triage.model import Outcome, Search, TriageResult
 from knobregistry.triage.trace_evidence import TraceEvidence
-from knobregistry.triage.yaml_edit import KnobUpdate, RecordEdit, edit_registry
+from knobregistry.triage.yaml_edit import KnobUpdate, ProfileUpdate, RecordEdit, edit_registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +29,7 @@ class Recorded:
 
     path: str  # the registry, as shown to the user
     changes: tuple[RecordEdit, ...]
+    profile: str | None = None  # the profile a search wrote
 
 
 def knob_updates(
@@ -54,12 +55,63 @@ def knob_updates(
         if culprit is not None:
             for name in bisection.minimal:
                 build.add(name, culprit, tuple(k for k in bisection.minimal if k != name))
+    if result.search is not None:
+        _search_records(build, result, result.search)
     measured = _measured(result, host, today)
     return [
         KnobUpdate(name, build.status(name), tuple(build.records[name]), measured.get(name))
         for name in result.candidates
         if build.records[name] or name in measured
     ]
+
+
+def _search_records(build: _Builder, result: TriageResult, search: Search) -> None:
+    """Each set of knobs the search found to break together, and the combination it kept."""
+    by_knobs = {frozenset(o.setting.knobs): o for o in result.outcomes}
+    for step in search.steps:
+        culprit = by_knobs.get(frozenset(step.culprit)) if len(step.culprit) > 1 else None
+        if culprit is not None:
+            for name in step.culprit:
+                build.add(name, culprit, tuple(k for k in step.culprit if k != name))
+    kept = search.verification
+    if kept is not None and len(search.verified) > 1:
+        for name in search.verified:
+            build.add(name, kept, tuple(k for k in search.verified if k != name))
+
+
+def profile_update(
+    result: TriageResult, host: Host, today: date, name: str
+) -> ProfileUpdate | None:
+    """The profile that turns the combination the search verified back on; None when the
+    search kept nothing."""
+    search = result.search
+    if search is None or search.verification is None or result.stopped:
+        return None
+    base = result.profile
+    verified = {
+        "date": today,
+        "verdict": search.verification.verdict.value,
+        "sweep": "search",
+        "combined_with": list(search.verified),
+        "profile": base,
+        "command": list(result.command),
+        "runs": result.runs,
+        "compare": result.compare,
+        "host": host.name,
+        "gpu": host.gpu,
+        "versions": dict(host.versions),
+    }
+    return ProfileUpdate(
+        name=name,
+        description=f"{base or 'Every candidate off'}, with the knobs verified reproducible "
+        "together turned back on (knobs triage --search fastest-bitwise).",
+        extends=base,
+        on=search.verified,
+        off=()
+        if base is not None
+        else tuple(k for k in result.candidates if k not in search.verified),
+        verified={k: v for k, v in verified.items() if v not in (None, [], {})},
+    )
 
 
 def _measured(result: TriageResult, host: Host, today: date) -> dict[str, dict[str, Any]]:
@@ -86,15 +138,19 @@ def record_triage(
     *,
     shown: str | None = None,
     trace: TraceEvidence | None = None,
+    search_profile: str = "bitwise-fast",
 ) -> Recorded:
     """Write ``result`` into the registry at ``path``; raises RecordError when it cannot.
 
     ``shown`` is the path as messages show it (default: ``path``); ``trace``, a trace
-    of a run, is cited in every record.
+    of a run, is cited in every record; a search's verified combination is written as
+    the profile ``search_profile``.
     """
     display = shown if shown is not None else path.as_posix()
     updates = knob_updates(result, host, today, trace)
-    return Recorded(display, tuple(edit_registry(path, updates, display)))
+    profile = profile_update(result, host, today, search_profile)
+    edits = edit_registry(path, updates, display, profile)
+    return Recorded(display, tuple(edits), profile.name if profile is not None else None)
 
 
 class _Builder:

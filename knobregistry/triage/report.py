@@ -16,7 +16,7 @@ from knobregistry.plural import counted
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage.cost import KnobCost, knob_costs
 from knobregistry.triage.host import Host
-from knobregistry.triage.model import Outcome, Status, TriageResult, status_of
+from knobregistry.triage.model import Outcome, Search, Status, TriageResult, status_of
 from knobregistry.triage.record import Recorded
 from knobregistry.triage.yaml_edit import RecordEdit
 
@@ -71,6 +71,11 @@ def print_table(result: TriageResult, console: Console, recorded: Recorded | Non
         console.print(f"\nRecorded in {escape(recorded.path)}:")
         for edit in recorded.changes:
             console.print(f"  {escape(_edit_line(edit))}")
+        if recorded.profile is not None and result.search is not None:
+            console.print(
+                f"  profile {escape(recorded.profile)}: {escape(result.profile or 'no profile')} "
+                f"with {escape(' + '.join(result.search.verified))} back on, verified together"
+            )
 
 
 def _cost_cell(outcome: Outcome, costs: dict[str, KnobCost | None]) -> str:
@@ -139,8 +144,49 @@ def summary(result: TriageResult) -> list[str]:
         lines.append(_pairs_line(result.pairs))
     if result.bisection is not None:
         lines.extend(_bisection_lines(result))
+    if result.search is not None:
+        lines.extend(search_lines(result, result.search))
     lines.append(_runs_line(result))
     return lines
+
+
+def search_lines(result: TriageResult, search: Search) -> list[str]:
+    """Each knob the search tried, what became of it, the combination verified and the runs."""
+    metric = f"by {result.cost}" if result.cost is not None else "not measured: by name"
+    if not search.order:
+        return ["Search: no knob was reproducible alone; nothing can be turned back on."]
+    lines = [f"Search for the fastest bitwise combination (benefit: times faster on, {metric}):"]
+    benefits = dict(search.order)
+    for number, step in enumerate(search.steps, 1):
+        benefit = benefits[step.knob]
+        shown = f"{benefit:.2f}x" if benefit is not None else "not measured"
+        line = f"  {number}. {step.knob} ({shown}): {'kept' if step.kept else 'left off'}; "
+        line += _together(step.outcome)
+        if step.culprit:
+            line += f"; the knobs that break together: {' + '.join(step.culprit)}"
+        lines.append(line)
+    verified = " + ".join(search.verified) or "none"
+    lines.append(f"Verified as a whole: {verified}.")
+    if search.never:
+        lines.append(f"Never turned back on (they break or fail alone): {_names(search.never)}.")
+    count = len(result.candidates)
+    lines.append(
+        f"The search spent {counted(len(search.tests), 'test')} ({search.runs} runs); every "
+        f"combination of the {count} candidates takes {2**count} settings "
+        f"({2**count * result.runs} runs)."
+    )
+    return lines
+
+
+def _together(outcome: Outcome) -> str:
+    """`A on alone: reproducible`, `A + C on together: not reproducible`."""
+    knobs = outcome.setting.knobs
+    verdict = {
+        Verdict.REPRODUCIBLE: "reproducible",
+        Verdict.BREAKS_BITWISE: "not reproducible",
+        Verdict.ERROR: "could not be judged (a run failed)",
+    }[outcome.verdict]
+    return f"{' + '.join(knobs)} on {'alone' if len(knobs) == 1 else 'together'}: {verdict}"
 
 
 def _pairs_line(pairs: Sequence[Outcome]) -> str:
@@ -226,6 +272,7 @@ def render_json(result: TriageResult, host: Host | None, recorded: Recorded | No
             **{sweep.value: result.runs_spent(sweep) for sweep in Sweep},
         },
         "cost": _cost_json(result),
+        "search": _search_json(result.search),
         "host": None
         if host is None
         else {"name": host.name, "gpu": host.gpu, "versions": dict(host.versions)},
@@ -233,6 +280,7 @@ def render_json(result: TriageResult, host: Host | None, recorded: Recorded | No
         if recorded is None
         else {
             "registry": recorded.path,
+            "profile": recorded.profile,
             "knobs": [
                 {
                     "name": e.knob,
@@ -247,6 +295,29 @@ def render_json(result: TriageResult, host: Host | None, recorded: Recorded | No
         },
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def _search_json(search: Search | None) -> dict[str, Any] | None:
+    if search is None:
+        return None
+    return {
+        "order": [
+            {"knob": k, "benefit": round(b, 4) if b is not None else None} for k, b in search.order
+        ],
+        "never": list(search.never),
+        "steps": [
+            {
+                "knob": step.knob,
+                "kept": step.kept,
+                "combination": _outcome(step.outcome),
+                "culprit": list(step.culprit),
+            }
+            for step in search.steps
+        ],
+        "tests": [_outcome(o) for o in search.tests],
+        "runs": search.runs,
+        "verified": list(search.verified),
+    }
 
 
 def _cost_json(result: TriageResult) -> dict[str, Any] | None:

@@ -48,6 +48,19 @@ class KnobUpdate:
 
 
 @dataclass(frozen=True, slots=True)
+class ProfileUpdate:
+    """A profile triage writes: ``extends`` with ``knobs`` turned back on, and the run
+    that verified them together (`--search fastest-bitwise`)."""
+
+    name: str
+    description: str
+    extends: str | None
+    on: tuple[str, ...]  # turned back on (a select rule, `set: on`)
+    off: tuple[str, ...]  # turned off (without a profile to extend)
+    verified: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class RecordEdit:
     """What was done to one knob's entry."""
 
@@ -74,9 +87,13 @@ def experiment(record: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def edit_registry(
-    path: Path, updates: Sequence[KnobUpdate], shown: str | None = None
+    path: Path,
+    updates: Sequence[KnobUpdate],
+    shown: str | None = None,
+    profile: ProfileUpdate | None = None,
 ) -> list[RecordEdit]:
-    """Apply ``updates`` to the registry file at ``path``; raises RecordError.
+    """Apply ``updates`` (and write ``profile``) to the registry file at ``path``;
+    raises RecordError.
 
     ``shown`` is the path as messages show it (default: ``path``).
     """
@@ -92,6 +109,8 @@ def edit_registry(
         ) from exc
     knobs = document.get("knobs") if isinstance(document, CommentedMap) else None
     edits = [_apply(knobs, update) for update in updates]
+    if profile is not None:
+        _apply_profile(document, profile, display)
     out = io.StringIO()
     editor.dump(document, out)
     new = out.getvalue()
@@ -179,6 +198,49 @@ def _apply(knobs: Any, update: KnobUpdate) -> RecordEdit:
     if trailing is not None:
         _put_trailing(entry, trailing)
     return RecordEdit(update.name, before, after, added, updated)
+
+
+def _apply_profile(document: Any, update: ProfileUpdate, display: str) -> None:
+    """Write ``update`` under `profiles:`, replacing a profile an earlier search wrote
+    (its comments kept); a profile written by hand is never replaced."""
+    if not isinstance(document, CommentedMap):
+        raise RecordError(f"{display}: the registry is not a mapping; nothing was recorded.")
+    profiles = document.get("profiles")
+    if profiles is None:
+        profiles = document["profiles"] = CommentedMap()
+    if not isinstance(profiles, CommentedMap):
+        raise RecordError(f"{display}: `profiles` is not a mapping; nothing was recorded.")
+    entry = profiles.get(update.name)
+    if entry is not None and not (isinstance(entry, CommentedMap) and "verified" in entry):
+        raise RecordError(
+            f"{display}: profile '{update.name}' exists and was not written by a search, so it "
+            "was left as it is; name another with --search-profile NAME. Nothing was recorded."
+        )
+    fresh = CommentedMap()
+    fresh["description"] = _string(update.description, flow=False)
+    fresh["kind"] = "bitwise"
+    if update.extends is not None:
+        fresh["extends"] = _string(update.extends, flow=False)
+    rules = CommentedSeq()
+    for action, names in (("off", update.off), ("on", update.on)):
+        if names:
+            rule = CommentedMap()
+            rule["match"] = _value("combined_with", list(names))
+            rule["set"] = DoubleQuotedScalarString(action)
+            rules.append(rule)
+    fresh["select"] = rules
+    fresh["verified"] = _node(update.verified)
+    if entry is None:
+        profiles[update.name] = fresh
+        return
+    trailing = _pop_trailing(entry)
+    for key in [k for k in entry if k not in fresh]:
+        del entry[key]
+    for key, value in fresh.items():
+        if key not in entry or _plain(entry[key]) != _plain(value):
+            entry[key] = value
+    if trailing is not None:
+        _put_trailing(entry, trailing)
 
 
 def _set_measured(entry: CommentedMap, measured: Mapping[str, Any]) -> None:
