@@ -233,12 +233,15 @@ def test_search_without_cost_orders_by_wall_time_and_defaults_to_bitwise(project
     document = json.loads(done.stdout)
     assert document["profile"] == "bitwise"
     assert document["cost"]["metric"] == "wall"
-    assert "T_B" not in {entry["knob"] for entry in document["search"]["order"]}
-    assert frozenset(document["search"]["verified"]) in (
-        frozenset({"T_A", "T_D"}),
-        frozenset({"T_C", "T_D"}),  # wall time says nothing of the printed speed: any order
-    )
-
+    search = document["search"]
+    assert search["never"] == ["T_B"]
+    # Wall time says nothing of the printed speed: any order, and a knob can even
+    # measure slower on by chance; never both of the two that break together.
+    ordered = {entry["knob"] for entry in search["order"]}
+    assert ordered | {entry["knob"] for entry in search["slower"]} == {"T_A", "T_C", "T_D"}
+    verified = set(search["verified"])
+    assert verified <= ordered
+    assert not {"T_A", "T_C"} <= verified
 
 def test_check_tells_a_verified_profile_from_one_assembled_from_single_verdicts(
     project: Path,
@@ -272,3 +275,30 @@ def test_check_tells_a_verified_profile_from_one_assembled_from_single_verdicts(
     done = run_knobs("check", cwd=project)
     assert done.returncode == 1
     assert "KNB101 profile 'bitwise-fast' (kind bitwise) leaves T_C on" in done.stdout
+
+
+SLOW_JOB = """
+import os
+slow = os.environ.get("T_A", "1") != "0"
+fast = os.environ.get("T_D", "1") != "0"
+print("result 0")
+print(f"speed: {100.0 * (0.5 if slow else 1.0) * (1.05 if fast else 1.0)}")
+"""
+
+
+def test_a_knob_slower_on_than_off_is_never_turned_back_on(project: Path) -> None:
+    (project / "job.py").write_text(SLOW_JOB, encoding="utf-8")
+    done = run_knobs(
+        "triage", *SEARCH, "-k", "T_A", "-k", "T_D", "--", sys.executable, "job.py", cwd=project
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("Reproducible alone: T_A, T_D.\n")[1] == (
+        "Search for the fastest bitwise combination (benefit: times faster on, by "
+        "regex:speed: ([0-9.]+)):\n"
+        "  1. T_D (1.05x): kept; T_D on alone: reproducible\n"
+        "Verified as a whole: T_D.\n"
+        "Left off, as they are slower on than off: T_A (0.50x).\n"
+        "The search spent 0 tests (0 runs); every combination of the 2 candidates takes 4 "
+        "settings (8 runs).\n"
+        "Runs of the command: 6 (baseline 2, alone 4).\n"
+    )

@@ -17,7 +17,7 @@ from typing import Protocol
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage import plan as plans
 from knobregistry.triage.compare import CompareMode, judge
-from knobregistry.triage.cost import sample, setting_cost
+from knobregistry.triage.cost import KnobCost, sample, setting_cost
 from knobregistry.triage.model import (
     Bisection,
     CostMetric,
@@ -162,14 +162,25 @@ class _Session:
         """Turn the candidates reproducible alone back on one by one, the largest
         measured benefit first, keeping each whose growing combination still runs
         reproducibly as a whole; when one breaks it, name the knobs that break together
-        by delta debugging. ``judged`` (alone and pair outcomes) is never run again."""
+        by delta debugging. A knob measurably slower on than off stays off. ``judged``
+        (alone and pair outcomes) is never run again."""
         self.progress.phase(Sweep.SEARCH, 0, None)
         known = {frozenset(o.setting.knobs): o for o in (baseline, *judged)}
         alone = [o for o in judged if o.setting.sweep is Sweep.ALONE]
-        benefit = {
-            o.setting.knobs[0]: self.benefit(o, baseline)
+        costs = {
+            o.setting.knobs[0]: self.cost(o, baseline)
             for o in alone
             if o.verdict is Verdict.REPRODUCIBLE
+        }
+        slower = {
+            k: c.off_over_on
+            for k, c in costs.items()
+            if c is not None and c.off_over_on < 1 and not c.within_noise
+        }
+        benefit = {
+            k: (c.off_over_on if c is not None else None)
+            for k, c in costs.items()
+            if k not in slower
         }
         order = sorted(benefit, key=lambda k: (benefit[k] is None, -(benefit[k] or 0.0), k))
         tests: list[Outcome] = []
@@ -202,19 +213,17 @@ class _Session:
         return Search(
             order=tuple((k, benefit[k]) for k in order),
             never=tuple(o.setting.knobs[0] for o in alone if o.verdict is not Verdict.REPRODUCIBLE),
+            slower=tuple(slower.items()),
             steps=tuple(steps),
             tests=tuple(tests),
             verified=tuple(kept),
             verification=verification,
         )
 
-    def benefit(self, on: Outcome, baseline: Outcome) -> float | None:
-        """How many times faster the run is with ``on``'s knobs on (None: not measured)."""
+    def cost(self, on: Outcome, baseline: Outcome) -> KnobCost | None:
+        """What ``on``'s knobs cost when off (None: not measured)."""
         metric = self.options.cost
-        if metric is None:
-            return None
-        cost = setting_cost(metric, on, baseline, self.options.runs)
-        return cost.off_over_on if cost is not None else None
+        return setting_cost(metric, on, baseline, self.options.runs) if metric else None
 
     def evaluate(self, settings: Sequence[Setting]) -> list[Outcome]:
         """Run every setting ``runs`` times, concurrently; their outcomes, in order."""

@@ -170,6 +170,7 @@ class Search:
 
     order: tuple[tuple[str, float | None], ...]
     never: tuple[str, ...]
+    slower: tuple[tuple[str, float], ...]
     steps: tuple[SearchStep, ...]
     tests: tuple[Outcome, ...]
     verified: tuple[str, ...]

@@ -153,8 +153,15 @@ def summary(result: TriageResult) -> list[str]:
 def search_lines(result: TriageResult, search: Search) -> list[str]:
     """Each knob the search tried, what became of it, the combination verified and the runs."""
     metric = f"by {result.cost}" if result.cost is not None else "not measured: by name"
-    if not search.order:
+    slower = [f"{k} ({ratio:.2f}x)" for k, ratio in search.slower]
+    slower_line = f"Left off, as they are slower on than off: {_names(slower)}."
+    if not search.order and not slower:
         return ["Search: no knob was reproducible alone; nothing can be turned back on."]
+    if not search.order:
+        return [
+            "Search: every knob reproducible alone is slower on; none is turned back on.",
+            slower_line,
+        ]
     lines = [f"Search for the fastest bitwise combination (benefit: times faster on, {metric}):"]
     benefits = dict(search.order)
     for number, step in enumerate(search.steps, 1):
@@ -169,6 +176,8 @@ def search_lines(result: TriageResult, search: Search) -> list[str]:
     lines.append(f"Verified as a whole: {verified}.")
     if search.never:
         lines.append(f"Never turned back on (they break or fail alone): {_names(search.never)}.")
+    if slower:
+        lines.append(slower_line)
     count = len(result.candidates)
     lines.append(
         f"The search spent {counted(len(search.tests), 'test')} ({search.runs} runs); every "
@@ -305,6 +314,7 @@ def _search_json(search: Search | None) -> dict[str, Any] | None:
             {"knob": k, "benefit": round(b, 4) if b is not None else None} for k, b in search.order
         ],
         "never": list(search.never),
+        "slower": [{"knob": k, "benefit": round(b, 4)} for k, b in search.slower],
         "steps": [
             {
                 "knob": step.knob,
