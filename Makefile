@@ -23,14 +23,19 @@ $(VENV)/.examples: $(VENV)/.core
 	$(PIP) -e '.[examples]'
 	touch $@
 
-# The demo scans the example, checks it against its registry, then triages two of
-# its knobs; triage exits 1 because it finds the one that breaks reproducibility.
+# The demo scans the example, checks it against its registry, triages two of its
+# knobs, then searches for the fastest set of the knobs the bitwise profile turns
+# off that stays reproducible together; each triage exits 1, as it finds knobs that
+# break reproducibility (one alone, two together).
 demo: $(VENV)/.examples
 	$(BIN)/knobs scan examples/
 	cd examples && ../$(BIN)/knobs check
-	cd examples && { ../$(BIN)/knobs triage --knob TOY_FUSED_LINEAR_CE --knob TOY_ROPE_TRITON \
-	    --jobs 2 --compare tensors:params.pt -- ../$(BIN)/python train.py --steps 5 \
-	    --save-tensors params.pt; test $$? -eq 1; }
+	cd examples && { ../$(BIN)/knobs triage --profile bitwise \
+	    --knob TOY_FUSED_LINEAR_CE --knob TOY_ROPE_TRITON --jobs 2 --compare tensors:params.pt \
+	    -- ../$(BIN)/python train.py --steps 5 --save-tensors params.pt; test $$? -eq 1; }
+	cd examples && { ../$(BIN)/knobs triage --search fastest-bitwise --jobs 2 \
+	    --cost 'regex:train time ([0-9.]+) s' --compare tensors:params.pt \
+	    -- ../$(BIN)/python train.py --steps 5 --timing --save-tensors params.pt; test $$? -eq 1; }
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .

@@ -20,6 +20,7 @@ import argparse
 import json
 import random
 import sys
+import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TextIO
@@ -29,6 +30,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from toymodel import MissingTritonError, ModelConfig, ToyLM
+from toymodel.optim import make_optimizer
 
 BATCH = 4
 SEQ_LEN = 16
@@ -59,6 +61,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1234, help="seed for init and data")
     parser.add_argument("--lr", type=float, default=1e-2, help="AdamW learning rate")
     parser.add_argument(
+        "--timing",
+        action="store_true",
+        help="print the training loop's time at the end: 'train time S s'",
+    )
+    parser.add_argument(
         "--save-tensors",
         type=Path,
         metavar="PATH",
@@ -71,8 +78,9 @@ def train(args: argparse.Namespace, dump: TextIO | None) -> dict[str, torch.Tens
     seed_everything(args.seed)
     model = ToyLM(ModelConfig())
     tokens, targets = synthetic_batch(model.config.vocab_size, args.seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    optimizer = make_optimizer(model.parameters(), args.lr)
 
+    start = time.perf_counter()
     for step in range(1, args.steps + 1):
         optimizer.zero_grad(set_to_none=True)
         loss = model.loss(tokens, targets)
@@ -88,6 +96,8 @@ def train(args: argparse.Namespace, dump: TextIO | None) -> dict[str, torch.Tens
             record = {"step": step, "loss": value.hex(), "grad_norm": grad_norms}
             dump.write(json.dumps(record) + "\n")
         optimizer.step()
+    if args.timing:
+        print(f"train time {time.perf_counter() - start:.6f} s", flush=True)
 
     return {name: p.detach().clone() for name, p in model.named_parameters()}
 

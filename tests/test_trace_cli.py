@@ -390,6 +390,9 @@ def test_the_bundled_example(tmp_path: Path) -> None:
     assert {n for n in python if n.startswith("TOY_")} == {
         "TOY_BLOCK_SIZE",
         "TOY_DEBUG_DUMP",
+        "TOY_EMBED_GRAD_ATOMIC",
+        "TOY_EMBED_GRAD_PARALLEL",
+        "TOY_FUSED_ADAMW",
         "TOY_FUSED_LINEAR_CE",
         "TOY_FUSED_SDPA",
         "TOY_RMSNORM_TRITON",

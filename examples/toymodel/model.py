@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from toymodel.embedding import embed
 from toymodel.envs import env_flag
 from toymodel.layers import CausalSelfAttention, RMSNorm, SwiGLUMLP
 from toymodel.linear_ce import fused_linear_cross_entropy
@@ -65,7 +66,7 @@ class ToyLM(nn.Module):
 
     def hidden_states(self, tokens: torch.Tensor) -> torch.Tensor:
         fused_sdpa = _MODEL_FUSIONS["sdpa"]()
-        x = self.embed(tokens)
+        x = embed(tokens, self.embed.weight)
         for block in self.blocks:
             x = block(x, fused_sdpa=fused_sdpa)
         return self.norm(x)  # type: ignore[no-any-return]
