@@ -243,6 +243,7 @@ def test_search_without_cost_orders_by_wall_time_and_defaults_to_bitwise(project
     assert verified <= ordered
     assert not {"T_A", "T_C"} <= verified
 
+
 def test_check_tells_a_verified_profile_from_one_assembled_from_single_verdicts(
     project: Path,
 ) -> None:
