@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
@@ -24,6 +23,7 @@ import click
 from rich.console import Console
 
 from knobregistry.check import shown
+from knobregistry.commands import triage_journal
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.docsgen.follow import follow_docs
@@ -46,6 +46,7 @@ from knobregistry.triage import (
     triage,
 )
 from knobregistry.triage.cost import CostError, parse_cost
+from knobregistry.triage.journal import Header
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
 from knobregistry.triage.signals import exit_status, interruptible
@@ -77,7 +78,7 @@ _EXIT = {
 
 
 @click.command("triage", context_settings={"allow_interspersed_args": False})
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @registry_option
 @click.option(
     "--profile", "-p", metavar="NAME", help="Start from this profile, as `knobs export` writes it."
@@ -161,6 +162,7 @@ _EXIT = {
     show_default=True,
     help="table: for people; json: one document for machines.",
 )
+@triage_journal.folder_options
 def triage_command(
     command: tuple[str, ...],
     registry_path: Path | None,
@@ -177,6 +179,8 @@ def triage_command(
     record: bool,
     trace_file: Path | None,
     fmt: str,
+    folder: Path | None,
+    resume_dir: Path | None,
 ) -> None:
     """Run COMMAND under knob settings and find which knobs break bitwise reproducibility.
 
@@ -184,16 +188,35 @@ def triage_command(
       knobs triage --profile bitwise --compare 'regex:lm loss' -- torchrun ... train.py
       knobs triage --knob TOY_FUSED_LINEAR_CE --jobs 2 --record -- python train.py
       knobs triage --cost 'regex:tokens/s: ([0-9.]+)' --cost-higher-is-better -- python train.py
+      knobs triage --resume .knobs/triage/20260101-120000-x1y2
 
     The baseline (the profile, every candidate knob off) runs --runs times; then each
     candidate alone is turned back on; --pairs and --bisect try combinations; --cost
     measures what each knob costs when off, over the same runs. Every
     run has its own temporary working directory; arguments naming files in the
-    current folder are passed as absolute paths. See docs/triage.md.
+    current folder are passed as absolute paths. Every run and verdict is journaled in
+    the triage folder (--dir) as it ends, so that --resume continues a sweep whose
+    driver died without running again what finished. See docs/triage.md.
 
     Exit status: 0 reproducible; 1 a knob breaks reproducibility; 2 bad usage;
     3 the baseline is not reproducible; 4 a run failed or timed out.
     """
+    resumed = triage_journal.open_journal(resume_dir) if resume_dir is not None else None
+    if resumed is not None:
+        if folder is not None:
+            usage_error("triage", "--dir starts a sweep and --resume continues one; give one.")
+        command = command or resumed.header.command
+        given = triage_journal.journaled_parameters(resumed)
+        compare_text = given.get("compare_text", compare_text)
+        knobs = given.get("knobs", knobs)
+        profile = given.get("profile", profile)
+        runs = given.get("runs", runs)
+        pairs = given.get("pairs", pairs)
+        bisect = given.get("bisect", bisect)
+        cost_text = given.get("cost_text", cost_text)
+        cost_higher_is_better = given.get("cost_higher_is_better", cost_higher_is_better)
+    if not command:
+        raise click.UsageError("Missing argument 'COMMAND...'.")
     try:
         registry = open_registry(registry_path)
     except RegistryError as error:
@@ -218,15 +241,31 @@ def triage_command(
             usage_error("triage", str(exc))
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect, cost=cost)
+    header = Header(
+        command=command,
+        origin=str(Path.cwd()),
+        compare=str(mode),
+        knobs=plan.names,
+        profile=profile,
+        runs=runs,
+        pairs=pairs,
+        bisect=bisect,
+        cost=str(cost) if cost is not None else None,
+        cost_higher_is_better=cost_higher_is_better,
+        registry=shown(registry.path, Path.cwd()),
+        registry_sha256=triage_journal.registry_sha256(registry.path),
+    )
     with interruptible():
-        with tempfile.TemporaryDirectory(prefix="knobs-triage-") as root:
-            runner = Runner(command, Path.cwd(), Path(root), timeout)
-            try:
-                with ConsoleProgress(stderr) as progress:
-                    result = triage(plan, runner, mode, options, os.environ, progress)
-            except KeyboardInterrupt as exc:
-                click.echo("knobs triage: interrupted; every run was stopped.", err=True)
-                sys.exit(exit_status(exc))
+        sweep = triage_journal.start(header, folder, resumed, resume_dir)
+        runner = Runner(command, Path.cwd(), sweep.journal.runs_folder, timeout)
+        try:
+            with ConsoleProgress(stderr) as progress:
+                result = triage(plan, runner, mode, options, os.environ, progress, sweep.journal)
+        except KeyboardInterrupt as exc:
+            triage_journal.interrupted(sweep)
+            click.echo("knobs triage: interrupted; every run was stopped.", err=True)
+            sys.exit(exit_status(exc))
+        triage_journal.finish(sweep)
         _finish(registry, result, record, fmt, trace)
 
 
