@@ -6,7 +6,7 @@ in a combination); 2 bad usage, a bad registry, or --record could not write;
 setting could not be judged (this outranks 1: the triage is incomplete);
 128 + the signal when interrupted: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP. Every
 run's process group is stopped on each of these; a signal after the runs (while
-the host is detected, or the registry recorded) still prints the results. See
+the host is probed, or the registry recorded) still prints the results. See
 triage/signals.py for SIGKILL.
 """
 
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
@@ -38,7 +40,6 @@ from knobregistry.triage import (
     Runner,
     Status,
     TriageResult,
-    describe_host,
     make_plan,
     parse_compare,
     record_triage,
@@ -47,6 +48,8 @@ from knobregistry.triage import (
 )
 from knobregistry.triage.cost import CostError, parse_cost
 from knobregistry.triage.journal import Header
+from knobregistry.triage.plan import baseline
+from knobregistry.triage.probe import Probe, find_probe, run_probe
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
 from knobregistry.triage.signals import exit_status, interruptible
@@ -146,6 +149,15 @@ _EXIT = {
 )
 @click.option("--record", is_flag=True, help="Write the verdicts and evidence into the registry.")
 @click.option(
+    "--probe",
+    "probe_text",
+    metavar="COMMAND",
+    help="With --record or --format json: how to learn the versions and hardware the command "
+    "sees. Default: the command's own launcher and Python interpreter, running a probe with "
+    "-c. A COMMAND ending in a Python interpreter gets `-c PROBE`; any other must print the "
+    "probe's JSON.",
+)
+@click.option(
     "--trace",
     "trace_file",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -178,6 +190,7 @@ def triage_command(
     cost_higher_is_better: bool,
     record: bool,
     trace_file: Path | None,
+    probe_text: str | None,
     fmt: str,
     folder: Path | None,
     resume_dir: Path | None,
@@ -266,7 +279,29 @@ def triage_command(
             click.echo("knobs triage: interrupted; every run was stopped.", err=True)
             sys.exit(exit_status(exc))
         triage_journal.finish(sweep)
-        _finish(registry, result, record, fmt, trace)
+        evidence = _Evidence(
+            find_probe(command, Path.cwd(), probe_text),
+            sweep.journal.folder / "probe",
+            plan.environment(baseline(), os.environ),
+            timeout,
+        )
+        _finish(registry, result, record, fmt, trace, evidence)
+
+
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    """How to learn what the command sees (see triage/probe.py)."""
+
+    probe: Probe
+    folder: Path
+    environment: Mapping[str, str]
+    timeout: float | None
+
+    def host(self) -> Host:
+        host = run_probe(self.probe, Path.cwd(), self.folder, self.environment, self.timeout)
+        if host.note is not None:
+            click.echo(f"knobs triage: note: {host.note}.", err=True)
+        return host
 
 
 def _finish(
@@ -274,15 +309,16 @@ def _finish(
     result: TriageResult,
     record: bool,
     fmt: str,
-    trace: TraceEvidence | None = None,
+    trace: TraceEvidence | None,
+    evidence: _Evidence,
 ) -> NoReturn:
-    """Detect the host, record, print the results, exit; a signal here loses no result."""
+    """Probe the host, record, print the results, exit; a signal here loses no result."""
     host: Host | None = None
     recorded: Recorded | None = None
     failure: str | None = None
     interrupted: KeyboardInterrupt | None = None
     try:
-        host = describe_host() if record or fmt == "json" else None
+        host = evidence.host() if record or fmt == "json" else None
         if record:
             recorded, failure = _record(registry, result, host, trace)
     except KeyboardInterrupt as exc:

@@ -228,7 +228,14 @@ def render_json(result: TriageResult, host: Host | None, recorded: Recorded | No
         "cost": _cost_json(result),
         "host": None
         if host is None
-        else {"name": host.name, "gpu": host.gpu, "versions": dict(host.versions)},
+        else {
+            "name": host.name,
+            "gpu": host.gpu,
+            "gpus": host.gpus,
+            "hosts": list(host.hosts) or [host.name],
+            "versions": dict(host.versions),
+            "versions_from": host.source,
+        },
         "recorded": None
         if recorded is None
         else {
