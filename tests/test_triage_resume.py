@@ -4,7 +4,6 @@ without running again what finished; refusals to resume another sweep (golden ou
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -62,6 +61,14 @@ def logged(project: Path) -> list[int]:
     return [int(p) for p in log.read_text().split()] if log.exists() else []
 
 
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
 def journal_lines(folder: Path, kind: str) -> int:
     path = folder / "journal.jsonl"
     text = path.read_text() if path.exists() else ""
@@ -92,17 +99,20 @@ def test_a_sweep_killed_with_sigkill_resumes_and_runs_only_what_is_left(project:
     wait_until(lambda: len(logged(project)) == 4 and journal_lines(sweep, "run") == 3, process)
     process.send_signal(signal.SIGKILL)  # the driver dies: no handler, nothing cleaned up
     process.communicate(timeout=HANG_GUARD_S)
-    os.killpg(logged(project)[3], signal.SIGKILL)  # the run it left behind, in its own group
+    left = logged(project)[3]  # the run it left behind, hanging in its own process group
+    assert alive(left)
     assert (journal_lines(sweep, "run"), journal_lines(sweep, "outcome")) == (3, 1)
     (project / "hold").unlink()
 
     resumed = run_knobs("triage", "--resume", "sweep", cwd=project)
     assert resumed.returncode == 1, resumed.stderr
     assert len(logged(project)) == 4 + 3  # SYN_CLEAN's run 2, SYN_RUNDIR's two runs
+    assert not alive(left)
     lines = resumed.stderr.splitlines()
-    assert lines[0] == (
-        "knobs triage: resuming sweep: 1 setting judged and 3 runs finished before."
-    )
+    assert lines[:2] == [
+        "knobs triage: resuming sweep: 1 setting judged and 3 runs finished before.",
+        f"knobs triage: stopped 1 run the interrupted sweep left running (process group {left}).",
+    ]
     assert lines[-1] == (
         "knobs triage: resumed sweep: 3 runs of the command now, 3 taken from the journal."
     )

@@ -14,7 +14,14 @@ from click.core import ParameterSource
 
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.plural import counted
-from knobregistry.triage.journal import Header, Journal, JournalError, differences, new_folder
+from knobregistry.triage.journal import (
+    Header,
+    Journal,
+    JournalError,
+    differences,
+    new_folder,
+    stop_leftovers,
+)
 
 DEFAULT_PARENT = Path(".knobs") / "triage"
 _GITIGNORE = "# knobs' working files: triage journals and runs (knobs triage --dir).\n*\n"
@@ -121,6 +128,13 @@ def start(
             f"{counted(runs, 'run')} finished before.",
             err=True,
         )
+        stopped = stop_leftovers(resumed.runs_folder)
+        if stopped:
+            click.echo(
+                f"knobs triage: stopped {counted(len(stopped), 'run')} the interrupted sweep "
+                f"left running (process group {', '.join(map(str, stopped))}).",
+                err=True,
+            )
         return Folder(resumed, str(resume), True)
     if folder is None:
         _ignored(DEFAULT_PARENT.parent)

@@ -15,7 +15,9 @@ On resume, a journaled verdict is taken as is; a journaled run whose folder is
 still there is taken as is; any other run is run again (what an interrupted run
 left behind is removed first). Settings are numbered in the order the sweep
 makes them, which depends only on earlier verdicts, so a resumed sweep makes
-the same settings as an uninterrupted one.
+the same settings as an uninterrupted one. A run that a SIGKILL of triage left
+running (in its own process group, in its folder under `runs/`) is stopped when
+the sweep is resumed.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -305,3 +309,44 @@ def new_folder(parent: Path) -> Path:
     """A new, empty triage folder under ``parent``, named for the time it starts."""
     parent.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=parent))
+
+
+def stop_leftovers(folder: Path, grace_s: float = 5.0) -> list[int]:
+    """Stop what runs of an interrupted sweep left running (after a SIGKILL of triage,
+    the runs go on in their own process groups): the groups of the processes whose
+    working directory is under ``folder``. Their group ids, sorted; Linux only (/proc)."""
+    root = folder.resolve()
+    groups: set[int] = set()
+    pids: list[int] = []
+    try:
+        entries = [e for e in Path("/proc").iterdir() if e.name.isdigit()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            cwd = Path(str((entry / "cwd").readlink()).removesuffix(" (deleted)"))
+            group = os.getpgid(int(entry.name))
+        except OSError:
+            continue
+        if (cwd == root or root in cwd.parents) and group != os.getpgrp():
+            groups.add(group)
+            pids.append(int(entry.name))
+    for group in groups:
+        with suppress(OSError):
+            os.killpg(group, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.05)
+    for group in groups:
+        with suppress(OSError):
+            os.killpg(group, signal.SIGKILL)
+    return sorted(groups)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
