@@ -110,8 +110,9 @@ _EXIT = {
     default="stdout",
     show_default=True,
     metavar="MODE",
-    help="stdout, regex:PATTERN (only the stdout lines it matches), file:PATH or tensors:PATH "
-    "(relative to each run's working directory).",
+    help="stdout, regex:PATTERN (only the stdout lines it matches; rank by rank when they carry "
+    "a rank prefix), file:PATH or tensors:PATH (a torch.save file, or a folder of a distributed "
+    "run's shards), relative to each run's working directory.",
 )
 @click.option(
     "--jobs",
