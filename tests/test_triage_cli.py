@@ -140,7 +140,8 @@ def test_json_shows_what_each_setting_found(project: Path) -> None:
     )  # fmt: skip
     document = json.loads(out)
     host = document.pop("host")
-    assert set(host) == {"name", "gpu", "versions"}
+    assert set(host) == {"name", "gpu", "gpus", "hosts", "versions", "versions_from"}
+    assert host["versions_from"] == "probe: PYTHON -c '<knobs probe>' (PYTHON)"
     assert host["versions"]["python"] == ".".join(str(v) for v in sys.version_info[:3])
     assert document == {
         "status": "breaks-bitwise",

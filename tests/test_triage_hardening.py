@@ -90,23 +90,23 @@ def test_a_signal_to_triage_stops_every_run_and_its_children(
     assert [pid for pid in pids(log) if alive(pid)] == []
 
 
-SIGINT_WHILE_DETECTING_THE_HOST = """
+SIGINT_WHILE_PROBING_THE_HOST = """
 import os, signal, sys
 import knobregistry.commands.triage as command
 from knobregistry.cli import main
 
-def describe_host():
+def run_probe(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C just as the runs are over
     raise AssertionError("the signal was not raised here")
 
-command.describe_host = describe_host
+command.run_probe = run_probe
 main(sys.argv[1:])
 """
 
 
 def test_a_signal_after_the_runs_still_prints_the_results(tmp_path: Path) -> None:
     project = write_tree(tmp_path, {"registry.yaml": REGISTRY, "wrapper.py": ""})
-    (project / "wrapper.py").write_text(SIGINT_WHILE_DETECTING_THE_HOST)
+    (project / "wrapper.py").write_text(SIGINT_WHILE_PROBING_THE_HOST)
     done = subprocess.run(
         [sys.executable, "wrapper.py", "triage", "-k", "DEMO_FUSED", "--record", "--", "echo", "x"],
         cwd=project,

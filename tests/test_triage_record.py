@@ -78,7 +78,9 @@ RECORD = """\
           runs: 2
           compare: stdout
           host: HOST
+          gpus: GPUS
           versions: VERSIONS
+          versions_from: "probe: PYTHON -c '<knobs probe>' (PYTHON)"
 """
 
 RECORDED = (
@@ -112,6 +114,7 @@ def normalised(text: str) -> str:
     text = re.sub(r"date: \d{4}-\d\d-\d\d", "date: DATE", text)
     text = re.sub(r"host: .*", "host: HOST", text)
     text = re.sub(r"versions: \{.*\}", "versions: VERSIONS", text)
+    text = re.sub(r"gpus: \d+", "gpus: GPUS", text)  # as many as the command sees
     text = re.sub(r" *gpu: .*\n", "", text)
     return text.replace(sys.executable, "PYTHON")
 

@@ -6,7 +6,7 @@ in a combination); 2 bad usage, a bad registry, or --record could not write;
 setting could not be judged (this outranks 1: the triage is incomplete);
 128 + the signal when interrupted: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP. Every
 run's process group is stopped on each of these; a signal after the runs (while
-the host is detected, or the registry recorded) still prints the results. See
+the host is probed, or the registry recorded) still prints the results. See
 triage/signals.py for SIGKILL.
 """
 
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
@@ -24,6 +25,7 @@ import click
 from rich.console import Console
 
 from knobregistry.check import shown
+from knobregistry.commands import triage_journal
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.docsgen.follow import follow_docs
@@ -38,7 +40,6 @@ from knobregistry.triage import (
     Runner,
     Status,
     TriageResult,
-    describe_host,
     make_plan,
     parse_compare,
     record_triage,
@@ -46,6 +47,9 @@ from knobregistry.triage import (
     triage,
 )
 from knobregistry.triage.cost import CostError, parse_cost
+from knobregistry.triage.journal import Header
+from knobregistry.triage.plan import baseline
+from knobregistry.triage.probe import Probe, find_probe, run_probe
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
 from knobregistry.triage.signals import exit_status, interruptible
@@ -77,7 +81,7 @@ _EXIT = {
 
 
 @click.command("triage", context_settings={"allow_interspersed_args": False})
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @registry_option
 @click.option(
     "--profile", "-p", metavar="NAME", help="Start from this profile, as `knobs export` writes it."
@@ -106,8 +110,9 @@ _EXIT = {
     default="stdout",
     show_default=True,
     metavar="MODE",
-    help="stdout, regex:PATTERN (only the stdout lines it matches), file:PATH or tensors:PATH "
-    "(relative to each run's working directory).",
+    help="stdout, regex:PATTERN (only the stdout lines it matches; rank by rank when they carry "
+    "a rank prefix), file:PATH or tensors:PATH (a torch.save file, or a folder of a distributed "
+    "run's shards), relative to each run's working directory.",
 )
 @click.option(
     "--jobs",
@@ -159,6 +164,15 @@ _EXIT = {
 )
 @click.option("--record", is_flag=True, help="Write the verdicts and evidence into the registry.")
 @click.option(
+    "--probe",
+    "probe_text",
+    metavar="COMMAND",
+    help="With --record or --format json: how to learn the versions and hardware the command "
+    "sees. Default: the command's own launcher and Python interpreter, running a probe with "
+    "-c. A COMMAND ending in a Python interpreter gets `-c PROBE`; any other must print the "
+    "probe's JSON.",
+)
+@click.option(
     "--trace",
     "trace_file",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -175,6 +189,7 @@ _EXIT = {
     show_default=True,
     help="table: for people; json: one document for machines.",
 )
+@triage_journal.folder_options
 def triage_command(
     command: tuple[str, ...],
     registry_path: Path | None,
@@ -192,7 +207,10 @@ def triage_command(
     search_profile: str,
     record: bool,
     trace_file: Path | None,
+    probe_text: str | None,
     fmt: str,
+    folder: Path | None,
+    resume_dir: Path | None,
 ) -> None:
     """Run COMMAND under knob settings and find which knobs break bitwise reproducibility.
 
@@ -201,17 +219,37 @@ def triage_command(
       knobs triage --knob TOY_FUSED_LINEAR_CE --jobs 2 --record -- python train.py
       knobs triage --cost 'regex:tokens/s: ([0-9.]+)' --cost-higher-is-better -- python train.py
       knobs triage --search fastest-bitwise --record -- python train.py
+      knobs triage --resume .knobs/triage/20260101-120000-x1y2
 
     The baseline (the profile, every candidate knob off) runs --runs times; then each
     candidate alone is turned back on; --pairs and --bisect try combinations; --cost
     measures what each knob costs when off, over the same runs; --search finds the
     fastest set that can be turned back on together and stay reproducible. Every
     run has its own temporary working directory; arguments naming files in the
-    current folder are passed as absolute paths. See docs/triage.md.
+    current folder are passed as absolute paths. Every run and verdict is journaled in
+    the triage folder (--dir) as it ends, so that --resume continues a sweep whose
+    driver died without running again what finished. See docs/triage.md.
 
     Exit status: 0 reproducible; 1 a knob breaks reproducibility; 2 bad usage;
     3 the baseline is not reproducible; 4 a run failed or timed out.
     """
+    resumed = triage_journal.open_journal(resume_dir) if resume_dir is not None else None
+    if resumed is not None:
+        if folder is not None:
+            usage_error("triage", "--dir starts a sweep and --resume continues one; give one.")
+        command = command or resumed.header.command
+        given = triage_journal.journaled_parameters(resumed)
+        compare_text = given.get("compare_text", compare_text)
+        knobs = given.get("knobs", knobs)
+        profile = given.get("profile", profile)
+        runs = given.get("runs", runs)
+        pairs = given.get("pairs", pairs)
+        bisect = given.get("bisect", bisect)
+        cost_text = given.get("cost_text", cost_text)
+        cost_higher_is_better = given.get("cost_higher_is_better", cost_higher_is_better)
+        search = given.get("search", search)
+    if not command:
+        raise click.UsageError("Missing argument 'COMMAND...'.")
     try:
         registry = open_registry(registry_path)
     except RegistryError as error:
@@ -242,16 +280,55 @@ def triage_command(
     options = Options(
         runs=runs, jobs=jobs, pairs=pairs, bisect=bisect, cost=cost, search=search is not None
     )
+    header = Header(
+        command=command,
+        origin=str(Path.cwd()),
+        compare=str(mode),
+        knobs=plan.names,
+        profile=profile,
+        runs=runs,
+        pairs=pairs,
+        bisect=bisect,
+        cost=str(cost) if cost is not None else None,
+        cost_higher_is_better=cost_higher_is_better,
+        search=search,
+        registry=shown(registry.path, Path.cwd()),
+        registry_sha256=triage_journal.registry_sha256(registry.path),
+    )
     with interruptible():
-        with tempfile.TemporaryDirectory(prefix="knobs-triage-") as root:
-            runner = Runner(command, Path.cwd(), Path(root), timeout)
-            try:
-                with ConsoleProgress(stderr) as progress:
-                    result = triage(plan, runner, mode, options, os.environ, progress)
-            except KeyboardInterrupt as exc:
-                click.echo("knobs triage: interrupted; every run was stopped.", err=True)
-                sys.exit(exit_status(exc))
-        _finish(registry, result, record, fmt, trace, search_profile)
+        sweep = triage_journal.start(header, folder, resumed, resume_dir)
+        runner = Runner(command, Path.cwd(), sweep.journal.runs_folder, timeout)
+        try:
+            with ConsoleProgress(stderr) as progress:
+                result = triage(plan, runner, mode, options, os.environ, progress, sweep.journal)
+        except KeyboardInterrupt as exc:
+            triage_journal.interrupted(sweep)
+            click.echo("knobs triage: interrupted; every run was stopped.", err=True)
+            sys.exit(exit_status(exc))
+        triage_journal.finish(sweep)
+        evidence = _Evidence(
+            find_probe(command, Path.cwd(), probe_text),
+            sweep.journal.folder / "probe",
+            plan.environment(baseline(), os.environ),
+            timeout,
+        )
+        _finish(registry, result, record, fmt, trace, evidence, search_profile)
+
+
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    """How to learn what the command sees (see triage/probe.py)."""
+
+    probe: Probe
+    folder: Path
+    environment: Mapping[str, str]
+    timeout: float | None
+
+    def host(self) -> Host:
+        host = run_probe(self.probe, Path.cwd(), self.folder, self.environment, self.timeout)
+        if host.note is not None:
+            click.echo(f"knobs triage: note: {host.note}.", err=True)
+        return host
 
 
 def _finish(
@@ -259,16 +336,17 @@ def _finish(
     result: TriageResult,
     record: bool,
     fmt: str,
-    trace: TraceEvidence | None = None,
-    search_profile: str = "bitwise-fast",
+    trace: TraceEvidence | None,
+    evidence: _Evidence,
+    search_profile: str,
 ) -> NoReturn:
-    """Detect the host, record, print the results, exit; a signal here loses no result."""
+    """Probe the host, record, print the results, exit; a signal here loses no result."""
     host: Host | None = None
     recorded: Recorded | None = None
     failure: str | None = None
     interrupted: KeyboardInterrupt | None = None
     try:
-        host = describe_host() if record or fmt == "json" else None
+        host = evidence.host() if record or fmt == "json" else None
         if record:
             recorded, failure = _record(registry, result, host, trace, search_profile)
     except KeyboardInterrupt as exc:

@@ -167,7 +167,10 @@ class TriageRecord:
     profile: str | None = None
     host: str | None = None
     gpu: str | None = None
+    gpus: int | None = None  # how many GPUs the command saw
+    hosts: tuple[str, ...] = ()  # every host, when the runs spanned more than one
     versions: Mapping[str, str] = field(default_factory=dict)
+    versions_from: str | None = None  # the command's probe, or the Python that runs knobs
     difference: str | None = None
     notes: str | None = None
     # A `knobs trace` file cited as evidence: file, sha256 and what it read of the knob.

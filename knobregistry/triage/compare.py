@@ -3,7 +3,9 @@
 Modes: `stdout` (the whole standard output), `regex:PATTERN` (only the lines of
 standard output where PATTERN matches), `file:PATH` (the bytes of a file the
 command writes, relative to its working directory) and `tensors:PATH` (a
-`torch.save`d tensor or dict of tensors, compared bit for bit).
+`torch.save`d tensor or dict of tensors, compared bit for bit; or a folder of a
+distributed run's shards, see shards.py). In `regex:` mode, output whose matching
+lines all carry a rank prefix is compared rank by rank (see ranks.py).
 
 Outputs are compared as streams (see streams.py): digests first, then, only when
 they differ, a second pass for the first differing line or byte; memory does not
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from knobregistry.registry import Verdict
-from knobregistry.triage import streams
+from knobregistry.triage import ranks, shards, streams
 from knobregistry.triage.model import Run
 from knobregistry.triage.tensors import TensorFileError, load_tensors, tensors_difference
 
@@ -127,6 +129,8 @@ class _Observed:
     summary: streams.Summary | None = None
     matched: bytes = b""  # regex: the digest of the matching lines
     tensors: dict[str, Any] | None = None
+    shards: Path | None = None  # tensors: a folder of a distributed run's shards
+    ranked: ranks.Ranked | None = None  # regex: the matching lines, rank by rank
 
     @property
     def has_lines(self) -> bool:
@@ -139,14 +143,20 @@ def _observe(mode: CompareMode, run: Run) -> _Observed:
         summary = streams.summarize(run.stdout)
         return _Observed(run, run.stdout, replace(summary, utf8=True))  # shown with U+FFFD
     if mode.kind == "regex":
-        matched, count = streams.matched_digest(run.stdout, _matcher(mode))
-        if not count and run.index == 1:
+        ranked = ranks.ranked_digests(run.stdout, _matcher(mode))
+        if not ranked.count and run.index == 1:
             raise _Unusable(
                 f"no line of run 1's output matches {mode.argument!r}; check --compare "
                 "against the command's output."
             )
-        return _Observed(run, run.stdout, matched=matched)
+        return _Observed(run, run.stdout, matched=ranked.digest, ranked=ranked)
     path = run.folder / mode.argument
+    if mode.kind == "tensors" and path.is_dir():
+        try:
+            shards.check_folder(path, mode.argument)
+        except TensorFileError as exc:
+            raise _Unusable(f"run {run.index}: {exc}") from exc
+        return _Observed(run, shards=path)
     if not path.is_file():
         raise _Unusable(
             f"run {run.index} wrote no file {mode.argument} in its working directory; the "
@@ -166,15 +176,23 @@ def _matcher(mode: CompareMode) -> Callable[[str], bool]:
 
 
 def _difference(mode: CompareMode, first: _Observed, other: _Observed) -> str | None:
-    if first.tensors is not None and other.tensors is not None:
-        found = tensors_difference(first.tensors, other.tensors)
-        return f"at {found}" if found is not None else None
+    if mode.kind == "tensors":
+        return _tensors_difference(mode, first, other)
     assert first.path is not None and other.path is not None
     where = f" of {mode.argument}" if mode.kind == "file" else ""
     if mode.kind == "regex":
+        assert first.ranked is not None and other.ranked is not None
+        if first.ranked.by_rank:  # every matching line of run 1 is a rank's
+            differ = ranks.differing_ranks(first.ranked, other.ranked)
+            if not differ:
+                return None
+            pair = ranks.first_different_line(first.path, other.path, _matcher(mode), differ[0])
+            more = f"; {len(differ) - 1} more ranks differ" if len(differ) > 2 else ""
+            more = "; 1 more rank differs" if len(differ) == 2 else more
+            return _line_message(pair, f" of the output ({ranks.shown(differ[0])}{more})")
         if first.matched == other.matched:
             return None
-        test = _matcher(mode)
+        test = ranks.stripped(_matcher(mode))
         pair = streams.first_different_line(
             streams.matching(first.path, test), streams.matching(other.path, test)
         )
@@ -195,6 +213,19 @@ def _difference(mode: CompareMode, first: _Observed, other: _Observed) -> str | 
         return f"in line endings or the final newline{where}"
     byte = streams.first_different_byte(first.path, other.path)
     return f"at byte {byte}{where} ({first.summary.size} and {other.summary.size} bytes)"
+
+
+def _tensors_difference(mode: CompareMode, first: _Observed, other: _Observed) -> str | None:
+    if first.tensors is not None and other.tensors is not None:
+        found = tensors_difference(first.tensors, other.tensors)
+        return f"at {found}" if found is not None else None
+    if first.shards is not None and other.shards is not None:
+        try:
+            return shards.folder_difference(first.shards, other.shards, mode.argument)
+        except TensorFileError as exc:
+            raise _Unusable(f"run {other.run.index}: {exc}") from exc
+    one, two = ("a folder", "a file") if first.shards is not None else ("a file", "a folder")
+    return f"in kind: run 1 wrote {mode.argument} as {one}, run {other.run.index} as {two}"
 
 
 def _lines(observed: _Observed, start: int, number: int) -> Iterator[streams.Line]:

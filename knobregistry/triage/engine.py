@@ -2,7 +2,9 @@
 the search for the fastest combination that stays reproducible.
 
 Runs of independent settings go to a pool of ``jobs`` workers; each setting is
-judged as soon as its last run ends, and its run folders are then removed.
+judged as soon as its last run ends, and its run folders are then removed. A
+journal (see journal.py) is told of every run and verdict as it comes, and
+gives back those of an interrupted sweep, which are then not run again.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from itertools import count
+from pathlib import Path
 from typing import Protocol
 
 from knobregistry.registry import Sweep, Verdict
@@ -55,6 +58,38 @@ class Progress(Protocol):
         """A setting was judged."""
 
 
+class Journal(Protocol):
+    """What the engine asks of and tells a sweep's journal (journal.Journal)."""
+
+    def judged(self, number: int, setting: Setting) -> Outcome | None:
+        """The verdict on the ``number``-th setting, when an earlier invocation judged it."""
+
+    def finished(self, number: int, setting: Setting, index: int, folder: Path) -> Run | None:
+        """Run ``index`` of that setting, when an earlier invocation finished it."""
+
+    def run_done(self, number: int, setting: Setting, run: Run) -> None:
+        """A run ended."""
+
+    def outcome(self, number: int, outcome: Outcome) -> None:
+        """A setting was judged."""
+
+
+class NoJournal:
+    """A Journal that keeps nothing."""
+
+    def judged(self, number: int, setting: Setting) -> Outcome | None:
+        return None
+
+    def finished(self, number: int, setting: Setting, index: int, folder: Path) -> Run | None:
+        return None
+
+    def run_done(self, number: int, setting: Setting, run: Run) -> None:
+        pass
+
+    def outcome(self, number: int, outcome: Outcome) -> None:
+        pass
+
+
 class Quiet:
     """A Progress that shows nothing."""
 
@@ -75,9 +110,11 @@ def triage(
     options: Options,
     environment: Mapping[str, str],
     progress: Progress | None = None,
+    journal: Journal | None = None,
 ) -> TriageResult:
     """Run the triage of ``plan``; ``environment`` is the one the runs start from."""
     session = _Session(plan, runner, mode, options, environment, progress or Quiet())
+    session.journal = journal or NoJournal()
     with ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="knobs-run") as pool:
         session.pool = pool
         try:
@@ -102,6 +139,7 @@ class _Session:
         self.environment, self.progress = environment, progress
         self.numbers = count(1)
         self.pool: ThreadPoolExecutor | None = None
+        self.journal: Journal = NoJournal()
 
     def run(self) -> TriageResult:
         self.progress.phase(Sweep.BASELINE, 1, self.options.runs)
@@ -230,25 +268,48 @@ class _Session:
         assert self.pool is not None
         runs = self.options.runs
         pending: dict[Future[Run], int] = {}
+        numbers = [next(self.numbers) for _ in settings]
+        finished: dict[int, list[Run]] = {p: [] for p in range(len(settings))}
+        outcomes: dict[int, Outcome] = {}
+
+        def done(position: int, run: Run) -> None:
+            finished[position].append(run)
+            self.progress.run_done()
+            if len(finished[position]) == runs:
+                outcomes[position] = self.conclude(
+                    numbers[position], settings[position], finished[position]
+                )
+
         for position, setting in enumerate(settings):
-            number = next(self.numbers)
+            number = numbers[position]
+            journaled = self.journal.judged(number, setting)
+            if journaled is not None:
+                outcomes[position] = journaled
+                self.progress.outcome(journaled)
+                continue
             env = self.plan.environment(setting, self.environment)
             for index in range(1, runs + 1):
                 folder = self.runner.folder(number, setting.label, index)
+                kept = self.journal.finished(number, setting, index, folder)
+                if kept is not None:
+                    done(position, kept)
+                    continue
                 pending[self.pool.submit(self.runner.run, folder, index, env)] = position
-        finished: dict[int, list[Run]] = {p: [] for p in range(len(settings))}
-        outcomes: dict[int, Outcome] = {}
         for future in as_completed(pending):
             position = pending[future]
-            finished[position].append(future.result())
-            self.progress.run_done()
-            if len(finished[position]) == runs:
-                done = sorted(finished[position], key=lambda r: r.index)
-                verdict, detail = judge(self.mode, done, self.runner.timeout)
-                cost = self.options.cost
-                samples = tuple(sample(cost, r) for r in done) if cost is not None else ()
-                outcome = Outcome(settings[position], verdict, runs, detail or None, samples)
-                outcomes[position] = outcome
-                shutil.rmtree(done[0].folder.parent, ignore_errors=True)
-                self.progress.outcome(outcome)
+            run = future.result()
+            self.journal.run_done(numbers[position], settings[position], run)
+            done(position, run)
         return [outcomes[p] for p in range(len(settings))]
+
+    def conclude(self, number: int, setting: Setting, runs: list[Run]) -> Outcome:
+        """Judge a setting whose runs all ended, journal it, and remove its run folders."""
+        done = sorted(runs, key=lambda r: r.index)
+        verdict, detail = judge(self.mode, done, self.runner.timeout)
+        cost = self.options.cost
+        samples = tuple(sample(cost, r) for r in done) if cost is not None else ()
+        outcome = Outcome(setting, verdict, len(done), detail or None, samples)
+        self.journal.outcome(number, outcome)
+        shutil.rmtree(done[0].folder.parent, ignore_errors=True)
+        self.progress.outcome(outcome)
+        return outcome

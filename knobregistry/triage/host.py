@@ -12,9 +12,15 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, slots=True)
 class Host:
+    """Where the runs ran, as the command sees it (see probe.py), or as knobs does."""
+
     name: str
     gpu: str | None = None
     versions: Mapping[str, str] = field(default_factory=dict)
+    gpus: int | None = None  # the GPUs the command sees, over all its hosts (None: unknown)
+    hosts: tuple[str, ...] = ()  # every hostname, when the command ran on more than one
+    source: str | None = None  # where these facts come from: its probe, or knobs' own Python
+    note: str | None = None  # for people, when they are not the command's own
 
 
 def describe_host() -> Host:

@@ -284,7 +284,14 @@ def render_json(result: TriageResult, host: Host | None, recorded: Recorded | No
         "search": _search_json(result.search),
         "host": None
         if host is None
-        else {"name": host.name, "gpu": host.gpu, "versions": dict(host.versions)},
+        else {
+            "name": host.name,
+            "gpu": host.gpu,
+            "gpus": host.gpus,
+            "hosts": list(host.hosts) or [host.name],
+            "versions": dict(host.versions),
+            "versions_from": host.source,
+        },
         "recorded": None
         if recorded is None
         else {

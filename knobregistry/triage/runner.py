@@ -71,7 +71,7 @@ class Runner:
 
     typed: tuple[str, ...]  # the command as the user typed it
     origin: Path
-    root: Path  # the temporary folder that holds every run's folder
+    root: Path  # the folder that holds every run's folder (the triage folder's runs/)
     timeout: float | None = None
     command: tuple[str, ...] = field(init=False, default=())  # resolved against ``origin``
     _live: set[subprocess.Popen[bytes]] = field(default_factory=set, repr=False)

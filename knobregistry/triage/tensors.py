@@ -43,6 +43,12 @@ def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
         out[prefix] = value
 
 
+def value_difference(a: Any, b: Any, offsets: tuple[int, ...] = ()) -> str | None:
+    """How ``b`` (a tensor, or a plain value) differs from ``a``, bit for bit; None when
+    equal. It starts at the first differing element's index (or `: ` for a whole value)."""
+    return _difference(a, b, offsets)
+
+
 def tensors_difference(first: Mapping[str, Any], other: Mapping[str, Any]) -> str | None:
     """How ``other`` differs from ``first``, bit for bit; None when every bit matches."""
     missing = [k for k in first if k not in other]
@@ -69,7 +75,9 @@ def _few(names: list[str]) -> str:
     return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def _difference(a: Any, b: Any) -> str | None:
+def _difference(a: Any, b: Any, offsets: tuple[int, ...] = ()) -> str | None:
+    """How tensor (or value) ``b`` differs from ``a``; ``offsets`` place a shard in the
+    whole tensor, so that the element is shown by its index in the whole."""
     import torch
 
     if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
@@ -89,7 +97,7 @@ def _difference(a: Any, b: Any) -> str | None:
         return None
     first = int(differs.nonzero()[0, 0].item())
     flat_a, flat_b = a.reshape(-1), b.reshape(-1)
-    where = _index(first, tuple(a.shape))
+    where = _index(first, tuple(a.shape), offsets)
     value_a, value_b = flat_a[first].item(), flat_b[first].item()
     return (
         f"{where}: {value_a!r} != {value_b!r}; {count} of {a.numel()} elements differ, "
@@ -111,14 +119,17 @@ def _same_sparse(a: Any, b: Any) -> bool:
     return bool(torch.equal(a.to_dense(), b.to_dense()))
 
 
-def _index(flat: int, shape: tuple[int, ...]) -> str:
+def _index(flat: int, shape: tuple[int, ...], offsets: tuple[int, ...] = ()) -> str:
     if not shape:
         return ""
     index = []
     for size in reversed(shape):
         flat, rest = divmod(flat, size)
         index.append(rest)
-    return "[" + ", ".join(str(i) for i in reversed(index)) + "]"
+    index.reverse()
+    if offsets:
+        index = [i + o for i, o in zip(index, offsets, strict=True)]
+    return "[" + ", ".join(str(i) for i in index) + "]"
 
 
 def _max_abs_diff(a: Any, b: Any) -> str:

@@ -1,0 +1,185 @@
+"""`knobs triage --dir DIR` and `--resume DIR`: the triage folder and journal of a sweep."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from click.core import ParameterSource
+
+from knobregistry.commands.exit_codes import usage_error
+from knobregistry.plural import counted
+from knobregistry.triage.journal import (
+    Header,
+    Journal,
+    JournalError,
+    differences,
+    new_folder,
+    stop_leftovers,
+)
+
+DEFAULT_PARENT = Path(".knobs") / "triage"
+_GITIGNORE = "# knobs' working files: triage journals and runs (knobs triage --dir).\n*\n"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def folder_options(function: F) -> F:
+    """The --dir and --resume options."""
+    function = click.option(
+        "--resume",
+        "resume_dir",
+        type=click.Path(path_type=Path, file_okay=False),
+        metavar="DIR",
+        help="Continue the interrupted sweep journaled in DIR: finished runs are not run "
+        "again. COMMAND and the options that define the sweep may be left out (the journal's "
+        "are used); given, they must match it.",
+    )(function)
+    function = click.option(
+        "--dir",
+        "folder",
+        type=click.Path(path_type=Path, file_okay=False),
+        metavar="DIR",
+        help="The triage folder: the sweep's journal, and its runs' folders until judged "
+        "(default: a new folder under .knobs/triage/).",
+    )(function)
+    return function
+
+
+# The parameters that define a sweep, taken from the journal on --resume when not given.
+SWEEP_PARAMETERS = (
+    "compare_text",
+    "knobs",
+    "profile",
+    "runs",
+    "pairs",
+    "bisect",
+    "cost_text",
+    "cost_higher_is_better",
+    "search",
+)
+
+
+def journaled_parameters(journal: Journal) -> dict[str, Any]:
+    """The journal's values of the sweep's parameters that were not given on the command line."""
+    header = journal.header
+    values: dict[str, Any] = {
+        "compare_text": header.compare,
+        "knobs": header.knobs,
+        "profile": header.profile,
+        "runs": header.runs,
+        "pairs": header.pairs,
+        "bisect": header.bisect,
+        "cost_text": header.cost,
+        "cost_higher_is_better": header.cost_higher_is_better,
+        "search": header.search,
+    }
+    context = click.get_current_context()
+    return {
+        name: value
+        for name, value in values.items()
+        if context.get_parameter_source(name) in (ParameterSource.DEFAULT, None)
+    }
+
+
+def open_journal(resume: Path) -> Journal:
+    """The journal to resume; exits 2 when there is none to resume."""
+    try:
+        return Journal.open(resume)
+    except JournalError as exc:
+        usage_error("triage", f"cannot resume: {exc}")
+
+
+def registry_sha256(path: Path) -> str:
+    """The SHA-256 of the registry's bytes (a sweep resumes only on the same registry)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Folder:
+    """The journal a sweep runs with, and how it is shown."""
+
+    journal: Journal
+    shown: str
+    resumed: bool
+
+
+def start(
+    header: Header, folder: Path | None, resumed: Journal | None, resume: Path | None
+) -> Folder:
+    """Check a resumed journal against ``header``, or start a new one; say where it is."""
+    if resumed is not None and resume is not None:
+        found = differences(resumed.header, header)
+        if found:
+            usage_error(
+                "triage",
+                f"cannot resume {resume}: it journals another sweep:\n"
+                + "".join(f"  {line}\n" for line in found)
+                + f"Resume it as journaled (`knobs triage --resume {resume}`, without COMMAND or "
+                "the options that differ), restore what changed, or start a new sweep without "
+                "--resume.",
+            )
+        settings, runs = resumed.journaled
+        click.echo(
+            f"knobs triage: resuming {resume}: {counted(settings, 'setting')} judged and "
+            f"{counted(runs, 'run')} finished before.",
+            err=True,
+        )
+        stopped = stop_leftovers(resumed.runs_folder)
+        if stopped:
+            click.echo(
+                f"knobs triage: stopped {counted(len(stopped), 'run')} the interrupted sweep "
+                f"left running (process group {', '.join(map(str, stopped))}).",
+                err=True,
+            )
+        return Folder(resumed, str(resume), True)
+    if folder is None:
+        _ignored(DEFAULT_PARENT.parent)
+        folder = new_folder(DEFAULT_PARENT)
+    try:
+        journal = Journal.create(folder, header)
+    except JournalError as exc:
+        usage_error("triage", str(exc))
+    except OSError as exc:
+        usage_error("triage", f"cannot write the journal in {folder}: {exc.strerror}.")
+    click.echo(
+        f"knobs triage: journal in {folder}; continue an interrupted sweep with "
+        f"`knobs triage --resume {folder}`.",
+        err=True,
+    )
+    return Folder(journal, str(folder), False)
+
+
+def finish(folder: Folder) -> None:
+    """After a complete sweep: the runs' folders go (the journal stays); on resume, say
+    how many runs this invocation made."""
+    shutil.rmtree(folder.journal.runs_folder, ignore_errors=True)
+    if folder.resumed:
+        journal = folder.journal
+        click.echo(
+            f"knobs triage: resumed {folder.shown}: {counted(journal.ran, 'run')} of the command "
+            f"now, {journal.reused} taken from the journal.",
+            err=True,
+        )
+
+
+def interrupted(folder: Folder) -> None:
+    """What to say when the sweep is interrupted."""
+    click.echo(
+        f"knobs triage: the journal keeps what finished; continue with "
+        f"`knobs triage --resume {folder.shown}`.",
+        err=True,
+    )
+
+
+def _ignored(folder: Path) -> None:
+    """Make ``folder`` (.knobs) with a .gitignore that keeps it out of git."""
+    folder.mkdir(exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text(_GITIGNORE, encoding="utf-8")

@@ -1,0 +1,90 @@
+"""The evidence probe: what the Python that runs it sees, as one JSON line on stdout.
+
+`knobs triage` runs this source with `python -c` under the command's own interpreter,
+launcher and environment (see probe.py). It imports nothing of knobregistry, so any
+Python 3 runs it, with or without torch: `python probe_script.py` prints the same.
+Fields are null when unknown; a package that is not installed is left out of
+`versions`.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import platform
+import socket
+import sys
+from pathlib import Path
+
+MARK = "knobs-probe"
+
+
+def _version(*names: str) -> str | None:
+    for name in names:
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def _driver() -> str | None:
+    """The GPU kernel driver's version: NVIDIA's or amdgpu's, from the kernel."""
+    try:
+        words = Path("/proc/driver/nvidia/version").read_text(encoding="utf-8").split()
+        for index, word in enumerate(words):
+            if word == "Module" and index + 1 < len(words):
+                number = next((w for w in words[index + 1 :] if w[:1].isdigit()), None)
+                if number:
+                    return "nvidia " + number
+    except OSError:
+        pass
+    try:
+        return "amdgpu " + Path("/sys/module/amdgpu/version").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
+def probe() -> dict[str, object]:
+    versions = {"python": platform.python_version()}
+    for key, names in (
+        ("torch", ("torch",)),
+        ("triton", ("triton", "pytorch-triton-rocm", "pytorch-triton")),
+        ("megatron-core", ("megatron-core", "megatron_core")),
+    ):
+        found = _version(*names)
+        if found:
+            versions[key] = found
+    gpu: str | None = None
+    gpus: int | None = None
+    if "torch" in versions and importlib.util.find_spec("torch") is not None:
+        try:
+            import torch
+
+            hip = getattr(torch.version, "hip", None)
+            cuda = getattr(torch.version, "cuda", None)
+            if hip:
+                versions["rocm"] = str(hip)
+            elif cuda:
+                versions["cuda"] = str(cuda)
+            gpus = int(torch.cuda.device_count())
+            if gpus:
+                gpu = str(torch.cuda.get_device_name(0))
+        except Exception:  # a broken driver or install: report what is known
+            pass
+    driver = _driver()
+    if driver:
+        versions["driver"] = driver
+    return {
+        "probe": MARK,
+        "host": socket.gethostname(),
+        "executable": sys.executable,
+        "gpu": gpu,
+        "gpus": gpus,
+        "versions": dict(sorted(versions.items())),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(probe(), sort_keys=True), flush=True)

@@ -1,0 +1,155 @@
+"""Evidence from the run: the probe goes through the command's launcher and interpreter, so the
+versions recorded are the command's (another interpreter's, here one without torch)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from knobregistry.registry import load_registry
+from knobregistry.triage.probe import SOURCE, find_probe, run_probe
+from tests.conftest import run_knobs, write_tree
+
+REGISTRY = """
+version: 1
+knobs:
+  SYN_CLEAN:
+    default: "1"
+    default_on: true
+    triage: untriaged
+"""
+JOB = 'print("step 1 loss 2.5")\n'
+
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A second interpreter: a venv without torch (nor pip, which keeps it quick)."""
+    venv = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    return venv / "bin" / "python"
+
+
+def test_the_evidence_of_another_interpreter_is_that_interpreters(
+    tmp_path: Path, bare_python: Path
+) -> None:
+    project = write_tree(tmp_path, {"registry.yaml": REGISTRY, "job.py": JOB})
+    done = run_knobs(
+        "triage", "--record", "--format", "json", "--", str(bare_python), "job.py", cwd=project
+    )
+    assert done.returncode == 0, done.stderr
+    host = json.loads(done.stdout)["host"]
+    # knobs runs in a venv with torch; the command's interpreter has none.
+    assert "torch" in json.loads(_local_probe())["versions"]
+    assert host["versions"] == {"python": ".".join(map(str, sys.version_info[:3]))}
+    assert (host["gpu"], host["gpus"]) == (None, None)  # unknown without torch: not zero
+    assert host["versions_from"] == f"probe: {bare_python} -c '<knobs probe>' ({bare_python})"
+    assert "note:" not in done.stderr
+    (record,) = load_registry(project / "registry.yaml").knobs["SYN_CLEAN"].evidence.records  # type: ignore[union-attr]
+    assert "torch" not in record.versions
+    assert record.versions_from == host["versions_from"]
+
+
+def _local_probe() -> str:
+    return subprocess.run(
+        [sys.executable, "-c", SOURCE], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_a_script_is_probed_with_the_interpreter_its_shebang_names(
+    tmp_path: Path, bare_python: Path
+) -> None:
+    project = write_tree(tmp_path, {"registry.yaml": REGISTRY, "job.py": f"#!{bare_python}\n{JOB}"})
+    (project / "job.py").chmod(0o755)
+    done = run_knobs("triage", "--format", "json", "--", "./job.py", cwd=project)
+    assert done.returncode == 0, done.stderr
+    host = json.loads(done.stdout)["host"]
+    assert "torch" not in host["versions"]
+    assert host["versions_from"] == f"probe: {bare_python} -c '<knobs probe>' ({bare_python})"
+
+
+def test_without_a_python_to_probe_the_evidence_is_knobs_own_with_a_note(
+    tmp_path: Path,
+) -> None:
+    project = write_tree(tmp_path, {"registry.yaml": REGISTRY})
+    done = run_knobs("triage", "--format", "json", "--", "sh", "-c", "echo 1", cwd=project)
+    assert done.returncode == 0, done.stderr
+    reason = "`sh` is not a Python interpreter and the command names none before its script"
+    assert done.stderr.splitlines()[-1] == (
+        f"knobs triage: note: the versions recorded are those of the Python that runs knobs "
+        f"({sys.executable}), not the command's: {reason}; name a probe with --probe COMMAND."
+    )
+    host = json.loads(done.stdout)["host"]
+    assert host["versions_from"] == f"the Python that runs knobs ({sys.executable}): {reason}"
+    assert "torch" in host["versions"]
+
+
+def test_a_probe_that_fails_falls_back_with_a_note(tmp_path: Path) -> None:
+    project = write_tree(tmp_path, {"registry.yaml": REGISTRY})
+    done = run_knobs(
+        "triage", "--format", "json", "--probe", "sh -c 'echo no GPU here >&2; exit 3'",
+        "--", "sh", "-c", "echo 1",
+        cwd=project,
+    )  # fmt: skip
+    assert done.stderr.splitlines()[-1] == (
+        f"knobs triage: note: the versions recorded are those of the Python that runs knobs "
+        f"({sys.executable}), not the command's: the probe `sh -c 'echo no GPU here >&2; "
+        "exit 3'` exited with status 3 (no GPU here); name a probe with --probe COMMAND."
+    )
+
+
+FAKE_RANKS = """
+import json
+for host, rank in (("node-2", 0), ("node-1", 1), ("node-1", 2)):
+    print(json.dumps({"probe": "knobs-probe", "host": host, "executable": "/opt/py",
+                      "gpu": "NVIDIA H200", "gpus": 8,
+                      "versions": {"python": "3.12.1", "torch": "2.13.0", "cuda": "12.8",
+                                   "driver": "nvidia 570.1"}}))
+print("srun: job 7 finished")
+"""
+
+
+def test_a_named_probe_reports_every_host_and_their_gpus(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"ranks.py": FAKE_RANKS})
+    probe = find_probe(("true",), tmp_path, f"{sys.executable} ranks.py")
+    host = run_probe(probe, tmp_path, tmp_path / "probe", dict(os.environ), 60)
+    assert (host.name, host.hosts, host.gpu, host.gpus) == (
+        "node-1",
+        ("node-1", "node-2"),
+        "NVIDIA H200",
+        16,  # 8 per host, over two hosts (two ranks on node-1 see the same 8)
+    )
+    assert host.versions["driver"] == "nvidia 570.1"
+    assert host.note is None
+    assert not (tmp_path / "probe").exists()
+
+
+def test_the_probe_keeps_the_launcher_and_finds_the_interpreter(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "bin/torchrun": "#!/opt/venv/bin/python3.12\nfrom torch.distributed.run import main\n",
+            "bin/launch.sh": "#!/bin/bash\nexec python train.py\n",
+            "train.py": JOB,
+        },
+    )
+
+    def probe(*command: str, explicit: str | None = None) -> tuple[str, ...] | None:
+        return find_probe(command, tmp_path, explicit).command
+
+    c = ("-c", SOURCE)
+    assert probe("srun", "-N", "2", "python3", "train.py") == ("srun", "-N", "2", "python3", *c)
+    assert probe("env", "A=1", "uv", "run", "python", "-m", "pkg") == (
+        "env", "A=1", "uv", "run", "python", *c,
+    )  # fmt: skip
+    assert probe("./bin/torchrun", "--nproc-per-node", "2", "train.py") == (
+        "/opt/venv/bin/python3.12", *c,
+    )  # fmt: skip
+    assert probe("./bin/launch.sh") is None  # a shell script: its python is inside it
+    assert probe("uv", "run", "train.py") is None  # a script without a shebang
+    assert probe("true", explicit="srun -N 2 python") == ("srun", "-N", "2", "python", *c)
+    assert probe("true", explicit="sh probe.sh") == ("sh", "probe.sh")
