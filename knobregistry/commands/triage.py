@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
@@ -35,7 +34,6 @@ from knobregistry.triage import (
     PlanError,
     Recorded,
     RecordError,
-    Runner,
     Status,
     TriageResult,
     describe_host,
@@ -46,9 +44,12 @@ from knobregistry.triage import (
     triage,
 )
 from knobregistry.triage.cost import CostError, parse_cost
+from knobregistry.triage.executors import EXECUTORS, check_executor, make_runner, runs_folder
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
 from knobregistry.triage.signals import exit_status, interruptible
+from knobregistry.triage.slots import SlotError, make_slots
+from knobregistry.triage.slurm import SlurmError
 from knobregistry.triage.trace_evidence import (
     TraceEvidence,
     TraceEvidenceError,
@@ -115,7 +116,31 @@ _EXIT = {
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Runs at the same time.",
+    help="Runs at the same time; each holds a slot, KNOBS_TRIAGE_SLOT (0..K-1), and with "
+    "K > 1 its own MASTER_PORT (29500 + slot, or your MASTER_PORT + slot).",
+)
+@click.option(
+    "--devices-per-run",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Give each slot N devices of its own, split from CUDA_VISIBLE_DEVICES (or "
+    "HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES; else the count torch reports).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(EXECUTORS),
+    default="local",
+    show_default=True,
+    help="local: a process here; slurm: each run a Slurm batch job (sbatch), from a "
+    "folder the nodes share.",
+)
+@click.option(
+    "--slurm-arg",
+    "slurm_args",
+    multiple=True,
+    metavar="ARG",
+    help="With --executor slurm: pass ARG to sbatch (repeat for more), e.g. "
+    "--slurm-arg=--partition=gpu --slurm-arg=--gpus-per-node=8 --slurm-arg=--time=1:00:00.",
 )
 @click.option(
     "--timeout",
@@ -169,6 +194,9 @@ def triage_command(
     runs: int,
     compare_text: str,
     jobs: int,
+    devices_per_run: int | None,
+    executor: str,
+    slurm_args: tuple[str, ...],
     timeout: float | None,
     pairs: bool,
     bisect: bool,
@@ -204,7 +232,9 @@ def triage_command(
         if cost_text is None and cost_higher_is_better:
             raise CostError("--cost-higher-is-better goes with --cost regex:PATTERN.")
         cost = parse_cost(cost_text, cost_higher_is_better) if cost_text is not None else None
-    except (CompareError, PlanError, CostError) as exc:
+        check_executor(executor, slurm_args, devices_per_run)
+        slots = make_slots(jobs, devices_per_run, os.environ)
+    except (CompareError, PlanError, CostError, SlurmError, SlotError) as exc:
         usage_error("triage", str(exc))
     trace: TraceEvidence | None = None
     if trace_file is not None:
@@ -217,10 +247,10 @@ def triage_command(
         except TraceEvidenceError as exc:
             usage_error("triage", str(exc))
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-    options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect, cost=cost)
+    options = Options(runs=runs, jobs=jobs, pairs=pairs, bisect=bisect, cost=cost, slots=slots)
     with interruptible():
-        with tempfile.TemporaryDirectory(prefix="knobs-triage-") as root:
-            runner = Runner(command, Path.cwd(), Path(root), timeout)
+        with runs_folder(executor, Path.cwd()) as root:
+            runner = make_runner(executor, command, Path.cwd(), Path(root), timeout, slurm_args)
             try:
                 with ConsoleProgress(stderr) as progress:
                     result = triage(plan, runner, mode, options, os.environ, progress)

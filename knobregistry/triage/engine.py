@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from itertools import count
+from pathlib import Path
 from typing import Protocol
 
 from knobregistry.registry import Sweep, Verdict
@@ -27,6 +28,7 @@ from knobregistry.triage.model import (
     TriageResult,
 )
 from knobregistry.triage.runner import Runner
+from knobregistry.triage.slots import SlotPool, Slots
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,7 @@ class Options:
     pairs: bool = False
     bisect: bool = False
     cost: CostMetric | None = None  # measure this metric on every run
+    slots: Slots | None = None  # what each of the `jobs` concurrent runs sets (slots.py)
 
 
 class Progress(Protocol):
@@ -98,6 +101,7 @@ class _Session:
         self.environment, self.progress = environment, progress
         self.numbers = count(1)
         self.pool: ThreadPoolExecutor | None = None
+        self.slots = SlotPool(options.slots) if options.slots is not None else None
 
     def run(self) -> TriageResult:
         self.progress.phase(Sweep.BASELINE, 1, self.options.runs)
@@ -151,6 +155,13 @@ class _Session:
         minimal = plans.ddmin(knobs, fails)
         return Bisection(knobs, tuple(tests), minimal)
 
+    def run_in_slot(self, folder: Path, index: int, env: Mapping[str, str]) -> Run:
+        """One run, in a slot no other live run holds (when there are slots)."""
+        if self.slots is None:
+            return self.runner.run(folder, index, env)
+        with self.slots.take() as slot:
+            return self.runner.run(folder, index, {**env, **slot})
+
     def evaluate(self, settings: Sequence[Setting]) -> list[Outcome]:
         """Run every setting ``runs`` times, concurrently; their outcomes, in order."""
         assert self.pool is not None
@@ -161,7 +172,7 @@ class _Session:
             env = self.plan.environment(setting, self.environment)
             for index in range(1, runs + 1):
                 folder = self.runner.folder(number, setting.label, index)
-                pending[self.pool.submit(self.runner.run, folder, index, env)] = position
+                pending[self.pool.submit(self.run_in_slot, folder, index, env)] = position
         finished: dict[int, list[Run]] = {p: [] for p in range(len(settings))}
         outcomes: dict[int, Outcome] = {}
         for future in as_completed(pending):
