@@ -33,7 +33,9 @@ from knobregistry.triage.model import Run
 from knobregistry.triage.runner import ORIGIN_VARIABLE, RUN_DIR_VARIABLE, Runner
 
 JOB_NAME = "knobs-triage"
-POLL_S = 1.0  # between two `squeue` calls (one call for all the live jobs)
+# Between two `squeue` calls (one call for all the live jobs): a tenth of the age of the
+# oldest live job, within these bounds, so that short jobs end fast and long ones cost little.
+POLL_MIN_S, POLL_MAX_S = 0.25, 5.0
 STATUS_GRACE_S = 10.0  # for a shared filesystem to show the exit status file
 CANCEL_WAIT_S = 60.0  # for cancelled jobs to leave the queue
 COMMAND_TIMEOUT_S = 120.0  # for one call of sbatch, squeue, scancel or scontrol
@@ -107,8 +109,7 @@ class SlurmRunner(Runner):
     """A Runner that submits each run as a Slurm batch job and waits for it."""
 
     slurm_args: tuple[str, ...] = ()
-    poll_s: float = POLL_S
-    _jobs: set[str] = field(default_factory=set, repr=False)
+    _jobs: dict[str, float] = field(default_factory=dict, repr=False)  # id -> submitted at
     _queue: dict[str, str] = field(default_factory=dict, repr=False)  # job id -> state
     _asked: set[str] = field(default_factory=set, repr=False)  # the jobs _queue is about
     _polled: float = field(default=float("-inf"), repr=False)
@@ -133,7 +134,7 @@ class SlurmRunner(Runner):
             waited = self._wait(job)
         finally:
             with self._lock:
-                self._jobs.discard(job)
+                self._jobs.pop(job, None)
         if waited == "timed out":
             self._cancel([job])
             return Run(index, folder, stdout, stderr, None, timed_out=True)
@@ -160,7 +161,7 @@ class SlurmRunner(Runner):
             return f"knobs triage: sbatch refused the run: {said}"
         job = done.stdout.strip().split(";")[0]
         with self._lock:
-            self._jobs.add(job)
+            self._jobs[job] = time.monotonic()
             stopping = self._stopping
         if stopping:  # stop_all() ran while sbatch did: this job is not in its list
             self._cancel([job])
@@ -181,15 +182,17 @@ class SlurmRunner(Runner):
             running = time.monotonic() - started if started is not None else 0.0
             if self.timeout is not None and running > self.timeout:
                 return "timed out"
-            time.sleep(min(0.1, self.poll_s))
+            time.sleep(POLL_MIN_S / 2)
 
     def _state(self, job: str) -> str | None:
         """The job's state in the queue (None: it has left), from the latest `squeue` of
-        every live job, which is run again when older than ``poll_s``."""
+        every live job, run again once older than the polling interval."""
         with self._poll_lock:
-            if time.monotonic() - self._polled >= self.poll_s:
-                with self._lock:
-                    jobs = sorted(self._jobs)
+            with self._lock:
+                jobs = sorted(self._jobs)
+                oldest = min(self._jobs.values(), default=time.monotonic())
+            interval = min(POLL_MAX_S, max(POLL_MIN_S, (time.monotonic() - oldest) / 10))
+            if time.monotonic() - self._polled >= interval:
                 found = _squeue(jobs)
                 if found is not None:  # else the controller did not answer: keep the last view
                     self._queue, self._asked = found, set(jobs)
@@ -199,13 +202,18 @@ class SlurmRunner(Runner):
             return self._queue.get(job)
 
     def _ended(self, job: str, status: Path) -> Ended:
-        deadline = time.monotonic() + STATUS_GRACE_S
-        while not status.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
+        """How the job ended: from its exit status file, else from what Slurm says."""
+        if not status.exists():
+            shown = _show_job(job)
+            if not shown.startswith("JobState=COMPLETED"):  # the script did not end: no file
+                return _ended_by_slurm(job, shown)
+            deadline = time.monotonic() + STATUS_GRACE_S  # a shared filesystem may lag
+            while not status.exists() and time.monotonic() < deadline:
+                time.sleep(0.2)
         try:
             parts = status.read_text(encoding="utf-8").split()
         except OSError:
-            return _ended_by_slurm(job)
+            return _ended_by_slurm(job, _show_job(job))
         returncode = int(parts[0])
         try:
             wall = float(parts[2].replace(",", ".")) - float(parts[1].replace(",", "."))
@@ -263,15 +271,23 @@ def _squeue(jobs: list[str]) -> dict[str, str] | None:
 
 
 _EXIT_CODE = re.compile(r"\bExitCode=(\d+):(\d+)")
-_STATE = re.compile(r"\bJobState=(\S+)(?:.*?\bReason=(\S+))?")
+_STATE = re.compile(r"\bJobState=(\S+)(?: Reason=(\S+))?")
 
 
-def _ended_by_slurm(job: str) -> Ended:
-    """A job that left no exit status: what `scontrol show job` still knows of it."""
+def _show_job(job: str) -> str:
+    """`JobState=STATE Reason=REASON ExitCode=N:S` of the job, as `scontrol` knows it ("":
+    it no longer does)."""
     try:
         shown = _slurm(["scontrol", "--oneliner", "show", "job", job]).stdout
     except (OSError, subprocess.SubprocessError):
-        shown = ""
+        return ""
+    state, code = _STATE.search(shown), _EXIT_CODE.search(shown)
+    parts = [state.group(0) if state else "", code.group(0) if code else ""]
+    return " ".join(part for part in parts if part)
+
+
+def _ended_by_slurm(job: str, shown: str) -> Ended:
+    """A job that left no exit status: what Slurm still knows of it (``shown``)."""
     state = _STATE.search(shown)
     code = _EXIT_CODE.search(shown)
     what = f"{state.group(1)}" if state else "in a state Slurm no longer knows"
