@@ -222,3 +222,51 @@ def test_the_example_finds_the_same_verdicts_through_slurm_as_locally(
     assert verdicts(slurm.stdout) == expected, slurm.stderr
     assert (local.returncode, slurm.returncode) == (1, 1)
     assert slurm_cluster.jobs() == []
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (
+            ["--slurm-arg=--partition=gpu"],
+            {},
+            "--slurm-arg goes with --executor slurm; add it, or drop --slurm-arg.",
+        ),
+        (
+            ["--executor", "slurm", "--jobs", "2", "--devices-per-run", "4"],
+            {},
+            "--devices-per-run splits this machine's devices between local runs; with "
+            "--executor slurm, Slurm gives each job its devices: ask for them with "
+            "--slurm-arg=--gpus-per-node=N.",
+        ),
+        (
+            ["--executor", "slurm", "--slurm-arg", "-o", "--slurm-arg=out.log"],
+            {},
+            "--slurm-arg '-o': triage sets --output itself (each run's output, folder and "
+            "environment are its to collect); leave it out.",
+        ),
+        (
+            ["--executor", "slurm", "--slurm-arg=--export=NONE"],
+            {},
+            "--slurm-arg '--export=NONE': triage sets --export itself (each run's output, "
+            "folder and environment are its to collect); leave it out.",
+        ),
+        (
+            ["--executor", "slurm"],
+            {"PATH": "/nonexistent"},
+            "--executor slurm needs Slurm's commands, and sbatch, squeue, scancel, scontrol "
+            "are not on PATH; run triage where jobs are submitted (a login node), or put "
+            "Slurm's bin folder on PATH.",
+        ),
+    ],
+)
+def test_options_that_do_not_go_together_are_refused(
+    tmp_path: Path, args: list[str], env: dict[str, str], message: str
+) -> None:
+    write_tree(tmp_path, {"registry.yaml": REGISTRY})
+    done = run_knobs("triage", "-k", "SYN_CLEAN", *args, "--", "true", cwd=tmp_path, env=env)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        f"knobs triage: error: {message}\n",
+    )

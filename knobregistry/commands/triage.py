@@ -146,7 +146,8 @@ _EXIT = {
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     metavar="S",
-    help="Stop a run after S seconds (its verdict is then `error`).",
+    help="Stop a run after S seconds (its verdict is then `error`); with --executor slurm, "
+    "S seconds after its job starts.",
 )
 @click.option("--pairs", is_flag=True, help="Also sweep every pair of knobs reproducible alone.")
 @click.option(
@@ -212,12 +213,17 @@ def triage_command(
       knobs triage --profile bitwise --compare 'regex:lm loss' -- torchrun ... train.py
       knobs triage --knob TOY_FUSED_LINEAR_CE --jobs 2 --record -- python train.py
       knobs triage --cost 'regex:tokens/s: ([0-9.]+)' --cost-higher-is-better -- python train.py
+      knobs triage --jobs 4 --devices-per-run 2 -- torchrun --standalone --nproc-per-node 2 ...
+      knobs triage --jobs 4 --executor slurm --slurm-arg=--gpus-per-node=8 -- torchrun ...
 
     The baseline (the profile, every candidate knob off) runs --runs times; then each
     candidate alone is turned back on; --pairs and --bisect try combinations; --cost
     measures what each knob costs when off, over the same runs. Every
     run has its own temporary working directory; arguments naming files in the
-    current folder are passed as absolute paths. See docs/triage.md.
+    current folder are passed as absolute paths. Concurrent runs (--jobs) hold
+    slots: KNOBS_TRIAGE_SLOT, a MASTER_PORT each and, with --devices-per-run,
+    devices of their own. --executor slurm submits each run as a Slurm batch job
+    and cancels them on a timeout or Ctrl-C. See docs/triage.md.
 
     Exit status: 0 reproducible; 1 a knob breaks reproducibility; 2 bad usage;
     3 the baseline is not reproducible; 4 a run failed or timed out.
