@@ -208,7 +208,7 @@ def test_the_example_finds_the_same_verdicts_through_slurm_as_locally(
         "--registry", str(EXAMPLE / "registry.yaml"),
         "-k", "TOY_FUSED_LINEAR_CE", "-k", "TOY_ROPE_TRITON", "--jobs", "2",
         "--compare", "tensors:params.pt", "--format", "json",
-        "--", sys.executable, str(EXAMPLE / "train.py"), "--steps", "3",
+        "--", sys.executable, str(EXAMPLE / "train.py"), "--steps", "20",
         "--save-tensors", "params.pt",
     )  # fmt: skip
     local = run_knobs("triage", *args, cwd=tmp_path)

@@ -44,12 +44,17 @@ from knobregistry.triage import (
     triage,
 )
 from knobregistry.triage.cost import CostError, parse_cost
-from knobregistry.triage.executors import EXECUTORS, check_executor, make_runner, runs_folder
+from knobregistry.triage.executors import (
+    EXECUTORS,
+    SlurmError,
+    check_executor,
+    make_runner,
+    runs_folder,
+)
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
 from knobregistry.triage.signals import exit_status, interruptible
 from knobregistry.triage.slots import SlotError, make_slots
-from knobregistry.triage.slurm import SlurmError
 from knobregistry.triage.trace_evidence import (
     TraceEvidence,
     TraceEvidenceError,

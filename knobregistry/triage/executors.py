@@ -1,19 +1,60 @@
 """Where runs execute: `local` (a process on this machine, the default) or `slurm` (a batch job).
 
-Both are Runners: the engine starts, waits for and stops runs through the same four
-members (`typed`, `timeout`, `folder`, `run`, `stop_all`).
+Both are Runners: the engine starts, waits for and stops runs through the same members
+(`typed`, `timeout`, `folder`, `run`, `stop_all`). This module also checks the options
+that go with each.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from knobregistry.triage.runner import Runner
-from knobregistry.triage.slurm import SlurmError, SlurmRunner, check_commands, check_slurm_args
+from knobregistry.triage.slurm import SlurmRunner
 
 EXECUTORS = ("local", "slurm")
+# Options triage sets itself: each run's output, folder and environment are its to collect.
+OWN_OPTIONS = (
+    ("-o", "--output"),
+    ("-e", "--error"),
+    ("-D", "--chdir"),
+    ("-a", "--array"),
+    ("-W", "--wait"),
+    ("", "--export"),
+    ("", "--parsable"),
+    ("", "--wrap"),
+)
+
+
+class SlurmError(ValueError):
+    """--executor slurm cannot be used as asked."""
+
+
+def check_slurm_args(args: Iterable[str]) -> None:
+    """Refuse a --slurm-arg that would take from triage what it collects itself."""
+    for arg in args:
+        for short, long in OWN_OPTIONS:
+            if arg == long or arg.startswith(f"{long}=") or (short and arg.startswith(short)):
+                raise SlurmError(
+                    f"--slurm-arg '{arg}': triage sets {long} itself (each run's output, "
+                    "folder and environment are its to collect); leave it out."
+                )
+
+
+def check_commands() -> None:
+    """Refuse --executor slurm where Slurm's commands are not on PATH."""
+    missing = [
+        name for name in ("sbatch", "squeue", "scancel", "scontrol") if not shutil.which(name)
+    ]
+    if missing:
+        raise SlurmError(
+            f"--executor slurm needs Slurm's commands, and {', '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not on PATH; run triage where jobs are "
+            "submitted (a login node), or put Slurm's bin folder on PATH."
+        )
 
 
 def check_executor(executor: str, slurm_args: Sequence[str], devices_per_run: int | None) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 import signal
 import subprocess
 import threading
@@ -39,45 +38,6 @@ POLL_MIN_S, POLL_MAX_S = 0.25, 5.0
 STATUS_GRACE_S = 10.0  # for a shared filesystem to show the exit status file
 CANCEL_WAIT_S = 60.0  # for cancelled jobs to leave the queue
 COMMAND_TIMEOUT_S = 120.0  # for one call of sbatch, squeue, scancel or scontrol
-# Options triage sets itself: each run's output, folder and environment are its to collect.
-OWN_OPTIONS = (
-    ("-o", "--output"),
-    ("-e", "--error"),
-    ("-D", "--chdir"),
-    ("-a", "--array"),
-    ("-W", "--wait"),
-    ("", "--export"),
-    ("", "--parsable"),
-    ("", "--wrap"),
-)
-
-
-class SlurmError(ValueError):
-    """--executor slurm cannot be used as asked."""
-
-
-def check_slurm_args(args: Iterable[str]) -> None:
-    """Refuse a --slurm-arg that would take from triage what it collects itself."""
-    for arg in args:
-        for short, long in OWN_OPTIONS:
-            if arg == long or arg.startswith(f"{long}=") or (short and arg.startswith(short)):
-                raise SlurmError(
-                    f"--slurm-arg '{arg}': triage sets {long} itself (each run's output, "
-                    "folder and environment are its to collect); leave it out."
-                )
-
-
-def check_commands() -> None:
-    """Refuse --executor slurm where Slurm's commands are not on PATH."""
-    missing = [
-        name for name in ("sbatch", "squeue", "scancel", "scontrol") if not shutil.which(name)
-    ]
-    if missing:
-        raise SlurmError(
-            f"--executor slurm needs Slurm's commands, and {', '.join(missing)} "
-            f"{'is' if len(missing) == 1 else 'are'} not on PATH; run triage where jobs are "
-            "submitted (a login node), or put Slurm's bin folder on PATH."
-        )
 
 
 def batch_script(command: Iterable[str], status: Path) -> str:
@@ -93,6 +53,10 @@ def batch_script(command: Iterable[str], status: Path) -> str:
         f'printf \'%s %s %s\\n\' "$status" "$started" "$ended" > {shlex.quote(str(partial))}'
         f" && mv {shlex.quote(str(partial))} {shlex.quote(str(status))}\n"
     )
+
+
+class _NotSubmitted(Exception):
+    """sbatch did not take the run; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +89,11 @@ class SlurmRunner(Runner):
         script.write_text(batch_script(self.command, status), encoding="utf-8")
         environment = {**env, RUN_DIR_VARIABLE: str(folder), ORIGIN_VARIABLE: str(self.origin)}
         options = (f"--output={stdout}", f"--error={stderr}", f"--chdir={folder}")
-        job = self._submit((*options, *self.slurm_args, str(script)), environment)
-        if job.startswith("knobs triage:"):
+        try:
+            job = self._submit((*options, *self.slurm_args, str(script)), environment)
+        except _NotSubmitted as exc:  # a run that could not start, as a local one
             stdout.touch()
-            stderr.write_text(job + "\n", encoding="utf-8")
+            stderr.write_text(f"knobs triage: {exc}\n", encoding="utf-8")
             return Run(index, folder, stdout, stderr, 127)
         try:
             waited = self._wait(job)
@@ -147,18 +112,18 @@ class SlurmRunner(Runner):
         return Run(index, folder, stdout, stderr, ended.returncode, wall_s=ended.wall_s)
 
     def _submit(self, args: tuple[str, ...], env: Mapping[str, str]) -> str:
-        """The job's id, or (starting with `knobs triage:`) why it could not be submitted."""
+        """Submit the job; its id. Raises _NotSubmitted with the reason."""
         with self._lock:
             if self._stopping:
-                return "knobs triage: triage is stopping"
+                raise _NotSubmitted("triage is stopping")
         command = ["sbatch", "--parsable", f"--job-name={JOB_NAME}", "--export=ALL", *args]
         try:
             done = _slurm(command, env)
         except (OSError, subprocess.SubprocessError) as exc:
-            return f"knobs triage: cannot submit the run with sbatch: {exc}"
+            raise _NotSubmitted(f"cannot submit the run with sbatch: {exc}") from exc
         if done.returncode != 0:
             said = " ".join(done.stderr.split()) or f"sbatch exited with status {done.returncode}"
-            return f"knobs triage: sbatch refused the run: {said}"
+            raise _NotSubmitted(f"sbatch refused the run: {said}")
         job = done.stdout.strip().split(";")[0]
         with self._lock:
             self._jobs[job] = time.monotonic()
