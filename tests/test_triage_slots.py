@@ -106,6 +106,12 @@ def test_one_job_without_devices_changes_only_the_slot_variable() -> None:
 def test_no_devices_is_refused() -> None:
     with pytest.raises(SlotError, match=r"no devices are visible \(torch reports 0\)"):
         make_slots(2, 1, {}, count_devices=lambda: (0, False))
+    with pytest.raises(SlotError) as refused:
+        make_slots(2, 1, {}, count_devices=lambda: (1, False))
+    assert str(refused.value) == (
+        "--jobs 2 with --devices-per-run 1 needs 2 devices, but 1 device is visible "
+        "(torch reports 1); lower --jobs to 1."
+    )
 
 
 @pytest.mark.parametrize(
@@ -114,14 +120,14 @@ def test_no_devices_is_refused() -> None:
         (
             ["--jobs", "4", "--devices-per-run", "8"],
             "0,1,2,3,4,5,6,7",
-            "--jobs 4 with --devices-per-run 8 needs 32 devices, but 8 are visible "
+            "--jobs 4 with --devices-per-run 8 needs 32 devices, but 8 devices are visible "
             "(CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7); lower --jobs to 1, or --devices-per-run "
             "to 2.",
         ),
         (
             ["--jobs", "9", "--devices-per-run", "1"],
             "0,1,2,3,4,5,6,7",
-            "--jobs 9 with --devices-per-run 1 needs 9 devices, but 8 are visible "
+            "--jobs 9 with --devices-per-run 1 needs 9 devices, but 8 devices are visible "
             "(CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7); lower --jobs to 8.",
         ),
         (

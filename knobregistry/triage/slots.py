@@ -111,7 +111,7 @@ def _check_fit(jobs: int, per_run: int, devices: Devices) -> None:
         )
     if per_run > visible:
         raise SlotError(
-            f"--devices-per-run {per_run} is more than the {visible} devices visible "
+            f"--devices-per-run {per_run} is more than the {_devices(visible)} visible "
             f"({devices.source}); give at most {visible}."
         )
     if jobs * per_run > visible:
@@ -119,9 +119,14 @@ def _check_fit(jobs: int, per_run: int, devices: Devices) -> None:
         if visible >= jobs:
             fixes += f", or --devices-per-run to {visible // jobs}"
         raise SlotError(
-            f"--jobs {jobs} with --devices-per-run {per_run} needs {jobs * per_run} devices, "
-            f"but {visible} are visible ({devices.source}); {fixes}."
+            f"--jobs {jobs} with --devices-per-run {per_run} needs {_devices(jobs * per_run)}, "
+            f"but {_devices(visible)} {'is' if visible == 1 else 'are'} visible "
+            f"({devices.source}); {fixes}."
         )
+
+
+def _devices(count: int) -> str:
+    return f"{count} device{'' if count == 1 else 's'}"
 
 
 def _base_port(environ: Mapping[str, str]) -> int:
