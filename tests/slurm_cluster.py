@@ -74,7 +74,7 @@ def start(folder: Path) -> Cluster:
     """
     if os.geteuid() != 0:
         raise ClusterUnavailable("the test cluster runs its daemons as root; run the tests as root")
-    _install()
+    install()
     folder.chmod(0o755)  # munged wants the socket's path searchable by all
     munge = folder / "munge"
     munge.mkdir(mode=0o755)
@@ -103,7 +103,8 @@ def start(folder: Path) -> Cluster:
     return cluster
 
 
-def _install() -> None:
+def install() -> None:
+    """Install Slurm and munge with apt-get when any of their commands is missing."""
     missing = [name for name in (*DAEMONS, *CLIENTS) if shutil.which(name) is None]
     if not missing:
         return

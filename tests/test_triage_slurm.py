@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import slurm_cluster as cluster_module
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.slurm_cluster import Cluster
 
@@ -269,4 +270,14 @@ def test_options_that_do_not_go_together_are_refused(
         2,
         "",
         f"knobs triage: error: {message}\n",
+    )
+
+
+def test_without_slurm_or_apt_get_the_cluster_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cluster_module.shutil, "which", lambda name: None)
+    with pytest.raises(cluster_module.ClusterUnavailable) as unavailable:
+        cluster_module.install()
+    assert str(unavailable.value) == (
+        "Slurm is not installed (munged, slurmctld, slurmd, sbatch, squeue, scancel, scontrol, "
+        "sinfo missing) and there is no apt-get to install slurm-wlm and munge"
     )
