@@ -6,11 +6,14 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+
+from tests.slurm_cluster import Cluster, ClusterUnavailable, start
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -73,3 +76,18 @@ def as_nobody() -> list[str] | None:
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     return prefix if probe.returncode == 0 else None
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster() -> Iterator[Cluster]:
+    """A one-node Slurm cluster of this machine (tests/slurm_cluster.py), for the session;
+    the test is skipped, with the reason, where it cannot be installed or started."""
+    folder = Path(tempfile.mkdtemp(prefix="knobs-tests-slurm-"))  # not pytest's: munge must see it
+    try:
+        cluster = start(folder)
+    except ClusterUnavailable as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"no Slurm cluster: {exc}")
+    yield cluster
+    cluster.stop()
+    shutil.rmtree(folder, ignore_errors=True)

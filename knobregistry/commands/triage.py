@@ -37,7 +37,6 @@ from knobregistry.triage import (
     PlanError,
     Recorded,
     RecordError,
-    Runner,
     Status,
     TriageResult,
     make_plan,
@@ -47,12 +46,19 @@ from knobregistry.triage import (
     triage,
 )
 from knobregistry.triage.cost import CostError, parse_cost
+from knobregistry.triage.executors import (
+    EXECUTORS,
+    SlurmError,
+    check_executor,
+    make_runner,
+)
 from knobregistry.triage.journal import Header
 from knobregistry.triage.plan import baseline
 from knobregistry.triage.probe import Probe, find_probe, run_probe
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
 from knobregistry.triage.signals import exit_status, interruptible
+from knobregistry.triage.slots import SlotError, make_slots
 from knobregistry.triage.trace_evidence import (
     TraceEvidence,
     TraceEvidenceError,
@@ -120,13 +126,38 @@ _EXIT = {
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Runs at the same time.",
+    help="Runs at the same time; each holds a slot, KNOBS_TRIAGE_SLOT (0..K-1), and with "
+    "K > 1 its own MASTER_PORT (29500 + slot, or your MASTER_PORT + slot).",
+)
+@click.option(
+    "--devices-per-run",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Give each slot N devices of its own, split from CUDA_VISIBLE_DEVICES (or "
+    "HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES; else the count torch reports).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(EXECUTORS),
+    default="local",
+    show_default=True,
+    help="local: a process here; slurm: each run a Slurm batch job (sbatch), from a "
+    "folder the nodes share.",
+)
+@click.option(
+    "--slurm-arg",
+    "slurm_args",
+    multiple=True,
+    metavar="ARG",
+    help="With --executor slurm: pass ARG to sbatch (repeat for more), e.g. "
+    "--slurm-arg=--partition=gpu --slurm-arg=--gpus-per-node=8 --slurm-arg=--time=1:00:00.",
 )
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     metavar="S",
-    help="Stop a run after S seconds (its verdict is then `error`).",
+    help="Stop a run after S seconds (its verdict is then `error`); with --executor slurm, "
+    "S seconds after its job starts.",
 )
 @click.option("--pairs", is_flag=True, help="Also sweep every pair of knobs reproducible alone.")
 @click.option(
@@ -198,6 +229,9 @@ def triage_command(
     runs: int,
     compare_text: str,
     jobs: int,
+    devices_per_run: int | None,
+    executor: str,
+    slurm_args: tuple[str, ...],
     timeout: float | None,
     pairs: bool,
     bisect: bool,
@@ -220,6 +254,8 @@ def triage_command(
       knobs triage --cost 'regex:tokens/s: ([0-9.]+)' --cost-higher-is-better -- python train.py
       knobs triage --search fastest-bitwise --record -- python train.py
       knobs triage --resume .knobs/triage/20260101-120000-x1y2
+      knobs triage --jobs 4 --devices-per-run 2 -- torchrun --standalone --nproc-per-node 2 ...
+      knobs triage --jobs 4 --executor slurm --slurm-arg=--gpus-per-node=8 -- torchrun ...
 
     The baseline (the profile, every candidate knob off) runs --runs times; then each
     candidate alone is turned back on; --pairs and --bisect try combinations; --cost
@@ -228,7 +264,10 @@ def triage_command(
     run has its own temporary working directory; arguments naming files in the
     current folder are passed as absolute paths. Every run and verdict is journaled in
     the triage folder (--dir) as it ends, so that --resume continues a sweep whose
-    driver died without running again what finished. See docs/triage.md.
+    driver died without running again what finished. Concurrent runs (--jobs) hold
+    slots: KNOBS_TRIAGE_SLOT, a MASTER_PORT each and, with --devices-per-run,
+    devices of their own. --executor slurm submits each run as a Slurm batch job
+    and cancels them on a timeout or Ctrl-C. See docs/triage.md.
 
     Exit status: 0 reproducible; 1 a knob breaks reproducibility; 2 bad usage;
     3 the baseline is not reproducible; 4 a run failed or timed out.
@@ -264,7 +303,9 @@ def triage_command(
         if cost_text is None and search is not None:
             cost_text = "wall"  # the search orders the knobs by what they save
         cost = parse_cost(cost_text, cost_higher_is_better) if cost_text is not None else None
-    except (CompareError, PlanError, CostError) as exc:
+        check_executor(executor, slurm_args, devices_per_run)
+        slots = make_slots(jobs, devices_per_run, os.environ)
+    except (CompareError, PlanError, CostError, SlurmError, SlotError) as exc:
         usage_error("triage", str(exc))
     trace: TraceEvidence | None = None
     if trace_file is not None:
@@ -278,7 +319,13 @@ def triage_command(
             usage_error("triage", str(exc))
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     options = Options(
-        runs=runs, jobs=jobs, pairs=pairs, bisect=bisect, cost=cost, search=search is not None
+        runs=runs,
+        jobs=jobs,
+        pairs=pairs,
+        bisect=bisect,
+        cost=cost,
+        search=search is not None,
+        slots=slots,
     )
     header = Header(
         command=command,
@@ -297,7 +344,9 @@ def triage_command(
     )
     with interruptible():
         sweep = triage_journal.start(header, folder, resumed, resume_dir)
-        runner = Runner(command, Path.cwd(), sweep.journal.runs_folder, timeout)
+        runner = make_runner(
+            executor, command, Path.cwd(), sweep.journal.runs_folder, timeout, slurm_args
+        )
         try:
             with ConsoleProgress(stderr) as progress:
                 result = triage(plan, runner, mode, options, os.environ, progress, sweep.journal)

@@ -33,6 +33,7 @@ from knobregistry.triage.model import (
     TriageResult,
 )
 from knobregistry.triage.runner import Runner
+from knobregistry.triage.slots import SlotPool, Slots
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class Options:
     bisect: bool = False
     cost: CostMetric | None = None  # measure this metric on every run
     search: bool = False  # --search fastest-bitwise
+    slots: Slots | None = None  # what each of the `jobs` concurrent runs sets (slots.py)
 
 
 class Progress(Protocol):
@@ -140,6 +142,7 @@ class _Session:
         self.numbers = count(1)
         self.pool: ThreadPoolExecutor | None = None
         self.journal: Journal = NoJournal()
+        self.slots = SlotPool(options.slots) if options.slots is not None else None
 
     def run(self) -> TriageResult:
         self.progress.phase(Sweep.BASELINE, 1, self.options.runs)
@@ -263,6 +266,13 @@ class _Session:
         metric = self.options.cost
         return setting_cost(metric, on, baseline, self.options.runs) if metric else None
 
+    def run_in_slot(self, folder: Path, index: int, env: Mapping[str, str]) -> Run:
+        """One run, in a slot no other live run holds (when there are slots)."""
+        if self.slots is None:
+            return self.runner.run(folder, index, env)
+        with self.slots.take() as slot:
+            return self.runner.run(folder, index, {**env, **slot})
+
     def evaluate(self, settings: Sequence[Setting]) -> list[Outcome]:
         """Run every setting ``runs`` times, concurrently; their outcomes, in order."""
         assert self.pool is not None
@@ -294,7 +304,7 @@ class _Session:
                 if kept is not None:
                     done(position, kept)
                     continue
-                pending[self.pool.submit(self.runner.run, folder, index, env)] = position
+                pending[self.pool.submit(self.run_in_slot, folder, index, env)] = position
         for future in as_completed(pending):
             position = pending[future]
             run = future.result()
