@@ -18,8 +18,8 @@ from types import MappingProxyType
 from typing import Any
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check.guard_rules import BASELINE_ENTRY_GONE, BASELINE_RULES, EXPIRED_WAIVER
-from knobregistry.check.run import CheckResult
+from knobregistry.check import CheckResult, Family
+from knobregistry.codes import rule, rules
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.files import FileError, read_text
 from knobregistry.paths import shown
@@ -27,7 +27,10 @@ from knobregistry.plural import counted
 
 VERSION = 1
 # Never baselined: an expired waiver (its date is the agreement) and the baseline's own finding.
-UNBASELINABLE = frozenset({EXPIRED_WAIVER.code, BASELINE_ENTRY_GONE.code})
+BASELINE_ENTRY_GONE = rule("KNB203")
+# The baseline's family: KNB203, reported by apply_baseline when a baseline is applied.
+BASELINE = Family("waivers", rules(BASELINE_ENTRY_GONE.code), None)
+UNBASELINABLE = frozenset({"KNB201", BASELINE_ENTRY_GONE.code})
 
 
 class BaselineError(Exception):
@@ -189,7 +192,7 @@ def apply_baseline(
     return replace(
         result,
         diagnostics=tuple(sorted(kept, key=lambda d: d.sort_key)),
-        rules=(*result.rules, *BASELINE_RULES),
+        rules=(*result.rules, *BASELINE.rules),
         baseline=shown(path, cwd),
         baselined=hidden,
     )

@@ -28,23 +28,15 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.check.rules import Rule
-from knobregistry.diagnostics import Diagnostic
+from knobregistry.check import Context, Family
+from knobregistry.codes import family_codes, rule, rules
+from knobregistry.diagnostics import Diagnostic, Rule
 from knobregistry.feature import feature_values
 from knobregistry.paths import shown
 from knobregistry.profiles import Candidate, Intent, ResolvedProfile, knob_candidates
 from knobregistry.profiles import resolve_profile as _resolve
 from knobregistry.profiles.config_checks import FieldsLookup, megatron_key_diagnostics
 from knobregistry.profiles.megatron import megatron_fields
-from knobregistry.profiles.rules import (
-    BITWISE_LEAVES_ON,
-    CONTRADICTS_LAUNCHER,
-    GATE_MISMATCH,
-    IMPLICATION_GONE,
-    MISSES_REQUIREMENT,
-    REQUIREMENT_UNDECIDED,
-    UNKNOWN_VARIABLE,
-)
 from knobregistry.profiles.torchtitan import torchtitan_fields
 from knobregistry.profiles.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage
@@ -52,6 +44,13 @@ from knobregistry.registry.model import JsonValue
 from scanner import GateKind, Polarity, ScanResult, Site, Write
 
 _HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on
+BITWISE_LEAVES_ON = rule("KNB101")
+UNKNOWN_VARIABLE = rule("KNB102")
+GATE_MISMATCH = rule("KNB103")
+CONTRADICTS_LAUNCHER = rule("KNB106")
+MISSES_REQUIREMENT = rule("KNB109")
+REQUIREMENT_UNDECIDED = rule("KNB110")
+IMPLICATION_GONE = rule("KNB111")
 
 
 def check_profiles(
@@ -372,3 +371,12 @@ def _gone_implications(where: _Where) -> Iterator[Diagnostic]:
         )
         at: KeyPath = ("external", name, "implied_by")
         yield where.diagnostic(IMPLICATION_GONE, at, message, fix, name)
+
+
+def _run(context: Context) -> list[Diagnostic]:
+    return check_profiles(
+        context.registry, context.scan, cwd=context.cwd, full_scope=context.full_scope
+    )
+
+
+PROFILES = Family("profiles", rules(*family_codes("KNB1")), _run)

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.check import RULES, rule
+from knobregistry.check import INVENTORY
+from knobregistry.codes import rule
 from knobregistry.diagnostics import Severity
 from tests.conftest import REPO, run_knobs
 from tests.sample_project import NEW_GATE, project
 
 DOCS = REPO / "docs" / "checks.md"
+RULES = INVENTORY.rules  # the KNB0xx codes
 
 
 def test_codes_are_unique_and_in_order() -> None:

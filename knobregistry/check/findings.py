@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from knobregistry.check.rules import rule
 from knobregistry.check.snippet import (
     entry_yaml,
     gate_summary,
@@ -15,6 +14,7 @@ from knobregistry.check.snippet import (
     yaml_bool,
     yaml_string,
 )
+from knobregistry.codes import rule
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.feature import undecided_reason
 from knobregistry.paths import shown

@@ -11,9 +11,9 @@ from rich.console import Console
 
 from knobregistry.baseline import BaselineError, write_baseline
 from knobregistry.check import CheckResult, run_check
-from knobregistry.check.standard import standard_checks, with_baseline
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.families import CHECKS, with_baseline
 from knobregistry.progress import reporting, terminal_reporter
 from knobregistry.registry import RegistryError
 from knobregistry.report.check_github import render_check_github
@@ -89,7 +89,7 @@ def check_command(
     try:
         registry = open_registry(registry_path)
         with reporting(terminal_reporter()):  # a spinner for slow steps, on a terminal
-            result = run_check(registry, list(paths) or None, checks=standard_checks(day))
+            result = run_check(registry, list(paths) or None, families=CHECKS, today=day)
     except RegistryError as error:
         fail_on_registry(error, fmt)
     if write_path is not None:

@@ -7,8 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from knobregistry.check.rules import Rule
-from knobregistry.diagnostics import Diagnostic
+from knobregistry.diagnostics import Diagnostic, Rule
 from knobregistry.registry import Registry
 
 
