@@ -6,7 +6,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from knobregistry.check.snippet import (
+from knobregistry.codes import rule
+from knobregistry.diagnostics import Diagnostic
+from knobregistry.feature import undecided_reason
+from knobregistry.paths import shown
+from knobregistry.plural import counted
+from knobregistry.registry import KnobEntry, Registry
+from knobregistry.yaml_format import (
     entry_yaml,
     gate_summary,
     quoted,
@@ -14,12 +20,6 @@ from knobregistry.check.snippet import (
     yaml_bool,
     yaml_string,
 )
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic
-from knobregistry.feature import undecided_reason
-from knobregistry.paths import shown
-from knobregistry.plural import counted
-from knobregistry.registry import KnobEntry, Registry
 from scanner import DynamicRead, GateKind, Knob, ScanError, Site
 
 # Where the scanner's error message places the problem ("Syntax error at line 2, column 19").

@@ -6,9 +6,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from knobregistry.check.snippet import common_default
 from knobregistry.feature import feature_on_by_default, is_undecided
 from knobregistry.registry import Registry, Triage
+from knobregistry.yaml_format import common_default
 from scanner import GateKind, Knob, Polarity, ScanResult, Site
 
 NOT_REGISTERED = "not registered"
