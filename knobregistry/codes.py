@@ -23,6 +23,11 @@ RULES: tuple[Rule, ...] = (
             "neither `knobs` nor `external` in the registry names it. Reported at the knob's "
             "first site."
         ),
+        example=(
+            "# pkg/model.py (PRIMUS_NEW_TRITON is in neither `knobs` nor `external`)\n"
+            'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"'
+        ),
+        page="checks.md",
         help=(
             "Add the YAML entry that the fix shows under `knobs:` in the registry (it is "
             "prefilled from the scan and starts `untriaged`), then fill in what it gates "
@@ -39,6 +44,11 @@ RULES: tuple[Rule, ...] = (
             "knob's entry in the registry. Not checked when paths are given on the command "
             "line, since the rest of the scope was not scanned."
         ),
+        example=(
+            "# registry.yaml lists PRIMUS_ROPE_TRITON under `knobs`; no code in scan.paths\n"
+            "# reads it any more"
+        ),
+        page="checks.md",
         help=(
             "Remove the entry if the gate is gone; widen `scan.paths` if the code moved; "
             "move it under `external` if only a library reads it."
@@ -55,6 +65,11 @@ RULES: tuple[Rule, ...] = (
             "needs a look. Reported at the site, naming the registry's line. Not reported "
             "for a knob with conflicting sites (KNB004): fix that first."
         ),
+        example=(
+            '# registry.yaml: PRIMUS_HC_TRITON: {default: "1", default_on: true}\n'
+            'HC = os.environ.get("PRIMUS_HC_TRITON", "0") != "0"'
+        ),
+        page="checks.md",
         help=(
             "If the change is intended, update `default` / `default_on` in the registry as "
             "the fix shows and review the triage; otherwise restore the default in the code."
@@ -71,6 +86,11 @@ RULES: tuple[Rule, ...] = (
             "are registered or that the policy requires, at the first site that disagrees "
             "with the registry (or the first site); never for a launch fact."
         ),
+        example=(
+            'HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"       # pkg/model.py\n'
+            'FAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"    # pkg/other.py'
+        ),
+        page="checks.md",
         help=(
             "Make every site read the variable the same way: one helper function, or one "
             "module constant for the default."
@@ -86,6 +106,8 @@ RULES: tuple[Rule, ...] = (
             "key; `knobs check` never reports this code itself. It is reserved so that it "
             "keeps this meaning."
         ),
+        example=("PRIMUS_BLOCK:\n  triage: exempt    # and no `reason:`"),
+        page="checks.md",
         help="Add `reason:` to the entry, or triage the knob.",
         reserved=True,
     ),
@@ -100,6 +122,8 @@ RULES: tuple[Rule, ...] = (
             "is a warning: it does not fail the check, because such a read can be neither "
             "registered nor proved harmless."
         ),
+        example=('for kind in open("kinds"):\n    os.environ.get(f"PRIMUS_{kind}")'),
+        page="checks.md",
         help=(
             "Name the variable with a string literal or a module-level constant (or pass "
             "it to a wrapper function as a literal), so that the knob can be registered."
@@ -114,6 +138,8 @@ RULES: tuple[Rule, ...] = (
             "A file in the scope could not be read or parsed (a syntax error, not UTF-8, "
             "too large). Its knobs are unknown, so the check cannot vouch for it and fails."
         ),
+        example=('# pkg/broken.py\nx = os.environ.get("PRIMUS_X"'),
+        page="checks.md",
         help=(
             "Fix the file, or add it to `scan.exclude` in the registry if it is not meant "
             "to be scanned."
@@ -130,6 +156,12 @@ RULES: tuple[Rule, ...] = (
             "policy it must be registered, after a person has read the code. Reported at its "
             "first undecided site, with the scanner's reason."
         ),
+        example=(
+            "from toolkit import str2bool\n"
+            "\n"
+            'ADAM = str2bool(os.environ.get("PRIMUS_FUSED_ADAM", "1"))'
+        ),
+        page="checks.md",
         help=(
             "Read the code around the site (`knobs explain KNOB`), then register the knob "
             "under `knobs:` with `default_on` as you found it and its triage."
@@ -145,6 +177,13 @@ RULES: tuple[Rule, ...] = (
             "default) whose knob is not triaged `reproducible`: the hole a newly added fusion "
             "opens. Reported at the profile in the registry."
         ),
+        example=(
+            "profiles:\n"
+            "  bitwise:\n"
+            "    kind: bitwise\n"
+            "    env: {}    # PRIMUS_HC_TRITON (on by default, breaks-bitwise) left on"
+        ),
+        page="profiles.md",
         help=(
             "Set the knob to the value that turns its feature off in the profile (a `disable` "
             "knob's on value), or add a select rule that covers it (default_on: true, "
@@ -162,6 +201,13 @@ RULES: tuple[Rule, ...] = (
             "`external` entry declares: a typo, or a knob that was removed. Reported at the "
             "profile's value."
         ),
+        example=(
+            "profiles:\n"
+            "  bitwise:\n"
+            "    env:\n"
+            '      PRIMUS_HC_TRITN: "0"    # a typo: no code reads it'
+        ),
+        page="profiles.md",
         help=(
             "Fix the name, or declare the variable under `external` with the library that reads it."
         ),
@@ -175,6 +221,14 @@ RULES: tuple[Rule, ...] = (
             'state, for example "false" on a gate that only tests `!= "0"`, which turns nothing '
             "off."
         ),
+        example=(
+            '# the gate: os.environ.get("PRIMUS_HC_TRITON", "1") != "0"\n'
+            "profiles:\n"
+            "  bitwise:\n"
+            "    env:\n"
+            '      PRIMUS_HC_TRITON: "false"    # turns nothing off'
+        ),
+        page="profiles.md",
         help=(
             "Write a value the gate treats as intended (the message lists them), or give the knob "
             "its `off_value` / `on_value` in the registry."
@@ -192,6 +246,12 @@ RULES: tuple[Rule, ...] = (
             "config dataclasses (checked when megatron-core is installed): the overlay would set "
             "a key Megatron ignores or rejects."
         ),
+        example=(
+            "config:\n"
+            "  deterministic_mod:    # no field of megatron-core's config classes\n"
+            "    backend: megatron"
+        ),
+        page="profiles.md",
         help=(
             "Fix the name; mark a Megatron command-line argument with `argument: --name`; or "
             "declare the key's real backend (primus, for keys Primus adds)."
@@ -205,6 +265,12 @@ RULES: tuple[Rule, ...] = (
             "megatron-core could not be imported, so the config keys declared `backend: megatron`"
             " were not checked against its dataclasses. A note: it does not fail the check."
         ),
+        example=(
+            "config:\n"
+            "  deterministic_mode:\n"
+            "    backend: megatron    # megatron-core is not installed"
+        ),
+        page="profiles.md",
         help=(
             "Install megatron-core in the environment that runs `knobs check` (pip install "
             "megatron-core) to check them."
@@ -223,6 +289,15 @@ RULES: tuple[Rule, ...] = (
             "different value contradicts the launcher: which value the run gets depends on which "
             "is applied last. Reported at the profile's value, naming the launcher's line."
         ),
+        example=(
+            '# launcher: [ "$PRIMUS_DETERMINISTIC" = 1 ] && export NCCL_ALGO=Ring\n'
+            "profiles:\n"
+            "  bitwise:\n"
+            "    env:\n"
+            '      PRIMUS_DETERMINISTIC: "1"\n'
+            "      NCCL_ALGO: Tree"
+        ),
+        page="profiles.md",
         help=(
             "Give the variable the launcher's value in the profile (or leave it to the launcher), "
             "or stop setting the switch that implies it."
@@ -237,6 +312,12 @@ RULES: tuple[Rule, ...] = (
             "torchtitan's job-config dataclasses (checked when torchtitan is installed): the "
             "overlay would set a key TorchTitan rejects."
         ),
+        example=(
+            "config:\n"
+            "  debug.sead:    # no field path of torchtitan's job config\n"
+            "    backend: torchtitan"
+        ),
+        page="profiles.md",
         help=(
             "Fix the name (a dotted path such as debug.seed); if Primus adds the key, declare "
             "`backend: primus`."
@@ -250,6 +331,10 @@ RULES: tuple[Rule, ...] = (
             "torchtitan could not be imported, so the config keys declared `backend: torchtitan` "
             "were not checked against its job config. A note: it does not fail the check."
         ),
+        example=(
+            "config:\n  debug.seed:\n    backend: torchtitan    # torchtitan is not installed"
+        ),
+        page="profiles.md",
         help=(
             "Install torchtitan in the environment that runs `knobs check` (pip install "
             "'knobregistry[torchtitan]') to check them."
@@ -267,6 +352,11 @@ RULES: tuple[Rule, ...] = (
             "`bitwise` that leaves the variable unset or sets another value starts a run that "
             "stops there. Reported at the profile."
         ),
+        example=(
+            'assert os.environ.get("TORCH_COMPILE_DISABLE") == "1"    # code of the scan\n'
+            "# a bitwise profile leaves TORCH_COMPILE_DISABLE unset"
+        ),
+        page="profiles.md",
         help="Set the variable to the required value under the profile's `env`.",
     ),
     Rule(
@@ -280,6 +370,12 @@ RULES: tuple[Rule, ...] = (
             "A note for a person: if the profile's runs meet the condition, they stop there "
             "unless the variable holds the required value."
         ),
+        example=(
+            'if args.fp8_recipe == "mxfp8":\n'
+            '    assert os.environ.get("NVTE_FP8_BLOCK") == "1"\n'
+            "# the bitwise profile does not set fp8_recipe"
+        ),
+        page="profiles.md",
         help="Set the variable as required, or set the config key that decides the condition.",
         severity=Severity.NOTE,
     ),
@@ -295,6 +391,13 @@ RULES: tuple[Rule, ...] = (
             "profiles that relied on the launcher no longer get the value. Reported at "
             "`implied_by`; skipped when paths on the command line narrow the scan."
         ),
+        example=(
+            "external:\n"
+            "  NCCL_ALGO:\n"
+            '    implied_by: {PRIMUS_DETERMINISTIC: "1"}\n'
+            "# no scanned launcher script sets NCCL_ALGO any more"
+        ),
+        page="profiles.md",
         help=(
             "Restate the value in the profiles that need it and drop `implied_by`, or put the "
             "launcher script back in the scan's scope."
@@ -310,6 +413,14 @@ RULES: tuple[Rule, ...] = (
             "entry until the knob is triaged or the waiver renewed. Reported at the `expires` "
             "key in the registry."
         ),
+        example=(
+            "PRIMUS_FP8:\n"
+            "  triage: exempt\n"
+            "  reason: The FP8 path is being rewritten.\n"
+            "  owner: fp8-team\n"
+            "  expires: 2026-06-30    # and today is later"
+        ),
+        page="waivers.md",
         help=(
             "Triage the knob and remove `expires`; or, if its owner agrees, move `expires` to a "
             "later date."
@@ -323,6 +434,13 @@ RULES: tuple[Rule, ...] = (
             "An entry with an `expires` date names no `owner`, so nobody is asked to triage the "
             "knob when the waiver runs out. A warning: it does not fail the check."
         ),
+        example=(
+            "PRIMUS_FP8:\n"
+            "  triage: exempt\n"
+            "  reason: The FP8 path is being rewritten.\n"
+            "  expires: 2026-06-30    # and no `owner:`"
+        ),
+        page="waivers.md",
         help="Add `owner:` (a person, a team or a handle) to the entry.",
         severity=Severity.WARNING,
     ),
@@ -336,6 +454,11 @@ RULES: tuple[Rule, ...] = (
             "or it would hide the same finding if it came back. Not checked when paths on the "
             "command line narrow the scan."
         ),
+        example=(
+            "# knobs-baseline.json accepts KNB001 for PRIMUS_NEW_TRITON in pkg/model.py;\n"
+            "# the knob has since been registered"
+        ),
+        page="waivers.md",
         help=(
             "Rewrite the baseline without it: knobs check --baseline FILE --write-baseline FILE "
             "(a baseline may always shrink)."
@@ -352,6 +475,8 @@ RULES: tuple[Rule, ...] = (
             "edited by hand, or the registry changed since it was written. Reported at the first "
             "line that differs."
         ),
+        example=("<!-- knobs:begin knobs -->\n(a table edited by hand)\n<!-- knobs:end knobs -->"),
+        page="generated-docs.md",
         help="Regenerate the blocks with `knobs docs --write FILE`; edit the registry, not them.",
     ),
     Rule(
@@ -363,6 +488,8 @@ RULES: tuple[Rule, ...] = (
             "than `knobs`, `external` or `profile:NAME`, or a profile the registry does not "
             "define. The block cannot be checked or regenerated."
         ),
+        example=("<!-- knobs:begin knobs -->\n(no knobs:end after it)"),
+        page="generated-docs.md",
         help="Fix the marker comments (see docs/generated-docs.md), then run `knobs docs --write`.",
     ),
 )
@@ -373,6 +500,12 @@ _BY_CODE = {rule.code: rule for rule in RULES}
 def rule(code: str) -> Rule:
     """The rule for ``code``; KeyError for an unknown code."""
     return _BY_CODE[code]
+
+
+def find_rule(code_or_name: str) -> Rule | None:
+    """The rule whose code or name is ``code_or_name`` (any case); None when there is none."""
+    folded = code_or_name.strip().casefold()
+    return next((r for r in RULES if folded in (r.code.casefold(), r.name.casefold())), None)
 
 
 def rules(*codes: str) -> tuple[Rule, ...]:

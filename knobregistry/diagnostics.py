@@ -51,7 +51,9 @@ class Rule:
     name: str
     title: str  # one line, for tables and SARIF's shortDescription
     description: str  # a paragraph, for SARIF's fullDescription and the docs
-    help: str  # what to do about it
+    example: str  # a few lines of code or registry that the rule reports
+    help: str  # what to do about it: the fix
+    page: str  # the page of docs/ that documents it, under the heading of `anchor`
     severity: Severity = Severity.ERROR
     reserved: bool = False  # documented, never reported (for example: caught at load time)
 
@@ -59,6 +61,11 @@ class Rule:
     def anchor(self) -> str:
         """The heading anchor of this rule in its docs page."""
         return f"{self.code.lower()}-{self.name.lower()}"
+
+    @property
+    def docs(self) -> str:
+        """Where the rule is documented: ``docs/PAGE#ANCHOR``."""
+        return f"docs/{self.page}#{self.anchor}"
 
     def diagnostic(
         self,

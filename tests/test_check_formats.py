@@ -241,7 +241,9 @@ _FAKE_RULE = Rule(
     name="FakeProfileRule",
     title="A further check's finding.",
     description="A further check's finding.",
+    example="(none)",
     help="Do what it says.",
+    page="checks.md",
     severity=Severity.NOTE,
 )
 

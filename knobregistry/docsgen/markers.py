@@ -17,6 +17,7 @@ from dataclasses import dataclass
 _MARKER = re.compile(r"<!--\s*knobs:(begin|end|registry)\b(.*?)-->\Z")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
 _PROFILE = re.compile(r"profile:([a-z][a-z0-9_-]*)\Z")
+_CODES = re.compile(r"codes:KNB\d{0,3}\Z")  # the table of check codes with this prefix
 BLOCK_NAMES = ("knobs", "external")
 
 
@@ -55,7 +56,7 @@ class Parsed:
 
 
 def valid_name(name: str) -> bool:
-    return name in BLOCK_NAMES or _PROFILE.match(name) is not None
+    return name in BLOCK_NAMES or any(p.match(name) is not None for p in (_PROFILE, _CODES))
 
 
 def has_markers(text: str) -> bool:
