@@ -9,6 +9,7 @@ from knobregistry.check.family import CheckRun, Context, Family
 from knobregistry.check.inventory import INVENTORY
 from knobregistry.check.reconcile import reconcile, required
 from knobregistry.check.run import CheckResult, run_check, scan_scope
+from knobregistry.check.where import Where
 from knobregistry.paths import shown
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "CheckRun",
     "Context",
     "Family",
+    "Where",
     "reconcile",
     "required",
     "run_check",
