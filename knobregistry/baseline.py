@@ -230,7 +230,7 @@ def describe(key: BaselineKey, folder: Path, cwd: Path) -> str:
     return f"{key.code} {key.knob} in {where}" if key.knob else f"{key.code} in {where}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Written:
     """What `--write-baseline` did: the findings now accepted, before, and whether it wrote."""
 
@@ -279,7 +279,12 @@ def write_baseline(result: CheckResult, path: Path, *, cwd: Path, force: bool = 
             write_atomic(path, text)
         except FileError as exc:
             raise BaselineError(exc.message("write", display)) from exc
-    return Written(display, new.total, old.total if old is not None else None, changed)
+    return Written(
+        path=display,
+        total=new.total,
+        previous=old.total if old is not None else None,
+        changed=changed,
+    )
 
 
 def _current(path: Path) -> str | None:

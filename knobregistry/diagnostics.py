@@ -16,7 +16,7 @@ class Severity(str, Enum):
     NOTE = "note"  # information (for example: megatron-core is not installed)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Diagnostic:
     """One problem, one line: ``path:line:column: CODE message``, then the fix."""
 
@@ -78,4 +78,13 @@ class Rule:
         knob: str | None = None,
     ) -> Diagnostic:
         """A finding of this rule, with its code and severity."""
-        return Diagnostic(self.code, path, line, column, message, fix, knob, self.severity)
+        return Diagnostic(
+            code=self.code,
+            path=path,
+            line=line,
+            column=column,
+            message=message,
+            fix=fix,
+            knob=knob,
+            severity=self.severity,
+        )

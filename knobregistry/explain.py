@@ -34,7 +34,7 @@ class ProfileSetting:
     setting: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Explanation:
     """One knob: its registry entry (or external entry), its scan verdict and its sites."""
 

@@ -22,7 +22,7 @@ EXPIRED_WAIVER = rule("KNB201")
 WAIVER_WITHOUT_OWNER = rule("KNB202")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Waiver:
     """One entry with an `expires` date."""
 
@@ -44,7 +44,13 @@ def waivers(registry: Registry) -> tuple[Waiver, ...]:
 
 def _waiver(entry: KnobEntry) -> Waiver:
     assert entry.expires is not None
-    return Waiver(entry.name, entry.expires, entry.triage.value, entry.owner, entry.reason)
+    return Waiver(
+        name=entry.name,
+        expires=entry.expires,
+        triage=entry.triage.value,
+        owner=entry.owner,
+        reason=entry.reason,
+    )
 
 
 def waiver_diagnostics(registry: Registry, *, today: date, cwd: Path) -> list[Diagnostic]:

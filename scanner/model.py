@@ -194,7 +194,7 @@ class ScanError:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WrapperInfo:
     """A function of the scanned tree whose parameter names the variable it reads."""
 
@@ -221,7 +221,7 @@ class ScanStats:
     cache_hits: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ScanResult:
     """Everything one scan found, sorted and ready to report."""
 

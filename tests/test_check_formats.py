@@ -251,7 +251,16 @@ _FAKE_RULE = Rule(
 def _fake_check(context: Context) -> list[Diagnostic]:
     line, column = context.registry.position("knobs", "PRIMUS_FP8")
     note = f"{len(context.scan.knobs)} knobs, full scope: {context.full_scope}."
-    return [Diagnostic("KNB199", "registry.yaml", line, column, note, severity=Severity.NOTE)]
+    return [
+        Diagnostic(
+            code="KNB199",
+            path="registry.yaml",
+            line=line,
+            column=column,
+            message=note,
+            severity=Severity.NOTE,
+        )
+    ]
 
 
 def test_further_checks_join_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -281,7 +281,7 @@ def _finish_oldest(
     running: dict[Future[Any], bool], return_when: str
 ) -> tuple[set[Future[Any]], set[Future[Any]]]:
     oldest = next(iter(running))
-    oldest.set_result(FileOutcome(oldest.rel))  # type: ignore[attr-defined]
+    oldest.set_result(FileOutcome(rel=oldest.rel))  # type: ignore[attr-defined]
     return {oldest}, set(running) - {oldest}
 
 
@@ -298,7 +298,7 @@ def test_huge_files_take_turns_and_the_smallest_files_run_beside_them(
     monkeypatch.setattr(scanner_pool, "wait", _finish_oldest)
     executor = _Recorder()
     runner = scanner_pool.Runner(Options(), jobs=2)
-    done = [o.rel for o in runner._schedule(executor, lambda t: FileOutcome(t.rel), tasks)]
+    done = [o.rel for o in runner._schedule(executor, lambda t: FileOutcome(rel=t.rel), tasks)]
     # h1 beside the smallest; h2 once h1 is done, beside the next smallest; then the
     # rest biggest first.
     assert executor.submitted == ["h1.py", "d.py", "h2.py", "c.py", "a.py", "b.py"]

@@ -143,11 +143,11 @@ def _require_scope_paths(registry: Registry) -> None:
             line, column = registry.position("scan", "paths", index)
             problems.append(
                 RegistryProblem(
-                    display,
-                    line,
-                    column,
-                    ("scan", "paths", index),
-                    f"'{rel}' does not exist; scan paths are relative to the registry's "
+                    path=display,
+                    line=line,
+                    column=column,
+                    key_path=("scan", "paths", index),
+                    message=f"'{rel}' does not exist; scan paths are relative to the registry's "
                     f"folder ({shown(registry.root, Path.cwd())}).",
                 )
             )

@@ -44,7 +44,7 @@ class MarkerProblem:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Parsed:
     """A doc's lines, its blocks, its registry marker and the problems with its markers."""
 
@@ -110,7 +110,13 @@ def parse(text: str) -> Parsed:
     if open_at is not None:
         problems.append(_unclosed(open_at, open_name, len(lines)))
     valid = tuple(b for b in blocks if valid_name(b.name))
-    return Parsed(lines, valid, registry, registry_line, tuple(problems))
+    return Parsed(
+        lines=lines,
+        blocks=valid,
+        registry=registry,
+        registry_line=registry_line,
+        problems=tuple(problems),
+    )
 
 
 def _fence_state(line: str, fence: str | None) -> str | None:

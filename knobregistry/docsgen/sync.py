@@ -28,7 +28,7 @@ DOCS_MARKERS_INVALID = rule("KNB205")
 SKIPPED_DIRS = (".*", "__pycache__", "node_modules", "venv", "*.egg-info", "site", "build", "dist")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Refreshed:
     """A doc's text with its blocks regenerated, and what was found on the way."""
 
@@ -62,7 +62,13 @@ def refresh(text: str, registry: Registry, ref: str | None = None) -> Refreshed:
     if ref is not None:
         _set_registry_marker(lines, parsed, ref)
     new = "\n".join(lines) + "\n"
-    return Refreshed(new, len(usable), tuple(reversed(stale)), tuple(problems), appended=False)
+    return Refreshed(
+        text=new,
+        blocks=len(usable),
+        stale=tuple(reversed(stale)),
+        problems=tuple(problems),
+        appended=False,
+    )
 
 
 def _appended(
@@ -76,7 +82,7 @@ def _appended(
         body = "\n".join([*marker, *blocks_text(registry)]).rstrip("\n")
         new = text.rstrip("\n") + "\n\n" + body + "\n"
     count = sum(1 for heading, _ in default_blocks(registry) if heading is not None)
-    return Refreshed(new, count, (), problems, appended=True)
+    return Refreshed(text=new, blocks=count, stale=(), problems=problems, appended=True)
 
 
 def _first_difference(block: Block, current: list[str], expected: list[str]) -> int:

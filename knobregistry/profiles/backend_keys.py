@@ -27,7 +27,7 @@ class ClassesMissing:
 F = TypeVar("F", bound=Fields)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Backend(Generic[F]):
     """How one trainer's keys are checked, and what the findings say."""
 
