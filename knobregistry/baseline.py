@@ -18,8 +18,8 @@ from types import MappingProxyType
 from typing import Any
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check.guard_rules import BASELINE_ENTRY_GONE, BASELINE_RULES, EXPIRED_WAIVER
-from knobregistry.check.run import CheckResult
+from knobregistry.check import CheckResult, Family
+from knobregistry.codes import rule, rules
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.files import FileError, read_text
 from knobregistry.paths import shown
@@ -27,7 +27,10 @@ from knobregistry.plural import counted
 
 VERSION = 1
 # Never baselined: an expired waiver (its date is the agreement) and the baseline's own finding.
-UNBASELINABLE = frozenset({EXPIRED_WAIVER.code, BASELINE_ENTRY_GONE.code})
+BASELINE_ENTRY_GONE = rule("KNB203")
+# The baseline's family: KNB203, reported by apply_baseline when a baseline is applied.
+BASELINE = Family("waivers", rules(BASELINE_ENTRY_GONE.code), None)
+UNBASELINABLE = frozenset({"KNB201", BASELINE_ENTRY_GONE.code})
 
 
 class BaselineError(Exception):
@@ -189,7 +192,7 @@ def apply_baseline(
     return replace(
         result,
         diagnostics=tuple(sorted(kept, key=lambda d: d.sort_key)),
-        rules=(*result.rules, *BASELINE_RULES),
+        rules=(*result.rules, *BASELINE.rules),
         baseline=shown(path, cwd),
         baselined=hidden,
     )
@@ -227,7 +230,7 @@ def describe(key: BaselineKey, folder: Path, cwd: Path) -> str:
     return f"{key.code} {key.knob} in {where}" if key.knob else f"{key.code} in {where}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Written:
     """What `--write-baseline` did: the findings now accepted, before, and whether it wrote."""
 
@@ -276,7 +279,12 @@ def write_baseline(result: CheckResult, path: Path, *, cwd: Path, force: bool = 
             write_atomic(path, text)
         except FileError as exc:
             raise BaselineError(exc.message("write", display)) from exc
-    return Written(display, new.total, old.total if old is not None else None, changed)
+    return Written(
+        path=display,
+        total=new.total,
+        previous=old.total if old is not None else None,
+        changed=changed,
+    )
 
 
 def _current(path: Path) -> str | None:

@@ -20,6 +20,7 @@ COMMANDS = {
     "check": "knobregistry.commands.check:check_command",
     "init": "knobregistry.commands.init:init_command",
     "explain": "knobregistry.commands.explain:explain_command",
+    "rule": "knobregistry.commands.rule:rule_command",
     "export": "knobregistry.commands.export:export_command",
     "triage": "knobregistry.commands.triage:triage_command",
     "diff": "knobregistry.commands.diff:diff_command",

@@ -1,8 +1,7 @@
-"""A finding of `knobs check`: where, which rule, what is wrong, and how to fix it.
+"""A finding of `knobs check` and the rule it breaks: where, which code, what is wrong, the fix.
 
-Every check produces these; every reporter (text, json, github, sarif) renders
-them. Codes are stable: KNB0xx for the inventory (code versus registry),
-KNB1xx for profiles, KNB2xx for docs and waivers.
+Every check produces Diagnostics; every reporter (text, json, github, sarif)
+renders them. The rules themselves, one per code, are in knobregistry.codes.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ class Severity(str, Enum):
     NOTE = "note"  # information (for example: megatron-core is not installed)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Diagnostic:
     """One problem, one line: ``path:line:column: CODE message``, then the fix."""
 
@@ -42,3 +41,50 @@ class Diagnostic:
     def render(self) -> str:
         """The report line, without the fix."""
         return f"{self.location()}: {self.code} {self.message}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """One code: a short CamelCase name, its severity and what it means."""
+
+    code: str
+    name: str
+    title: str  # one line, for tables and SARIF's shortDescription
+    description: str  # a paragraph, for SARIF's fullDescription and the docs
+    example: str  # a few lines of code or registry that the rule reports
+    help: str  # what to do about it: the fix
+    page: str  # the page of docs/ that documents it, under the heading of `anchor`
+    severity: Severity = Severity.ERROR
+    reserved: bool = False  # documented, never reported (for example: caught at load time)
+
+    @property
+    def anchor(self) -> str:
+        """The heading anchor of this rule in its docs page."""
+        return f"{self.code.lower()}-{self.name.lower()}"
+
+    @property
+    def docs(self) -> str:
+        """Where the rule is documented: ``docs/PAGE#ANCHOR``."""
+        return f"docs/{self.page}#{self.anchor}"
+
+    def diagnostic(
+        self,
+        path: str,
+        line: int,
+        column: int,
+        message: str,
+        *,
+        fix: str | None = None,
+        knob: str | None = None,
+    ) -> Diagnostic:
+        """A finding of this rule, with its code and severity."""
+        return Diagnostic(
+            code=self.code,
+            path=path,
+            line=line,
+            column=column,
+            message=message,
+            fix=fix,
+            knob=knob,
+            severity=self.severity,
+        )

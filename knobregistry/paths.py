@@ -1,11 +1,7 @@
-"""How paths are shown to users: relative, POSIX."""
+"""How paths are shown to users: relative, POSIX. The scanner owns the convention."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from scanner.conventions import relative_path as shown
 
-
-def shown(path: Path, start: Path) -> str:
-    """``path`` relative to the folder ``start``, with forward slashes."""
-    return Path(os.path.relpath(path.absolute(), start.absolute())).as_posix()
+__all__ = ["shown"]

@@ -33,31 +33,29 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.check.rules import Rule
+from knobregistry.check import Context, Family, Where
+from knobregistry.codes import family_codes, rule, rules
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.feature import feature_values
-from knobregistry.paths import shown
 from knobregistry.profiles import Candidate, Intent, ResolvedProfile, knob_candidates
 from knobregistry.profiles import resolve_profile as _resolve
 from knobregistry.profiles.config_checks import FieldsLookup, megatron_key_diagnostics
 from knobregistry.profiles.megatron import megatron_fields
-from knobregistry.profiles.rules import (
-    BITWISE_LEAVES_ON,
-    CONTRADICTS_LAUNCHER,
-    GATE_MISMATCH,
-    IMPLICATION_GONE,
-    MISSES_REQUIREMENT,
-    NOT_RUN_TOGETHER,
-    REQUIREMENT_UNDECIDED,
-    UNKNOWN_VARIABLE,
-)
 from knobregistry.profiles.torchtitan import torchtitan_fields
 from knobregistry.profiles.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage, Verdict
 from knobregistry.registry.model import JsonValue
-from scanner import GateKind, Polarity, ScanResult, Site, Write
+from scanner import GateKind, Polarity, ScanResult, Site
 
 _HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on
+BITWISE_LEAVES_ON = rule("KNB101")
+UNKNOWN_VARIABLE = rule("KNB102")
+GATE_MISMATCH = rule("KNB103")
+CONTRADICTS_LAUNCHER = rule("KNB106")
+MISSES_REQUIREMENT = rule("KNB109")
+REQUIREMENT_UNDECIDED = rule("KNB110")
+IMPLICATION_GONE = rule("KNB111")
+NOT_RUN_TOGETHER = rule("KNB112")
 
 
 def check_profiles(
@@ -75,7 +73,7 @@ def check_profiles(
     ``full_scope=False`` (paths on the command line narrowed the scan) skips KNB102,
     since a variable read outside the narrowed paths would look unread.
     """
-    where = _Where(registry, scan, cwd if cwd is not None else Path.cwd())
+    where = _Where(registry, cwd if cwd is not None else Path.cwd(), scan)
     found: list[Diagnostic] = []
     for name, profile in registry.profiles.items():
         resolved = _resolve(registry, name)
@@ -89,29 +87,16 @@ def check_profiles(
         found.extend(_launcher_contradictions(where, resolved))
     if full_scope:
         found.extend(_gone_implications(where))
-    found.extend(megatron_key_diagnostics(registry, where.file, megatron))
-    found.extend(torchtitan_key_diagnostics(registry, where.file, torchtitan))
+    found.extend(megatron_key_diagnostics(registry, where.registry_file, megatron))
+    found.extend(torchtitan_key_diagnostics(registry, where.registry_file, torchtitan))
     return sorted(found, key=lambda d: d.sort_key)
 
 
 @dataclass(frozen=True, slots=True)
-class _Where:
-    registry: Registry
+class _Where(Where):
+    """Where, with the scan the profiles are held against."""
+
     scan: ScanResult
-    cwd: Path
-
-    @property
-    def file(self) -> str:
-        return shown(self.registry.path, self.cwd)
-
-    def site(self, site: Site | Write) -> str:
-        return f"{shown(self.registry.root / site.path, self.cwd)}:{site.line}:{site.column}"
-
-    def diagnostic(
-        self, rule: Rule, key_path: KeyPath, message: str, fix: str, knob: str
-    ) -> Diagnostic:
-        line, column = self.registry.position(*key_path)
-        return rule.diagnostic(self.file, line, column, message, fix=fix, knob=knob)
 
 
 def _q(value: str) -> str:
@@ -442,3 +427,12 @@ def _gone_implications(where: _Where) -> Iterator[Diagnostic]:
         )
         at: KeyPath = ("external", name, "implied_by")
         yield where.diagnostic(IMPLICATION_GONE, at, message, fix, name)
+
+
+def _run(context: Context) -> list[Diagnostic]:
+    return check_profiles(
+        context.registry, context.scan, cwd=context.cwd, full_scope=context.full_scope
+    )
+
+
+PROFILES = Family("profiles", rules(*family_codes("KNB1")), _run)

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from knobregistry.baseline import BaselineError
-from knobregistry.check.guard_rules import DOCS_RULES
 from knobregistry.diagnostics import Severity
+from knobregistry.families import group_of
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_text import fix_lines
 from knobregistry.testing import check_project
@@ -33,7 +33,7 @@ WORKER_KEY = "knobs_outcome"
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """One test item: the codes it reports."""
+    """One test item: the findings of the families of its group (knobregistry.families)."""
 
     name: str
     title: str
@@ -45,14 +45,6 @@ GROUPS = (
     Group("waivers", "waivers current, baseline up to date"),
     Group("docs", "docs in sync"),
 )
-_DOCS = frozenset(rule.code for rule in DOCS_RULES)
-
-
-def group_of(code: str) -> str:
-    """KNB0xx inventory, KNB1xx profiles, KNB204/205 docs, the other KNB2xx waivers."""
-    if code in _DOCS:
-        return "docs"
-    return {"KNB1": "profiles", "KNB2": "waivers"}.get(code[:4], "inventory")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from knobregistry.baseline import BaselineError
 from knobregistry.check import CheckResult, shown
-from knobregistry.check.standard import full_check
+from knobregistry.families import full_check
 from knobregistry.registry import RegistryError, load_registry
 from knobregistry.report.check_text import render_check_text
 

@@ -8,19 +8,21 @@ KNB202 a waiver without an owner (a warning). "Today" is injected for previews a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from knobregistry.check.guard_rules import EXPIRED_WAIVER, WAIVER_WITHOUT_OWNER
+from knobregistry.check import Context, Family
+from knobregistry.codes import rule, rules
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.paths import shown
 from knobregistry.registry import KnobEntry, Registry
-from scanner import ScanResult
+
+EXPIRED_WAIVER = rule("KNB201")
+WAIVER_WITHOUT_OWNER = rule("KNB202")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Waiver:
     """One entry with an `expires` date."""
 
@@ -42,7 +44,13 @@ def waivers(registry: Registry) -> tuple[Waiver, ...]:
 
 def _waiver(entry: KnobEntry) -> Waiver:
     assert entry.expires is not None
-    return Waiver(entry.name, entry.expires, entry.triage.value, entry.owner, entry.reason)
+    return Waiver(
+        name=entry.name,
+        expires=entry.expires,
+        triage=entry.triage.value,
+        owner=entry.owner,
+        reason=entry.reason,
+    )
 
 
 def waiver_diagnostics(registry: Registry, *, today: date, cwd: Path) -> list[Diagnostic]:
@@ -97,19 +105,8 @@ def _expired_fix(waiver: Waiver, file: str) -> str:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class WaiverCheck:
-    """The waiver check for `knobs check`'s Check hook; ``today`` None means the real today."""
+def _run(context: Context) -> list[Diagnostic]:
+    return waiver_diagnostics(context.registry, today=context.today, cwd=context.cwd)
 
-    today: date | None = None
 
-    def __call__(
-        self,
-        registry: Registry,
-        scan: ScanResult,
-        *,
-        cwd: Path | None = None,
-        full_scope: bool = True,
-    ) -> Iterable[Diagnostic]:
-        day = self.today if self.today is not None else date.today()
-        return waiver_diagnostics(registry, today=day, cwd=cwd if cwd is not None else Path.cwd())
+WAIVERS = Family("waivers", rules("KNB201", "KNB202"), _run)

@@ -1,4 +1,5 @@
-"""The conventions every layer shares: on and off words, polarity words, launch facts.
+"""The conventions every layer shares: on and off words, polarity words, launch facts,
+and how a path is shown.
 
 The scanner owns them; ``knobregistry`` imports them from here, so that a word
 means the same thing to the scan, the checks and the exports.
@@ -7,9 +8,11 @@ means the same thing to the scan, the checks and the exports.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Final
 
 # Values every read is probed with besides "unset". Pairs at one index are the
@@ -97,3 +100,9 @@ def says_disable(name: str) -> bool:
 def is_launch_fact(name: str, extra: Iterable[str] = ()) -> bool:
     """Whether ``name`` is set by launchers (the documented list, plus ``extra`` patterns)."""
     return any(fnmatchcase(name, pattern) for pattern in (*LAUNCH_FACTS, *extra))
+
+
+def relative_path(path: Path, start: Path) -> str:
+    """``path`` relative to the folder ``start`` (with ``..`` when outside), POSIX: how
+    every output shows a path."""
+    return Path(os.path.relpath(path.absolute(), start.absolute())).as_posix()

@@ -194,7 +194,7 @@ class ScanError:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WrapperInfo:
     """A function of the scanned tree whose parameter names the variable it reads."""
 
@@ -213,15 +213,17 @@ class FileResult:
     writes: tuple[Write, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ScanStats:
-    """How a scan went: not part of its result (a warm scan finds the same)."""
+    """How a scan went, as counters: not part of its result (a warm scan finds the same)."""
 
-    files_parsed: int = 0
-    cache_hits: int = 0
+    files_parsed: int = 0  # files analysed in any round (each counted once)
+    cache_hits: int = 0  # files whose every outcome came from the cache
+    analyses: int = 0  # file analyses in all rounds: a file analysed again counts again
+    rounds: int = 0  # rounds of the scan (a round runs the files a new wrapper may reach)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ScanResult:
     """Everything one scan found, sorted and ready to report."""
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +11,12 @@ import pytest
 from jsonschema import Draft4Validator
 from rich.console import Console
 
-from knobregistry.check import RULES, Check, RuleInfo, run_check
-from knobregistry.check.guard_rules import DOCS_RULES, WAIVER_RULES
-from knobregistry.diagnostics import Diagnostic, Severity
-from knobregistry.profiles.rules import PROFILE_RULES
-from knobregistry.registry import Registry, load_registry
+from knobregistry.check import INVENTORY, Context, Family, run_check
+from knobregistry.codes import RULES
+from knobregistry.diagnostics import Diagnostic, Rule, Severity
+from knobregistry.registry import load_registry
 from knobregistry.report.check_sarif import check_to_sarif
 from knobregistry.report.check_text import print_check_rich, render_check_text
-from scanner import ScanResult
 from tests.conftest import run_knobs
 from tests.sample_project import edit, project
 
@@ -196,7 +193,7 @@ def test_sarif_content_for_code_scanning(drifted: Path) -> None:
     (run,) = log["runs"]
     driver = run["tool"]["driver"]
     assert driver["name"] == "knobregistry"
-    every: list[RuleInfo] = [*RULES, *PROFILE_RULES, *WAIVER_RULES, *DOCS_RULES]
+    every = [rule for rule in RULES if rule.code != "KNB203"]  # no baseline: no KNB203
     assert [r["id"] for r in driver["rules"]] == [rule.code for rule in every]
     for rule in driver["rules"]:
         assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
@@ -239,28 +236,38 @@ def test_rich_text_on_a_terminal(drifted: Path, monkeypatch: pytest.MonkeyPatch)
     assert plain.file.getvalue() == TEXT
 
 
-@dataclass(frozen=True, slots=True)
-class _FakeRule:
-    code: str = "KNB199"
-    name: str = "FakeProfileRule"
-    title: str = "A further check's finding."
-    help: str = "Do what it says."
-    severity: Severity = Severity.NOTE
+_FAKE_RULE = Rule(
+    code="KNB199",
+    name="FakeProfileRule",
+    title="A further check's finding.",
+    description="A further check's finding.",
+    example="(none)",
+    help="Do what it says.",
+    page="checks.md",
+    severity=Severity.NOTE,
+)
 
 
-def _fake_check(
-    registry: Registry, scan: ScanResult, *, cwd: Path | None = None, full_scope: bool = True
-) -> list[Diagnostic]:
-    line, column = registry.position("knobs", "PRIMUS_FP8")
-    note = f"{len(scan.knobs)} knobs, full scope: {full_scope}."
-    return [Diagnostic("KNB199", "registry.yaml", line, column, note, severity=Severity.NOTE)]
+def _fake_check(context: Context) -> list[Diagnostic]:
+    line, column = context.registry.position("knobs", "PRIMUS_FP8")
+    note = f"{len(context.scan.knobs)} knobs, full scope: {context.full_scope}."
+    return [
+        Diagnostic(
+            code="KNB199",
+            path="registry.yaml",
+            line=line,
+            column=column,
+            message=note,
+            severity=Severity.NOTE,
+        )
+    ]
 
 
 def test_further_checks_join_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = project(tmp_path)
     monkeypatch.chdir(root)
-    extra = Check(rules=(_FakeRule(),), run=_fake_check)
-    result = run_check(load_registry(root / "registry.yaml"), cwd=root, checks=(extra,))
+    extra = Family("profiles", (_FAKE_RULE,), _fake_check)
+    result = run_check(load_registry(root / "registry.yaml"), cwd=root, families=(INVENTORY, extra))
     assert (result.drift, render_check_text(result)) == (
         False,
         "registry.yaml:19:3: KNB199 4 knobs, full scope: True.\n\n"
@@ -271,5 +278,5 @@ def test_further_checks_join_the_report(tmp_path: Path, monkeypatch: pytest.Monk
     assert list(Draft4Validator(schema).iter_errors(log)) == []
     (run,) = log["runs"]
     assert run["tool"]["driver"]["rules"][-1]["id"] == "KNB199"
-    assert run["results"][0]["ruleIndex"] == len(RULES)
+    assert run["results"][0]["ruleIndex"] == len(INVENTORY.rules)
     assert run["results"][0]["level"] == "note"

@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.check import RULES, rule
+from knobregistry.check import INVENTORY
+from knobregistry.codes import RULES as ALL_RULES
+from knobregistry.codes import rule
 from knobregistry.diagnostics import Severity
+from knobregistry.docsgen.render import render_codes
 from tests.conftest import REPO, run_knobs
 from tests.sample_project import NEW_GATE, project
 
 DOCS = REPO / "docs" / "checks.md"
+RULES = INVENTORY.rules  # the KNB0xx codes
 
 
 def test_codes_are_unique_and_in_order() -> None:
@@ -75,3 +79,42 @@ def test_documented_examples_are_what_check_prints(tmp_path: Path, code: str) ->
     docs = DOCS.read_text(encoding="utf-8")
     for line in out.splitlines():
         assert ("    " + line if line else "") in docs, line
+
+
+def test_the_code_table_is_complete_and_in_order() -> None:
+    codes = [r.code for r in ALL_RULES]
+    assert codes == sorted(set(codes))
+    assert {r.code[:4] for r in ALL_RULES} == {"KNB0", "KNB1", "KNB2"}
+    for r in ALL_RULES:
+        assert r.title.endswith(".") and r.help.endswith("."), r.code
+        assert r.example.strip() and r.description.strip(), r.code
+        page = (REPO / "docs" / r.page).read_text(encoding="utf-8")
+        assert f"\n### {r.code} {r.name}\n" in page, r.code
+
+
+def test_the_tables_of_checks_md_are_rendered_from_the_code_table() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    for prefix in ("KNB0", "KNB2"):
+        block = f"<!-- knobs:begin codes:{prefix} -->\n\n"
+        rendered = "\n".join(render_codes(prefix))
+        assert block + rendered + f"\n\n<!-- knobs:end codes:{prefix} -->" in text
+    assert "| [KNB201](waivers.md#knb201-expiredwaiver) | ExpiredWaiver | error |" in text
+    assert "| [KNB005](#knb005-exemptwithoutreason) | ExemptWithoutReason | (registry " in text
+
+
+def test_the_docs_check_fails_on_a_hand_edited_code_row(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    text = DOCS.read_text(encoding="utf-8")
+    edited = text.replace("| StaleKnob | error |", "| StaleKnob | warning |")
+    assert edited != text
+    (root / "checks.md").write_text(edited, encoding="utf-8")
+    done = run_knobs("docs", "--check", "checks.md", cwd=root)
+    assert done.returncode == 1
+    line = next(n for n, t in enumerate(edited.splitlines(), 1) if "| StaleKnob |" in t)
+    assert f"checks.md:{line}:1: KNB204 The generated block 'codes:KNB0' differs" in done.stdout
+    written = run_knobs("docs", "--write", "checks.md", cwd=root)
+    assert written.returncode == 0, written.stderr
+    assert (root / "checks.md").read_text(encoding="utf-8") == text.replace(
+        "<!-- knobs:begin codes:KNB0 -->",
+        "<!-- knobs:registry registry.yaml -->\n\n<!-- knobs:begin codes:KNB0 -->",
+    )

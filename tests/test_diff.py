@@ -295,7 +295,7 @@ def test_compare_names_every_change(
     rows = compare({"PRIMUS_BLOCK": old}, {"PRIMUS_BLOCK": new})
     assert [c.value for row in rows for c in row.changes] == list(changes)
     if rows:
-        diff = KnobDiff("a", "b", "registry.yaml", tuple(rows))
+        diff = KnobDiff(base="a", head="b", registry="registry.yaml", rows=tuple(rows))
         assert default in render_diff_text(diff)
         assert not diff.blocking
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from knobregistry.check.explain import explain
+from knobregistry.explain import explain
 from knobregistry.registry import load_registry
-from knobregistry.report.check_explain import print_explain_rich
+from knobregistry.report.explain import print_explain_rich
 from tests.conftest import run_knobs
 from tests.sample_project import REGISTRY, project
 

@@ -178,7 +178,7 @@ def test_a_lone_surrogate_from_the_scan_is_refused_naming_the_variable() -> None
         name="p", kind=ProfileKind.CUSTOM, description="d", chain=("p",), env={"X": "a\ud800"}
     )
     with pytest.raises(ExportError) as caught:
-        render(Export(resolved, "registry.yaml"), "sh")
+        render(Export(profile=resolved, registry="registry.yaml"), "sh")
     assert str(caught.value) == (
         "cannot export X: its value holds a lone surrogate, which no UTF-8 file or "
         "environment can hold."

@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check.starter import SCHEMA_COPY, schema_reference, shipped_schema
 from knobregistry.cli import main
 from knobregistry.commands import init as init_module
+from knobregistry.init import SCHEMA_COPY, schema_reference, shipped_schema
 from knobregistry.registry import Policy, Triage, load_registry
 from tests.conftest import REPO, run_knobs
 from tests.sample_project import project

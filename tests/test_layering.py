@@ -1,4 +1,5 @@
-"""The scanner is the bottom layer: nothing in scanner/ imports knobregistry."""
+"""The layers: nothing in scanner/ imports knobregistry; the scanner's layers import only
+downward; knobregistry's parts import only what KNOBREGISTRY_IMPORTS allows."""
 
 from __future__ import annotations
 
@@ -92,3 +93,154 @@ def test_the_layer_check_would_catch_an_upward_import(tmp_path: Path) -> None:
     found = {m: scanner_layer(m) for m in imported_modules(bad)}
     assert found == {"scanner.run.work": 4, "scanner.model": 0}
     assert scanner_layer("scanner.syntax.events") < found["scanner.run.work"]
+
+
+# knobregistry's parts (its top-level modules and subpackages), and the parts each may
+# import. Leaves first; the CLI (commands) on top. `check` runs families of checks and
+# imports none of them; `families` composes them. "scanner" is the scanner package.
+KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
+    # leaves: conventions, small helpers, the data model
+    "__init__": set(),
+    "plural": set(),
+    "suggest": set(),
+    "progress": set(),
+    "files": set(),
+    "pytest_ini": set(),
+    "paths": {"scanner"},
+    "feature": {"scanner"},
+    "cache": set(),
+    "atomic": {"files"},
+    "stdout": {"files"},
+    "diagnostics": set(),
+    "codes": {"diagnostics"},
+    "pyproject": {"scanner"},
+    "registry": {"scanner", "files", "pyproject"},
+    "yaml_format": {"scanner", "feature"},
+    # profiles and what renders them
+    "profiles": {
+        *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
+        *("registry", "suggest"),
+    },
+    "export": {"profiles", "registry"},
+    # the check engine and its inventory family
+    "check": {
+        *("scanner", "cache", "codes", "diagnostics", "feature", "paths", "plural"),
+        *("progress", "pyproject", "registry", "yaml_format"),
+    },
+    # the other families of checks, each importing check, never the reverse
+    "profile_checks": {"scanner", "check", "codes", "diagnostics", "feature", "profiles"}
+    | {"registry"},
+    "waivers": {"check", "codes", "diagnostics", "paths", "registry"},
+    "baseline": {"atomic", "check", "codes", "diagnostics", "files", "paths", "plural"},
+    "docsgen": {
+        *("scanner", "atomic", "check", "codes", "diagnostics", "export", "files"),
+        *("paths", "plural", "profiles", "registry"),
+    },
+    "families": {"baseline", "check", "docsgen", "paths", "profile_checks", "registry"}
+    | {"waivers"},
+    # the other use cases
+    "init": {"scanner", "export", "paths", "plural", "pyproject", "yaml_format"},
+    "explain": {"scanner", "check", "paths", "profiles", "registry", "suggest", "yaml_format"},
+    "diff": {
+        *("scanner", "check", "docsgen", "feature", "paths", "plural", "pyproject"),
+        *("registry", "yaml_format"),
+    },
+    "trace": {"scanner", "paths", "plural", "profiles", "registry"},
+    "triage": {"atomic", "files", "plural", "profiles", "registry"},
+    # reporters, the test API, the pytest plugin
+    "report": {
+        *("scanner", "__init__", "check", "codes", "diagnostics", "explain", "feature"),
+        *("plural", "registry", "yaml_format"),
+    },
+    "testing": {"baseline", "check", "families", "registry", "report"},
+    "pytest_plugin": {"baseline", "diagnostics", "families", "registry", "report", "testing"}
+    | {"trace"},
+    # the CLI on top (cli names its commands as strings, imported when they run)
+    "commands": {
+        *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
+        *("docsgen", "explain", "export", "families", "feature", "files", "init", "plural"),
+        *("profiles", "progress", "pyproject", "registry", "report", "stdout", "suggest"),
+        *("trace", "triage"),
+    },
+    "cli": {"__init__"},
+    "__main__": {"cli"},
+}
+
+
+def part_of(module: str) -> str | None:
+    """The part of knobregistry a module belongs to; "scanner" for the scanner; None else."""
+    bits = module.split(".")
+    if bits[0] == "scanner":
+        return "scanner"
+    if bits[0] != "knobregistry":
+        return None
+    return bits[1] if len(bits) > 1 else "__init__"
+
+
+def knobregistry_imports() -> dict[str, set[str]]:
+    """Each part of knobregistry, and the other parts its modules import (``from
+    knobregistry import X`` counts as importing X when X is a part)."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((REPO / "knobregistry").rglob("*.py")):
+        own = part_of(module_of(path))
+        assert own is not None
+        targets = found.setdefault(own, set())
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+                if node.module == "knobregistry":
+                    names = [f"knobregistry.{alias.name}" for alias in node.names]
+            for name in names:
+                part = part_of(name)
+                if part == "__init__" or (
+                    part is not None and part != "scanner" and part not in KNOBREGISTRY_IMPORTS
+                ):
+                    part = "__init__"  # `from knobregistry import __version__`
+                if part is not None and part != own:
+                    targets.add(part)
+    return found
+
+
+def test_knobregistry_parts_import_only_what_the_table_allows() -> None:
+    actual = knobregistry_imports()
+    assert set(actual) == set(KNOBREGISTRY_IMPORTS)  # a new part gets a row
+    beyond = {
+        part: sorted(targets - KNOBREGISTRY_IMPORTS[part])
+        for part, targets in actual.items()
+        if targets - KNOBREGISTRY_IMPORTS[part]
+    }
+    assert beyond == {}
+
+
+def test_the_table_has_no_cycle_and_check_imports_no_family() -> None:
+    order: list[str] = []
+    visiting: set[str] = set()
+
+    def visit(part: str) -> None:
+        if part in order or part == "scanner":
+            return
+        assert part not in visiting, f"a cycle through {part}"
+        visiting.add(part)
+        for target in sorted(KNOBREGISTRY_IMPORTS[part]):
+            visit(target)
+        visiting.discard(part)
+        order.append(part)
+
+    for part in sorted(KNOBREGISTRY_IMPORTS):
+        visit(part)
+    clients = {"profile_checks", "waivers", "baseline", "docsgen", "families", "profiles"}
+    assert not KNOBREGISTRY_IMPORTS["check"] & (clients | {"export", "commands", "report"})
+    users_of_commands = {p for p, targets in KNOBREGISTRY_IMPORTS.items() if "commands" in targets}
+    assert users_of_commands == set()
+
+
+def test_the_table_check_would_catch_an_upward_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("from knobregistry.families import CHECKS\nimport knobregistry.waivers\n")
+    parts = {part_of(m) for m in imported_modules(bad)}
+    assert parts == {"families", "waivers"}
+    assert not parts <= KNOBREGISTRY_IMPORTS["check"]

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.check.rules import Rule
-from knobregistry.diagnostics import Diagnostic
-from knobregistry.profile_checks import check_profiles
+from knobregistry.diagnostics import Diagnostic, Rule
+from knobregistry.profile_checks import PROFILES, check_profiles
 from knobregistry.profiles.megatron import MegatronFields, MegatronMissing
-from knobregistry.profiles.rules import PROFILE_RULES
 from knobregistry.profiles.torchtitan import TorchTitanFields
 from knobregistry.registry import Registry, load_registry
 from scanner import scan
@@ -419,7 +417,7 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
     assert [(d.code, d.knob) for d in found] == [("KNB101", "PRIMUS_MHC_TRITON")]
 
 
-@pytest.mark.parametrize("rule", PROFILE_RULES, ids=lambda r: r.code)
+@pytest.mark.parametrize("rule", PROFILES.rules, ids=lambda r: r.code)
 def test_every_code_is_documented(rule: Rule) -> None:
     docs = (REPO / "docs" / "profiles.md").read_text(encoding="utf-8")
     row = f"| {rule.code} | {rule.name} | {rule.severity.value} | {rule.title} |"
@@ -429,7 +427,7 @@ def test_every_code_is_documented(rule: Rule) -> None:
 
 
 def test_codes_are_stable() -> None:
-    assert [r.code for r in PROFILE_RULES] == [
+    assert [r.code for r in PROFILES.rules] == [
         *("KNB101", "KNB102", "KNB103", "KNB104", "KNB105"),
         *("KNB106", "KNB107", "KNB108", "KNB109", "KNB110", "KNB111", "KNB112"),
     ]

@@ -132,9 +132,11 @@ def test_format_key_path() -> None:
 
 
 def test_problem_render_and_error_order() -> None:
-    late = RegistryProblem("r.yaml", 9, 1, ("knobs",), "b")
-    early = RegistryProblem("r.yaml", 2, 5, (), "a")
-    whole = RegistryProblem("r.yaml", 0, 0, (), "cannot read the registry.")
+    late = RegistryProblem(path="r.yaml", line=9, column=1, key_path=("knobs",), message="b")
+    early = RegistryProblem(path="r.yaml", line=2, column=5, key_path=(), message="a")
+    whole = RegistryProblem(
+        path="r.yaml", line=0, column=0, key_path=(), message="cannot read the registry."
+    )
     assert early.render() == "r.yaml:2:5: a"
     assert str(late) == "r.yaml:9:1: knobs: b"
     assert whole.render() == "r.yaml: cannot read the registry."

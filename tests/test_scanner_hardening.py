@@ -74,12 +74,16 @@ def test_deep_nesting_is_an_error_and_the_pool_scans_the_rest(tmp_path: Path) ->
     files["pkg/brackets.py"] = "import os\nX = " + "(" * 1500 + read + ")" * 1500 + "\n"
     files["pkg/chain.py"] = f"import os\n\nX = {read} != '0'" + " and x" * 2000 + "\n"
     files["pkg/sums.py"] = f"import os\n\n\nX = {read}" + " + x" * 1200 + "\n"
+    # Inside a bracket left open, CPython's own parser gives up with MemoryError.
+    deep = "(" * 400 + read + ")" * 400
+    files["pkg/open.py"] = f"import os\nfor x in (\n    1,\nY = {deep}\n):\n    pass\n"
     write_tree(tmp_path, files)
     data = _scan_json("--jobs", "2", "--no-cache", "pkg", cwd=tmp_path)
     assert _names(data) == [f"GOOD_{i:02}" for i in range(30)]
     assert _errors(data) == [
         ("pkg/brackets.py", TOO_DEEP.format(line=2)),
         ("pkg/chain.py", TOO_DEEP.format(line=3)),
+        ("pkg/open.py", TOO_DEEP.format(line=4)),
         ("pkg/sums.py", TOO_DEEP.format(line=4)),
     ]
 

@@ -7,12 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from scanner import DynamicRead, Write, WriteKind, scan
+from scanner import DynamicRead, ScanResult, Write, WriteKind, scan
 from tests.conftest import write_tree
 
 # Each case holds a comment naming os.environ, so that the file passes the byte
 # prefilter and is really analysed (the test checks it was parsed).
 FORCE = "# reads nothing from os.environ\n"
+
+
+def parsed_scan(root: Path) -> ScanResult:
+    """Scan ``root``, and hold that every Python file in it was parsed and analysed: a
+    negative case the byte prefilter skips would pass for the wrong reason."""
+    result = scan([root], root=root)
+    assert result.stats.files_parsed == len(list(root.rglob("*.py")))
+    return result
+
 
 NOT_READS = {
     "docstring": '''
@@ -88,8 +97,7 @@ NOT_READS = {
 @pytest.mark.parametrize("source", NOT_READS.values(), ids=NOT_READS.keys())
 def test_not_a_read(source: str, tmp_path: Path) -> None:
     write_tree(tmp_path, {"m.py": FORCE + textwrap.dedent(source).lstrip("\n")})
-    result = scan([tmp_path], root=tmp_path)
-    assert result.stats.files_parsed == 1
+    result = parsed_scan(tmp_path)
     assert result.knobs == ()
     assert result.dynamic == ()
     assert result.writes == ()
@@ -127,7 +135,7 @@ def test_write_is_recorded_and_not_a_read(
     statement: str, kind: WriteKind, column: int, value: str | None, tmp_path: Path
 ) -> None:
     write_tree(tmp_path, {"m.py": f"import os\n\n{statement}\n"})
-    result = scan([tmp_path], root=tmp_path)
+    result = parsed_scan(tmp_path)
     assert result.knobs == ()
     assert result.writes == (write(3, column, kind, value=value),)
 
@@ -152,7 +160,7 @@ def test_a_setter_is_a_write_at_its_calls_not_a_read(tmp_path: Path) -> None:
             """
         },
     )
-    result = scan([tmp_path], root=tmp_path)
+    result = parsed_scan(tmp_path)
     assert (result.knobs, result.dynamic) == ((), ())
     assert result.writes == (write(11, 1, WriteKind.SET, value="1", via="m.setenv"),)
     assert result.wrappers == ()
@@ -176,7 +184,7 @@ def test_self_and_cls_are_never_the_name_parameter(tmp_path: Path) -> None:
             """
         },
     )
-    result = scan([tmp_path], root=tmp_path)
+    result = parsed_scan(tmp_path)
     assert result.wrappers == ()
     reason = "the name is an attribute whose value is not known statically"
     assert result.dynamic == (
@@ -222,7 +230,7 @@ def test_a_wrapper_building_the_name_that_nobody_calls_is_dynamic_with_its_patte
             """
         },
     )
-    result = scan([tmp_path], root=tmp_path)
+    result = parsed_scan(tmp_path)
     assert result.knobs == ()
     reason = (
         "the name is built from the parameter 'kinds', and no call in the tree passes a known value"
@@ -244,7 +252,7 @@ def test_a_loop_over_data_not_known_statically_is_dynamic(tmp_path: Path) -> Non
             """
         },
     )
-    result = scan([tmp_path], root=tmp_path)
+    result = parsed_scan(tmp_path)
     reason = "the name is built at run time from values not known statically"
     assert result.dynamic == (
         dynamic_read(4, 5, 'os.environ.get(f"PRIMUS_{kind}")', "<module>", reason),
@@ -271,7 +279,7 @@ def test_wrapper_called_with_unresolvable_name_is_dynamic(tmp_path: Path) -> Non
             """
         },
     )
-    result = scan([tmp_path], root=tmp_path)
+    result = parsed_scan(tmp_path)
     assert [k.name for k in result.knobs] == ["PRIMUS_KNOWN"]
     reason = "the name passed to flag() is not known here"
     assert result.dynamic == (dynamic_read(9, 13, "flag(n)", "all_flags", reason, "m.flag"),)
@@ -279,7 +287,7 @@ def test_wrapper_called_with_unresolvable_name_is_dynamic(tmp_path: Path) -> Non
 
 def test_a_wrapper_never_called_reports_nothing(tmp_path: Path) -> None:
     write_tree(tmp_path, {"m.py": "import os\n\n\ndef flag(name):\n    return os.getenv(name)\n"})
-    result = scan([tmp_path], root=tmp_path)
+    result = parsed_scan(tmp_path)
     assert (result.knobs, result.dynamic) == ((), ())
     assert [w.qualname for w in result.wrappers] == ["m.flag"]
 
@@ -301,6 +309,6 @@ def test_a_constructor_reading_its_parameter_makes_a_descriptor_not_a_dynamic_re
             """
         },
     )
-    result = scan([tmp_path], root=tmp_path)
+    result = parsed_scan(tmp_path)
     assert (result.knobs, result.dynamic) == ((), ())
     assert [(w.qualname, w.name_param) for w in result.wrappers] == [("m.Flag", "name")]

@@ -5,6 +5,7 @@ interruption the process can observe (Ctrl-C, SIGTERM, SIGHUP)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -245,6 +246,12 @@ def test_triage_record_into_a_read_only_folder_keeps_the_results(project: Path) 
         project.chmod(0o777)
     assert result.returncode == 2
     assert "alone      DEMO_FUSED   reproducible      2\n" in result.stdout
+    note = result.stderr.splitlines()[0]
+    assert re.fullmatch(
+        r"knobs triage: note: cannot make \.knobs/triage here \(Permission denied\); the "
+        r"journal goes in /\S+/knobs-triage-\w+ instead \(name a folder with --dir DIR\)\.",
+        note,
+    ), note
     assert result.stderr.splitlines()[-1] == (
         "knobs triage: error: cannot write registry.yaml: Permission denied."
     )

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
-from knobregistry.check.rules import rule
-from knobregistry.check.snippet import (
+from knobregistry.check.where import Where
+from knobregistry.codes import rule
+from knobregistry.diagnostics import Diagnostic
+from knobregistry.feature import undecided_reason
+from knobregistry.plural import counted
+from knobregistry.registry import KnobEntry, Registry
+from knobregistry.yaml_format import (
     entry_yaml,
     gate_summary,
     quoted,
@@ -15,34 +18,10 @@ from knobregistry.check.snippet import (
     yaml_bool,
     yaml_string,
 )
-from knobregistry.diagnostics import Diagnostic
-from knobregistry.feature import undecided_reason
-from knobregistry.paths import shown
-from knobregistry.plural import counted
-from knobregistry.registry import KnobEntry, Registry
 from scanner import DynamicRead, GateKind, Knob, ScanError, Site
 
 # Where the scanner's error message places the problem ("Syntax error at line 2, column 19").
 _POSITION = re.compile(r"\bline (\d+)(?:, column (\d+))?")
-
-
-@dataclass(frozen=True, slots=True)
-class Where:
-    """Shows paths relative to the current folder; scan paths are relative to the registry's."""
-
-    registry: Registry
-    cwd: Path
-
-    def show(self, rel: str) -> str:
-        """A scan path (relative to the registry's folder) as the user sees it."""
-        return shown(self.registry.root / rel, self.cwd)
-
-    @property
-    def registry_file(self) -> str:
-        return shown(self.registry.path, self.cwd)
-
-    def registry_line(self, *key_path: str | int) -> tuple[int, int]:
-        return self.registry.position(*key_path)
 
 
 def _diagnostic(

@@ -6,7 +6,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from knobregistry.check import findings
-from knobregistry.check.findings import Where, states_default_on
+from knobregistry.check.findings import states_default_on
+from knobregistry.check.where import Where
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.feature import is_launch_fact, is_undecided, knob_feature_on
 from knobregistry.registry import KnobEntry, Policy, Registry

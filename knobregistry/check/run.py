@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
-from typing import Protocol
 
 from knobregistry.cache import default_cache_dir
-from knobregistry.check.reconcile import reconcile
-from knobregistry.check.rules import RULES, RuleInfo
-from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.check.family import Context, Family
+from knobregistry.check.inventory import INVENTORY
+from knobregistry.diagnostics import Diagnostic, Rule, Severity
 from knobregistry.paths import shown
 from knobregistry.progress import step
 from knobregistry.pyproject import PyprojectError, ScannerSettings, project_settings
@@ -25,28 +25,7 @@ from scanner import ScanResult, scan
 from scanner.source.files import DEFAULT_INCLUDE
 
 
-class CheckFunction(Protocol):
-    """A further check over the same scan: the registry's profiles, its docs."""
-
-    def __call__(
-        self,
-        registry: Registry,
-        scan: ScanResult,
-        *,
-        cwd: Path | None = ...,
-        full_scope: bool = ...,
-    ) -> Iterable[Diagnostic]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """A group of checks `knobs check` runs after the inventory, with the rules it reports."""
-
-    rules: tuple[RuleInfo, ...]
-    run: CheckFunction
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CheckResult:
     """What one `knobs check` found; the CLI turns it into output and an exit code."""
 
@@ -57,7 +36,7 @@ class CheckResult:
     knobs: int  # knobs the scan found in the scope
     files: int  # files scanned
     stale_checked: bool  # False when PATHs narrowed the scope, so KNB002 was skipped
-    rules: tuple[RuleInfo, ...] = RULES  # every rule of the checks that ran
+    rules: tuple[Rule, ...]  # every rule of the families that ran
     baseline: str | None = None  # the baseline file applied, relative to the current folder
     baselined: int = 0  # findings the baseline hid
 
@@ -124,19 +103,24 @@ def run_check(
     paths: Sequence[Path] | None = None,
     *,
     cwd: Path | None = None,
-    checks: Sequence[Check] = (),
+    families: Sequence[Family] = (INVENTORY,),
+    today: date | None = None,
 ) -> CheckResult:
-    """Reconcile the code with ``registry``; ``paths`` (relative to ``cwd``) narrow the scope.
-
-    ``checks`` run after the inventory on the same scan, and their findings join its own.
-    """
+    """Run ``families`` (default: the inventory alone) on one scan of ``registry``'s scope;
+    ``paths`` (relative to ``cwd``) narrow the scope, ``today`` judges waivers."""
     here = cwd if cwd is not None else Path.cwd()
     result = scan_scope(registry, paths)
     targets = _targets(registry, paths)
     full = paths is None
-    found = list(reconcile(result, registry, cwd=here, check_stale=full))
-    for check in checks:
-        found.extend(check.run(registry, result, cwd=here, full_scope=full))
+    context = Context(
+        registry=registry,
+        scan=result,
+        cwd=here,
+        full_scope=full,
+        today=today if today is not None else date.today(),
+    )
+    ran = [family for family in families if family.run is not None]
+    found = [d for family in ran if family.run is not None for d in family.run(context)]
     return CheckResult(
         registry=shown(registry.path, here),
         policy=registry.scan.policy,
@@ -145,7 +129,7 @@ def run_check(
         knobs=len(result.knobs),
         files=result.files_scanned,
         stale_checked=full,
-        rules=(*RULES, *(rule for check in checks for rule in check.rules)),
+        rules=tuple(rule for family in ran for rule in family.rules),
     )
 
 
@@ -159,11 +143,11 @@ def _require_scope_paths(registry: Registry) -> None:
             line, column = registry.position("scan", "paths", index)
             problems.append(
                 RegistryProblem(
-                    display,
-                    line,
-                    column,
-                    ("scan", "paths", index),
-                    f"'{rel}' does not exist; scan paths are relative to the registry's "
+                    path=display,
+                    line=line,
+                    column=column,
+                    key_path=("scan", "paths", index),
+                    message=f"'{rel}' does not exist; scan paths are relative to the registry's "
                     f"folder ({shown(registry.root, Path.cwd())}).",
                 )
             )

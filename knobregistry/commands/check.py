@@ -11,17 +11,14 @@ from rich.console import Console
 
 from knobregistry.baseline import BaselineError, write_baseline
 from knobregistry.check import CheckResult, run_check
-from knobregistry.check.standard import standard_checks, with_baseline
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.families import CHECKS, with_baseline
 from knobregistry.progress import reporting, terminal_reporter
 from knobregistry.registry import RegistryError
-from knobregistry.report.check_github import render_check_github
-from knobregistry.report.check_json import render_check_json
-from knobregistry.report.check_sarif import render_check_sarif
-from knobregistry.report.check_text import print_check_rich, render_check_text
+from knobregistry.report.check_formats import CHECK_FORMATS, formats_help
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = tuple(CHECK_FORMATS)
 
 
 @click.command("check")
@@ -34,8 +31,7 @@ FORMATS = ("text", "json", "github", "sarif")
     type=click.Choice(FORMATS),
     default="text",
     show_default=True,
-    help="text: one line per problem and its fix; json: a stable document; github: "
-    "workflow annotations; sarif: SARIF 2.1.0 for GitHub code scanning.",
+    help=formats_help(),
 )
 @click.option(
     "--baseline",
@@ -89,7 +85,7 @@ def check_command(
     try:
         registry = open_registry(registry_path)
         with reporting(terminal_reporter()):  # a spinner for slow steps, on a terminal
-            result = run_check(registry, list(paths) or None, checks=standard_checks(day))
+            result = run_check(registry, list(paths) or None, families=CHECKS, today=day)
     except RegistryError as error:
         fail_on_registry(error, fmt)
     if write_path is not None:
@@ -115,13 +111,8 @@ def check_command(
 
 
 def _print(result: CheckResult, fmt: str) -> None:
-    if fmt == "json":
-        click.echo(render_check_json(result), nl=False)
-    elif fmt == "github":
-        click.echo(render_check_github(result), nl=False)
-    elif fmt == "sarif":
-        click.echo(render_check_sarif(result), nl=False)
-    elif sys.stdout.isatty():
-        print_check_rich(result, Console(highlight=False, soft_wrap=True))
+    renderer = CHECK_FORMATS[fmt]
+    if renderer.rich is not None and sys.stdout.isatty():
+        renderer.rich(result, Console(highlight=False, soft_wrap=True))
     else:
-        click.echo(render_check_text(result), nl=False)
+        click.echo(renderer.render(result), nl=False)

@@ -9,11 +9,11 @@ import click
 from rich.console import Console
 
 from knobregistry.check import shown
-from knobregistry.check.explain import explain, suggestions
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.explain import explain, suggestions
 from knobregistry.registry import RegistryError
-from knobregistry.report.check_explain import print_explain_rich, render_explain_text
+from knobregistry.report.explain import print_explain_rich, render_explain_text
 
 
 @click.command("explain")

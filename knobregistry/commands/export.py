@@ -93,7 +93,11 @@ def export_command(
             for difference in found:
                 click.echo(difference.render())
             sys.exit(ExitCode.DRIFT if found else ExitCode.OK)
-        text = render(Export(resolved, display, unset, unset_others), fmt, registry.config)
+        text = render(
+            Export(profile=resolved, registry=display, unset=unset, unset_others=unset_others),
+            fmt,
+            registry.config,
+        )
     except RegistryError as error:  # the project's pyproject.toml, read for --scan
         fail_on_registry(error)
     except (ProfileError, ExportError) as exc:

@@ -9,13 +9,13 @@ import click
 
 from knobregistry.atomic import write_atomic
 from knobregistry.check import shown
-from knobregistry.check.starter import (
+from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.init import (
     SCHEMA_COPY,
     render_starter,
     schema_reference,
     shipped_schema,
 )
-from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.plural import counted
 from knobregistry.pyproject import PyprojectError, project_settings
 from scanner import scan

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from knobregistry.cache import cache_options, chosen_cache_dir
+from knobregistry.cache import chosen_cache_dir
+from knobregistry.commands.cache_options import cache_options
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.report.scan_json import render_scan_json

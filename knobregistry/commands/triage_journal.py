@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,8 +140,7 @@ def start(
             )
         return Folder(resumed, str(resume), True)
     if folder is None:
-        _ignored(DEFAULT_PARENT.parent)
-        folder = new_folder(DEFAULT_PARENT)
+        folder = _default_folder()
     try:
         journal = Journal.create(folder, header)
     except JournalError as exc:
@@ -175,6 +175,22 @@ def interrupted(folder: Folder) -> None:
         f"`knobs triage --resume {folder.shown}`.",
         err=True,
     )
+
+
+def _default_folder() -> Path:
+    """A new folder under .knobs/triage, or, where the current folder cannot be written
+    (a read-only checkout), one in the system's temporary folder, saying so."""
+    try:
+        _ignored(DEFAULT_PARENT.parent)
+        return new_folder(DEFAULT_PARENT)
+    except OSError as exc:
+        fallback = Path(tempfile.mkdtemp(prefix="knobs-triage-"))
+        click.echo(
+            f"knobs triage: note: cannot make {DEFAULT_PARENT} here ({exc.strerror}); the "
+            f"journal goes in {fallback} instead (name a folder with --dir DIR).",
+            err=True,
+        )
+        return fallback
 
 
 def _ignored(folder: Path) -> None:

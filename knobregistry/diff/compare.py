@@ -6,9 +6,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from knobregistry.check.snippet import common_default
 from knobregistry.feature import feature_on_by_default, is_undecided
 from knobregistry.registry import Registry, Triage
+from knobregistry.yaml_format import common_default
 from scanner import GateKind, Knob, Polarity, ScanResult, Site
 
 NOT_REGISTERED = "not registered"
@@ -30,7 +30,7 @@ class Change(str, Enum):
 ORDER = tuple(Change)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KnobState:
     """A knob at one revision: its gate, where it is read, and its triage status."""
 
@@ -55,7 +55,7 @@ class KnobState:
         return feature_on_by_default(self.default_on, self.polarity)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KnobChange:
     """Everything that changed for one knob."""
 
@@ -78,7 +78,7 @@ class KnobChange:
         return Change.ADDED in self.changes or Change.FLIPPED in self.changes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KnobDiff:
     """The knob changes between two revisions, one row per knob, ordered by change and name."""
 
@@ -140,7 +140,7 @@ def compare(base: Mapping[str, KnobState], head: Mapping[str, KnobState]) -> lis
         old, new = base.get(name), head.get(name)
         changes = _changes(old, new)
         if changes:
-            rows.append(KnobChange(name, changes, old, new))
+            rows.append(KnobChange(name=name, changes=changes, base=old, head=new))
     return sorted(rows, key=lambda r: (ORDER.index(r.changes[0]), r.name))
 
 

@@ -65,7 +65,9 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
 
     old: dict[str, KnobState] = states(base_side.scan, base_side.registry, where)
     new: dict[str, KnobState] = states(head_side.scan, head_side.registry, where)
-    return KnobDiff(base, head, shown(registry, cwd), tuple(compare(old, new)))
+    return KnobDiff(
+        base=base, head=head, registry=shown(registry, cwd), rows=tuple(compare(old, new))
+    )
 
 
 def _inside(registry: Path, root: Path) -> str:

@@ -8,7 +8,7 @@ registry renders. The user guide is docs/generated-docs.md.
 from knobregistry.docsgen.markers import Block, MarkerProblem, Parsed, parse
 from knobregistry.docsgen.render import render_block, render_page
 from knobregistry.docsgen.sync import (
-    DocsCheck,
+    DOCS,
     Refreshed,
     doc_diagnostics,
     doc_registry,
@@ -19,8 +19,8 @@ from knobregistry.docsgen.sync import (
 )
 
 __all__ = [
+    "DOCS",
     "Block",
-    "DocsCheck",
     "MarkerProblem",
     "Parsed",
     "Refreshed",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 _MARKER = re.compile(r"<!--\s*knobs:(begin|end|registry)\b(.*?)-->\Z")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
 _PROFILE = re.compile(r"profile:([a-z][a-z0-9_-]*)\Z")
+_CODES = re.compile(r"codes:KNB\d{0,3}\Z")  # the table of check codes with this prefix
 BLOCK_NAMES = ("knobs", "external")
 
 
@@ -43,7 +44,7 @@ class MarkerProblem:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Parsed:
     """A doc's lines, its blocks, its registry marker and the problems with its markers."""
 
@@ -55,7 +56,7 @@ class Parsed:
 
 
 def valid_name(name: str) -> bool:
-    return name in BLOCK_NAMES or _PROFILE.match(name) is not None
+    return name in BLOCK_NAMES or any(p.match(name) is not None for p in (_PROFILE, _CODES))
 
 
 def has_markers(text: str) -> bool:
@@ -109,7 +110,13 @@ def parse(text: str) -> Parsed:
     if open_at is not None:
         problems.append(_unclosed(open_at, open_name, len(lines)))
     valid = tuple(b for b in blocks if valid_name(b.name))
-    return Parsed(lines, valid, registry, registry_line, tuple(problems))
+    return Parsed(
+        lines=lines,
+        blocks=valid,
+        registry=registry,
+        registry_line=registry_line,
+        problems=tuple(problems),
+    )
 
 
 def _fence_state(line: str, fence: str | None) -> str | None:

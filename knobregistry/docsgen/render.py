@@ -1,7 +1,8 @@
 """The content of each generated block, and the page `knobs docs` writes: pure functions.
 
 Everything comes from the registry alone (a profile is resolved as `knobs export`
-writes it), so the output is the same whatever the code, byte for byte.
+writes it), or, for a `codes:PREFIX` block, from the table of check codes, so the
+output is the same whatever the code, byte for byte.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 
+from knobregistry.codes import RULES
 from knobregistry.export.shell import sh_lines
 from knobregistry.export.structured import config_yaml
 from knobregistry.profiles import resolve_profile
@@ -122,12 +124,28 @@ def render_profile(registry: Registry, name: str) -> list[str]:
     return lines
 
 
+def render_codes(prefix: str) -> list[str]:
+    """The table of the check codes that start with ``prefix``, each linked to its section
+    (from a page of docs/: a section of docs/checks.md by its anchor alone)."""
+    rows = []
+    for rule in RULES:
+        if not rule.code.startswith(prefix):
+            continue
+        page = "" if rule.page == "checks.md" else rule.page
+        severity = "(registry error)" if rule.reserved else rule.severity.value
+        rows.append([f"[{rule.code}]({page}#{rule.anchor})", rule.name, severity, rule.title])
+    return table(["code", "name", "severity", "what it means"], rows)
+
+
 def render_block(registry: Registry, name: str) -> list[str]:
-    """The lines of block ``name`` (`knobs`, `external` or `profile:NAME`), without markers."""
+    """The lines of block ``name`` (`knobs`, `external`, `profile:NAME` or `codes:PREFIX`),
+    without markers."""
     if name == "knobs":
         return render_knobs(registry)
     if name == "external":
         return render_external(registry)
+    if name.startswith("codes:"):
+        return render_codes(name.removeprefix("codes:"))
     return render_profile(registry, name.removeprefix("profile:"))
 
 

@@ -8,24 +8,27 @@ one. `knobs check` checks the docs under the registry's folder that belong to it
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.check.guard_rules import DOCS_MARKERS_INVALID, DOCS_OUT_OF_DATE
+from knobregistry.check import Context, Family
+from knobregistry.codes import rule, rules
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.docsgen.markers import Block, MarkerProblem, Parsed, has_markers, parse
 from knobregistry.docsgen.render import blocks_text, default_blocks, render_block, render_page
 from knobregistry.paths import shown
 from knobregistry.registry import Registry, RegistryError, find_registry
-from scanner import ScanResult
+
+DOCS_OUT_OF_DATE = rule("KNB204")
+DOCS_MARKERS_INVALID = rule("KNB205")
 
 # Folders never searched for docs: hidden ones, environments, caches, build output.
 SKIPPED_DIRS = (".*", "__pycache__", "node_modules", "venv", "*.egg-info", "site", "build", "dist")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Refreshed:
     """A doc's text with its blocks regenerated, and what was found on the way."""
 
@@ -59,7 +62,13 @@ def refresh(text: str, registry: Registry, ref: str | None = None) -> Refreshed:
     if ref is not None:
         _set_registry_marker(lines, parsed, ref)
     new = "\n".join(lines) + "\n"
-    return Refreshed(new, len(usable), tuple(reversed(stale)), tuple(problems), appended=False)
+    return Refreshed(
+        text=new,
+        blocks=len(usable),
+        stale=tuple(reversed(stale)),
+        problems=tuple(problems),
+        appended=False,
+    )
 
 
 def _appended(
@@ -73,7 +82,7 @@ def _appended(
         body = "\n".join([*marker, *blocks_text(registry)]).rstrip("\n")
         new = text.rstrip("\n") + "\n\n" + body + "\n"
     count = sum(1 for heading, _ in default_blocks(registry) if heading is not None)
-    return Refreshed(new, count, (), problems, appended=True)
+    return Refreshed(text=new, blocks=count, stale=(), problems=problems, appended=True)
 
 
 def _first_difference(block: Block, current: list[str], expected: list[str]) -> int:
@@ -193,16 +202,8 @@ def docs_diagnostics(registry: Registry, *, cwd: Path) -> list[Diagnostic]:
     return sorted(found, key=lambda d: d.sort_key)
 
 
-@dataclass(frozen=True, slots=True)
-class DocsCheck:
-    """The docs check for `knobs check`'s Check hook: it reads the registry, not the scan."""
+def _run(context: Context) -> list[Diagnostic]:
+    return docs_diagnostics(context.registry, cwd=context.cwd)
 
-    def __call__(
-        self,
-        registry: Registry,
-        scan: ScanResult,
-        *,
-        cwd: Path | None = None,
-        full_scope: bool = True,
-    ) -> Iterable[Diagnostic]:
-        return docs_diagnostics(registry, cwd=cwd if cwd is not None else Path.cwd())
+
+DOCS = Family("docs", rules("KNB204", "KNB205"), _run)

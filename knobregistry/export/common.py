@@ -18,7 +18,7 @@ class ExportError(Exception):
     """A profile that cannot be written in the requested format; the CLI exits 2."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Export:
     """A resolved profile ready to render, with what the output should name and unset."""
 

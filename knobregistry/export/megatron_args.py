@@ -75,8 +75,8 @@ def _flag(key: str, value: JsonValue, entry: ConfigKey) -> Flag | Skipped:
     if isinstance(value, list):
         if not value or any(isinstance(v, dict | list) for v in value):
             return Skipped(key, "a list that is empty or nested, which no flag takes")
-        return Flag(key, flag, tuple(_word(key, v) for v in value), origin)
-    return Flag(key, flag, (_word(key, value),), origin)
+        return Flag(key=key, flag=flag, values=tuple(_word(key, v) for v in value), origin=origin)
+    return Flag(key=key, flag=flag, values=(_word(key, value),), origin=origin)
 
 
 def _named(key: str, argument: str | None) -> tuple[str, Origin]:

@@ -77,7 +77,7 @@ class Origin(str, Enum):
     CONVENTION = "convention"  # derived from the field name
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Flag:
     """One flag (and its values, unquoted) for the command line."""
 
@@ -115,17 +115,17 @@ def boolean(key: str, value: bool, argument: str | None, default: object) -> Fla
     positive = _known(key, argument, negative=False)
     if value:
         if positive is not None:
-            return Flag(key, positive[0], (), positive[1])
+            return Flag(key=key, flag=positive[0], values=(), origin=positive[1])
         if negative is not None:
             return Skipped(key, f"true is Megatron-LM's default ({negative[0]} sets false)")
         if default is True:
             return Skipped(key, f"true is its default; {dashed('no_' + key)} would set false")
-        return Flag(key, dashed(key), (), Origin.CONVENTION)
+        return Flag(key=key, flag=dashed(key), values=(), origin=Origin.CONVENTION)
     if negative is not None:
-        return Flag(key, negative[0], (), negative[1])
+        return Flag(key=key, flag=negative[0], values=(), origin=negative[1])
     flag = positive[0] if positive is not None else dashed(key)
     if default is True:
-        return Flag(key, dashed("no_" + key), (), Origin.CONVENTION)
+        return Flag(key=key, flag=dashed("no_" + key), values=(), origin=Origin.CONVENTION)
     if default is False:
         return Skipped(
             key,

@@ -7,8 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from knobregistry.check.rules import Rule
-from knobregistry.diagnostics import Diagnostic
+from knobregistry.diagnostics import Diagnostic, Rule
 from knobregistry.registry import Registry
 
 
@@ -28,7 +27,7 @@ class ClassesMissing:
 F = TypeVar("F", bound=Fields)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Backend(Generic[F]):
     """How one trainer's keys are checked, and what the findings say."""
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
+from knobregistry.codes import rule
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.profiles.backend_keys import Backend, backend_key_diagnostics
 from knobregistry.profiles.megatron import MegatronFields, MegatronMissing, megatron_fields
-from knobregistry.profiles.rules import MEGATRON_NOT_CHECKED, UNKNOWN_MEGATRON_KEY
 from knobregistry.registry import Registry
 
 FieldsLookup = Callable[[], "MegatronFields | MegatronMissing"]
@@ -44,8 +44,8 @@ def _fix(key: str, fields: MegatronFields) -> str:
 
 MEGATRON: Backend[MegatronFields] = Backend(
     name="megatron",
-    unknown=UNKNOWN_MEGATRON_KEY,
-    not_checked=MEGATRON_NOT_CHECKED,
+    unknown=rule("KNB104"),
+    not_checked=rule("KNB105"),
     checked_against="its config dataclasses",
     install="pip install megatron-core",
     message=_unknown,

@@ -85,7 +85,7 @@ def measured_price(measured: tuple[tuple[str, float | None], ...]) -> str | None
     return "Measured price of what it turns off: " + "; ".join(parts) + "."
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ResolvedProfile:
     """A profile with its `extends` chain and select rules applied.
 

@@ -30,7 +30,7 @@ FALLBACK_OFF = "0"
 FALLBACK_ON = "1"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Candidate:
     """A knob a select rule may pick: registered, or found by a scan and not registered.
 

@@ -9,13 +9,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
+from knobregistry.codes import rule, rules
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.profiles.backend_keys import Backend, backend_key_diagnostics
-from knobregistry.profiles.rules import (
-    TORCHTITAN_NOT_CHECKED,
-    TORCHTITAN_RULES,
-    UNKNOWN_TORCHTITAN_KEY,
-)
 from knobregistry.profiles.torchtitan import (
     TorchTitanFields,
     TorchTitanMissing,
@@ -25,6 +21,7 @@ from knobregistry.registry import Registry
 
 __all__ = ["TORCHTITAN_RULES", "TitanLookup", "torchtitan_key_diagnostics"]
 
+TORCHTITAN_RULES = rules("KNB107", "KNB108")
 TitanLookup = Callable[[], "TorchTitanFields | TorchTitanMissing"]
 
 
@@ -55,8 +52,8 @@ def _fix(key: str, fields: TorchTitanFields) -> str:
 
 TORCHTITAN: Backend[TorchTitanFields] = Backend(
     name="torchtitan",
-    unknown=UNKNOWN_TORCHTITAN_KEY,
-    not_checked=TORCHTITAN_NOT_CHECKED,
+    unknown=rule("KNB107"),
+    not_checked=rule("KNB108"),
     checked_against="its job config",
     install="pip install 'knobregistry[torchtitan]'",
     message=_unknown,

@@ -61,7 +61,9 @@ def _from_pyproject(pyproject: Path) -> Path | None:
 
 
 def _not_found(path: str, message: str) -> RegistryError:
-    return RegistryError([RegistryProblem(path, 0, 0, (), message)])
+    return RegistryError(
+        [RegistryProblem(path=path, line=0, column=0, key_path=(), message=message)]
+    )
 
 
 def pyproject_problem(error: PyprojectError) -> RegistryError:

@@ -51,7 +51,7 @@ _SEQ_TAG = _CORE + "seq"
 _MERGE_TAG = _CORE + "merge"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Document:
     """A parsed registry file: plain data, key positions, and loading problems."""
 
@@ -68,7 +68,9 @@ class Document:
     def problem(self, key_path: KeyPath, message: str) -> RegistryProblem:
         """A problem at the position of ``key_path``."""
         line, column = self.position(key_path)
-        return RegistryProblem(self.path, line, column, key_path, message)
+        return RegistryProblem(
+            path=self.path, line=line, column=column, key_path=key_path, message=message
+        )
 
 
 def read_document(file: Path, display: str | None = None) -> Document:
@@ -123,7 +125,9 @@ def parse_document(text: str, path: str = "registry.yaml") -> Document:
 
 
 def _fatal(path: str, line: int, column: int, message: str) -> RegistryError:
-    return RegistryError([RegistryProblem(path, line, column, (), message)])
+    return RegistryError(
+        [RegistryProblem(path=path, line=line, column=column, key_path=(), message=message)]
+    )
 
 
 def _yaml_error(path: str, exc: yaml.MarkedYAMLError) -> RegistryError:
@@ -176,7 +180,11 @@ class _Converter:
 
     def problem(self, node: Node, key_path: KeyPath, message: str) -> None:
         line, column = _pos(node)
-        self.problems.append(RegistryProblem(self.path, line, column, key_path, message))
+        self.problems.append(
+            RegistryProblem(
+                path=self.path, line=line, column=column, key_path=key_path, message=message
+            )
+        )
 
     def convert(self, node: Node, path: KeyPath, depth: int) -> Any:
         self.count += 1

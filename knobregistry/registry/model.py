@@ -111,7 +111,7 @@ def format_key_path(key_path: KeyPath) -> str:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RegistryProblem:
     """One thing wrong with a registry file, at a 1-based line and column."""
 
@@ -153,7 +153,7 @@ class Gates:
     pass_: Pass | None = None  # `pass` in the file; None when not stated
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TriageRecord:
     """One recorded triage run (written by `knobs triage --record`, or by hand)."""
 
@@ -177,7 +177,7 @@ class TriageRecord:
     trace: Mapping[str, JsonValue] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Evidence:
     """How a knob's triage verdict was reached."""
 
@@ -190,7 +190,7 @@ class Evidence:
     records: tuple[TriageRecord, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KnobEntry:
     """A registered knob: a variable the scanned code reads."""
 
@@ -213,7 +213,7 @@ class KnobEntry:
     measured: MeasuredCost | None = None  # `cost: {measured: ...}`, from `knobs triage --cost`
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MeasuredCost:
     """What `knobs triage --cost` measured: how many times slower a run is with the knob off."""
 
@@ -235,7 +235,7 @@ class MeasuredCost:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ExternalKnob:
     """A variable that a library reads, not the scanned code."""
 
@@ -251,7 +251,7 @@ class ExternalKnob:
     implied_by: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConfigKey:
     """A trainer-config key and the backend it belongs to."""
 
@@ -266,7 +266,7 @@ class ConfigKey:
     notes: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SelectRule:
     """Select knobs by property rather than by name, and set them."""
 
@@ -277,7 +277,7 @@ class SelectRule:
     triage_not: tuple[Triage, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Profile:
     """A named set of knob values, external values and config values."""
 
@@ -293,7 +293,7 @@ class Profile:
     verified: TriageRecord | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ScanScope:
     """What `knobs check` scans; paths are relative to the registry's folder."""
 
@@ -317,7 +317,7 @@ def nearest_position(
     return positions.get(path, (1, 1))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Registry:
     """A loaded, valid registry."""
 

@@ -7,9 +7,9 @@ from typing import Any
 from urllib.parse import quote
 
 from knobregistry import __version__
-from knobregistry.check import CheckResult, RuleInfo
-from knobregistry.check.rules import DOCS_PAGE
-from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.check import CheckResult
+from knobregistry.codes import DOCS_PAGE
+from knobregistry.diagnostics import Diagnostic, Rule, Severity
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -21,13 +21,13 @@ _PROBLEM_SEVERITY = {
 }
 
 
-def _rule(rule: RuleInfo) -> dict[str, Any]:
+def _rule(rule: Rule) -> dict[str, Any]:
     anchor = f"{rule.code.lower()}-{rule.name.lower()}"
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.title},
-        "fullDescription": {"text": getattr(rule, "description", rule.title)},
+        "fullDescription": {"text": rule.description},
         "help": {
             "text": f"{rule.help} See {DOCS_PAGE}, {rule.code}.",
             "markdown": f"{rule.help}\n\nSee [{rule.code}]({DOCS_PAGE}#{anchor}).",

@@ -50,7 +50,7 @@ def safe_process(task: FileTask, options: Options) -> FileOutcome:
         return process(task, options)
     except Exception as exc:  # a scanner bug must not sink the whole scan
         message = f"Internal error while analysing this file ({type(exc).__name__}: {exc})."
-        return FileOutcome(task.rel, error=ScanError(task.rel, message))
+        return FileOutcome(rel=task.rel, error=ScanError(task.rel, message))
 
 
 class Runner:
@@ -169,7 +169,7 @@ class Runner:
         try:
             return single.submit(work, task).result()
         except BrokenProcessPool:
-            return FileOutcome(task.rel, error=ScanError(task.rel, WORKER_DIED))
+            return FileOutcome(rel=task.rel, error=ScanError(task.rel, WORKER_DIED))
         finally:
             single.shutdown(cancel_futures=True)
 

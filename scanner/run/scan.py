@@ -106,11 +106,13 @@ def scan(
             files.append(found)
     outcomes: dict[str, FileOutcome] = {}
     parsed: set[str] = set()  # files analysed in this scan, in any round
+    counts = {"analyses": 0, "rounds": 0}
     index = WrapperIndex()
     selector = _Selector(files, options)
     selection = selector.select(prefilter(options.accessors))
     with Runner(options, jobs) as runner:
         for _ in range(MAX_ROUNDS):
+            counts["rounds"] += 1
             todo = []
             for file, data in selection:
                 task = FileTask(file.path, file.rel, file.module, index, file.language)
@@ -126,6 +128,7 @@ def scan(
                 outcomes[outcome.rel] = outcome
                 if not outcome.cached:
                     parsed.add(outcome.rel)
+                    counts["analyses"] += 1
             known = {(w.qualname, w.kind): w for w in index.facts}
             facts = dict(known)
             for outcome in outcomes.values():
@@ -136,7 +139,8 @@ def scan(
                 break
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
     result = _result(outcomes, parsed, errors, index, len(files), options)
-    return replace(result, notes=(*result.notes, *_outside_notes(outside)))
+    stats = replace(result.stats, **counts)
+    return replace(result, notes=(*result.notes, *_outside_notes(outside)), stats=stats)
 
 
 def _outside_notes(outside: Sequence[str]) -> tuple[str, ...]:

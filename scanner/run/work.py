@@ -81,7 +81,7 @@ class FileTask:
     language: str = "python"  # "shell" and "yaml" files are read by scanner.launcher
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FileOutcome:
     rel: str
     wrappers: tuple[Wrapper, ...] = ()  # defined in this file
@@ -106,10 +106,10 @@ def process(task: FileTask, options: Options, data: bytes | None = None) -> File
         try:
             data = read_bytes(task.path, options.max_file_bytes)
         except SourceError as exc:
-            return FileOutcome(task.rel, error=ScanError(task.rel, str(exc)))
+            return FileOutcome(rel=task.rel, error=ScanError(task.rel, str(exc)))
     problem = unsupported_encoding(data)
     if problem is not None:
-        return FileOutcome(task.rel, error=ScanError(task.rel, problem))
+        return FileOutcome(rel=task.rel, error=ScanError(task.rel, problem))
     if task.language != "python":
         return _launcher(task, options, data)
     wrappers = task.index.callable_from(data, task.rel)
@@ -146,7 +146,12 @@ def process(task: FileTask, options: Options, data: bytes | None = None) -> File
                 cache.put(narrowed_key, {**entry, "rounds": []})
     except CacheError as exc:
         return FileOutcome(
-            outcome.rel, outcome.wrappers, outcome.result, outcome.error, False, str(exc)
+            rel=outcome.rel,
+            wrappers=outcome.wrappers,
+            result=outcome.result,
+            error=outcome.error,
+            cached=False,
+            cache_problem=str(exc),
         )
     return outcome
 
@@ -191,20 +196,20 @@ def _read_launcher(task: FileTask, options: Options, data: bytes) -> FileOutcome
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         message = f"Cannot decode byte 0x{data[exc.start]:02x} on line {line} as UTF-8."
-        return FileOutcome(task.rel, error=ScanError(task.rel, message))
+        return FileOutcome(rel=task.rel, error=ScanError(task.rel, message))
     if task.language == "yaml":
         from scanner.launcher.yaml_config import analyse_yaml
 
         config = analyse_yaml(task.rel, text, options.settings())
-        return FileOutcome(task.rel, result=config.result, error=config.error)
+        return FileOutcome(rel=task.rel, result=config.result, error=config.error)
     from scanner.launcher.shell import analyse_shell
 
     try:
         shell = analyse_shell(task.rel, data, options.settings(), task.path.absolute())
     except RecursionError:
         message = "The script nests its statements too deeply to analyse; nothing of it is listed."
-        return FileOutcome(task.rel, error=ScanError(task.rel, message))
-    return FileOutcome(task.rel, result=shell.result, error=shell.error, depends=shell.depends)
+        return FileOutcome(rel=task.rel, error=ScanError(task.rel, message))
+    return FileOutcome(rel=task.rel, result=shell.result, error=shell.error, depends=shell.depends)
 
 
 def _fresh(task: FileTask, outcome: FileOutcome) -> bool:
@@ -263,7 +268,7 @@ def _compute(
     try:
         text = decode_source(data)
     except SourceError as exc:
-        return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, str(exc))))
+        return _Computed(FileOutcome(rel=task.rel, error=ScanError(task.rel, str(exc))))
     names = (
         *ENV_WORDS,
         *accessor_names(text, options.accessors),
@@ -274,7 +279,7 @@ def _compute(
         narrowed = source.narrow(names) if source is not None else None
     except RecursionError:  # code nested deep enough to exhaust ast's own recursion
         problem = nesting_problem(text) or deep_message(1)
-        return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, problem)))
+        return _Computed(FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
     if source is not None and narrowed is not None and cache is not None:
         # An edit that leaves the narrowed text as it was (a change in code that reads
         # nothing, a comment) needs no parser: the result stored for that text holds.
@@ -338,7 +343,7 @@ def _analyse(
 
     problem = too_deep(narrowed.anchors.deepest) if narrowed else nesting_problem(text)
     if problem is not None:
-        return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, problem)))
+        return _Computed(FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
     loader = ConstantLoader(task.path, task.module)
     try:
         parsed = ParsedModule.parse(
@@ -346,7 +351,7 @@ def _analyse(
         )
     except cst.ParserSyntaxError as exc:
         return _Computed(
-            FileOutcome(task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
+            FileOutcome(rel=task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
         )
     initial = index = WrapperIndex.of(wrappers)
     found: list[Wrapper] = []
@@ -370,7 +375,7 @@ def _analyse(
             if wider.text != narrowed.text:
                 problem = too_deep(wider.anchors.deepest)
                 if problem is not None:
-                    return _Computed(FileOutcome(task.rel, error=ScanError(task.rel, problem)))
+                    return _Computed(FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
                 narrowed = wider
                 parsed = ParsedModule.parse(
                     task.rel, task.module, text, narrowed, loader, options.accessors
@@ -385,7 +390,7 @@ def _analyse(
     result = analyze(parsed, index, options.settings())
     depends = tuple(sorted(loader.read.items()))
     return _Computed(
-        FileOutcome(task.rel, tuple(found), result, depends=depends),
+        FileOutcome(rel=task.rel, wrappers=tuple(found), result=result, depends=depends),
         rounds=tuple(rounds),
         settled=settled,
         settled_narrowed=narrowed.digest() if settled is not None and narrowed else None,

@@ -161,7 +161,7 @@ def _module_of(data: bytes, digest: str, package: bool) -> Module | None:
     imports (cached by the digest: a scan meets the same module from many files)."""
     try:
         tree = ast.parse(data)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # see narrow.Source.parse
         return None
     values: dict[str, object] = {}
     imported: dict[str, tuple[int, str, str]] = {}

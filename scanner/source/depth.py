@@ -42,7 +42,7 @@ def nesting_problem(text: str) -> str | None:
     try:
         tree = ast.parse(text)
     except (RecursionError, MemoryError):
-        return deep_message(1)
+        return _bracket_problem(text) or deep_message(1)
     except SyntaxError as exc:
         message = str(exc.msg)
         if "too many nested" in message or "too complex" in message:

@@ -12,6 +12,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
+from scanner.conventions import relative_path
 from scanner.model import ScanError
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.sh", "*.bash", "*.yaml", "*.yml")
@@ -56,9 +57,9 @@ class SourceError(Exception):
 
 
 def relative(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` as a POSIX string (with ``..`` when outside), as
-    ``shown`` writes it."""
-    return shown(Path(os.path.relpath(path.absolute(), root.absolute())).as_posix())
+    """``path`` relative to ``root`` (scanner.conventions.relative_path), as ``shown``
+    writes it."""
+    return shown(relative_path(path, root))
 
 
 def shown(name: str) -> str:

@@ -89,7 +89,9 @@ class Source:
         """The parsed text, or None when ``ast`` cannot parse it."""
         try:
             tree = ast.parse(text)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            # CPython's parser gives up on deep nesting with MemoryError (a bracket left
+            # open around it) or RecursionError: the full parse then reports the file.
             return None
         lines = tuple(_lines(text))
         functions = frozenset(

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from knobregistry.check.reconcile import required
 from knobregistry.check.run import scan_scope
-from knobregistry.check.snippet import quoted
 from knobregistry.paths import shown
 from knobregistry.profiles import ProfileError, resolve_profile
 from knobregistry.registry import ExternalKnob, KnobEntry, Registry
 from knobregistry.suggest import closest
+from knobregistry.yaml_format import quoted
 from scanner import Knob, ScanResult, Site
 
 CONTEXT_LINES = 2
@@ -34,7 +34,7 @@ class ProfileSetting:
     setting: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Explanation:
     """One knob: its registry entry (or external entry), its scan verdict and its sites."""
 

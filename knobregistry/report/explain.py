@@ -6,11 +6,11 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.text import Text
 
-from knobregistry.check.explain import Explanation, SiteContext
-from knobregistry.check.snippet import gate_summary, quoted
+from knobregistry.explain import Explanation, SiteContext
 from knobregistry.feature import feature_on_by_default
 from knobregistry.plural import counted
 from knobregistry.registry import Evidence, KnobEntry
+from knobregistry.yaml_format import gate_summary, quoted
 from scanner import GateKind, Polarity, Site
 
 LABEL = 11  # width of the field labels

@@ -1,8 +1,7 @@
-"""Everything `knobs check` runs, in one place for the CLI, the pytest plugin and the test API.
-
-The inventory (KNB0xx) and, on the same scan, the profiles (KNB1xx), the waivers
-(KNB201, KNB202) and the generated docs (KNB204, KNB205); then the baseline, if
-one is given (KNB203).
+"""Every family of checks that `knobs check` runs, composed for the CLI, the pytest plugin
+and the test API: the inventory (KNB0xx) and, on the same scan, the profiles (KNB1xx),
+the waivers (KNB201, KNB202) and the generated docs (KNB204, KNB205); then the
+baseline, if one is given (KNB203).
 """
 
 from __future__ import annotations
@@ -11,24 +10,23 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from knobregistry.baseline import apply_baseline, load_baseline
-from knobregistry.check.guard_rules import DOCS_RULES, WAIVER_RULES
-from knobregistry.check.run import Check, CheckResult, run_check
-from knobregistry.docsgen.sync import DocsCheck
+from knobregistry.baseline import BASELINE, apply_baseline, load_baseline
+from knobregistry.check import INVENTORY, CheckResult, Family, run_check
+from knobregistry.docsgen.sync import DOCS
 from knobregistry.paths import shown
-from knobregistry.profile_checks import check_profiles
-from knobregistry.profiles.rules import PROFILE_RULES
+from knobregistry.profile_checks import PROFILES
 from knobregistry.registry import Registry
-from knobregistry.waivers import WaiverCheck
+from knobregistry.waivers import WAIVERS
+
+CHECKS: tuple[Family, ...] = (INVENTORY, PROFILES, WAIVERS, DOCS)  # what `knobs check` runs
+FAMILIES: tuple[Family, ...] = (*CHECKS, BASELINE)  # and the baseline's code
+
+_GROUP = {code: family.group for family in FAMILIES for code in family.codes}
 
 
-def standard_checks(today: date | None = None) -> tuple[Check, ...]:
-    """The checks after the inventory; ``today`` decides which waivers have expired."""
-    return (
-        Check(PROFILE_RULES, check_profiles),
-        Check(WAIVER_RULES, WaiverCheck(today)),
-        Check(DOCS_RULES, DocsCheck()),
-    )
+def group_of(code: str) -> str:
+    """The group (the pytest plugin's item) of the family that reports ``code``."""
+    return _GROUP.get(code, "inventory")
 
 
 def full_check(
@@ -45,7 +43,7 @@ def full_check(
     BaselineError for a baseline file that cannot be read.
     """
     here = cwd if cwd is not None else Path.cwd()
-    result = run_check(registry, paths, cwd=here, checks=standard_checks(today))
+    result = run_check(registry, paths, cwd=here, families=CHECKS, today=today)
     if baseline is None:
         return result
     return with_baseline(result, baseline, cwd=here)

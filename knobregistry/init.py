@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from knobregistry.check.snippet import entry_fields, gate_summary, yaml_key, yaml_string
 from knobregistry.export.common import POSIX_NAME
 from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.pyproject import REPOSITORY_MARKERS, folders_up
+from knobregistry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
 from scanner import GateKind, Knob, ScanResult
 
 # The registry schema's pattern for a variable name: other names cannot be registered.

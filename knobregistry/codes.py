@@ -1,0 +1,548 @@
+"""Every code `knobs check` reports, in one table, as Ruff keeps one.
+
+KNB0xx: the inventory (code versus registry); KNB1xx: profiles; KNB2xx: waivers,
+the baseline and generated docs. A code never changes meaning. A retired or
+reserved code stays in this table (``reserved=True``) so that it is never reused.
+"""
+
+from __future__ import annotations
+
+from knobregistry.diagnostics import Rule, Severity
+
+DOCS_PAGE = "docs/checks.md"
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        code="KNB001",
+        name="UnregisteredKnob",
+        title="A knob the code reads is not registered.",
+        description=(
+            "The scan found a knob that the registry's policy requires to be registered "
+            "(every knob under policy `all`; under policy `default-on`, knobs whose feature "
+            "is on by default: on by default, or a `disable` knob off by default), and "
+            "neither `knobs` nor `external` in the registry names it. Reported at the knob's "
+            "first site."
+        ),
+        example=(
+            "# pkg/model.py (PRIMUS_NEW_TRITON is in neither `knobs` nor `external`)\n"
+            'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"'
+        ),
+        page="checks.md",
+        help=(
+            "Add the YAML entry that the fix shows under `knobs:` in the registry (it is "
+            "prefilled from the scan and starts `untriaged`), then fill in what it gates "
+            "and triage it."
+        ),
+    ),
+    Rule(
+        code="KNB002",
+        name="StaleKnob",
+        title="A registered knob is read by no code in the scan scope.",
+        description=(
+            "The registry lists a knob under `knobs`, but no file in the scan scope reads "
+            "it any more, or the scope's `match` patterns do not select it. Reported at the "
+            "knob's entry in the registry. Not checked when paths are given on the command "
+            "line, since the rest of the scope was not scanned."
+        ),
+        example=(
+            "# registry.yaml lists PRIMUS_ROPE_TRITON under `knobs`; no code in scan.paths\n"
+            "# reads it any more"
+        ),
+        page="checks.md",
+        help=(
+            "Remove the entry if the gate is gone; widen `scan.paths` if the code moved; "
+            "move it under `external` if only a library reads it."
+        ),
+    ),
+    Rule(
+        code="KNB003",
+        name="DefaultDrift",
+        title="The code's default differs from the registry's.",
+        description=(
+            "A site falls back to a different value than the registered `default`, or its "
+            "gate is on (or off) by default where the registered `default_on` says "
+            "otherwise. The knob's triage was made for the registered default, so a change "
+            "needs a look. Reported at the site, naming the registry's line. Not reported "
+            "for a knob with conflicting sites (KNB004): fix that first."
+        ),
+        example=(
+            '# registry.yaml: PRIMUS_HC_TRITON: {default: "1", default_on: true}\n'
+            'HC = os.environ.get("PRIMUS_HC_TRITON", "0") != "0"'
+        ),
+        page="checks.md",
+        help=(
+            "If the change is intended, update `default` / `default_on` in the registry as "
+            "the fix shows and review the triage; otherwise restore the default in the code."
+        ),
+    ),
+    Rule(
+        code="KNB004",
+        name="ConflictingSites",
+        title="A knob is read with conflicting defaults.",
+        description=(
+            "Sites of one knob disagree: one is on by default and another off, they fall "
+            "back to different values, or no single value turns every site off. No profile "
+            "can then switch the knob off everywhere with one value. Reported for knobs that "
+            "are registered or that the policy requires, at the first site that disagrees "
+            "with the registry (or the first site); never for a launch fact."
+        ),
+        example=(
+            'HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"       # pkg/model.py\n'
+            'FAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"    # pkg/other.py'
+        ),
+        page="checks.md",
+        help=(
+            "Make every site read the variable the same way: one helper function, or one "
+            "module constant for the default."
+        ),
+    ),
+    Rule(
+        code="KNB005",
+        name="ExemptWithoutReason",
+        title="An exempt knob has no reason (a registry error).",
+        description=(
+            "A knob with `triage: exempt` must say why in `reason`. The registry's schema "
+            "requires it, so the registry fails to load (exit 2) with the file, line and "
+            "key; `knobs check` never reports this code itself. It is reserved so that it "
+            "keeps this meaning."
+        ),
+        example=("PRIMUS_BLOCK:\n  triage: exempt    # and no `reason:`"),
+        page="checks.md",
+        help="Add `reason:` to the entry, or triage the knob.",
+        reserved=True,
+    ),
+    Rule(
+        code="KNB006",
+        name="DynamicRead",
+        title="An environment read whose variable name cannot be resolved.",
+        description=(
+            "Under policy `all`, a read in the scope whose name the scanner cannot resolve "
+            "(an f-string over data it cannot know, a parameter no call gives a literal) "
+            "might be an unregistered knob; the message says why it cannot be resolved. It "
+            "is a warning: it does not fail the check, because such a read can be neither "
+            "registered nor proved harmless."
+        ),
+        example=('for kind in open("kinds"):\n    os.environ.get(f"PRIMUS_{kind}")'),
+        page="checks.md",
+        help=(
+            "Name the variable with a string literal or a module-level constant (or pass "
+            "it to a wrapper function as a literal), so that the knob can be registered."
+        ),
+        severity=Severity.WARNING,
+    ),
+    Rule(
+        code="KNB007",
+        name="UnscannableFile",
+        title="A file in the scope could not be scanned.",
+        description=(
+            "A file in the scope could not be read or parsed (a syntax error, not UTF-8, "
+            "too large). Its knobs are unknown, so the check cannot vouch for it and fails."
+        ),
+        example=('# pkg/broken.py\nx = os.environ.get("PRIMUS_X"'),
+        page="checks.md",
+        help=(
+            "Fix the file, or add it to `scan.exclude` in the registry if it is not meant "
+            "to be scanned."
+        ),
+    ),
+    Rule(
+        code="KNB008",
+        name="UndecidedGate",
+        title="A knob whose gate the scanner could not decide is not registered.",
+        description=(
+            "The scanner could not tell what the code does with a knob's value (it goes "
+            "through a function it does not follow, for example), so nothing says whether "
+            "the knob is on by default. It is never taken as off or as a value: under either "
+            "policy it must be registered, after a person has read the code. Reported at its "
+            "first undecided site, with the scanner's reason."
+        ),
+        example=(
+            "from toolkit import str2bool\n"
+            "\n"
+            'ADAM = str2bool(os.environ.get("PRIMUS_FUSED_ADAM", "1"))'
+        ),
+        page="checks.md",
+        help=(
+            "Read the code around the site (`knobs explain KNOB`), then register the knob "
+            "under `knobs:` with `default_on` as you found it and its triage."
+        ),
+    ),
+    Rule(
+        code="KNB101",
+        name="BitwiseLeavesKnobOn",
+        title="A bitwise profile leaves on a default-on knob that is not triaged reproducible.",
+        description=(
+            "A profile of kind `bitwise` promises a bitwise-reproducible run, yet leaves on a "
+            "feature that is on by default (a knob on by default, or a `disable` knob off by "
+            "default) whose knob is not triaged `reproducible`: the hole a newly added fusion "
+            "opens. Reported at the profile in the registry."
+        ),
+        example=(
+            "profiles:\n"
+            "  bitwise:\n"
+            "    kind: bitwise\n"
+            "    env: {}    # PRIMUS_HC_TRITON (on by default, breaks-bitwise) left on"
+        ),
+        page="profiles.md",
+        help=(
+            "Set the knob to the value that turns its feature off in the profile (a `disable` "
+            "knob's on value), or add a select rule that covers it (default_on: true, "
+            "triage_not: reproducible, set: off); or triage it."
+        ),
+    ),
+    Rule(
+        code="KNB102",
+        name="ProfileSetsUnknownVariable",
+        title=(
+            "A profile sets a variable that no scanned code reads and no `external` entry declares."
+        ),
+        description=(
+            "A profile sets an environment variable that no code in the scan reads and no "
+            "`external` entry declares: a typo, or a knob that was removed. Reported at the "
+            "profile's value."
+        ),
+        example=(
+            "profiles:\n"
+            "  bitwise:\n"
+            "    env:\n"
+            '      PRIMUS_HC_TRITN: "0"    # a typo: no code reads it'
+        ),
+        page="profiles.md",
+        help=(
+            "Fix the name, or declare the variable under `external` with the library that reads it."
+        ),
+    ),
+    Rule(
+        code="KNB103",
+        name="ProfileValueMissesGate",
+        title="A profile value does not put the scanned gate in the state it is meant to.",
+        description=(
+            "The value a profile gives a knob is not one the scanned gate treats as the intended "
+            'state, for example "false" on a gate that only tests `!= "0"`, which turns nothing '
+            "off."
+        ),
+        example=(
+            '# the gate: os.environ.get("PRIMUS_HC_TRITON", "1") != "0"\n'
+            "profiles:\n"
+            "  bitwise:\n"
+            "    env:\n"
+            '      PRIMUS_HC_TRITON: "false"    # turns nothing off'
+        ),
+        page="profiles.md",
+        help=(
+            "Write a value the gate treats as intended (the message lists them), or give the knob "
+            "its `off_value` / `on_value` in the registry."
+        ),
+    ),
+    Rule(
+        code="KNB104",
+        name="UnknownMegatronConfigKey",
+        title=(
+            "A config key declared `backend: megatron` is no field of megatron-core's config "
+            "classes."
+        ),
+        description=(
+            "A trainer-config key declared `backend: megatron` is not a field of megatron-core's "
+            "config dataclasses (checked when megatron-core is installed): the overlay would set "
+            "a key Megatron ignores or rejects."
+        ),
+        example=(
+            "config:\n"
+            "  deterministic_mod:    # no field of megatron-core's config classes\n"
+            "    backend: megatron"
+        ),
+        page="profiles.md",
+        help=(
+            "Fix the name; mark a Megatron command-line argument with `argument: --name`; or "
+            "declare the key's real backend (primus, for keys Primus adds)."
+        ),
+    ),
+    Rule(
+        code="KNB105",
+        name="MegatronKeysNotChecked",
+        title="megatron-core is not installed, so the megatron config keys were not checked.",
+        description=(
+            "megatron-core could not be imported, so the config keys declared `backend: megatron`"
+            " were not checked against its dataclasses. A note: it does not fail the check."
+        ),
+        example=(
+            "config:\n"
+            "  deterministic_mode:\n"
+            "    backend: megatron    # megatron-core is not installed"
+        ),
+        page="profiles.md",
+        help=(
+            "Install megatron-core in the environment that runs `knobs check` (pip install "
+            "megatron-core) to check them."
+        ),
+        severity=Severity.NOTE,
+    ),
+    Rule(
+        code="KNB106",
+        name="ProfileContradictsLauncher",
+        title="A profile sets a variable to one value while the switch it also sets makes the "
+        "launcher set it to another.",
+        description=(
+            "A launcher script (a shell script or a hook that prints `env.NAME=VALUE`) writes a "
+            "variable under a condition on another one: `PRIMUS_DETERMINISTIC=1` implies "
+            "`NCCL_ALGO=Ring`. A profile that sets the switch and gives the implied variable a "
+            "different value contradicts the launcher: which value the run gets depends on which "
+            "is applied last. Reported at the profile's value, naming the launcher's line."
+        ),
+        example=(
+            '# launcher: [ "$PRIMUS_DETERMINISTIC" = 1 ] && export NCCL_ALGO=Ring\n'
+            "profiles:\n"
+            "  bitwise:\n"
+            "    env:\n"
+            '      PRIMUS_DETERMINISTIC: "1"\n'
+            "      NCCL_ALGO: Tree"
+        ),
+        page="profiles.md",
+        help=(
+            "Give the variable the launcher's value in the profile (or leave it to the launcher), "
+            "or stop setting the switch that implies it."
+        ),
+    ),
+    Rule(
+        code="KNB107",
+        name="UnknownTorchTitanConfigKey",
+        title="A config key declared `backend: torchtitan` is no field of torchtitan's job config.",
+        description=(
+            "A trainer-config key declared `backend: torchtitan` is not a path of fields through "
+            "torchtitan's job-config dataclasses (checked when torchtitan is installed): the "
+            "overlay would set a key TorchTitan rejects."
+        ),
+        example=(
+            "config:\n"
+            "  debug.sead:    # no field path of torchtitan's job config\n"
+            "    backend: torchtitan"
+        ),
+        page="profiles.md",
+        help=(
+            "Fix the name (a dotted path such as debug.seed); if Primus adds the key, declare "
+            "`backend: primus`."
+        ),
+    ),
+    Rule(
+        code="KNB108",
+        name="TorchTitanKeysNotChecked",
+        title="torchtitan is not installed, so the torchtitan config keys were not checked.",
+        description=(
+            "torchtitan could not be imported, so the config keys declared `backend: torchtitan` "
+            "were not checked against its job config. A note: it does not fail the check."
+        ),
+        example=(
+            "config:\n  debug.seed:\n    backend: torchtitan    # torchtitan is not installed"
+        ),
+        page="profiles.md",
+        help=(
+            "Install torchtitan in the environment that runs `knobs check` (pip install "
+            "'knobregistry[torchtitan]') to check them."
+        ),
+        severity=Severity.NOTE,
+    ),
+    Rule(
+        code="KNB109",
+        name="BitwiseMissesRequirement",
+        title="A bitwise profile does not give a variable the value that code requires.",
+        description=(
+            "Code of the scan refuses to run unless a variable holds given values (`assert "
+            "os.environ.get(env) == value`, as Primus's `validate_args_on_rocm` does for "
+            "TORCH_COMPILE_DISABLE and three more in deterministic mode). A profile of kind "
+            "`bitwise` that leaves the variable unset or sets another value starts a run that "
+            "stops there. Reported at the profile."
+        ),
+        example=(
+            'assert os.environ.get("TORCH_COMPILE_DISABLE") == "1"    # code of the scan\n'
+            "# a bitwise profile leaves TORCH_COMPILE_DISABLE unset"
+        ),
+        page="profiles.md",
+        help="Set the variable to the required value under the profile's `env`.",
+    ),
+    Rule(
+        code="KNB110",
+        name="RequirementConditionUndecided",
+        title="Code requires a value only under a condition the check cannot evaluate for a "
+        "bitwise profile.",
+        description=(
+            "A requirement holds only under a test of the trainer's arguments "
+            '(`if args.fp8_recipe == "mxfp8":`) that the profile\'s config does not decide. '
+            "A note for a person: if the profile's runs meet the condition, they stop there "
+            "unless the variable holds the required value."
+        ),
+        example=(
+            'if args.fp8_recipe == "mxfp8":\n'
+            '    assert os.environ.get("NVTE_FP8_BLOCK") == "1"\n'
+            "# the bitwise profile does not set fp8_recipe"
+        ),
+        page="profiles.md",
+        help="Set the variable as required, or set the config key that decides the condition.",
+        severity=Severity.NOTE,
+    ),
+    Rule(
+        code="KNB111",
+        name="ImplicationGone",
+        title="The registry says a launcher sets a variable under a condition, and no scanned "
+        "launcher script does.",
+        description=(
+            "An `external` entry's `implied_by` records that a launcher script sets the variable "
+            "when others hold given values (`NCCL_ALGO` when `PRIMUS_DETERMINISTIC=1`). When no "
+            "write of the scan does so any more (the hook changed, or moved out of the scope), "
+            "profiles that relied on the launcher no longer get the value. Reported at "
+            "`implied_by`; skipped when paths on the command line narrow the scan."
+        ),
+        example=(
+            "external:\n"
+            "  NCCL_ALGO:\n"
+            '    implied_by: {PRIMUS_DETERMINISTIC: "1"}\n'
+            "# no scanned launcher script sets NCCL_ALGO any more"
+        ),
+        page="profiles.md",
+        help=(
+            "Restate the value in the profiles that need it and drop `implied_by`, or put the "
+            "launcher script back in the scan's scope."
+        ),
+    ),
+    Rule(
+        code="KNB112",
+        name="BitwiseNotRunTogether",
+        title="A bitwise profile leaves on knobs judged reproducible one at a time, and no "
+        "recorded run had it as a whole.",
+        description=(
+            "Two knobs that are each reproducible alone can break reproducibility together (two "
+            "reductions that each keep a fixed order alone, and race when both are on). A "
+            "profile of kind `bitwise` that leaves on two or more knobs triaged `reproducible` "
+            "is assembled from single-knob verdicts unless the registry records a run of it as "
+            "a whole: its own `verified` run (written by `knobs triage --search fastest-bitwise "
+            "--record`), or an evidence record of a triage started from it (`profile:` names "
+            "it; such a triage runs the profile itself as its baseline). A warning: it does "
+            "not fail the check."
+        ),
+        example=(
+            "profiles:\n"
+            "  bitwise:\n"
+            "    kind: bitwise\n"
+            '    select: [{default_on: true, triage_not: reproducible, set: "off"}]\n'
+            "# TOY_A and TOY_B are triaged reproducible, each alone; no run had both on"
+        ),
+        page="profiles.md",
+        help=(
+            "Run `knobs triage --profile NAME --record -- COMMAND` (its baseline runs the profile "
+            "as a whole), or `--search fastest-bitwise --record` to find and verify the fastest "
+            "combination."
+        ),
+        severity=Severity.WARNING,
+    ),
+    Rule(
+        code="KNB201",
+        name="ExpiredWaiver",
+        title="A waiver's expiry date has passed.",
+        description=(
+            "A registry entry with an `expires` date is a waiver: the knob is let through "
+            "(usually `triage: exempt`) until that day. After it, `knobs check` fails on the "
+            "entry until the knob is triaged or the waiver renewed. Reported at the `expires` "
+            "key in the registry."
+        ),
+        example=(
+            "PRIMUS_FP8:\n"
+            "  triage: exempt\n"
+            "  reason: The FP8 path is being rewritten.\n"
+            "  owner: fp8-team\n"
+            "  expires: 2026-06-30    # and today is later"
+        ),
+        page="waivers.md",
+        help=(
+            "Triage the knob and remove `expires`; or, if its owner agrees, move `expires` to a "
+            "later date."
+        ),
+    ),
+    Rule(
+        code="KNB202",
+        name="WaiverWithoutOwner",
+        title="A waiver names no owner.",
+        description=(
+            "An entry with an `expires` date names no `owner`, so nobody is asked to triage the "
+            "knob when the waiver runs out. A warning: it does not fail the check."
+        ),
+        example=(
+            "PRIMUS_FP8:\n"
+            "  triage: exempt\n"
+            "  reason: The FP8 path is being rewritten.\n"
+            "  expires: 2026-06-30    # and no `owner:`"
+        ),
+        page="waivers.md",
+        help="Add `owner:` (a person, a team or a handle) to the entry.",
+        severity=Severity.WARNING,
+    ),
+    Rule(
+        code="KNB203",
+        name="BaselineEntryGone",
+        title="The baseline lists a finding that is gone.",
+        description=(
+            "`knobs check --baseline FILE` hides the findings listed in FILE. A listed finding "
+            "that the check no longer reports has been paid off, and the baseline must shrink, "
+            "or it would hide the same finding if it came back. Not checked when paths on the "
+            "command line narrow the scan."
+        ),
+        example=(
+            "# knobs-baseline.json accepts KNB001 for PRIMUS_NEW_TRITON in pkg/model.py;\n"
+            "# the knob has since been registered"
+        ),
+        page="waivers.md",
+        help=(
+            "Rewrite the baseline without it: knobs check --baseline FILE --write-baseline FILE "
+            "(a baseline may always shrink)."
+        ),
+    ),
+    Rule(
+        code="KNB204",
+        name="DocsOutOfDate",
+        title="A generated block of a doc differs from what the registry renders.",
+        description=(
+            "A Markdown file holds blocks between `<!-- knobs:begin NAME -->` and "
+            "`<!-- knobs:end NAME -->` comments that `knobs docs --write` renders from the "
+            "registry (the knob table, external variables, a profile's recipe). The block was "
+            "edited by hand, or the registry changed since it was written. Reported at the first "
+            "line that differs."
+        ),
+        example=("<!-- knobs:begin knobs -->\n(a table edited by hand)\n<!-- knobs:end knobs -->"),
+        page="generated-docs.md",
+        help="Regenerate the blocks with `knobs docs --write FILE`; edit the registry, not them.",
+    ),
+    Rule(
+        code="KNB205",
+        name="DocsMarkersInvalid",
+        title="A doc's knobs markers cannot be read.",
+        description=(
+            "A `knobs:begin` comment without its `knobs:end` (or the reverse), a block name other "
+            "than `knobs`, `external` or `profile:NAME`, or a profile the registry does not "
+            "define. The block cannot be checked or regenerated."
+        ),
+        example=("<!-- knobs:begin knobs -->\n(no knobs:end after it)"),
+        page="generated-docs.md",
+        help="Fix the marker comments (see docs/generated-docs.md), then run `knobs docs --write`.",
+    ),
+)
+
+_BY_CODE = {rule.code: rule for rule in RULES}
+
+
+def rule(code: str) -> Rule:
+    """The rule for ``code``; KeyError for an unknown code."""
+    return _BY_CODE[code]
+
+
+def find_rule(code_or_name: str) -> Rule | None:
+    """The rule whose code or name is ``code_or_name`` (any case); None when there is none."""
+    folded = code_or_name.strip().casefold()
+    return next((r for r in RULES if folded in (r.code.casefold(), r.name.casefold())), None)
+
+
+def rules(*codes: str) -> tuple[Rule, ...]:
+    """The rules for ``codes``, in the order given."""
+    return tuple(_BY_CODE[code] for code in codes)
+
+
+def family_codes(prefix: str) -> tuple[str, ...]:
+    """The codes that start with ``prefix`` ("KNB0", "KNB1", "KNB20"), in order."""
+    return tuple(r.code for r in RULES if r.code.startswith(prefix))

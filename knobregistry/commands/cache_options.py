@@ -1,0 +1,38 @@
+"""The options that choose the scan cache: ``--cache-dir``, ``--no-cache``, ``--jobs``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def cache_options(function: F) -> F:
+    """``--cache-dir``, ``--no-cache`` and ``--jobs``, shared by every command that scans."""
+    options = [
+        click.option(
+            "--cache-dir",
+            type=click.Path(path_type=Path, file_okay=False),
+            default=None,
+            metavar="DIR",
+            help="Keep per-file results here (default: $KNOBS_CACHE_DIR, else the user's "
+            "cache folder). Entries are keyed by file content, so a warm scan re-parses "
+            "only what changed.",
+        ),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
+        click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(min=1),
+            default=None,
+            metavar="N",
+            help="Worker processes (default: one per CPU; small trees run in-process).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function

@@ -1,0 +1,34 @@
+"""`knobs rule [CODE]`: what one check code means, with an example and the fix."""
+
+from __future__ import annotations
+
+import click
+
+from knobregistry.codes import RULES, find_rule
+from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.report.rule import render_rule, render_rule_list
+from knobregistry.suggest import closest
+
+
+@click.command("rule")
+@click.argument("code", required=False)
+def rule_command(code: str | None) -> None:
+    """Explain a code of `knobs check` (KNB001, or its name, UnregisteredKnob).
+
+    Prints what the code means, an example of what it reports, and the fix;
+    without CODE, lists every code with its name, severity and summary. The
+    same text is in docs/checks.md and the pages it links to.
+    """
+    if code is None:
+        click.echo(render_rule_list(RULES), nl=False)
+        return
+    found = find_rule(code)
+    if found is None:
+        known = [r.code for r in RULES] + [r.name for r in RULES]
+        close = closest(code, known)
+        hint = f" Did you mean {close}?" if close else ""
+        click.echo(
+            f"Error: {code} is no code of knobs check; `knobs rule` lists them.{hint}", err=True
+        )
+        click.get_current_context().exit(ExitCode.USAGE)
+    click.echo(render_rule(found), nl=False)

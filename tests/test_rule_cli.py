@@ -1,0 +1,99 @@
+"""`knobs rule`: one code's page from the code table, the list of codes, a did-you-mean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import run_knobs
+
+KNB001 = """\
+KNB001 UnregisteredKnob (error)
+
+A knob the code reads is not registered.
+
+The scan found a knob that the registry's policy requires to be registered (every knob
+under policy `all`; under policy `default-on`, knobs whose feature is on by default: on
+by default, or a `disable` knob off by default), and neither `knobs` nor `external` in
+the registry names it. Reported at the knob's first site.
+
+Example:
+    # pkg/model.py (PRIMUS_NEW_TRITON is in neither `knobs` nor `external`)
+    NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"
+
+Fix:
+    Add the YAML entry that the fix shows under `knobs:` in the registry (it is
+    prefilled from the scan and starts `untriaged`), then fill in what it gates and
+    triage it.
+
+Documented in docs/checks.md#knb001-unregisteredknob
+"""
+
+KNB202 = """\
+KNB202 WaiverWithoutOwner (warning)
+
+A waiver names no owner.
+
+An entry with an `expires` date names no `owner`, so nobody is asked to triage the knob
+when the waiver runs out. A warning: it does not fail the check.
+
+Example:
+    PRIMUS_FP8:
+      triage: exempt
+      reason: The FP8 path is being rewritten.
+      expires: 2026-06-30    # and no `owner:`
+
+Fix:
+    Add `owner:` (a person, a team or a handle) to the entry.
+
+Documented in docs/waivers.md#knb202-waiverwithoutowner
+"""
+
+
+def test_one_rule_page(tmp_path: Path) -> None:
+    done = run_knobs("rule", "KNB001", cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, KNB001, "")
+
+
+def test_a_rule_by_its_name_or_in_lower_case(tmp_path: Path) -> None:
+    assert run_knobs("rule", "waiverwithoutowner", cwd=tmp_path).stdout == KNB202
+    assert run_knobs("rule", "knb202", cwd=tmp_path).stdout == KNB202
+
+
+def test_a_reserved_code_says_it_is_a_registry_error(tmp_path: Path) -> None:
+    done = run_knobs("rule", "KNB005", cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[0] == (
+        "KNB005 ExemptWithoutReason (a registry error, reported when the registry loads)"
+    )
+
+
+def test_without_a_code_every_code_is_listed(tmp_path: Path) -> None:
+    done = run_knobs("rule", cwd=tmp_path)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and len(lines) == 25
+    assert lines[0] == (
+        "KNB001  UnregisteredKnob               error             "
+        "A knob the code reads is not registered."
+    )
+    assert lines[4].startswith("KNB005  ExemptWithoutReason            (registry error)  ")
+    assert [line[:6] for line in lines][-5:] == ["KNB201", "KNB202", "KNB203", "KNB204", "KNB205"]
+
+
+def test_an_unknown_code_exits_2_with_a_suggestion(tmp_path: Path) -> None:
+    done = run_knobs("rule", "KNB009", cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "Error: KNB009 is no code of knobs check; `knobs rule` lists them. Did you mean KNB109?\n",
+    )
+
+
+def test_help(tmp_path: Path) -> None:
+    done = run_knobs("rule", "--help", cwd=tmp_path, env={"COLUMNS": "80"})
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[0].endswith(" rule [OPTIONS] [CODE]")
+    flat = " ".join(done.stdout.split())
+    assert "Explain a code of `knobs check` (KNB001, or its name, UnregisteredKnob)." in flat
+    assert "without CODE, lists every code with its name, severity and summary" in flat
+    listed = " ".join(run_knobs("--help", cwd=tmp_path, env={"COLUMNS": "80"}).stdout.split())
+    assert "rule Explain a code of `knobs check` (KNB001, or its name, UnregisteredKnob)." in listed
