@@ -37,7 +37,8 @@ CHILD = """
 import json, sys
 import scanner.run.work as work
 from scanner import scan
-folder, whole, expected = sys.argv[1], sys.argv[2] == "whole", json.loads(sys.argv[3])
+folder, whole = sys.argv[1], sys.argv[2] == "whole"
+expected = json.loads(open(sys.argv[3]).read())
 if whole:
     work.SPLIT_BYTES = 1 << 62
 result = scan([folder], root=folder, jobs=1)
@@ -92,6 +93,8 @@ def measure(
     """Scan ``folder`` in a fresh interpreter; its wall time and peak memory."""
     size = sum(p.stat().st_size for p in folder.iterdir())
     limit = int(limit_gb * 1024**3)
+    wanted = folder.with_suffix(".json")
+    wanted.write_text(json.dumps(expected), encoding="utf-8")
 
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -105,7 +108,7 @@ def measure(
             CHILD,
             str(folder),
             "whole" if whole else "groups",
-            json.dumps(expected),
+            str(wanted),
         ],
         capture_output=True,
         text=True,

@@ -39,6 +39,7 @@ from scanner.source.narrow import _CONSTANT_NODES, _span
 
 SPLIT_BYTES = 1024 * 1024  # files at least this large are analysed in groups
 CHUNK_LINES = 4000  # lines of units per group (a larger component stays whole)
+MAX_SHARED_LINES = 4000  # more lines of context than this, repeated in each group: no cut
 PIECE_LINES = 2000  # lines parsed with ``ast`` at once to find the units
 _START = re.compile(r"[^\W\d]|@")
 _CONTINUATIONS = frozenset({"else", "elif", "except", "finally"})
@@ -63,9 +64,11 @@ class _Unit:
     context: bool  # a candidate for the context (demoted if it uses what others bind)
 
 
-def split(lines: Sequence[str], chunk_lines: int = CHUNK_LINES) -> list[Chunk] | None:
-    """The groups of ``lines`` (a file's lines, endings kept), or None when the file does
-    not cut into more than one group (or does not parse)."""
+def split(lines: Sequence[str], chunk_lines: int | None = None) -> list[Chunk] | None:
+    """The groups of ``lines`` (a file's lines, endings kept) of about ``chunk_lines``
+    lines (CHUNK_LINES), or None when the file does not cut into more than one group (or
+    does not parse)."""
+    chunk_lines = CHUNK_LINES if chunk_lines is None else chunk_lines
     units = _units(lines)
     if units is None or len(units) < 2:
         return None
@@ -96,8 +99,8 @@ def split(lines: Sequence[str], chunk_lines: int = CHUNK_LINES) -> list[Chunk] |
             groups.setdefault(root(at), []).append(at)
     shared = [at for at in range(len(units)) if context[at]]
     shared_size = sum(units[at].end - units[at].start + 1 for at in shared)
-    if shared_size > chunk_lines:
-        return None  # every group would repeat more than it holds
+    if shared_size > MAX_SHARED_LINES:
+        return None  # every group would repeat more than a group holds
     packed = list(_pack(list(groups.values()), units, chunk_lines))
     if len(packed) < 2:
         return None
