@@ -58,6 +58,7 @@ class Measure:
     reads: int
     megabytes: float
     seconds: float
+    cpu: float  # user and system seconds of the scan's processes (steadier on a busy machine)
     peak_mb: float
     summary: str
 
@@ -99,7 +100,8 @@ def measure(
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
     done = subprocess.run(
         [
@@ -117,11 +119,12 @@ def measure(
         check=False,
     )
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime - cpu
     summary = done.stdout.strip() or f"failed ({done.returncode}): {done.stderr[-300:]}"
     # ru_maxrss of the children is the largest so far: a smaller run shows as unknown.
     peak_mb = peak / 1024 if peak > before else float("nan")
-    return Measure(label, len(expected), size / 1e6, seconds, peak_mb, summary)
+    return Measure(label, len(expected), size / 1e6, seconds, cpu, peak_mb, summary)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,16 +159,17 @@ def main(argv: list[str] | None = None) -> int:
             results.append(found)
             print(
                 f"{found.label:38} {found.reads:>7} reads {found.megabytes:5.1f} MB "
-                f"{found.seconds:7.1f} s {found.peak_mb:7.0f} MB peak  {found.summary}",
+                f"{found.seconds:7.1f} s {found.cpu:7.1f} s CPU {found.peak_mb:6.0f} MB peak  "
+                f"{found.summary}",
                 flush=True,
             )
             data = json.loads(found.summary) if found.summary.startswith("{") else None
             if data is None or data["wrong"] or data["errors"] or data["extra"]:
                 failed = True
-    print("\nper 10^4 reads (seconds, MB peak):")
+    print("\nper 10^4 reads (wall and CPU seconds):")
     for found in results:
         scale = 1e4 / found.reads
-        print(f"  {found.label:38} {found.seconds * scale:6.2f} s {found.peak_mb * scale:7.1f} MB")
+        print(f"  {found.label:38} {found.seconds * scale:6.2f} s {found.cpu * scale:6.2f} s CPU")
     return 1 if failed else 0
 
 
