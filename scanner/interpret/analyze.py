@@ -225,7 +225,13 @@ def judge(
         return LAUNCH_GATE, _default(parsed, event, index, probes)
     named = tuple(s for s in named_strings(parsed, event) if s != knob)
     first = tuple(dict.fromkeys((*FIRST_PROBES, *named, *_partners(named))))
-    probes = [(value, _probe(parsed, event, knob, value, index)) for value in first]
+    probes = []
+    for value in first:
+        probes.append((value, _probe(parsed, event, knob, value, index)))
+        if not probes[-1][1].complete:
+            # Out of steps: the verdict is unknown whatever the other probes show, and
+            # the rest of this function reads only the unset probe (the first).
+            break
     function_scope = event.unit.scope is not None
     gate = verdict(probes, event.chain, function_scope=function_scope, named=named)
     if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE):

@@ -22,9 +22,9 @@ from scanner.interpret.values import UNKNOWN, V
 from scanner.source.anchors import AnchorMismatch, Anchors
 from scanner.source.constants import ConstantLoader
 from scanner.source.narrow import Narrowed
-from scanner.syntax.events import Event, EventCollector
+from scanner.syntax.events import Event, EventCollector, Locator
 from scanner.syntax.index import CLASS, Wrapper, WrapperIndex
-from scanner.syntax.locate import AnchorLocator, ProviderLocator
+from scanner.syntax.locate import AnchorLocator, LineMapped, ProviderLocator
 from scanner.syntax.namespace import Symbols
 from scanner.syntax.scopes import ScopeNode, body_statements, param_list
 from scanner.syntax.symbols import collect_symbols
@@ -74,6 +74,7 @@ class ParsedModule:
     _events: tuple[frozenset[int], list[Event]] | None = None
     _strings: dict[int, tuple[str, ...]] = field(default_factory=dict)
     _users: dict[tuple[str, str], list[tuple[cst.CSTNode, str | None]]] | None = None
+    lines: tuple[int, ...] | None = None  # the file's line of each line of the text (a group)
 
     @classmethod
     def parse(
@@ -84,11 +85,13 @@ class ParsedModule:
         narrowed: Narrowed | None = None,
         loader: ConstantLoader | None = None,
         accessors: tuple[str, ...] = (),
+        lines: tuple[int, ...] | None = None,
     ) -> ParsedModule:
         """Parse ``text`` (or its narrowed form); raises libcst.ParserSyntaxError.
 
         With ``narrowed``, libcst sees only the statements that matter, and the
-        module's functions and ambiguous names come from the whole file.
+        module's functions and ambiguous names come from the whole file. ``lines``: the
+        text is some of the file's lines (a group of statements), whose numbers these are.
         """
         tree = cst.parse_module(narrowed.text if narrowed is not None else text)
         is_package = rel.endswith("__init__.py")
@@ -101,6 +104,7 @@ class ParsedModule:
         parsed.loader = loader
         parsed.text = narrowed.text if narrowed is not None else text
         parsed.accessors = accessors
+        parsed.lines = lines
         ambiguous = narrowed.ambiguous if narrowed is not None else frozenset()
         constants = parsed._constants(ambiguous)
         parsed.symbols = replace(
@@ -118,7 +122,7 @@ class ParsedModule:
         if self.anchors is not None:
             try:
                 collector = EventCollector(
-                    self.symbols, index, AnchorLocator(self.anchors), self.accessors
+                    self.symbols, index, self._mapped(AnchorLocator(self.anchors)), self.accessors
                 )
                 collector.collect(self.tree)
                 self.anchors.check_counts(collector.counts)
@@ -127,7 +131,7 @@ class ParsedModule:
         if collector is None:
             positions = self.wrapper.resolve(PositionProvider)
             collector = EventCollector(
-                self.symbols, index, ProviderLocator(positions), self.accessors
+                self.symbols, index, self._mapped(ProviderLocator(positions)), self.accessors
             )
             collector.collect(self.tree)
         self.def_lines = collector.def_lines
@@ -135,6 +139,9 @@ class ParsedModule:
         self.method_classes = collector.method_classes
         self._events = (key, collector.events)
         return collector.events
+
+    def _mapped(self, locate: AnchorLocator | ProviderLocator) -> Locator:
+        return LineMapped(locate, self.lines) if self.lines is not None else locate
 
     def _called_facts(self, index: WrapperIndex) -> frozenset[int]:
         """The wrappers and setters of ``index`` this module calls by name (their ids):

@@ -4,6 +4,8 @@ As LibCST's codemod runner does it: serial for a handful of files, a pool sized
 to the machine for more, started with ``fork`` where the platform has it so the
 workers inherit the already-imported parser. Outcomes are streamed back.
 
+A serial scan (one job, or a handful of files) still analyses each huge file in a
+process of its own, so that a crash there is that file's error, not the scan's end.
 A worker that dies (a crash in native code, the out-of-memory killer) breaks the
 whole pool: the files it was analysing are then analysed again one at a time, each
 in a pool of its own, so that the one that kills its worker again becomes that
@@ -94,7 +96,10 @@ class Runner:
         work = partial(safe_process, options=self.options)
         if self._executor is None and (self.jobs <= 1 or len(tasks) < SERIAL_BELOW):
             # A pool already started (by an earlier round) costs nothing more to use.
-            yield from map(work, tasks)
+            # Serially, a huge file still goes to a process of its own: what kills that
+            # process (the out-of-memory killer, a crash in the parser) is its error only.
+            for task in tasks:
+                yield self._alone(work, task) if _size(task) > HUGE_BYTES else work(task)
             return
         self.start()
         assert self._executor is not None

@@ -11,12 +11,13 @@ libcst.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scanner.accessors import ENV_WORDS, accessor_names
-from scanner.model import FileResult, ScanError
+from scanner.model import DynamicRead, FileResult, ScanError, Site, Write
 from scanner.run import codec
 from scanner.run.cache import Cache, CacheError, entry_key
 from scanner.settings import Settings
@@ -28,7 +29,8 @@ from scanner.source.files import (
     read_bytes,
     unsupported_encoding,
 )
-from scanner.syntax.index import Wrapper, WrapperIndex
+from scanner.source.split import SPLIT_BYTES
+from scanner.syntax.index import CLASS, Wrapper, WrapperIndex
 
 if TYPE_CHECKING:
     from scanner.source.narrow import Narrowed, Source
@@ -251,6 +253,8 @@ class _Computed:
     rounds: tuple[Round, ...] = ()  # the local rounds that widened that narrowing
     settled: tuple[Wrapper, ...] | None = None  # the wrappers the local rounds settled on
     settled_narrowed: str | None = None  # and the digest of the narrowing they give
+    index: WrapperIndex | None = None  # the wrappers the analysis ended with
+    narrowing: Narrowed | None = None  # and the narrowing it ended with
 
 
 def _compute(
@@ -274,6 +278,10 @@ def _compute(
         *accessor_names(text, options.accessors),
         *(w.short_name for w in wrappers),
     )
+    if options.narrow and len(data) >= SPLIT_BYTES:
+        grouped = _analyse_groups(task, data, text, names, wrappers, options)
+        if grouped is not None:
+            return grouped
     try:
         source = Source.parse(text) if options.narrow else None
         narrowed = source.narrow(names) if source is not None else None
@@ -326,10 +334,12 @@ def _analyse(
     narrowed: Narrowed | None,
     wrappers: tuple[Wrapper, ...],
     options: Options,
+    lines: tuple[int, ...] | None = None,
 ) -> _Computed:
     """Parse with libcst and analyse; also the local rounds that widened the narrowing,
     and the wrappers the analysis settled on when those rounds added some and reached a
-    fixed point (analysing with exactly those from the start gives the same outcome)."""
+    fixed point (analysing with exactly those from the start gives the same outcome).
+    ``lines``: ``text`` is a group of the file's statements, on these lines of it."""
     # The parser and the analysis are imported here, on the first real parse: a warm
     # scan never loads libcst.
     import libcst as cst
@@ -347,7 +357,7 @@ def _analyse(
     loader = ConstantLoader(task.path, task.module)
     try:
         parsed = ParsedModule.parse(
-            task.rel, task.module, text, narrowed, loader, options.accessors
+            task.rel, task.module, text, narrowed, loader, options.accessors, lines
         )
     except cst.ParserSyntaxError as exc:
         return _Computed(
@@ -378,7 +388,7 @@ def _analyse(
                     return _Computed(FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
                 narrowed = wider
                 parsed = ParsedModule.parse(
-                    task.rel, task.module, text, narrowed, loader, options.accessors
+                    task.rel, task.module, text, narrowed, loader, options.accessors, lines
                 )
     else:
         settled = None  # no fixed point within the rounds allowed
@@ -394,7 +404,90 @@ def _analyse(
         rounds=tuple(rounds),
         settled=settled,
         settled_narrowed=narrowed.digest() if settled is not None and narrowed else None,
+        index=index,
+        narrowing=narrowed,
     )
+
+
+def _analyse_groups(
+    task: FileTask,
+    data: bytes,
+    text: str,
+    names: tuple[str, ...],
+    wrappers: tuple[Wrapper, ...],
+    options: Options,
+) -> _Computed | None:
+    """A huge file analysed a group of statements at a time (``scanner.source.split``),
+    so that neither parser ever holds the whole file; None when the file does not split,
+    or when anything could make the outcome differ from the whole file's (an error, the
+    local rounds' limit, a budget for following stored reads that the groups together
+    could exceed): the caller then analyses the file whole."""
+    from scanner.source.narrow import CONSUMER_LINES, Source, text_lines
+    from scanner.source.split import split
+
+    chunks = split(text_lines(text))
+    if chunks is None:
+        return None
+    initial = WrapperIndex.of(wrappers)
+    known = {(w.qualname, w.kind) for w in initial.facts}
+    found: list[Wrapper] = []
+    added: dict[tuple[str, str], Wrapper] = {}
+    sites: list[Site] = []
+    dynamic: list[DynamicRead] = []
+    writes: list[Write] = []
+    depends: set[tuple[str, str]] = set()
+    consumed: list[tuple[int, int]] = []
+    for chunk in chunks:
+        try:
+            source = Source.parse(chunk.text)
+            narrowed = source.narrow(names) if source is not None else None
+        except RecursionError:
+            return None
+        if source is None or narrowed is None:
+            return None
+        computed = _analyse(
+            task, data, chunk.text, names, source, narrowed, wrappers, options, chunk.lines
+        )
+        outcome, final = computed.outcome, computed.narrowing
+        if (
+            outcome.error is not None
+            or len(computed.rounds) >= _MAX_LOCAL_ROUNDS
+            or final is None
+            or final.unfollowed
+            or computed.index is None
+            or any(line in chunk.context for line in _lines_of(outcome.result))
+        ):
+            return None
+        consumed += final.consumed
+        found += outcome.wrappers
+        added.update(((w.qualname, w.kind), w) for w in computed.index.facts)
+        sites += outcome.result.sites
+        dynamic += outcome.result.dynamic
+        writes += outcome.result.writes
+        depends.update(outcome.depends)
+    left = CONSUMER_LINES - sum(size for _, size in consumed)
+    if any(held > 4 * left for held, _ in consumed):
+        return None  # the whole file would not follow some stored read a group followed
+    missing = [w for key, w in added.items() if key not in known]
+    settled = None
+    if missing:
+        settled = WrapperIndex.of([*initial.facts, *missing]).callable_from(data, task.rel)
+    result = FileResult(
+        tuple(sorted(sites, key=lambda s: s.line)),
+        tuple(sorted(dynamic, key=lambda d: d.line)),
+        tuple(sorted(writes, key=lambda w: w.line)),
+    )
+    ordered = sorted(found, key=lambda w: w.kind == CLASS)
+    return _Computed(
+        FileOutcome(task.rel, tuple(ordered), result, depends=tuple(sorted(depends))),
+        settled=settled,
+    )
+
+
+def _lines_of(result: FileResult) -> Iterator[int]:
+    yield from (s.line for s in result.sites)
+    yield from (d.line for d in result.dynamic)
+    yield from (w.line for w in result.writes)
 
 
 def _encode(outcome: FileOutcome) -> dict[str, Any]:

@@ -56,6 +56,9 @@ class Narrowed:
     ambiguous: frozenset[str]  # names bound more than once at module level
     # Names holding a read for later whose uses were too much code to keep.
     unfollowed: frozenset[str] = frozenset()
+    # For each stored name followed: the lines of the statements naming it, and of those
+    # kept for testing it (what it took of the file's CONSUMER_LINES budget).
+    consumed: tuple[tuple[int, int], ...] = ()
 
     def digest(self) -> str:
         """A hash of everything the analysis of the narrowed text depends on (the anchors
@@ -93,7 +96,7 @@ class Source:
             # CPython's parser gives up on deep nesting with MemoryError (a bracket left
             # open around it) or RecursionError: the full parse then reports the file.
             return None
-        lines = tuple(_lines(text))
+        lines = tuple(text_lines(text))
         functions = frozenset(
             s.name
             for s in tree.body
@@ -133,8 +136,9 @@ class Source:
         # where the stored name is used: keep those uses too.
         stored = [n for n in _stored(self.tree.body, mentions) if n not in words]
         unfollowed: frozenset[str] = frozenset()
+        consumed: list[tuple[int, int]] = []
         if stored:
-            consumers, unfollowed = _consumers(self.tree.body, stored, self._lines_of)
+            consumers, unfollowed = _consumers(self.tree.body, stored, self._lines_of, consumed)
             if consumers:
                 mentions = _with_spans(mentions, consumers)
         keep = [False] * (len(lines) + 2)
@@ -151,7 +155,9 @@ class Source:
         while parts and not parts[-1].strip():
             parts.pop()  # blanked lines at the end hold no position worth keeping
         anchors = build_anchors(self.tree, lines, keep.__getitem__)
-        return Narrowed("".join(parts), anchors, self.functions, self.ambiguous, unfollowed)
+        return Narrowed(
+            "".join(parts), anchors, self.functions, self.ambiguous, unfollowed, tuple(consumed)
+        )
 
 
 def _readers(body: Sequence[ast.stmt], mentions: list[int]) -> list[str]:
@@ -266,10 +272,12 @@ def _consumers(
     body: Sequence[ast.stmt],
     stored: Sequence[str],
     lines_of: Callable[[str], list[int]],
+    consumed: list[tuple[int, int]],
 ) -> tuple[list[tuple[int, int]], frozenset[str]]:
     """The statements that test a stored name (``if _X != "0":``, ``_ON = _X in TRUE``),
     to keep beside the read; names whose testing statements would add more than
-    CONSUMER_LINES lines in all are not followed (and said so)."""
+    CONSUMER_LINES lines in all are not followed (and said so). What each followed name
+    took goes to ``consumed``."""
     spans: list[tuple[int, int]] = []
     unfollowed: set[str] = set()
     budget = CONSUMER_LINES
@@ -278,7 +286,8 @@ def _consumers(
     firsts = [_span(s)[0] for s in statements]
     for name in stored:
         candidates = _holding(statements, firsts, lines_of(name))
-        if sum(end - start + 1 for start, end in map(_span, candidates)) > 4 * budget:
+        held = sum(end - start + 1 for start, end in map(_span, candidates))
+        if held > 4 * budget:
             unfollowed.add(name)  # used all over: too much code, whatever tests it
             continue
         for statement in candidates:
@@ -290,6 +299,7 @@ def _consumers(
             unfollowed.add(name)
             continue
         budget -= size
+        consumed.append((held, size))
         spans.extend(found)
     return spans, frozenset(unfollowed)
 
@@ -553,6 +563,11 @@ def _span(statement: ast.stmt) -> tuple[int, int]:
         start = min(start, *(d.lineno for d in decorators))
     end = statement.end_lineno or statement.lineno
     return start, end
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of ``text``, each with its ending, split where Python splits them."""
+    return list(_lines(text))
 
 
 def _lines(text: str) -> Iterator[str]:

@@ -8,7 +8,7 @@ which continuation lines inside brackets repeat), never the whole module.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -115,3 +115,22 @@ class ProviderLocator:
             node = node.name  # the line of `def`, below any decorators
         start = self.positions[node].start
         return start.line, start.column + 1
+
+
+class LineMapped:
+    """Positions in a text made of whole lines of a file (a group of its statements,
+    ``scanner.source.split``), given as the file's: a line's columns are the same."""
+
+    def __init__(
+        self,
+        inner: Callable[[cst.CSTNode, str, int | None, InString | None], tuple[int, int]],
+        lines: Sequence[int],
+    ) -> None:
+        self.inner = inner
+        self.lines = lines
+
+    def __call__(
+        self, node: cst.CSTNode, kind: str, ordinal: int | None, within: InString | None
+    ) -> tuple[int, int]:
+        line, column = self.inner(node, kind, ordinal, within)
+        return self.lines[line - 1], column

@@ -1,0 +1,271 @@
+"""Split a huge file into groups of top-level statements that can be analysed apart.
+
+libcst needs about 600 bytes of memory per byte of source, and even CPython's
+``ast`` about 150: a 5 MB file of 10^5 reads does not fit in either whole. Most
+of such a file is statements that have nothing to do with each other, so the
+file is cut, without parsing it whole, into *units* (top-level statements, those
+sharing a line kept together), and the units are grouped so that each group can
+be analysed on its own:
+
+- *Context* units (imports; constants made of literals, names and operators,
+  bound to plain names; ``if``/``try`` blocks of only those) that use no name
+  another kind of unit binds hold no read and go with every group.
+- Every other unit goes with each unit that uses a name it binds, or binds a name
+  it uses: module-level names, def and class names, attributes stored anywhere.
+  A use is any identifier in the unit's text, strings and comments included.
+
+The analysis of a read depends on other statements only through names (what
+they bind, what tests a stored value), so it is the same in its group as in
+the whole file; ``scanner.run.work`` checks the rest (the budget for following
+stored reads is shared by the file) and analyses the whole file when in doubt.
+
+The cut is found without a tokenizer: a line that starts with a name or ``@`` in
+its first column (and is no ``else``, ``elif``, ``except`` or ``finally``) may
+start a statement. A piece of lines from one such start to another is parsed
+with ``ast``; it parses only if the cut before it is real (a piece that ends in
+an open bracket, string or block does not parse), and then the cut after it is
+real too, by the same argument. A piece that does not parse grows to the next
+cut; a file that never parses is analysed whole, which reports the error.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from scanner.source.narrow import _CONSTANT_NODES, _span
+
+SPLIT_BYTES = 1024 * 1024  # files at least this large are analysed in groups
+CHUNK_LINES = 4000  # lines of units per group (a larger component stays whole)
+MAX_SHARED_LINES = 4000  # more lines of context than this, repeated in each group: no cut
+PIECE_LINES = 2000  # lines parsed with ``ast`` at once to find the units
+_START = re.compile(r"[^\W\d]|@")
+_CONTINUATIONS = frozenset({"else", "elif", "except", "finally"})
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_FIRST_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """The lines of one group and of the context units, in file order."""
+
+    text: str
+    lines: tuple[int, ...]  # the file's line number of each line of ``text``
+    context: frozenset[int]  # the lines of the context units (they hold no read)
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    start: int  # first line, 1-based, decorators included
+    end: int  # last line
+    bound: frozenset[str]
+    context: bool  # a candidate for the context (demoted if it uses what others bind)
+
+
+def split(lines: Sequence[str], chunk_lines: int | None = None) -> list[Chunk] | None:
+    """The groups of ``lines`` (a file's lines, endings kept) of about ``chunk_lines``
+    lines (CHUNK_LINES), or None when the file does not cut into more than one group (or
+    does not parse)."""
+    chunk_lines = CHUNK_LINES if chunk_lines is None else chunk_lines
+    units = _units(lines)
+    if units is None or len(units) < 2:
+        return None
+    binders: dict[str, list[int]] = {}
+    for at, unit in enumerate(units):
+        for name in unit.bound:
+            binders.setdefault(name, []).append(at)
+    used = [_used(lines, unit) for unit in units]
+    context = _context(units, used, binders)
+    parent = list(range(len(units)))
+
+    def root(at: int) -> int:
+        while parent[at] != at:
+            parent[at] = parent[parent[at]]
+            at = parent[at]
+        return at
+
+    for at, names in enumerate(used):
+        if context[at]:
+            continue
+        for name in names:
+            for other in binders.get(name, ()):
+                if not context[other]:
+                    parent[root(other)] = root(at)
+    groups: dict[int, list[int]] = {}
+    for at in range(len(units)):
+        if not context[at]:
+            groups.setdefault(root(at), []).append(at)
+    shared = [at for at in range(len(units)) if context[at]]
+    shared_size = sum(units[at].end - units[at].start + 1 for at in shared)
+    if shared_size > MAX_SHARED_LINES:
+        return None  # every group would repeat more than a group holds
+    packed = list(_pack(list(groups.values()), units, chunk_lines))
+    if len(packed) < 2:
+        return None
+    context_lines = frozenset(n for at in shared for n in range(units[at].start, units[at].end + 1))
+    return [_chunk(lines, units, sorted([*shared, *members]), context_lines) for members in packed]
+
+
+def _units(lines: Sequence[str]) -> list[_Unit] | None:
+    """The top-level statements of the file, parsed a piece at a time; those that share
+    a line are one unit."""
+    starts = [0, *(at for at in range(1, len(lines)) if _may_start(lines[at])), len(lines)]
+    units: list[_Unit] = []
+    begin = 0  # index into starts: lines[starts[begin]] starts the next piece
+    while starts[begin] < len(lines):
+        first = starts[begin]
+        end = _next(starts, begin, first + PIECE_LINES)
+        while True:
+            tree = _parse(lines[first : starts[end]])
+            if tree is not None:
+                break
+            if starts[end] >= len(lines):
+                return None
+            end = _next(starts, end, first + 2 * (starts[end] - first))
+        for statement in tree.body:
+            low, high = _span(statement)
+            unit = _Unit(
+                low + first, high + first, frozenset(_bound(statement)), _shared(statement)
+            )
+            if units and unit.start <= units[-1].end:  # `a = 1; b = 2` on one line
+                last = units.pop()
+                unit = _Unit(
+                    last.start, unit.end, last.bound | unit.bound, last.context and unit.context
+                )
+            units.append(unit)
+        begin = end
+    return units
+
+
+def _may_start(line: str) -> bool:
+    if not _START.match(line):
+        return False
+    word = _FIRST_WORD.match(line)
+    return word is None or word.group() not in _CONTINUATIONS
+
+
+def _next(starts: Sequence[int], at: int, line: int) -> int:
+    """The index of the first start at or after ``line``, and after ``at``."""
+    at += 1
+    while at < len(starts) - 1 and starts[at] < line:
+        at += 1
+    return at
+
+
+def _parse(piece: Sequence[str]) -> ast.Module | None:
+    try:
+        return ast.parse("".join(piece))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _used(lines: Sequence[str], unit: _Unit) -> frozenset[str]:
+    return frozenset(_IDENTIFIER.findall("".join(lines[unit.start - 1 : unit.end])))
+
+
+def _context(
+    units: Sequence[_Unit], used: Sequence[frozenset[str]], binders: dict[str, list[int]]
+) -> list[bool]:
+    """Which units go with every group: candidates that use no name a unit outside the
+    context binds (demoting one may demote others)."""
+    context = [unit.context for unit in units]
+    changed = True
+    while changed:
+        changed = False
+        for at, names in enumerate(used):
+            if context[at] and any(
+                not context[other] for name in names for other in binders.get(name, ())
+            ):
+                context[at] = False
+                changed = True
+    return context
+
+
+def _pack(groups: list[list[int]], units: Sequence[_Unit], chunk_lines: int) -> Iterator[list[int]]:
+    """Components in file order, filled into groups of about ``chunk_lines`` lines."""
+    groups.sort(key=lambda members: members[0])
+    current: list[int] = []
+    size = 0
+    for members in groups:
+        lines = sum(units[at].end - units[at].start + 1 for at in members)
+        if current and size + lines > chunk_lines:
+            yield current
+            current, size = [], 0
+        current += members
+        size += lines
+    if current:
+        yield current
+
+
+def _chunk(
+    lines: Sequence[str], units: Sequence[_Unit], members: Sequence[int], context: frozenset[int]
+) -> Chunk:
+    numbers = [n for at in members for n in range(units[at].start, units[at].end + 1)]
+    parts = [lines[n - 1] for n in numbers]
+    if parts and not parts[-1].endswith(("\n", "\r")):
+        parts[-1] += "\n"
+    return Chunk("".join(parts), tuple(numbers), context)
+
+
+def _shared(statement: ast.stmt) -> bool:
+    """An import, a constant bound to plain names, or a block of only those: a candidate
+    for the context."""
+    if isinstance(statement, ast.Import | ast.ImportFrom | ast.Pass):
+        return True
+    if isinstance(statement, ast.Assign | ast.AnnAssign):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        value = statement.value
+        return (
+            value is not None
+            and all(isinstance(t, ast.Name) for t in targets)
+            and all(isinstance(node, _CONSTANT_NODES) for node in ast.walk(value))
+        )
+    if isinstance(statement, ast.If | ast.Try):
+        if isinstance(statement, ast.If) and not all(
+            isinstance(node, _CONSTANT_NODES) for node in ast.walk(statement.test)
+        ):
+            return False
+        handlers = getattr(statement, "handlers", [])
+        if any(h.type is not None and not _plain(h.type) for h in handlers):
+            return False
+        inner = [*statement.body, *statement.orelse, *getattr(statement, "finalbody", [])]
+        inner += [s for h in handlers for s in h.body]
+        return all(_shared(s) for s in inner)
+    return False
+
+
+def _plain(node: ast.expr) -> bool:
+    return all(
+        isinstance(n, ast.Name | ast.Attribute | ast.Tuple | ast.Load) for n in ast.walk(node)
+    )
+
+
+def _bound(statement: ast.stmt) -> Iterator[str]:
+    """What a top-level statement binds that other statements could use: names bound at
+    module level (``global`` ones inside functions too), def and class names outside
+    functions, and every attribute it stores or deletes."""
+    pending: list[tuple[ast.AST, bool]] = [(statement, False)]
+    while pending:
+        node, local = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if not local:
+                yield node.name
+            inner = local or not isinstance(node, ast.ClassDef)
+            pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+            continue
+        if isinstance(node, ast.Lambda):
+            pending.extend((child, True) for child in ast.iter_child_nodes(node))
+            continue
+        if isinstance(node, ast.Global | ast.Nonlocal):
+            yield from node.names
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and not local:
+            yield node.id
+        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            yield node.attr
+        elif isinstance(node, ast.Import | ast.ImportFrom) and not local:
+            yield from ((a.asname or a.name).split(".", 1)[0] for a in node.names)
+        elif isinstance(node, ast.alias):
+            continue
+        pending.extend((child, local) for child in ast.iter_child_nodes(node))
