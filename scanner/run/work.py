@@ -479,7 +479,9 @@ def _analyse_groups(
     )
     ordered = sorted(found, key=lambda w: w.kind == CLASS)
     return _Computed(
-        FileOutcome(task.rel, tuple(ordered), result, depends=tuple(sorted(depends))),
+        FileOutcome(
+            rel=task.rel, wrappers=tuple(ordered), result=result, depends=tuple(sorted(depends))
+        ),
         settled=settled,
     )
 
