@@ -109,7 +109,7 @@ def test_a_worker_that_dies_is_that_files_error_only(
     tasks = []
     for rel in rels:
         (tmp_path / rel).write_text(GOOD.format(name=rel[:-3].upper()))
-        tasks.append(FileTask(tmp_path / rel, rel, rel[:-3], WrapperIndex()))
+        tasks.append(FileTask(path=tmp_path / rel, rel=rel, module=rel[:-3], index=WrapperIndex()))
     # The workers are forked, so they run the patched function.
     monkeypatch.setattr(scanner_pool, "process", _dies_on_bad)
     with scanner_pool.Runner(Options(), jobs=2) as runner:

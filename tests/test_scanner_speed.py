@@ -174,7 +174,7 @@ def test_a_stored_result_holds_only_if_the_files_own_wrappers_narrow_it_the_same
 ) -> None:
     # `fused` mentions no variable: only the round that finds `flag` keeps it.
     path = write_tree(tmp_path / "tree", {"mod.py": EDITED}) / "mod.py"
-    task = FileTask(path, "mod.py", "mod", WrapperIndex())
+    task = FileTask(path=path, rel="mod.py", module="mod", index=WrapperIndex())
     options = Options(cache_dir=tmp_path / "cache")
     assert [s.name for s in process(task, options).result.sites] == ["FUSED_A"]
     path.write_text(path.read_text().replace("FUSED_A", "FUSED_B"))
@@ -277,7 +277,7 @@ def test_huge_files_take_turns_and_the_smallest_files_run_beside_them(
     tasks = []
     for rel, size in sizes.items():
         (tmp_path / rel).write_bytes(b"#" * size)
-        tasks.append(FileTask(tmp_path / rel, rel, rel[:-3], WrapperIndex()))
+        tasks.append(FileTask(path=tmp_path / rel, rel=rel, module=rel[:-3], index=WrapperIndex()))
     monkeypatch.setattr(scanner_pool, "wait", _finish_oldest)
     executor = _Recorder()
     runner = scanner_pool.Runner(Options(), jobs=2)

@@ -32,7 +32,14 @@ def make_run(
         (folder / name).write_bytes(data)
     if tensors is not None:
         torch.save(tensors["value"], folder / tensors["name"])
-    return Run(index, folder, out, err, returncode, timed_out)
+    return Run(
+        index=index,
+        folder=folder,
+        stdout=out,
+        stderr=err,
+        returncode=returncode,
+        timed_out=timed_out,
+    )
 
 
 MODES = "write one of stdout, regex:PATTERN, file:PATH, tensors:PATH."

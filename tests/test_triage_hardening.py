@@ -133,7 +133,7 @@ def _run(root: Path, index: int, stdout: bytes) -> Run:
     out, err = root / f"run-{index}.stdout", root / f"run-{index}.stderr"
     out.write_bytes(stdout)
     err.write_bytes(b"")
-    return Run(index, folder, out, err, 0)
+    return Run(index=index, folder=folder, stdout=out, stderr=err, returncode=0)
 
 
 def test_a_large_output_is_compared_in_bounded_memory(tmp_path: Path) -> None:

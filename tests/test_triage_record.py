@@ -164,18 +164,23 @@ def test_a_second_identical_triage_changes_nothing_but_the_date(tmp_path: Path) 
     assert re.sub(r"\d{4}-\d\d-\d\d", "DATE", second) == re.sub(r"\d{4}-\d\d-\d\d", "DATE", first)
 
 
-HOST = Host("node-7", "AMD Instinct MI355X", {"python": "3.11.9", "torch": "2.13.0"})
+HOST = Host(
+    name="node-7", gpu="AMD Instinct MI355X", versions={"python": "3.11.9", "torch": "2.13.0"}
+)
 
 
 def result_of(*alone: tuple[str, Verdict, str | None]) -> TriageResult:
-    outcomes = tuple(Outcome(Setting(Sweep.ALONE, (n,)), v, 2, d) for n, v, d in alone)
+    outcomes = tuple(
+        Outcome(setting=Setting(Sweep.ALONE, (n,)), verdict=v, runs=2, detail=d)
+        for n, v, d in alone
+    )
     return TriageResult(
         command=("python", "train.py", "--flag", "on"),
         compare="regex:^step",
         runs=2,
         profile="bitwise",
         candidates=tuple(n for n, _, _ in alone),
-        baseline=Outcome(Setting(Sweep.BASELINE), Verdict.REPRODUCIBLE, 2),
+        baseline=Outcome(setting=Setting(Sweep.BASELINE), verdict=Verdict.REPRODUCIBLE, runs=2),
         alone=outcomes,
     )
 
@@ -244,24 +249,46 @@ def test_records_for_pairs_and_a_bisection() -> None:
         runs=2,
         profile=None,
         candidates=names,
-        baseline=Outcome(Setting(Sweep.BASELINE), Verdict.REPRODUCIBLE, 2),
-        alone=tuple(Outcome(Setting(Sweep.ALONE, (n,)), Verdict.REPRODUCIBLE, 2) for n in names),
+        baseline=Outcome(setting=Setting(Sweep.BASELINE), verdict=Verdict.REPRODUCIBLE, runs=2),
+        alone=tuple(
+            Outcome(setting=Setting(Sweep.ALONE, (n,)), verdict=Verdict.REPRODUCIBLE, runs=2)
+            for n in names
+        ),
         pairs=tuple(
-            Outcome(Setting(Sweep.PAIRS, k), v, 2, None if v is Verdict.REPRODUCIBLE else "d")
+            Outcome(
+                setting=Setting(Sweep.PAIRS, k),
+                verdict=v,
+                runs=2,
+                detail=None if v is Verdict.REPRODUCIBLE else "d",
+            )
             for k, v in pair.items()
         ),
         bisection=Bisection(
             names,
             (
-                Outcome(Setting(Sweep.BISECT, names), Verdict.BREAKS_BITWISE, 2, "all"),
-                Outcome(Setting(Sweep.BISECT, ("A",)), Verdict.REPRODUCIBLE, 2),
-                Outcome(Setting(Sweep.BISECT, ("B", "C")), Verdict.REPRODUCIBLE, 2),
-                Outcome(Setting(Sweep.BISECT, ("A", "C")), Verdict.BREAKS_BITWISE, 2, "ac"),
+                Outcome(
+                    setting=Setting(Sweep.BISECT, names),
+                    verdict=Verdict.BREAKS_BITWISE,
+                    runs=2,
+                    detail="all",
+                ),
+                Outcome(
+                    setting=Setting(Sweep.BISECT, ("A",)), verdict=Verdict.REPRODUCIBLE, runs=2
+                ),
+                Outcome(
+                    setting=Setting(Sweep.BISECT, ("B", "C")), verdict=Verdict.REPRODUCIBLE, runs=2
+                ),
+                Outcome(
+                    setting=Setting(Sweep.BISECT, ("A", "C")),
+                    verdict=Verdict.BREAKS_BITWISE,
+                    runs=2,
+                    detail="ac",
+                ),
             ),
             minimal=("A", "C"),
         ),
     )
-    host = Host("h", None, {"python": "3.11.9"})
+    host = Host(name="h", gpu=None, versions={"python": "3.11.9"})
     summary = {
         u.name: (u.triage, [(r["sweep"], r["verdict"], r.get("combined_with")) for r in u.records])
         for u in knob_updates(result, host, date(2026, 1, 1))
@@ -318,7 +345,9 @@ def test_nothing_is_recorded_for_an_error_but_the_record_itself(tmp_path: Path) 
 
 def test_a_knob_gone_from_the_file_is_reported_not_written(tmp_path: Path) -> None:
     path = write_tree(tmp_path, {"registry.yaml": HAND_WRITTEN}) / "registry.yaml"
-    update = KnobUpdate("SYN_GONE", Triage.REPRODUCIBLE, ({"date": date(2026, 1, 1)},))
+    update = KnobUpdate(
+        name="SYN_GONE", triage=Triage.REPRODUCIBLE, records=({"date": date(2026, 1, 1)},)
+    )
     (edit,) = edit_registry(path, [update])
     assert edit.missing
     assert path.read_text() == HAND_WRITTEN.lstrip("\n")

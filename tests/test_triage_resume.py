@@ -257,16 +257,32 @@ def test_a_torn_last_line_is_dropped_and_the_next_append_starts_a_line(tmp_path:
     journal = Journal.create(tmp_path, HEADER)
     setting = Setting(Sweep.BASELINE)
     folder = tmp_path / "runs" / "001-baseline" / "run-1"
-    run = Run(1, folder, folder.with_suffix(".stdout"), folder.with_suffix(".stderr"), 0)
+    run = Run(
+        index=1,
+        folder=folder,
+        stdout=folder.with_suffix(".stdout"),
+        stderr=folder.with_suffix(".stderr"),
+        returncode=0,
+    )
     journal.run_done(1, setting, run)
-    journal.outcome(1, Outcome(setting, Verdict.REPRODUCIBLE, 2, None, (1.5, None)))
+    journal.outcome(
+        1,
+        Outcome(
+            setting=setting, verdict=Verdict.REPRODUCIBLE, runs=2, detail=None, samples=(1.5, None)
+        ),
+    )
     with (tmp_path / "journal.jsonl").open("ab") as file:
         file.write(b'{"run":{"number":2,"swe')  # SIGKILL in the middle of a line
     again = Journal.open(tmp_path)
     assert again.header == HEADER
     assert again.journaled == (1, 1)
-    assert again.judged(1, setting) == Outcome(setting, Verdict.REPRODUCIBLE, 2, None, (1.5, None))
-    again.outcome(2, Outcome(Setting(Sweep.ALONE, ("A",)), Verdict.ERROR, 2, "boom"))
+    assert again.judged(1, setting) == Outcome(
+        setting=setting, verdict=Verdict.REPRODUCIBLE, runs=2, detail=None, samples=(1.5, None)
+    )
+    again.outcome(
+        2,
+        Outcome(setting=Setting(Sweep.ALONE, ("A",)), verdict=Verdict.ERROR, runs=2, detail="boom"),
+    )
     lines = (tmp_path / "journal.jsonl").read_text().splitlines()
     assert [json.loads(line).keys() for line in lines][-1] == {"outcome": 0}.keys()
     assert Journal.open(tmp_path).journaled == (2, 1)
@@ -281,7 +297,14 @@ def test_a_finished_run_is_reused_only_while_its_folder_is_kept(tmp_path: Path) 
         for suffix in (".stdout", ".stderr"):
             folder.with_suffix(suffix).write_text("")
     stdout = folders[0].with_suffix(".stdout")
-    run = Run(1, folders[0], stdout, folders[0].with_suffix(".stderr"), 0, wall_s=2.5)
+    run = Run(
+        index=1,
+        folder=folders[0],
+        stdout=stdout,
+        stderr=folders[0].with_suffix(".stderr"),
+        returncode=0,
+        wall_s=2.5,
+    )
     journal.run_done(2, setting, run)
     again = Journal.open(tmp_path)
     assert again.finished(2, setting, 1, folders[0]) == run
@@ -289,7 +312,7 @@ def test_a_finished_run_is_reused_only_while_its_folder_is_kept(tmp_path: Path) 
     assert not folders[1].exists() and not folders[1].with_suffix(".stdout").exists()
     other = Setting(Sweep.ALONE, ("B",))
     with pytest.raises(JournalError, match="setting 2 is A in the journal but B now"):
-        again.outcome(2, Outcome(setting, Verdict.REPRODUCIBLE, 2))
+        again.outcome(2, Outcome(setting=setting, verdict=Verdict.REPRODUCIBLE, runs=2))
         Journal.open(tmp_path).judged(2, other)
 
 

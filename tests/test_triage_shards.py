@@ -90,7 +90,7 @@ def runs_of(root: Path, checkpoints: Path, *names: str) -> list[Run]:
         out, err = root / f"run-{index}.stdout", root / f"run-{index}.stderr"
         out.write_text("")
         err.write_text("")
-        runs.append(Run(index, folder, out, err, 0))
+        runs.append(Run(index=index, folder=folder, stdout=out, stderr=err, returncode=0))
     return runs
 
 
@@ -189,7 +189,7 @@ def stdout_runs(root: Path, *outputs: str) -> list[Run]:
         out, err = root / f"run-{index}.stdout", root / f"run-{index}.stderr"
         out.write_text(text)
         err.write_text("")
-        runs.append(Run(index, folder, out, err, 0))
+        runs.append(Run(index=index, folder=folder, stdout=out, stderr=err, returncode=0))
     return runs
 
 

@@ -356,15 +356,15 @@ def triage_command(
             sys.exit(exit_status(exc))
         triage_journal.finish(sweep)
         evidence = _Evidence(
-            find_probe(command, Path.cwd(), probe_text),
-            sweep.journal.folder / "probe",
-            plan.environment(baseline(), os.environ),
-            timeout,
+            probe=find_probe(command, Path.cwd(), probe_text),
+            folder=sweep.journal.folder / "probe",
+            environment=plan.environment(baseline(), os.environ),
+            timeout=timeout,
         )
         _finish(registry, result, record, fmt, trace, evidence, search_profile)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _Evidence:
     """How to learn what the command sees (see triage/probe.py)."""
 

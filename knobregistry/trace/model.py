@@ -29,7 +29,7 @@ class TraceSite:
     line: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Read:
     """Every read of one variable at one level that found one value, merged over processes."""
 
@@ -56,7 +56,7 @@ class Copy:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Trace:
     """What one traced run read, in its whole process tree."""
 
@@ -86,7 +86,7 @@ class MissKind(str, Enum):
     C_LEVEL = "c-level"  # read only through getenv: a knob of native code
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Missing:
     """A variable the run read that the static inventory does not hold."""
 
@@ -97,7 +97,7 @@ class Missing:
     registered: str | None = None  # "external" when the registry lists it as a library's
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ResolvedDynamic:
     """A dynamic read of the scan, and the names the run read there."""
 
@@ -115,7 +115,7 @@ class NotRead:
     entry: str  # "knob" or "external"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ProfileDifference:
     """A variable the run read with a value that is not the profile's."""
 
@@ -127,7 +127,7 @@ class ProfileDifference:
     withheld: bool = False  # set, with a secret-looking name: its value was never recorded
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Reconciled:
     """A trace held against the static inventory, the registry and a profile."""
 

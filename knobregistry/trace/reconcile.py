@@ -63,7 +63,14 @@ def reconcile(
             {r.name for r in trace.reads if r.level is Level.PYTHON and _at(r, real, line)}
         )
         if names:
-            resolved.append(ResolvedDynamic(place.path, place.line, place.expression, tuple(names)))
+            resolved.append(
+                ResolvedDynamic(
+                    path=place.path,
+                    line=place.line,
+                    expression=place.expression,
+                    names=tuple(names),
+                )
+            )
     seen = trace.names()
     not_read = tuple(
         sorted(

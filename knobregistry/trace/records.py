@@ -21,7 +21,7 @@ OWN_PREFIX = "KNOBS_TRACE_"  # the trace's own variables are never reported
 _STATES = {"v": Seen.VALUE, "u": Seen.UNSET, "s": Seen.WITHHELD}
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class _Entry:
     name: str
     level: Level

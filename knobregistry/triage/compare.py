@@ -120,7 +120,7 @@ def stderr_tail(path: Path, lines: int = STDERR_TAIL_LINES) -> list[str]:
     return kept[-lines:]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _Observed:
     """What a run's output is, at a glance; the files are read again only to find a difference."""
 
@@ -141,7 +141,9 @@ class _Observed:
 def _observe(mode: CompareMode, run: Run) -> _Observed:
     if mode.kind == "stdout":
         summary = streams.summarize(run.stdout)
-        return _Observed(run, run.stdout, replace(summary, utf8=True))  # shown with U+FFFD
+        return _Observed(
+            run=run, path=run.stdout, summary=replace(summary, utf8=True)
+        )  # shown with U+FFFD
     if mode.kind == "regex":
         ranked = ranks.ranked_digests(run.stdout, _matcher(mode))
         if not ranked.count and run.index == 1:
@@ -149,14 +151,14 @@ def _observe(mode: CompareMode, run: Run) -> _Observed:
                 f"no line of run 1's output matches {mode.argument!r}; check --compare "
                 "against the command's output."
             )
-        return _Observed(run, run.stdout, matched=ranked.digest, ranked=ranked)
+        return _Observed(run=run, path=run.stdout, matched=ranked.digest, ranked=ranked)
     path = run.folder / mode.argument
     if mode.kind == "tensors" and path.is_dir():
         try:
             shards.check_folder(path, mode.argument)
         except TensorFileError as exc:
             raise _Unusable(f"run {run.index}: {exc}") from exc
-        return _Observed(run, shards=path)
+        return _Observed(run=run, shards=path)
     if not path.is_file():
         raise _Unusable(
             f"run {run.index} wrote no file {mode.argument} in its working directory; the "
@@ -164,10 +166,10 @@ def _observe(mode: CompareMode, run: Run) -> _Observed:
         )
     if mode.kind == "tensors":
         try:
-            return _Observed(run, tensors=load_tensors(path, mode.argument))
+            return _Observed(run=run, tensors=load_tensors(path, mode.argument))
         except TensorFileError as exc:
             raise _Unusable(f"run {run.index}: {exc}") from exc
-    return _Observed(run, path, streams.summarize(path))
+    return _Observed(run=run, path=path, summary=streams.summarize(path))
 
 
 def _matcher(mode: CompareMode) -> Callable[[str], bool]:

@@ -73,7 +73,7 @@ def _number(text: str | None) -> float | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KnobCost:
     """What turning one knob off costs, measured."""
 
@@ -125,7 +125,7 @@ def _cost(
         return None
     ratio = on / off if metric.higher_is_better else off / on
     spread = max(_spread(on_values), _spread(off_values))
-    return KnobCost(knob, on, off, ratio, spread, runs)
+    return KnobCost(knob=knob, on=on, off=off, off_over_on=ratio, spread=spread, runs=runs)
 
 
 def _spread(values: Sequence[float]) -> float:

@@ -36,7 +36,7 @@ from knobregistry.triage.runner import Runner
 from knobregistry.triage.slots import SlotPool, Slots
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
     runs: int = 2
     jobs: int = 1
@@ -245,12 +245,12 @@ class _Session:
             if outcome.verdict is Verdict.REPRODUCIBLE:
                 kept.append(knob)
                 verification = outcome
-                steps.append(SearchStep(knob, outcome, kept=True))
+                steps.append(SearchStep(knob=knob, outcome=outcome, kept=True))
             elif outcome.verdict is Verdict.BREAKS_BITWISE:
                 culprit = plans.ddmin(combination, breaks)
-                steps.append(SearchStep(knob, outcome, kept=False, culprit=culprit))
+                steps.append(SearchStep(knob=knob, outcome=outcome, kept=False, culprit=culprit))
             else:
-                steps.append(SearchStep(knob, outcome, kept=False))
+                steps.append(SearchStep(knob=knob, outcome=outcome, kept=False))
         return Search(
             order=tuple((k, benefit[k]) for k in order),
             never=tuple(o.setting.knobs[0] for o in alone if o.verdict is not Verdict.REPRODUCIBLE),
@@ -318,7 +318,9 @@ class _Session:
         verdict, detail = judge(self.mode, done, self.runner.timeout)
         cost = self.options.cost
         samples = tuple(sample(cost, r) for r in done) if cost is not None else ()
-        outcome = Outcome(setting, verdict, len(done), detail or None, samples)
+        outcome = Outcome(
+            setting=setting, verdict=verdict, runs=len(done), detail=detail or None, samples=samples
+        )
         self.journal.outcome(number, outcome)
         shutil.rmtree(done[0].folder.parent, ignore_errors=True)
         self.progress.outcome(outcome)

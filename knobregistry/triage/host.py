@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Host:
     """Where the runs ran, as the command sees it (see probe.py), or as knobs does."""
 
@@ -40,7 +40,7 @@ def describe_host() -> Host:
     if importlib.util.find_spec("torch") is not None:
         gpu, extra = _torch_device()
         versions.update(extra)
-    return Host(socket.gethostname(), gpu, dict(sorted(versions.items())))
+    return Host(name=socket.gethostname(), gpu=gpu, versions=dict(sorted(versions.items())))
 
 
 def _torch_device() -> tuple[str | None, dict[str, str]]:

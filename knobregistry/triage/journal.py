@@ -48,7 +48,7 @@ class JournalError(Exception):
     """A triage folder that cannot be used: no journal, a damaged one, another sweep's."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Header:
     """What a sweep is: a journal resumes only a sweep with the same header."""
 
@@ -119,7 +119,7 @@ def _cost(header: Header) -> str:
     return header.cost + (" (higher is better)" if header.cost_higher_is_better else "")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _RunEntry:
     sweep: str
     knobs: tuple[str, ...]
@@ -213,14 +213,22 @@ class Journal:
             r = record["run"]
             key = (int(r["number"]), int(r["index"]))
             self._runs[key] = _RunEntry(
-                r["sweep"], tuple(r["knobs"]), r["returncode"], bool(r["timed_out"]), r["wall_s"]
+                sweep=r["sweep"],
+                knobs=tuple(r["knobs"]),
+                returncode=r["returncode"],
+                timed_out=bool(r["timed_out"]),
+                wall_s=r["wall_s"],
             )
         elif "outcome" in record:
             o = record["outcome"]
             setting = Setting(Sweep(o["sweep"]), tuple(o["knobs"]))
             samples = tuple(None if s is None else float(s) for s in o["samples"])
             self._outcomes[int(o["number"])] = Outcome(
-                setting, Verdict(o["verdict"]), int(o["runs"]), o["detail"], samples
+                setting=setting,
+                verdict=Verdict(o["verdict"]),
+                runs=int(o["runs"]),
+                detail=o["detail"],
+                samples=samples,
             )
 
     def _append(self, record: Mapping[str, Any]) -> None:
@@ -262,7 +270,13 @@ class Journal:
         ):
             self.reused += 1
             return Run(
-                index, folder, stdout, stderr, entry.returncode, entry.timed_out, entry.wall_s
+                index=index,
+                folder=folder,
+                stdout=stdout,
+                stderr=stderr,
+                returncode=entry.returncode,
+                timed_out=entry.timed_out,
+                wall_s=entry.wall_s,
             )
         shutil.rmtree(folder, ignore_errors=True)
         for stream in (stdout, stderr):

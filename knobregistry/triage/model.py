@@ -32,7 +32,7 @@ class Setting:
         return " + ".join(self.knobs) if self.knobs else "baseline"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Plan:
     """What a triage starts from: the baseline environment and the candidate knobs.
 
@@ -69,7 +69,7 @@ class Plan:
         return dict(sorted(changes.items()))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Run:
     """One finished run of the command: where it ran and how it ended."""
 
@@ -82,7 +82,7 @@ class Run:
     wall_s: float = 0.0  # from its start to its exit (time.perf_counter)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Outcome:
     """The verdict on one setting, after all its runs.
 
@@ -140,7 +140,7 @@ class Bisection:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SearchStep:
     """One knob the search tried to turn back on over the combination kept so far.
 
@@ -155,7 +155,7 @@ class SearchStep:
     culprit: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Search:
     """`--search fastest-bitwise`: the largest-benefit set of candidates that stays
     reproducible when turned back on together.
@@ -181,7 +181,7 @@ class Search:
         return sum(test.runs for test in self.tests)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TriageResult:
     """Everything a triage ran and found. ``pairs`` / ``bisection`` are None when not asked."""
 

@@ -67,7 +67,12 @@ def make_plan(registry: Registry, profile: str | None, knobs: Sequence[str]) -> 
         else:
             env[knob.name] = knob.off
             unset.discard(knob.name)
-    return Plan(candidates, dict(sorted(env.items())), tuple(sorted(unset)), profile)
+    return Plan(
+        candidates=candidates,
+        env=dict(sorted(env.items())),
+        unset=tuple(sorted(unset)),
+        profile=profile,
+    )
 
 
 def _turned_off(resolved: ResolvedProfile, name: str, default_on: bool | None) -> bool:

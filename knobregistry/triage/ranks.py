@@ -36,7 +36,7 @@ def stripped(test: Callable[[str], bool]) -> Callable[[str], bool]:
     return lambda text: test(split(text)[1])
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Ranked:
     """The lines of an output a pattern matches: all of them, and rank by rank."""
 
@@ -60,7 +60,9 @@ def ranked_digests(path: Path, test: Callable[[str], bool]) -> Ranked:
         total.update(line.digest)
         per_rank.setdefault(rank, hashlib.sha256()).update(line.digest)
     digests = {rank: h.digest() for rank, h in per_rank.items()}
-    return Ranked(total.digest(), count, count > 0 and prefixed == count, digests)
+    return Ranked(
+        digest=total.digest(), count=count, by_rank=count > 0 and prefixed == count, digests=digests
+    )
 
 
 def differing_ranks(first: Ranked, other: Ranked) -> list[int | None]:

@@ -59,7 +59,12 @@ def knob_updates(
         _search_records(build, result, result.search)
     measured = _measured(result, host, today)
     return [
-        KnobUpdate(name, build.status(name), tuple(build.records[name]), measured.get(name))
+        KnobUpdate(
+            name=name,
+            triage=build.status(name),
+            records=tuple(build.records[name]),
+            measured=measured.get(name),
+        )
         for name in result.candidates
         if build.records[name] or name in measured
     ]

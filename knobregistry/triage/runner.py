@@ -98,18 +98,32 @@ class Runner:
                 process = self._start(folder, environment, out, err)
             except OSError as exc:
                 err.write(f"knobs triage: cannot start {self.command[0]}: {exc}\n".encode())
-                return Run(index, folder, stdout, stderr, 127)
+                return Run(index=index, folder=folder, stdout=stdout, stderr=stderr, returncode=127)
             try:
                 if not _wait_unreaped(process, self.timeout):
                     _stop(process)
-                    return Run(index, folder, stdout, stderr, None, timed_out=True)
+                    return Run(
+                        index=index,
+                        folder=folder,
+                        stdout=stdout,
+                        stderr=stderr,
+                        returncode=None,
+                        timed_out=True,
+                    )
                 wall = time.perf_counter() - started
                 _stop(process)  # what the command left running in its group: stopped too
                 returncode = process.wait()
             finally:
                 with self._lock:
                     self._live.discard(process)
-        return Run(index, folder, stdout, stderr, returncode, wall_s=wall)
+        return Run(
+            index=index,
+            folder=folder,
+            stdout=stdout,
+            stderr=stderr,
+            returncode=returncode,
+            wall_s=wall,
+        )
 
     def _start(
         self, folder: Path, env: dict[str, str], out: IO[bytes], err: IO[bytes]

@@ -83,7 +83,7 @@ def _pt_differences(first: Path, other: Path, shown: str) -> Iterator[str]:
             yield f"at rank {rank}: {found}" if rank is not None else f"at {found}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _Item:
     """One stored piece of a distributed checkpoint: a tensor's shard, or a pickled value."""
 
@@ -127,7 +127,15 @@ def _dcp_items(folder: Path, shown: str) -> tuple[dict[str, tuple[Any, ...]], li
                 )
             rank = _rank(info.relative_path, _DISTCP)
             items.append(
-                _Item(fqn, offsets, sizes, rank, info.relative_path, info.offset, info.length)
+                _Item(
+                    fqn=fqn,
+                    offsets=offsets,
+                    sizes=sizes,
+                    rank=rank,
+                    path=info.relative_path,
+                    offset=info.offset,
+                    length=info.length,
+                )
             )
     items.sort(key=lambda i: (i.fqn, i.rank if i.rank is not None else -1, i.offsets or ()))
     return entries, items

@@ -94,7 +94,7 @@ class SlurmRunner(Runner):
         except _NotSubmitted as exc:  # a run that could not start, as a local one
             stdout.touch()
             stderr.write_text(f"knobs triage: {exc}\n", encoding="utf-8")
-            return Run(index, folder, stdout, stderr, 127)
+            return Run(index=index, folder=folder, stdout=stdout, stderr=stderr, returncode=127)
         try:
             waited = self._wait(job)
         finally:
@@ -102,14 +102,30 @@ class SlurmRunner(Runner):
                 self._jobs.pop(job, None)
         if waited == "timed out":
             self._cancel([job])
-            return Run(index, folder, stdout, stderr, None, timed_out=True)
+            return Run(
+                index=index,
+                folder=folder,
+                stdout=stdout,
+                stderr=stderr,
+                returncode=None,
+                timed_out=True,
+            )
         if waited == "stopped":  # stop_all() cancels it; the triage is over
-            return Run(index, folder, stdout, stderr, -signal.SIGTERM)
+            return Run(
+                index=index, folder=folder, stdout=stdout, stderr=stderr, returncode=-signal.SIGTERM
+            )
         ended = self._ended(job, status)
         if ended.note:
             with stderr.open("a", encoding="utf-8") as err:
                 err.write(f"knobs triage: {ended.note}\n")
-        return Run(index, folder, stdout, stderr, ended.returncode, wall_s=ended.wall_s)
+        return Run(
+            index=index,
+            folder=folder,
+            stdout=stdout,
+            stderr=stderr,
+            returncode=ended.returncode,
+            wall_s=ended.wall_s,
+        )
 
     def _submit(self, args: tuple[str, ...], env: Mapping[str, str]) -> str:
         """Submit the job; its id. Raises _NotSubmitted with the reason."""

@@ -21,7 +21,7 @@ CHUNK = 1 << 20
 HEAD = 64 * 1024  # what is kept of a line: shown, and what a regex is matched against
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Line:
     """A line: its 1-based number, its first HEAD bytes, and what identifies all of it."""
 
@@ -88,8 +88,8 @@ class _Builder:
 
     def line(self, number: int) -> Line:
         if self.hash is None:
-            return Line(number, self.head, b"=" + self.head)
-        return Line(number, self.head, b"#" + self.hash.digest(), cut=True)
+            return Line(number=number, head=self.head, digest=b"=" + self.head)
+        return Line(number=number, head=self.head, digest=b"#" + self.hash.digest(), cut=True)
 
 
 def lines(path: Path, start: int = 0, number: int = 0) -> Iterator[Line]:
@@ -111,7 +111,7 @@ def lines(path: Path, start: int = 0, number: int = 0) -> Iterator[Line]:
                 content = piece[:-2] if piece.endswith(b"\r\n") else piece[:-1]
                 number += 1
                 if not line.size and len(content) <= HEAD:
-                    yield Line(number, content, b"=" + content)
+                    yield Line(number=number, head=content, digest=b"=" + content)
                 else:
                     line.add(content)
                     yield line.line(number)

@@ -37,7 +37,7 @@ class RecordError(Exception):
     """The registry could not be edited; nothing was written."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KnobUpdate:
     """What triage writes for one knob: its new status (None: keep it) and its records."""
 
@@ -47,7 +47,7 @@ class KnobUpdate:
     measured: dict[str, Any] | None = None  # `cost.measured`, from --cost
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ProfileUpdate:
     """A profile triage writes: ``extends`` with ``knobs`` turned back on, and the run
     that verified them together (`--search fastest-bitwise`)."""
@@ -60,7 +60,7 @@ class ProfileUpdate:
     verified: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordEdit:
     """What was done to one knob's entry."""
 
@@ -165,7 +165,7 @@ def _yaml(mapping: int, sequence: int, offset: int) -> YAML:
 def _apply(knobs: Any, update: KnobUpdate) -> RecordEdit:
     entry = knobs.get(update.name) if isinstance(knobs, CommentedMap) else None
     if not isinstance(entry, CommentedMap):
-        return RecordEdit(update.name, "-", "-", 0, 0, missing=True)
+        return RecordEdit(knob=update.name, before="-", after="-", added=0, updated=0, missing=True)
     trailing = _pop_trailing(entry)
     before = str(entry.get("triage"))
     after = before
@@ -197,7 +197,7 @@ def _apply(knobs: Any, update: KnobUpdate) -> RecordEdit:
         _set_measured(entry, update.measured)
     if trailing is not None:
         _put_trailing(entry, trailing)
-    return RecordEdit(update.name, before, after, added, updated)
+    return RecordEdit(knob=update.name, before=before, after=after, added=added, updated=updated)
 
 
 def _apply_profile(document: Any, update: ProfileUpdate, display: str) -> None:

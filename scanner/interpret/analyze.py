@@ -65,7 +65,9 @@ def resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> li
     params = frozenset(
         p for _, iterable in event.loops for p in evaluator.evaluate(iterable, frame).params
     )
-    return [V(n.value, n.env, n.params | params) for n in names] if params else names
+    return (
+        [V(value=n.value, env=n.env, params=n.params | params) for n in names] if params else names
+    )
 
 
 def _names_in(parsed: ParsedModule, event: Event, index: WrapperIndex, frame: Frame) -> list[V]:
@@ -77,9 +79,9 @@ def _names_in(parsed: ParsedModule, event: Event, index: WrapperIndex, frame: Fr
         evaluator.call(
             lambda: evaluator.call_wrapper(event.wrapper, event.node, frame, bound=event.bound)  # type: ignore[arg-type]
         )
-        return evaluator.seen.names or [V(None)]
+        return evaluator.seen.names or [V(value=None)]
     if event.name is None:
-        return [V(None)]
+        return [V(value=None)]
     value = evaluator.evaluate(event.name, frame)
     if value.known:
         return [value]
@@ -123,7 +125,7 @@ def _loop_frames(
     for combo in itertools.islice(combos, MAX_NAME_CHOICES):
         bound = Frame(frame.symbols, {}, parent=frame, method_class=frame.method_class)
         for (target, _), item in zip(choices, combo, strict=True):
-            evaluator.assign(target, V(item), bound)
+            evaluator.assign(target, V(value=item), bound)
         yield bound
 
 
@@ -131,19 +133,19 @@ def _setter_argument(evaluator: Evaluator, event: Event, frame: Frame, param: st
     """The argument a setter call passes for ``param``."""
     assert event.wrapper is not None and isinstance(event.node, cst.Call)
     if param is None:
-        return V(None)
+        return V(value=None)
     params = [p.name.value for p in param_list(event.wrapper.function().params)]
     if event.wrapper.method or event.bound:
         params = params[1:]
     for position, arg in enumerate(event.node.args):
         if arg.star:
-            return V(None)
+            return V(value=None)
         keyword = arg.keyword.value if arg.keyword is not None else None
         if keyword == param or (
             keyword is None and position < len(params) and params[position] == param
         ):
             return evaluator.evaluate(arg.value, frame)
-    return V(None)
+    return V(value=None)
 
 
 def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> FileResult:

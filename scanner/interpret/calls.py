@@ -38,7 +38,7 @@ def evaluate_call(ev: Evaluator, node: cst.Call, frame: Frame) -> V:
     if qualified in READ_CALLS:
         return _read_call(ev, node, frame, READ_CALLS[qualified].value)
     if _copies_environ(node, qualified, frame):
-        return V(ENVIRON_COPY)
+        return V(value=ENVIRON_COPY)
     receiver: V | None = None
     if isinstance(func, cst.Attribute):
         receiver = _receiver(ev, func, frame)
@@ -101,7 +101,7 @@ def _method_call(ev: Evaluator, receiver: V, name: str, node: cst.Call, frame: F
         if name == "get":
             return _read_call(ev, node, frame, "get")
         if name in _COPY_METHODS:
-            return V(ENVIRON_COPY)
+            return V(value=ENVIRON_COPY)
         return None
     if isinstance(data, Instance):
         found = data.model.method(name)
@@ -135,7 +135,7 @@ def call_super(ev: Evaluator, node: cst.Call, frame: Frame) -> V | None:
     self_value = frame.lookup("self")
     found = model.method(func.attr.value, start=owner)
     if found is None or self_value is None:
-        return V(None) if func.attr.value == "__init__" else V(UNKNOWN)
+        return V(value=None) if func.attr.value == "__init__" else V(value=UNKNOWN)
     defined_in, function = found
     return call_function(
         ev, function, node, frame, model.symbols, self_value=self_value, owner=defined_in
@@ -167,7 +167,7 @@ def call_wrapper(
     if wrapper.kind == CLASS:
         model = ClassModel(wrapper.short_name, parse_classes(wrapper.source), wrapper.symbols)
         built_object = Instance(model)
-        instance = V(built_object)
+        instance = V(value=built_object)
         init = model.method("__init__")
         if init is not None:
             built = call_function(
@@ -248,7 +248,7 @@ def call_function(
         inner.assign(positional[0].name.value, self_value)
         positional = positional[1:]
     elif bound and positional:
-        inner.assign(positional[0].name.value, V(UNKNOWN))
+        inner.assign(positional[0].name.value, V(value=UNKNOWN))
         positional = positional[1:]
     given: dict[str, V] = {}
     extra: list[V] = []  # positional arguments beyond the parameters: *args
@@ -275,15 +275,22 @@ def call_function(
             inner.assign(name, given[name])
         elif name not in inner.locals:
             default = param.default
-            inner.assign(name, ev.expr(default, inner) if default else V(UNKNOWN))
+            inner.assign(name, ev.expr(default, inner) if default else V(value=UNKNOWN))
     if isinstance(function, cst.Lambda):
         result = ev.expr(function.body, inner)
-        return V(result.value, result.env or inner.control, result.params, result.site)
+        return V(
+            value=result.value,
+            env=result.env or inner.control,
+            params=result.params,
+            site=result.site,
+        )
     flow = ev.block(body_statements(function.body), inner)
     if flow.kind == "raise":
-        return V(RAISED, env=inner.control)
-    result = flow.value if flow.kind == "return" and flow.value is not None else V(None)
-    return V(result.value, result.env or inner.control, result.params, result.site)
+        return V(value=RAISED, env=inner.control)
+    result = flow.value if flow.kind == "return" and flow.value is not None else V(value=None)
+    return V(
+        value=result.value, env=result.env or inner.control, params=result.params, site=result.site
+    )
 
 
 def _accessor(ev: Evaluator, node: cst.Call, frame: Frame, kind: str) -> V:
@@ -300,8 +307,8 @@ def _read_call(
 ) -> V:
     """A call that reads the variable its first argument names, the second its default."""
     name_node, default_node = read_arguments(node)
-    name = ev.expr(name_node, frame) if name_node is not None else V(UNKNOWN)
-    default = ev.expr(default_node, frame) if default_node is not None else V(None)
+    name = ev.expr(name_node, frame) if name_node is not None else V(value=UNKNOWN)
+    default = ev.expr(default_node, frame) if default_node is not None else V(value=None)
     return ev.read(name, default, kind, convert=convert)
 
 

@@ -56,7 +56,7 @@ class Flow:
 NEXT = Flow("next")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class Observation:
     """What one run of a scope showed about the variable and the site's read (values
     that depend on the variable, read here or elsewhere in the scope, are ``env``)."""
@@ -145,7 +145,7 @@ class Evaluator:
         try:
             return self.expr(node, frame)
         except _OutOfSteps:
-            return V(UNKNOWN)
+            return V(value=UNKNOWN)
 
     def call(self, call: Callable[[], V]) -> V:
         """Run ``call`` (a call into the interpreter) within the step budget."""
@@ -153,7 +153,7 @@ class Evaluator:
             return call()
         except _OutOfSteps:
             self.seen.complete = False
-            return V(UNKNOWN)
+            return V(value=UNKNOWN)
 
     # -- statements --------------------------------------------------------
 
@@ -201,11 +201,11 @@ class Evaluator:
         return NEXT
 
     def _return(self, node: cst.Return, frame: Frame) -> Flow:
-        value = self.expr(node.value, frame) if node.value is not None else V(None)
+        value = self.expr(node.value, frame) if node.value is not None else V(value=None)
         if value.raised:
             return Flow("raise")
         if frame.control:
-            value = V(value.value, True, value.params, value.site)
+            value = V(value=value.value, env=True, params=value.params, site=value.site)
         return Flow("return", value)
 
     def _expression_statement(self, node: cst.Expr, frame: Frame) -> Flow:
@@ -229,7 +229,7 @@ class Evaluator:
         for item in node.items:
             self.expr(item.item, frame)
             if item.asname is not None:
-                self.assign(item.asname.name, V(UNKNOWN), frame)
+                self.assign(item.asname.name, V(value=UNKNOWN), frame)
         return self.block(body_statements(node.body), frame)
 
     def _definition(self, node: cst.FunctionDef | cst.ClassDef, frame: Frame) -> Flow:
@@ -237,9 +237,9 @@ class Evaluator:
             name = node.name.value
             qualname = f"{frame.qualname}.<locals>.{name}" if frame.qualname else name
             closure = Closure(node, frame, frame.symbols, qualname, frame.method_class)
-            frame.assign(name, V(closure))
+            frame.assign(name, V(value=closure))
         else:
-            frame.assign(node.name.value, V(UNKNOWN))
+            frame.assign(node.name.value, V(value=UNKNOWN))
         return NEXT
 
     def _if(self, node: cst.If, frame: Frame) -> Flow:
@@ -250,7 +250,7 @@ class Evaluator:
         if test.raised and not test.env:
             # Raised on what the scanner assumed (a parameter's default of None, say),
             # not on the variable: not known to happen.
-            test = V(UNKNOWN)
+            test = V(value=UNKNOWN)
         if test.raised:
             return Flow("raise")
         orelse = node.orelse
@@ -281,7 +281,7 @@ class Evaluator:
             second = self.block(else_body, frame)
             frame.forget(self._bound_in(node))
             if first.kind == second.kind == "return":
-                return first if first.value == second.value else Flow("return", V(UNKNOWN))
+                return first if first.value == second.value else Flow("return", V(value=UNKNOWN))
             return NEXT
         # Neither branch is known to run: forget what either could bind and go on.
         frame.forget(self._bound_in(node))
@@ -295,7 +295,7 @@ class Evaluator:
     def _loop(self, node: cst.For | cst.While, frame: Frame) -> Flow:
         if isinstance(node, cst.While):
             self.test(node.test, frame)
-            iterable = V(UNKNOWN)
+            iterable = V(value=UNKNOWN)
         else:
             iterable = self.expr(node.iter, frame)
         inside = id(node) in self.target
@@ -314,7 +314,7 @@ class Evaluator:
         if inside:
             items = self._reaching(node.target, items, frame)
         for item in items:
-            self.assign(node.target, V(item, iterable.env, iterable.params), frame)
+            self.assign(node.target, V(value=item, env=iterable.env, params=iterable.params), frame)
             reached = self.seen.reached
             flow = self.block(body_statements(node.body), frame)
             if flow.kind in ("return", "raise"):
@@ -334,7 +334,7 @@ class Evaluator:
         if self.site_name is None or self.knob is None:
             return items
         for item in items:
-            self.assign(target, V(item), frame)
+            self.assign(target, V(value=item), frame)
             name = self.expr(self.site_name, frame)
             if name.known and name.value == self.knob:
                 return (item,)
@@ -347,7 +347,7 @@ class Evaluator:
             handler = node.handlers[0]
         if handler is not None and not (flow.kind == "return" and frame.control):
             if handler.name is not None:
-                self.assign(handler.name.name, V(UNKNOWN), frame)
+                self.assign(handler.name.name, V(value=UNKNOWN), frame)
             flow = self.block(body_statements(handler.body), frame)
         elif flow.kind == "next" and node.orelse is not None:
             flow = self.block(body_statements(node.orelse.body), frame)
@@ -447,21 +447,21 @@ class Evaluator:
         if name.value != self.knob:
             # Any other variable: taken as unset (its default); unknown where it must be set.
             if kind == "subscript":
-                return V(UNKNOWN)
-            return V(False) if kind == "contains" else default
+                return V(value=UNKNOWN)
+            return V(value=False) if kind == "contains" else default
         at_site = self._at_site > 0
         if at_site:
             self.seen.reached = True
         if kind == "contains":
-            return V(self.value is not None, env=True, site=at_site)
+            return V(value=self.value is not None, env=True, site=at_site)
         if self.value is not None:
             result = convert(self.value) if convert is not None else self.value
-            return V(result, env=True, site=at_site)
+            return V(value=result, env=True, site=at_site)
         if kind == "subscript":
-            return V(RAISED, env=True, site=at_site)
+            return V(value=RAISED, env=True, site=at_site)
         if at_site and self.seen.default is NOT_SEEN:
             self.seen.default = default.value
-        return V(default.value, True, default.params, at_site)
+        return V(value=default.value, env=True, params=default.params, site=at_site)
 
     def global_value(self, name: str, frame: Frame) -> V:
         """A module-level name: a probed override, a constant, an imported constant."""
@@ -470,13 +470,13 @@ class Evaluator:
             return override
         constants = frame.symbols.constants
         if name in constants:
-            return V(constants[name])
+            return V(value=constants[name])
         imported = frame.symbols.imports.get(name)
         if imported is not None and not imported.startswith("os"):
             value = self.imported_constant(imported)
             if value is not None:
-                return V(value)
-        return V(UNKNOWN)
+                return V(value=value)
+        return V(value=UNKNOWN)
 
     def imported_constant(self, qualname: str) -> object | None:
         """The value of a constant another module of the tree defines, if known."""
@@ -491,7 +491,7 @@ class Evaluator:
         attrs = frame.symbols.class_constants.get(method_class.rsplit(".", 1)[-1])
         if attrs is None or attr not in attrs:
             return None
-        return V(attrs[attr])
+        return V(value=attrs[attr])
 
     def instance_attribute(self, instance: Instance, attr: str, frame: Frame) -> V:
         """An attribute of an instance: set by its methods, or a class-level constant."""
@@ -501,12 +501,12 @@ class Evaluator:
         attrs = instance.model.symbols.class_constants
         for owner in instance.model.mro():
             if attr in attrs.get(owner, {}):
-                return V(attrs[owner][attr])
+                return V(value=attrs[owner][attr])
         value = instance.model.attribute(attr)
         if value is not None:
             class_frame = Frame(instance.model.symbols, {}, depth=frame.depth)
             return self.expr(value, class_frame)
-        return V(UNKNOWN)
+        return V(value=UNKNOWN)
 
     # -- what the verdict needs to know ------------------------------------
 

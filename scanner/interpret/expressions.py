@@ -36,7 +36,7 @@ def evaluate_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -
     if id(node) in ev.target:
         parts = [ev.expr(child, frame) for child in _expressions_in(node)]
         return derived(UNKNOWN, *parts)
-    return V(UNKNOWN)
+    return V(value=UNKNOWN)
 
 
 def _expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
@@ -50,7 +50,7 @@ def _expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
 
 def _simple_string(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.SimpleString)
-    return V(_literal(node.value))
+    return V(value=_literal(node.value))
 
 
 @lru_cache(maxsize=16384)
@@ -72,7 +72,7 @@ def _literal(raw: str) -> object:
 
 def _number(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Integer | cst.Float)
-    return V(node.evaluated_value)
+    return V(value=node.evaluated_value)
 
 
 def _concatenated(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
@@ -122,7 +122,7 @@ def _name(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Name)
     name = node.value
     if name in _CONSTANT_NAMES:
-        return V(_CONSTANT_NAMES[name])
+        return V(value=_CONSTANT_NAMES[name])
     local = frame.lookup(name)
     if local is not None:
         return local
@@ -138,7 +138,9 @@ def _collection(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
         if isinstance(element, cst.StarredElement):
             starred = True
             if value.plain and isinstance(value.value, tuple | list | frozenset | dict):
-                values.extend(V(item, value.env, value.params) for item in value.value)
+                values.extend(
+                    V(value=item, env=value.env, params=value.params) for item in value.value
+                )
                 continue
             values.append(derived(UNKNOWN, value))
             continue
@@ -232,7 +234,7 @@ def _run_clauses(
         return False
     complete = True
     for item in items:
-        ev.assign(clause.target, V(item, iterable.env, iterable.params), frame)
+        ev.assign(clause.target, V(value=item, env=iterable.env, params=iterable.params), frame)
         complete = _produce(ev, node, clause, frame, produced, sources) and complete
     return complete
 
@@ -278,12 +280,12 @@ def _comparison(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Comparison)
     first: V | None = None
     if contains_environ(node, lambda n: qualify(frame.symbols, n, frame.scope_names)):
-        first = V(ENVIRON_COPY)
+        first = V(value=ENVIRON_COPY)
     left = ev.expr(node.left, frame)
     if first is None and isinstance(node.comparisons[0].operator, cst.In | cst.NotIn):
         first = ev.expr(node.comparisons[0].comparator, frame)
     if first is not None and first.value is ENVIRON_COPY and len(node.comparisons) == 1:
-        present = ev.read(left, V(None), "contains")
+        present = ev.read(left, V(value=None), "contains")
         if isinstance(node.comparisons[0].operator, cst.NotIn) and present.known:
             return derived(not present.value, present)
         return present
@@ -366,13 +368,13 @@ def _subscript(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Subscript)
     key = subscript_name(node)
     if key is not None and qualify(frame.symbols, node.value, frame.scope_names) == ENVIRON:
-        return ev.read(ev.expr(key, frame), V(None), "subscript")
+        return ev.read(ev.expr(key, frame), V(value=None), "subscript")
     container = ev.expr(node.value, frame)
     if key is None:
         return derived(UNKNOWN, container)
     index = ev.expr(key, frame)
     if container.value is ENVIRON_COPY:
-        return ev.read(index, V(None), "subscript")
+        return ev.read(index, V(value=None), "subscript")
     if container.plain and index.plain:
         return derived(ops.call(_getitem, [container.value, index.value]), container, index)
     return derived(UNKNOWN, container, index)
@@ -396,12 +398,12 @@ def _attribute(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     if isinstance(base, cst.Name) and frame.lookup(base.value) is None:
         classes = frame.symbols.class_constants.get(base.value)
         if classes is not None and attr in classes:
-            return V(classes[attr])
+            return V(value=classes[attr])
         imported = qualify(frame.symbols, node, frame.scope_names)
         if imported is not None:
             value = ev.imported_constant(imported)
             if value is not None:
-                return V(value)
+                return V(value=value)
     value = ev.expr(base, frame)
     if value.known and isinstance(value.value, Instance):
         return ev.instance_attribute(value.value, attr, frame)
@@ -419,7 +421,7 @@ def _named(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
 def _lambda(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Lambda)
     qualname = f"{frame.qualname}.<locals>.<lambda>" if frame.qualname else "<lambda>"
-    return V(Closure(node, frame, frame.symbols, qualname, frame.method_class))
+    return V(value=Closure(node, frame, frame.symbols, qualname, frame.method_class))
 
 
 def _call(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:

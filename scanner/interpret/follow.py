@@ -55,7 +55,7 @@ def follow_store(
         seen = obs.chain.get(id(binding.value))
         if seen is None or not isinstance(seen.value, _SCALARS):
             return None  # not stored, or stored inside a table (its users take it out)
-        stored[value] = V(seen.value, env=True, site=True)
+        stored[value] = V(value=seen.value, env=True, site=True)
     if binding.name in parsed.unfollowed:
         return unknown_gate(f"stored in {binding.name!r}, whose uses are too much code to follow")
     consumers = list(_consumers(parsed, event, binding.name, binding.store))[:MAX_CONSUMERS]
@@ -122,10 +122,10 @@ def _run(
     )
     params = param_list(function.params)
     for param in params:
-        frame.assign(param.name.value, V(UNKNOWN))
+        frame.assign(param.name.value, V(value=UNKNOWN))
     if binding.store == "attr" and params:
         model = ClassModel(method_class or "", {}, parsed.symbols)
-        frame.assign(params[0].name.value, V(Instance(model, {binding.name: value})))
+        frame.assign(params[0].name.value, V(value=Instance(model, {binding.name: value})))
     return evaluator.run(body_statements(function.body), frame)
 
 

@@ -180,7 +180,7 @@ class Frame:
         if found is not None:
             return found
         if name in self.scope_names:
-            return V(UNKNOWN)
+            return V(value=UNKNOWN)
         if self.parent is not None:
             return self.parent.lookup(name)
         return None
@@ -190,7 +190,7 @@ class Frame:
 
     def forget(self, names: Iterable[str]) -> None:
         for name in names:
-            self.locals[name] = V(UNKNOWN)
+            self.locals[name] = V(value=UNKNOWN)
 
 
 class Resolver(Frame):
@@ -218,10 +218,10 @@ class Resolver(Frame):
             return cached
         if name not in self._bindings.assigned:
             return self._parent.lookup(name) if self._parent is not None else None
-        result = V(UNKNOWN)
+        result = V(value=UNKNOWN)
         values = self._bindings.values.get(name, ())
         if name in self._bindings.params and not values:
-            result = V(UNKNOWN, params=frozenset({name}))
+            result = V(value=UNKNOWN, params=frozenset({name}))
         elif len(values) == 1 and values[0] is not None and name not in self._pending:
             self._pending.add(name)
             result = self._evaluate(values[0], self)

@@ -374,5 +374,5 @@ def flow_frame(parsed: ParsedModule, event: Event, evaluator: Evaluator) -> Fram
     for param in param_list(scope.params):
         name = param.name.value
         default = evaluator.evaluate(param.default, frame).value if param.default else UNKNOWN
-        frame.assign(name, V(default, params=frozenset({name})))
+        frame.assign(name, V(value=default, params=frozenset({name})))
     return frame

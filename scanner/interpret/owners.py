@@ -13,7 +13,7 @@ from scanner.syntax.scopes import param_list
 NEVER_NAMES = frozenset({"self", "cls"})  # the object a method runs on names no variable
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Owner:
     """The function a name parameter belongs to, and where it stands."""
 
@@ -40,5 +40,5 @@ def owner_of(parsed: ParsedModule, event: Event, depends: set[str]) -> Owner | N
             return None  # never called by its name (a constructor makes a descriptor)
         qualname = parsed.def_qualname(scope)
         method_class = parsed.method_class_of(scope)
-        return Owner(scope, qualname, param, method_class)
+        return Owner(function=scope, qualname=qualname, param=param, method_class=method_class)
     return None

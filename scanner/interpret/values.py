@@ -50,7 +50,7 @@ class EnvironCopy(Opaque):
 ENVIRON_COPY: Final = EnvironCopy()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class V:
     """A value with its provenance."""
 
@@ -82,7 +82,7 @@ def derived(value: object, *sources: V) -> V:
         site = site or source.site
         if source.params:
             params = params | source.params
-    return V(value, env, params, site)
+    return V(value=value, env=env, params=params, site=site)
 
 
 def truthiness(v: V) -> V:

@@ -146,8 +146,8 @@ def _descriptor(
     if not params:
         return None
     evaluator = parsed.evaluator(index)
-    instance = V(Instance(model))
-    frame = Frame(parsed.symbols, {p: V(UNKNOWN, params=frozenset({p})) for p in params})
+    instance = V(value=Instance(model))
+    frame = Frame(parsed.symbols, {p: V(value=UNKNOWN, params=frozenset({p})) for p in params})
     call = cst.Call(cst.Name(model.name), [cst.Arg(cst.Name(p)) for p in params])
     evaluator.call(
         lambda: call_function(

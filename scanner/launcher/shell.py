@@ -92,7 +92,7 @@ class _Context:
         return replace(self, conditions=(*self.conditions, condition))
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class _State:
     """What the script has set so far."""
 

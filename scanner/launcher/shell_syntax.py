@@ -105,7 +105,7 @@ def first_error(root: Node) -> Node | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Expansion:
     """``$N`` or ``${N<op>word}``: the variable, the operator and the word after it."""
 
@@ -145,7 +145,9 @@ def expansion(node: Node) -> Expansion:
             operator = operator or kind
         elif seen_name and child.is_named and word is None:
             word = child
-    return Expansion(node, name, operator, word, indirect, length)
+    return Expansion(
+        node=node, name=name, operator=operator, word=word, indirect=indirect, length=length
+    )
 
 
 def is_expansion(node: Node) -> bool:

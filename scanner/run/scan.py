@@ -115,7 +115,13 @@ def scan(
             counts["rounds"] += 1
             todo = []
             for file, data in selection:
-                task = FileTask(file.path, file.rel, file.module, index, file.language)
+                task = FileTask(
+                    path=file.path,
+                    rel=file.rel,
+                    module=file.module,
+                    index=index,
+                    language=file.language,
+                )
                 # Cache hits are read here, while the bytes are at hand: a warm scan
                 # starts no worker and never loads the parser.
                 hit = cached(task, options, data) if data is not None else None

@@ -39,7 +39,7 @@ _MAX_LOCAL_ROUNDS = 8
 Round = tuple[tuple[str, ...], str]  # names a local round added, and the narrowing's digest
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
     """What changes a file's result (and so its cache key)."""
 
@@ -74,7 +74,7 @@ class Options:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FileTask:
     path: Path
     rel: str
@@ -244,7 +244,7 @@ def _narrowed_key(task: FileTask, options: Options, digest: str, depends: str) -
     return _key(task, options, b"\0narrowed\0" + digest.encode(), depends)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _Computed:
     """An outcome, and what the cache needs to store it under every key it answers."""
 
@@ -272,7 +272,7 @@ def _compute(
     try:
         text = decode_source(data)
     except SourceError as exc:
-        return _Computed(FileOutcome(rel=task.rel, error=ScanError(task.rel, str(exc))))
+        return _Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, str(exc))))
     names = (
         *ENV_WORDS,
         *accessor_names(text, options.accessors),
@@ -287,7 +287,7 @@ def _compute(
         narrowed = source.narrow(names) if source is not None else None
     except RecursionError:  # code nested deep enough to exhaust ast's own recursion
         problem = nesting_problem(text) or deep_message(1)
-        return _Computed(FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
+        return _Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
     if source is not None and narrowed is not None and cache is not None:
         # An edit that leaves the narrowed text as it was (a change in code that reads
         # nothing, a comment) needs no parser: the result stored for that text holds.
@@ -295,7 +295,7 @@ def _compute(
         key = _narrowed_key(task, options, narrowed.digest(), depends)
         stored = _stored_narrow(store, task, key, source, names)
         if stored is not None and _fresh(task, stored):
-            return _Computed(stored)
+            return _Computed(outcome=stored)
     computed = _analyse(task, data, text, names, source, narrowed, wrappers, options)
     if narrowed is None or cache is None:
         return computed
@@ -353,7 +353,7 @@ def _analyse(
 
     problem = too_deep(narrowed.anchors.deepest) if narrowed else nesting_problem(text)
     if problem is not None:
-        return _Computed(FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
+        return _Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
     loader = ConstantLoader(task.path, task.module)
     try:
         parsed = ParsedModule.parse(
@@ -361,7 +361,7 @@ def _analyse(
         )
     except cst.ParserSyntaxError as exc:
         return _Computed(
-            FileOutcome(rel=task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
+            outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
         )
     initial = index = WrapperIndex.of(wrappers)
     found: list[Wrapper] = []
@@ -385,7 +385,9 @@ def _analyse(
             if wider.text != narrowed.text:
                 problem = too_deep(wider.anchors.deepest)
                 if problem is not None:
-                    return _Computed(FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
+                    return _Computed(
+                        outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, problem))
+                    )
                 narrowed = wider
                 parsed = ParsedModule.parse(
                     task.rel, task.module, text, narrowed, loader, options.accessors, lines
@@ -400,7 +402,7 @@ def _analyse(
     result = analyze(parsed, index, options.settings())
     depends = tuple(sorted(loader.read.items()))
     return _Computed(
-        FileOutcome(rel=task.rel, wrappers=tuple(found), result=result, depends=depends),
+        outcome=FileOutcome(rel=task.rel, wrappers=tuple(found), result=result, depends=depends),
         rounds=tuple(rounds),
         settled=settled,
         settled_narrowed=narrowed.digest() if settled is not None and narrowed else None,
@@ -479,7 +481,7 @@ def _analyse_groups(
     )
     ordered = sorted(found, key=lambda w: w.kind == CLASS)
     return _Computed(
-        FileOutcome(
+        outcome=FileOutcome(
             rel=task.rel, wrappers=tuple(ordered), result=result, depends=tuple(sorted(depends))
         ),
         settled=settled,

@@ -46,7 +46,7 @@ CONSUMER_LINES = 300  # the most lines kept, per file, for statements that test 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Narrowed:
     """The text to hand to libcst, and what the dropped statements bound."""
 
@@ -75,7 +75,7 @@ def narrow(text: str, words: Sequence[str]) -> Narrowed | None:
     return source.narrow(words) if source is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Source:
     """A file's text parsed once by ``ast``, to narrow for any words (a file's own
     wrappers widen its narrowing round by round)."""
@@ -107,7 +107,14 @@ class Source:
             counts.update(_bound(statement))
         ambiguous = frozenset(name for name, count in counts.items() if count > 1)
         starts = tuple(accumulate((len(line) for line in lines), initial=0))
-        return cls(text, tree, lines, starts, functions, ambiguous)
+        return cls(
+            text=text,
+            tree=tree,
+            lines=lines,
+            starts=starts,
+            functions=functions,
+            ambiguous=ambiguous,
+        )
 
     def _lines_of(self, word: str) -> list[int]:
         """The lines ``word`` occurs on as an identifier, in order."""
@@ -156,7 +163,12 @@ class Source:
             parts.pop()  # blanked lines at the end hold no position worth keeping
         anchors = build_anchors(self.tree, lines, keep.__getitem__)
         return Narrowed(
-            "".join(parts), anchors, self.functions, self.ambiguous, unfollowed, tuple(consumed)
+            text="".join(parts),
+            anchors=anchors,
+            functions=self.functions,
+            ambiguous=self.ambiguous,
+            unfollowed=unfollowed,
+            consumed=tuple(consumed),
         )
 
 

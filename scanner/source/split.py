@@ -56,7 +56,7 @@ class Chunk:
     context: frozenset[int]  # the lines of the context units (they hold no read)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _Unit:
     start: int  # first line, 1-based, decorators included
     end: int  # last line
@@ -127,12 +127,18 @@ def _units(lines: Sequence[str]) -> list[_Unit] | None:
         for statement in tree.body:
             low, high = _span(statement)
             unit = _Unit(
-                low + first, high + first, frozenset(_bound(statement)), _shared(statement)
+                start=low + first,
+                end=high + first,
+                bound=frozenset(_bound(statement)),
+                context=_shared(statement),
             )
             if units and unit.start <= units[-1].end:  # `a = 1; b = 2` on one line
                 last = units.pop()
                 unit = _Unit(
-                    last.start, unit.end, last.bound | unit.bound, last.context and unit.context
+                    start=last.start,
+                    end=unit.end,
+                    bound=last.bound | unit.bound,
+                    context=last.context and unit.context,
                 )
             units.append(unit)
         begin = end

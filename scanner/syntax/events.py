@@ -56,7 +56,7 @@ class Binding:
     value: cst.BaseExpression | None  # the assigned expression, for assignments
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """A read, a write, or a call to a wrapper."""
 
@@ -83,7 +83,7 @@ class Event:
         return isinstance(self.kind, ReadKind)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class _Scope:
     node: cst.CSTNode
     qualname: str
@@ -205,7 +205,15 @@ class EventCollector:
         if parent is not None and parent.is_class and not is_class:
             module = self.symbols.module
             method_class = f"{module}.{parent.qualname}" if module else parent.qualname
-        self._scopes.append(_Scope(node, qualname, is_class, shadowed, method_class))
+        self._scopes.append(
+            _Scope(
+                node=node,
+                qualname=qualname,
+                is_class=is_class,
+                shadowed=shadowed,
+                method_class=method_class,
+            )
+        )
         if not is_class and isinstance(node, cst.FunctionDef):
             self.def_qualnames[id(node)] = qualname
             if method_class is not None:

@@ -28,7 +28,7 @@ CLASS = "class"  # a descriptor: the constructor keeps the name, ``reader`` read
 SETTER = "setter"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Wrapper:
     """A callable whose parameter ``name_param`` names the variable it reads (or writes)."""
 
