@@ -20,7 +20,7 @@ def test_a_new_default_on_gate_in_the_example_fails_with_one_line(tmp_path: Path
     clean = run_knobs("check", cwd=copy)
     assert (clean.returncode, clean.stdout) == (
         0,
-        "No problems: 12 knobs in 9 files checked against registry.yaml (policy all).\n",
+        "No problems: 12 knobs in 10 files checked against registry.yaml (policy all).\n",
     )
     layers = copy / "toymodel" / "layers.py"
     lines = layers.read_text().count("\n")
@@ -36,5 +36,5 @@ def test_a_new_default_on_gate_in_the_example_fails_with_one_line(tmp_path: Path
         "        default_on: true\n"
         "        triage: untriaged\n"
         "\n"
-        "Found 1 error: 13 knobs in 9 files checked against registry.yaml (policy all).\n"
+        "Found 1 error: 13 knobs in 10 files checked against registry.yaml (policy all).\n"
     )

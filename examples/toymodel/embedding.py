@@ -25,26 +25,13 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
 from toymodel.envs import fusion_enabled
-
-_WORKERS = 4
-
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _get_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="toy-embed-grad")
-        return _pool
+from toymodel.workers import WORKERS, pool
 
 
 def _scatter(ids: torch.Tensor, grad: torch.Tensor, rows: int) -> torch.Tensor:
@@ -66,9 +53,9 @@ def _scatter(ids: torch.Tensor, grad: torch.Tensor, rows: int) -> torch.Tensor:
 
     tokens = torch.arange(ids.numel())
     if fusion_enabled("TOY_EMBED_GRAD_PARALLEL"):
-        pool = _get_pool()
-        blocks = torch.tensor_split(tokens, _WORKERS)
-        owns = [f.result() for f in [pool.submit(program, block) for block in blocks]]
+        workers = pool("toy-embed-grad")
+        blocks = torch.tensor_split(tokens, WORKERS)
+        owns = [f.result() for f in [workers.submit(program, block) for block in blocks]]
     else:
         owns = [program(tokens)]
     for own in owns:  # in block order

@@ -18,24 +18,12 @@ thread schedule, exactly as on the GPU.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from typing import Any
 
 import torch
 
-# Like a GPU's SMs, the workers are created once and reused.
-_WORKERS = 4
-
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _get_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="toy-linear-ce")
-        return _pool
+from toymodel.workers import WORKERS, pool
 
 
 def _forward_backward(
@@ -67,10 +55,10 @@ def _forward_backward(
                     loss_sum.add_(token_loss[i])
                     grad_weight.add_(contribution)
 
-    block = -(-n_tokens // _WORKERS)
-    pool = _get_pool()
+    block = -(-n_tokens // WORKERS)
+    workers = pool("toy-linear-ce")
     futures = [
-        pool.submit(program, start, min(start + block, n_tokens))
+        workers.submit(program, start, min(start + block, n_tokens))
         for start in range(0, n_tokens, block)
     ]
     for future in as_completed(futures):
