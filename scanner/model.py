@@ -221,6 +221,7 @@ class ScanStats:
     cache_hits: int = 0  # files whose every outcome came from the cache
     analyses: int = 0  # file analyses in all rounds: a file analysed again counts again
     rounds: int = 0  # rounds of the scan (a round runs the files a new wrapper may reach)
+    position_fallbacks: int = 0  # analyses placed by libcst's positions: anchors mismatched
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

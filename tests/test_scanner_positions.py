@@ -9,12 +9,12 @@ that the narrow scan never fell back to it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from scanner import scan
-from scanner.interpret import module as scanner_module
 from tests.conftest import write_tree
 
 CASES = {
@@ -134,15 +134,32 @@ def _sites(root: Path, *, narrow: bool) -> list[tuple[str, int, int]]:
 @pytest.mark.parametrize(("source", "expected"), CASES.values(), ids=CASES.keys())
 def test_a_read_inside_an_f_string_is_placed_exactly(
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     source: str | bytes,
     expected: list[tuple[str, int, int]],
 ) -> None:
     write_tree(tmp_path, {"mod.py": source})
     assert _sites(tmp_path, narrow=False) == expected  # PositionProvider on the whole file
+    narrowed = scan([tmp_path], root=tmp_path, narrow=True, jobs=1)
+    assert sorted((s.name, s.line, s.column) for k in narrowed.knobs for s in k.sites) == expected
+    assert narrowed.stats.analyses == 1
+    assert narrowed.stats.position_fallbacks == 0  # placed by the anchors, not by libcst
 
-    def no_fallback(*args: object) -> None:
-        raise AssertionError("fell back to PositionProvider")
 
-    monkeypatch.setattr(scanner_module, "ProviderLocator", no_fallback)
-    assert _sites(tmp_path, narrow=True) == expected
+def test_anchors_that_do_not_match_fall_back_to_libcst_positions_and_say_so() -> None:
+    """The fallback the counter above counts: anchors of another text never place a node."""
+    from scanner.interpret.module import ParsedModule
+    from scanner.source.narrow import Source
+    from scanner.syntax.index import WrapperIndex
+
+    text = 'import os\nA = os.environ.get("A", "1") != "0"\n'
+    other = 'import os\nB = os.getenv("B") == "1" and os.getenv("C") == "1"\n'
+    mine, theirs = Source.parse(text), Source.parse(other)
+    assert mine is not None and theirs is not None
+    narrowed, foreign = mine.narrow(("environ", "getenv")), theirs.narrow(("environ", "getenv"))
+    right = ParsedModule.parse("m.py", "m", text, narrowed)
+    right.events(WrapperIndex())
+    assert right.fell_back is False
+    wrong = ParsedModule.parse("m.py", "m", text, replace(narrowed, anchors=foreign.anchors))
+    events = wrong.events(WrapperIndex())
+    assert wrong.fell_back is True
+    assert [e.line for e in events] == [e.line for e in right.events(WrapperIndex())]

@@ -75,6 +75,7 @@ class ParsedModule:
     _strings: dict[int, tuple[str, ...]] = field(default_factory=dict)
     _users: dict[tuple[str, str], list[tuple[cst.CSTNode, str | None]]] | None = None
     lines: tuple[int, ...] | None = None  # the file's line of each line of the text (a group)
+    fell_back: bool = False  # the narrowed text's anchors did not match: positions from libcst
 
     @classmethod
     def parse(
@@ -128,6 +129,7 @@ class ParsedModule:
                 self.anchors.check_counts(collector.counts)
             except AnchorMismatch:
                 collector = None
+                self.fell_back = True
         if collector is None:
             positions = self.wrapper.resolve(PositionProvider)
             collector = EventCollector(

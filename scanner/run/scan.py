@@ -106,7 +106,7 @@ def scan(
             files.append(found)
     outcomes: dict[str, FileOutcome] = {}
     parsed: set[str] = set()  # files analysed in this scan, in any round
-    counts = {"analyses": 0, "rounds": 0}
+    counts = {"analyses": 0, "rounds": 0, "position_fallbacks": 0}
     index = WrapperIndex()
     selector = _Selector(files, options)
     selection = selector.select(prefilter(options.accessors))
@@ -135,6 +135,7 @@ def scan(
                 if not outcome.cached:
                     parsed.add(outcome.rel)
                     counts["analyses"] += 1
+                    counts["position_fallbacks"] += outcome.fallbacks
             known = {(w.qualname, w.kind): w for w in index.facts}
             facts = dict(known)
             for outcome in outcomes.values():

@@ -92,6 +92,7 @@ class FileOutcome:
     cached: bool = False
     cache_problem: str | None = None
     depends: tuple[tuple[str, str], ...] = ()  # what it learnt from other files: (key, fact)
+    fallbacks: int = 0  # analyses whose positions fell back to libcst's (anchors mismatched)
 
 
 def fingerprint(wrappers: tuple[Wrapper, ...]) -> str:
@@ -401,8 +402,15 @@ def _analyse(
         parsed.unfollowed = whole.narrow(names).unfollowed if whole is not None else frozenset()
     result = analyze(parsed, index, options.settings())
     depends = tuple(sorted(loader.read.items()))
+    outcome = FileOutcome(
+        rel=task.rel,
+        wrappers=tuple(found),
+        result=result,
+        depends=depends,
+        fallbacks=int(parsed.fell_back),
+    )
     return _Computed(
-        outcome=FileOutcome(rel=task.rel, wrappers=tuple(found), result=result, depends=depends),
+        outcome=outcome,
         rounds=tuple(rounds),
         settled=settled,
         settled_narrowed=narrowed.digest() if settled is not None and narrowed else None,
@@ -439,6 +447,7 @@ def _analyse_groups(
     writes: list[Write] = []
     depends: set[tuple[str, str]] = set()
     consumed: list[tuple[int, int]] = []
+    fallbacks = 0
     for chunk in chunks:
         try:
             source = Source.parse(chunk.text)
@@ -467,6 +476,7 @@ def _analyse_groups(
         dynamic += outcome.result.dynamic
         writes += outcome.result.writes
         depends.update(outcome.depends)
+        fallbacks += outcome.fallbacks
     left = CONSUMER_LINES - sum(size for _, size in consumed)
     if any(held > 4 * left for held, _ in consumed):
         return None  # the whole file would not follow some stored read a group followed
@@ -482,7 +492,11 @@ def _analyse_groups(
     ordered = sorted(found, key=lambda w: w.kind == CLASS)
     return _Computed(
         outcome=FileOutcome(
-            rel=task.rel, wrappers=tuple(ordered), result=result, depends=tuple(sorted(depends))
+            rel=task.rel,
+            wrappers=tuple(ordered),
+            result=result,
+            depends=tuple(sorted(depends)),
+            fallbacks=fallbacks,
         ),
         settled=settled,
     )
