@@ -245,32 +245,20 @@ def test_an_edit_that_leaves_the_reads_alone_never_loads_the_parser(tmp_path: Pa
     assert done.stdout == "0 1 False\n"
 
 
-class _Recorder(Executor):
-    """Runs nothing: records what is submitted, in order."""
+class _Inline(Executor):
+    """Runs each task as it is submitted, on this thread, and records the order."""
 
     def __init__(self) -> None:
         self.submitted: list[str] = []
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        task = args[0]
-        self.submitted.append(task.rel)
+        self.submitted.append(args[0].rel)
         future: Future[Any] = Future()
-        future.set_running_or_notify_cancel()
-        future.rel = task.rel  # type: ignore[attr-defined]
+        future.set_result(fn(*args, **kwargs))
         return future
 
 
-def _finish_oldest(
-    running: dict[Future[Any], bool], return_when: str
-) -> tuple[set[Future[Any]], set[Future[Any]]]:
-    oldest = next(iter(running))
-    oldest.set_result(FileOutcome(rel=oldest.rel))  # type: ignore[attr-defined]
-    return {oldest}, set(running) - {oldest}
-
-
-def test_huge_files_take_turns_and_the_smallest_files_run_beside_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_huge_files_take_turns_and_the_smallest_files_run_beside_them(tmp_path: Path) -> None:
     kb = 1024
     sizes = {"h1.py": 700 * kb, "h2.py": 600 * kb, "a.py": 300 * kb, "b.py": 200 * kb}
     sizes |= {"c.py": 100 * kb, "d.py": 50 * kb}
@@ -278,10 +266,9 @@ def test_huge_files_take_turns_and_the_smallest_files_run_beside_them(
     for rel, size in sizes.items():
         (tmp_path / rel).write_bytes(b"#" * size)
         tasks.append(FileTask(path=tmp_path / rel, rel=rel, module=rel[:-3], index=WrapperIndex()))
-    monkeypatch.setattr(scanner_pool, "wait", _finish_oldest)
-    executor = _Recorder()
+    executor = _Inline()
     runner = scanner_pool.Runner(Options(), jobs=2)
-    done = [o.rel for o in runner._schedule(executor, lambda t: FileOutcome(rel=t.rel), tasks)]
+    done = [o.rel for o in runner.schedule(executor, lambda t: FileOutcome(rel=t.rel), tasks)]
     # h1 beside the smallest; h2 once h1 is done, beside the next smallest; then the
     # rest biggest first.
     assert executor.submitted == ["h1.py", "d.py", "h2.py", "c.py", "a.py", "b.py"]

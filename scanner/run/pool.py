@@ -103,7 +103,7 @@ class Runner:
             return
         self.start()
         assert self._executor is not None
-        yield from self._schedule(self._executor, work, tasks)
+        yield from self.schedule(self._executor, work, tasks)
 
     def search(
         self,
@@ -122,7 +122,7 @@ class Runner:
             self._restart()
             return function(items)
 
-    def _schedule(
+    def schedule(
         self,
         executor: Executor,
         work: Callable[[FileTask], FileOutcome],
