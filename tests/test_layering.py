@@ -105,6 +105,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "suggest": set(),
     "progress": set(),
     "files": set(),
+    "procfs": set(),
     "pytest_ini": set(),
     "paths": {"scanner"},
     "feature": {"scanner"},
@@ -145,8 +146,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "check", "docsgen", "feature", "paths", "plural", "pyproject"),
         *("registry", "yaml_format"),
     },
-    "trace": {"scanner", "paths", "plural", "profiles", "registry"},
-    "triage": {"atomic", "files", "plural", "profiles", "registry"},
+    "trace": {"scanner", "paths", "plural", "procfs", "profiles", "registry"},
+    "triage": {"atomic", "files", "plural", "procfs", "profiles", "registry"},
     # reporters, the test API, the pytest plugin
     "report": {
         *("scanner", "__init__", "check", "codes", "diagnostics", "explain", "feature"),

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.procfs import alive
 from knobregistry.registry import Verdict
 from knobregistry.triage import Run, judge, parse_compare, streams
 from tests.conftest import REPO, write_tree
@@ -27,15 +28,6 @@ knobs:
 """
 KNOBS = (sys.executable, "-m", "knobregistry")
 HANG_GUARD_S = 120  # a hang fails the test instead of blocking the suite; nothing is timed
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting for its parent to reap it counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def pids(path: Path) -> list[int]:

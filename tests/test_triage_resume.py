@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.procfs import alive
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage import Outcome, Run, Setting
 from knobregistry.triage.journal import Header, Journal, JournalError
@@ -60,14 +61,6 @@ def project(tmp_path: Path) -> Path:
 def logged(project: Path) -> list[int]:
     log = project / "runs.log"
     return [int(p) for p in log.read_text().split()] if log.exists() else []
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def journal_lines(folder: Path, kind: str) -> int:

@@ -16,7 +16,8 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+
+from knobregistry import procfs
 
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -56,18 +57,7 @@ def wait_for_orphans(grace: float) -> int:
 def _children() -> int:
     """This process's live children, from /proc (0 where it cannot be read)."""
     me = os.getpid()
-    count = 0
-    try:
-        entries = list(Path("/proc").iterdir())
-    except OSError:
-        return 0
-    for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 1 and fields[0] != b"Z" and int(fields[1]) == me:
-            count += 1
-    return count
+    states = (procfs.state(pid) for pid in procfs.pids() or ())
+    return sum(
+        1 for found in states if found is not None and found.parent == me and not found.zombie
+    )

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from knobregistry import procfs
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage.model import Outcome, Run, Setting
 
@@ -335,35 +336,24 @@ def stop_leftovers(folder: Path, grace_s: float = 5.0) -> list[int]:
     root = folder.resolve()
     groups: set[int] = set()
     pids: list[int] = []
-    try:
-        entries = [e for e in Path("/proc").iterdir() if e.name.isdigit()]
-    except OSError:
-        return []
-    for entry in entries:
+    for pid in procfs.pids() or ():
+        cwd = procfs.working_directory(pid)
+        if cwd is None or not (cwd == root or root in cwd.parents):
+            continue
         try:
-            cwd = Path(str((entry / "cwd").readlink()).removesuffix(" (deleted)"))
-            group = os.getpgid(int(entry.name))
+            group = os.getpgid(pid)
         except OSError:
             continue
-        if (cwd == root or root in cwd.parents) and group != os.getpgrp():
+        if group != os.getpgrp():
             groups.add(group)
-            pids.append(int(entry.name))
+            pids.append(pid)
     for group in groups:
         with suppress(OSError):
             os.killpg(group, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+    while time.monotonic() < deadline and any(procfs.alive(pid) for pid in pids):
         time.sleep(0.05)
     for group in groups:
         with suppress(OSError):
             os.killpg(group, signal.SIGKILL)
     return sorted(groups)
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from knobregistry import procfs
 from knobregistry.triage.model import Run
 
 RUN_DIR_VARIABLE = "KNOBS_TRIAGE_RUN_DIR"
@@ -206,9 +207,8 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
 
 def _group_empty(process: subprocess.Popen[bytes]) -> bool:
     """Whether no process but the (exited, unreaped) leader is left in the run's group."""
-    try:
-        pids = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
-    except OSError:  # no /proc: wait out the grace period
+    pids = procfs.pids()
+    if pids is None:  # no /proc: wait out the grace period
         return False
     return not any(pid != process.pid and _pgid(pid) == process.pid for pid in pids)
 

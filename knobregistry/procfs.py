@@ -1,0 +1,51 @@
+"""What Linux's /proc says of the processes on this machine (nothing where it has none)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessState:
+    """A process's state letter (`R`, `S`, `Z` ...) and its parent's id."""
+
+    state: str
+    parent: int
+
+    @property
+    def zombie(self) -> bool:
+        return self.state == "Z"
+
+
+def pids() -> list[int] | None:
+    """The ids of every process; None where /proc cannot be read."""
+    try:
+        return [int(entry.name) for entry in PROC.iterdir() if entry.name.isdigit()]
+    except OSError:
+        return None
+
+
+def state(pid: int) -> ProcessState | None:
+    """``pid``'s state and parent; None when it is gone (or there is no /proc)."""
+    try:
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+        return ProcessState(state=fields[0], parent=int(fields[1]))
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its parent to reap it counts as gone)."""
+    found = state(pid)
+    return found is not None and not found.zombie
+
+
+def working_directory(pid: int) -> Path | None:
+    """Where ``pid`` runs (a folder since deleted, by its old path); None when unknown."""
+    try:
+        return Path(str((PROC / str(pid) / "cwd").readlink()).removesuffix(" (deleted)"))
+    except OSError:
+        return None
