@@ -200,34 +200,34 @@ def _after_fork_in_child() -> None:
 # mixin base: os.environ's class can change only to a subclass of the same layout).
 
 
-def _getitem(self: Any, key: Any) -> Any:
+_MISSING = object()
+
+
+def _lookup(self: Any, key: Any) -> Any:
+    """The value of ``key`` (``_MISSING`` when unset), its read recorded either way."""
     try:
         value = self._raw(key)
     except KeyError:
         _record(key, None)
-        raise
+        return _MISSING
     _record(key, value)
+    return value
+
+
+def _getitem(self: Any, key: Any) -> Any:
+    value = _lookup(self, key)
+    if value is _MISSING:
+        raise KeyError(key) from None
     return value
 
 
 def _get(self: Any, key: Any, default: Any = None) -> Any:
-    try:
-        value = self._raw(key)
-    except KeyError:
-        _record(key, None)
-        return default
-    _record(key, value)
-    return value
+    value = _lookup(self, key)
+    return default if value is _MISSING else value
 
 
 def _contains(self: Any, key: object) -> bool:
-    try:
-        value = self._raw(key)
-    except KeyError:
-        _record(key, None)
-        return False
-    _record(key, value)
-    return True
+    return _lookup(self, key) is not _MISSING
 
 
 class TracedCopy(dict):  # type: ignore[type-arg]
