@@ -21,6 +21,7 @@ from typing import Any
 from knobregistry.triage.tensors import (
     TensorFileError,
     load_tensors,
+    names_difference,
     tensors_difference,
     value_difference,
 )
@@ -68,12 +69,9 @@ def _pt_files(folder: Path) -> list[Path]:
 def _pt_differences(first: Path, other: Path, shown: str) -> Iterator[str]:
     mine = {p.name: p for p in _pt_files(first)}
     theirs = {p.name: p for p in _pt_files(other) if other.is_dir()}
-    missing = [n for n in mine if n not in theirs]
-    extra = [n for n in theirs if n not in mine]
-    if missing or extra:
-        parts = [f"missing {', '.join(missing)}"] if missing else []
-        parts += [f"extra {', '.join(extra)}"] if extra else []
-        yield f"in the files of {shown}: " + "; ".join(parts)
+    files = names_difference(mine, theirs)
+    if files is not None:
+        yield f"in the files of {shown}: {files}"
         return
     for name, path in mine.items():
         label = f"{shown}/{name}"
@@ -164,12 +162,9 @@ def _dcp_differences(first: Path, other: Path, shown: str) -> Iterator[str]:
 def _entries_difference(
     mine: dict[str, tuple[Any, ...]], theirs: dict[str, tuple[Any, ...]], shown: str
 ) -> str:
-    missing = [k for k in mine if k not in theirs]
-    extra = [k for k in theirs if k not in mine]
-    if missing or extra:
-        parts = [f"missing {', '.join(missing)}"] if missing else []
-        parts += [f"extra {', '.join(extra)}"] if extra else []
-        return f"in the entries of {shown}: " + "; ".join(parts)
+    entries = names_difference(mine, theirs)
+    if entries is not None:
+        return f"in the entries of {shown}: {entries}"
     key = next(k for k in mine if mine[k] != theirs[k])
     return f"at {shown}[{key!r}]: {_kind(mine[key])} != {_kind(theirs[key])}"
 

@@ -5,7 +5,7 @@ torch is imported only here, and only when a `tensors:` comparison runs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,15 +51,9 @@ def value_difference(a: Any, b: Any, offsets: tuple[int, ...] = ()) -> str | Non
 
 def tensors_difference(first: Mapping[str, Any], other: Mapping[str, Any]) -> str | None:
     """How ``other`` differs from ``first``, bit for bit; None when every bit matches."""
-    missing = [k for k in first if k not in other]
-    extra = [k for k in other if k not in first]
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"missing {_few(missing)}")
-        if extra:
-            parts.append(f"extra {_few(extra)}")
-        return "different entries: " + "; ".join(parts)
+    entries = names_difference(first, other, _few)
+    if entries is not None:
+        return f"different entries: {entries}"
     found = [(k, d) for k in first if (d := _difference(first[k], other[k])) is not None]
     if not found:
         return None
@@ -68,6 +62,20 @@ def tensors_difference(first: Mapping[str, Any], other: Mapping[str, Any]) -> st
     noun = "tensor differs" if more == 1 else "tensors differ"
     tail = f" (and {more} more {noun})" if more else ""
     return f"{name}{detail}{tail}"
+
+
+def names_difference(
+    first: Iterable[str], other: Iterable[str], listed: Callable[[list[str]], str] = ", ".join
+) -> str | None:
+    """`missing A, B; extra C`: the names of ``first`` that ``other`` lacks and those it
+    adds (``listed`` writes each list); None when both hold the same names."""
+    mine, theirs = list(first), list(other)
+    mine_set, theirs_set = set(mine), set(theirs)
+    missing = [n for n in mine if n not in theirs_set]
+    extra = [n for n in theirs if n not in mine_set]
+    parts = [f"missing {listed(missing)}"] if missing else []
+    parts += [f"extra {listed(extra)}"] if extra else []
+    return "; ".join(parts) or None
 
 
 def _few(names: list[str]) -> str:
