@@ -119,6 +119,20 @@ def test_a_worker_that_dies_is_that_files_error_only(
     assert all(outcomes[r].error is None and outcomes[r].result.sites for r in rels[1:])
 
 
+def test_a_huge_file_that_kills_its_process_is_its_error_in_a_serial_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = 'import os\n\nON = os.environ.get("{name}", "1") != "0"\n'
+    write_tree(tmp_path, {"bad.py": good.format(name="BAD") + "#" * 200 + "\n"})
+    write_tree(tmp_path, {"good.py": good.format(name="GOOD"), "big.py": good.format(name="BIG")})
+    (tmp_path / "big.py").write_text(good.format(name="BIG") + "#" * 200 + "\n")
+    monkeypatch.setattr(scanner_pool, "HUGE_BYTES", 100)
+    monkeypatch.setattr(scanner_pool, "process", _dies_on_bad)
+    result = scan([tmp_path], root=tmp_path, jobs=1)
+    assert [k.name for k in result.knobs] == ["BIG", "GOOD"]
+    assert result.errors == (ScanError("bad.py", scanner_pool.WORKER_DIED),)
+
+
 # Row: FIFOs and devices: a hang, or a read without bound --------------------------------
 
 

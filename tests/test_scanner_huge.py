@@ -9,8 +9,6 @@ whose every line and column is known.
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scanner import ScanError, ScanResult, scan
-from scanner.run import pool as scanner_pool
+from scanner import ScanResult, scan
 from scanner.run import work as scanner_work
-from scanner.run.work import FileOutcome, FileTask, Options, process
 from scanner.source import split as scanner_split
 from scanner.source.narrow import text_lines
 from scanner.source.split import split
@@ -214,26 +210,3 @@ def test_statements_that_share_a_name_stay_together() -> None:
 def test_a_file_that_does_not_parse_is_not_cut() -> None:
     assert _texts("import os\nX = os.environ.get('X')\nY = (\n") is None
     assert _texts("import os\n") is None
-
-
-# A worker that dies, in a serial scan ----------------------------------------------------
-
-
-def _dies_on_bad(task: FileTask, options: Options) -> FileOutcome:
-    if task.rel == "bad.py":
-        os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer does
-    return process(task, options)
-
-
-def test_a_huge_file_that_kills_its_process_is_its_error_in_a_serial_scan(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    good = 'import os\n\nON = os.environ.get("{name}", "1") != "0"\n'
-    write_tree(tmp_path, {"bad.py": good.format(name="BAD") + "#" * 200 + "\n"})
-    write_tree(tmp_path, {"good.py": good.format(name="GOOD"), "big.py": good.format(name="BIG")})
-    (tmp_path / "big.py").write_text(good.format(name="BIG") + "#" * 200 + "\n")
-    monkeypatch.setattr(scanner_pool, "HUGE_BYTES", 100)
-    monkeypatch.setattr(scanner_pool, "process", _dies_on_bad)
-    result = scan([tmp_path], root=tmp_path, jobs=1)
-    assert [k.name for k in result.knobs] == ["BIG", "GOOD"]
-    assert result.errors == (ScanError("bad.py", scanner_pool.WORKER_DIED),)
