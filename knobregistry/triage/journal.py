@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +72,11 @@ class Header:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Header:
-        values = {f.name: data[f.name] for f in fields(cls) if f.name != "search"}
-        values["search"] = data.get("search")  # absent from journals of an older knobs
+        # A field with a default may be absent: a journal of an older knobs lacks it.
+        values = {
+            f.name: data[f.name] if f.default is MISSING else data.get(f.name, f.default)
+            for f in fields(cls)
+        }
         values["command"] = tuple(values["command"])
         values["knobs"] = tuple(values["knobs"])
         return cls(**values)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import io
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -234,11 +234,7 @@ def _apply_profile(document: Any, update: ProfileUpdate, display: str) -> None:
         profiles[update.name] = fresh
         return
     trailing = _pop_trailing(entry)
-    for key in [k for k in entry if k not in fresh]:
-        del entry[key]
-    for key, value in fresh.items():
-        if key not in entry or _plain(entry[key]) != _plain(value):
-            entry[key] = value
+    _merge(entry, fresh, node=lambda key, value: value)  # already nodes
     if trailing is not None:
         _put_trailing(entry, trailing)
 
@@ -270,12 +266,19 @@ def _same_experiment(existing: CommentedMap, record: Mapping[str, Any]) -> bool:
     return experiment(plain) == experiment(record)
 
 
-def _merge(existing: CommentedMap, record: Mapping[str, Any]) -> None:
+def _merge(
+    existing: CommentedMap,
+    record: Mapping[str, Any],
+    node: Callable[[str, Any], Any] | None = None,
+) -> None:
+    """``existing`` made equal to ``record`` key by key, an unchanged value left as it is
+    written; ``node`` makes a value's YAML node (default: ``_value``)."""
+    make = node or _value
     for key in [k for k in existing if k not in record]:
         del existing[key]
     for key, value in record.items():
         if key not in existing or _plain(existing[key]) != _plain(value):
-            existing[key] = _value(key, value)
+            existing[key] = make(key, value)
 
 
 def _plain(value: Any) -> Any:
