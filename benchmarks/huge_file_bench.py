@@ -3,20 +3,21 @@
     python benchmarks/huge_file_bench.py [--reads N] [--whole] [--limit-gb G]
 
 Generates two files in a temporary folder: ``module.py``, N module-level gates
-(``X000001 = os.environ.get("X_000001", "1") != "0"``, about 4.7 MB for 10^5), and
-``functions.py``, 1.2 N reads in functions of four (about 7.9 MB for 120k). Each is
+(``X17 = os.environ.get("X_17", "1") != "0"``, about 4.4 MB for 10^5), and
+``functions.py``, 1.2 N reads in functions of four (about 6.5 MB for 120k). The
+names grow in length, so every read's column moves with its line. Each file is
 scanned by a fresh ``python`` (``scanner.scan``, one job, no cache), which checks
 that every read is found with its exact line, column, default and verdict; the
 wall time and the peak resident memory of the largest process (the scan, or the
 process it analyses the huge file in) are printed.
 
-The baseline is the whole-file path (what the scanner did before it cut huge files
-into groups) on files a tenth the size, so that per-read costs compare without
-risking the memory the whole-file path takes at full size. ``--whole`` also runs it
-at full size (about 4 GB and 6 GB for the defaults), each under a ``--limit-gb``
-address-space limit (default 6). Files under SPLIT_BYTES (1 MiB) are analysed whole
-whichever the label says, so ``--reads`` below about 25,000 measures nothing new.
-No run is timed in a test: this only prints (and exits 1 when a read is wrong).
+Such a file is analysed in groups, and its statements of one shape share one
+analysis (``scanner.run.templates``). The baseline is the whole-file path (what
+the scanner did before) on files a tenth the size, so that per-read costs compare
+without risking the memory the whole-file path takes at full size. ``--whole``
+also runs it at full size (about 4 GB and 6 GB for the defaults), each under a
+``--limit-gb`` address-space limit (default 6). No run is timed in a test: this
+only prints (and exits 1 when a read is wrong).
 """
 
 from __future__ import annotations
@@ -37,12 +38,12 @@ FUNCTION_READS = 4
 # Runs in the child: scan one folder, check every read, print a summary as JSON.
 CHILD = """
 import json, resource, sys
-import scanner.run.work as work
+import scanner.source.split as split
 from scanner import scan
 folder, whole = sys.argv[1], sys.argv[2] == "whole"
 expected = json.loads(open(sys.argv[3]).read())
 if whole:
-    work.SPLIT_BYTES = 1 << 62
+    split.SPLIT_BYTES = split.MANY_READS = 1 << 62
 result = scan([folder], root=folder, jobs=1)
 found = {
     s.name: [s.line, s.column, s.default, s.gate.default_on]
@@ -72,9 +73,8 @@ def module_file(reads: int) -> tuple[str, dict[str, list[object]]]:
     lines = ["import os\n", "\n"]
     expected: dict[str, list[object]] = {}
     for at in range(reads):
-        name = f"X_{at:06}"
-        lines.append(f'X{at:06} = os.environ.get("{name}", "1") != "0"\n')
-        expected[name] = [len(lines), 11, "1", True]
+        lines.append(f'X{at} = os.environ.get("X_{at}", "1") != "0"\n')
+        expected[f"X_{at}"] = [len(lines), len(f"X{at} = ") + 1, "1", True]
     return "".join(lines), expected
 
 
@@ -83,9 +83,9 @@ def functions_file(reads: int) -> tuple[str, dict[str, list[object]]]:
     lines = ["import os\n"]
     expected: dict[str, list[object]] = {}
     for function in range(-(-reads // FUNCTION_READS)):
-        lines += ["\n", "\n", f"def f{function:06}():\n"]
+        lines += ["\n", "\n", f"def f{function}():\n"]
         for inner in range(min(FUNCTION_READS, reads - function * FUNCTION_READS)):
-            name = f"F_{function:06}_{inner}"
+            name = f"F_{function}_{inner}"
             lines.append(f'    v{inner} = os.environ.get("{name}", "0") == "1"\n')
             expected[name] = [len(lines), 10, "0", False]
         lines.append("    return v0\n")

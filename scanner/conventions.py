@@ -7,11 +7,12 @@ means the same thing to the scan, the checks and the exports.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
 from collections.abc import Iterable
-from fnmatch import fnmatchcase
+from fnmatch import translate
 from pathlib import Path
 from typing import Final
 
@@ -83,9 +84,17 @@ def name_words(name: str) -> list[str]:
     return [w.upper() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
 
 
+_DISABLE_HINT = re.compile(
+    "|".join(sorted({*DISABLE_WORDS, *NEGATIONS, *(w for p in DISABLE_PHRASES for w in p)})),
+    re.IGNORECASE,
+)
+
+
 def says_disable(name: str) -> bool:
     """Whether a name says that turning it on turns a feature off (``X_DISABLE_FUSED``,
     ``NO_TRITON``, ``FORCE_EAGER``; but not ``not_disabled``, a double negation)."""
+    if _DISABLE_HINT.search(name) is None:
+        return False  # none of the words could be in it
     words = name_words(name)
     count = 0
     for at, word in enumerate(words):
@@ -99,7 +108,13 @@ def says_disable(name: str) -> bool:
 
 def is_launch_fact(name: str, extra: Iterable[str] = ()) -> bool:
     """Whether ``name`` is set by launchers (the documented list, plus ``extra`` patterns)."""
-    return any(fnmatchcase(name, pattern) for pattern in (*LAUNCH_FACTS, *extra))
+    return _launch_facts(tuple(extra)).match(name) is not None
+
+
+@functools.lru_cache(maxsize=16)
+def _launch_facts(extra: tuple[str, ...]) -> re.Pattern[str]:
+    """The launch-fact patterns as one expression (``fnmatchcase`` semantics)."""
+    return re.compile("|".join(f"(?:{translate(p)})" for p in (*LAUNCH_FACTS, *extra)))
 
 
 def relative_path(path: Path, start: Path) -> str:

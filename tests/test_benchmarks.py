@@ -69,3 +69,26 @@ def test_the_layers_benchmark_reports_each_layer(tmp_path: Path) -> None:
         lines[2],
     )
     assert re.fullmatch(r"  ratio all/python: cold [\d.]+, warm [\d.]+; 0 errors", lines[3])
+
+
+def test_the_huge_file_benchmark_finds_every_read_at_its_line_and_column() -> None:
+    # 3,000 reads: enough to be analysed in groups (scanner.source.split.MANY_READS), and
+    # each read checked for its line, column (moved by names of growing length), default
+    # and verdict, by the benchmark itself (exit 1 on any that is wrong).
+    done = subprocess.run(
+        [sys.executable, "benchmarks/huge_file_bench.py", "--reads", "3000"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line for line in done.stdout.splitlines() if " reads " in line and "{" in line]
+    assert [row.split("  ")[0] for row in rows] == [
+        "module.py, whole file (baseline)",
+        "functions.py, whole file (baseline)",
+        "module.py, in groups",
+        "functions.py, in groups",
+    ]
+    for row, reads in zip(rows, (300, 360, 3000, 3600), strict=True):
+        assert f'"knobs": {reads}, "errors": 0, "wrong": [], "extra": 0' in row, row

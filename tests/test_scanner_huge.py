@@ -10,50 +10,23 @@ whose every line and column is known.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scanner import ScanResult, scan
-from scanner.run import work as scanner_work
-from scanner.source import split as scanner_split
 from scanner.source.narrow import text_lines
 from scanner.source.split import split
 from tests.conftest import REPO, write_tree
+from tests.grouped import whole_and_grouped
 from tests.strategies import gate_sources, module_sources
-
-
-def _both(
-    root: Path, monkeypatch: pytest.MonkeyPatch, grouped: list[bool] | None = None
-) -> tuple[ScanResult, ScanResult]:
-    """The whole-file scan of ``root``, and the scan with every file cut into groups as
-    small as they can be (whether each file was cut goes to ``grouped``)."""
-    with monkeypatch.context() as patch:
-        patch.setattr(scanner_work, "SPLIT_BYTES", 1 << 62)
-        whole = scan([root], root=root, jobs=1)
-    real = scanner_work._analyse_groups
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        found = real(*args, **kwargs)
-        if grouped is not None:
-            grouped.append(found is not None)
-        return found
-
-    with monkeypatch.context() as patch:
-        patch.setattr(scanner_work, "SPLIT_BYTES", 0)
-        patch.setattr(scanner_split, "CHUNK_LINES", 1)
-        patch.setattr(scanner_work, "_analyse_groups", counted)
-        cut = scan([root], root=root, jobs=1)
-    return whole, cut
 
 
 def test_the_examples_give_the_same_result_in_groups(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cut: list[bool] = []
-    whole, grouped = _both(REPO / "examples", monkeypatch, cut)
+    whole, grouped = whole_and_grouped(REPO / "examples", monkeypatch, cut)
     assert whole.knobs
     assert grouped == whole
 
@@ -62,7 +35,7 @@ def test_the_scanner_itself_gives_the_same_result_in_groups(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cut: list[bool] = []
-    whole, grouped = _both(REPO / "scanner", monkeypatch, cut)
+    whole, grouped = whole_and_grouped(REPO / "scanner", monkeypatch, cut)
     assert sum(cut) >= 5
     assert grouped == whole
 
@@ -121,7 +94,7 @@ def test_a_file_of_many_reads_gives_each_read_exactly(
     text, expected = _many(600)
     write_tree(tmp_path, {"many.py": text})
     cut: list[bool] = []
-    whole, grouped = _both(tmp_path, monkeypatch, cut)
+    whole, grouped = whole_and_grouped(tmp_path, monkeypatch, cut)
     assert cut and all(cut)
     assert grouped == whole
     assert grouped.errors == ()
@@ -145,7 +118,7 @@ def test_generated_modules_together_give_the_same_result_in_groups(sources: list
     )
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
         root = write_tree(Path(folder), {"m.py": text})
-        whole, grouped = _both(root, patch)
+        whole, grouped = whole_and_grouped(root, patch)
     assert grouped == whole
 
 

@@ -63,7 +63,7 @@ def verdict(
     undecided = [d for obs in observations for d in obs.undecided]
     if undecided:
         return unknown_gate(f"it decides a branch through {undecided[0]}, which is not followed")
-    boolish = [c for obs in observations for c in obs.opaque if _looks_boolean(c)]
+    boolish = [c for obs in observations for c in obs.opaque if looks_boolean(c)]
     if boolish:
         return unknown_gate(f"it goes through {boolish[0]}(), which is not followed")
     return gate
@@ -133,7 +133,8 @@ def site_default(probes: Probes) -> str | None:
     return None
 
 
-def _looks_boolean(callee: str) -> bool:
+def looks_boolean(callee: str) -> bool:
+    """Whether a callable's name says it answers a boolean (``str2bool``, ``is_set``)."""
     last = callee.rsplit(".", 1)[-1].lower()
     return any(word in last for word in _BOOLISH)
 

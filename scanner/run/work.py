@@ -11,13 +11,12 @@ libcst.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scanner.accessors import ENV_WORDS, accessor_names
-from scanner.model import DynamicRead, FileResult, ScanError, Site, Write
+from scanner.model import FileResult, ScanError
 from scanner.run import codec
 from scanner.run.cache import Cache, CacheError, entry_key
 from scanner.settings import Settings
@@ -29,13 +28,13 @@ from scanner.source.files import (
     read_bytes,
     unsupported_encoding,
 )
-from scanner.source.split import SPLIT_BYTES
-from scanner.syntax.index import CLASS, Wrapper, WrapperIndex
+from scanner.source.split import in_groups
+from scanner.syntax.index import Wrapper, WrapperIndex
 
 if TYPE_CHECKING:
     from scanner.source.narrow import Narrowed, Source
 
-_MAX_LOCAL_ROUNDS = 8
+MAX_LOCAL_ROUNDS = 8
 Round = tuple[tuple[str, ...], str]  # names a local round added, and the narrowing's digest
 
 
@@ -246,7 +245,7 @@ def _narrowed_key(task: FileTask, options: Options, digest: str, depends: str) -
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _Computed:
+class Computed:
     """An outcome, and what the cache needs to store it under every key it answers."""
 
     outcome: FileOutcome
@@ -264,7 +263,7 @@ def _compute(
     wrappers: tuple[Wrapper, ...],
     options: Options,
     cache: tuple[Cache, str] | None,
-) -> _Computed:
+) -> Computed:
     """The outcome of a file not found under its bytes (``cache``: the cache and the
     fingerprint of ``wrappers``, None without a cache)."""
     from scanner.source.depth import deep_message, nesting_problem
@@ -273,14 +272,16 @@ def _compute(
     try:
         text = decode_source(data)
     except SourceError as exc:
-        return _Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, str(exc))))
+        return Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, str(exc))))
     names = (
         *ENV_WORDS,
         *accessor_names(text, options.accessors),
         *(w.short_name for w in wrappers),
     )
-    if options.narrow and len(data) >= SPLIT_BYTES:
-        grouped = _analyse_groups(task, data, text, names, wrappers, options)
+    if options.narrow and in_groups(data):
+        from scanner.run.groups import analyse_groups
+
+        grouped = analyse_groups(task, data, text, names, wrappers, options)
         if grouped is not None:
             return grouped
     try:
@@ -288,7 +289,7 @@ def _compute(
         narrowed = source.narrow(names) if source is not None else None
     except RecursionError:  # code nested deep enough to exhaust ast's own recursion
         problem = nesting_problem(text) or deep_message(1)
-        return _Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
+        return Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
     if source is not None and narrowed is not None and cache is not None:
         # An edit that leaves the narrowed text as it was (a change in code that reads
         # nothing, a comment) needs no parser: the result stored for that text holds.
@@ -296,8 +297,8 @@ def _compute(
         key = _narrowed_key(task, options, narrowed.digest(), depends)
         stored = _stored_narrow(store, task, key, source, names)
         if stored is not None and _fresh(task, stored):
-            return _Computed(outcome=stored)
-    computed = _analyse(task, data, text, names, source, narrowed, wrappers, options)
+            return Computed(outcome=stored)
+    computed = analyse(task, data, text, names, source, narrowed, wrappers, options)
     if narrowed is None or cache is None:
         return computed
     return replace(computed, narrowed=narrowed.digest())
@@ -326,7 +327,7 @@ def _stored_narrow(
     return outcome
 
 
-def _analyse(
+def analyse(
     task: FileTask,
     data: bytes,
     text: str,
@@ -336,7 +337,7 @@ def _analyse(
     wrappers: tuple[Wrapper, ...],
     options: Options,
     lines: tuple[int, ...] | None = None,
-) -> _Computed:
+) -> Computed:
     """Parse with libcst and analyse; also the local rounds that widened the narrowing,
     and the wrappers the analysis settled on when those rounds added some and reached a
     fixed point (analysing with exactly those from the start gives the same outcome).
@@ -354,20 +355,20 @@ def _analyse(
 
     problem = too_deep(narrowed.anchors.deepest) if narrowed else nesting_problem(text)
     if problem is not None:
-        return _Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
+        return Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
     loader = ConstantLoader(task.path, task.module)
     try:
         parsed = ParsedModule.parse(
             task.rel, task.module, text, narrowed, loader, options.accessors, lines
         )
     except cst.ParserSyntaxError as exc:
-        return _Computed(
+        return Computed(
             outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, syntax_message(data, exc)))
         )
     initial = index = WrapperIndex.of(wrappers)
     found: list[Wrapper] = []
     rounds: list[Round] = []
-    for _ in range(_MAX_LOCAL_ROUNDS):
+    for _ in range(MAX_LOCAL_ROUNDS):
         # Wrappers of wrappers in the same file: rediscover until nothing new appears.
         found = discover(parsed, index)
         known = {(w.qualname, w.kind): w for w in index.facts}
@@ -386,7 +387,7 @@ def _analyse(
             if wider.text != narrowed.text:
                 problem = too_deep(wider.anchors.deepest)
                 if problem is not None:
-                    return _Computed(
+                    return Computed(
                         outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, problem))
                     )
                 narrowed = wider
@@ -409,7 +410,7 @@ def _analyse(
         depends=depends,
         fallbacks=int(parsed.fell_back),
     )
-    return _Computed(
+    return Computed(
         outcome=outcome,
         rounds=tuple(rounds),
         settled=settled,
@@ -417,95 +418,6 @@ def _analyse(
         index=index,
         narrowing=narrowed,
     )
-
-
-def _analyse_groups(
-    task: FileTask,
-    data: bytes,
-    text: str,
-    names: tuple[str, ...],
-    wrappers: tuple[Wrapper, ...],
-    options: Options,
-) -> _Computed | None:
-    """A huge file analysed a group of statements at a time (``scanner.source.split``),
-    so that neither parser ever holds the whole file; None when the file does not split,
-    or when anything could make the outcome differ from the whole file's (an error, the
-    local rounds' limit, a budget for following stored reads that the groups together
-    could exceed): the caller then analyses the file whole."""
-    from scanner.source.narrow import CONSUMER_LINES, Source, text_lines
-    from scanner.source.split import split
-
-    chunks = split(text_lines(text))
-    if chunks is None:
-        return None
-    initial = WrapperIndex.of(wrappers)
-    known = {(w.qualname, w.kind) for w in initial.facts}
-    found: list[Wrapper] = []
-    added: dict[tuple[str, str], Wrapper] = {}
-    sites: list[Site] = []
-    dynamic: list[DynamicRead] = []
-    writes: list[Write] = []
-    depends: set[tuple[str, str]] = set()
-    consumed: list[tuple[int, int]] = []
-    fallbacks = 0
-    for chunk in chunks:
-        try:
-            source = Source.parse(chunk.text)
-            narrowed = source.narrow(names) if source is not None else None
-        except RecursionError:
-            return None
-        if source is None or narrowed is None:
-            return None
-        computed = _analyse(
-            task, data, chunk.text, names, source, narrowed, wrappers, options, chunk.lines
-        )
-        outcome, final = computed.outcome, computed.narrowing
-        if (
-            outcome.error is not None
-            or len(computed.rounds) >= _MAX_LOCAL_ROUNDS
-            or final is None
-            or final.unfollowed
-            or computed.index is None
-            or any(line in chunk.context for line in _lines_of(outcome.result))
-        ):
-            return None
-        consumed += final.consumed
-        found += outcome.wrappers
-        added.update(((w.qualname, w.kind), w) for w in computed.index.facts)
-        sites += outcome.result.sites
-        dynamic += outcome.result.dynamic
-        writes += outcome.result.writes
-        depends.update(outcome.depends)
-        fallbacks += outcome.fallbacks
-    left = CONSUMER_LINES - sum(size for _, size in consumed)
-    if any(held > 4 * left for held, _ in consumed):
-        return None  # the whole file would not follow some stored read a group followed
-    missing = [w for key, w in added.items() if key not in known]
-    settled = None
-    if missing:
-        settled = WrapperIndex.of([*initial.facts, *missing]).callable_from(data, task.rel)
-    result = FileResult(
-        tuple(sorted(sites, key=lambda s: s.line)),
-        tuple(sorted(dynamic, key=lambda d: d.line)),
-        tuple(sorted(writes, key=lambda w: w.line)),
-    )
-    ordered = sorted(found, key=lambda w: w.kind == CLASS)
-    return _Computed(
-        outcome=FileOutcome(
-            rel=task.rel,
-            wrappers=tuple(ordered),
-            result=result,
-            depends=tuple(sorted(depends)),
-            fallbacks=fallbacks,
-        ),
-        settled=settled,
-    )
-
-
-def _lines_of(result: FileResult) -> Iterator[int]:
-    yield from (s.line for s in result.sites)
-    yield from (d.line for d in result.dynamic)
-    yield from (w.line for w in result.writes)
 
 
 def _encode(outcome: FileOutcome) -> dict[str, Any]:

@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scanner.source.narrow import _CONSTANT_NODES, _span
+from scanner.source.shapes import Tokens, node_tokens, own_tokens
 
 SPLIT_BYTES = 1024 * 1024  # files at least this large are analysed in groups
+MANY_READS = 1000  # and files that name the environment this often, whatever their size
 CHUNK_LINES = 4000  # lines of units per group (a larger component stays whole)
 MAX_SHARED_LINES = 4000  # more lines of context than this, repeated in each group: no cut
 PIECE_LINES = 2000  # lines parsed with ``ast`` at once to find the units
@@ -45,6 +47,16 @@ _START = re.compile(r"[^\W\d]|@")
 _CONTINUATIONS = frozenset({"else", "elif", "except", "finally"})
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _FIRST_WORD = re.compile(r"\w+")
+
+
+def in_groups(data: bytes) -> bool:
+    """Whether a file is analysed in groups: it is huge (SPLIT_BYTES), or it names the
+    environment so often (MANY_READS) that its repeated statements are worth sharing
+    an analysis (``scanner.run.templates``). No file of torch or Primus names it 250
+    times."""
+    if len(data) >= SPLIT_BYTES:
+        return True
+    return data.count(b"environ") + data.count(b"getenv") >= MANY_READS
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,18 +69,46 @@ class Chunk:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _Unit:
+class Unit:
+    """A top-level statement (or those sharing a line)."""
+
     start: int  # first line, 1-based, decorators included
     end: int  # last line
     bound: frozenset[str]
     context: bool  # a candidate for the context (demoted if it uses what others bind)
+    tokens: Tokens  # what a shape may rename (``scanner.source.shapes``)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The units of a file, its components (units that share names, in file order) and
+    the context units that go with every group."""
+
+    units: tuple[Unit, ...]
+    components: tuple[tuple[int, ...], ...]
+    shared: tuple[int, ...]
+    context: frozenset[int]  # the lines of the context units
+
+    def lines_of(self, members: Sequence[int]) -> tuple[int, ...]:
+        """The file's lines of some units, in order."""
+        units = self.units
+        return tuple(n for at in members for n in range(units[at].start, units[at].end + 1))
 
 
 def split(lines: Sequence[str], chunk_lines: int | None = None) -> list[Chunk] | None:
     """The groups of ``lines`` (a file's lines, endings kept) of about ``chunk_lines``
     lines (CHUNK_LINES), or None when the file does not cut into more than one group (or
     does not parse)."""
-    chunk_lines = CHUNK_LINES if chunk_lines is None else chunk_lines
+    found = plan(lines)
+    if found is None:
+        return None
+    packed = pack(lines, found, found.components, chunk_lines)
+    return packed if len(packed) >= 2 else None
+
+
+def plan(lines: Sequence[str]) -> Plan | None:
+    """The units and components of ``lines``; None when the file has fewer than two
+    components, does not parse, or has more context than a group could repeat."""
     units = _units(lines)
     if units is None or len(units) < 2:
         return None
@@ -99,20 +139,43 @@ def split(lines: Sequence[str], chunk_lines: int | None = None) -> list[Chunk] |
             groups.setdefault(root(at), []).append(at)
     shared = [at for at in range(len(units)) if context[at]]
     shared_size = sum(units[at].end - units[at].start + 1 for at in shared)
-    if shared_size > MAX_SHARED_LINES:
+    if shared_size > MAX_SHARED_LINES or len(groups) < 2:
         return None  # every group would repeat more than a group holds
-    packed = list(_pack(list(groups.values()), units, chunk_lines))
-    if len(packed) < 2:
-        return None
     context_lines = frozenset(n for at in shared for n in range(units[at].start, units[at].end + 1))
-    return [_chunk(lines, units, sorted([*shared, *members]), context_lines) for members in packed]
+    components = sorted((tuple(members) for members in groups.values()), key=lambda m: m[0])
+    return Plan(tuple(units), tuple(components), tuple(shared), context_lines)
 
 
-def _units(lines: Sequence[str]) -> list[_Unit] | None:
+def pack(
+    lines: Sequence[str],
+    plan: Plan,
+    components: Sequence[Sequence[int]],
+    chunk_lines: int | None = None,
+) -> list[Chunk]:
+    """``components`` (in file order) filled into groups of about ``chunk_lines`` lines
+    (CHUNK_LINES), each with the context units."""
+    chunk_lines = CHUNK_LINES if chunk_lines is None else chunk_lines
+    units = plan.units
+    packed: list[Chunk] = []
+    current: list[int] = []
+    size = 0
+    for members in components:
+        count = sum(units[at].end - units[at].start + 1 for at in members)
+        if current and size + count > chunk_lines:
+            packed.append(_chunk(lines, plan, current))
+            current, size = [], 0
+        current += members
+        size += count
+    if current:
+        packed.append(_chunk(lines, plan, current))
+    return packed
+
+
+def _units(lines: Sequence[str]) -> list[Unit] | None:
     """The top-level statements of the file, parsed a piece at a time; those that share
     a line are one unit."""
     starts = [0, *(at for at in range(1, len(lines)) if _may_start(lines[at])), len(lines)]
-    units: list[_Unit] = []
+    units: list[Unit] = []
     begin = 0  # index into starts: lines[starts[begin]] starts the next piece
     while starts[begin] < len(lines):
         first = starts[begin]
@@ -126,19 +189,22 @@ def _units(lines: Sequence[str]) -> list[_Unit] | None:
             end = _next(starts, end, first + 2 * (starts[end] - first))
         for statement in tree.body:
             low, high = _span(statement)
-            unit = _Unit(
+            bound, tokens = _facts(statement, first, lines)
+            unit = Unit(
                 start=low + first,
                 end=high + first,
-                bound=frozenset(_bound(statement)),
+                bound=bound,
                 context=_shared(statement),
+                tokens=tokens,
             )
             if units and unit.start <= units[-1].end:  # `a = 1; b = 2` on one line
                 last = units.pop()
-                unit = _Unit(
+                unit = Unit(
                     start=last.start,
                     end=unit.end,
                     bound=last.bound | unit.bound,
                     context=last.context and unit.context,
+                    tokens=last.tokens + unit.tokens,
                 )
             units.append(unit)
         begin = end
@@ -167,12 +233,12 @@ def _parse(piece: Sequence[str]) -> ast.Module | None:
         return None
 
 
-def _used(lines: Sequence[str], unit: _Unit) -> frozenset[str]:
+def _used(lines: Sequence[str], unit: Unit) -> frozenset[str]:
     return frozenset(_IDENTIFIER.findall("".join(lines[unit.start - 1 : unit.end])))
 
 
 def _context(
-    units: Sequence[_Unit], used: Sequence[frozenset[str]], binders: dict[str, list[int]]
+    units: Sequence[Unit], used: Sequence[frozenset[str]], binders: dict[str, list[int]]
 ) -> list[bool]:
     """Which units go with every group: candidates that use no name a unit outside the
     context binds (demoting one may demote others)."""
@@ -189,30 +255,12 @@ def _context(
     return context
 
 
-def _pack(groups: list[list[int]], units: Sequence[_Unit], chunk_lines: int) -> Iterator[list[int]]:
-    """Components in file order, filled into groups of about ``chunk_lines`` lines."""
-    groups.sort(key=lambda members: members[0])
-    current: list[int] = []
-    size = 0
-    for members in groups:
-        lines = sum(units[at].end - units[at].start + 1 for at in members)
-        if current and size + lines > chunk_lines:
-            yield current
-            current, size = [], 0
-        current += members
-        size += lines
-    if current:
-        yield current
-
-
-def _chunk(
-    lines: Sequence[str], units: Sequence[_Unit], members: Sequence[int], context: frozenset[int]
-) -> Chunk:
-    numbers = [n for at in members for n in range(units[at].start, units[at].end + 1)]
+def _chunk(lines: Sequence[str], plan: Plan, members: Sequence[int]) -> Chunk:
+    numbers = plan.lines_of(sorted([*plan.shared, *members]))
     parts = [lines[n - 1] for n in numbers]
     if parts and not parts[-1].endswith(("\n", "\r")):
         parts[-1] += "\n"
-    return Chunk("".join(parts), tuple(numbers), context)
+    return Chunk("".join(parts), numbers, plan.context)
 
 
 def _shared(statement: ast.stmt) -> bool:
@@ -248,30 +296,60 @@ def _plain(node: ast.expr) -> bool:
     )
 
 
-def _bound(statement: ast.stmt) -> Iterator[str]:
-    """What a top-level statement binds that other statements could use: names bound at
-    module level (``global`` ones inside functions too), def and class names outside
-    functions, and every attribute it stores or deletes."""
+_NAMING = frozenset({ast.Call, ast.Subscript, ast.Compare})  # reads a string may name
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes (not its load or store context)."""
+    found = _FIELDS.get(kind)
+    if found is None:
+        fields: tuple[str, ...] = getattr(kind, "_fields", ())
+        found = _FIELDS[kind] = tuple(f for f in fields if f != "ctx")
+    return found
+
+
+def _facts(statement: ast.stmt, offset: int, lines: Sequence[str]) -> tuple[frozenset[str], Tokens]:
+    """In one walk of a top-level statement: what it binds that other statements could
+    use (names bound at module level, ``global`` ones inside functions too; def and
+    class names outside functions; every attribute it stores or deletes), and its
+    tokens (``scanner.source.shapes``)."""
+    bound: set[str] = set()
+    names: list[tuple[int, int, int, str]] = []
+    strings: list[tuple[int, int, int, str, int, int]] = []
     pending: list[tuple[ast.AST, bool]] = [(statement, False)]
     while pending:
         node, local = pending.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            assert isinstance(node, ast.Name)
+            if node.end_lineno == node.lineno and node.end_col_offset is not None:
+                names.append((node.lineno + offset, node.col_offset, node.end_col_offset, node.id))
+            if not local and not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+            continue
+        if kind in _NAMING:
+            node_tokens(node, offset, lines, strings)
+        inner = local
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             if not local:
-                yield node.name
+                bound.add(node.name)
             inner = local or not isinstance(node, ast.ClassDef)
-            pending.extend((child, inner) for child in ast.iter_child_nodes(node))
-            continue
-        if isinstance(node, ast.Lambda):
-            pending.extend((child, True) for child in ast.iter_child_nodes(node))
-            continue
-        if isinstance(node, ast.Global | ast.Nonlocal):
-            yield from node.names
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and not local:
-            yield node.id
+        elif isinstance(node, ast.Lambda):
+            inner = True
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            bound.update(node.names)
         elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-            yield node.attr
-        elif isinstance(node, ast.Import | ast.ImportFrom) and not local:
-            yield from ((a.asname or a.name).split(".", 1)[0] for a in node.names)
-        elif isinstance(node, ast.alias):
+            bound.add(node.attr)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            if not local:
+                bound.update((a.asname or a.name).split(".", 1)[0] for a in node.names)
             continue
-        pending.extend((child, local) for child in ast.iter_child_nodes(node))
+        for field in _child_fields(kind):
+            value = getattr(node, field, None)
+            if type(value) is list:
+                pending.extend((child, inner) for child in value if isinstance(child, ast.AST))
+            elif isinstance(value, ast.AST):
+                pending.append((value, inner))
+    own = own_tokens(statement, offset, lines)
+    return frozenset(bound), Tokens(own.renamable, (*own.names, *names), tuple(strings))
