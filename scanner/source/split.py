@@ -272,7 +272,7 @@ def _shared(statement: ast.stmt) -> bool:
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         value = statement.value
         return (
-            value is not None
+            isinstance(value, _CONSTANT_NODES)  # before walking it (a call or a test is not)
             and all(isinstance(t, ast.Name) for t in targets)
             and all(isinstance(node, _CONSTANT_NODES) for node in ast.walk(value))
         )
@@ -298,6 +298,8 @@ def _plain(node: ast.expr) -> bool:
 
 _NAMING = frozenset({ast.Call, ast.Subscript, ast.Compare})  # reads a string may name
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})  # contexts and operators: nothing in them
+_LEAVES = (ast.Constant, ast.Load)
 
 
 def _child_fields(kind: type) -> tuple[str, ...]:
@@ -305,7 +307,7 @@ def _child_fields(kind: type) -> tuple[str, ...]:
     found = _FIELDS.get(kind)
     if found is None:
         fields: tuple[str, ...] = getattr(kind, "_fields", ())
-        found = _FIELDS[kind] = tuple(f for f in fields if f != "ctx")
+        found = _FIELDS[kind] = tuple(f for f in fields if f not in _LEAF_FIELDS)
     return found
 
 
@@ -348,8 +350,12 @@ def _facts(statement: ast.stmt, offset: int, lines: Sequence[str]) -> tuple[froz
         for field in _child_fields(kind):
             value = getattr(node, field, None)
             if type(value) is list:
-                pending.extend((child, inner) for child in value if isinstance(child, ast.AST))
-            elif isinstance(value, ast.AST):
+                pending.extend(
+                    (child, inner)
+                    for child in value
+                    if isinstance(child, ast.AST) and not isinstance(child, _LEAVES)
+                )
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
                 pending.append((value, inner))
     own = own_tokens(statement, offset, lines)
     return frozenset(bound), Tokens(own.renamable, (*own.names, *names), tuple(strings))
