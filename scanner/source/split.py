@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from scanner.source.narrow import _CONSTANT_NODES, _span
 from scanner.source.shapes import Tokens, node_tokens, own_tokens
+from scanner.source.skeletons import Model, Spot, apply, learn, skeleton
 
 SPLIT_BYTES = 1024 * 1024  # files at least this large are analysed in groups
 MANY_READS = 1000  # and files that name the environment this often, whatever their size
@@ -173,12 +174,24 @@ def pack(
 
 def _units(lines: Sequence[str]) -> list[Unit] | None:
     """The top-level statements of the file, parsed a piece at a time; those that share
-    a line are one unit."""
+    a line are one unit. A block of lines whose skeleton was parsed before is not
+    parsed again (``scanner.source.skeletons``)."""
     starts = [0, *(at for at in range(1, len(lines)) if _may_start(lines[at])), len(lines)]
     units: list[Unit] = []
+    known: dict[str, Model] = {}
     begin = 0  # index into starts: lines[starts[begin]] starts the next piece
     while starts[begin] < len(lines):
         first = starts[begin]
+        block = lines[first : starts[begin + 1]]
+        shape = skeleton(block)
+        model = known.get(shape.text) if shape is not None else None
+        if shape is not None and model is not None:
+            for start, end, context, bound, tokens in apply(model, shape, block, first + 1):
+                units.append(
+                    Unit(start=start, end=end, bound=bound, context=context, tokens=tokens)
+                )
+            begin += 1
+            continue
         end = _next(starts, begin, first + PIECE_LINES)
         while True:
             tree = _parse(lines[first : starts[end]])
@@ -187,18 +200,20 @@ def _units(lines: Sequence[str]) -> list[Unit] | None:
             if starts[end] >= len(lines):
                 return None
             end = _next(starts, end, first + 2 * (starts[end] - first))
+        parsed: list[tuple[Unit, Facts | None]] = []
         for statement in tree.body:
             low, high = _span(statement)
-            bound, tokens = _facts(statement, first, lines)
+            facts = _facts(statement, first, lines)
             unit = Unit(
                 start=low + first,
                 end=high + first,
-                bound=bound,
+                bound=facts.bound,
                 context=_shared(statement),
-                tokens=tokens,
+                tokens=facts.tokens,
             )
-            if units and unit.start <= units[-1].end:  # `a = 1; b = 2` on one line
-                last = units.pop()
+            learned: Facts | None = facts
+            if parsed and unit.start <= parsed[-1][0].end:  # `a = 1; b = 2` on one line
+                last = parsed.pop()[0]
                 unit = Unit(
                     start=last.start,
                     end=unit.end,
@@ -206,9 +221,42 @@ def _units(lines: Sequence[str]) -> list[Unit] | None:
                     context=last.context and unit.context,
                     tokens=last.tokens + unit.tokens,
                 )
-            units.append(unit)
+                learned = None  # two statements: not learned
+            parsed.append((unit, learned))
+        units += (unit for unit, _ in parsed)
+        _learn(lines, starts, begin, end, parsed, known)
         begin = end
     return units
+
+
+def _learn(
+    lines: Sequence[str],
+    starts: Sequence[int],
+    begin: int,
+    end: int,
+    parsed: Sequence[tuple[Unit, Facts | None]],
+    known: dict[str, Model],
+) -> None:
+    """Learn the model of each block of the piece ``starts[begin:end]`` that holds one
+    unit of ``parsed`` exactly (from one possible start to the next)."""
+    at = begin
+    for number, (unit, facts) in enumerate(parsed):
+        while starts[at] < unit.start - 1:
+            at += 1
+        if starts[at] != unit.start - 1 or facts is None or facts.spots is None:
+            continue  # the unit does not start a block, or its names are not all written
+        following = parsed[number + 1][0].start - 1 if number + 1 < len(parsed) else starts[end]
+        if starts[at + 1] != following:
+            continue  # the block would hold more than the unit
+        block = lines[starts[at] : starts[at + 1]]
+        shape = skeleton(block)
+        if shape is None or shape.text in known:
+            continue
+        model = learn(
+            shape, unit.start, unit.end, unit.context, facts.spots, facts.renamed, unit.tokens
+        )
+        if model is not None:
+            known[shape.text] = model
 
 
 def _may_start(line: str) -> bool:
@@ -311,42 +359,69 @@ def _child_fields(kind: type) -> tuple[str, ...]:
     return found
 
 
-def _facts(statement: ast.stmt, offset: int, lines: Sequence[str]) -> tuple[frozenset[str], Tokens]:
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What one walk of a top-level statement finds."""
+
+    bound: frozenset[str]  # what it binds that other statements could use
+    spots: tuple[Spot, ...] | None  # where (None: not all are names written)
+    renamed: tuple[Spot, ...] | None  # where the names a shape may rename are bound
+    tokens: Tokens
+
+
+def _facts(statement: ast.stmt, offset: int, lines: Sequence[str]) -> Facts:
     """In one walk of a top-level statement: what it binds that other statements could
     use (names bound at module level, ``global`` ones inside functions too; def and
     class names outside functions; every attribute it stores or deletes), and its
     tokens (``scanner.source.shapes``)."""
     bound: set[str] = set()
+    spots: list[tuple[int, int, int]] | None = []  # where each bound name is written
     names: list[tuple[int, int, int, str]] = []
     strings: list[tuple[int, int, int, str, int, int]] = []
+    own = own_tokens(statement, offset, lines)
     pending: list[tuple[ast.AST, bool]] = [(statement, False)]
     while pending:
         node, local = pending.pop()
         kind = type(node)
         if kind is ast.Name:
             assert isinstance(node, ast.Name)
-            if node.end_lineno == node.lineno and node.end_col_offset is not None:
-                names.append((node.lineno + offset, node.col_offset, node.end_col_offset, node.id))
+            single = node.end_lineno == node.lineno and node.end_col_offset is not None
+            where = (node.lineno + offset, node.col_offset, node.end_col_offset or 0)
+            if single:
+                names.append((*where, node.id))
             if not local and not isinstance(node.ctx, ast.Load):
                 bound.add(node.id)
+                if spots is not None and single:
+                    spots.append(where)
+                else:
+                    spots = None
             continue
         if kind in _NAMING:
             node_tokens(node, offset, lines, strings)
         inner = local
+        placed = True
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             if not local:
                 bound.add(node.name)
+                placed = node is statement and node.name in own.renamable
+                if placed and spots is not None:
+                    spots.append(own.names[0][:3])
             inner = local or not isinstance(node, ast.ClassDef)
         elif isinstance(node, ast.Lambda):
             inner = True
         elif isinstance(node, ast.Global | ast.Nonlocal):
             bound.update(node.names)
+            placed = False
         elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
             bound.add(node.attr)
+            placed = False
         elif isinstance(node, ast.Import | ast.ImportFrom):
             if not local:
                 bound.update((a.asname or a.name).split(".", 1)[0] for a in node.names)
+                spots = None
             continue
+        if not placed:
+            spots = None
         for field in _child_fields(kind):
             value = getattr(node, field, None)
             if type(value) is list:
@@ -357,5 +432,27 @@ def _facts(statement: ast.stmt, offset: int, lines: Sequence[str]) -> tuple[froz
                 )
             elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
                 pending.append((value, inner))
-    own = own_tokens(statement, offset, lines)
-    return frozenset(bound), Tokens(own.renamable, (*own.names, *names), tuple(strings))
+    tokens = Tokens(own.renamable, (*own.names, *names), tuple(strings))
+    return Facts(
+        frozenset(bound),
+        tuple(spots) if spots is not None else None,
+        _renamed(statement, offset, own),
+        tokens,
+    )
+
+
+def _renamed(statement: ast.stmt, offset: int, own: Tokens) -> tuple[Spot, ...] | None:
+    """Where a top-level statement binds the names a shape may rename: its ``def`` name,
+    its assignment targets; None when one is not on one line."""
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+        return tuple(name[:3] for name in own.names)
+    if not isinstance(statement, ast.Assign | ast.AnnAssign):
+        return ()
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    found: list[Spot] = []
+    for target in targets:
+        if isinstance(target, ast.Name):
+            if target.end_lineno != target.lineno or target.end_col_offset is None:
+                return None
+            found.append((target.lineno + offset, target.col_offset, target.end_col_offset))
+    return tuple(found)
