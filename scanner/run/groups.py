@@ -82,10 +82,11 @@ def analyse_groups(
     families = [members for members in keyed.values() if len(members) >= MIN_SHARED]
     later = {at for members in families for at in members[2:]}
 
+    found = _Found()
+
     def run(chunk: Chunk) -> _Group | None:
         return _run(task, data, chunk, names, wrappers, options, found)
 
-    found = _Found()
     groups: dict[int, _Group] = {}  # by the first line of the group's first component
     alone: dict[int, _Group] = {}
     for at in (at for members in families for at in members[:2]):
