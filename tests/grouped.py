@@ -21,7 +21,7 @@ def whole_and_grouped(
     analysed: list[str] | None = None,
 ) -> tuple[ScanResult, ScanResult]:
     """The whole-file scan of ``root``, and the scan with every file cut into groups as
-    small as they can be. Whether each file was cut goes to ``grouped``; the text of
+    small as they can be, parsed a block at a time. Whether each file was cut goes to ``grouped``; the text of
     each group analysed (not taken from a template) to ``analysed``."""
     with monkeypatch.context() as patch:
         patch.setattr(scanner_split, "SPLIT_BYTES", 1 << 62)
@@ -43,6 +43,7 @@ def whole_and_grouped(
     with monkeypatch.context() as patch:
         patch.setattr(scanner_split, "SPLIT_BYTES", 0)
         patch.setattr(scanner_split, "CHUNK_LINES", 1)
+        patch.setattr(scanner_split, "PIECE_LINES", 1)  # each block looked up (skeletons)
         patch.setattr(scanner_groups, "analyse_groups", counted)
         patch.setattr(scanner_groups, "analyse", seen)
         cut = scan([root], root=root, jobs=1)
