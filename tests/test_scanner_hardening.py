@@ -77,6 +77,11 @@ def test_deep_nesting_is_an_error_and_the_pool_scans_the_rest(tmp_path: Path) ->
     # Inside a bracket left open, CPython's own parser gives up with MemoryError.
     deep = "(" * 400 + read + ")" * 400
     files["pkg/open.py"] = f"import os\nfor x in (\n    1,\nY = {deep}\n):\n    pass\n"
+    # One constant to Python, strings nested in strings to libcst (a RecursionError).
+    strings = " ".join(['"a"'] * 3000)
+    files["pkg/strings.py"] = f'import os\nX = os.environ.get("DEEP", {strings})\n'
+    lines = "\n".join(["    'a'"] * 1000)
+    files["pkg/string_lines.py"] = f'import os\nX = os.environ.get("DEEP", (\n{lines}\n))\n'
     write_tree(tmp_path, files)
     data = _scan_json("--jobs", "2", "--no-cache", "pkg", cwd=tmp_path)
     assert _names(data) == [f"GOOD_{i:02}" for i in range(30)]
@@ -84,6 +89,8 @@ def test_deep_nesting_is_an_error_and_the_pool_scans_the_rest(tmp_path: Path) ->
         ("pkg/brackets.py", TOO_DEEP.format(line=2)),
         ("pkg/chain.py", TOO_DEEP.format(line=3)),
         ("pkg/open.py", TOO_DEEP.format(line=4)),
+        ("pkg/string_lines.py", TOO_DEEP.format(line=3)),
+        ("pkg/strings.py", TOO_DEEP.format(line=2)),
         ("pkg/sums.py", TOO_DEEP.format(line=4)),
     ]
 

@@ -17,6 +17,8 @@ This module does not import libcst, so narrowing a file never loads the parser.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -62,6 +64,8 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
         node, depth, quoted = stack.pop()
         if isinstance(node, ast.stmt) and not kept(node.lineno) and not _decorated_kept(node, kept):
             continue  # a blanked statement: libcst never sees it
+        if isinstance(node, ast.Constant | ast.JoinedStr):
+            depth += _literals(node, lines) - 1  # "a" "b" "c": libcst nests each in the next
         if depth > deepest[0] and isinstance(node, ast.expr | ast.stmt):
             deepest = (depth, node.lineno)
         kind = None if quoted else _kind(node)
@@ -81,6 +85,29 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
     return Anchors(
         {kind: tuple(a for _, a in sorted(items)) for kind, items in found.items()}, deepest
     )
+
+
+def _literals(node: ast.Constant | ast.JoinedStr, lines: Sequence[str]) -> int:
+    """How many string literals one constant is written as (``"a" "b"`` is two), counted
+    only where there could be more than a few."""
+    first, last = node.lineno, node.end_lineno or node.lineno
+    span = lines[first - 1 : last]
+    if sum(line.count('"') + line.count("'") for line in span) < 8:
+        return 1
+    text = "".join(f"{line}\n" for line in span).encode()
+    start = node.col_offset
+    end = len(text) - len(span[-1].encode()) - 1 + (node.end_col_offset or 0)
+    segment = text[start:end].decode(errors="replace")
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(f"({segment})").readline)
+        return max(1, sum(1 for t in tokens if t.type in _STRING_TOKENS))
+    except (tokenize.TokenError, SyntaxError):
+        return 1
+
+
+_STRING_TOKENS = frozenset(
+    {tokenize.STRING, *(getattr(tokenize, n) for n in ("FSTRING_START",) if hasattr(tokenize, n))}
+)
 
 
 def _decorated_kept(node: ast.stmt, kept: Callable[[int], bool]) -> bool:
