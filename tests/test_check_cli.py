@@ -223,3 +223,21 @@ def test_several_problems_are_sorted_and_byte_identical(tmp_path: Path) -> None:
             "KNB002 PRIMUS_ROPE_TRITON is registered, but no code in the scan scope reads it.",
         ],
     ]
+
+
+def test_a_file_nested_too_deep_fails_without_a_crash(tmp_path: Path) -> None:
+    # libcst would crash the process on it (issue 18); check reports it like any file
+    # it cannot scan, and the other files are still checked.
+    deep = "(" * 1500 + 'os.environ.get("PRIMUS_DEEP")' + ")" * 1500
+    root = project(tmp_path, pkg__deep_py=f"import os\nx = {deep}\n")
+    assert check(root) == (
+        1,
+        "pkg/deep.py:2:1: KNB007 This file could not be scanned, so its knobs are not checked: "
+        "Code on line 2 nests more than 200 levels deep, more than the scanner's parser can "
+        "take; the file is not analysed (split the expression, or exclude the file if it is "
+        "generated).\n"
+        "    Fix the file, or add it to scan.exclude in registry.yaml.\n"
+        "\n"
+        "Found 1 error: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
+        "",
+    )
