@@ -22,6 +22,7 @@ from knobregistry.check import CheckResult, Family
 from knobregistry.codes import rule, rules
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.files import FileError, read_text
+from knobregistry.jsontext import loads
 from knobregistry.paths import shown
 from knobregistry.plural import counted
 
@@ -99,7 +100,7 @@ def load_baseline(path: Path, display: str) -> Baseline:
     """Read a baseline file; raises BaselineError naming ``display`` and what is wrong."""
     try:
         text = read_text(path)
-        data: Any = json.loads(text)
+        data: Any = loads(text)
     except FileError as exc:
         raise BaselineError(f"{display}: cannot read the baseline: {exc.reason}.") from exc
     except json.JSONDecodeError as exc:
@@ -143,7 +144,7 @@ def _lines(text: str) -> dict[BaselineKey, tuple[int, int]]:
         if not stripped.startswith("{") or '"code"' not in stripped:
             continue
         try:
-            key, _ = _entry(json.loads(stripped), "")
+            key, _ = _entry(loads(stripped), "")
         except (json.JSONDecodeError, BaselineError):
             continue
         found.setdefault(key, (number, len(line) - len(line.lstrip()) + 1))

@@ -21,6 +21,7 @@ import pytest
 from knobregistry.baseline import BaselineError
 from knobregistry.diagnostics import Severity
 from knobregistry.families import group_of
+from knobregistry.jsontext import loads
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_text import fix_lines
 from knobregistry.testing import check_project
@@ -64,7 +65,7 @@ class Outcome:
 
     @classmethod
     def from_json(cls, text: str) -> Outcome:
-        data: dict[str, Any] = json.loads(text)
+        data: dict[str, Any] = loads(text)
         failures = tuple((str(g), tuple(str(x) for x in lines)) for g, lines in data["failures"])
         return cls(tuple(str(p) for p in data["problems"]), failures)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 
@@ -50,7 +51,16 @@ def common_default(knob: Knob) -> str | None:
     if len(defaults) != 1:
         return None
     (value,) = defaults
-    return value or None  # the schema wants a non-empty string
+    return value if value and registrable(value) else None  # the schema: a non-empty string
+
+
+def registrable(value: str) -> bool:
+    """Whether the registry can hold ``value``: it refuses a lone surrogate (a Python string
+    may hold one; no file, shell or YAML text can carry it as it is)."""
+    return _SURROGATE.search(value) is None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
@@ -82,10 +92,11 @@ def _switch_fields(knob: Knob, *, explicit: bool) -> list[str]:
     lines = []
     if explicit or knob.polarity is Polarity.DISABLE:
         lines.append(f"polarity: {knob.polarity.value}")
-    if knob.off_value is not None and (explicit or knob.off_value != "0"):
-        lines.append(f"off_value: {yaml_string(knob.off_value)}")
-    if explicit and knob.on_value is not None and knob.on_value != "1":
-        lines.append(f"on_value: {yaml_string(knob.on_value)}")
+    off, on = knob.off_value, knob.on_value
+    if off is not None and registrable(off) and (explicit or off != "0"):
+        lines.append(f"off_value: {yaml_string(off)}")
+    if explicit and on is not None and registrable(on) and on != "1":
+        lines.append(f"on_value: {yaml_string(on)}")
     return lines
 
 

@@ -21,8 +21,9 @@ def whole_and_grouped(
     analysed: list[str] | None = None,
 ) -> tuple[ScanResult, ScanResult]:
     """The whole-file scan of ``root``, and the scan with every file cut into groups as
-    small as they can be, parsed a block at a time. Whether each file was cut goes to ``grouped``; the text of
-    each group analysed (not taken from a template) to ``analysed``."""
+    small as they can be, parsed a block at a time. Whether each file was cut goes to
+    ``grouped``; the text of each group analysed (not taken from a template) to
+    ``analysed``."""
     with monkeypatch.context() as patch:
         patch.setattr(scanner_split, "SPLIT_BYTES", 1 << 62)
         patch.setattr(scanner_split, "MANY_READS", 1 << 62)

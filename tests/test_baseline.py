@@ -155,6 +155,14 @@ def test_an_unreadable_baseline_is_a_usage_error(tmp_path: Path) -> None:
         "knobs check: error: b.json:1:2: the baseline is not valid JSON: "
         "Expecting property name enclosed in double quotes.\n",
     )
+    # Nested deeper than the decoder recurses (issue 18): an error, not a traceback.
+    (root / "b.json").write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    assert check(root, "--baseline", "b.json") == (
+        2,
+        "",
+        "knobs check: error: b.json:1:1: the baseline is not valid JSON: "
+        "nested too deeply to read.\n",
+    )
     code, _, err = check(root, "--write-baseline", "b.json")
     assert code == 2 and err.endswith("Pass --force to replace it.\n")
     assert check(root, "--write-baseline", "b.json", "--force")[0] == 0

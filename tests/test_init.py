@@ -287,3 +287,21 @@ def test_outside_it_the_registry_gets_a_copy_of_the_schema(tmp_path: Path) -> No
     assert (result.returncode, result.stderr) == (0, "")
     text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
     assert text.startswith(_schema_line(tmp_path))
+
+
+def test_a_default_the_registry_cannot_hold_is_left_out(tmp_path: Path) -> None:
+    # A lone surrogate is a Python string, but no registry holds one (issue 18): init
+    # registers the knob without that default, and the registry it writes loads.
+    source = 'import os\nX = os.environ.get("SUR_DEF", "\\ud800") == "1"\n'
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(source, encoding="utf-8")
+    result = run_knobs("init", "pkg", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+    registry = load_registry(tmp_path / "registry.yaml")
+    entry = registry.knobs["SUR_DEF"]
+    assert (entry.default, entry.default_on, entry.off_value) == (None, False, "0")
+    check = run_knobs("check", cwd=tmp_path)
+    assert (check.returncode, check.stdout) == (
+        0,
+        "No problems: 1 knob in 1 file checked against registry.yaml (policy all).\n",
+    )

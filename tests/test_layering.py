@@ -106,6 +106,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "progress": set(),
     "files": set(),
     "procfs": set(),
+    "jsontext": set(),
     "pytest_ini": set(),
     "paths": {"scanner"},
     "feature": {"scanner"},
@@ -120,7 +121,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # profiles and what renders them
     "profiles": {
         *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
-        *("registry", "suggest"),
+        *("jsontext", "registry", "suggest"),
     },
     "export": {"profiles", "registry"},
     # the check engine and its inventory family
@@ -132,7 +133,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "profile_checks": {"scanner", "check", "codes", "diagnostics", "feature", "profiles"}
     | {"registry"},
     "waivers": {"check", "codes", "diagnostics", "paths", "registry"},
-    "baseline": {"atomic", "check", "codes", "diagnostics", "files", "paths", "plural"},
+    "baseline": {"atomic", "check", "codes", "diagnostics", "files", "jsontext", "paths"}
+    | {"plural"},
     "docsgen": {
         *("scanner", "atomic", "check", "codes", "diagnostics", "export", "files"),
         *("paths", "plural", "profiles", "registry"),
@@ -146,16 +148,16 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "check", "docsgen", "feature", "paths", "plural", "pyproject"),
         *("registry", "yaml_format"),
     },
-    "trace": {"scanner", "paths", "plural", "procfs", "profiles", "registry"},
-    "triage": {"atomic", "files", "plural", "procfs", "profiles", "registry"},
+    "trace": {"scanner", "jsontext", "paths", "plural", "procfs", "profiles", "registry"},
+    "triage": {"atomic", "files", "jsontext", "plural", "procfs", "profiles", "registry"},
     # reporters, the test API, the pytest plugin
     "report": {
         *("scanner", "__init__", "check", "codes", "diagnostics", "explain", "feature"),
-        *("plural", "registry", "yaml_format"),
+        *("jsontext", "plural", "registry", "yaml_format"),
     },
     "testing": {"baseline", "check", "families", "registry", "report"},
     "pytest_plugin": {"baseline", "diagnostics", "families", "registry", "report", "testing"}
-    | {"trace"},
+    | {"jsontext", "trace"},
     # the CLI on top (cli names its commands as strings, imported when they run)
     "commands": {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),

@@ -345,3 +345,13 @@ def test_a_path_outside_the_current_folder_is_scanned_with_a_note(tmp_path: Path
     )
     (knob,) = json.loads(done.stdout)["knobs"]
     assert knob["sites"][0]["path"] == "../other/m.py"
+
+
+def test_a_lone_surrogate_in_the_code_is_escaped_in_json(tmp_path: Path) -> None:
+    # Python code may hold one; UTF-8 cannot, so JSON output escapes it (issue 18).
+    write_tree(tmp_path, {"m.py": 'import os\nX = os.environ.get("SUR", "\\ud800") == "1"\n'})
+    done = _knobs("scan", "--format", "json", "--no-cache", ".", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert b'"default": "\\ud800"' in done.stdout
+    data = json.loads(done.stdout.decode("utf-8"))
+    assert data["knobs"][0]["sites"][0]["default"] == "\ud800"

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from knobregistry.atomic import write_atomic
 from knobregistry.cache import default_cache_dir
+from knobregistry.jsontext import loads
 from knobregistry.progress import step
 
 FORMAT = 1  # bump when the stored document changes shape
@@ -53,7 +54,7 @@ def cached_fields(
     path = cache_file(distribution, origin, what)
     if path is not None:
         try:
-            return decode(json.loads(path.read_text(encoding="utf-8")))
+            return decode(loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             pass  # absent or unreadable: compute it
     with step(label):

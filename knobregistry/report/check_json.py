@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from knobregistry.check import CheckResult
 from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.jsontext import dumps
 
 FORMAT_VERSION = 1
 
@@ -49,4 +49,4 @@ def check_to_json(result: CheckResult) -> dict[str, Any]:
 
 def render_check_json(result: CheckResult) -> str:
     """The JSON document, byte-identical between runs."""
-    return json.dumps(check_to_json(result), indent=2, ensure_ascii=False) + "\n"
+    return dumps(check_to_json(result)) + "\n"

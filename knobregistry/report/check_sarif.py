@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
@@ -10,6 +9,7 @@ from knobregistry import __version__
 from knobregistry.check import CheckResult
 from knobregistry.codes import DOCS_PAGE
 from knobregistry.diagnostics import Diagnostic, Rule, Severity
+from knobregistry.jsontext import dumps
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -97,4 +97,4 @@ def check_to_sarif(result: CheckResult) -> dict[str, Any]:
 
 def render_check_sarif(result: CheckResult) -> str:
     """The SARIF document, byte-identical between runs."""
-    return json.dumps(check_to_sarif(result), indent=2, ensure_ascii=False) + "\n"
+    return dumps(check_to_sarif(result)) + "\n"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from knobregistry.jsontext import dumps
 from scanner import DynamicRead, Knob, ScanError, ScanResult, Site, WrapperInfo, Write
 
 
@@ -100,4 +100,4 @@ def scan_to_json(result: ScanResult) -> dict[str, Any]:
 
 def render_scan_json(result: ScanResult) -> str:
     """The JSON document, byte-identical from run to run."""
-    return json.dumps(scan_to_json(result), indent=2, ensure_ascii=False) + "\n"
+    return dumps(scan_to_json(result)) + "\n"

@@ -10,11 +10,11 @@ shows what the run would have read untraced.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from knobregistry.jsontext import loads
 from knobregistry.trace.model import Copy, Level, Read, Seen, TraceSite
 
 OWN_PREFIX = "KNOBS_TRACE_"  # the trace's own variables are never reported
@@ -105,7 +105,7 @@ def _python_entries(data: bytes, copies: dict[TraceSite, int]) -> list[_Entry]:
     by_id: dict[int, _Entry] = {}
     for line in _lines(data):
         try:
-            item = json.loads(line)
+            item = loads(line)
         except ValueError:
             continue
         if not isinstance(item, dict):

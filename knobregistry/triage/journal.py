@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from knobregistry import procfs
+from knobregistry.jsontext import loads
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage.model import Outcome, Run, Setting
 
@@ -186,7 +187,7 @@ class Journal:
         records: list[dict[str, Any]] = []
         for number, line in enumerate(complete, 1):
             try:
-                record = json.loads(line)
+                record = loads(line)
             except ValueError:
                 if number == len(complete):
                     break  # torn in a way that kept its newline: treat as the torn last line

@@ -17,7 +17,6 @@ the evidence is that of the Python that runs knobs, with a note saying so.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -31,6 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from knobregistry.jsontext import loads
 from knobregistry.triage.host import Host, describe_host
 from knobregistry.triage.runner import ORIGIN_VARIABLE, RUN_DIR_VARIABLE, resolve_arguments
 
@@ -162,7 +162,7 @@ def _report(line: str) -> dict[str, Any] | None:
     if not line.startswith("{"):
         return None
     try:
-        value = json.loads(line)
+        value = loads(line)
     except ValueError:
         return None
     return value if isinstance(value, dict) and value.get("probe") == MARK else None

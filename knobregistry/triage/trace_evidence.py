@@ -17,6 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from knobregistry.jsontext import loads
+
 
 class TraceEvidenceError(Exception):
     """The file is not a trace `knobs trace --out` writes."""
@@ -44,7 +46,7 @@ def load_trace_evidence(path: Path, registry_folder: Path) -> TraceEvidence:
     shown = path.as_posix()
     try:
         data = path.read_bytes()
-        document = json.loads(data)
+        document = loads(data)
     except OSError as exc:
         raise TraceEvidenceError(f"cannot read {shown}: {exc.strerror or exc}.") from None
     except (json.JSONDecodeError, UnicodeDecodeError):
