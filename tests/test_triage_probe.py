@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.procfs import alive
 from knobregistry.registry import load_registry
-from knobregistry.triage.probe import SOURCE, find_probe, run_probe
+from knobregistry.triage.probe import PROBE_OUTPUT_BYTES, SOURCE, find_probe, run_probe
 from tests.conftest import run_knobs, write_tree
 
 REGISTRY = """
@@ -153,3 +154,47 @@ def test_the_probe_keeps_the_launcher_and_finds_the_interpreter(tmp_path: Path) 
     assert probe("uv", "run", "train.py") is None  # a script without a shebang
     assert probe("true", explicit="srun -N 2 python") == ("srun", "-N", "2", "python", *c)
     assert probe("true", explicit="sh probe.sh") == ("sh", "probe.sh")
+
+
+def test_a_probe_that_prints_without_end_is_stopped_at_its_limit(tmp_path: Path) -> None:
+    # Its output is read up to PROBE_OUTPUT_BYTES (issue 18: 300 MB took triage to 919 MB).
+    probe = find_probe(("true",), tmp_path, "yes knobs")
+    host = run_probe(probe, tmp_path, tmp_path / "probe", dict(os.environ), 60)
+    assert host.note is not None
+    assert host.note.endswith(
+        f"the probe `yes knobs` printed more than {PROBE_OUTPUT_BYTES} bytes; "
+        "name a probe with --probe COMMAND"
+    )
+    assert not (tmp_path / "probe").exists()
+
+
+INTERRUPTED = """
+import os, signal, sys, threading, time
+from pathlib import Path
+from knobregistry.triage.probe import find_probe, run_probe
+here = Path(sys.argv[1])
+probe = find_probe(("true",), here, "sh -c 'echo $$ > pid; sleep 60'")
+def interrupt():
+    while not (here / "probe" / "pid").exists():
+        time.sleep(0.05)
+    (here / "pid").write_text((here / "probe" / "pid").read_text())
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=interrupt, daemon=True).start()
+run_probe(probe, here, here / "probe", dict(os.environ), 120)
+"""
+
+
+def test_a_probe_interrupted_is_stopped_with_its_children(tmp_path: Path) -> None:
+    # Ctrl-C (or SIGTERM, which triage turns into the same exception) during host
+    # detection: the probe's process group is killed, not left to run on (issue 18).
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "KeyboardInterrupt" in done.stderr
+    pid = int((tmp_path / "pid").read_text())
+    assert not alive(pid)
+    assert not (tmp_path / "probe").exists()

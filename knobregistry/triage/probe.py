@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import os
 import re
+import selectors
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -37,6 +39,8 @@ from knobregistry.triage.runner import ORIGIN_VARIABLE, RUN_DIR_VARIABLE, resolv
 SOURCE = (Path(__file__).with_name("probe_script.py")).read_text(encoding="utf-8")
 MARK = "knobs-probe"
 PROBE_TIMEOUT_S = 300.0
+PROBE_OUTPUT_BYTES = 1 << 20  # a report is a line of JSON: more is not a probe's output
+ERROR_TAIL_BYTES = 8192  # of its errors, what a message may quote from
 SHOWN_SOURCE = "<knobs probe>"
 _PYTHON = re.compile(r"^(python|pypy)(\d+(\.\d+)*)?$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -137,14 +141,18 @@ def run_probe(
     except OSError as exc:
         return _local(f"the probe `{probe.shown}` could not start: {exc.strerror}")
     try:
-        out, err = process.communicate(timeout=timeout or PROBE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+        out, err, problem = _collect(process, timeout or PROBE_TIMEOUT_S)
+    finally:
+        # On every way out (a signal to triage included): nothing of the probe lives on.
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return _local(f"the probe `{probe.shown}` timed out")
-    finally:
+        process.wait()
+        for pipe in (process.stdout, process.stderr):
+            if pipe is not None:
+                pipe.close()
         shutil.rmtree(folder, ignore_errors=True)
+    if problem is not None:
+        return _local(f"the probe `{probe.shown}` {problem}")
     reports = [r for r in map(_report, out.decode("utf-8", "replace").splitlines()) if r]
     if process.returncode != 0 or not reports:
         tail = err.decode("utf-8", "replace").strip().splitlines()
@@ -155,6 +163,37 @@ def run_probe(
     executable = reports[0].get("executable")
     where = f" ({executable})" if executable else ""
     return _host(reports, f"probe: {probe.shown}{where}")
+
+
+def _collect(process: subprocess.Popen[bytes], timeout: float) -> tuple[bytes, bytes, str | None]:
+    """The probe's output (at most PROBE_OUTPUT_BYTES) and the tail of its errors, as it
+    ends; with what went wrong when it ran too long or printed too much."""
+    deadline = time.monotonic() + timeout
+    out, err = bytearray(), bytearray()
+    with selectors.DefaultSelector() as selector:
+        for pipe, buffer in ((process.stdout, out), (process.stderr, err)):
+            assert pipe is not None
+            selector.register(pipe, selectors.EVENT_READ, buffer)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return bytes(out), bytes(err), "timed out"
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                buffer = key.data
+                buffer += chunk
+                if buffer is out and len(out) > PROBE_OUTPUT_BYTES:
+                    return bytes(out), bytes(err), f"printed more than {PROBE_OUTPUT_BYTES} bytes"
+                if buffer is err:
+                    del err[:-ERROR_TAIL_BYTES]
+    try:
+        process.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return bytes(out), bytes(err), "timed out"
+    return bytes(out), bytes(err), None
 
 
 def _report(line: str) -> dict[str, Any] | None:
