@@ -345,6 +345,22 @@ def test_a_path_outside_the_current_folder_is_scanned_with_a_note(tmp_path: Path
     )
     (knob,) = json.loads(done.stdout)["knobs"]
     assert knob["sites"][0]["path"] == "../other/m.py"
+    # init and check (PATHS, or the registry's scan.paths) say so too.
+    here = tmp_path / "here"
+    done = _knobs("init", "../other", cwd=here)
+    assert (done.returncode, done.stderr.decode()) == (
+        0,
+        "knobs init: note: ../other lies outside the current folder: its files are "
+        "scanned, and their paths start with '..'.\n",
+    )
+    text = (here / "registry.yaml").read_text(encoding="utf-8")
+    assert 'scan:\n  paths:\n    - "../other"\n' in text
+    done = _knobs("check", cwd=here)
+    assert (done.returncode, done.stderr.decode()) == (
+        0,
+        "knobs check: note: ../other lies outside the current folder: its files are "
+        "scanned, and their paths start with '..'.\n",
+    )
 
 
 def test_a_lone_surrogate_in_the_code_is_escaped_in_json(tmp_path: Path) -> None:

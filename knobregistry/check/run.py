@@ -39,6 +39,7 @@ class CheckResult:
     rules: tuple[Rule, ...]  # every rule of the families that ran
     baseline: str | None = None  # the baseline file applied, relative to the current folder
     baselined: int = 0  # findings the baseline hid
+    notes: tuple[str, ...] = ()  # what the scan said (a path outside the registry's folder)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity)
@@ -130,6 +131,7 @@ def run_check(
         files=result.files_scanned,
         stale_checked=full,
         rules=tuple(rule for family in ran for rule in family.rules),
+        notes=result.notes,
     )
 
 

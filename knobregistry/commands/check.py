@@ -88,6 +88,8 @@ def check_command(
             result = run_check(registry, list(paths) or None, families=CHECKS, today=day)
     except RegistryError as error:
         fail_on_registry(error, fmt)
+    for note in result.notes:
+        click.echo(f"knobs check: note: {note}", err=True)
     if write_path is not None:
         if paths:
             usage_error("check", "--write-baseline needs the whole scope; leave out PATHS.")

@@ -89,6 +89,8 @@ def init_command(
         accessors=settings.accessors,
         printed_writes=settings.printed_writes,
     )
+    for note in result.notes:
+        click.echo(f"knobs init: note: {note}", err=True)
     reference = schema_reference(folder)
     copy = folder / SCHEMA_COPY if reference is None else None
     starter = render_starter(
