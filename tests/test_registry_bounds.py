@@ -141,6 +141,22 @@ def test_the_system_password_file_is_not_echoed(tmp_path: Path) -> None:
     assert len(result.stderr) < 200
 
 
+def test_a_mapping_of_many_wrong_keys_is_not_echoed_key_by_key(tmp_path: Path) -> None:
+    # A secrets file read as YAML is a mapping of wrong keys (/etc/shadow's lines end in
+    # ":"): only the first problems are shown, then how many more there are.
+    secrets = "".join(f"secret_token_{at}: hash{at}\n" for at in range(20_000))
+    (tmp_path / "secrets").write_text(secrets, encoding="utf-8")
+    (tmp_path / "registry.yaml").symlink_to(tmp_path / "secrets")
+    result = run_knobs("check", cwd=tmp_path)
+    lines = result.stderr.splitlines()
+    assert (result.returncode, len(lines)) == (2, 25)
+    assert lines[0] == (
+        "registry.yaml:1:1: missing required key 'version'; start the file with `version: 1`."
+    )
+    assert lines[-2].startswith("registry.yaml:23:1: secret_token_22: unknown key")
+    assert lines[-1] == "registry.yaml: 19977 more problems are not shown; fix these first."
+
+
 def test_a_huge_key_is_cut_in_the_key_path_and_the_message() -> None:
     key = "K" * 1000  # YAML's longest plain key
     with pytest.raises(RegistryError) as caught:

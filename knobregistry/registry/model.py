@@ -135,13 +135,22 @@ class RegistryProblem:
         return (self.path, self.line, self.column, format_key_path(self.key_path), self.message)
 
 
+MAX_PROBLEMS = 25  # shown of one registry: a file of 20,000 wrong keys is not echoed
+
+
 class RegistryError(Exception):
-    """A registry that cannot be used, with every problem found in it."""
+    """A registry that cannot be used, with the problems found in it (the first
+    MAX_PROBLEMS, then one that counts the rest: a secrets file linked as the registry,
+    read as a mapping of wrong keys, is not echoed key by key)."""
 
     def __init__(self, problems: Sequence[RegistryProblem]) -> None:
-        self.problems: tuple[RegistryProblem, ...] = tuple(
-            sorted(set(problems), key=lambda p: p.sort_key)
-        )
+        found = sorted(set(problems), key=lambda p: p.sort_key)
+        if len(found) > MAX_PROBLEMS:
+            rest = len(found) - (MAX_PROBLEMS - 1)
+            more = f"{rest} more problems are not shown; fix these first."
+            last = RegistryProblem(path=found[0].path, line=0, column=0, key_path=(), message=more)
+            found = [*found[: MAX_PROBLEMS - 1], last]
+        self.problems: tuple[RegistryProblem, ...] = tuple(found)
         super().__init__("\n".join(p.render() for p in self.problems))
 
 
