@@ -3,11 +3,12 @@
 - Through a symlink, the file it points to is written (a registry shared by a link
   stays shared), in that file's folder.
 - Only a regular file is replaced: `/dev/full`, a FIFO or a folder is refused.
-- The data goes to a `.NAME.*.tmp` file beside the target, is synced, then renamed
-  over it. Ctrl-C, SIGTERM and SIGHUP during the write remove the temporary file;
-  the signal is then delivered again as it would have been. SIGKILL cannot be
-  observed: one during the write leaves the `.NAME.*.tmp` file (never the target
-  half-written); knobs reads no such file, and it is safe to delete.
+- The data goes to a `.NAME.PID.*.tmp` file beside the target, is synced, then
+  renamed over it. Ctrl-C, SIGTERM and SIGHUP during the write remove the temporary
+  file; the signal is then delivered again as it would have been. SIGKILL cannot be
+  observed: one during the write leaves the temporary file (never the target
+  half-written). The next write of the same file removes it, as it removes every
+  `.NAME.PID.*.tmp` whose process is gone; knobs reads no such file.
 
 Every failure is a FileError that names the path and the reason.
 """
@@ -59,11 +60,12 @@ def _mode(target: Path) -> int:
 
 
 def _write(target: Path, data: bytes, mode: int) -> None:
+    _remove_strays(target)
     temporary: Path | None = None
     try:
         with _blocked():  # a signal between creating the file and naming it here waits
             descriptor, name = tempfile.mkstemp(
-                prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+                prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent
             )
             temporary = Path(name)
         with os.fdopen(descriptor, "wb") as file:
@@ -74,6 +76,30 @@ def _write(target: Path, data: bytes, mode: int) -> None:
             with contextlib.suppress(OSError):
                 temporary.unlink()
         raise
+
+
+def _remove_strays(target: Path) -> None:
+    """Remove the temporary files of writes of ``target`` whose process is gone (killed by
+    SIGKILL mid-write): `.NAME.PID.*.tmp`, PID no longer running."""
+    prefix = f".{target.name}."
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(target.parent):
+            if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+                continue
+            pid = entry.name[len(prefix) :].split(".", 1)[0]
+            if pid.isdigit() and not _running(int(pid)):
+                with contextlib.suppress(OSError):
+                    Path(entry.path).unlink()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: running
+    return True
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.atomic import write_atomic
 from tests.conftest import REPO, as_nobody, run_knobs, write_tree
 
 REGISTRY = """\
@@ -296,3 +297,29 @@ def test_an_observed_signal_leaves_no_temporary_file(tmp_path: Path, name: str) 
     assert result.stdout == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["env.sh", "interrupt.py"]
     assert target.read_text() == "old\n"
+
+
+def test_a_write_killed_with_sigkill_is_cleaned_up_by_the_next(tmp_path: Path) -> None:
+    # SIGKILL cannot be observed: it leaves the temporary file (never the target
+    # half-written); the next write of that file removes it (issue 18).
+    target = tmp_path / "env.sh"
+    target.write_text("old\n")
+    script = tmp_path / "interrupt.py"
+    script.write_text(INTERRUPTED_WRITE)
+    result = subprocess.run(
+        [sys.executable, str(script), str(target), "SIGKILL"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == -signal.SIGKILL
+    (stray,) = (p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp"))
+    assert re.fullmatch(r"\.env\.sh\.\d+\.\w+\.tmp", stray)
+    assert target.read_text() == "old\n"
+    # A write in progress elsewhere (a process still running: this one) is left alone.
+    busy = tmp_path / f".env.sh.{os.getpid()}.busy.tmp"
+    busy.write_text("")
+    write_atomic(target, "new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [busy.name, "env.sh", "interrupt.py"]
+    assert target.read_text() == "new\n"
