@@ -361,6 +361,14 @@ def test_a_path_outside_the_current_folder_is_scanned_with_a_note(tmp_path: Path
         "knobs check: note: ../other lies outside the current folder: its files are "
         "scanned, and their paths start with '..'.\n",
     )
+    # A link in the current folder to a folder outside it.
+    (here / "linked").symlink_to(tmp_path / "other")
+    done = _knobs("scan", "--no-cache", "linked", cwd=here)
+    assert (done.returncode, done.stderr.decode()) == (
+        0,
+        f"knobs scan: note: linked is a link to {tmp_path.resolve() / 'other'}, outside the "
+        "current folder: its files are scanned.\n",
+    )
 
 
 def test_a_lone_surrogate_in_the_code_is_escaped_in_json(tmp_path: Path) -> None:

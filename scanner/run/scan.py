@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
@@ -99,6 +100,7 @@ def scan(
     errors: list[ScanError] = []
     given = [Path(p) for p in paths]
     outside = [rel for rel in (relative(p, base) for p in given) if rel.split("/")[0] == ".."]
+    linked = _linked_outside(given, base, outside)
     for found in iter_files(given, root=base, include=include, exclude=exclude):
         if isinstance(found, ScanError):
             errors.append(found)
@@ -147,7 +149,8 @@ def scan(
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
     result = _result(outcomes, parsed, errors, index, len(files), options)
     stats = replace(result.stats, **counts)
-    return replace(result, notes=(*result.notes, *_outside_notes(outside)), stats=stats)
+    notes = (*result.notes, *_outside_notes(outside), *linked)
+    return replace(result, notes=notes, stats=stats)
 
 
 def _outside_notes(outside: Sequence[str]) -> tuple[str, ...]:
@@ -159,6 +162,20 @@ def _outside_notes(outside: Sequence[str]) -> tuple[str, ...]:
         f"{shown} lies outside the current folder: its files are scanned, and their paths "
         "start with '..'.",
     )
+
+
+def _linked_outside(given: Sequence[Path], base: Path, outside: Sequence[str]) -> tuple[str, ...]:
+    """A note for each path inside the folder that is a link to somewhere outside it."""
+    home = Path(os.path.realpath(base))
+    notes = []
+    for path in given:
+        rel = relative(path, base)
+        real = Path(os.path.realpath(path))
+        if rel not in outside and real != home and home not in real.parents:
+            notes.append(
+                f"{rel} is a link to {real}, outside the current folder: its files are scanned."
+            )
+    return tuple(notes)
 
 
 def _names_any(
