@@ -21,7 +21,7 @@ from knobregistry.atomic import write_atomic
 from knobregistry.check import CheckResult, Family
 from knobregistry.codes import rule, rules
 from knobregistry.diagnostics import Diagnostic, Severity
-from knobregistry.files import FileError, read_text
+from knobregistry.files import FileError, not_regular, read_text
 from knobregistry.jsontext import loads
 from knobregistry.paths import shown
 from knobregistry.plural import counted
@@ -257,6 +257,9 @@ def write_baseline(result: CheckResult, path: Path, *, cwd: Path, force: bool = 
     folder = path.absolute().parent
     new = baseline_of(result.diagnostics, cwd=cwd, folder=folder)
     old: Baseline | None = None
+    if path.exists() and not path.is_file():
+        mode = path.stat().st_mode
+        raise BaselineError(f"cannot write {display}: {not_regular(mode)}.")  # --force or not
     if path.exists():
         try:
             old = load_baseline(path, display)

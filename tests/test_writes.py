@@ -147,9 +147,9 @@ def test_write_baseline_to_a_device_reads_nothing_and_writes_nothing(project: Pa
     result = run_knobs("check", "--write-baseline", "/dev/full", cwd=project)
     shown = os.path.relpath("/dev/full", project)
     assert (result.returncode, result.stdout) == (2, "")
+    # Not "pass --force": --force cannot replace a device either.
     assert result.stderr == (
-        f"knobs check: error: {shown}: cannot read the baseline: it is a device, not a regular "
-        "file. Pass --force to replace it.\n"
+        f"knobs check: error: cannot write {shown}: it is a device, not a regular file.\n"
     )
     forced = run_knobs("check", "--write-baseline", "/dev/full", "--force", cwd=project)
     assert (forced.returncode, forced.stdout) == (2, "")
@@ -202,6 +202,15 @@ def test_docs_write_into_a_read_only_folder(project: Path) -> None:
     result = unprivileged("docs", "--write", "ro/knobs.md", "-r", "registry.yaml", cwd=project)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == "knobs docs: error: cannot write ro/knobs.md: Permission denied.\n"
+
+
+def test_docs_write_into_a_missing_folder(project: Path) -> None:
+    result = run_knobs("docs", "--write", "missing/knobs.md", "-r", "registry.yaml", cwd=project)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "knobs docs: error: cannot write missing/knobs.md: the folder missing does not exist.\n"
+    )
+    assert not (project / "missing").exists()
 
 
 def test_docs_write_through_a_symlink(project: Path) -> None:
