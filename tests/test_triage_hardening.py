@@ -82,13 +82,14 @@ def test_a_signal_to_triage_stops_every_run_and_its_children(
     assert [pid for pid in pids(log) if alive(pid)] == []
 
 
-SIGINT_WHILE_PROBING_THE_HOST = """
+SIGNAL_WHILE_PROBING_THE_HOST = """
 import os, signal, sys
 import knobregistry.commands.triage as command
 from knobregistry.cli import main
 
 def run_probe(*args, **kwargs):
-    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C just as the runs are over
+    # Ctrl-C (or SIGTERM, SIGHUP) just as the runs are over
+    os.kill(os.getpid(), getattr(signal, os.environ["SIGNAL"]))
     raise AssertionError("the signal was not raised here")
 
 command.run_probe = run_probe
@@ -96,9 +97,12 @@ main(sys.argv[1:])
 """
 
 
-def test_a_signal_after_the_runs_still_prints_the_results(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_a_signal_after_the_runs_still_prints_the_results(
+    tmp_path: Path, name: str, status: int
+) -> None:
     project = write_tree(tmp_path, {"registry.yaml": REGISTRY, "wrapper.py": ""})
-    (project / "wrapper.py").write_text(SIGINT_WHILE_PROBING_THE_HOST)
+    (project / "wrapper.py").write_text(SIGNAL_WHILE_PROBING_THE_HOST)
     done = subprocess.run(
         [sys.executable, "wrapper.py", "triage", "-k", "DEMO_FUSED", "--record", "--", "echo", "x"],
         cwd=project,
@@ -106,9 +110,9 @@ def test_a_signal_after_the_runs_still_prints_the_results(tmp_path: Path) -> Non
         text=True,
         timeout=HANG_GUARD_S,
         check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO), "SIGNAL": name},
     )
-    assert done.returncode == 130, done.stderr
+    assert done.returncode == status, done.stderr
     assert "alone      DEMO_FUSED   reproducible      2\n" in done.stdout
     assert done.stderr.splitlines()[-1] == (
         "knobs triage: interrupted after the runs; nothing was recorded."
