@@ -305,3 +305,24 @@ def test_a_default_the_registry_cannot_hold_is_left_out(tmp_path: Path) -> None:
         0,
         "No problems: 1 knob in 1 file checked against registry.yaml (policy all).\n",
     )
+
+
+def test_a_file_nested_too_deep_is_counted_and_the_rest_registered(tmp_path: Path) -> None:
+    # libcst would crash the process on it (issue 18): init registers the other files'
+    # knobs and counts the file it could not scan.
+    deep = "(" * 1500 + 'os.environ.get("DEEP")' + ")" * 1500
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "deep.py").write_text(f"import os\nx = {deep}\n", encoding="utf-8")
+    (tmp_path / "pkg" / "ok.py").write_text(
+        'import os\nY = os.environ.get("OK_X", "1") != "0"\n', encoding="utf-8"
+    )
+    result = run_knobs("init", "pkg", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (
+        "Wrote registry.yaml: 1 knob (1 on by default), every one untriaged.\n"
+        + SCHEMA_NOTE
+        + "Not registered: 0 dynamic reads and 1 file that could not be scanned "
+        "(`knobs check` lists them).\n"
+        "Next: say what each knob gates, triage it, and run `knobs check`.\n"
+    )
+    assert list(load_registry(tmp_path / "registry.yaml").knobs) == ["OK_X"]
