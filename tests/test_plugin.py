@@ -333,3 +333,17 @@ def test_knobs_trace_is_off_by_default(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "knobs trace" not in result.stdout.str()
+
+
+def test_a_file_nested_too_deep_fails_the_inventory_item_only(project: pytest.Pytester) -> None:
+    # libcst would crash the process on it (issue 18): the plugin reports it as a file
+    # that could not be scanned, and the session goes on.
+    deep = "(" * 1500 + 'os.environ.get("PRIMUS_DEEP")' + ")" * 1500
+    (project.path / "pkg" / "deep.py").write_text(f"import os\nx = {deep}\n", encoding="utf-8")
+    result = project.runpytest_subprocess(*PLUGIN, "-rf")
+    result.assert_outcomes(passed=4, failed=1)
+    output = result.stdout.str()
+    assert "Traceback" not in output
+    result.stdout.fnmatch_lines(
+        ["FAILED registry.yaml::inventory - pkg/deep.py:2:1: KNB007 *nests more than 200 levels*"]
+    )
