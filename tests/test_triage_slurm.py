@@ -160,13 +160,22 @@ def test_a_job_that_slurm_ends_is_an_error_saying_how(
         "--", "sh", "-c", 'scancel --full --signal=KILL "$SLURM_JOB_ID"; sleep 30',
     )  # fmt: skip
     assert code == 4
-    assert re.search(
+    # slurmstepd signals the step before it kills it: on a busy machine the script that
+    # wraps the command sees its shell end by SIGTERM first (status 143) and writes that.
+    killed = re.search(
         r"baseline: run 1 was killed by signal \d+; the end of its stderr:\n"
         r"  slurmstepd\S*: error: \*\*\* JOB (\d+) ON \S+ CANCELLED AT \S+ \*\*\*\n"
         r"(?:  Terminated\n)?"  # bash's report of its killed child, when it outlives it
         r"  knobs triage: Slurm job \1 ended CANCELLED without an exit status\.\n",
         out,
-    ), out
+    )
+    terminated = re.search(
+        r"baseline: run 1 exited with status 143; the end of its stderr:\n"
+        r"  slurmstepd\S*: error: \*\*\* JOB \d+ ON \S+ CANCELLED AT \S+ \*\*\*\n"
+        r"  Terminated\n",
+        out,
+    )
+    assert killed or terminated, out
     assert slurm_cluster.jobs() == []
 
 
