@@ -11,6 +11,7 @@ components were analysed.
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from scanner.source.shapes import shape
 from scanner.source.split import plan
 from tests.conftest import write_tree
 from tests.grouped import whole_and_grouped
+from tests.strategies import NAME, gate_sources
 
 HEAD = """\
 import os
@@ -184,3 +186,30 @@ def test_any_mix_of_families_gives_the_whole_file_result(
     parts += [FORMS[form](len(parts) + at, name) for at, (form, name) in enumerate(members * 2)]
     with pytest.MonkeyPatch.context() as patch:
         _scan(HEAD + "\n\n".join(parts), patch)
+
+
+_SUFFIXES = st.lists(
+    st.sampled_from(["", "_1", "_LONGER_2", "_X", "_DISABLE", "_NO", "_33", "_ENV"]),
+    min_size=3,
+    max_size=5,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(gate_sources(), _SUFFIXES), min_size=1, max_size=3))
+def test_families_of_generated_gates_give_the_whole_file_result(
+    families: list[tuple[str, list[str]]],
+) -> None:
+    # Every gate the property tests generate (equality, membership, truth, numbers, case
+    # methods; at module level, returned, branched on), each copied with its names
+    # renamed: a read's name of another length, or that says disable, or holds "ENV".
+    parts = ["import os\n"]
+    for source, suffixes in families:
+        body = source.split("\n", 1)[1]
+        for suffix in suffixes:
+            at = len(parts)
+            text = re.sub(r"\bGATE\b", f"GATE{at}", body)
+            text = re.sub(r"\bgate\b", f"gate{at}", text)
+            parts.append(text.replace(NAME, f"{NAME}{suffix}_{at}"))
+    with pytest.MonkeyPatch.context() as patch:
+        _scan("\n\n".join(parts), patch)
