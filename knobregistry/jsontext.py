@@ -4,10 +4,9 @@ document nested too deep to read as a decoding error, never a RecursionError."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from knobregistry.surrogates import LONE_SURROGATE
 
 
 def dumps(document: Any, *, indent: int | None = 2, sort_keys: bool = False) -> str:
@@ -15,7 +14,7 @@ def dumps(document: Any, *, indent: int | None = 2, sort_keys: bool = False) -> 
     string may hold one, from source code or a cache) is written as its ``\\uXXXX``
     escape, which JSON allows and UTF-8 can carry."""
     text = json.dumps(document, indent=indent, sort_keys=sort_keys, ensure_ascii=False)
-    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def loads(text: str | bytes) -> Any:

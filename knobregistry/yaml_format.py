@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 import yaml
 
@@ -15,6 +14,7 @@ from knobregistry.feature import (
     is_undecided,
     undecided_reason,
 )
+from knobregistry.surrogates import LONE_SURROGATE
 from scanner import GateKind, Knob, Polarity, Site
 
 
@@ -57,10 +57,7 @@ def common_default(knob: Knob) -> str | None:
 def registrable(value: str) -> bool:
     """Whether the registry can hold ``value``: it refuses a lone surrogate (a Python string
     may hold one; no file, shell or YAML text can carry it as it is)."""
-    return _SURROGATE.search(value) is None
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
+    return LONE_SURROGATE.search(value) is None
 
 
 def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:

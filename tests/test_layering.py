@@ -106,7 +106,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "progress": set(),
     "files": set(),
     "procfs": set(),
-    "jsontext": set(),
+    "surrogates": set(),
+    "jsontext": {"surrogates"},
     "pytest_ini": set(),
     "paths": {"scanner"},
     "feature": {"scanner"},
@@ -116,14 +117,14 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "diagnostics": set(),
     "codes": {"diagnostics"},
     "pyproject": {"scanner"},
-    "registry": {"scanner", "files", "pyproject"},
-    "yaml_format": {"scanner", "feature"},
+    "registry": {"scanner", "files", "pyproject", "surrogates"},
+    "yaml_format": {"scanner", "feature", "surrogates"},
     # profiles and what renders them
     "profiles": {
         *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
         *("jsontext", "registry", "suggest"),
     },
-    "export": {"profiles", "registry"},
+    "export": {"profiles", "registry", "surrogates"},
     # the check engine and its inventory family
     "check": {
         *("scanner", "cache", "codes", "diagnostics", "feature", "paths", "plural"),

@@ -11,7 +11,6 @@ the file's text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -40,9 +39,9 @@ from knobregistry.registry.model import (
     cut,
     nearest_position,
 )
+from knobregistry.surrogates import LONE_SURROGATE
 
 MAX_BYTES = 8 * 1024 * 1024  # read no more: a registry is a few hundred kilobytes at most
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _CORE = "tag:yaml.org,2002:"
 _SCALAR_TAGS = frozenset(_CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp"))
@@ -157,7 +156,7 @@ def _too_big(node: Node, message: str) -> TooBig:
 
 
 def _surrogate_message(text: str, what: str) -> str | None:
-    found = _SURROGATE.search(text)
+    found = LONE_SURROGATE.search(text)
     if found is None:
         return None
     return (
