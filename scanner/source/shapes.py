@@ -31,6 +31,8 @@ from dataclasses import dataclass
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DEF = re.compile(r"(?:async\s+)?def\s+")
 
+Spot = tuple[int, int, int]  # (line, start, end): a name written on one line, columns 0-based
+
 
 @dataclass(frozen=True, slots=True)
 class Tokens:
@@ -62,31 +64,41 @@ class Shape:
     lines: tuple[int, ...]  # the file's line of each line of the component
 
 
-def own_tokens(statement: ast.stmt, offset: int, lines: Sequence[str]) -> Tokens:
+def own_tokens(
+    statement: ast.stmt, offset: int, lines: Sequence[str]
+) -> tuple[Tokens, tuple[Spot, ...] | None]:
     """What a top-level ``statement`` (parsed from ``lines[offset:]``) binds that a shape
-    may rename, with its ``def`` name's token; the rest comes from ``node_tokens``."""
+    may rename (its ``def`` name, as a token; its assignment targets), and where each is
+    bound (None when a target is not on one line). Its other tokens come from the walk of
+    ``scanner.source.split``, reads named by strings from ``read_string``."""
     if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
         line = statement.lineno + offset
         keyword = _DEF.match(lines[line - 1], statement.col_offset)
         if keyword is None or not lines[line - 1].startswith(statement.name, keyword.end()):
-            return Tokens()
+            return Tokens(), ()
         start = keyword.end()
-        name = (line, start, start + len(statement.name), statement.name)
-        return Tokens(frozenset({statement.name}), (name,))
-    if isinstance(statement, ast.Assign | ast.AnnAssign):
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        return Tokens(frozenset(t.id for t in targets if isinstance(t, ast.Name)))
-    return Tokens()
+        where = (line, start, start + len(statement.name))
+        return Tokens(frozenset({statement.name}), ((*where, statement.name),)), (where,)
+    if not isinstance(statement, ast.Assign | ast.AnnAssign):
+        return Tokens(), ()
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    names = [t for t in targets if isinstance(t, ast.Name)]
+    spots: tuple[Spot, ...] | None = tuple(
+        (t.lineno + offset, t.col_offset, t.end_col_offset or 0) for t in names
+    )
+    if any(t.end_lineno != t.lineno or t.end_col_offset is None for t in names):
+        spots = None
+    return Tokens(frozenset(t.id for t in names)), spots
 
 
-def node_tokens(
+def read_string(
     node: ast.AST,
     offset: int,
     lines: Sequence[str],
     strings: list[tuple[int, int, int, str, int, int]],
 ) -> None:
-    """Add ``node``'s token to ``strings`` if it is a read named by a string (a name's
-    token is ``(line, start, end, identifier)``, its position)."""
+    """Add to ``strings`` the string that names what ``node`` reads, when it is a call,
+    subscript or ``in`` test named by an identifier in plain quotes."""
     read = _read_named(node)
     if read is not None:
         at, named = read

@@ -29,15 +29,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scanner.source.shapes import Tokens
+from scanner.source.shapes import Spot, Tokens
 
 _RUN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEPT = frozenset({*keyword.kwlist, *keyword.softkwlist})
 _QUOTES = frozenset("'\"")
 _PREFIXES = frozenset({"r", "u", "b", "f", "br", "rb", "fr", "rf"})
 _NUMBER = frozenset("0123456789.")
-
-Spot = tuple[int, int, int]  # (line, start, end): a name written on one line, columns 0-based
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scanner.source.narrow import _CONSTANT_NODES, _span
-from scanner.source.shapes import Tokens, node_tokens, own_tokens
-from scanner.source.skeletons import Model, Spot, apply, learn, skeleton
+from scanner.source.shapes import Spot, Tokens, own_tokens, read_string
+from scanner.source.skeletons import Model, apply, learn, skeleton
 
 SPLIT_BYTES = 1024 * 1024  # files at least this large are analysed in groups
 MANY_READS = 1000  # and files that name the environment this often, whatever their size
@@ -375,10 +375,10 @@ def _facts(statement: ast.stmt, offset: int, lines: Sequence[str]) -> Facts:
     class names outside functions; every attribute it stores or deletes), and its
     tokens (``scanner.source.shapes``)."""
     bound: set[str] = set()
-    spots: list[tuple[int, int, int]] | None = []  # where each bound name is written
+    spots: list[Spot] | None = []  # where each bound name is written
     names: list[tuple[int, int, int, str]] = []
     strings: list[tuple[int, int, int, str, int, int]] = []
-    own = own_tokens(statement, offset, lines)
+    own, renamed = own_tokens(statement, offset, lines)
     pending: list[tuple[ast.AST, bool]] = [(statement, False)]
     while pending:
         node, local = pending.pop()
@@ -397,7 +397,7 @@ def _facts(statement: ast.stmt, offset: int, lines: Sequence[str]) -> Facts:
                     spots = None
             continue
         if kind in _NAMING:
-            node_tokens(node, offset, lines, strings)
+            read_string(node, offset, lines, strings)
         inner = local
         placed = True
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -436,23 +436,6 @@ def _facts(statement: ast.stmt, offset: int, lines: Sequence[str]) -> Facts:
     return Facts(
         frozenset(bound),
         tuple(spots) if spots is not None else None,
-        _renamed(statement, offset, own),
+        renamed,
         tokens,
     )
-
-
-def _renamed(statement: ast.stmt, offset: int, own: Tokens) -> tuple[Spot, ...] | None:
-    """Where a top-level statement binds the names a shape may rename: its ``def`` name,
-    its assignment targets; None when one is not on one line."""
-    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
-        return tuple(name[:3] for name in own.names)
-    if not isinstance(statement, ast.Assign | ast.AnnAssign):
-        return ()
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    found: list[Spot] = []
-    for target in targets:
-        if isinstance(target, ast.Name):
-            if target.end_lineno != target.lineno or target.end_col_offset is None:
-                return None
-            found.append((target.lineno + offset, target.col_offset, target.end_col_offset))
-    return tuple(found)
