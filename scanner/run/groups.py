@@ -87,14 +87,15 @@ def analyse_groups(
     def run(chunk: Chunk) -> _Group | None:
         return _run(task, data, chunk, names, wrappers, options, found)
 
-    groups: dict[int, _Group] = {}  # by the first line of the group's first component
+    groups: dict[int, _Group] = {}  # by the first line of the group's own statements
     alone: dict[int, _Group] = {}
     for at in (at for members in families for at in members[:2]):
         # Each in a group of its own, to judge it as a model or as its check.
-        group = run(_chunks(lines, found_plan, [at])[0])
+        (chunk,) = _chunks(lines, found_plan, [at])
+        group = run(chunk)
         if group is None:
             return None
-        alone[at] = groups[_first_line(found_plan, at)] = group
+        alone[at] = groups[_start(chunk)] = group
     rest = [at for at in range(len(shapes)) if at not in later and at not in alone]
     for members in families:
         moved = _moved(members, shapes, alone)
@@ -108,14 +109,15 @@ def analyse_groups(
         group = run(chunk)
         if group is None:
             return None
-        groups[next(n for n in chunk.lines if n not in chunk.context)] = group
+        groups[_start(chunk)] = group
     for _, group in sorted(groups.items()):  # wrappers in file order, as the whole file's
         _take(found, group)
     return _outcome(task, data, wrappers, found)
 
 
-def _first_line(found_plan: Plan, component: int) -> int:
-    return found_plan.units[found_plan.components[component][0]].start
+def _start(chunk: Chunk) -> int:
+    """The first line of a group's own statements (not a line of the context units)."""
+    return next(n for n in chunk.lines if n not in chunk.context)
 
 
 def _shape(found_plan: Plan, lines: Sequence[str], members: Sequence[int]) -> Shape | None:
