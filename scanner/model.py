@@ -44,6 +44,25 @@ class Polarity(str, Enum):
     DISABLE = "disable"  # on turns the feature off (X_DISABLE_FUSION=1)
 
 
+class Role(str, Enum):
+    """What a knob controls: what a recipe may do with it.
+
+    A bitwise recipe turns kernel switches off, a framework's deterministic mode on and
+    stack settings to their deterministic values; it never touches the others.
+    """
+
+    KERNEL = "kernel"  # how a result is computed: fused, Triton, autotuned, atomic, compiled
+    DETERMINISM = "determinism"  # a framework's own deterministic mode
+    STACK = "stack"  # a library's determinism setting, from the catalogue (scanner.determinism)
+    FEATURE = "feature"  # what is computed or trained: architecture, loss, precision, data
+    SAFETY = "safety"  # a check, validation, assertion, fingerprint
+    LAUNCH = "launch"  # a launcher step: skip, install, dry run
+    DEBUG = "debug"  # logging, profiling, tracing, debug-only paths
+    VALUE = "value"  # a size, a path, a name: not a switch
+    FACT = "fact"  # set by the launcher or the system: RANK, PATH, HOSTNAME
+    UNKNOWN = "unknown"  # the scanner cannot tell: the reason says why
+
+
 class WriteKind(str, Enum):
     """How a site writes the environment."""
 
@@ -144,6 +163,8 @@ class Knob:
     kind: GateKind = GateKind.VALUE
     polarity: Polarity = Polarity.ENABLE
     reason: str | None = None
+    role: Role = Role.UNKNOWN  # proposed from the code: what the knob controls
+    role_reason: str | None = None  # the evidence for ``role``, or why it is unknown
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
