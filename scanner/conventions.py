@@ -26,9 +26,11 @@ ON_LIKE: Final = frozenset(w.lower() for w in ON_WORDS)
 OFF_LIKE: Final = frozenset({*(w.lower() for w in OFF_WORDS), EMPTY})
 
 # Words of a knob's name (or of the variable or function it is bound to) that say
-# turning it on turns a feature off: X_DISABLE_FUSION, NO_TRITON, SKIP_..., FORCE_EAGER.
+# turning it on turns a feature off: X_DISABLE_FUSION, NO_TRITON, SKIP_..., FORCE_EAGER,
+# X_PINGPONG_OFF.
 DISABLE_WORDS: Final = frozenset(
     {
+        "OFF",
         "DISABLE",
         "DISABLED",
         "DISABLES",
@@ -75,6 +77,42 @@ LAUNCH_FACTS: Final = (
     "*_LOCAL_RANK",
     "*_NODE_RANK",
 )
+# Variables the system, the login or the shell sets: facts of the machine, never switches,
+# whatever the code does with them.
+SYSTEM_FACTS: Final = (
+    "PATH",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONUSERBASE",
+    "LD_LIBRARY_PATH",
+    "LD_PRELOAD",
+    "LIBRARY_PATH",
+    "CPATH",
+    "PKG_CONFIG_PATH",
+    "MANPATH",
+    "HOME",
+    "USER",
+    "USERNAME",
+    "LOGNAME",
+    "HOSTNAME",
+    "SHELL",
+    "PWD",
+    "OLDPWD",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "TERM",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "TZ",
+    "DISPLAY",
+    "XDG_*",
+    "SSH_*",
+    "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV",
+    "VIRTUAL_ENV",
+)
 
 
 def name_words(name: str) -> list[str]:
@@ -107,14 +145,16 @@ def says_disable(name: str) -> bool:
 
 
 def is_launch_fact(name: str, extra: Iterable[str] = ()) -> bool:
-    """Whether ``name`` is set by launchers (the documented list, plus ``extra`` patterns)."""
+    """Whether ``name`` is a fact of the run: set by launchers or the system (the documented
+    lists, plus ``extra`` patterns)."""
     return _launch_facts(tuple(extra)).match(name) is not None
 
 
 @functools.lru_cache(maxsize=16)
 def _launch_facts(extra: tuple[str, ...]) -> re.Pattern[str]:
     """The launch-fact patterns as one expression (``fnmatchcase`` semantics)."""
-    return re.compile("|".join(f"(?:{translate(p)})" for p in (*LAUNCH_FACTS, *extra)))
+    patterns = (*LAUNCH_FACTS, *SYSTEM_FACTS, *extra)
+    return re.compile("|".join(f"(?:{translate(p)})" for p in patterns))
 
 
 def relative_path(path: Path, start: Path) -> str:

@@ -126,6 +126,9 @@ class Site:
     function: str  # the enclosing scope: Class.method, <module>; a YAML value's key path
     via: str | None = None  # qualified name of the wrapper, for wrapper calls
     language: str = "python"  # "python", "shell" or "yaml"
+    # What the value lands in: the name its value or test is bound to (Python), the flag it
+    # is passed as or the variable it is assigned to (shell), the config key (YAML).
+    target: str | None = None
 
     @property
     def default_on(self) -> bool | None:
@@ -232,6 +235,8 @@ class FileResult:
     sites: tuple[Site, ...] = ()
     dynamic: tuple[DynamicRead, ...] = ()
     writes: tuple[Write, ...] = ()
+    # A YAML file's literal values: the type they give each key, sorted (key, type).
+    config_keys: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,3 +15,6 @@ class Settings:
     # Regular expressions, with groups ``name`` and ``value``, of lines a launcher script
     # prints for its runner to export (besides Primus's ``env.NAME=VALUE``).
     printed_writes: tuple[str, ...] = ()
+    # The types of trainer-config keys from the trainer's config classes, sorted (key, type:
+    # bool, number, text or mixed): what a YAML ``${VAR:1}`` feeding the key is.
+    config_types: tuple[tuple[str, str], ...] = ()

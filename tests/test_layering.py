@@ -45,6 +45,8 @@ SCANNER_LAYERS = {
     "scanner.conventions": 0,
     "scanner.patterns": 0,
     "scanner.settings": 0,
+    "scanner.determinism": 0,  # the catalogue of the stack's determinism settings
+    "scanner.roles": 0,  # what a knob controls, from its verdict, writes and words
     "scanner.source": 1,  # reading files and narrowing them (ast only)
     "scanner.syntax": 2,  # the libcst tree: walking it, symbols, reads, events
     "scanner.interpret": 3,  # the interpreter that judges a gate

@@ -19,9 +19,29 @@ CASES: list[tuple[str, str, list[Expected]]] = [
         [("DATA_ROOT", None, ReadKind.REQUIRED, GateKind.VALUE, None, None, "trainer.data")],
     ),
     (
-        "default",
+        "a-degree-defaulting-to-1",
         "trainer:\n  tp: ▸${TP:1}\n",
-        [("TP", "1", ReadKind.INTERPOLATION, GateKind.BOOLEAN, True, "0", "trainer.tp")],
+        [("TP", "1", ReadKind.INTERPOLATION, GateKind.VALUE, None, None, "trainer.tp")],
+    ),
+    (
+        "a-count-by-its-key",
+        "trainer:\n  log_freq: ▸${EVERY:1}\n",
+        [("EVERY", "1", ReadKind.INTERPOLATION, GateKind.VALUE, None, None, "trainer.log_freq")],
+    ),
+    (
+        "zero-one-to-a-key-whose-literal-is-a-boolean",
+        "defaults:\n  fused_norm: true\nrun:\n  fused_norm: ▸${X_NORM:1}\n",
+        [("X_NORM", "1", ReadKind.INTERPOLATION, GateKind.BOOLEAN, True, "0", "run.fused_norm")],
+    ),
+    (
+        "zero-one-to-a-key-whose-literal-is-a-number",
+        "defaults:\n  stages: 4\nrun:\n  stages: ▸${X_STAGES:1}\n",
+        [("X_STAGES", "1", ReadKind.INTERPOLATION, GateKind.VALUE, None, None, "run.stages")],
+    ),
+    (
+        "zero-one-to-a-key-of-several-types",
+        "a:\n  knob: true\nb:\n  knob: 3\nc:\n  knob: ▸${X_KNOB:0}\n",
+        [("X_KNOB", "0", ReadKind.INTERPOLATION, GateKind.UNKNOWN, None, None, "c.knob")],
     ),
     (
         "shell-style-default",
@@ -64,7 +84,7 @@ CASES: list[tuple[str, str, list[Expected]]] = [
     (
         "second-document",
         "a: 1\n---\nb: ▸${DOC2:0}\n",
-        [("DOC2", "0", ReadKind.INTERPOLATION, GateKind.BOOLEAN, False, "0", "b")],
+        [("DOC2", "0", ReadKind.INTERPOLATION, GateKind.UNKNOWN, None, None, "b")],
     ),
 ]
 
@@ -91,6 +111,7 @@ NOT_READS = [
     ("comment", "# ${X:1}\na: 1\n"),
     ("key", "${X}: 1\n"),
     ("dollar-without-brace", "a: $X\n"),
+    ("a-template-that-is-not-yaml", "{% if x %}\na: {{ x }}\n{% endif %}\n"),
 ]
 
 
@@ -112,3 +133,40 @@ def test_a_malformed_config_is_an_error_for_that_file_only(tmp_path: Path) -> No
             "context.",
         )
     ]
+
+
+def test_a_zero_one_default_with_no_type_is_unknown_with_its_reason(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"exp.yaml": "run:\n  shiny: ${X_SHINY:1}\n"})
+    (site,) = scan([tmp_path], root=tmp_path, jobs=1).knobs[0].sites
+    assert (site.gate.kind, site.reason) == (
+        GateKind.UNKNOWN,
+        "its default is '1', and the config key 'shiny' has no known type: a 0 or 1 alone "
+        "does not make a switch",
+    )
+
+
+def test_the_type_comes_from_another_file_of_the_tree(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "configs/modules/trainer_base.yaml": "shiny: false\nwidth: 8\n",
+            "examples/exp.yaml": "overrides:\n  shiny: ${X_SHINY:1}\n  width: ${X_WIDTH:1}\n",
+        },
+    )
+    result = scan([tmp_path], root=tmp_path, jobs=1)
+    verdicts = {k.name: (k.kind, k.default_on, k.off_value) for k in result.knobs}
+    assert verdicts == {
+        "X_SHINY": (GateKind.BOOLEAN, True, "0"),
+        "X_WIDTH": (GateKind.VALUE, None, None),
+    }
+    assert result.errors == ()
+
+
+def test_the_trainer_config_types_win_over_the_tree(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {"a.yaml": "shiny: 3\n", "exp.yaml": "o:\n  shiny: ${X_SHINY:0}\n  other: ${X_O:0}\n"},
+    )
+    result = scan([tmp_path], root=tmp_path, jobs=1, config_types={"shiny": "bool"})
+    verdicts = {k.name: (k.kind, k.default_on) for k in result.knobs}
+    assert verdicts == {"X_SHINY": (GateKind.BOOLEAN, False), "X_O": (GateKind.UNKNOWN, None)}

@@ -202,6 +202,7 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                     gate=gate,
                     function=event.function,
                     via=event.wrapper.qualname if event.wrapper is not None else None,
+                    target=event.binding.name if event.binding is not None else None,
                 )
             )
     return FileResult(tuple(sites), tuple(dynamic), tuple(writes))

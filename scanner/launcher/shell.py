@@ -40,6 +40,7 @@ from scanner.launcher.shell_tests import (
     condition_of,
     read_verdict,
     set_test_verdict,
+    settle_presence,
 )
 from scanner.model import (
     LAUNCH_GATE,
@@ -119,8 +120,9 @@ def analyse_shell(
             f"The bash grammar cannot parse the script near line {line}, column {column}; "
             "reads around there may be missing or misjudged. Check it with 'bash -n'.",
         )
+    sites = settle_presence(walker.sites, walker.used | walker.assigned)
     result = FileResult(
-        sites=tuple(sorted(walker.sites, key=lambda s: s.sort_key)),
+        sites=tuple(sorted(sites, key=lambda s: s.sort_key)),
         dynamic=tuple(sorted(walker.dynamic, key=lambda d: d.sort_key)),
         writes=tuple(sorted(walker.writes, key=lambda w: w.sort_key)),
     )
@@ -144,6 +146,9 @@ class _Walker:
         # name -> (the parameter naming the variable, the value's parameter or constant).
         self.printers: dict[str, tuple[int, int | str | None]] = {}
         self.params: dict[str, dict[str, int]] = {}  # function -> local -> positional number
+        self.used: set[str] = set()  # read as a value (an argument, a path), not only shown
+        self.assigned: set[str] = set()  # given a value of the script's own after a read
+        self.quiet = False  # reading the arguments of echo, printf or a log function
 
     # Statements ---------------------------------------------------------------------
 
@@ -332,7 +337,7 @@ class _Walker:
         name_node = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         if value is not None:
-            self.reads(value, context)
+            self.reads(value, context, target=text(name_node) if name_node is not None else None)
         if name_node is None or name_node.type != "variable_name":
             return
         name = text(name_node)
@@ -354,6 +359,8 @@ class _Walker:
                 return
             if any(_reads(value, name)):
                 return  # PYTHONPATH="$X:${PYTHONPATH:-}": still the environment's value
+        if any(site.name == name for site in self.sites):
+            self.assigned.add(name)
         state.locals.add(name)
         known = literal(value) if value is not None else ""
         if known is not None:
@@ -378,8 +385,12 @@ class _Walker:
                     self._write(child, text(target), WriteKind.PREFIX, known, context)
                 elif target is not None:
                     self._record(text(target), value, False)
-        for arg in args:
-            self.reads(arg, context)
+        flags = command not in ("[", "test")
+        self.quiet = command in _QUIET or command.startswith(("LOG_", "log_"))
+        for at, arg in enumerate(args):
+            flag = _flag(args[at - 1] if at else None, arg) if flags else None
+            self.reads(arg, context, target=flag)
+        self.quiet = False
         if command in ("read", "mapfile", "readarray", "getopts"):
             words = [text(a) for a in args if a.type == "word" and not text(a).startswith("-")]
             targets = words[1:] if command == "getopts" else words
@@ -393,8 +404,9 @@ class _Walker:
 
     # Reads ----------------------------------------------------------------------------
 
-    def reads(self, node: Node, context: _Context) -> None:
-        """Every read inside ``node`` (its commands substituted too)."""
+    def reads(self, node: Node, context: _Context, target: str | None = None) -> None:
+        """Every read inside ``node`` (its commands substituted too); ``target`` is what
+        a read there lands in (the flag it is passed as, the variable it is assigned to)."""
         stack: list[tuple[Node, bool]] = [(node, False)]
         while stack:
             current, arithmetic = stack.pop()
@@ -402,7 +414,7 @@ class _Walker:
             if kind in ("comment", "raw_string", "ansi_c_string"):
                 continue
             if is_expansion(current):
-                self._read(current, context)
+                self._read(current, context, target)
                 found = expansion(current)
                 if found.word is not None:
                     stack.append((found.word, arithmetic))
@@ -417,7 +429,7 @@ class _Walker:
             inside = arithmetic or kind in ("arithmetic_expansion", "arithmetic_expression")
             stack.extend((c, inside) for c in reversed(current.children))
 
-    def _read(self, node: Node, context: _Context) -> None:
+    def _read(self, node: Node, context: _Context, target: str | None = None) -> None:
         found = expansion(node)
         if found.name is None:
             return
@@ -428,7 +440,7 @@ class _Walker:
                 )
             )
             return
-        self._read_name(node, node, found.name, context, found)
+        self._read_name(node, node, found.name, context, found, target)
 
     def _read_name(
         self,
@@ -437,6 +449,7 @@ class _Walker:
         name: str,
         context: _Context,
         found: Expansion | None = None,
+        target: str | None = None,
     ) -> None:
         state = self.state
         if name in SHELL_VARIABLES or name in state.locals or not _NAME.match(name):
@@ -459,6 +472,8 @@ class _Walker:
             gate = read_verdict(found)
         if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE) and says_disable(name):
             gate = replace(gate, polarity=Polarity.DISABLE)
+        if gate.kind is GateKind.VALUE and not self.quiet and target != name:
+            self.used.add(name)
         line, column = position(at, self.lines)
         if operator == ":=" or operator == "=":
             state.defaults[name] = default
@@ -473,6 +488,7 @@ class _Walker:
                 gate=gate,
                 function=context.function,
                 language="shell",
+                target=target if target != name else None,
             )
         )
 
@@ -612,6 +628,20 @@ class _Walker:
             return None
         candidate = (here / joined[len(_HERE) :].lstrip("/")).resolve()
         return candidate if candidate.is_file() else None
+
+
+def _flag(before: Node | None, arg: Node) -> str | None:
+    """The command-line flag an argument is the value of: ``--seq-length "$X"`` or
+    ``--seq-length="$X"`` (``seq-length``); None for any other argument."""
+    own = text(arg)
+    if own.startswith("--") and "=" in own:
+        return own[2:].split("=", 1)[0] or None
+    if before is None:
+        return None
+    flag = text(before)
+    if flag.startswith("-") and flag.lstrip("-") and "=" not in flag and " " not in flag:
+        return flag.lstrip("-")
+    return None
 
 
 def _clause(node: Node) -> tuple[list[Node], list[Node]]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Final
 
-from scanner.conventions import EMPTY, OFF_LIKE, OFF_WORDS, ON_LIKE, ON_WORDS
+from scanner.conventions import EMPTY, OFF_LIKE, OFF_WORDS, ON_LIKE, ON_WORDS, name_words
 from scanner.interpret.classify import classify
 from scanner.interpret.values import RAISED
 from scanner.launcher.shell_syntax import (
@@ -30,13 +30,14 @@ from scanner.launcher.shell_syntax import (
     sole_read,
     text,
 )
-from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
+from scanner.model import VALUE_GATE, Gate, GateKind, Site, unknown_gate
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 PROBES: Final = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
 NUMERIC: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+ORDERING: Final = frozenset({"-lt", "-le", "-gt", "-ge"})
 PRESENCE: Final = frozenset({"-n", "-z", "-v"})
 _GLOB = re.compile(r"[*?\[]")
 
@@ -130,8 +131,8 @@ def read_verdict(found: Expansion) -> Gate:
         if fixed is None:
             return unknown_gate(f"it is compared with {text(other)}, which is not a constant")
         named_values.append(fixed)
-    if op in NUMERIC and fixed is not None and fixed.strip() not in ("0", "1"):
-        return VALUE_GATE  # a threshold on a number
+    if op in ORDERING or (op in NUMERIC and fixed is not None and fixed.strip() not in ("0", "1")):
+        return VALUE_GATE  # a count compared with a threshold, or a number with another
     double = _in_double_brackets(node)
     outputs: dict[str | None, object] = {}
     for probe in (*PROBES, *named_values):
@@ -295,6 +296,27 @@ def _case_verdict(node: Node, found: Expansion) -> Gate:
         outputs = {k: (v == first if isinstance(v, int) else v) for k, v in outputs.items()}
     gate = classify(outputs, choices)
     return gate if gate.kind is not GateKind.VALUE else Gate(kind=GateKind.VALUE, choices=choices)
+
+
+def settle_presence(sites: Sequence[Site], values: set[str]) -> list[Site]:
+    """Presence tests that are no switch made values: a variable the script also uses
+    as a value (a path it reads, an argument it passes) or sets itself after the test (a
+    default, an include guard), one named as internal (``__X_SOURCED``), and one named
+    as a path (``*_DIR``, ``*_PATH``, ``*_HOME``)."""
+    return [
+        replace(site, gate=VALUE_GATE)
+        if site.gate.kind is GateKind.PRESENCE
+        and (site.name in values or site.name.startswith("_") or _names_a_path(site.name))
+        else site
+        for site in sites
+    ]
+
+
+_PATH_WORDS: Final = frozenset({"DIR", "DIRS", "PATH", "PATHS", "FILE", "HOME", "ROOT", "PREFIX"})
+
+
+def _names_a_path(name: str) -> bool:
+    return not _PATH_WORDS.isdisjoint(name_words(name))
 
 
 def _item_values(item: Node) -> list[Node]:

@@ -200,6 +200,7 @@ def encode_site(site: Site) -> dict[str, Any]:
         "function": site.function,
         "via": site.via,
         "language": site.language,
+        "target": site.target,
         "gate": [
             gate.kind.value,
             gate.default_on,
@@ -250,6 +251,7 @@ def decode_site(data: dict[str, Any]) -> Site:
         function=_text(data["function"]),
         via=_optional(data["via"]),
         language=_text(data["language"]),
+        target=_optional(data["target"]),
     )
 
 

@@ -10,15 +10,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 from scanner.accessors import prefilter
 from scanner.interpret.knobs import build_knobs
-from scanner.model import DynamicRead, ScanError, ScanResult, ScanStats
+from scanner.launcher.yaml_config import judge, merge_types
+from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
+from scanner.roles import propose_roles
 from scanner.run.cache import Cache, CacheError, entry_key, prune
 from scanner.run.pool import Runner
 from scanner.run.work import (
@@ -46,7 +48,7 @@ MAX_ROUNDS = 16
 # prefilter). Every script is read: `unset X`, `[[ -v X ]]` need no `$`.
 _LAUNCHER_WANTED: dict[str, Callable[[bytes], bool]] = {
     "shell": lambda data: True,
-    "yaml": lambda data: b"${" in data,
+    "yaml": lambda data: True,  # a file with no read still gives its keys' types
 }
 
 
@@ -64,6 +66,7 @@ def scan(
     launch_facts: Sequence[str] = (),
     accessors: Sequence[str] = (),
     printed_writes: Sequence[str] = (),
+    config_types: Mapping[str, str] | None = None,
 ) -> ScanResult:
     """Scan ``paths`` for environment reads.
 
@@ -78,7 +81,10 @@ def scan(
     ``accessors``: names of callables that read the variable their first argument
     names, besides those named like ``getenv``; ``printed_writes``: regular
     expressions (groups ``name`` and ``value``) of lines launcher scripts print for
-    their runner to export, besides ``env.NAME=VALUE``.
+    their runner to export, besides ``env.NAME=VALUE``; ``config_types``: the types of
+    trainer-config keys (``bool``, ``number``, ``text``), from the trainer's config
+    classes (see ``scanner.launcher.config_classes``), by which a YAML ``${VAR:1}`` is
+    judged; the tree's own YAML files add the types their literal values give.
 
     Python files, shell scripts and YAML configs are all read (``include`` chooses);
     each site and write says its ``language``.
@@ -92,6 +98,7 @@ def scan(
         launch_facts=tuple(launch_facts),
         accessors=tuple(accessors),
         printed_writes=tuple(printed_writes),
+        config_types=tuple(sorted((config_types or {}).items())),
     )
     if options.cache_dir is not None:
         prune(options.cache_dir)
@@ -317,12 +324,13 @@ def _result(
         and dynamic_matches(w.pattern, options.match)
     )
     dynamic = sorted(found, key=lambda d: d.sort_key)
+    sites = _config_verdicts(sites, ordered, options)
     writes = sorted((w for o in ordered for w in o.result.writes), key=lambda w: w.sort_key)
     errors = [*errors, *(o.error for o in ordered if o.error is not None)]
     problems = sorted({o.cache_problem for o in ordered if o.cache_problem})
     notes = tuple(f"The cache was skipped: {p}" for p in problems[:1])
     return ScanResult(
-        knobs=build_knobs(sites),
+        knobs=propose_roles(build_knobs(sites), writes),
         dynamic=tuple(dynamic),
         writes=tuple(writes),
         errors=tuple(sorted(errors, key=lambda e: e.path)),
@@ -334,3 +342,24 @@ def _result(
             cache_hits=sum(1 for o in ordered if o.rel not in parsed),
         ),
     )
+
+
+def _config_verdicts(
+    sites: list[Site], ordered: Sequence[FileOutcome], options: Options
+) -> list[Site]:
+    """YAML sites left unknown for want of their key's type, judged again with the types
+    the whole tree's YAML files give their keys (the trainer's config classes first)."""
+    pending = [
+        i
+        for i, s in enumerate(sites)
+        if s.language == "yaml" and s.gate.kind is GateKind.UNKNOWN and s.default is not None
+    ]
+    if not pending:
+        return sites
+    types = merge_types(o.result.config_keys for o in ordered)
+    types.update(options.config_types)
+    judged = list(sites)
+    for i in pending:
+        site = sites[i]
+        judged[i] = replace(site, gate=judge(site.name, site.default, site.target, types))
+    return judged

@@ -129,6 +129,7 @@ class _Mover:
             column=column,
             function=self._qualname(site.function),
             via=self._via(site.via),
+            target=None if site.target is None else self._name(site.target),
         )
 
     def dynamic(self, read: DynamicRead) -> DynamicRead:

@@ -49,6 +49,7 @@ class Options:
     launch_facts: tuple[str, ...] = ()  # launcher-set variables besides the documented ones
     accessors: tuple[str, ...] = ()  # more callables to take as accessors, by name
     printed_writes: tuple[str, ...] = ()  # patterns of lines a launcher prints to export
+    config_types: tuple[tuple[str, str], ...] = ()  # trainer-config key -> type
 
     def key(self) -> str:
         return "\0".join(
@@ -61,6 +62,8 @@ class Options:
                 *self.accessors,
                 "printed",
                 *self.printed_writes,
+                "types",
+                *(f"{k}={t}" for k, t in self.config_types),
             )
         )
 
@@ -70,6 +73,7 @@ class Options:
             launch_facts=self.launch_facts,
             accessors=self.accessors,
             printed_writes=self.printed_writes,
+            config_types=self.config_types,
         )
 
 
@@ -426,6 +430,7 @@ def _encode(outcome: FileOutcome) -> dict[str, Any]:
         "sites": [codec.encode_site(s) for s in outcome.result.sites],
         "dynamic": [codec.encode_dynamic(d) for d in outcome.result.dynamic],
         "writes": [codec.encode_write(w) for w in outcome.result.writes],
+        "config_keys": [list(pair) for pair in outcome.result.config_keys],
         "error": outcome.error.message if outcome.error is not None else None,
         "depends": [list(pair) for pair in outcome.depends],
     }
@@ -441,6 +446,10 @@ def _decode(rel: str, data: dict[str, Any]) -> FileOutcome:
             sites=tuple(codec.decode_site(s) for s in codec.decode_list(data["sites"])),
             dynamic=tuple(codec.decode_dynamic(d) for d in codec.decode_list(data["dynamic"])),
             writes=tuple(codec.decode_write(w) for w in codec.decode_list(data["writes"])),
+            config_keys=tuple(
+                (key, codec.decode_text(kind))
+                for key, kind in codec.decode_pairs(data["config_keys"])
+            ),
         ),
         error=ScanError(rel, error) if error is not None else None,
         cached=True,

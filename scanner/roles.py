@@ -1,0 +1,250 @@
+"""What a knob controls (its role), proposed from the code, with the evidence.
+
+The evidence, strongest first: the knob's verdict (a fact of the run, a value), the
+catalogue of determinism settings and the launcher writes a switch implies, then the
+words of its name, of what it feeds (the config key, the command-line flag, the variable
+or function its value or test is bound to) and of the functions that read it (which may
+name any role but a kernel choice: a kernel's tuning knobs are read inside the kernel's
+code). The first of those levels that says anything decides; inside a level, a word that
+protects the run wins over a kernel word (``CACHE_MXFP8_WEIGHT`` is about what is trained
+before it is about a cache). A switch that names SKIP or BYPASS skips something, so it is
+never a kernel choice, whatever else its name says.
+
+A proposal is a starting point for a person, and the bitwise recipe acts only on
+``kernel``, ``determinism`` and ``stack``: where the evidence is thin, the role is
+``unknown`` with the reason, and nothing acts on it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from scanner.conventions import name_words
+from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
+from scanner.model import GateKind, Knob, Role, Site, Write
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words, by the role they point to. A word list is a judgement about what names mean in
+# training code; each list was checked against Primus, megatron-core and torchtitan.
+WORDS: Final[Mapping[Role, frozenset[str]]] = {
+    Role.VALUE: _words(
+        """SIZE SIZES NUM NUMBER COUNT DIR DIRS PATH PATHS FILE FILES FILENAME ROOT HOME PREFIX
+        URL URI PORT ADDR ADDRESS IFNAME TOKEN KEY SECRET PASSWORD USER NAME NAMES ID IDS TP PP
+        EP CP DP VPP SP ETP MBS GBS BATCH STEPS ITERS ITERATIONS EPOCHS FREQ FREQUENCY INTERVAL
+        LAYERS WORKERS THREADS CHUNKS LEN LENGTH WARMUP TIMEOUT VERSION TAG LEVEL IMAGE REF
+        LIST OVERRIDES CONF CONFIG ENTITY PROJECT JOB RATIO FACTOR MODE TYPE ARCH SRC SOURCE
+        GROUPS HEADS"""
+    ),
+    Role.SAFETY: _words(
+        """CHECK CHECKS CHECKING VALIDATE VALIDATION VERIFY VERIFICATION ASSERT ASSERTS
+        ASSERTION ASSERTIONS FINGERPRINT SANITY STRICT COMPLIANCE GUARD GUARDS EXPECT ALLOW
+        REQUIREMENTS BROKEN SAFE UNSAFE"""
+    ),
+    Role.LAUNCH: _words(
+        """INSTALL REINSTALL UNINSTALL REBUILD BUILD SETUP SYNC DEPS PIP UV CONDA DOCKER
+        CONTAINER PODMAN MOUNT DOWNLOAD PREPARE PATCH SHIM DRY DRYRUN CLEAN CLEANUP CLEAR
+        LOGIN WHEEL EXTRAS INTERACTIVE EXIT SUBMISSION SUBMIT RESERVATION PARTITION NODES NUMA
+        BIND DEEPBIND PRELOAD AINIC UEP BNXT PREWARM RESTART RETRY"""
+    ),
+    Role.DEBUG: _words(
+        """DEBUG VERBOSE LOG LOGS LOGGING LOGGER TRACE TRACING TRACER PROFILE PROFILER
+        PROFILING DUMP PRINT DIAG DIAGNOSTIC DIAGNOSTICS NVTX TIMER TIMERS TIMING TIMESTAMP
+        COLOR COLOUR WANDB TENSORBOARD MLLOG METRICS MONITOR STATS QUIET SILENT SUPPRESS
+        SUPPRESSION BENCH BENCHMARK BENCHMARKS SIMULATED SIMULATION PROJECTION COVERAGE TEST
+        TESTS TESTING UT RECORD"""
+    ),
+    Role.FEATURE: _words(
+        """FP4 FP6 FP8 FP16 FP32 BF16 MXFP4 MXFP6 MXFP8 NVFP4 INT4 INT8 PRECISION DTYPE QUANT
+        QUANTIZE QUANTIZED QUANTIZATION AMP LOSS OPTIMIZER OPTIMIZERS OPTIM ADAM ADAMW MUON SGD
+        LR MLA MTP LORA DROPOUT SEED RNG RANDOM INIT DATA DATASET DATALOADER PACK PACKING
+        SAMPLES TOKENIZER VOCAB RECOMPUTE CHECKPOINTING OFFLOAD DISTRIBUTED BACKEND MODEL
+        ARCHITECTURE TRAINABLE EVAL"""
+    ),
+    Role.KERNEL: _words(
+        """TRITON FUSED FUSE FUSES FUSION FUSIONS UNFUSED KERNEL KERNELS AUTOTUNE AUTOTUNING TUNE
+        TUNING TUNED TUNABLEOP ATOMIC ATOMICS GRAPH GRAPHS CUDAGRAPH CUDAGRAPHS COMPILE COMPILED
+        INDUCTOR DYNAMO ASM GLUON FLYDSL CUTLASS CUDNN CUBLAS CUBLASLT ROCBLAS HIPBLASLT HIPBLAS
+        CK AITER TURBO DEEPEP FLASH FMHA SDPA GEMM GG CACHE CACHED PINGPONG SDMA DMA
+        PREFETCH TE LIGER APEX XFORMERS EAGER MONOLITHIC"""
+    ),
+}
+# Inside one level, the first role of this order that a word names wins.
+PRECEDENCE: Final = (
+    Role.VALUE,
+    Role.SAFETY,
+    Role.LAUNCH,
+    Role.DEBUG,
+    Role.FEATURE,
+    Role.KERNEL,
+)
+SKIP_WORDS: Final = frozenset({"SKIP", "SKIPS", "BYPASS"})
+WHAT: Final[Mapping[Role, str]] = {
+    Role.VALUE: "a size, a count, a path or a name",
+    Role.SAFETY: "a check",
+    Role.LAUNCH: "a launch step",
+    Role.DEBUG: "logging, profiling, tests or debugging",
+    Role.FEATURE: "what is computed or trained",
+    Role.KERNEL: "a kernel choice",
+}
+_GENERIC_FUNCTIONS: Final = frozenset({"<module>", "<script>", "<document>", "<lambda>"})
+_TEST_FILE = re.compile(
+    r"(^|/)(tests?|testing|benchmarks?)/|(^|/)(test_[^/]*|[^/]*_test|conftest)\.(py|sh)$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A role, and the evidence for it (or why it is unknown)."""
+
+    role: Role
+    reason: str
+
+
+def propose_roles(knobs: Iterable[Knob], writes: Sequence[Write]) -> tuple[Knob, ...]:
+    """``knobs``, each with its proposed role and reason."""
+    implied = _implied_writes(writes)
+    out = []
+    for knob in knobs:
+        found = propose(knob, implied.get(knob.name, ()))
+        out.append(replace(knob, role=found.role, role_reason=found.reason))
+    return tuple(out)
+
+
+def propose(knob: Knob, implied: Sequence[tuple[str, Write]] = ()) -> Proposal:
+    """The role of ``knob``; ``implied`` holds the launcher writes made when the knob holds
+    a given value, with that value."""
+    if knob.kind is GateKind.LAUNCH:
+        return Proposal(Role.FACT, "set by the launcher or the system, not a switch")
+    known = setting(knob.name)
+    if known is not None:
+        return Proposal(
+            Role.STACK,
+            f"a determinism setting of {known.library} in the catalogue: "
+            f"{known.value!r} gives {known.effect}",
+        )
+    mode = _deterministic_mode(knob, implied)
+    if mode is not None:
+        return mode
+    if knob.kind in (GateKind.VALUE, GateKind.REQUIREMENT):
+        return Proposal(Role.VALUE, "not a switch: the code uses its value")
+    if all(_TEST_FILE.search(site.path) for site in knob.sites):
+        return Proposal(Role.DEBUG, "read only by tests and benchmarks")
+    return _from_words(knob)
+
+
+def _implied_writes(writes: Sequence[Write]) -> dict[str, list[tuple[str, Write]]]:
+    """For each variable, the writes made under a condition on its value."""
+    found: dict[str, list[tuple[str, Write]]] = {}
+    for write in writes:
+        for name, value in write.when:
+            found.setdefault(name, []).append((value, write))
+    return found
+
+
+def _deterministic_mode(knob: Knob, implied: Sequence[tuple[str, Write]]) -> Proposal | None:
+    """The framework's deterministic mode: a switch whose on value makes the launcher set
+    known determinism settings of the stack to their deterministic values."""
+    if knob.kind not in (GateKind.BOOLEAN, GateKind.PRESENCE) or knob.on_value is None:
+        return None
+    mine = [w for value, w in implied if value == knob.on_value and w.name is not None]
+    settings = deterministic_writes((w.name, w.value) for w in mine if w.name is not None)
+    if len(settings) < MODE_EVIDENCE:
+        return None
+    first = next(w for w in mine if any(s.name == w.name for s in settings))
+    shown = ", ".join(f"{s.name}={s.value}" for s in settings[:3])
+    more = f" and {len(settings) - 3} more" if len(settings) > 3 else ""
+    return Proposal(
+        Role.DETERMINISM,
+        f"with {knob.name}={knob.on_value}, {first.path}:{first.line} sets {shown}{more}: "
+        "the framework's deterministic mode",
+    )
+
+
+def _from_words(knob: Knob) -> Proposal:
+    """The role the words of the knob's name, targets, functions and files point to."""
+    words = name_words(knob.name)
+    skipped = SKIP_WORDS.intersection(words)
+    if skipped:
+        return _skip(knob.name, words, min(skipped))
+    for where, subjects, table in _levels(knob):
+        found: list[tuple[Role, str, str]] = []
+        for subject in subjects:
+            hit = _role_of(name_words(subject), table)
+            if hit is not None:
+                found.append((*hit, subject))
+        if found:
+            role, word, subject = min(found, key=lambda f: PRECEDENCE.index(f[0]))
+            return Proposal(role, f"{where} {subject} says {word} ({WHAT[role]})")
+    return Proposal(
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds, or the functions and files that read it "
+        "says what it controls",
+    )
+
+
+def _skip(name: str, words: Sequence[str], verb: str) -> Proposal:
+    """A SKIP switch: a check, a launch step or a debugging aid it skips; never a kernel
+    choice, nor a value."""
+    rest = [w for w in words if w not in SKIP_WORDS]
+    run = next((w for w in rest if w in _SKIPPED_RUN), None)
+    found = _role_of(rest, {r: WORDS[r] for r in _SKIPPED})
+    if found is None and run is not None:
+        found = Role.LAUNCH, run
+    if found is None:
+        return Proposal(
+            Role.UNKNOWN,
+            f"the name says {verb}: it skips part of the run, and its name does not say which",
+        )
+    role, word = found
+    return Proposal(role, f"the name says {verb} {word}: it skips {WHAT[role]}")
+
+
+# The function around a read says where it is read, not what it chooses: a kernel's own
+# tuning knob is read inside the kernel's launcher. It may name any role but a kernel
+# choice (a function that returns the test is what the read feeds).
+_FUNCTION_WORDS: Final[Mapping[Role, frozenset[str]]] = {
+    role: words for role, words in WORDS.items() if role is not Role.KERNEL
+}
+# What a SKIP switch skips when it names training itself, besides the launch words.
+_SKIPPED_RUN: Final = _words("TRAIN TRAINING MAIN LAUNCH RUN JOB START")
+_SKIPPED: Final = (Role.SAFETY, Role.LAUNCH, Role.DEBUG)
+
+
+def _levels(knob: Knob) -> Iterator[tuple[str, list[str], Mapping[Role, frozenset[str]]]]:
+    """The subjects whose words are read, by level, with the words each level may use:
+    the name, what the sites feed, the functions that read it. (A file's folders say
+    less still: a model is named after a kernel, DeepSeek-V4-Flash, and kernels/ holds
+    each kernel's tuning knobs beside its switch.)"""
+    yield "the name", [knob.name], WORDS
+    yield "what it feeds,", _distinct(s.target for s in knob.sites), WORDS
+    yield (
+        "the function that reads it,",
+        _distinct(_function(s) for s in knob.sites),
+        _FUNCTION_WORDS,
+    )
+
+
+def _function(site: Site) -> str | None:
+    if site.language == "yaml" or site.function in _GENERIC_FUNCTIONS:
+        return None
+    return site.function.rsplit(".", 1)[-1]
+
+
+def _distinct(values: Iterable[str | None]) -> list[str]:
+    return list(dict.fromkeys(v for v in values if v))
+
+
+def _role_of(words: Sequence[str], table: Mapping[Role, frozenset[str]]) -> tuple[Role, str] | None:
+    """The role the words point to by ``table``, by PRECEDENCE, and the word that says it."""
+    for role in PRECEDENCE:
+        for word in words:
+            if word in table.get(role, ()):
+                return role, word
+    return None
