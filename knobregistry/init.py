@@ -12,7 +12,7 @@ from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
-from scanner import GateKind, Knob, ScanResult
+from scanner import GateKind, Knob, Role, ScanResult
 
 # The registry schema's pattern for a variable name: other names cannot be registered.
 
@@ -23,17 +23,22 @@ HEADER = """\
 # Written by `knobs init` from a scan; `knobs check` now reconciles it with the
 # code and fails when they drift apart.
 #
-# Every knob starts `untriaged`. For each one, say what it gates, for example
+# Every knob starts `untriaged`, with the `role` the scan proposes from the code
+# (what it controls: kernel, determinism, stack, feature, safety, launch, debug,
+# value, fact or unknown) and the evidence. Confirm each role by writing it plainly
+# (`role: kernel`); say what a kernel knob gates, for example
 #     gates: {kernel: fused RMSNorm (Triton), pass: both}
 # then measure it and set `triage` (reproducible, breaks-bitwise, or exempt
 # with a `reason`), the `evidence`, its `cost` when turned off and an `owner`.
 # `knobs explain NAME` shows where a knob is read, with the code around it.
 #
-# `default_on` says whether the knob is on when unset; `polarity: disable` marks a
-# knob whose on value turns its feature off (X_DISABLE_FUSED=1), and profiles
-# speak of the feature. Keep environment values quoted ("0", "1"): YAML reads a
-# bare 0 as a number and a bare off as false. Paths are relative to the folder
-# of this file.
+# `default_on` says whether the knob is on when unset (null for a value, or for a
+# gate the scan could not decide: such a knob says why under `undecided`, no
+# profile touches it, and `knobs check` fails on it until you have read the code,
+# written `default_on` and removed `undecided`). `polarity: disable` marks a knob
+# whose on value turns its feature off (X_DISABLE_FUSED=1), and profiles speak of
+# the feature. Keep environment values quoted ("0", "1"): YAML reads a bare 0 as
+# a number and a bare off as false. Paths are relative to the folder of this file.
 
 version: 1
 
@@ -45,17 +50,28 @@ scan:
 
 PROFILES = """
 # Profiles: named recipes that `knobs export --profile NAME` writes as a file to
-# source. `bitwise` turns off every feature that is on by default and whose knob
-# is not triaged reproducible (nor exempt, a deliberate waiver): a knob stays on
-# once it is triaged reproducible, and a knob registered later is covered too.
+# source. `bitwise` turns off every kernel choice that is on by default and not
+# triaged reproducible (nor exempt, a deliberate waiver) and every knob triaged
+# breaks-bitwise, turns on the framework's deterministic mode, and sets the
+# stack's determinism settings to their deterministic values. It touches no other
+# role, and no knob whose gate is undecided or whose role is unknown: `knobs
+# export` names those it left as the code has them. A knob registered later is
+# covered too.
 profiles:
   bitwise:
-    description: Bit-for-bit reproducible runs; default-on knobs not triaged reproducible are off.
+    description: Bit-for-bit reproducible runs; kernel choices off, the deterministic mode on.
     kind: bitwise
     select:
-      - default_on: true
+      - role: kernel
+        default_on: true
         triage_not: [reproducible, exempt]
         set: "off"
+      - triage: breaks-bitwise
+        set: "off"
+      - role: determinism
+        set: "on"
+      - role: stack
+        set: deterministic
 """
 
 
@@ -151,8 +167,11 @@ def _entry(knob: Knob) -> list[str]:
 
 def _required_values(knobs: Sequence[Knob]) -> Iterator[tuple[str, str]]:
     """A value for each knob that code requires unconditionally (it raises otherwise):
-    the first that every such site accepts."""
+    the first that every such site accepts. Not for a knob only tests read: a test's
+    requirement is not the run's."""
     for knob in knobs:
+        if knob.role is Role.DEBUG:
+            continue
         sites = [
             s for s in knob.sites if s.gate.kind is GateKind.REQUIREMENT and not s.gate.condition
         ]

@@ -62,26 +62,40 @@ def registrable(value: str) -> bool:
 
 def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
     """The lines of a new entry, unindented: `default`, `default_on`, `polarity`, the gate's
-    values, `required` for a variable the code needs set, and `triage`.
+    values, the proposed `role`, `required` for a variable the code needs set, and `triage`.
 
-    With ``polarity`` (`knobs init`) a switch states its polarity and off value always, and
-    its on value when a profile could not guess it ("1"); else (the KNB001 snippet) only a
-    disable knob's polarity and an off value other than "0". An undecided knob is
-    registered on by default, to be decided by reading it."""
+    With ``polarity`` (`knobs init`) a switch states its polarity and off value always (null
+    for a gate only unsetting turns off), and its on value when a profile could not guess
+    it ("1"); else (the KNB001 snippet) only a disable knob's polarity and an off value
+    other than "0". An undecided knob is registered with `default_on: null` and the
+    scanner's reason under `undecided`, which no profile acts on and `knobs check` reports
+    until a person has read the code."""
     lines = []
     default = common_default(knob)
     if default is not None:
         lines.append(f"default: {yaml_string(default)}")
+    lines.append(f"default_on: {yaml_bool(knob.default_on)}")
     if is_undecided(knob):
-        lines.append(f"default_on: true  {UNDECIDED_COMMENT}")
-    else:
-        lines.append(f"default_on: {yaml_bool(knob.default_on)}")
-    if knob.kind in SWITCHES:
+        reason = knob.reason or undecided_reason(knob)
+        lines.append(f"undecided: {yaml_string(reason if registrable(reason) else '?')}")
+    elif knob.kind in SWITCHES:
         lines.extend(_switch_fields(knob, explicit=polarity))
+    lines.extend(role_fields(knob))
     if is_required(knob):
         lines.append("required: true")
     lines.append("triage: untriaged")
     return lines
+
+
+def role_fields(knob: Knob) -> list[str]:
+    """`role: {proposed: ROLE, reason: ...}`, as lines: the scan's proposal, for a person
+    to confirm (`role: ROLE`)."""
+    reason = knob.role_reason or "the scanner gave no reason"
+    return [
+        "role:",
+        f"  proposed: {knob.role.value}",
+        f"  reason: {yaml_string(reason if registrable(reason) else '?')}",
+    ]
 
 
 def _switch_fields(knob: Knob, *, explicit: bool) -> list[str]:
@@ -92,13 +106,17 @@ def _switch_fields(knob: Knob, *, explicit: bool) -> list[str]:
     off, on = knob.off_value, knob.on_value
     if off is not None and registrable(off) and (explicit or off != "0"):
         lines.append(f"off_value: {yaml_string(off)}")
+    elif off is None and _unset_only(knob):
+        lines.append("off_value: null  # only unsetting it turns it off")
     if explicit and on is not None and registrable(on) and on != "1":
         lines.append(f"on_value: {yaml_string(on)}")
     return lines
 
 
-# What an undecided knob's `default_on: true` says: a placeholder, on the safe side.
-UNDECIDED_COMMENT = "# undecided: read the code, then true, false or null"
+def _unset_only(knob: Knob) -> bool:
+    """Whether only unsetting the knob turns its switch sites off (a presence gate)."""
+    gates = [s.gate for s in knob.sites if s.gate.kind in SWITCHES]
+    return bool(gates) and not any(g.off_values for g in gates)
 
 
 def entry_yaml(knob: Knob, indent: str = "", *, polarity: bool = False) -> list[str]:

@@ -13,6 +13,7 @@ from knobregistry.check import scan_scope, shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.export import FORMATS, Export, ExportError, render
+from knobregistry.export.review import render_review, summary, undecided_message
 from knobregistry.feature import is_required
 from knobregistry.files import FileError
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
@@ -54,6 +55,18 @@ from scanner import ScanResult
     help="Scan the registry's scope first, so select rules also cover knobs not yet registered.",
 )
 @click.option(
+    "--skip-undecided",
+    is_flag=True,
+    help="Write the profile even when a rule would set knobs whose gate the scanner could not "
+    "decide: leave them as the code has them, and name them in the file's header.",
+)
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Write nothing to source; print every variable the profile sets with its role and "
+    "the evidence, and every knob it left as the code has it, and why.",
+)
+@click.option(
     "--output",
     "-o",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -66,6 +79,8 @@ def export_command(
     unset_others: bool,
     check_env: bool,
     use_scan: bool,
+    skip_undecided: bool,
+    explain: bool,
     output: Path | None,
 ) -> None:
     """Write the profile NAME of the registry as a file to source, or check the environment.
@@ -75,9 +90,19 @@ def export_command(
       knobs export --profile bitwise --format config > overlay.yaml
       knobs export --profile bitwise --format megatron-args > megatron-args.sh
       knobs export --profile bitwise --check-env || exit 1
+      knobs export --profile bitwise --explain
+
+    A knob whose gate the scanner could not decide is never set: when a rule would set
+    one, the export stops (exit 2) and names them, unless --skip-undecided. Standard
+    error says how many variables it set, by role, and what it left as the code has it.
     """
     if check_env and output is not None:
         usage_error("export", "--check-env writes nothing; leave out --output.")
+    if explain and (check_env or output is not None):
+        usage_error(
+            "export",
+            "--explain prints a review and writes nothing; leave out --check-env and --output.",
+        )
     try:
         registry = open_registry(registry_path)
     except RegistryError as error:
@@ -93,11 +118,13 @@ def export_command(
             for difference in found:
                 click.echo(difference.render())
             sys.exit(ExitCode.DRIFT if found else ExitCode.OK)
-        text = render(
-            Export(profile=resolved, registry=display, unset=unset, unset_others=unset_others),
-            fmt,
-            registry.config,
-        )
+        export = Export(profile=resolved, registry=display, unset=unset, unset_others=unset_others)
+        if explain:
+            text = render_review(export)
+        elif resolved.undecided and not skip_undecided:
+            raise ProfileError(undecided_message(resolved))
+        else:
+            text = render(export, fmt, registry.config)
     except RegistryError as error:  # the project's pyproject.toml, read for --scan
         fail_on_registry(error)
     except (ProfileError, ExportError) as exc:
@@ -110,6 +137,9 @@ def export_command(
     except FileError as exc:
         where = shown(output, Path.cwd()) if output is not None else "standard output"
         usage_error("export", exc.message("write", where))
+    if not explain:
+        for line in summary(export):
+            click.echo(f"knobs export: {line}", err=True)
 
 
 def _scan(registry: Registry) -> ScanResult:

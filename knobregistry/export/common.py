@@ -81,6 +81,9 @@ def header(export: Export, fmt: str) -> list[str]:
     price = measured_price(resolved.measured)
     if price is not None:
         lines.append(price)
+    if resolved.undecided:
+        held = ", ".join(item.name for item in resolved.undecided)
+        lines.append(f"Left as the code has them, their gate undecided (--skip-undecided): {held}.")
     if fmt != "config" and resolved.config:
         lines.append(
             f"Trainer config: {len(resolved.config)} keys, not in this file; write them with "

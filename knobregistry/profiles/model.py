@@ -7,8 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from knobregistry.profiles.candidates import LeftAlone, Why
 from knobregistry.registry import KeyPath, ProfileKind, SetAction, format_key_path
 from knobregistry.registry.model import JsonValue
+from scanner import Role
 from scanner.conventions import OFF_LIKE, ON_LIKE
 
 
@@ -109,6 +111,16 @@ class ResolvedProfile:
     sources: Mapping[str, Source] = field(default_factory=dict)
     config_sources: Mapping[str, Source] = field(default_factory=dict)
     disable: frozenset[str] = frozenset()
+    # The role of each knob a select rule set (explicit `env` values of other variables
+    # have none), and the knobs a rule would have picked and left as the code has them.
+    roles: Mapping[str, Role] = field(default_factory=dict)
+    role_reasons: Mapping[str, str] = field(default_factory=dict)
+    left: tuple[LeftAlone, ...] = ()
+
+    @property
+    def undecided(self) -> tuple[LeftAlone, ...]:
+        """The knobs left alone because their gate is undecided: an export stops on them."""
+        return tuple(item for item in self.left if item.why is Why.UNDECIDED)
 
     def intent(self, name: str) -> Intent | None:
         """What the value of ``name`` is meant to do to its feature: the rule's action,

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from fnmatch import fnmatchcase
+from dataclasses import replace
 from types import MappingProxyType
 
-from knobregistry.feature import SWITCHES, feature_on_by_default, feature_values, knob_feature_on
+from knobregistry.feature import feature_on_by_default
+from knobregistry.profiles.candidates import LeftAlone, knob_candidates, pick
+from knobregistry.profiles.candidates import value as rule_value
 from knobregistry.profiles.model import (
     CostLine,
     Intent,
@@ -21,30 +22,10 @@ from knobregistry.profiles.model import (
     ResolvedProfile,
     Source,
 )
-from knobregistry.registry import KnobEntry, Registry, SelectRule, SetAction, Triage
+from knobregistry.registry import KnobEntry, Registry
 from knobregistry.registry.model import JsonValue
 from knobregistry.suggest import closest
-from scanner import Knob, Polarity, ScanResult
-
-FALLBACK_OFF = "0"
-FALLBACK_ON = "1"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Candidate:
-    """A knob a select rule may pick: registered, or found by a scan and not registered.
-
-    Select rules speak of the feature the knob gates: ``default_on``, ``off`` and
-    ``on`` are the feature's (a disable knob turns its feature off with its on value).
-    """
-
-    name: str
-    default_on: bool | None  # the feature on by default? None: no switch; on/off rules skip it
-    triage: Triage  # UNTRIAGED for a knob that is not registered
-    registered: bool
-    off: str | None  # what `set: off` writes; None: unset it (only unsetting turns it off)
-    on: str | None
-    polarity: Polarity = Polarity.ENABLE
+from scanner import Polarity, ScanResult
 
 
 def resolve_profile(
@@ -63,16 +44,20 @@ def resolve_profile(
     sources: dict[str, Source] = {}
     config: dict[str, JsonValue] = {}
     config_sources: dict[str, Source] = {}
+    left: dict[str, LeftAlone] = {}
     for member in chain:
         profile = registry.profiles[member]
         for index, rule in enumerate(profile.select):
             source = Source(member, ("profiles", member, "select", index), rule.set)
             for candidate in candidates:
-                if selects(rule, candidate):
-                    env[candidate.name] = _value(rule.set, candidate)
+                picked = pick(rule, candidate)
+                if picked is True:
+                    env[candidate.name] = rule_value(rule.set, candidate)
                     sources[candidate.name] = source
-        for var, value in profile.env.items():
-            env[var] = value
+                elif isinstance(picked, LeftAlone):
+                    left.setdefault(candidate.name, picked)
+        for var, given in profile.env.items():
+            env[var] = given
             sources[var] = Source(member, ("profiles", member, "env", var))
         for key, setting in profile.config.items():
             config[key] = setting
@@ -91,6 +76,11 @@ def resolve_profile(
         sources=MappingProxyType(dict(sorted(sources.items()))),
         config_sources=MappingProxyType(dict(sorted(config_sources.items()))),
         disable=disable,
+        roles=MappingProxyType({c.name: c.role for c in candidates if c.name in env}),
+        role_reasons=MappingProxyType(
+            {c.name: c.role_reason for c in candidates if c.name in env and c.role_reason}
+        ),
+        left=tuple(left[n] for n in sorted(left) if n not in env),
     )
     return replace(
         resolved,
@@ -106,9 +96,16 @@ BITWISE_SNIPPET = (
     "    description: Bit-for-bit reproducible runs.",
     "    kind: bitwise",
     "    select:",
-    "      - default_on: true",
+    "      - role: kernel",
+    "        default_on: true",
     "        triage_not: [reproducible, exempt]",
     '        set: "off"',
+    "      - triage: breaks-bitwise",
+    '        set: "off"',
+    "      - role: determinism",
+    '        set: "on"',
+    "      - role: stack",
+    "        set: deterministic",
 )
 
 
@@ -136,84 +133,6 @@ def profile_chain(registry: Registry, name: str) -> tuple[str, ...]:
             raise ProfileError(f"profile '{chain[-1]}' extends '{parent}', which cannot be used.")
         chain.append(parent)
     return tuple(reversed(chain))
-
-
-def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Candidate]:
-    """Every registered knob (file order), then every scanned knob not registered (by name).
-
-    A registered knob's `default_on`, `polarity`, `off_value` and `on_value` win over
-    the scan's; launch facts and undecided knobs found only by the scan are no switches.
-    """
-    for name, entry in registry.knobs.items():
-        knob = scan.knob(name) if scan is not None else None
-        default_on = entry.default_on
-        if default_on is None and knob is not None:
-            default_on = knob.default_on
-        polarity = entry.polarity or (knob.polarity if knob is not None else Polarity.ENABLE)
-        off, on = feature_values(
-            entry.off_value if entry.off_value is not None else _scanned(knob, off=True),
-            entry.on_value if entry.on_value is not None else _scanned(knob, off=False),
-            polarity,
-        )
-        yield Candidate(
-            name=name,
-            default_on=feature_on_by_default(default_on, polarity),
-            triage=entry.triage,
-            registered=True,
-            off=off,
-            on=on,
-            polarity=polarity,
-        )
-    if scan is None:
-        return
-    for knob in scan.knobs:
-        if knob.name in registry.knobs or knob.name in registry.external:
-            continue
-        off, on = feature_values(_scanned(knob, off=True), _scanned(knob, off=False), knob.polarity)
-        yield Candidate(
-            name=knob.name,
-            default_on=knob_feature_on(knob),
-            triage=Triage.UNTRIAGED,
-            registered=False,
-            off=off,
-            on=on,
-            polarity=knob.polarity,
-        )
-
-
-def _scanned(knob: Knob | None, *, off: bool) -> str | None:
-    """The scan's value for off (or on); None when only unsetting does it; else the fallback."""
-    fallback = FALLBACK_OFF if off else FALLBACK_ON
-    if knob is None:
-        return fallback
-    value = knob.off_value if off else knob.on_value
-    if value is not None:
-        return value
-    gates = [s.gate for s in knob.sites if s.gate.kind in SWITCHES]
-    if gates and not any(g.off_values if off else g.on_values for g in gates):
-        return None
-    return fallback
-
-
-def selects(rule: SelectRule, candidate: Candidate) -> bool:
-    """Whether every condition of ``rule`` holds for ``candidate``."""
-    if rule.set is not SetAction.DEFAULT and candidate.default_on is None:
-        return False  # on and off mean nothing for a value knob
-    if rule.match and not any(fnmatchcase(candidate.name, p) for p in rule.match):
-        return False
-    if rule.default_on is not None and candidate.default_on is not rule.default_on:
-        return False
-    if rule.triage and candidate.triage not in rule.triage:
-        return False
-    return candidate.triage not in rule.triage_not
-
-
-def _value(action: SetAction, candidate: Candidate) -> str | None:
-    if action is SetAction.OFF:
-        return candidate.off
-    if action is SetAction.ON:
-        return candidate.on
-    return None
 
 
 def _measured(registry: Registry, resolved: ResolvedProfile) -> Iterator[tuple[str, float | None]]:

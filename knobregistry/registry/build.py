@@ -29,7 +29,7 @@ from knobregistry.registry.model import (
     TriageRecord,
     Verdict,
 )
-from scanner import Polarity
+from scanner import Polarity, Role
 
 _V = TypeVar("_V")
 
@@ -85,8 +85,13 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         default_on=entry.get("default_on"),
         polarity=Polarity(entry["polarity"]) if "polarity" in entry else None,
         off_value=entry.get("off_value"),
+        off_unset="off_value" in entry and entry["off_value"] is None,
         on_value=entry.get("on_value"),
         required=entry.get("required", False),
+        role=_role(entry.get("role")),
+        role_proposed=isinstance(entry.get("role"), dict),
+        role_reason=entry["role"].get("reason") if isinstance(entry.get("role"), dict) else None,
+        undecided=entry.get("undecided"),
         breaks=Pass(entry["breaks"]) if "breaks" in entry else None,
         reason=entry.get("reason"),
         expires=_date(entry.get("expires")),
@@ -96,6 +101,13 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         evidence=_evidence(evidence) if evidence is not None else None,
         measured=_measured(entry.get("cost")),
     )
+
+
+def _role(value: Any) -> Role | None:
+    """`role: kernel`, or the role of `role: {proposed: kernel, reason: ...}`."""
+    if isinstance(value, dict):
+        value = value.get("proposed")
+    return Role(value) if isinstance(value, str) else None
 
 
 def _cost_text(cost: Any) -> str | None:
@@ -211,7 +223,14 @@ def _rule(entry: dict[str, Any]) -> SelectRule:
         default_on=entry.get("default_on"),
         triage=_statuses(entry.get("triage")),
         triage_not=_statuses(entry.get("triage_not")),
+        role=_roles(entry.get("role")),
     )
+
+
+def _roles(value: str | list[str] | None) -> tuple[Role, ...]:
+    if isinstance(value, str):
+        return (Role(value),)
+    return tuple(Role(r) for r in value or ())
 
 
 def _profile(name: str, entry: dict[str, Any]) -> Profile:

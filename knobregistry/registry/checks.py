@@ -70,6 +70,12 @@ def _knob_rules(doc: Document, knobs: dict[str, Any]) -> Iterator[RegistryProble
                 "give the knob's `default` (the value the code falls back to when the variable "
                 "is unset) or `default_on`, so that `knobs check` notices when the code changes.",
             )
+        if "undecided" in entry and entry.get("default_on") is not None:
+            yield doc.problem(
+                ("knobs", name, "undecided"),
+                "a knob whose gate is undecided has `default_on: null`; once you have read the "
+                "code and written `default_on`, remove `undecided`.",
+            )
         if "breaks" in entry and entry.get("triage") != "breaks-bitwise":
             yield doc.problem(
                 ("knobs", name, "breaks"),

@@ -15,7 +15,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TypeAlias
 
-from scanner import Polarity
+from scanner import Polarity, Role
 
 KeyPath: TypeAlias = tuple[str | int, ...]
 JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
@@ -74,6 +74,7 @@ class SetAction(str, Enum):
 
     OFF = "off"  # set the gate's off value
     ON = "on"  # set the gate's on value
+    DETERMINISTIC = "deterministic"  # the catalogue's deterministic value of a stack setting
     DEFAULT = "default"  # unset the variable, so the code's default applies
 
 
@@ -210,8 +211,13 @@ class KnobEntry:
     default_on: bool | None = None  # None: not stated, or a value knob
     polarity: Polarity | None = None  # what turning it on does to its feature; None: not stated
     off_value: str | None = None  # the value that turns it off, when not the scanned one or "0"
+    off_unset: bool = False  # `off_value: null`: only unsetting it turns it off (a presence gate)
     on_value: str | None = None  # the value that turns it on, when not the scanned one or "1"
     required: bool = False  # code needs it set (os.environ[N]): --unset-others leaves it alone
+    role: Role | None = None  # what it controls; None: not stated
+    role_proposed: bool = False  # `role: {proposed: ...}`: knobs init's proposal, unconfirmed
+    role_reason: str | None = None  # the evidence for a proposed role
+    undecided: str | None = None  # why the scanner could not decide its gate (knobs init)
     breaks: Pass | None = None  # the pass that is not bitwise reproducible
     reason: str | None = None
     expires: date | None = None
@@ -284,6 +290,7 @@ class SelectRule:
     default_on: bool | None = None
     triage: tuple[Triage, ...] = ()
     triage_not: tuple[Triage, ...] = ()
+    role: tuple[Role, ...] = ()  # empty: kernel, determinism and stack knobs (RULE_ROLES)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

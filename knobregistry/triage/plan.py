@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from itertools import combinations
 
 from knobregistry.profiles import Intent, ProfileError, ResolvedProfile, resolve_profile
-from knobregistry.profiles.resolve import knob_candidates
+from knobregistry.profiles.candidates import knob_candidates
 from knobregistry.registry import Registry, Sweep
 from knobregistry.triage.model import Plan, Setting, TriageKnob
 

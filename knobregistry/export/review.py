@@ -1,0 +1,111 @@
+"""What an export did, said to a person: the summary on standard error, the stop on
+undecided knobs, and the review that `--explain` prints (every line with its role and
+the evidence, then what was left as the code has it)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from knobregistry.export.common import Export
+from knobregistry.export.shell import sh_quote
+from knobregistry.plural import counted
+from knobregistry.profiles import LeftAlone, ResolvedProfile, Why
+from scanner import Role
+
+# The order roles are counted in: what a bitwise recipe sets first.
+_ORDER = (Role.KERNEL, Role.DETERMINISM, Role.STACK)
+_NO_ROLE = "no role"  # an explicit value of a variable that is no candidate (external)
+
+
+def _role_of(resolved: ResolvedProfile, name: str) -> str:
+    role = resolved.roles.get(name)
+    return role.value if role is not None else _NO_ROLE
+
+
+def _by_role(resolved: ResolvedProfile, names: list[str]) -> str:
+    counts = Counter(_role_of(resolved, n) for n in names)
+    order = [r.value for r in _ORDER] + sorted(
+        k for k in counts if k not in {r.value for r in _ORDER}
+    )
+    return ", ".join(f"{counts[key]} {key}" for key in order if counts[key])
+
+
+def explain_command(export: Export) -> str:
+    """The command that lists what the export left alone."""
+    return f"knobs export --profile {export.profile.name} --registry {export.registry} --explain"
+
+
+def summary(export: Export) -> list[str]:
+    """The lines `knobs export` writes to standard error: what it set, by role, and what
+    it left as the code has it, with the command that lists them."""
+    resolved = export.profile
+    names = list(resolved.env)
+    lines = []
+    if names:
+        lines.append(f"Set {counted(len(names), 'variable')}: {_by_role(resolved, names)}.")
+    else:
+        lines.append("Set no variable.")
+    if export.unset:
+        lines.append(f"Unset {counted(len(export.unset), 'variable')}.")
+    if resolved.left:
+        counts = Counter(item.why for item in resolved.left)
+        parts = ", ".join(f"{counts[why]} {why.value}" for why in Why if counts[why])
+        lines.append(
+            f"Left as the code has them: {counted(len(resolved.left), 'knob')} ({parts}); "
+            f"`{explain_command(export)}` lists them."
+        )
+    return lines
+
+
+def undecided_message(resolved: ResolvedProfile) -> str:
+    """Why an export stops: the knobs a rule would set whose gate nobody has decided."""
+    held = resolved.undecided
+    lines = [
+        f"profile '{resolved.name}' would set {counted(len(held), 'knob')} whose gate the "
+        "scanner could not decide; nothing is written:",
+        *(f"  {item.name}: {item.reason}" for item in held),
+        "Read the code around each (`knobs explain NAME`), write its `default_on` in the "
+        "registry and remove `undecided`; or pass --skip-undecided to leave them as the "
+        "code has them.",
+    ]
+    return "\n".join(lines)
+
+
+def render_review(export: Export) -> str:
+    """Every variable the export sets or unsets, with its role and the evidence, then every
+    knob a rule left as the code has it, and why."""
+    resolved = export.profile
+    out = [
+        f"Profile {resolved.name} ({export.registry}): "
+        f"{counted(len(resolved.env), 'variable')} set, "
+        f"{counted(len(export.unset), 'variable')} unset, "
+        f"{counted(len(resolved.left), 'knob')} left as the code has them.",
+    ]
+    for name, value in resolved.env.items():
+        out.append("")
+        out.append(f"export {name}={sh_quote(value)}")
+        out.extend(_evidence(resolved, name))
+    for name in export.unset:
+        out.append("")
+        out.append(f"unset {name}")
+        out.extend(_evidence(resolved, name))
+    if resolved.left:
+        out.append("")
+        out.append("Left as the code has them:")
+        out.extend(_left(item) for item in resolved.left)
+    return "\n".join(out) + "\n"
+
+
+def _evidence(resolved: ResolvedProfile, name: str) -> list[str]:
+    source = resolved.sources.get(name)
+    role = _role_of(resolved, name)
+    reason = resolved.role_reasons.get(name)
+    lines = [f"  role: {role}" + (f" ({reason})" if reason else "")]
+    if source is not None:
+        lines.append(f"  set by: {source}")
+    return lines
+
+
+def _left(item: LeftAlone) -> str:
+    registered = "" if item.registered else ", not registered"
+    return f"  {item.name} ({item.why.value}{registered}): {item.reason}"

@@ -1,0 +1,248 @@
+"""The knobs a profile's select rules may pick, and what each rule may do to them.
+
+A rule acts on a knob it selects only where the action is understood: the knob's role
+is one it may touch (a rule that names no role: kernel, determinism and stack knobs,
+and knobs triaged breaks-bitwise), its gate is decided, one value turns every site of
+it off, and turning it off does not mean setting a disable word of a knob that is no
+kernel choice. Every other knob a rule would have picked is *left alone*, with why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from fnmatch import fnmatchcase
+
+from knobregistry.feature import (
+    SWITCHES,
+    feature_on_by_default,
+    feature_values,
+    is_undecided,
+    knob_feature_on,
+    undecided_reason,
+)
+from knobregistry.registry import KnobEntry, Registry, SelectRule, SetAction, Triage
+from scanner import Knob, Polarity, Role, ScanResult
+from scanner.determinism import setting
+
+FALLBACK_OFF = "0"
+FALLBACK_ON = "1"
+# The roles a rule that names none may act on (and knobs triaged breaks-bitwise).
+RULE_ROLES = (Role.KERNEL, Role.DETERMINISM, Role.STACK)
+
+
+class Why(str, Enum):
+    """Why a rule left a knob it would have picked as the code has it."""
+
+    UNDECIDED = "undecided"  # the scanner could not decide its gate
+    UNKNOWN_ROLE = "unknown role"  # nobody knows what it controls
+    NO_OFF_VALUE = "no single off value"  # its sites are turned off by different values
+    DISABLE_WORD = "disable word"  # off would set the disable word of a knob that is no kernel
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Candidate:
+    """A knob a select rule may pick: registered, or found by a scan and not registered.
+
+    Select rules speak of the feature the knob gates: ``default_on``, ``off`` and
+    ``on`` are the feature's (a disable knob turns its feature off with its on value).
+    """
+
+    name: str
+    default_on: bool | None  # the feature on by default? None: no switch; on/off rules skip it
+    triage: Triage  # UNTRIAGED for a knob that is not registered
+    registered: bool
+    off: str | None  # what `set: off` writes; None: unset it (only unsetting turns it off)
+    on: str | None
+    polarity: Polarity = Polarity.ENABLE
+    role: Role = Role.UNKNOWN
+    role_reason: str | None = None
+    undecided: str | None = None  # why its gate is undecided; None: decided
+    off_known: bool = True  # False: no one value turns every site off
+
+
+@dataclass(frozen=True, slots=True)
+class LeftAlone:
+    """A knob a rule would have picked and did not act on, and why."""
+
+    name: str
+    why: Why
+    reason: str
+    registered: bool
+
+
+def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Candidate]:
+    """Every registered knob (file order), then every scanned knob not registered (by name).
+
+    A registered knob's `default_on`, `polarity`, `off_value`, `on_value`, `role` and
+    `undecided` win over the scan's; launch facts and undecided knobs found only by the
+    scan are no switches.
+    """
+    for name, entry in registry.knobs.items():
+        knob = scan.knob(name) if scan is not None else None
+        yield _registered(name, entry, knob)
+    if scan is None:
+        return
+    for knob in scan.knobs:
+        if knob.name in registry.knobs or knob.name in registry.external:
+            continue
+        scanned_off, off_known = _scanned_off(knob)
+        off, on = feature_values(scanned_off, _scanned_on(knob), knob.polarity)
+        yield Candidate(
+            name=knob.name,
+            default_on=knob_feature_on(knob),
+            triage=Triage.UNTRIAGED,
+            registered=False,
+            off=off,
+            on=on,
+            polarity=knob.polarity,
+            role=knob.role,
+            role_reason=knob.role_reason,
+            undecided=(knob.reason or "the scanner could not decide")
+            if is_undecided(knob)
+            else None,
+            off_known=off_known,
+        )
+
+
+def _undecided(knob: Knob) -> str | None:
+    """Why the scan could not decide the knob's gate, or None when it did."""
+    return undecided_reason(knob) if is_undecided(knob) else None
+
+
+def _registered(name: str, entry: KnobEntry, knob: Knob | None) -> Candidate:
+    default_on = entry.default_on
+    if default_on is None and knob is not None and entry.undecided is None:
+        default_on = knob.default_on
+    polarity = entry.polarity or (knob.polarity if knob is not None else Polarity.ENABLE)
+    scanned_off, off_known = _scanned_off(knob)
+    if entry.off_value is not None or entry.off_unset:
+        scanned_off, off_known = entry.off_value, True
+    off, on = feature_values(
+        scanned_off,
+        entry.on_value if entry.on_value is not None else _scanned_on(knob),
+        polarity,
+    )
+    role, reason = _registered_role(entry, knob)
+    return Candidate(
+        name=name,
+        default_on=feature_on_by_default(default_on, polarity),
+        triage=entry.triage,
+        registered=True,
+        off=off,
+        on=on,
+        polarity=polarity,
+        role=role,
+        role_reason=reason,
+        undecided=entry.undecided,
+        off_known=off_known,
+    )
+
+
+def _registered_role(entry: KnobEntry, knob: Knob | None) -> tuple[Role, str]:
+    """A registered knob's role and why: the registry's (a person's, or knobs init's
+    proposal), else the scan's proposal, else unknown."""
+    if entry.role is not None and not entry.role_proposed:
+        return entry.role, "the registry says so"
+    if entry.role is not None:
+        return entry.role, f"proposed: {entry.role_reason}"
+    if knob is not None:
+        return knob.role, f"the registry does not say; the scan proposes it: {knob.role_reason}"
+    return Role.UNKNOWN, "the registry does not say its role"
+
+
+def _scanned_off(knob: Knob | None) -> tuple[str | None, bool]:
+    """The value that turns every switch site of the knob off (None: only unsetting does),
+    and whether there is one; "0" with no scan to ask."""
+    if knob is None:
+        return FALLBACK_OFF, True
+    if knob.off_value is not None:
+        return knob.off_value, True
+    gates = [s.gate for s in knob.sites if s.gate.kind in SWITCHES]
+    if not gates:
+        return FALLBACK_OFF, True  # no switch: on/off rules do not select it
+    if not any(g.off_values for g in gates):
+        return None, True  # a presence gate: off when unset
+    return None, False
+
+
+def _scanned_on(knob: Knob | None) -> str | None:
+    """The value that turns the knob on; "1" when the scan names none."""
+    if knob is not None and knob.on_value is not None:
+        return knob.on_value
+    return FALLBACK_ON
+
+
+def conditions_hold(rule: SelectRule, candidate: Candidate) -> bool:
+    """Whether the rule's name, state and triage conditions hold for ``candidate`` (its
+    state is not asked of an undecided knob, whose state nobody knows)."""
+    if rule.match and not any(fnmatchcase(candidate.name, p) for p in rule.match):
+        return False
+    if (
+        rule.default_on is not None
+        and candidate.undecided is None
+        and candidate.default_on is not rule.default_on
+    ):
+        return False
+    if rule.triage and candidate.triage not in rule.triage:
+        return False
+    return candidate.triage not in rule.triage_not
+
+
+def role_allowed(rule: SelectRule, candidate: Candidate) -> bool:
+    """Whether the rule may act on a knob of the candidate's role and triage."""
+    if rule.role:
+        return candidate.role in rule.role
+    return candidate.role in RULE_ROLES or candidate.triage is Triage.BREAKS_BITWISE
+
+
+def pick(rule: SelectRule, candidate: Candidate) -> bool | LeftAlone:
+    """True when ``rule`` sets ``candidate``; False when it does not pick it; a LeftAlone
+    when it would have picked it and may not act on it."""
+    if not conditions_hold(rule, candidate) or not _acts(rule, candidate):
+        return False
+    allowed = role_allowed(rule, candidate)
+    if not allowed and (candidate.role is not Role.UNKNOWN or rule.set is not SetAction.OFF):
+        return False  # a knob of unknown role counts as left alone where off would leave it on
+    if not allowed:
+        why, reason = Why.UNKNOWN_ROLE, candidate.role_reason or "nobody has said what it controls"
+    elif candidate.undecided is not None:
+        why, reason = Why.UNDECIDED, candidate.undecided
+    elif rule.set is SetAction.OFF and not candidate.off_known:
+        why, reason = Why.NO_OFF_VALUE, "no single value turns every site of it off"
+    elif (
+        rule.set is SetAction.OFF
+        and candidate.polarity is Polarity.DISABLE
+        and candidate.role is not Role.KERNEL
+    ):
+        why = Why.DISABLE_WORD
+        reason = (
+            f"turning its feature off means setting {candidate.name} to {candidate.off!r}, a "
+            f"disable word, and its role is {candidate.role.value}, not kernel"
+        )
+    else:
+        return True
+    return LeftAlone(candidate.name, why, reason, candidate.registered)
+
+
+def _acts(rule: SelectRule, candidate: Candidate) -> bool:
+    """Whether the action means something for the candidate: a deterministic value for a
+    catalogue setting, on and off for a switch (or a knob whose gate nobody could decide)."""
+    if rule.set is SetAction.DETERMINISTIC:
+        return setting(candidate.name) is not None
+    if rule.set is SetAction.DEFAULT:
+        return True
+    return candidate.default_on is not None or candidate.undecided is not None
+
+
+def value(action: SetAction, candidate: Candidate) -> str | None:
+    """What ``action`` writes for ``candidate``; None: unset it."""
+    if action is SetAction.OFF:
+        return candidate.off
+    if action is SetAction.ON:
+        return candidate.on
+    if action is SetAction.DETERMINISTIC:
+        found = setting(candidate.name)
+        return found.value if found is not None else None
+    return None
