@@ -148,13 +148,15 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="KNB008",
         name="UndecidedGate",
-        title="A knob whose gate the scanner could not decide is not registered.",
+        title="A knob whose gate the scanner could not decide is not decided in the registry.",
         description=(
             "The scanner could not tell what the code does with a knob's value (it goes "
             "through a function it does not follow, for example), so nothing says whether "
             "the knob is on by default. It is never taken as off or as a value: under either "
-            "policy it must be registered, after a person has read the code. Reported at its "
-            "first undecided site, with the scanner's reason."
+            "policy it must be registered, after a person has read the code. `knobs init` "
+            "registers such a knob with `default_on: null` and the scanner's reason under "
+            "`undecided`, which no profile acts on; the finding stays until a person has "
+            "decided. Reported at its first undecided site, with the reason."
         ),
         example=(
             "from toolkit import str2bool\n"
@@ -164,18 +166,22 @@ RULES: tuple[Rule, ...] = (
         page="checks.md",
         help=(
             "Read the code around the site (`knobs explain KNOB`), then register the knob "
-            "under `knobs:` with `default_on` as you found it and its triage."
+            "under `knobs:` with `default_on` as you found it and its triage (and remove "
+            "`undecided` where `knobs init` wrote it)."
         ),
     ),
     Rule(
         code="KNB101",
         name="BitwiseLeavesKnobOn",
-        title="A bitwise profile leaves on a default-on knob that is not triaged reproducible.",
+        title="A bitwise profile leaves on a default-on kernel knob that is not triaged "
+        "reproducible.",
         description=(
             "A profile of kind `bitwise` promises a bitwise-reproducible run, yet leaves on a "
-            "feature that is on by default (a knob on by default, or a `disable` knob off by "
-            "default) whose knob is not triaged `reproducible`: the hole a newly added fusion "
-            "opens. Reported at the profile in the registry."
+            "kernel choice that is on by default (a knob on by default, or a `disable` knob "
+            "off by default) and not triaged `reproducible`, or a knob triaged "
+            "`breaks-bitwise`: the hole a newly added fusion opens. Knobs of other roles "
+            "(what is trained, checks, launch steps) are the run's, not the recipe's. "
+            "Reported at the profile in the registry."
         ),
         example=(
             "profiles:\n"
@@ -186,8 +192,9 @@ RULES: tuple[Rule, ...] = (
         page="profiles.md",
         help=(
             "Set the knob to the value that turns its feature off in the profile (a `disable` "
-            "knob's on value), or add a select rule that covers it (default_on: true, "
-            "triage_not: reproducible, set: off); or triage it."
+            "knob's on value), or add a select rule that covers it (role: kernel, "
+            "default_on: true, triage_not: reproducible, set: off); or triage it; or, if it "
+            "is no kernel choice, register its role."
         ),
     ),
     Rule(

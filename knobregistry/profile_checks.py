@@ -3,9 +3,9 @@
 Each profile is resolved from the registry alone, as `knobs export` writes it,
 and held against the scan:
 
-- KNB101: a `bitwise`-kind profile leaves on a feature that is on by default (a knob
-  on by default, or a `disable` knob off by default) whose knob is not triaged
-  `reproducible` (nor `exempt`), registered or only scanned;
+- KNB101: a `bitwise`-kind profile leaves on a kernel choice that is on by default (a
+  knob on by default, or a `disable` knob off by default) and not triaged `reproducible`
+  (nor `exempt`), or a knob triaged `breaks-bitwise`, registered or only scanned;
 - KNB102: a profile sets a variable no scanned code reads and no `external` declares;
 - KNB103: a value the scanned gate does not treat as the state it is meant to set
   (`"false"` on a gate that only tests `!= "0"` turns nothing off);
@@ -45,7 +45,7 @@ from knobregistry.profiles.torchtitan import torchtitan_fields
 from knobregistry.profiles.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage, Verdict
 from knobregistry.registry.model import JsonValue
-from scanner import GateKind, Polarity, ScanResult, Site
+from scanner import GateKind, Polarity, Role, ScanResult, Site
 
 _HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on
 BITWISE_LEAVES_ON = rule("KNB101")
@@ -119,6 +119,8 @@ def _bitwise_holes(
     for candidate in knob_candidates(where.registry, where.scan):
         if candidate.default_on is not True or candidate.triage in _HELD:
             continue
+        if candidate.role is not Role.KERNEL and candidate.triage is not Triage.BREAKS_BITWISE:
+            continue  # the recipe touches only kernel choices, and what breaks bitwise
         if candidate.name in verified:
             continue  # the profile's own run had it on, with the rest, and stayed identical
         if not candidate.registered and _left_on(where, once_registered, candidate) is None:

@@ -126,11 +126,13 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
         *("jsontext", "registry", "suggest"),
     },
-    "export": {"profiles", "registry", "surrogates"},
+    "export": {"scanner", "plural", "profiles", "registry", "surrogates"},
+    # the types of the trainers' config keys, read from megatron-core's and torchtitan's source
+    "trainer_types": {"scanner", "profiles"},
     # the check engine and its inventory family
     "check": {
         *("scanner", "cache", "codes", "diagnostics", "feature", "paths", "plural"),
-        *("progress", "pyproject", "registry", "yaml_format"),
+        *("progress", "pyproject", "registry", "trainer_types", "yaml_format"),
     },
     # the other families of checks, each importing check, never the reverse
     "profile_checks": {"scanner", "check", "codes", "diagnostics", "feature", "profiles"}
@@ -166,7 +168,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "plural"),
         *("profiles", "progress", "pyproject", "registry", "report", "stdout", "suggest"),
-        *("trace", "triage"),
+        *("trace", "trainer_types", "triage"),
     },
     "cli": {"__init__"},
     "__main__": {"cli"},

@@ -79,6 +79,26 @@ def undecided(where: Where, knob: Knob) -> Diagnostic:
     )
 
 
+def still_undecided(where: Where, knob: Knob, reason: str) -> Diagnostic:
+    """KNB008: a knob registered as undecided (`undecided:` in its entry, as `knobs init`
+    writes it): no profile sets it until a person has decided its gate."""
+    site = next((s for s in knob.sites if s.gate.kind is GateKind.UNKNOWN), knob.sites[0])
+    registry = where.registry_file
+    others = len(knob.sites) - 1
+    more = f" (and at {counted(others, 'more site')})" if others else ""
+    message = (
+        f"{knob.name} is read here{more}, and {registry} registers its gate as undecided: "
+        f"{reason}. No profile sets it until someone decides."
+    )
+    fix = (
+        f"Read the code (`knobs explain {knob.name}`), then in knobs.{knob.name} write "
+        "`default_on` (true or false for a switch, null for a value) and remove `undecided`."
+    )
+    return _diagnostic(
+        "KNB008", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
+    )
+
+
 def stale(where: Where, name: str, unmatched: bool) -> Diagnostic:
     """KNB002: a registered knob that the scan did not find."""
     line, column = where.registry_line("knobs", name)

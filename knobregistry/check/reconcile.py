@@ -62,6 +62,8 @@ def _knob(where: Where, knob: Knob) -> list[Diagnostic]:
             out.append(findings.undecided(where, knob))
         else:
             out.append(findings.unregistered(where, knob))
+    if entry is not None and entry.undecided is not None:
+        out.append(findings.still_undecided(where, knob, entry.undecided))
     # A launch fact is a fact of the run, never a conflict.
     if knob.conflict and not is_launch_fact(knob) and (entry is not None or needed):
         out.append(findings.conflicting(where, knob, _conflict_site(registry, knob, entry)))

@@ -21,6 +21,7 @@ from knobregistry.registry import (
     RegistryProblem,
     pyproject_problem,
 )
+from knobregistry.trainer_types import trainer_config_types
 from scanner import ScanResult, scan
 from scanner.source.files import DEFAULT_INCLUDE
 
@@ -83,6 +84,7 @@ def scan_scope(
             launch_facts=settings.launch_facts,
             accessors=settings.accessors,
             printed_writes=settings.printed_writes,
+            config_types=trainer_config_types(),
         )
 
 

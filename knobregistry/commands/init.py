@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import NoReturn
 
@@ -10,6 +11,7 @@ import click
 from knobregistry.atomic import write_atomic
 from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.feature import is_undecided
 from knobregistry.init import (
     SCHEMA_COPY,
     render_starter,
@@ -18,7 +20,8 @@ from knobregistry.init import (
 )
 from knobregistry.plural import counted
 from knobregistry.pyproject import PyprojectError, project_settings
-from scanner import scan
+from knobregistry.trainer_types import trainer_config_types
+from scanner import Role, scan
 
 
 def _fail(message: str) -> NoReturn:
@@ -88,6 +91,7 @@ def init_command(
         launch_facts=settings.launch_facts,
         accessors=settings.accessors,
         printed_writes=settings.printed_writes,
+        config_types=trainer_config_types(),
     )
     for note in result.notes:
         click.echo(f"knobs init: note: {note}", err=True)
@@ -116,6 +120,19 @@ def init_command(
         click.echo(
             f"Wrote {copy.as_posix()}: the registry's JSON schema, which the first line of "
             f"{output.name} points editors at; commit it beside it."
+        )
+    roles = Counter(k.role for k in starter.knobs)
+    if starter.knobs:
+        shown_roles = ", ".join(f"{roles[r]} {r.value}" for r in Role if roles[r])
+        click.echo(
+            f"Roles proposed from the code: {shown_roles}; confirm each (`role: ROLE`). "
+            "The bitwise profile turns off kernel knobs and turns on the deterministic mode."
+        )
+    undecided = [k.name for k in starter.knobs if is_undecided(k)]
+    if undecided:
+        click.echo(
+            f"Undecided: {counted(len(undecided), 'knob')} whose gate the scan could not decide "
+            "(`undecided:` in the registry); no profile sets them, and `knobs check` lists them."
         )
     for name in starter.skipped:
         click.echo(f"Skipped {name!r}: a registry can only hold letters, digits and '_'.")

@@ -14,6 +14,7 @@ from knobregistry.commands.exit_codes import usage_error
 from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.report.scan_json import render_scan_json
 from knobregistry.report.scan_table import render_scan_table
+from knobregistry.trainer_types import trainer_config_types
 from scanner import scan
 from scanner.source.files import DEFAULT_INCLUDE
 
@@ -93,6 +94,7 @@ def scan_command(
         launch_facts=settings.launch_facts,
         accessors=settings.accessors,
         printed_writes=settings.printed_writes,
+        config_types=trainer_config_types(),
     )
     for note in result.notes:
         click.echo(f"knobs scan: note: {note}", err=True)

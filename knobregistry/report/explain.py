@@ -55,8 +55,13 @@ def _entry_fields(entry: KnobEntry) -> list[str]:
     if entry.default_on is not None:
         default += ", on by default" if entry.default_on else ", off by default"
     lines += _field("default", default)
+    if entry.undecided is not None:
+        lines += _field("undecided", entry.undecided)
     if entry.polarity is not None:
         lines += _field("polarity", _polarity(entry.polarity, entry.default_on))
+    if entry.role is not None:
+        proposed = f" (proposed: {entry.role_reason})" if entry.role_proposed else ""
+        lines += _field("role", entry.role.value + proposed)
     triage = entry.triage.value
     if entry.breaks is not None:
         triage += f" (in {entry.breaks.value})"
@@ -104,6 +109,12 @@ def header_lines(explanation: Explanation) -> list[str]:
     else:
         state = "the policy requires it" if explanation.required else "the policy allows that"
         lines += _field("registry", f"not registered in {where} ({state})")
+    knob = explanation.knob
+    entry = explanation.entry
+    if knob is not None and (entry is None or entry.role is None) and explanation.external is None:
+        lines += _field(
+            "role", f"not stated; the scan proposes {knob.role.value}: {knob.role_reason}"
+        )
     settings = [f"{p.profile}: {p.setting}" for p in explanation.profiles]
     lines += _field("profiles", "\n".join(settings) or "none sets it")
     return lines

@@ -28,6 +28,7 @@ def site_json(site: Site) -> dict[str, Any]:
         "off_values": list(site.gate.off_values),
         "on_values": list(site.gate.on_values),
         "choices": list(site.gate.choices),
+        "target": site.target,
     }
 
 
@@ -43,6 +44,8 @@ def knob_json(knob: Knob) -> dict[str, Any]:
         "reason": knob.reason,
         "on_value": knob.on_value,
         "conflict_reason": knob.conflict_reason,
+        "role": knob.role.value,
+        "role_reason": knob.role_reason,
     }
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -103,17 +103,17 @@ def leaf(key: str) -> str:
 def key_types(pairs: Iterator[tuple[str, yaml.ScalarNode]]) -> tuple[tuple[str, str], ...]:
     """The type each key's literal values give it (``mixed`` when they disagree), sorted;
     interpolated values and nulls say nothing."""
-    found: dict[str, str] = {}
-    for key, node in pairs:
-        kind = _TAGS.get(node.tag)
-        if kind is None or "${" in str(node.value) or not key or key == "?":
-            continue
-        found[key] = kind if found.get(key, kind) == kind else MIXED
-    return tuple(sorted(found.items()))
+    typed = [
+        (key, _TAGS[node.tag])
+        for key, node in pairs
+        if node.tag in _TAGS and "${" not in str(node.value) and key and key != "?"
+    ]
+    return tuple(sorted(merge_types([typed]).items()))
 
 
-def merge_types(tables: Iterator[tuple[tuple[str, str], ...]]) -> dict[str, str]:
-    """One table of key types from several (``mixed`` where they disagree)."""
+def merge_types(tables: Iterable[Iterable[tuple[str, str]]]) -> dict[str, str]:
+    """One table of key types from several tables of ``(key, type)`` pairs (``mixed``
+    where they disagree)."""
     merged: dict[str, str] = {}
     for table in tables:
         for key, kind in table:

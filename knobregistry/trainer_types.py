@@ -1,0 +1,58 @@
+"""The types of the trainers' config keys, for the scanner's YAML verdicts: read from the
+source of megatron-core's and torchtitan's config classes where they are installed,
+never imported (importing them imports torch)."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from knobregistry.profiles.megatron import CONFIG_CLASSES
+from scanner.launcher.config_classes import field_types
+from scanner.launcher.yaml_config import merge_types
+
+# The source files, by top-level package: megatron-core's config dataclasses (the modules
+# `knobs check` validates keys against), and torchtitan's job-config sections.
+_SOURCES: Mapping[str, tuple[str, ...]] = {
+    "megatron": tuple(
+        "/".join(module.split(".")[1:]) + ".py"
+        for module in dict.fromkeys(m for m, _ in CONFIG_CLASSES)
+    ),
+    "torchtitan": ("config/*.py",),
+}
+
+
+@functools.cache
+def trainer_config_types() -> Mapping[str, str]:
+    """Every config key the installed trainers' config classes type (bool, number, text,
+    or mixed where two disagree); empty when neither is installed."""
+    tables = [field_types(_read(path)) for path in _source_files()]
+    return MappingProxyType(merge_types(table.items() for table in tables))
+
+
+def _source_files() -> Iterator[Path]:
+    for package, patterns in _SOURCES.items():
+        for folder in _package_folders(package):
+            for pattern in patterns:
+                yield from sorted(folder.glob(pattern))
+
+
+def _package_folders(package: str) -> list[Path]:
+    """Where a top-level package is installed, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    return [Path(p) for p in spec.submodule_search_locations or ()]
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
