@@ -1,7 +1,7 @@
 """How many of the environment variables real releases read does the scanner find?
 
     python benchmarks/accuracy.py [--cache DIR] [--package NAME ...] [--fixtures]
-                                  [--primus PATH] [--jobs N]
+                                  [--primus PATH] [--megatron-lm PATH] [--jobs N]
 
 Downloads the pinned releases (``pip download``, once, into ``--cache``),
 scans each package's import folder with ``scanner.scan`` and holds the names
@@ -15,8 +15,13 @@ found against ground truth obtained without the scanner:
 
 and prints each package's recall, with every missed name, where it is read and,
 when the scan left a dynamic read there, that read. Then the verdict section:
-the scanner's gate verdicts against ``benchmarks/verdicts.yaml``. ``--fixtures``
-runs the same on the small packages of tests/data/bench, with no download.
+the scanner's gate verdicts against ``benchmarks/verdicts.yaml``. Then the
+launcher verdict section: its verdicts on shell scripts and YAML configs of
+Primus (``--primus PATH``, a checkout) and Megatron-LM (``--megatron-lm PATH``,
+a folder holding its ``examples/``), each tree scanned whole, against
+``benchmarks/launcher_verdicts.yaml``, and the roles it proposes for those
+knobs. ``--fixtures`` runs the same on the small packages of tests/data/bench,
+with no download.
 A measurement, not a gate: exits 0, or 2 when something could not run.
 """
 
@@ -116,11 +121,28 @@ def measure(
     return result, found, lines
 
 
+TREES = {  # package: (option, what the folder is), for the trees the verdict sections scan whole
+    "primus": ("--primus", "a checkout of AMD-AGI/Primus"),
+    "megatron-lm": ("--megatron-lm", "a folder holding NVIDIA/Megatron-LM's examples/"),
+}
+
+
+def trees(args: argparse.Namespace) -> dict[str, Path]:
+    """The trees given on the command line, by package; each must be a folder."""
+    given: dict[str, Path] = {}
+    for package, (option, what) in TREES.items():
+        path: Path | None = getattr(args, package.replace("-", "_"))
+        if path is None:
+            continue
+        if not path.resolve().is_dir():
+            raise BenchError(f"{option} {path}: not a folder ({what})")
+        given[package] = path.resolve()
+    return given
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print both sections; raises BenchError when something cannot run."""
-    primus: Path | None = args.primus.resolve() if args.primus is not None else None
-    if primus is not None and not primus.is_dir():
-        raise BenchError(f"--primus {args.primus}: not a folder (a checkout of AMD-AGI/Primus)")
+    """Print every section; raises BenchError when something cannot run."""
+    given = trees(args)
     chosen = [p for p in PACKAGES if not args.package or p.name in args.package]
     truth_dir = FIXTURES / "truth" if args.fixtures else REPO / "benchmarks" / "truth"
     cache: Path = args.cache.resolve()
@@ -139,12 +161,15 @@ def run(args: argparse.Namespace) -> int:
         found, total = found + count, total + len(truth.names)
         print("\n".join(lines), flush=True)
     print(f"total: {recall(found, total)}")
-    skipped = {"primus": "pass --primus PATH, a checkout of AMD-AGI/Primus"}
-    if primus is not None:
-        results["primus"] = scan([primus], root=primus, jobs=args.jobs)
-    verdicts = FIXTURES / "verdicts.yaml" if args.fixtures else REPO / "benchmarks/verdicts.yaml"
+    skipped = {name: f"pass {option} PATH, {what}" for name, (option, what) in TREES.items()}
+    for name, tree in given.items():
+        results[name] = scan([tree], root=tree, jobs=args.jobs)
+    folder = FIXTURES if args.fixtures else REPO / "benchmarks"
     print()
-    print("\n".join(report(verdicts, results, skipped)))
+    print("\n".join(report(folder / "verdicts.yaml", results, skipped)))
+    launcher = folder / "launcher_verdicts.yaml"
+    print()
+    print("\n".join(report(launcher, results, skipped, "launcher verdicts", ("language", "role"))))
     return 0
 
 
@@ -155,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--package", action="append", choices=names, help="only these packages")
     parser.add_argument("--fixtures", action="store_true", help="tests/data/bench, no download")
     parser.add_argument("--primus", type=Path, help="a checkout of AMD-AGI/Primus, for verdicts")
+    parser.add_argument(
+        "--megatron-lm", type=Path, help="a folder holding NVIDIA/Megatron-LM's examples/"
+    )
     parser.add_argument("--jobs", type=int, help="scanner worker processes (default: all CPUs)")
     args = parser.parse_args(argv)
     try:

@@ -1,11 +1,14 @@
 """The verdict half of the accuracy benchmark: the scanner's gate verdicts against expected ones.
 
-``verdicts.yaml`` holds a top-level ``sites:`` list; each entry names a package,
+``verdicts.yaml`` (Python reads) and ``launcher_verdicts.yaml`` (shell scripts
+and YAML configs) hold a top-level ``sites:`` list; each entry names a package,
 a site (``path``, ``line``, optional ``column``) and a knob, and the verdict a
 reader worked out for it: ``default``, ``kind``, ``default_on``, ``off_values``
-(optional ``off_except``) and ``polarity``. Each is judged ``right`` (every
-field matches), ``unknown`` (the scanner says it does not know) or ``wrong``
-(anything else, a missing site included).
+(optional ``off_except``) and ``polarity``; optionally the site's ``language``
+and the knob's ``role``. Each site is judged ``right`` (every field matches),
+``unknown`` (the scanner says it does not know) or ``wrong`` (anything else, a
+missing site included). A ``role`` is judged against the scanned knob's role the
+same three ways: ``unknown`` while the scanner proposes none.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from accuracy_sources import BenchError, shown
 
 from scanner import ScanResult, Site
 
-PACKAGES = ("triton", "vllm", "transformers", "deepspeed", "megatron-core", "primus")
+PACKAGES = ("triton", "vllm", "transformers", "deepspeed", "megatron-core", "primus", "megatron-lm")
 KINDS = ("boolean", "presence", "value", "launch")
+LANGUAGES = ("python", "shell", "yaml")
+ROLES = ("kernel", "determinism", "stack", "feature", "safety", "launch", "debug", "value", "fact")
 VERDICTS = ("right", "unknown", "wrong")
 REQUIRED = ("package", "path", "line", "name", "kind", "polarity")
 
@@ -42,6 +47,8 @@ class Expected:
     off_except: tuple[str, ...] | None
     polarity: str
     reason: str
+    language: str | None = None  # the site's layer, when the entry says it
+    role: str | None = None  # what the knob controls, when the entry says it
 
     @property
     def where(self) -> str:
@@ -58,8 +65,11 @@ class Judged:
     detail: str
 
 
-def load(path: Path) -> list[Expected]:
-    """The entries of ``path``; every malformed entry is reported at once."""
+def load(path: Path, require: tuple[str, ...] = ()) -> list[Expected]:
+    """The entries of ``path``; every malformed entry is reported at once.
+
+    ``require`` names optional fields that every entry of this file must give.
+    """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as error:
@@ -71,7 +81,7 @@ def load(path: Path) -> list[Expected]:
     problems: list[str] = []
     for index, entry in enumerate(sites):
         try:
-            entries.append(_entry(entry))
+            entries.append(_entry(entry, require))
         except (TypeError, ValueError) as error:
             problems.append(f"  sites[{index}]: {error}")
     if problems:
@@ -79,10 +89,11 @@ def load(path: Path) -> list[Expected]:
     return entries
 
 
-def _entry(raw: object) -> Expected:
+def _entry(raw: object, require: tuple[str, ...] = ()) -> Expected:
     if not isinstance(raw, dict):
         raise TypeError("each entry is a mapping")
     missing = [key for key in REQUIRED if key not in raw]
+    missing += [key for key in require if raw.get(key) is None]
     if missing:
         raise ValueError(f"missing {', '.join(missing)} ({raw.get('name')})")
     default = raw.get("default")
@@ -95,6 +106,8 @@ def _entry(raw: object) -> Expected:
         "default": default is None or isinstance(default, str),
         "default_on": raw.get("default_on") in (True, False, None),
         "line": isinstance(raw["line"], int),
+        "language": raw.get("language") in (None, *LANGUAGES),
+        "role": raw.get("role") in (None, *ROLES),
     }
     bad = [key for key, ok in checks.items() if not ok]
     if bad:
@@ -113,6 +126,8 @@ def _entry(raw: object) -> Expected:
         off_except=None if off_except is None else tuple(str(v) for v in off_except),
         polarity=raw["polarity"],
         reason=str(raw.get("reason", "")),
+        language=raw.get("language"),
+        role=raw.get("role"),
     )
 
 
@@ -143,6 +158,8 @@ def _differences(expected: Expected, site: Site) -> list[str]:
     polarity = _text(getattr(site, "polarity", None))
     if polarity != expected.polarity:
         differences.append(f"polarity expected {expected.polarity!r}, found {polarity!r}")
+    if expected.language is not None and site.language != expected.language:
+        differences.append(f"language expected {expected.language!r}, found {site.language!r}")
     return differences
 
 
@@ -173,18 +190,54 @@ def judge(expected: Expected, result: ScanResult) -> Judged:
     return min(judged, key=lambda j: VERDICTS.index(j.verdict))
 
 
-def report(path: Path, results: Mapping[str, ScanResult], skipped: Mapping[str, str]) -> list[str]:
-    """The verdict section: per package its counts, then every wrong site.
+def judge_role(expected: Expected, result: ScanResult) -> Judged:
+    """The entry's ``role`` against the role the scan proposes for its knob.
+
+    A role is the knob's, not the site's: it is judged wherever the knob's sites
+    are. ``unknown`` when the scanner proposes none (its reason says why).
+    """
+    knob = result.knob(expected.name)
+    if knob is None:
+        return Judged(expected, "wrong", "the scan has no knob of that name")
+    role = _text(knob.role)
+    reason = knob.role_reason or ""
+    if role == "unknown":
+        return Judged(expected, "unknown", reason)
+    if role == expected.role:
+        return Judged(expected, "right", "")
+    found = f"role expected {expected.role!r}, found {role!r}"
+    return Judged(expected, "wrong", f"{found} ({reason})" if reason else found)
+
+
+def _row(name: str, verdicts: list[Judged]) -> str:
+    counts = [sum(1 for j in verdicts if j.verdict == v) for v in VERDICTS]
+    return f"  {name:<16}{counts[0]:>6}{counts[1]:>9}{counts[2]:>7}"
+
+
+def _header(name: str) -> str:
+    return f"  {name:<16}{'right':>6}{'unknown':>9}{'wrong':>7}"
+
+
+def report(
+    path: Path,
+    results: Mapping[str, ScanResult],
+    skipped: Mapping[str, str],
+    title: str = "verdicts",
+    require: tuple[str, ...] = (),
+) -> list[str]:
+    """A verdict section: per package its counts, then every site not judged right.
 
     ``results`` holds the scans by package; ``skipped`` says, for a package
-    that was not scanned, why its entries are not evaluated.
+    that was not scanned, why its entries are not evaluated. When the entries
+    carry a ``role``, a second table counts the roles judged per package, and
+    every wrong role follows the wrong sites with the scanner's reason for it.
     """
     if not path.is_file():
-        return [f"verdicts: {shown(path)} not found"]
-    entries = load(path)
-    lines = [f"verdicts: {shown(path)}, {len(entries)} sites"]
-    lines.append(f"  {'package':<16}{'right':>6}{'unknown':>9}{'wrong':>7}")
+        return [f"{title}: {shown(path)} not found"]
+    entries = load(path, require)
+    lines = [f"{title}: {shown(path)}, {len(entries)} sites", _header("package")]
     judged: list[Judged] = []
+    roles: dict[str, list[Judged]] = {}
     for package in PACKAGES:
         mine = [e for e in entries if e.package == package]
         if not mine:
@@ -195,9 +248,18 @@ def report(path: Path, results: Mapping[str, ScanResult], skipped: Mapping[str, 
             continue
         verdicts = [judge(entry, results[package]) for entry in mine]
         judged.extend(verdicts)
-        counts = [sum(1 for j in verdicts if j.verdict == v) for v in VERDICTS]
-        lines.append(f"  {package:<16}{counts[0]:>6}{counts[1]:>9}{counts[2]:>7}")
+        lines.append(_row(package, verdicts))
+        with_role = [e for e in mine if e.role is not None]
+        if with_role:
+            roles[package] = [judge_role(entry, results[package]) for entry in with_role]
+    if roles:
+        lines.append(_header("role"))
+        lines.extend(_row(package, verdicts) for package, verdicts in roles.items())
     for j in judged:
         if j.verdict != "right":
             lines.append(f"  {j.verdict}: {j.expected.package} {j.expected.where}: {j.detail}")
+    for verdicts in roles.values():
+        for j in verdicts:
+            if j.verdict == "wrong":
+                lines.append(f"  role wrong: {j.expected.package} {j.expected.where}: {j.detail}")
     return lines
