@@ -12,7 +12,7 @@ from types import MappingProxyType
 
 from knobregistry.profiles.megatron import CONFIG_CLASSES
 from scanner.launcher.config_classes import field_types
-from scanner.launcher.yaml_config import merge_types
+from scanner.launcher.config_verdict import merge_types
 
 # The source files, by top-level package: megatron-core's config dataclasses (the modules
 # `knobs check` validates keys against), and torchtitan's job-config sections.

@@ -61,6 +61,7 @@ LAUNCH_FACTS: Final = (
     "LOCAL_SIZE",
     "CROSS_SIZE",
     "NNODES",
+    "GPUS_PER_NODE",
     "MASTER_ADDR",
     "MASTER_PORT",
     "*_VISIBLE_DEVICES",
@@ -76,6 +77,18 @@ LAUNCH_FACTS: Final = (
     "*_WORLD_SIZE",
     "*_LOCAL_RANK",
     "*_NODE_RANK",
+    "PET_*",  # torchrun's own arguments, as it passes them to the elastic agent
+)
+# Slurm reads these from the environment of the shell that submits a job (srun's and
+# sbatch's input variables); Slurm itself does not set them: a user's choices, not facts.
+SLURM_INPUTS: Final = (
+    "SLURM_ACCOUNT",
+    "SLURM_CONSTRAINT",
+    "SLURM_EXCLUSIVE",
+    "SLURM_PARTITION",
+    "SLURM_QOS",
+    "SLURM_RESERVATION",
+    "SLURM_TIMELIMIT",
 )
 # Variables the system, the login or the shell sets: facts of the machine, never switches,
 # whatever the code does with them.
@@ -147,6 +160,8 @@ def says_disable(name: str) -> bool:
 def is_launch_fact(name: str, extra: Iterable[str] = ()) -> bool:
     """Whether ``name`` is a fact of the run: set by launchers or the system (the documented
     lists, plus ``extra`` patterns)."""
+    if name in SLURM_INPUTS and name not in extra:
+        return False
     return _launch_facts(tuple(extra)).match(name) is not None
 
 

@@ -40,7 +40,7 @@ WORDS: Final[Mapping[Role, frozenset[str]]] = {
         EP CP DP VPP SP ETP MBS GBS BATCH STEPS ITERS ITERATIONS EPOCHS FREQ FREQUENCY INTERVAL
         LAYERS WORKERS THREADS CHUNKS LEN LENGTH WARMUP TIMEOUT VERSION TAG LEVEL IMAGE REF
         LIST OVERRIDES CONF CONFIG ENTITY PROJECT JOB RATIO FACTOR MODE TYPE ARCH SRC SOURCE
-        GROUPS HEADS"""
+        GROUPS HEADS ARGS FLAGS OPTS OPTIONS"""
     ),
     Role.SAFETY: _words(
         """CHECK CHECKS CHECKING VALIDATE VALIDATION VERIFY VERIFICATION ASSERT ASSERTS
@@ -133,6 +133,8 @@ def propose(knob: Knob, implied: Sequence[tuple[str, Write]] = ()) -> Proposal:
     if mode is not None:
         return mode
     if knob.kind in (GateKind.VALUE, GateKind.REQUIREMENT):
+        if knob.name.startswith("_"):
+            return Proposal(Role.FACT, "an internal variable the launcher sets itself")
         return Proposal(Role.VALUE, "not a switch: the code uses its value")
     if all(_TEST_FILE.search(site.path) for site in knob.sites):
         return Proposal(Role.DEBUG, "read only by tests and benchmarks")

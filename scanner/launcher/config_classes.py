@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Final
 
-from scanner.launcher.yaml_config import BOOL, NUMBER, TEXT, merge_types
+from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, merge_types
 
 _NAMES: Final = {"bool": BOOL, "int": NUMBER, "float": NUMBER, "str": TEXT}
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from scanner.conventions import is_launch_fact, says_disable
+from scanner.launcher.config_verdict import on_off_default
 from scanner.launcher.shell_syntax import (
     DEFAULTING,
     REQUIRING,
@@ -40,8 +42,8 @@ from scanner.launcher.shell_tests import (
     condition_of,
     read_verdict,
     set_test_verdict,
-    settle_presence,
 )
+from scanner.launcher.shell_uses import Uses, settle
 from scanner.model import (
     LAUNCH_GATE,
     VALUE_GATE,
@@ -54,6 +56,7 @@ from scanner.model import (
     Site,
     Write,
     WriteKind,
+    unknown_gate,
 )
 from scanner.patterns import matches
 from scanner.settings import Settings
@@ -120,7 +123,15 @@ def analyse_shell(
             f"The bash grammar cannot parse the script near line {line}, column {column}; "
             "reads around there may be missing or misjudged. Check it with 'bash -n'.",
         )
-    sites = settle_presence(walker.sites, walker.used | walker.assigned)
+    uses = Uses(
+        used=walker.used,
+        assigned=walker.assigned,
+        passes=walker.passes,
+        built=walker.built,
+        quiet=walker.quiet_sites,
+        guards=walker.guards,
+    )
+    sites = settle(walker.sites, uses)
     result = FileResult(
         sites=tuple(sorted(sites, key=lambda s: s.sort_key)),
         dynamic=tuple(sorted(walker.dynamic, key=lambda d: d.sort_key)),
@@ -149,6 +160,12 @@ class _Walker:
         self.used: set[str] = set()  # read as a value (an argument, a path), not only shown
         self.assigned: set[str] = set()  # given a value of the script's own after a read
         self.quiet = False  # reading the arguments of echo, printf or a log function
+        self.passes: set[int] = set()  # sites of X=${X:-d}: a default, judged by what follows
+        self.built: set[int] = set()  # those whose default is built from other variables
+        self.quiet_sites: set[int] = set()  # sites read while quiet
+        # Sites read in a test whose branch only stops the script or prints: a requirement
+        # or a warning, no switch.
+        self.guards: set[int] = set()
 
     # Statements ---------------------------------------------------------------------
 
@@ -223,9 +240,30 @@ class _Walker:
         return None
 
     def _body(self, node: Node, context: _Context) -> None:
+        """A loop's body: it may not run at all."""
         for child in node.children:
             if child.type == "do_group":
-                self.block(child.children, context)
+                self._branches([partial(self.block, child.children, context)], exhaustive=False)
+
+    def _branches(self, runs: Sequence[Callable[[], object]], *, exhaustive: bool) -> None:
+        """Run each branch from the state before them all. After them, a variable is the
+        script's own only where every branch sets it and one of them must run: a read
+        after ``if [[ -z $X ]]; then X=1; fi`` still reads the environment."""
+        state = self.state
+        locals_before, values_before = set(state.locals), dict(state.values)
+        made: list[set[str]] = []
+        for run in runs:
+            state.locals.clear()
+            state.locals.update(locals_before)
+            state.values.clear()
+            state.values.update(values_before)
+            run()
+            made.append(state.locals - locals_before)
+        kept = set.intersection(*made) if exhaustive and made else set()
+        state.locals.clear()
+        state.locals.update(locals_before | kept)
+        state.values.clear()
+        state.values.update(values_before)
 
     def _if(self, node: Node, context: _Context) -> Condition | None:
         branches: list[tuple[list[Node], list[Node]]] = []  # (condition, body)
@@ -249,23 +287,34 @@ class _Walker:
                 condition.append(child)
         branches.insert(0, (condition, body))
         before: list[Condition] = []
+        runs: list[Callable[[], object]] = []
         for tests, statements in branches:
-            for test in tests:
-                self.reads(test, context)
             found = condition_of(tests)
             branch = context
             for earlier in before:
                 branch = branch.under(earlier.negated())
-            self.block(statements, branch.under(found))
+            runs.append(partial(self._branch, tests, statements, context, branch.under(found)))
             before.append(found)
         if otherwise is not None:
             branch = context
             for earlier in before:
                 branch = branch.under(earlier.negated())
-            self.block(otherwise, branch)
-        elif len(branches) == 1 and _exits(body):
+            runs.append(partial(self._branch, [], otherwise, context, branch))
+        self._branches(runs, exhaustive=otherwise is not None)
+        if otherwise is None and len(branches) == 1 and _exits(body):
             return before[0].negated()
         return None
+
+    def _branch(
+        self, tests: Sequence[Node], statements: Sequence[Node], at: _Context, inside: _Context
+    ) -> None:
+        """One branch of an ``if``: its tests, read where the ``if`` is, then its body."""
+        first = len(self.sites)
+        for test in tests:
+            self.reads(test, at)
+        if _exits(statements) or _only_prints(statements):
+            self.guards.update(range(first, len(self.sites)))
+        self.block(statements, inside)
 
     def _list(self, node: Node, context: _Context) -> Condition | None:
         """``a && b`` and ``a || b``: b runs under a (or its negation); ``a || exit``
@@ -275,6 +324,7 @@ class _Walker:
             self.reads(node, context)
             return None
         left, op, right = children
+        first = len(self.sites)
         if left.type == "list":
             self._list(left, context)
         else:
@@ -282,9 +332,11 @@ class _Walker:
         found = condition_of([left])
         either = text(op) == "||"
         if _exits([right]):
+            self.guards.update(range(first, len(self.sites)))
             self.reads(right, context)
             return found if either else found.negated()
-        self.statement(right, context.under(found.negated() if either else found))
+        inside = context.under(found.negated() if either else found)
+        self._branches([lambda: self.statement(right, inside)], exhaustive=False)
         return None
 
     def _case(self, node: Node, context: _Context) -> None:
@@ -292,6 +344,8 @@ class _Walker:
         if value is not None:
             self.reads(value, context)
         name = sole_read(value)
+        runs: list[Callable[[], object]] = []
+        exhaustive = False
         for item in named(node):
             if item.type != "case_item":
                 continue
@@ -312,35 +366,48 @@ class _Walker:
             if name is not None and single is not None and not re.search(r"[*?\[]", single):
                 facts = (Fact(name, single),)
             exact = bool(facts)
-            self.block(body, context.under(Condition(facts, exact, source)))
+            runs.append(partial(self.block, body, context.under(Condition(facts, exact, source))))
+            exhaustive = exhaustive or "*" in patterns
+        self._branches(runs, exhaustive=exhaustive)
 
     def _declaration(self, node: Node, context: _Context) -> None:
         keyword = text(node.children[0]) if node.children else ""
         flags = {text(c) for c in named(node) if c.type == "word" and text(c).startswith("-")}
         exported = keyword == "export" or any("x" in f for f in flags)
         local = keyword == "local" or (keyword in ("declare", "typeset") and not exported)
+        assigned: str | None = None  # the grammar splits a long value into more children
         for child in named(node):
             if child.type == "variable_assignment":
                 self._assignment(child, context, export=exported, local=local)
+                target = child.child_by_field_name("name")
+                assigned = text(target) if target is not None else None
             elif child.type == "variable_name":
                 name = text(child)
+                assigned = None
                 if exported:
                     self._write(child, name, WriteKind.EXPORT, self.state.values.get(name), context)
                 elif local:
                     self.state.locals.add(name)
             else:
-                self.reads(child, context)
+                self.reads(child, context, target=assigned)
 
     def _assignment(
         self, node: Node, context: _Context, *, export: bool, local: bool = False
     ) -> None:
         name_node = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
+        before = len(self.sites)
         if value is not None:
             self.reads(value, context, target=text(name_node) if name_node is not None else None)
         if name_node is None or name_node.type != "variable_name":
             return
         name = text(name_node)
+        own = _self_default(name, value) if value is not None else None
+        if own is not None:
+            mine = [i for i in range(before, len(self.sites)) if self.sites[i].name == name]
+            self.passes.update(mine)
+            if own[0] is None and _has_fallback(value):
+                self.built.update(mine)
         if export:
             known = literal(value) if value is not None else ""
             self._write(node, name, WriteKind.EXPORT, known, context)
@@ -386,7 +453,7 @@ class _Walker:
                 elif target is not None:
                     self._record(text(target), value, False)
         flags = command not in ("[", "test")
-        self.quiet = command in _QUIET or command.startswith(("LOG_", "log_"))
+        self.quiet = _is_quiet(command)
         for at, arg in enumerate(args):
             flag = _flag(args[at - 1] if at else None, arg) if flags else None
             self.reads(arg, context, target=flag)
@@ -418,6 +485,10 @@ class _Walker:
                 found = expansion(current)
                 if found.word is not None:
                     stack.append((found.word, arithmetic))
+                for child in current.children:
+                    if child.type == "subscript":  # ${A[$I]}, ${A[I]}: the index is read
+                        index = [c for c in child.children if c.is_named]
+                        stack.extend((c, True) for c in index[1:])
                 continue
             if kind == "variable_name" and arithmetic:
                 self._read_name(current, current, text(current), context)
@@ -474,6 +545,15 @@ class _Walker:
             gate = replace(gate, polarity=Polarity.DISABLE)
         if gate.kind is GateKind.VALUE and not self.quiet and target != name:
             self.used.add(name)
+        if (
+            gate.kind is GateKind.VALUE
+            and target is not None
+            and target.startswith("-")
+            and (default is None or on_off_default(default) is not None)
+        ):
+            gate = unknown_gate(f"it is passed as {target}, whose type is not known yet")
+        if self.quiet:
+            self.quiet_sites.add(len(self.sites))
         line, column = position(at, self.lines)
         if operator == ":=" or operator == "=":
             state.defaults[name] = default
@@ -510,6 +590,12 @@ class _Walker:
     ) -> None:
         if name is not None and self.settings.match and not matches(name, self.settings.match):
             return
+        if (
+            name is not None
+            and kind is not WriteKind.UNSET
+            and any(s.name == name for s in self.sites)
+        ):
+            self.assigned.add(name)
         line, column = position(node, self.lines)
         conditions = context.conditions
         facts = [f for c in conditions for f in c.facts]
@@ -632,15 +718,15 @@ class _Walker:
 
 def _flag(before: Node | None, arg: Node) -> str | None:
     """The command-line flag an argument is the value of: ``--seq-length "$X"`` or
-    ``--seq-length="$X"`` (``seq-length``); None for any other argument."""
+    ``--seq-length="$X"`` (``--seq-length``); None for any other argument."""
     own = text(arg)
     if own.startswith("--") and "=" in own:
-        return own[2:].split("=", 1)[0] or None
+        return own.split("=", 1)[0] if len(own.split("=", 1)[0]) > 2 else None
     if before is None:
         return None
-    flag = text(before)
+    flag = text(before).strip("\"'")
     if flag.startswith("-") and flag.lstrip("-") and "=" not in flag and " " not in flag:
-        return flag.lstrip("-")
+        return flag
     return None
 
 
@@ -674,7 +760,21 @@ def _exits(statements: Sequence[Node]) -> bool:
             return False
         name = command.child_by_field_name("name")
         names.append(text(name) if name is not None else "")
-    return names[-1] in _EXITS and all(n in _EXITS or n in _QUIET for n in names)
+    return names[-1] in _EXITS and all(n in _EXITS or _is_quiet(n) for n in names)
+
+
+def _only_prints(statements: Sequence[Node]) -> bool:
+    """Whether a body does nothing but print (a warning)."""
+    commands = [s for s in statements if s.is_named and s.type != "comment"]
+    return bool(commands) and all(
+        c.type == "command" and _is_quiet(text(c.child_by_field_name("name") or c))
+        for c in commands
+    )
+
+
+def _is_quiet(command: str) -> bool:
+    """Whether a command only prints: echo, printf, a log function."""
+    return command in _QUIET or command.startswith(("LOG_", "log_"))
 
 
 def _is_set_test(node: Node) -> bool:
@@ -700,6 +800,12 @@ def _self_default(name: str, value: Node) -> tuple[str | None] | None:
     if found.operator == "":
         return (None,)
     return None
+
+
+def _has_fallback(value: Node | None) -> bool:
+    """Whether ``X=${X:-...}`` gives a fallback (a constant or not), not a bare ``$X``."""
+    found = sole_expansion(value)
+    return found is not None and found.operator in DEFAULTING
 
 
 def _reads(node: Node, name: str) -> Iterable[Node]:

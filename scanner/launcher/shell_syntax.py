@@ -7,6 +7,7 @@ substitution, another variable) is not known statically.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -42,7 +43,6 @@ SHELL_VARIABLES: Final = frozenset(
         "EUID",
         "FUNCNAME",
         "GROUPS",
-        "HOSTNAME",
         "HOSTTYPE",
         "IFS",
         "LINENO",
@@ -187,12 +187,17 @@ def command_name(node: Node) -> str:
 Value = Callable[["Expansion"], str | None]  # what a read of the variable expands to
 
 
+_UNPARSED_EXPANSION: Final = re.compile(r"(?<!\\)\$[A-Za-z_{(]")
+
+
 def evaluate(node: Node | None, var: str | None, value: Value | None) -> str | None:
     """The text ``node`` expands to when it holds only literal text and reads of
     ``var`` (whose expansion ``value`` gives); None when it holds anything else."""
     if node is None:
         return ""
     kind = node.type
+    if kind == "word" and _UNPARSED_EXPANSION.search(text(node)):
+        return None  # the grammar leaves ``$_F`` in ``${X:-$_F}`` a word: not a constant
     if kind in ("word", "number", "string_content", "extglob_pattern", "regex"):
         return _unescape(text(node)) if kind == "word" else text(node)
     if kind == "raw_string":

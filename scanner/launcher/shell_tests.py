@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Final
 
-from scanner.conventions import EMPTY, OFF_LIKE, OFF_WORDS, ON_LIKE, ON_WORDS, name_words
+from scanner.conventions import EMPTY, OFF_LIKE, OFF_WORDS, ON_LIKE, ON_WORDS
 from scanner.interpret.classify import classify
 from scanner.interpret.values import RAISED
 from scanner.launcher.shell_syntax import (
@@ -25,12 +25,14 @@ from scanner.launcher.shell_syntax import (
     Expansion,
     command_name,
     evaluate,
+    expansion,
+    is_expansion,
     literal,
     named,
     sole_read,
     text,
 )
-from scanner.model import VALUE_GATE, Gate, GateKind, Site, unknown_gate
+from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -145,7 +147,34 @@ def read_verdict(found: Expansion) -> Gate:
         outputs[probe] = _compare(op, seen, fixed, other, double, left is operand)
     if _negated(node):
         outputs = {k: (not v if isinstance(v, bool) else v) for k, v in outputs.items()}
-    return classify(outputs, named_values)
+    gate = classify(outputs, named_values)
+    if gate.kind is GateKind.PRESENCE and _tested_again(node, found):
+        return unknown_gate(
+            "it is tested again in the same condition, so whether it is set does not decide alone"
+        )
+    return gate
+
+
+def _tested_again(node: Node, found: Expansion) -> bool:
+    """Whether the condition around the test ``node`` (its ``&&`` and ``||`` inside one
+    ``[[ ]]``) reads the variable again: ``[[ -n $X && $X != 0 ]]``."""
+    top = node
+    while top.parent is not None and top.parent.type in (
+        "binary_expression",
+        "parenthesized_expression",
+    ):
+        top = top.parent
+    stack = [top]
+    while stack:
+        current = stack.pop()
+        if (
+            current != found.node
+            and is_expansion(current)
+            and expansion(current).name == found.name
+        ):
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def _operand(operand: Node | None, found: Expansion, probe: str | None) -> object:
@@ -296,27 +325,6 @@ def _case_verdict(node: Node, found: Expansion) -> Gate:
         outputs = {k: (v == first if isinstance(v, int) else v) for k, v in outputs.items()}
     gate = classify(outputs, choices)
     return gate if gate.kind is not GateKind.VALUE else Gate(kind=GateKind.VALUE, choices=choices)
-
-
-def settle_presence(sites: Sequence[Site], values: set[str]) -> list[Site]:
-    """Presence tests that are no switch made values: a variable the script also uses
-    as a value (a path it reads, an argument it passes) or sets itself after the test (a
-    default, an include guard), one named as internal (``__X_SOURCED``), and one named
-    as a path (``*_DIR``, ``*_PATH``, ``*_HOME``)."""
-    return [
-        replace(site, gate=VALUE_GATE)
-        if site.gate.kind is GateKind.PRESENCE
-        and (site.name in values or site.name.startswith("_") or _names_a_path(site.name))
-        else site
-        for site in sites
-    ]
-
-
-_PATH_WORDS: Final = frozenset({"DIR", "DIRS", "PATH", "PATHS", "FILE", "HOME", "ROOT", "PREFIX"})
-
-
-def _names_a_path(name: str) -> bool:
-    return not _PATH_WORDS.isdisjoint(name_words(name))
 
 
 def _item_values(item: Node) -> list[Node]:

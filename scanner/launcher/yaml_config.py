@@ -17,37 +17,20 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
 import yaml
 
-from scanner.conventions import OFF_WORDS, ON_WORDS, name_words, says_disable
-from scanner.model import (
-    VALUE_GATE,
-    FileResult,
-    Gate,
-    GateKind,
-    Polarity,
-    ReadKind,
-    Role,
-    ScanError,
-    Site,
-    unknown_gate,
-)
+from scanner.conventions import is_launch_fact
+from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, judge, merge_types
+from scanner.model import LAUNCH_GATE, VALUE_GATE, FileResult, ReadKind, ScanError, Site
 from scanner.patterns import matches
-from scanner.roles import WORDS
 from scanner.settings import Settings
 
 INTERPOLATION: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-?([^}]*))?\}")
 _LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-# The spellings YAML itself reads as booleans, and the numbers a switch may default to.
-_TRUE: Final = frozenset({"true", "yes", "on", "y"})
-_FALSE: Final = frozenset({"false", "no", "off", "n"})
-_NUMBERS: Final = {"1": True, "0": False}
-# The types a config key can have, as far as a verdict cares.
-BOOL, NUMBER, TEXT, MIXED = "bool", "number", "text", "mixed"
 _TAGS: Final = {
     "tag:yaml.org,2002:bool": BOOL,
     "tag:yaml.org,2002:int": NUMBER,
@@ -111,16 +94,6 @@ def key_types(pairs: Iterator[tuple[str, yaml.ScalarNode]]) -> tuple[tuple[str, 
     return tuple(sorted(merge_types([typed]).items()))
 
 
-def merge_types(tables: Iterable[Iterable[tuple[str, str]]]) -> dict[str, str]:
-    """One table of key types from several tables of ``(key, type)`` pairs (``mixed``
-    where they disagree)."""
-    merged: dict[str, str] = {}
-    for table in tables:
-        for key, kind in table:
-            merged[key] = kind if merged.get(key, kind) == kind else MIXED
-    return merged
-
-
 def _scalars(root: yaml.Node) -> Iterator[tuple[str, yaml.ScalarNode]]:
     """Every string scalar value, with the key path it lands in."""
     seen: set[int] = set()
@@ -168,7 +141,11 @@ def _reads(
         line = _line_of(offsets, index)
         whole = hit.group(0) == value.strip()
         target = leaf(key) if key else None
-        gate = judge(name, default, target, types) if whole else VALUE_GATE
+        where = f"the config key {target!r}" if target else "the document"
+        if is_launch_fact(name, settings.launch_facts):
+            gate = LAUNCH_GATE
+        else:
+            gate = judge(name, default, target, types, where) if whole else VALUE_GATE
         yield Site(
             name=name,
             path=rel,
@@ -181,59 +158,6 @@ def _reads(
             language="yaml",
             target=target,
         )
-
-
-def judge(name: str, default: str | None, key: str | None, types: Mapping[str, str]) -> Gate:
-    """The verdict of a value that is the read ``${name:default}`` alone, landing in the
-    config key ``key`` whose types ``types`` may know."""
-    if default is None:
-        return VALUE_GATE
-    word = default.strip().lower()
-    if word in _TRUE:
-        default_on: bool | None = True
-    elif word in _FALSE:
-        default_on = False
-    else:
-        default_on = _NUMBERS.get(word)
-    if default_on is None:
-        return VALUE_GATE
-    kind = types.get(key) if key is not None else None
-    if kind in (NUMBER, TEXT):
-        return VALUE_GATE
-    if kind != BOOL and word in _NUMBERS:
-        if _names_a_value(name, key):
-            return VALUE_GATE
-        where = f"the config key {key!r}" if key else "the document"
-        known = "has values of several types" if kind == MIXED else "has no known type"
-        return unknown_gate(
-            f"its default is {default.strip()!r}, and {where} {known}: a 0 or 1 alone "
-            "does not make a switch"
-        )
-    on, off = _family(default.strip())
-    return Gate(
-        kind=GateKind.BOOLEAN,
-        default_on=default_on,
-        off_value=off,
-        on_value=on,
-        off_values=(off,),
-        on_values=(on,),
-        polarity=Polarity.DISABLE if says_disable(name) else Polarity.ENABLE,
-    )
-
-
-def _names_a_value(name: str, key: str | None) -> bool:
-    """Whether the variable or the key is named like a size, a count or a degree."""
-    words = [*name_words(name), *(name_words(key) if key else ())]
-    return any(w in WORDS[Role.VALUE] for w in words)
-
-
-def _family(default: str) -> tuple[str, str]:
-    """The on and off words of the convention the default is spelled in."""
-    for on, off in zip(ON_WORDS, OFF_WORDS, strict=True):
-        if default in (on, off):
-            return on, off
-    lowered = default.lower()
-    return ("true", "false") if lowered in _TRUE | _FALSE else ("1", "0")
 
 
 def _line_offsets(text: str) -> list[int]:

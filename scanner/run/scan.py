@@ -17,7 +17,7 @@ from pathlib import Path
 
 from scanner.accessors import prefilter
 from scanner.interpret.knobs import build_knobs
-from scanner.launcher.yaml_config import judge, merge_types
+from scanner.launcher.config_verdict import handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
 from scanner.roles import propose_roles
@@ -347,19 +347,20 @@ def _result(
 def _config_verdicts(
     sites: list[Site], ordered: Sequence[FileOutcome], options: Options
 ) -> list[Site]:
-    """YAML sites left unknown for want of their key's type, judged again with the types
-    the whole tree's YAML files give their keys (the trainer's config classes first)."""
+    """Sites whose value is handed on to a config key (a YAML value, a shell flag) and
+    left unknown for want of the key's type, judged again with the types the whole
+    tree's YAML files give their keys (the trainer's config classes first)."""
     pending = [
-        i
+        (i, handed)
         for i, s in enumerate(sites)
-        if s.language == "yaml" and s.gate.kind is GateKind.UNKNOWN and s.default is not None
+        if s.gate.kind is GateKind.UNKNOWN and (handed := handed_on(s)) is not None
     ]
     if not pending:
         return sites
     types = merge_types(o.result.config_keys for o in ordered)
     types.update(options.config_types)
     judged = list(sites)
-    for i in pending:
+    for i, (key, where) in pending:
         site = sites[i]
-        judged[i] = replace(site, gate=judge(site.name, site.default, site.target, types))
+        judged[i] = replace(site, gate=judge(site.name, site.default, key, types, where))
     return judged
