@@ -27,10 +27,12 @@ OFF_LIKE: Final = frozenset({*(w.lower() for w in OFF_WORDS), EMPTY})
 
 # Words of a knob's name (or of the variable or function it is bound to) that say
 # turning it on turns a feature off: X_DISABLE_FUSION, NO_TRITON, SKIP_..., FORCE_EAGER,
-# X_PINGPONG_OFF.
+# X_PINGPONG_OFF, USE_LEGACY_GG and X_FALLBACK (on, the older path replaces the new one).
 DISABLE_WORDS: Final = frozenset(
     {
         "OFF",
+        "LEGACY",
+        "FALLBACK",
         "DISABLE",
         "DISABLED",
         "DISABLES",

@@ -51,14 +51,14 @@ WORDS: Final[Mapping[Role, frozenset[str]]] = {
         """INSTALL REINSTALL UNINSTALL REBUILD BUILD SETUP SYNC DEPS PIP UV CONDA DOCKER
         CONTAINER PODMAN MOUNT DOWNLOAD PREPARE PATCH SHIM DRY DRYRUN CLEAN CLEANUP CLEAR
         LOGIN WHEEL EXTRAS INTERACTIVE EXIT SUBMISSION SUBMIT RESERVATION PARTITION NODES NUMA
-        BIND DEEPBIND PRELOAD AINIC UEP BNXT PREWARM RESTART RETRY"""
+        BIND DEEPBIND PRELOAD AINIC UEP BNXT PREWARM RESTART RETRY COMGR"""
     ),
     Role.DEBUG: _words(
         """DEBUG VERBOSE LOG LOGS LOGGING LOGGER TRACE TRACING TRACER PROFILE PROFILER
         PROFILING DUMP PRINT DIAG DIAGNOSTIC DIAGNOSTICS NVTX TIMER TIMERS TIMING TIMESTAMP
         COLOR COLOUR WANDB TENSORBOARD MLLOG METRICS MONITOR STATS QUIET SILENT SUPPRESS
         SUPPRESSION BENCH BENCHMARK BENCHMARKS SIMULATED SIMULATION PROJECTION COVERAGE TEST
-        TESTS TESTING UT RECORD"""
+        TESTS TESTING UT RECORD SERIALIZE BLOCKING"""
     ),
     Role.FEATURE: _words(
         """FP4 FP6 FP8 FP16 FP32 BF16 MXFP4 MXFP6 MXFP8 NVFP4 INT4 INT8 PRECISION DTYPE QUANT
@@ -71,10 +71,15 @@ WORDS: Final[Mapping[Role, frozenset[str]]] = {
         """TRITON FUSED FUSE FUSES FUSION FUSIONS UNFUSED KERNEL KERNELS AUTOTUNE AUTOTUNING TUNE
         TUNING TUNED TUNABLEOP ATOMIC ATOMICS GRAPH GRAPHS CUDAGRAPH CUDAGRAPHS COMPILE COMPILED
         INDUCTOR DYNAMO ASM GLUON FLYDSL CUTLASS CUDNN CUBLAS CUBLASLT ROCBLAS HIPBLASLT HIPBLAS
-        CK AITER TURBO DEEPEP FLASH FMHA SDPA GEMM GG CACHE CACHED PINGPONG SDMA DMA
+        CK AITER TURBO DEEPEP FLASH FMHA SDPA GEMM GG CACHE CACHED PINGPONG
         PREFETCH TE LIGER APEX XFORMERS EAGER MONOLITHIC"""
     ),
 }
+# Words that name a kernel choice only in the framework's own code: a cache there holds
+# computed tensors (a RoPE table, a mask), while a library's cache (MIOpen's, comgr's)
+# holds compiled code or files.
+_OWN_CODE_KERNEL: Final = _words("CACHE CACHED")
+
 # Inside one level, the first role of this order that a word names wins.
 PRECEDENCE: Final = (
     Role.VALUE,
@@ -175,7 +180,8 @@ def _from_words(knob: Knob) -> Proposal:
     skipped = SKIP_WORDS.intersection(words)
     if skipped:
         return _skip(knob.name, words, min(skipped))
-    for where, subjects, table in _levels(knob):
+    own_code = any(site.language == "python" for site in knob.sites)
+    for where, subjects, table in _levels(knob, own_code):
         found: list[tuple[Role, str, str]] = []
         for subject in subjects:
             hit = _role_of(name_words(subject), table)
@@ -211,6 +217,10 @@ def _skip(name: str, words: Sequence[str], verb: str) -> Proposal:
 # The function around a read says where it is read, not what it chooses: a kernel's own
 # tuning knob is read inside the kernel's launcher. It may name any role but a kernel
 # choice (a function that returns the test is what the read feeds).
+_LIBRARY_WORDS: Final[Mapping[Role, frozenset[str]]] = {
+    role: words - _OWN_CODE_KERNEL if role is Role.KERNEL else words
+    for role, words in WORDS.items()
+}
 _FUNCTION_WORDS: Final[Mapping[Role, frozenset[str]]] = {
     role: words for role, words in WORDS.items() if role is not Role.KERNEL
 }
@@ -219,13 +229,16 @@ _SKIPPED_RUN: Final = _words("TRAIN TRAINING MAIN LAUNCH RUN JOB START")
 _SKIPPED: Final = (Role.SAFETY, Role.LAUNCH, Role.DEBUG)
 
 
-def _levels(knob: Knob) -> Iterator[tuple[str, list[str], Mapping[Role, frozenset[str]]]]:
+def _levels(
+    knob: Knob, own_code: bool
+) -> Iterator[tuple[str, list[str], Mapping[Role, frozenset[str]]]]:
     """The subjects whose words are read, by level, with the words each level may use:
     the name, what the sites feed, the functions that read it. (A file's folders say
     less still: a model is named after a kernel, DeepSeek-V4-Flash, and kernels/ holds
     each kernel's tuning knobs beside its switch.)"""
-    yield "the name", [knob.name], WORDS
-    yield "what it feeds,", _distinct(s.target for s in knob.sites), WORDS
+    words = WORDS if own_code else _LIBRARY_WORDS
+    yield "the name", [knob.name], words
+    yield "what it feeds,", _distinct(s.target for s in knob.sites), words
     yield (
         "the function that reads it,",
         _distinct(_function(s) for s in knob.sites),

@@ -207,7 +207,7 @@ def pick(rule: SelectRule, candidate: Candidate) -> bool | LeftAlone:
         return False  # a knob of unknown role counts as left alone where off would leave it on
     if not allowed:
         why, reason = Why.UNKNOWN_ROLE, candidate.role_reason or "nobody has said what it controls"
-    elif candidate.undecided is not None:
+    elif candidate.undecided is not None and rule.set in (SetAction.ON, SetAction.OFF):
         why, reason = Why.UNDECIDED, candidate.undecided
     elif rule.set is SetAction.OFF and not candidate.off_known:
         why, reason = Why.NO_OFF_VALUE, "no single value turns every site of it off"

@@ -9,7 +9,8 @@ is ``${VAR:default}`` alone, a shell read passed as a command-line flag
 - else a true or false default: a switch;
 - else the names: a variable or key named like a size, a count, a path or a name
   (``*_SIZE``, TP, PP, ``LOG_FREQ``) is a value; one named like a switch (``*_ENABLE``,
-  ``USE_*``, ``*_DISABLE``) with a 0 or 1 default is a switch by the 0/1 convention;
+  ``USE_*``, ``*_DISABLE``) or a kernel path (``*_TRITON``, ``*_FUSED_*``) with a 0 or 1
+  default is a switch by the 0/1 convention;
 - else unknown: a 0 or 1 default alone does not make a switch.
 """
 
@@ -81,7 +82,7 @@ def judge(
         else:
             known = "has values of several types" if kind == MIXED else "has no known type"
             destination = f"{where} {known}"
-        if SWITCH_WORDS.isdisjoint(names):
+        if SWITCH_WORDS.isdisjoint(names) and WORDS[Role.KERNEL].isdisjoint(names):
             return unknown_gate(
                 f"its default is {default.strip()!r}, and {destination}: a 0 or 1 alone "
                 "does not make a switch"
