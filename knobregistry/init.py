@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -12,7 +12,7 @@ from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
-from scanner import GateKind, Knob, Role, ScanResult
+from scanner import Knob, ScanResult
 
 # The registry schema's pattern for a variable name: other names cannot be registered.
 
@@ -145,10 +145,6 @@ def render_starter(
             lines.append("")
         lines.extend(_entry(knob))
     lines.extend(PROFILES.splitlines())
-    required = dict(_required_values(knobs))
-    if required:
-        lines.append("    env:  # values the code refuses to run without")
-        lines.extend(f"      {yaml_key(n)}: {yaml_string(v)}" for n, v in required.items())
     return Starter(text="\n".join(lines) + "\n", knobs=knobs, skipped=skipped)
 
 
@@ -163,20 +159,3 @@ def _entry(knob: Knob) -> list[str]:
         lines.append(f"    # conflict: {knob.conflict_reason}")
     lines.extend(f"    {field}" for field in entry_fields(knob, polarity=True))
     return lines
-
-
-def _required_values(knobs: Sequence[Knob]) -> Iterator[tuple[str, str]]:
-    """A value for each knob that code requires unconditionally (it raises otherwise):
-    the first that every such site accepts. Not for a knob only tests read: a test's
-    requirement is not the run's."""
-    for knob in knobs:
-        if knob.role is Role.DEBUG:
-            continue
-        sites = [
-            s for s in knob.sites if s.gate.kind is GateKind.REQUIREMENT and not s.gate.condition
-        ]
-        if not sites:
-            continue
-        accepted = [v for v in sites[0].gate.on_values if all(v in s.gate.on_values for s in sites)]
-        if accepted:
-            yield knob.name, accepted[0]

@@ -80,6 +80,11 @@ WORDS: Final[Mapping[Role, frozenset[str]]] = {
 # holds compiled code or files.
 _OWN_CODE_KERNEL: Final = _words("CACHE CACHED")
 
+# Words that say a knob tunes the runtime around a kernel (its memory, its scheduling),
+# not which kernel computes: with them, a kernel word no longer names a kernel choice
+# (CUDA_GRAPH_CAPTURE_FREEZE_GC freezes the garbage collector while a graph is captured).
+RUNTIME_WORDS: Final = _words("GC ALLOC ALLOCATOR MEMORY MEM PRIORITY AFFINITY")
+
 # Inside one level, the first role of this order that a word names wins.
 PRECEDENCE: Final = (
     Role.VALUE,
@@ -189,6 +194,13 @@ def _from_words(knob: Knob) -> Proposal:
                 found.append((*hit, subject))
         if found:
             role, word, subject = min(found, key=lambda f: PRECEDENCE.index(f[0]))
+            runtime = RUNTIME_WORDS.intersection(name_words(subject))
+            if role is Role.KERNEL and runtime:
+                return Proposal(
+                    Role.UNKNOWN,
+                    f"{where} {subject} says {word} (a kernel choice) but also "
+                    f"{min(runtime)} (the runtime around a kernel): it does not say which",
+                )
             return Proposal(role, f"{where} {subject} says {word} ({WHAT[role]})")
     return Proposal(
         Role.UNKNOWN,
