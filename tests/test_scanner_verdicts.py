@@ -211,6 +211,39 @@ CAUSES = {
             ),
         ),
     ),
+    "a-number-a-test-selects-is-a-switch": (
+        """
+        import os
+
+
+        def scaled(x):
+            scale = 2.0 if os.getenv("X_SCALE", "1") != "0" else 1.0
+            return x * scale
+
+
+        def block():
+            return 128 if os.environ.get("X_BIG", "0") == "1" else 64
+
+
+        def stages():
+            if os.environ.get("X_DEEP", "0") == "1":
+                return 4
+            return 2
+
+
+        FACTOR = 2.0 if os.getenv("X_FACTOR", "1") != "0" else 1.0
+
+
+        def weighted(x):
+            return x * FACTOR
+        """,
+        (
+            Verdict("X_BIG", 10, 19, "0", B, False, "0"),
+            Verdict("X_DEEP", 14, 8, "0", B, False, "0"),
+            Verdict("X_FACTOR", 19, 17, "1", B, True, "0"),
+            Verdict("X_SCALE", 5, 20, "1", B, True, "0"),
+        ),
+    ),
     "undecided-is-unknown-with-its-reason": (
         """
         import os

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -357,7 +358,9 @@ def _if_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
         if not test.env and id(other) in ev.target:
             branch = other  # the read under study is in the other branch: judge it as reached
         chosen = ev.expr(branch, frame)
-        return derived(chosen.value, test, chosen)
+        # As after an ``if`` statement: the branch taken depends on the test, the value in
+        # it is the branch's own (``2.0 if on else 1.0`` is no number read from the site).
+        return replace(derived(chosen.value, test, chosen), site=chosen.site)
     for branch in (node.body, node.orelse):
         if id(branch) in ev.target:  # the read under study is there: judged as reached
             return derived(UNKNOWN, test, ev.expr(branch, frame))

@@ -146,8 +146,11 @@ def _descriptor(probes: Probes) -> dict[str | None, object] | None:
 
 
 def _returned(probes: Probes) -> dict[str | None, object] | None:
+    """What the function returns under each probe, when that depends on the variable. Not
+    numbers that branches on the value return as their own (``return 4`` under ``if``):
+    those say how the branches differ, and the branch's test decides the verdict."""
     outputs: dict[str | None, object] = {}
-    tainted = False
+    tainted = read = False
     for value, obs in probes:
         if obs.flow.kind == "raise":
             outputs[value] = RAISED
@@ -161,7 +164,10 @@ def _returned(probes: Probes) -> dict[str | None, object] | None:
         if not result.known:
             return None
         tainted = tainted or result.env
+        read = read or result.site
         outputs[value] = result.value
+    if not read and any(is_number(o) and o not in (0, 1) for o in outputs.values()):
+        return None
     return outputs if tainted else None
 
 
