@@ -12,6 +12,7 @@ from scanner import GateKind, Polarity, scan
 from tests.conftest import write_tree
 
 B, V, L, U = GateKind.BOOLEAN, GateKind.VALUE, GateKind.LAUNCH, GateKind.UNKNOWN
+P = GateKind.PRESENCE
 DISABLE = Polarity.DISABLE
 
 
@@ -242,6 +243,29 @@ CAUSES = {
             Verdict("X_DEEP", 14, 8, "0", B, False, "0"),
             Verdict("X_FACTOR", 19, 17, "1", B, True, "0"),
             Verdict("X_SCALE", 5, 20, "1", B, True, "0"),
+        ),
+    ),
+    "presence-tests-joined-by-and-or-or-are-judged-alike": (
+        """
+        import os
+
+
+        def check():
+            if "X_A" not in os.environ or "X_B" not in os.environ:
+                raise RuntimeError("set X_A and X_B")
+            return 1
+
+
+        def fused():
+            if "X_C" in os.environ and "X_D" in os.environ:
+                return "fused"
+            return "eager"
+        """,
+        (
+            Verdict("X_A", 5, 8, None, P, False),
+            Verdict("X_B", 5, 35, None, P, False),
+            Verdict("X_C", 11, 8, None, P, False),
+            Verdict("X_D", 11, 32, None, P, False),
         ),
     ),
     "undecided-is-unknown-with-its-reason": (

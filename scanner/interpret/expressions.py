@@ -322,9 +322,22 @@ def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
             return left
         # Otherwise the right side runs (it holds the read under study: judged as reached).
         right = ev.expr(node.right, frame)
+        if truth.site and _decides_by_assumption(right, is_and):
+            # ``"A" not in os.environ or "B" not in os.environ``: B taken as unset would
+            # decide for A, as B is judged taking A as unset. Taken A's way instead.
+            return left
         return derived(right.value, left, right)
     right = ev.expr(node.right, frame)
     return derived(UNKNOWN, left, right)
+
+
+def _decides_by_assumption(right: V, is_and: bool) -> bool:
+    """Whether the right side of ``and`` (false) or ``or`` (true) decides the whole only
+    through another variable the scanner takes as unset."""
+    if not right.assumed or right.env:
+        return False
+    truth = truthiness(right)
+    return truth.known and bool(truth.value) != is_and
 
 
 def _unary(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
