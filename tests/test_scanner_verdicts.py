@@ -268,6 +268,33 @@ CAUSES = {
             Verdict("X_D", 11, 32, None, P, False),
         ),
     ),
+    "a-stored-path-tested-for-none-and-used-is-a-value": (
+        """
+        import os
+        import subprocess
+
+        TOOL = os.environ.get("X_TOOL_PATH")
+
+
+        def run(args):
+            assert TOOL is not None
+            subprocess.run([TOOL, *args], check=True)
+
+
+        class Runner:
+            def __init__(self):
+                self.tool = os.environ.get("X_RUNNER_TOOL")
+
+            def run(self):
+                if self.tool is None:
+                    raise RuntimeError("set X_RUNNER_TOOL")
+                subprocess.run([self.tool], check=True)
+        """,
+        (
+            Verdict("X_RUNNER_TOOL", 14, 21, None, V),
+            Verdict("X_TOOL_PATH", 4, 8, None, V),
+        ),
+    ),
     "undecided-is-unknown-with-its-reason": (
         """
         import os

@@ -17,6 +17,7 @@ from scanner.interpret.gates import Probes, site_default, verdict
 from scanner.interpret.module import ParsedModule, flow_frame
 from scanner.interpret.objects import parse_classes
 from scanner.interpret.owners import owner_of
+from scanner.interpret.uses import name_matcher, used_beyond_tests
 from scanner.interpret.values import Opaque, V
 from scanner.model import (
     LAUNCH_GATE,
@@ -37,7 +38,6 @@ from scanner.syntax.events import Event
 from scanner.syntax.index import CLASS, FUNCTION, SETTER, WrapperIndex
 from scanner.syntax.reads import read_arguments
 from scanner.syntax.scopes import body_statements, param_list
-from scanner.syntax.walk import nodes
 
 CANDIDATES: tuple[str | None, ...] = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
 # Probed first: what tells a switch from a value. Every string the code compares with is
@@ -342,26 +342,7 @@ def _used_as_value(event: Event, probes: Probes) -> bool:
         )
     ):
         return False  # the local holds something computed from the value, not the value
-    name = binding.name
-    tested: set[int] = set()
-    uses: list[cst.Name] = []
-    for node in nodes(scope.body):
-        if isinstance(node, cst.If | cst.While | cst.IfExp | cst.Assert):
-            tested.add(id(node.test))
-        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-            tested.add(id(node.expression))
-        elif isinstance(node, cst.BooleanOperation):
-            tested.update((id(node.left), id(node.right)))
-        elif isinstance(node, cst.Comparison) and all(
-            isinstance(c.operator, cst.Is | cst.IsNot) for c in node.comparisons
-        ):
-            tested.add(id(node.left))
-        elif isinstance(node, cst.AssignTarget | cst.AnnAssign):
-            target = node.target
-            tested.add(id(target))
-        elif isinstance(node, cst.Name) and node.value == name:
-            uses.append(node)
-    return any(id(use) not in tested for use in uses)
+    return used_beyond_tests(scope.body, name_matcher(binding.name))
 
 
 def _same(first: V | None, second: V | None) -> bool:
