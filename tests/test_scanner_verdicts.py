@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner import GateKind, Polarity, scan
+from scanner import GateKind, Polarity, Write, WriteKind, scan
 from tests.conftest import write_tree
 
 B, V, L, U = GateKind.BOOLEAN, GateKind.VALUE, GateKind.LAUNCH, GateKind.UNKNOWN
@@ -342,6 +342,86 @@ def test_verdict(source: str, expected: tuple[Verdict, ...], tmp_path: Path) -> 
         for s in k.sites
     ]
     assert found == list(expected)
+
+
+DEFAULTS = {
+    "a-membership-test-in-a-function": (
+        """
+        import os
+
+
+        def setup(threads):
+            if "OMP_NUM_THREADS" not in os.environ:
+                os.environ["OMP_NUM_THREADS"] = str(threads)
+        """,
+        Verdict("OMP_NUM_THREADS", 5, 8, None, V),
+        (6, 9, "setup", None),
+    ),
+    "a-membership-test-at-module-level-with-a-message": (
+        """
+        import os
+
+        if "X_THREADS" not in os.environ:
+            print("X_THREADS is not set: using 4")
+            os.environ["X_THREADS"] = "4"
+        """,
+        Verdict("X_THREADS", 3, 4, None, V),
+        (5, 5, "<module>", "4"),
+    ),
+    "a-none-test-of-the-value": (
+        """
+        import os
+
+
+        def quiet():
+            if os.environ.get("TOKENIZERS_PARALLELISM") is None:
+                os.environ["TOKENIZERS_PARALLELISM"] = "false"
+        """,
+        Verdict("TOKENIZERS_PARALLELISM", 5, 8, None, V),
+        (6, 9, "quiet", "false"),
+    ),
+    "a-local-holding-the-read": (
+        """
+        import os
+
+        FALLBACK = "http://localhost:9000"
+
+
+        def endpoint():
+            given = os.getenv("X_ENDPOINT")
+            if given is None and FALLBACK:
+                os.environ["X_ENDPOINT"] = FALLBACK
+        """,
+        Verdict("X_ENDPOINT", 7, 13, None, V),
+        (9, 9, "endpoint", "http://localhost:9000"),
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "read", "written"), DEFAULTS.values(), ids=DEFAULTS.keys())
+def test_a_test_that_only_sets_a_default_is_a_value_read_and_a_write(
+    source: str, read: Verdict, written: tuple[int, int, str, str | None], tmp_path: Path
+) -> None:
+    # The variable is read where the code uses it, not here: the test decides nothing.
+    write_tree(tmp_path, {"m.py": source})
+    result = scan([tmp_path], root=tmp_path)
+    assert (result.errors, result.dynamic) == ((), ())
+    (knob,) = result.knobs
+    (site,) = knob.sites
+    found = Verdict(site.name, site.line, site.column, site.default, site.gate.kind)
+    assert (found, site.default_on, site.gate.off_value) == (read, None, None)
+    line, column, function, value = written
+    assert result.writes == (
+        Write(
+            name=read.name,
+            path="m.py",
+            line=line,
+            column=column,
+            kind=WriteKind.SET,
+            function=function,
+            value=value,
+        ),
+    )
 
 
 def test_an_exhausted_step_budget_is_unknown_not_a_value(tmp_path: Path) -> None:

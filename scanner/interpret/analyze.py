@@ -38,6 +38,7 @@ from scanner.syntax.events import Event
 from scanner.syntax.index import CLASS, FUNCTION, SETTER, WrapperIndex
 from scanner.syntax.reads import read_arguments
 from scanner.syntax.scopes import body_statements, param_list
+from scanner.syntax.walk import nodes
 
 CANDIDATES: tuple[str | None, ...] = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
 # Probed first: what tells a switch from a value. Every string the code compares with is
@@ -249,6 +250,8 @@ def judge(
         _used_as_value(event, probes) or _guards_a_read(parsed, event, knob, index)
     ):
         gate = VALUE_GATE  # `x = get(N); if x: use(x)`: the test only guards the value
+    if gate.kind is GateKind.PRESENCE and _guards_a_write(parsed, event, knob, index):
+        gate = VALUE_GATE  # `if N not in os.environ: os.environ[N] = d`: sets a default
     disable = says_disable(knob) or _bound_condition_says_disable(event, probes)
     if disable and gate.kind in _SWITCHES:
         gate = replace(gate, polarity=Polarity.DISABLE)
@@ -325,6 +328,46 @@ def _guards_a_read(parsed: ParsedModule, event: Event, knob: str, index: Wrapper
         if any(n.known and n.value == knob for n in names):
             return True
     return False
+
+
+_SETS = (WriteKind.SET, WriteKind.SETDEFAULT, WriteKind.PUTENV)
+
+
+def _guards_a_write(parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex) -> bool:
+    """Whether the read (or a local holding what it read) is in the test of an ``if`` whose
+    branches set the variable itself: the test decides only whether to write it, and what
+    uses the variable reads it later."""
+    roots = [event.unit.scope] if event.unit.scope is not None else [*event.unit.statements]
+    binding = event.binding
+    local = None
+    if binding is not None and binding.store == "local" and binding.value is event.node:
+        local = binding.name
+    branches = {
+        id(part)
+        for root in roots
+        for node in nodes(root)
+        if isinstance(node, cst.If) and _tests_the_read(node.test, event, local)
+        for part in (node.body, node.orelse)
+        if part is not None
+    }
+    if not branches:
+        return False
+    for other in parsed.events(index):
+        if other.kind not in _SETS or other.unit.scope is not event.unit.scope:
+            continue
+        if branches.isdisjoint(other.target):
+            continue
+        if any(n.known and n.value == knob for n in resolve_names(parsed, other, index)):
+            return True
+    return False
+
+
+def _tests_the_read(test: cst.BaseExpression, event: Event, local: str | None) -> bool:
+    if id(test) in event.target:
+        return True
+    return local is not None and any(
+        isinstance(n, cst.Name) and n.value == local for n in nodes(test)
+    )
 
 
 def _used_as_value(event: Event, probes: Probes) -> bool:
