@@ -295,6 +295,34 @@ CAUSES = {
             Verdict("X_TOOL_PATH", 4, 8, None, V),
         ),
     ),
+    "an-index-compared-with-zero-is-a-value": (
+        """
+        import os
+
+
+        def is_main():
+            return int(os.environ.get("X_RANK", "0")) == 0
+
+
+        def log(message):
+            device = int(os.getenv("X_DEVICE_ID", "0"))
+            if device == 0:
+                print(message)
+
+
+        def enabled():
+            return int(os.getenv("X_ENABLE", "0")) == 1
+
+
+        USE_FUSED = bool(int(os.environ.get("USE_FUSED", "1")))
+        """,
+        (
+            Verdict("USE_FUSED", 18, 22, "1", B, True, "0"),
+            Verdict("X_DEVICE_ID", 9, 18, "0", V),
+            Verdict("X_ENABLE", 15, 16, "0", B, False, "0"),
+            Verdict("X_RANK", 5, 16, "0", V),
+        ),
+    ),
     "undecided-is-unknown-with-its-reason": (
         """
         import os

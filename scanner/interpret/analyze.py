@@ -9,11 +9,12 @@ from dataclasses import replace
 import libcst as cst
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS, is_launch_fact, says_disable
+from scanner.interpret.classify import is_number
 from scanner.interpret.evaluate import NOT_SEEN, Evaluator, Observation
 from scanner.interpret.expressions import iterable_items
 from scanner.interpret.follow import follow_store
 from scanner.interpret.frames import Frame
-from scanner.interpret.gates import Probes, site_default, verdict
+from scanner.interpret.gates import Probes, names_an_index, site_default, verdict
 from scanner.interpret.module import ParsedModule, flow_frame
 from scanner.interpret.objects import parse_classes
 from scanner.interpret.owners import owner_of
@@ -252,6 +253,8 @@ def judge(
         gate = VALUE_GATE  # `x = get(N); if x: use(x)`: the test only guards the value
     if gate.kind is GateKind.PRESENCE and _guards_a_write(parsed, event, knob, index):
         gate = VALUE_GATE  # `if N not in os.environ: os.environ[N] = d`: sets a default
+    if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE) and _an_index(event, knob, probes):
+        gate = VALUE_GATE  # `int(get("X_RANK", "0")) == 0`: which one, not whether on
     disable = says_disable(knob) or _bound_condition_says_disable(event, probes)
     if disable and gate.kind in _SWITCHES:
         gate = replace(gate, polarity=Polarity.DISABLE)
@@ -310,6 +313,22 @@ def _default(parsed: ParsedModule, event: Event, index: WrapperIndex, probes: Pr
     )
     plain = given.value if isinstance(given, V) else given
     return _text(plain) if plain is not None and not isinstance(plain, Opaque) else None
+
+
+def _an_index(event: Event, knob: str, probes: Probes) -> bool:
+    """Whether the read is made a number (``int()``, ``float()``) and the variable, or the
+    local the number is bound to, is named for an index or a count: compared with 0 or 1
+    it asks which process or device this is, as a switch's int() of "0" and "1" would."""
+    if not any(obs.counted for _, obs in probes):
+        return False
+    if names_an_index(knob):
+        return True
+    binding = event.binding
+    if binding is None or binding.value is None or binding.store == "other":
+        return False
+    unset = next((obs for value, obs in probes if value is None), None)
+    bound = unset.chain.get(id(binding.value)) if unset is not None else None
+    return bound is not None and is_number(bound.value) and names_an_index(binding.name)
 
 
 def _guards_a_read(parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
+from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, name_words
 from scanner.interpret.classify import classify, is_number, is_opaque, outcome_key
 from scanner.interpret.evaluate import NOT_SEEN, Observation
 from scanner.interpret.values import RAISED, UNKNOWN
@@ -32,6 +32,8 @@ from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
 Probes = Sequence[tuple[str | None, Observation]]
 _WORDS = frozenset({*ON_WORDS, *OFF_WORDS, EMPTY})
 _BOOLISH = ("bool", "true", "truthy", "flag", "enabled", "disabled", "strtobool", "is_", "yes")
+# Last words of a name that holds an index or a count (X_RANK, device_id, BATCH_SIZE).
+_INDEX_WORDS = frozenset({"RANK", "ID", "IDX", "INDEX", "SIZE", "COUNT", "NUM"})
 
 
 def verdict(
@@ -137,6 +139,13 @@ def looks_boolean(callee: str) -> bool:
     """Whether a callable's name says it answers a boolean (``str2bool``, ``is_set``)."""
     last = callee.rsplit(".", 1)[-1].lower()
     return any(word in last for word in _BOOLISH)
+
+
+def names_an_index(name: str) -> bool:
+    """Whether a variable's (or a local's) name says it holds an index or a count: its last
+    word (``X_RANK``, ``device_id``), or NUM before it (``NUM_GPUS``)."""
+    words = name_words(name)
+    return bool(words) and (words[-1] in _INDEX_WORDS or "NUM" in words[:-1])
 
 
 def _descriptor(probes: Probes) -> dict[str | None, object] | None:
