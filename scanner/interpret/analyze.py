@@ -173,6 +173,8 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
         if unresolved and not resolved:
             if owned_by(parsed, event, index, unresolved, FUNCTION):
                 continue  # a wrapper's own read: reported at its call sites
+            if owned_by(parsed, event, index, unresolved, SETTER):
+                continue  # a setter's read of what it writes: its calls are writes
             if event.unit.method_class in descriptors:
                 continue  # a descriptor's own read: reported where it is constructed
             text = parsed.tree.code_for_node(event.node)
