@@ -110,6 +110,8 @@ WRITES = {
     "del": ('del os.environ["PRIMUS_X"]', WriteKind.DELETE, 5, None),
     "putenv": ('os.putenv("PRIMUS_X", "1")', WriteKind.PUTENV, 1, "1"),
     "augmented": ('os.environ["PRIMUS_X"] += ":extra"', WriteKind.SET, 1, None),
+    "update-by-keyword": ('os.environ.update(PRIMUS_X="1")', WriteKind.SET, 1, "1"),
+    "update-by-dict": ('os.environ.update({"PRIMUS_X": "1"})', WriteKind.SET, 1, "1"),
 }
 
 
@@ -138,6 +140,32 @@ def test_write_is_recorded_and_not_a_read(
     result = parsed_scan(tmp_path)
     assert result.knobs == ()
     assert result.writes == (write(3, column, kind, value=value),)
+
+
+def test_an_update_writes_each_name_it_gives_and_one_unknown_for_a_mapping(
+    tmp_path: Path,
+) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "m.py": """
+            import os
+
+
+            def launch(port, env):
+                os.environ.update({"PRIMUS_X": "1"}, MASTER_PORT=str(port))
+                os.environ.update(env)
+            """
+        },
+    )
+    result = parsed_scan(tmp_path)
+    assert (result.knobs, result.dynamic) == ((), ())
+    found = [(w.name, w.line, w.column, w.value, w.function) for w in result.writes]
+    assert found == [  # in source order at one position
+        ("PRIMUS_X", 5, 5, "1", "launch"),
+        ("MASTER_PORT", 5, 5, None, "launch"),
+        (None, 6, 5, None, "launch"),
+    ]
 
 
 def test_a_setter_is_a_write_at_its_calls_not_a_read(tmp_path: Path) -> None:
