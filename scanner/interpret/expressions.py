@@ -323,8 +323,9 @@ def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
         # Otherwise the right side runs (it holds the read under study: judged as reached).
         right = ev.expr(node.right, frame)
         if truth.site and _decides_by_assumption(right, is_and):
-            # ``"A" not in os.environ or "B" not in os.environ``: B taken as unset would
-            # decide for A, as B is judged taking A as unset. Taken A's way instead.
+            # ``"A" not in os.environ or "B" not in os.environ``: B, taken as unset, would
+            # make the test true whatever A holds. Taken the way that lets A decide, as a
+            # left side that skips the site is (above).
             return left
         return derived(right.value, left, right)
     right = ev.expr(node.right, frame)
