@@ -29,6 +29,9 @@ WRITE_CALLS: Final[dict[str, WriteKind]] = {
     "os.unsetenv": WriteKind.UNSETENV,
 }
 
+# ``os.environ.update(mapping, **names)``: a write of each name it gives.
+ENVIRON_UPDATE: Final = "os.environ.update"
+
 # Expressions whose value is a copy of the environment (reads of the copy are reads).
 ENVIRON_COPIES: Final = frozenset({"os.environ.copy"})  # and dict(os.environ)
 

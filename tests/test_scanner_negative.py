@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner import DynamicRead, ScanResult, Write, WriteKind, scan
+from scanner import DynamicRead, GateKind, ScanResult, Write, WriteKind, scan
 from tests.conftest import write_tree
 
 # Each case holds a comment naming os.environ, so that the file passes the byte
@@ -110,6 +110,8 @@ WRITES = {
     "del": ('del os.environ["PRIMUS_X"]', WriteKind.DELETE, 5, None),
     "putenv": ('os.putenv("PRIMUS_X", "1")', WriteKind.PUTENV, 1, "1"),
     "augmented": ('os.environ["PRIMUS_X"] += ":extra"', WriteKind.SET, 1, None),
+    "update-by-keyword": ('os.environ.update(PRIMUS_X="1")', WriteKind.SET, 1, "1"),
+    "update-by-dict": ('os.environ.update({"PRIMUS_X": "1"})', WriteKind.SET, 1, "1"),
 }
 
 
@@ -140,6 +142,32 @@ def test_write_is_recorded_and_not_a_read(
     assert result.writes == (write(3, column, kind, value=value),)
 
 
+def test_an_update_writes_each_name_it_gives_and_one_unknown_for_a_mapping(
+    tmp_path: Path,
+) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "m.py": """
+            import os
+
+
+            def launch(port, env):
+                os.environ.update({"PRIMUS_X": "1"}, MASTER_PORT=str(port))
+                os.environ.update(env)
+            """
+        },
+    )
+    result = parsed_scan(tmp_path)
+    assert (result.knobs, result.dynamic) == ((), ())
+    found = [(w.name, w.line, w.column, w.value, w.function) for w in result.writes]
+    assert found == [  # in source order at one position
+        ("PRIMUS_X", 5, 5, "1", "launch"),
+        ("MASTER_PORT", 5, 5, None, "launch"),
+        (None, 6, 5, None, "launch"),
+    ]
+
+
 def test_a_setter_is_a_write_at_its_calls_not_a_read(tmp_path: Path) -> None:
     # The membership test only guards the unset: part of the write, not a read.
     write_tree(
@@ -164,6 +192,186 @@ def test_a_setter_is_a_write_at_its_calls_not_a_read(tmp_path: Path) -> None:
     assert (result.knobs, result.dynamic) == ((), ())
     assert result.writes == (write(11, 1, WriteKind.SET, value="1", via="m.setenv"),)
     assert result.wrappers == ()
+
+
+# Setters as real code writes them, each defined in pkg/envutil.py and called once in
+# pkg/use.py: (the setter's module, the call, the call's line and column, its function, the
+# value written, the setter). A setter that reads the variable only to restore it or to log
+# it, and writes it whatever it held, is still only a setter: its call writes.
+SETTERS = {
+    "a-context-manager-that-restores-the-old-value": (
+        """
+        import contextlib
+        import os
+
+
+        @contextlib.contextmanager
+        def patched_env(name, value):
+            old = os.environ.get(name)
+            os.environ[name] = value
+            try:
+                yield
+            finally:
+                if old is None:
+                    del os.environ[name]
+                else:
+                    os.environ[name] = old
+        """,
+        """
+        from pkg.envutil import patched_env
+
+        with patched_env("PRIMUS_X", "1"):
+            print("patched")
+        """,
+        (3, 6, "<module>", "1", "pkg.envutil.patched_env"),
+    ),
+    "a-setter-that-logs-the-old-value": (
+        """
+        import logging
+        import os
+
+        logger = logging.getLogger(__name__)
+
+
+        def set_env(name, value):
+            logger.info("%s: %s -> %s", name, os.environ.get(name), value)
+            os.environ[name] = value
+        """,
+        """
+        from pkg import envutil
+
+
+        def configure():
+            envutil.set_env("PRIMUS_X", "0")
+        """,
+        (5, 5, "configure", "0", "pkg.envutil.set_env"),
+    ),
+    "a-plain-setter-imported-from-another-module": (
+        """
+        import os
+
+
+        def setenv(name, value):
+            os.environ[name] = value
+        """,
+        """
+        from pkg.envutil import setenv
+
+        setenv("PRIMUS_X", "1")
+        """,
+        (3, 1, "<module>", "1", "pkg.envutil.setenv"),
+    ),
+    "a-method-that-saves-the-old-value-called-through-self": (
+        """
+        import os
+
+
+        class EnvPatch:
+            def __init__(self):
+                self.saved = []
+
+            def setenv(self, name, value):
+                self.saved.append((name, os.environ.get(name)))
+                os.environ[name] = value
+
+            def fused_off(self):
+                self.setenv("PRIMUS_X", "0")
+        """,
+        """
+        from pkg.envutil import EnvPatch
+
+        EnvPatch().fused_off()
+        """,
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize(("setter", "caller", "call"), SETTERS.values(), ids=SETTERS.keys())
+def test_a_setter_call_is_a_write_not_a_read(
+    setter: str,
+    caller: str,
+    call: tuple[int, int, str, str, str] | None,
+    tmp_path: Path,
+) -> None:
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/envutil.py": setter, "pkg/use.py": caller})
+    result = scan([tmp_path], root=tmp_path)
+    assert (result.errors, result.knobs, result.dynamic, result.wrappers) == ((), (), (), ())
+    if call is None:  # the call is in the setter's own module: EnvPatch.fused_off
+        call = (13, 9, "EnvPatch.fused_off", "0", "pkg.envutil.EnvPatch.setenv")
+        path = "pkg/envutil.py"
+    else:
+        path = "pkg/use.py"
+    line, column, function, value, via = call
+    assert result.writes == (
+        Write(
+            name="PRIMUS_X",
+            path=path,
+            line=line,
+            column=column,
+            kind=WriteKind.SET,
+            function=function,
+            value=value,
+            via=via,
+        ),
+    )
+
+
+def test_a_setter_that_leaves_a_value_already_set_also_reads_it(tmp_path: Path) -> None:
+    # Whether it writes depends on the variable: a read (a value, as the same test written
+    # out at the call would be) and a write, as DeepSpeed's update_wa_env_var.
+    write_tree(
+        tmp_path,
+        {
+            "m.py": """
+            import os
+
+
+            def set_if_unset(name, value):
+                if name not in os.environ:
+                    os.environ[name] = value
+
+
+            set_if_unset("PRIMUS_X", "1")
+            """
+        },
+    )
+    result = parsed_scan(tmp_path)
+    (knob,) = result.knobs
+    (site,) = knob.sites
+    assert (site.name, site.line, site.column, site.via) == ("PRIMUS_X", 9, 1, "m.set_if_unset")
+    assert (site.gate.kind, site.default_on) == (GateKind.VALUE, None)
+    assert result.writes == (write(9, 1, WriteKind.SET, value="1", via="m.set_if_unset"),)
+    assert [w.qualname for w in result.wrappers] == ["m.set_if_unset"]
+
+
+def test_a_setter_that_answers_with_the_value_is_also_a_read(tmp_path: Path) -> None:
+    # get_or_set returns what it leaves in the environment: its callers decide with it.
+    write_tree(
+        tmp_path,
+        {
+            "m.py": """
+            import os
+
+
+            def get_or_set(name, default):
+                if name not in os.environ:
+                    os.environ[name] = default
+                return os.environ[name]
+
+
+            if get_or_set("PRIMUS_X", "fast") == "fast":
+                print("fast")
+            """
+        },
+    )
+    result = parsed_scan(tmp_path)
+    (knob,) = result.knobs
+    (site,) = knob.sites
+    assert (site.name, site.line, site.column, site.via) == ("PRIMUS_X", 10, 4, "m.get_or_set")
+    assert site.gate.kind is GateKind.BOOLEAN
+    assert result.writes == (write(10, 4, WriteKind.SET, value="fast", via="m.get_or_set"),)
+    assert [w.qualname for w in result.wrappers] == ["m.get_or_set"]
 
 
 def test_self_and_cls_are_never_the_name_parameter(tmp_path: Path) -> None:

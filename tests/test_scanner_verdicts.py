@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from scanner import GateKind, Polarity, scan
+from scanner import GateKind, Polarity, Write, WriteKind, scan
 from tests.conftest import write_tree
 
 B, V, L, U = GateKind.BOOLEAN, GateKind.VALUE, GateKind.LAUNCH, GateKind.UNKNOWN
+P = GateKind.PRESENCE
 DISABLE = Polarity.DISABLE
 
 
@@ -211,6 +212,117 @@ CAUSES = {
             ),
         ),
     ),
+    "a-number-a-test-selects-is-a-switch": (
+        """
+        import os
+
+
+        def scaled(x):
+            scale = 2.0 if os.getenv("X_SCALE", "1") != "0" else 1.0
+            return x * scale
+
+
+        def block():
+            return 128 if os.environ.get("X_BIG", "0") == "1" else 64
+
+
+        def stages():
+            if os.environ.get("X_DEEP", "0") == "1":
+                return 4
+            return 2
+
+
+        FACTOR = 2.0 if os.getenv("X_FACTOR", "1") != "0" else 1.0
+
+
+        def weighted(x):
+            return x * FACTOR
+        """,
+        (
+            Verdict("X_BIG", 10, 19, "0", B, False, "0"),
+            Verdict("X_DEEP", 14, 8, "0", B, False, "0"),
+            Verdict("X_FACTOR", 19, 17, "1", B, True, "0"),
+            Verdict("X_SCALE", 5, 20, "1", B, True, "0"),
+        ),
+    ),
+    "presence-tests-joined-by-and-or-or-are-judged-alike": (
+        """
+        import os
+
+
+        def check():
+            if "X_A" not in os.environ or "X_B" not in os.environ:
+                raise RuntimeError("set X_A and X_B")
+            return 1
+
+
+        def fused():
+            if "X_C" in os.environ and "X_D" in os.environ:
+                return "fused"
+            return "eager"
+        """,
+        (
+            Verdict("X_A", 5, 8, None, P, False),
+            Verdict("X_B", 5, 35, None, P, False),
+            Verdict("X_C", 11, 8, None, P, False),
+            Verdict("X_D", 11, 32, None, P, False),
+        ),
+    ),
+    "a-stored-path-tested-for-none-and-used-is-a-value": (
+        """
+        import os
+        import subprocess
+
+        TOOL = os.environ.get("X_TOOL_PATH")
+
+
+        def run(args):
+            assert TOOL is not None
+            subprocess.run([TOOL, *args], check=True)
+
+
+        class Runner:
+            def __init__(self):
+                self.tool = os.environ.get("X_RUNNER_TOOL")
+
+            def run(self):
+                if self.tool is None:
+                    raise RuntimeError("set X_RUNNER_TOOL")
+                subprocess.run([self.tool], check=True)
+        """,
+        (
+            Verdict("X_RUNNER_TOOL", 14, 21, None, V),
+            Verdict("X_TOOL_PATH", 4, 8, None, V),
+        ),
+    ),
+    "an-index-compared-with-zero-is-a-value": (
+        """
+        import os
+
+
+        def is_main():
+            return int(os.environ.get("X_RANK", "0")) == 0
+
+
+        def log(message):
+            device = int(os.getenv("X_DEVICE_ID", "0"))
+            if device == 0:
+                print(message)
+
+
+        def enabled():
+            return int(os.getenv("X_ENABLE", "0")) == 1
+
+
+        USE_FUSED = bool(int(os.environ.get("USE_FUSED", "1")))
+        """,
+        (
+            Verdict("USE_FUSED", 18, 22, "1", B, True, "0"),
+            Verdict("X_DEVICE_ID", 9, 18, "0", V),
+            Verdict("X_ENABLE", 15, 16, "0", B, False, "0"),
+            Verdict("X_RANK", 5, 16, "0", V),
+        ),
+    ),
     "undecided-is-unknown-with-its-reason": (
         """
         import os
@@ -258,6 +370,86 @@ def test_verdict(source: str, expected: tuple[Verdict, ...], tmp_path: Path) -> 
         for s in k.sites
     ]
     assert found == list(expected)
+
+
+DEFAULTS = {
+    "a-membership-test-in-a-function": (
+        """
+        import os
+
+
+        def setup(threads):
+            if "OMP_NUM_THREADS" not in os.environ:
+                os.environ["OMP_NUM_THREADS"] = str(threads)
+        """,
+        Verdict("OMP_NUM_THREADS", 5, 8, None, V),
+        (6, 9, "setup", None),
+    ),
+    "a-membership-test-at-module-level-with-a-message": (
+        """
+        import os
+
+        if "X_THREADS" not in os.environ:
+            print("X_THREADS is not set: using 4")
+            os.environ["X_THREADS"] = "4"
+        """,
+        Verdict("X_THREADS", 3, 4, None, V),
+        (5, 5, "<module>", "4"),
+    ),
+    "a-none-test-of-the-value": (
+        """
+        import os
+
+
+        def quiet():
+            if os.environ.get("TOKENIZERS_PARALLELISM") is None:
+                os.environ["TOKENIZERS_PARALLELISM"] = "false"
+        """,
+        Verdict("TOKENIZERS_PARALLELISM", 5, 8, None, V),
+        (6, 9, "quiet", "false"),
+    ),
+    "a-local-holding-the-read": (
+        """
+        import os
+
+        FALLBACK = "http://localhost:9000"
+
+
+        def endpoint():
+            given = os.getenv("X_ENDPOINT")
+            if given is None and FALLBACK:
+                os.environ["X_ENDPOINT"] = FALLBACK
+        """,
+        Verdict("X_ENDPOINT", 7, 13, None, V),
+        (9, 9, "endpoint", "http://localhost:9000"),
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "read", "written"), DEFAULTS.values(), ids=DEFAULTS.keys())
+def test_a_test_that_only_sets_a_default_is_a_value_read_and_a_write(
+    source: str, read: Verdict, written: tuple[int, int, str, str | None], tmp_path: Path
+) -> None:
+    # The variable is read where the code uses it, not here: the test decides nothing.
+    write_tree(tmp_path, {"m.py": source})
+    result = scan([tmp_path], root=tmp_path)
+    assert (result.errors, result.dynamic) == ((), ())
+    (knob,) = result.knobs
+    (site,) = knob.sites
+    found = Verdict(site.name, site.line, site.column, site.default, site.gate.kind)
+    assert (found, site.default_on, site.gate.off_value) == (read, None, None)
+    line, column, function, value = written
+    assert result.writes == (
+        Write(
+            name=read.name,
+            path="m.py",
+            line=line,
+            column=column,
+            kind=WriteKind.SET,
+            function=function,
+            value=value,
+        ),
+    )
 
 
 def test_an_exhausted_step_budget_is_unknown_not_a_value(tmp_path: Path) -> None:

@@ -9,14 +9,16 @@ from dataclasses import replace
 import libcst as cst
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS, is_launch_fact, says_disable
+from scanner.interpret.classify import is_number
 from scanner.interpret.evaluate import NOT_SEEN, Evaluator, Observation
 from scanner.interpret.expressions import iterable_items
 from scanner.interpret.follow import follow_store
 from scanner.interpret.frames import Frame
-from scanner.interpret.gates import Probes, site_default, verdict
+from scanner.interpret.gates import Probes, names_an_index, site_default, verdict
 from scanner.interpret.module import ParsedModule, flow_frame
 from scanner.interpret.objects import parse_classes
 from scanner.interpret.owners import owner_of
+from scanner.interpret.uses import name_matcher, used_beyond_tests
 from scanner.interpret.values import Opaque, V
 from scanner.model import (
     LAUNCH_GATE,
@@ -171,6 +173,8 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
         if unresolved and not resolved:
             if owned_by(parsed, event, index, unresolved, FUNCTION):
                 continue  # a wrapper's own read: reported at its call sites
+            if owned_by(parsed, event, index, unresolved, SETTER):
+                continue  # a setter's read of what it writes: its calls are writes
             if event.unit.method_class in descriptors:
                 continue  # a descriptor's own read: reported where it is constructed
             text = parsed.tree.code_for_node(event.node)
@@ -250,6 +254,10 @@ def judge(
         _used_as_value(event, probes) or _guards_a_read(parsed, event, knob, index)
     ):
         gate = VALUE_GATE  # `x = get(N); if x: use(x)`: the test only guards the value
+    if gate.kind is GateKind.PRESENCE and _guards_a_write(parsed, event, knob, index):
+        gate = VALUE_GATE  # `if N not in os.environ: os.environ[N] = d`: sets a default
+    if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE) and _an_index(event, knob, probes):
+        gate = VALUE_GATE  # `int(get("X_RANK", "0")) == 0`: which one, not whether on
     disable = says_disable(knob) or _bound_condition_says_disable(event, probes)
     if disable and gate.kind in _SWITCHES:
         gate = replace(gate, polarity=Polarity.DISABLE)
@@ -310,6 +318,22 @@ def _default(parsed: ParsedModule, event: Event, index: WrapperIndex, probes: Pr
     return _text(plain) if plain is not None and not isinstance(plain, Opaque) else None
 
 
+def _an_index(event: Event, knob: str, probes: Probes) -> bool:
+    """Whether the read is made a number (``int()``, ``float()``) and the variable, or the
+    local the number is bound to, is named for an index or a count: compared with 0 or 1
+    it asks which process or device this is, as a switch's int() of "0" and "1" would."""
+    if not any(obs.counted for _, obs in probes):
+        return False
+    if names_an_index(knob):
+        return True
+    binding = event.binding
+    if binding is None or binding.value is None or binding.store == "other":
+        return False
+    unset = next((obs for value, obs in probes if value is None), None)
+    bound = unset.chain.get(id(binding.value)) if unset is not None else None
+    return bound is not None and is_number(bound.value) and names_an_index(binding.name)
+
+
 def _guards_a_read(parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex) -> bool:
     """Whether a membership test sits in the same scope as a read of the variable's
     value (``if N in os.environ: path = os.environ[N]``)."""
@@ -328,6 +352,46 @@ def _guards_a_read(parsed: ParsedModule, event: Event, knob: str, index: Wrapper
     return False
 
 
+_SETS = (WriteKind.SET, WriteKind.SETDEFAULT, WriteKind.PUTENV)
+
+
+def _guards_a_write(parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex) -> bool:
+    """Whether the read (or a local holding what it read) is in the test of an ``if`` whose
+    branches set the variable itself: the test decides only whether to write it, and what
+    uses the variable reads it later."""
+    roots = [event.unit.scope] if event.unit.scope is not None else [*event.unit.statements]
+    binding = event.binding
+    local = None
+    if binding is not None and binding.store == "local" and binding.value is event.node:
+        local = binding.name
+    branches = {
+        id(part)
+        for root in roots
+        for node in nodes(root)
+        if isinstance(node, cst.If) and _tests_the_read(node.test, event, local)
+        for part in (node.body, node.orelse)
+        if part is not None
+    }
+    if not branches:
+        return False
+    for other in parsed.events(index):
+        if other.kind not in _SETS or other.unit.scope is not event.unit.scope:
+            continue
+        if branches.isdisjoint(other.target):
+            continue
+        if any(n.known and n.value == knob for n in resolve_names(parsed, other, index)):
+            return True
+    return False
+
+
+def _tests_the_read(test: cst.BaseExpression, event: Event, local: str | None) -> bool:
+    if id(test) in event.target:
+        return True
+    return local is not None and any(
+        isinstance(n, cst.Name) and n.value == local for n in nodes(test)
+    )
+
+
 def _used_as_value(event: Event, probes: Probes) -> bool:
     """Whether the local the read's value is bound to (as read) is used for more than
     being tested for truth or None."""
@@ -343,26 +407,7 @@ def _used_as_value(event: Event, probes: Probes) -> bool:
         )
     ):
         return False  # the local holds something computed from the value, not the value
-    name = binding.name
-    tested: set[int] = set()
-    uses: list[cst.Name] = []
-    for node in nodes(scope.body):
-        if isinstance(node, cst.If | cst.While | cst.IfExp | cst.Assert):
-            tested.add(id(node.test))
-        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-            tested.add(id(node.expression))
-        elif isinstance(node, cst.BooleanOperation):
-            tested.update((id(node.left), id(node.right)))
-        elif isinstance(node, cst.Comparison) and all(
-            isinstance(c.operator, cst.Is | cst.IsNot) for c in node.comparisons
-        ):
-            tested.add(id(node.left))
-        elif isinstance(node, cst.AssignTarget | cst.AnnAssign):
-            target = node.target
-            tested.add(id(target))
-        elif isinstance(node, cst.Name) and node.value == name:
-            uses.append(node)
-    return any(id(use) not in tested for use in uses)
+    return used_beyond_tests(scope.body, name_matcher(binding.name))
 
 
 def _same(first: V | None, second: V | None) -> bool:

@@ -10,6 +10,7 @@ function it returns runs, and that value is what a site of the factory gives.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -278,19 +279,12 @@ def call_function(
             inner.assign(name, ev.expr(default, inner) if default else V(value=UNKNOWN))
     if isinstance(function, cst.Lambda):
         result = ev.expr(function.body, inner)
-        return V(
-            value=result.value,
-            env=result.env or inner.control,
-            params=result.params,
-            site=result.site,
-        )
+        return replace(result, env=result.env or inner.control)
     flow = ev.block(body_statements(function.body), inner)
     if flow.kind == "raise":
         return V(value=RAISED, env=inner.control)
     result = flow.value if flow.kind == "return" and flow.value is not None else V(value=None)
-    return V(
-        value=result.value, env=result.env or inner.control, params=result.params, site=result.site
-    )
+    return replace(result, env=result.env or inner.control)
 
 
 def _accessor(ev: Evaluator, node: cst.Call, frame: Frame, kind: str) -> V:

@@ -17,7 +17,7 @@ than the variable, is taken the site's way (the site is judged as reached).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import libcst as cst
@@ -205,7 +205,7 @@ class Evaluator:
         if value.raised:
             return Flow("raise")
         if frame.control:
-            value = V(value=value.value, env=True, params=value.params, site=value.site)
+            value = replace(value, env=True)
         return Flow("return", value)
 
     def _expression_statement(self, node: cst.Expr, frame: Frame) -> Flow:
@@ -448,7 +448,9 @@ class Evaluator:
             # Any other variable: taken as unset (its default); unknown where it must be set.
             if kind == "subscript":
                 return V(value=UNKNOWN)
-            return V(value=False) if kind == "contains" else default
+            if kind == "contains":
+                return V(value=False, assumed=True)
+            return replace(default, assumed=True)
         at_site = self._at_site > 0
         if at_site:
             self.seen.reached = True

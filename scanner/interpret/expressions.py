@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -321,9 +322,23 @@ def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
             return left
         # Otherwise the right side runs (it holds the read under study: judged as reached).
         right = ev.expr(node.right, frame)
+        if truth.site and _decides_by_assumption(right, is_and):
+            # ``"A" not in os.environ or "B" not in os.environ``: B, taken as unset, would
+            # make the test true whatever A holds. Taken the way that lets A decide, as a
+            # left side that skips the site is (above).
+            return left
         return derived(right.value, left, right)
     right = ev.expr(node.right, frame)
     return derived(UNKNOWN, left, right)
+
+
+def _decides_by_assumption(right: V, is_and: bool) -> bool:
+    """Whether the right side of ``and`` (false) or ``or`` (true) decides the whole only
+    through another variable the scanner takes as unset."""
+    if not right.assumed or right.env:
+        return False
+    truth = truthiness(right)
+    return truth.known and bool(truth.value) != is_and
 
 
 def _unary(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
@@ -357,7 +372,9 @@ def _if_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
         if not test.env and id(other) in ev.target:
             branch = other  # the read under study is in the other branch: judge it as reached
         chosen = ev.expr(branch, frame)
-        return derived(chosen.value, test, chosen)
+        # As after an ``if`` statement: the branch taken depends on the test, the value in
+        # it is the branch's own (``2.0 if on else 1.0`` is no number read from the site).
+        return replace(derived(chosen.value, test, chosen), site=chosen.site)
     for branch in (node.body, node.orelse):
         if id(branch) in ev.target:  # the read under study is there: judged as reached
             return derived(UNKNOWN, test, ev.expr(branch, frame))

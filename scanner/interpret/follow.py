@@ -19,9 +19,10 @@ from scanner.interpret.frames import Frame
 from scanner.interpret.gates import Probes, tested_outcomes
 from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
+from scanner.interpret.uses import attribute_matcher, name_matcher, used_beyond_tests
 from scanner.interpret.values import UNKNOWN, V
-from scanner.model import Gate, GateKind, unknown_gate
-from scanner.syntax.events import Event
+from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
+from scanner.syntax.events import Binding, Event
 from scanner.syntax.index import WrapperIndex
 from scanner.syntax.scopes import body_statements, param_list
 
@@ -62,6 +63,7 @@ def follow_store(
     if not consumers:
         return None
     verdicts: list[Gate] = []
+    guarded = False  # a consumer tests the stored value only to use it (``assert X; run(X)``)
     for consumer, method_class in consumers:
         runs = [
             (value, _run(parsed, index, consumer, method_class, binding, stored[value]))
@@ -69,8 +71,12 @@ def follow_store(
         ]
         outputs = _outcomes(runs)
         gate = classify(outputs, named) if outputs is not None else None
-        if gate is not None and gate.kind is not GateKind.VALUE:
+        if gate is not None and gate.kind is GateKind.PRESENCE and _uses(consumer, binding):
+            guarded = True
+        elif gate is not None and gate.kind is not GateKind.VALUE:
             verdicts.append(gate)
+    if guarded and all(g.kind is GateKind.PRESENCE for g in verdicts):
+        return VALUE_GATE
     if not verdicts:
         where = ", ".join(_name(f) for f, _ in consumers)
         return unknown_gate(f"stored in {binding.name!r} and used in {where}, not judged there")
@@ -98,12 +104,9 @@ def _run(
     index: WrapperIndex,
     consumer: cst.CSTNode,
     method_class: str | None,
-    binding: object,
+    binding: Binding,
     value: V,
 ) -> Observation:
-    from scanner.syntax.events import Binding
-
-    assert isinstance(binding, Binding)
     overrides = {binding.name: value} if binding.store == "global" else {}
     computed = _assigned_value(consumer)
     evaluator = parsed.evaluator(
@@ -127,6 +130,15 @@ def _run(
         model = ClassModel(method_class or "", {}, parsed.symbols)
         frame.assign(params[0].name.value, V(value=Instance(model, {binding.name: value})))
     return evaluator.run(body_statements(function.body), frame)
+
+
+def _uses(consumer: cst.CSTNode, binding: Binding) -> bool:
+    """Whether a consumer uses the stored value for more than testing it."""
+    root = consumer.body if isinstance(consumer, cst.FunctionDef) else consumer
+    name = binding.name
+    return used_beyond_tests(
+        root, attribute_matcher(name) if binding.store == "attr" else name_matcher(name)
+    )
 
 
 def _outcomes(runs: Probes) -> dict[str | None, object] | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
+from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, name_words
 from scanner.interpret.classify import classify, is_number, is_opaque, outcome_key
 from scanner.interpret.evaluate import NOT_SEEN, Observation
 from scanner.interpret.values import RAISED, UNKNOWN
@@ -32,6 +32,8 @@ from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
 Probes = Sequence[tuple[str | None, Observation]]
 _WORDS = frozenset({*ON_WORDS, *OFF_WORDS, EMPTY})
 _BOOLISH = ("bool", "true", "truthy", "flag", "enabled", "disabled", "strtobool", "is_", "yes")
+# Last words of a name that holds an index or a count (X_RANK, device_id, BATCH_SIZE).
+_INDEX_WORDS = frozenset({"RANK", "ID", "IDX", "INDEX", "SIZE", "COUNT", "NUM"})
 
 
 def verdict(
@@ -139,6 +141,13 @@ def looks_boolean(callee: str) -> bool:
     return any(word in last for word in _BOOLISH)
 
 
+def names_an_index(name: str) -> bool:
+    """Whether a variable's (or a local's) name says it holds an index or a count: its last
+    word (``X_RANK``, ``device_id``), or NUM before it (``NUM_GPUS``)."""
+    words = name_words(name)
+    return bool(words) and (words[-1] in _INDEX_WORDS or "NUM" in words[:-1])
+
+
 def _descriptor(probes: Probes) -> dict[str | None, object] | None:
     if all(obs.descriptor is NOT_SEEN for _, obs in probes):
         return None
@@ -146,8 +155,11 @@ def _descriptor(probes: Probes) -> dict[str | None, object] | None:
 
 
 def _returned(probes: Probes) -> dict[str | None, object] | None:
+    """What the function returns under each probe, when that depends on the variable. Not
+    numbers that branches on the value return as their own (``return 4`` under ``if``):
+    those say how the branches differ, and the branch's test decides the verdict."""
     outputs: dict[str | None, object] = {}
-    tainted = False
+    tainted = read = False
     for value, obs in probes:
         if obs.flow.kind == "raise":
             outputs[value] = RAISED
@@ -161,7 +173,10 @@ def _returned(probes: Probes) -> dict[str | None, object] | None:
         if not result.known:
             return None
         tainted = tainted or result.env
+        read = read or result.site
         outputs[value] = result.value
+    if not read and any(is_number(o) and o not in (0, 1) for o in outputs.values()):
+        return None
     return outputs if tainted else None
 
 

@@ -3,7 +3,8 @@
 A value carries where it came from: ``env`` when it depends on the knob being
 evaluated (data or control flow, through any read of it), ``site`` when it
 depends on the read under study itself, ``params`` when it depends on parameters
-of the function under analysis (which is how wrapper functions are recognised).
+of the function under analysis (which is how wrapper functions are recognised),
+``assumed`` when it rests on another variable being unset, as the scanner takes it.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class V:
     env: bool = False
     params: frozenset[str] = NO_PARAMS
     site: bool = False  # depends on the value the site under study read
+    assumed: bool = False  # rests on taking another variable as unset (what the scanner assumes)
 
     @property
     def known(self) -> bool:
@@ -75,14 +77,15 @@ class V:
 
 def derived(value: object, *sources: V) -> V:
     """A value computed from ``sources``, inheriting their provenance."""
-    env = site = False
+    env = site = assumed = False
     params = NO_PARAMS
     for source in sources:
         env = env or source.env
         site = site or source.site
+        assumed = assumed or source.assumed
         if source.params:
             params = params | source.params
-    return V(value=value, env=env, params=params, site=site)
+    return V(value=value, env=env, params=params, site=site, assumed=assumed)
 
 
 def truthiness(v: V) -> V:

@@ -7,7 +7,9 @@ function that owns the parameter may be a method, a function nested in another
 (a local helper), or a closure factory whose inner function reads the factory's
 parameter. A class whose constructor keeps its parameter on ``self`` and whose
 methods read the variable with it is a descriptor: its constructor calls are reads.
-A function that writes the variable its parameter names is a setter.
+A function that writes the variable its parameter names is a setter. One that also
+reads it is a wrapper too, unless it writes whatever the variable held and gives
+nothing back that depends on it (it reads only to restore the old value or to log it).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from __future__ import annotations
 import libcst as cst
 
 from scanner.interpret.analyze import resolve_names
-from scanner.interpret.calls import call_function
+from scanner.interpret.calls import call_function, call_wrapper
+from scanner.interpret.classify import outcome_key
+from scanner.interpret.evaluate import Evaluator
 from scanner.interpret.frames import Frame
 from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
@@ -31,6 +35,7 @@ from scanner.syntax.walk import nodes
 def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
     """The wrappers and setters defined in ``parsed``, given those known so far."""
     found: dict[tuple[str, str], Wrapper] = {}
+    always_written: set[str] = set()  # setters that write whatever the variable held
     events = parsed.events(index)
     for event in events:
         if event.unit.scope is None:
@@ -48,12 +53,67 @@ def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
         qualname = (
             f"{parsed.module_name}.{owner.qualname}" if parsed.module_name else owner.qualname
         )
+        if kind == SETTER and _unconditional(event, owner.function):
+            always_written.add(qualname)
         if (qualname, kind) in found:
             continue
         found[(qualname, kind)] = _function(parsed, event, owner, qualname, kind)
+    for qualname in always_written:
+        reader = found.get((qualname, FUNCTION))
+        if reader is not None and not _answers(parsed, index, reader):
+            del found[(qualname, FUNCTION)]  # its reads are part of its write
     for wrapper in _descriptors(parsed, index, events):
         found[(wrapper.qualname, wrapper.kind)] = wrapper
     return list(found.values())
+
+
+_CONDITIONAL = (cst.If, cst.For, cst.While, cst.ExceptHandler, cst.Match)
+
+
+def _unconditional(event: Event, function: cst.FunctionDef) -> bool:
+    """Whether a write runs whenever ``function`` runs to its end: under no branch, loop
+    or exception handler (``if name not in os.environ: os.environ[name] = v`` writes only
+    for some values of the variable, which makes reading it part of what it does)."""
+    return all(
+        id(node) not in event.target
+        for node in nodes(function.body)
+        if isinstance(node, _CONDITIONAL)
+    )
+
+
+_PROBED = "\0probed"  # a variable name no code spells
+
+
+def _answers(parsed: ParsedModule, index: WrapperIndex, wrapper: Wrapper) -> bool:
+    """Whether a call of ``wrapper`` can give back something that depends on the variable
+    it reads: it raises or asserts (``check_and_set`` raises on a value already set
+    otherwise), or it returns differently with the variable unset and set, or that cannot
+    be told."""
+    function = wrapper.function()
+    if any(isinstance(node, cst.Assert | cst.Raise) for node in nodes(function)):
+        return True
+    params = [p.name.value for p in param_list(function.params)]
+    given = params[1:] if wrapper.method else params
+    args = [cst.Arg(cst.Name(p), keyword=cst.Name(p)) for p in given]
+    call = cst.Call(cst.Name(wrapper.short_name), args)
+    returned: list[V] = []
+    for value in (None, "1"):
+        evaluator = parsed.evaluator(index, knob=_PROBED, value=value)
+        frame = Frame(
+            parsed.symbols,
+            {p: V(value=_PROBED if p == wrapper.name_param else UNKNOWN) for p in given},
+        )
+        returned.append(_call(evaluator, wrapper, call, frame))
+        if not any(n.value == _PROBED for n in evaluator.seen.names):
+            return True  # it reads the variable by a name built from the parameter
+    unset, set_ = returned
+    return not (unset.known and set_.known and outcome_key(unset.value) == outcome_key(set_.value))
+
+
+def _call(evaluator: Evaluator, wrapper: Wrapper, call: cst.Call, frame: Frame) -> V:
+    return evaluator.call(
+        lambda: call_wrapper(evaluator, wrapper, call, frame, bound=wrapper.method)
+    )
 
 
 def _function(

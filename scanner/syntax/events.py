@@ -13,7 +13,14 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from scanner.accessors import ENVIRON, ENVIRON_COPIES, READ_CALLS, WRITE_CALLS, accessor_kind
+from scanner.accessors import (
+    ENVIRON,
+    ENVIRON_COPIES,
+    ENVIRON_UPDATE,
+    READ_CALLS,
+    WRITE_CALLS,
+    accessor_kind,
+)
 from scanner.model import ReadKind, WriteKind
 from scanner.syntax.callee import find_wrapper
 from scanner.syntax.index import CLASS, Wrapper, WrapperIndex
@@ -248,6 +255,8 @@ class EventCollector:
         elif qualified in WRITE_CALLS:
             name, value = read_arguments(node)
             self._record(WRITE_CALLS[qualified], node, name, value=value)
+        elif qualified == ENVIRON_UPDATE:
+            self._update(node)
         elif (
             isinstance(func, cst.Attribute)
             and func.attr.value == "get"
@@ -257,6 +266,23 @@ class EventCollector:
             self._record(ReadKind.GET, node, name)
         elif not (self.short_names and self._wrapper_call(node, qualified)):
             self._accessor_call(node, qualified)
+
+    def _update(self, node: cst.Call) -> None:
+        """``os.environ.update({"A": "1"}, B="2")``: a write of each name written out, and
+        one of unknown name for any other mapping."""
+        for arg in node.args:
+            value = arg.value
+            if arg.keyword is not None:
+                name = cst.SimpleString(repr(arg.keyword.value))
+                self._record(WriteKind.SET, node, name, value=value)
+            elif not arg.star and isinstance(value, cst.Dict):
+                for element in value.elements:
+                    if isinstance(element, cst.DictElement):
+                        self._record(WriteKind.SET, node, element.key, value=element.value)
+                    else:
+                        self._record(WriteKind.SET, node, None)
+            else:
+                self._record(WriteKind.SET, node, None)
 
     def _wrapper_call(self, node: cst.Call, qualified: str | None) -> bool:
         """Record a call of a wrapper, a descriptor class or a setter; whether it was one."""
