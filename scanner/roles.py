@@ -75,6 +75,14 @@ WORDS: Final[Mapping[Role, frozenset[str]]] = {
         PREFETCH TE LIGER APEX XFORMERS EAGER MONOLITHIC"""
     ),
 }
+# Feature words that name an operation (what is computed), and kernel words that name an
+# implementation of one (how): together, the knob chooses the operation's kernel.
+OPERATIONS: Final = _words("LOSS ADAM ADAMW MUON SGD OPTIMIZER OPTIMIZERS OPTIM")
+IMPLEMENTATIONS: Final = _words(
+    "TRITON FUSED FUSE FUSES FUSION FUSIONS UNFUSED KERNEL KERNELS COMPILE COMPILED GLUON "
+    "FLYDSL CUTLASS ASM LIGER APEX"
+)
+
 # Words that name a kernel choice only in the framework's own code: a cache there holds
 # computed tensors (a RoPE table, a mask), while a library's cache (MIOpen's, comgr's)
 # holds compiled code or files.
@@ -204,8 +212,7 @@ def _from_words(knob: Knob) -> Proposal:
             return Proposal(role, f"{where} {subject} says {word} ({WHAT[role]})")
     return Proposal(
         Role.UNKNOWN,
-        "nothing in its name, what it feeds, or the functions and files that read it "
-        "says what it controls",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
     )
 
 
@@ -269,9 +276,17 @@ def _distinct(values: Iterable[str | None]) -> list[str]:
 
 
 def _role_of(words: Sequence[str], table: Mapping[Role, frozenset[str]]) -> tuple[Role, str] | None:
-    """The role the words point to by ``table``, by PRECEDENCE, and the word that says it."""
+    """The role the words point to by ``table``, by PRECEDENCE, and the word that says it.
+
+    An operation named beside an implementation word is that operation's kernel:
+    X_DISABLE_FUSED_ADAM and CROSS_ENTROPY_LOSS_FUSION choose how, not what."""
     for role in PRECEDENCE:
-        for word in words:
-            if word in table.get(role, ()):
-                return role, word
+        found = [word for word in words if word in table.get(role, ())]
+        if not found:
+            continue
+        if role is Role.FEATURE and set(found) <= OPERATIONS:
+            how = next((w for w in words if w in IMPLEMENTATIONS), None)
+            if how is not None and how in table.get(Role.KERNEL, ()):
+                return Role.KERNEL, how
+        return role, found[0]
     return None

@@ -66,6 +66,9 @@ pkg/model.py:9:7: KNB001 PRIMUS_NEW_TRITON is not registered in registry.yaml: i
       PRIMUS_NEW_TRITON:
         default: "1"
         default_on: true
+        role:
+          proposed: kernel
+          reason: "the name PRIMUS_NEW_TRITON says TRITON (a kernel choice)"
         triage: untriaged
 """  # noqa: E501
 

@@ -27,6 +27,9 @@ NEW_ONE_REPORTED = (
     "      PRIMUS_OTHER_TRITON:\n"
     '        default: "1"\n'
     "        default_on: true\n"
+    "        role:\n"
+    "          proposed: kernel\n"
+    '          reason: "the name PRIMUS_OTHER_TRITON says TRITON (a kernel choice)"\n'
     "        triage: untriaged\n"
     "\n"
     f"Found 1 error: 6 knobs in 3 files {SUMMARY} "

@@ -34,6 +34,9 @@ def test_a_new_default_on_gate_in_the_example_fails_with_one_line(tmp_path: Path
         "      TOY_GELU_TRITON:\n"
         '        default: "1"\n'
         "        default_on: true\n"
+        "        role:\n"
+        "          proposed: kernel\n"
+        '          reason: "the name TOY_GELU_TRITON says TRITON (a kernel choice)"\n'
         "        triage: untriaged\n"
         "\n"
         "Found 1 error: 13 knobs in 10 files checked against registry.yaml (policy all).\n"

@@ -38,12 +38,12 @@ TREE = {
 }
 
 TABLE = """\
-knob                      default   on by default?   polarity   off value   read in   sites
-────────────────────────────────────────────────────────────────────────────────────────────────────
-PRIMUS_BLOCK              '64'      value            -          -           py        pkg/model.py:7
-PRIMUS_DUMP               -         no               enable     -           py        pkg/model.py:8
-PRIMUS_HC_TRITON          '1'       yes              enable     '0'         py        pkg/model.py:5
-PRIMUS_V4_ROUTER_TRITON   'True'    yes              enable     '0'         py        pkg/model.py:6
+knob                     default  on by default?  polarity  role    off value  read in  sites
+──────────────────────────────────────────────────────────────────────────────────────────────────────
+PRIMUS_BLOCK             '64'     value           -         value   -          py       pkg/model.py:7
+PRIMUS_DUMP              -        no              enable    debug   -          py       pkg/model.py:8
+PRIMUS_HC_TRITON         '1'      yes             enable    kernel  '0'        py       pkg/model.py:5
+PRIMUS_V4_ROUTER_TRITON  'True'   yes             enable    kernel  '0'        py       pkg/model.py:6
 
 dynamic reads (name not resolved):
   pkg/model.py:11:5: os.environ.get(f"PRIMUS_{kind}")
@@ -53,7 +53,7 @@ errors (files skipped):
   pkg/broken.py: Syntax error at line 2, column 19: '(' was never closed.
 
 4 knobs (2 on by default), 1 dynamic read, 1 error; 4 files scanned.
-"""
+"""  # noqa: E501
 
 
 @pytest.fixture
@@ -99,6 +99,7 @@ def test_json_golden(tree: Path) -> None:
                             *("false", "no", "off", "False", "FALSE", "No", "NO", "Off", "OFF", ""),
                         ],
                         "choices": [],
+                        "target": "HC",
                     }
                 ],
                 "kind": "boolean",
@@ -106,6 +107,8 @@ def test_json_golden(tree: Path) -> None:
                 "reason": None,
                 "on_value": "1",
                 "conflict_reason": None,
+                "role": "kernel",
+                "role_reason": "the name PRIMUS_HC_TRITON says TRITON (a kernel choice)",
             }
         ],
         "dynamic": [],  # f"PRIMUS_{kind}" cannot name a PRIMUS_HC_* variable

@@ -70,6 +70,7 @@ PRIMUS_HC_TRITON
   registry   registry.yaml:7:3
   gates      hyper-connection glue (Triton), pass both
   default    "1", on by default
+  role       not stated; the scan proposes kernel: the name PRIMUS_HC_TRITON says TRITON (a kernel choice)
   triage     breaks-bitwise (in backward)
   evidence   hardware: MI355X
              setup: 8 layers, PP2xEP4, mock data
@@ -94,12 +95,13 @@ pkg/other.py:5:12 (in hc_enabled)
     3 |
     4 | def hc_enabled():
   > 5 |     return os.getenv("PRIMUS_HC_TRITON", "1") != "0"
-"""
+"""  # noqa: E501
 
 ROPE = """\
 PRIMUS_ROPE_TRITON
   registry   registry.yaml:21:3
   default    "1", on by default
+  role       not stated; the scan proposes kernel: the name PRIMUS_ROPE_TRITON says TRITON (a kernel choice)
   triage     reproducible
   evidence   -
   cost       -
@@ -115,7 +117,7 @@ pkg/model.py:6:8 (in <module>)
   > 6 | ROPE = env_flag("PRIMUS_ROPE_TRITON")
     7 | FP8 = os.environ.get("PRIMUS_FP8", "0") == "1"
     8 | BLOCK = int(os.environ.get("PRIMUS_BLOCK", "64"))
-"""
+"""  # noqa: E501
 
 NCCL = """\
 NCCL_ALGO
@@ -147,9 +149,11 @@ def test_value_knob_and_unregistered_knob(root: Path) -> None:
     with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
         file.write('DUMP = "PRIMUS_DUMP" in os.environ\n')
     dump = run_knobs("explain", "PRIMUS_DUMP", cwd=root)
-    assert dump.stdout.splitlines()[:4] == [
+    assert dump.stdout.splitlines()[:5] == [
         "PRIMUS_DUMP",
         "  registry   not registered in registry.yaml (the policy requires it)",
+        "  role       not stated; the scan proposes debug: the name PRIMUS_DUMP says DUMP "
+        "(logging, profiling, tests or debugging)",
         "  profiles   none sets it",
         "",
     ]

@@ -40,6 +40,11 @@ SCHEMA_NOTE = (
 )
 
 
+ROLES_NOTE = (
+    "Roles proposed from the code: 2 kernel, 1 feature, 1 value; confirm each by writing "
+    "`role: ROLE`.\n"
+)
+
 EXPECTED = """\
 version: 1
 
@@ -59,6 +64,9 @@ knobs:
     # a value knob (default "64"); read at pkg/model.py:8
     default: "64"
     default_on: null
+    role:
+      proposed: value
+      reason: "not a switch: the code uses its value"
     triage: untriaged
 
   PRIMUS_FP8:
@@ -67,6 +75,9 @@ knobs:
     default_on: false
     polarity: enable
     off_value: "0"
+    role:
+      proposed: feature
+      reason: "the name PRIMUS_FP8 says FP8 (what is computed or trained)"
     triage: untriaged
 
   PRIMUS_HC_TRITON:
@@ -75,6 +86,9 @@ knobs:
     default_on: true
     polarity: enable
     off_value: "0"
+    role:
+      proposed: kernel
+      reason: "the name PRIMUS_HC_TRITON says TRITON (a kernel choice)"
     triage: untriaged
 
   PRIMUS_ROPE_TRITON:
@@ -83,20 +97,34 @@ knobs:
     default_on: true
     polarity: enable
     off_value: "0"
+    role:
+      proposed: kernel
+      reason: "the name PRIMUS_ROPE_TRITON says TRITON (a kernel choice)"
     triage: untriaged
 
 # Profiles: named recipes that `knobs export --profile NAME` writes as a file to
-# source. `bitwise` turns off every feature that is on by default and whose knob
-# is not triaged reproducible (nor exempt, a deliberate waiver): a knob stays on
-# once it is triaged reproducible, and a knob registered later is covered too.
+# source. `bitwise` turns off every kernel choice that is on by default and not
+# triaged reproducible (nor exempt, a deliberate waiver) and every knob triaged
+# breaks-bitwise, turns on the framework's deterministic mode, and sets the
+# stack's determinism settings to their deterministic values. It touches no other
+# role, and no knob whose gate is undecided or whose role is unknown: `knobs
+# export` names those it left as the code has them. A knob registered later is
+# covered too.
 profiles:
   bitwise:
-    description: Bit-for-bit reproducible runs; default-on knobs not triaged reproducible are off.
+    description: Bit-for-bit reproducible runs; kernel choices off, the deterministic mode on.
     kind: bitwise
     select:
-      - default_on: true
+      - role: kernel
+        default_on: true
         triage_not: [reproducible, exempt]
         set: "off"
+      - triage: breaks-bitwise
+        set: "off"
+      - role: determinism
+        set: "on"
+      - role: stack
+        set: deterministic
 """
 
 
@@ -107,6 +135,7 @@ def test_init_writes_a_registry_that_checks_clean(tmp_path: Path) -> None:
     assert result.stdout == (
         "Wrote registry.yaml: 4 knobs (2 on by default), every one untriaged.\n"
         + SCHEMA_NOTE
+        + ROLES_NOTE
         + "Next: say what each knob gates, triage it, and run `knobs check`.\n"
     )
     text = (root / "registry.yaml").read_text(encoding="utf-8")
@@ -176,6 +205,7 @@ def test_conflicts_and_unresolved_reads_are_reported(tmp_path: Path) -> None:
     assert result.stdout == (
         "Wrote registry.yaml: 4 knobs (2 on by default), every one untriaged.\n"
         + SCHEMA_NOTE
+        + ROLES_NOTE
         + "Conflict in PRIMUS_HC_TRITON: on by default at pkg/model.py:5 but off by default at "
         "pkg/other.py:3.\n"
         "Not registered: 1 dynamic read and 0 files that could not be scanned "
@@ -190,6 +220,9 @@ def test_conflicts_and_unresolved_reads_are_reported(tmp_path: Path) -> None:
         "    default_on: true\n"
         "    polarity: enable\n"
         '    off_value: "0"\n'
+        "    role:\n"
+        "      proposed: kernel\n"
+        '      reason: "the name PRIMUS_HC_TRITON says TRITON (a kernel choice)"\n'
         "    triage: untriaged\n"
     ) in text
     assert '    - "."\n' in text
@@ -208,9 +241,10 @@ def test_empty_tree_and_names_a_registry_cannot_hold(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     result = run_knobs("init", "src", cwd=tmp_path)
-    assert result.stdout.splitlines()[:3] == [
+    assert result.stdout.splitlines()[:4] == [
         "Wrote registry.yaml: 1 knob (0 on by default), every one untriaged.",
         SCHEMA_NOTE.rstrip("\n"),
+        "Roles proposed from the code: 1 value; confirm each by writing `role: ROLE`.",
         "Skipped 'MY-VAR': a registry can only hold letters, digits and '_'.",
     ]
     text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
@@ -321,6 +355,7 @@ def test_a_file_nested_too_deep_is_counted_and_the_rest_registered(tmp_path: Pat
     assert result.stdout == (
         "Wrote registry.yaml: 1 knob (1 on by default), every one untriaged.\n"
         + SCHEMA_NOTE
+        + "Roles proposed from the code: 1 unknown; confirm each by writing `role: ROLE`.\n"
         + "Not registered: 0 dynamic reads and 1 file that could not be scanned "
         "(`knobs check` lists them).\n"
         "Next: say what each knob gates, triage it, and run `knobs check`.\n"

@@ -48,10 +48,16 @@ knobs:
     default: "0"
     default_on: false
     polarity: disable
+    role:
+      proposed: kernel
+      reason: "the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice)"
     triage: untriaged
   X_HC_TRITON:
     default: "1"
     default_on: true
+    role:
+      proposed: kernel
+      reason: "the name X_HC_TRITON says TRITON (a kernel choice)"
     triage: untriaged
 """
 
@@ -63,6 +69,9 @@ default, so the feature it disables is on ("1" turns the feature off) and read h
         default: "0"
         default_on: false
         polarity: disable
+        role:
+          proposed: kernel
+          reason: "the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice)"
         triage: untriaged
 pkg/fused.py:4:6: KNB001 X_HC_TRITON is not registered in registry.yaml: it is on by default ("0" \
 turns it off) and read here.
@@ -70,6 +79,9 @@ turns it off) and read here.
       X_HC_TRITON:
         default: "1"
         default_on: true
+        role:
+          proposed: kernel
+          reason: "the name X_HC_TRITON says TRITON (a kernel choice)"
         triage: untriaged
 
 Found 2 errors: 6 knobs in 2 files checked against registry.yaml (policy default-on).
@@ -117,7 +129,7 @@ def test_an_entry_without_its_polarity_is_a_hole_in_the_bitwise_profile(root: Pa
     code, out, _ = check(root)
     assert code == 1
     assert out == (
-        "registry.yaml:15:3: KNB101 profile 'bitwise' (kind bitwise) leaves on the feature that "
+        "registry.yaml:21:3: KNB101 profile 'bitwise' (kind bitwise) leaves on the feature that "
         "X_DISABLE_FUSED_ADAM disables: it is on by default and triaged 'untriaged', and the "
         "profile does not set it.\n"
         "    add `polarity: disable` to knobs.X_DISABLE_FUSED_ADAM (turning it on turns its "
@@ -164,14 +176,14 @@ def test_launch_facts_can_be_registered_as_exempt(root: Path) -> None:
 
 
 TABLE = """\
-knob                   default   on by default?   polarity   off value   read in   sites
-─────────────────────────────────────────────────────────────────────────────────────────────────
-MASTER_PORT            '29500'   launch           -          -           py        pkg/fused.py:8
-RANK                   '0'       launch           -          -           py        pkg/fused.py:6
-WORLD_SIZE             -         launch           -          -           py        pkg/fused.py:7
-X_DISABLE_FUSED_ADAM   '0'       no               disable    '0'         py        pkg/fused.py:3
-X_FP8                  '0'       no               enable     '0'         py        pkg/fused.py:5
-X_HC_TRITON            '1'       yes              enable     '0'         py        pkg/fused.py:4
+knob                  default  on by default?  polarity  role     off value  read in  sites
+────────────────────────────────────────────────────────────────────────────────────────────────────
+MASTER_PORT           '29500'  launch          -         fact     -          py       pkg/fused.py:8
+RANK                  '0'      launch          -         fact     -          py       pkg/fused.py:6
+WORLD_SIZE            -        launch          -         fact     -          py       pkg/fused.py:7
+X_DISABLE_FUSED_ADAM  '0'      no              disable   kernel   '0'        py       pkg/fused.py:3
+X_FP8                 '0'      no              enable    feature  '0'        py       pkg/fused.py:5
+X_HC_TRITON           '1'      yes             enable    kernel   '0'        py       pkg/fused.py:4
 
 6 knobs (1 on by default), 0 dynamic reads, 0 errors; 2 files scanned.
 """
@@ -188,6 +200,7 @@ X_DISABLE_FUSED_ADAM
   registry   registry.yaml:6:3
   default    "0", off by default
   polarity   disable: turning it on turns its feature off (the feature is on by default)
+  role       kernel (proposed: the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice))
   triage     untriaged
   evidence   -
   cost       -
@@ -220,17 +233,26 @@ knobs:
     # a launch fact (set by the launcher, not a switch); read at pkg/fused.py:8
     default: "29500"
     default_on: null
+    role:
+      proposed: fact
+      reason: "set by the launcher or the system, not a switch"
     triage: untriaged
 
   RANK:
     # a launch fact (set by the launcher, not a switch); read at pkg/fused.py:6
     default: "0"
     default_on: null
+    role:
+      proposed: fact
+      reason: "set by the launcher or the system, not a switch"
     triage: untriaged
 
   WORLD_SIZE:
     # a launch fact (set by the launcher, not a switch); read at pkg/fused.py:7
     default_on: null
+    role:
+      proposed: fact
+      reason: "set by the launcher or the system, not a switch"
     required: true
     triage: untriaged
 
@@ -241,6 +263,9 @@ pkg/fused.py:3
     default_on: false
     polarity: disable
     off_value: "0"
+    role:
+      proposed: kernel
+      reason: "the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice)"
     triage: untriaged
 
   X_FP8:
@@ -249,6 +274,9 @@ pkg/fused.py:3
     default_on: false
     polarity: enable
     off_value: "0"
+    role:
+      proposed: feature
+      reason: "the name X_FP8 says FP8 (what is computed or trained)"
     triage: untriaged
 
   X_HC_TRITON:
@@ -257,6 +285,9 @@ pkg/fused.py:3
     default_on: true
     polarity: enable
     off_value: "0"
+    role:
+      proposed: kernel
+      reason: "the name X_HC_TRITON says TRITON (a kernel choice)"
     triage: untriaged
 """
 
@@ -288,6 +319,9 @@ def test_init_writes_an_off_value_that_is_not_zero(tmp_path: Path) -> None:
         "    default_on: true\n"
         "    polarity: enable\n"
         '    off_value: "off"\n'
+        "    role:\n"
+        "      proposed: kernel\n"
+        '      reason: "the name X_CACHE says CACHE (a kernel choice)"\n'
         "    triage: untriaged\n" + PROFILES
     )
     assert check(tmp_path)[0] == 0
@@ -296,7 +330,7 @@ def test_init_writes_an_off_value_that_is_not_zero(tmp_path: Path) -> None:
 def test_triage_turns_a_disable_knob_back_on_with_its_off_value() -> None:
     registry = loads_registry(
         'version: 1\nknobs:\n  X_DISABLE_FUSED:\n    default: "0"\n    default_on: false\n'
-        "    polarity: disable\n    triage: untriaged\n"
+        "    polarity: disable\n    role: kernel\n    triage: untriaged\n"
         "profiles:\n  bitwise:\n    description: Off.\n    kind: bitwise\n    select:\n"
         '      - {default_on: true, set: "off"}\n'
     )

@@ -74,7 +74,7 @@ def test_pyproject_launch_facts_reach_check_and_scan(root: Path) -> None:
     ]
     assert check(root)[0] == 0
     table = run_knobs("scan", "pkg", cwd=root).stdout
-    assert "MYLAUNCHER_ELASTIC   '1'       launch           -" in table
+    assert "MYLAUNCHER_ELASTIC  '1'      launch          -         fact" in table
 
 
 def test_init_reads_the_pyproject_settings(root: Path) -> None:
@@ -167,6 +167,9 @@ def test_registry_accessors_reach_the_scanner(root: Path) -> None:
         "      X_READ_FUSED:\n"
         '        default: "1"\n'
         "        default_on: true\n"
+        "        role:\n"
+        "          proposed: kernel\n"
+        '          reason: "the name X_READ_FUSED says FUSED (a kernel choice)"\n'
         "        triage: untriaged\n"
         "\n"
         "Found 1 error: 3 knobs in 3 files checked against registry.yaml (policy default-on).\n",
@@ -181,5 +184,5 @@ def test_pyproject_accessors_reach_scan_and_check(root: Path) -> None:
         '[tool.knobs]\naccessors = ["read_knob"]\n', encoding="utf-8"
     )
     table = run_knobs("scan", "pkg", cwd=root).stdout
-    assert "X_READ_FUSED         '1'       yes              enable     '0'" in table
+    assert "X_READ_FUSED        '1'      yes             enable    kernel   '0'" in table
     assert "KNB001 X_READ_FUSED is not registered" in check(root)[1]

@@ -88,6 +88,7 @@ def test_every_column_is_kept(tmp_path: Path, columns: int) -> None:
         "default",
         "on by default?",
         "polarity",
+        "role",
         "off value",
         "read in",
         "sites",

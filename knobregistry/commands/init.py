@@ -125,8 +125,7 @@ def init_command(
     if starter.knobs:
         shown_roles = ", ".join(f"{roles[r]} {r.value}" for r in Role if roles[r])
         click.echo(
-            f"Roles proposed from the code: {shown_roles}; confirm each (`role: ROLE`). "
-            "The bitwise profile turns off kernel knobs and turns on the deterministic mode."
+            f"Roles proposed from the code: {shown_roles}; confirm each by writing `role: ROLE`."
         )
     undecided = [k.name for k in starter.knobs if is_undecided(k)]
     if undecided:

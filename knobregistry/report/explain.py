@@ -11,7 +11,7 @@ from knobregistry.feature import feature_on_by_default
 from knobregistry.plural import counted
 from knobregistry.registry import Evidence, KnobEntry
 from knobregistry.yaml_format import gate_summary, quoted
-from scanner import GateKind, Polarity, Site
+from scanner import GateKind, Knob, Polarity, Site
 
 LABEL = 11  # width of the field labels
 MAX_VALUES = 8  # off values listed per site
@@ -46,7 +46,17 @@ def _evidence(evidence: Evidence) -> str:
     return "\n".join(parts) or "-"
 
 
-def _entry_fields(entry: KnobEntry) -> list[str]:
+def _role(entry: KnobEntry | None, knob: Knob | None) -> str | None:
+    """The registry's role (and a proposal's evidence), else the scan's proposal."""
+    if entry is not None and entry.role is not None:
+        proposed = f" (proposed: {entry.role_reason})" if entry.role_proposed else ""
+        return entry.role.value + proposed
+    if knob is not None:
+        return f"not stated; the scan proposes {knob.role.value}: {knob.role_reason}"
+    return None
+
+
+def _entry_fields(entry: KnobEntry, knob: Knob | None) -> list[str]:
     lines: list[str] = []
     if entry.gates is not None:
         passes = f", pass {entry.gates.pass_.value}" if entry.gates.pass_ else ""
@@ -59,9 +69,9 @@ def _entry_fields(entry: KnobEntry) -> list[str]:
         lines += _field("undecided", entry.undecided)
     if entry.polarity is not None:
         lines += _field("polarity", _polarity(entry.polarity, entry.default_on))
-    if entry.role is not None:
-        proposed = f" (proposed: {entry.role_reason})" if entry.role_proposed else ""
-        lines += _field("role", entry.role.value + proposed)
+    role = _role(entry, knob)
+    if role is not None:
+        lines += _field("role", role)
     triage = entry.triage.value
     if entry.breaks is not None:
         triage += f" (in {entry.breaks.value})"
@@ -88,7 +98,7 @@ def header_lines(explanation: Explanation) -> list[str]:
         where += ":{}:{}".format(*explanation.position)
     if explanation.entry is not None:
         lines += _field("registry", where)
-        lines += _entry_fields(explanation.entry)
+        lines += _entry_fields(explanation.entry, explanation.knob)
     elif explanation.external is not None:
         external = explanation.external
         lines += _field("registry", f"{where} (external: read by a library)")
@@ -109,12 +119,9 @@ def header_lines(explanation: Explanation) -> list[str]:
     else:
         state = "the policy requires it" if explanation.required else "the policy allows that"
         lines += _field("registry", f"not registered in {where} ({state})")
-    knob = explanation.knob
-    entry = explanation.entry
-    if knob is not None and (entry is None or entry.role is None) and explanation.external is None:
-        lines += _field(
-            "role", f"not stated; the scan proposes {knob.role.value}: {knob.role_reason}"
-        )
+        role = _role(None, explanation.knob)
+        if role is not None:
+            lines += _field("role", role)
     settings = [f"{p.profile}: {p.setting}" for p in explanation.profiles]
     lines += _field("profiles", "\n".join(settings) or "none sets it")
     return lines

@@ -53,7 +53,7 @@ COLUMNS = (
     ("default", 7),
     ("on by default?", 8),
     ("polarity", 8),
-    ("role", 7),
+    ("role", 4),
     ("off value", 5),
     ("read in", 4),
     ("sites", 8),
@@ -81,9 +81,16 @@ def _sites(knob: Knob) -> str:
 def render_scan_table(result: ScanResult, console: Console) -> None:
     """Print the knob table, dynamic reads, errors and a summary line."""
     if result.knobs:
-        table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False, header_style="bold")
+        table = Table(
+            box=box.SIMPLE,
+            show_edge=False,
+            pad_edge=False,
+            collapse_padding=True,
+            header_style="bold",
+        )
         # No column is ever dropped: each folds (long names, paths) or wraps (headers) to
-        # fit, down to 80 columns; min_width keeps every header word and short value whole.
+        # fit, down to 80 columns; min_width keeps every header word and short value whole,
+        # and padding collapsed to two blanks between columns leaves them the room.
         for header, least in COLUMNS:
             table.add_column(header, overflow="fold", min_width=least)
         for knob in result.knobs:

@@ -1,0 +1,165 @@
+"""The recipe a new user gets on a tree knobregistry has never seen, line by line.
+
+    python benchmarks/recipe_bench.py NAME=PATH [NAME=PATH ...] [--grades FILE]
+
+For each tree: copies it to a temporary folder (the checkout is never written), runs
+`knobs init .` and `knobs export --profile bitwise` there as a user would, then prints
+every exported line with its role and the evidence (`knobs export --explain`), and the
+knobs the profile left as the code has them. Each line is graded against the reviewed
+grades of ``benchmarks/recipe_grades.yaml`` (by tree NAME): right (what a bitwise
+recipe should set), harmless (changes nothing that matters), wrong (a line a user would
+have to delete), or ungraded (new since the last review: read it). The trees graded:
+
+    primus         AMD-AGI/Primus at fd1eeabbad15135e3702094087e96142b4b4eacb
+    megatron-core  the megatron-core 0.16.1 wheel, unpacked
+    torchtitan     pytorch/torchtitan at b5bcd76c6 (its repository: launchers included)
+
+A measurement, not a gate: exits 0, or 2 when something could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+GRADES = ("right", "harmless", "wrong")
+_LINE = re.compile(r"export (?P<name>[A-Za-z_][A-Za-z0-9_]*)='(?P<value>(?:[^']|'\\'')*)'$")
+_UNSET = re.compile(r"unset (?P<name>[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+class BenchError(Exception):
+    """Something the benchmark needs could not run: it exits 2 with this message."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the exported file, with the review's role and evidence."""
+
+    name: str
+    value: str | None  # None: the line unsets the variable
+    evidence: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return f"unset {self.name}" if self.value is None else f"{self.name}={self.value}"
+
+
+def knobs(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`knobs ARGS...` run in ``folder`` by this Python, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "knobregistry", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def review(folder: Path) -> tuple[list[Line], list[str], str, str]:
+    """`knobs init .` then the bitwise export in ``folder``: the exported lines, the
+    knobs left alone, the export's standard error, and init's summary."""
+    init = knobs(folder, "init", ".")
+    if init.returncode != 0:
+        raise BenchError(f"knobs init failed in {folder}:\n{init.stderr}")
+    export = knobs(folder, "export", "--profile", "bitwise")
+    explained = knobs(folder, "export", "--profile", "bitwise", "--explain")
+    if explained.returncode != 0:
+        raise BenchError(f"knobs export --explain failed in {folder}:\n{explained.stderr}")
+    lines: list[Line] = []
+    left: list[str] = []
+    in_left = False
+    for raw in explained.stdout.splitlines():
+        if raw == "Left as the code has them:":
+            in_left = True
+        elif in_left and raw.startswith("  "):
+            left.append(raw.strip())
+        elif (found := _LINE.match(raw)) is not None:
+            value = found["value"].replace("'\\''", "'")
+            lines.append(Line(found["name"], value, ()))
+        elif (found := _UNSET.match(raw)) is not None:
+            lines.append(Line(found["name"], None, ()))
+        elif raw.startswith("  ") and lines:
+            last = lines[-1]
+            lines[-1] = Line(last.name, last.value, (*last.evidence, raw.strip()))
+    stderr = export.stderr
+    if export.returncode != 0:
+        stderr = f"exit {export.returncode}\n{stderr}"
+    summary = next((s for s in init.stdout.splitlines() if s.startswith("Roles proposed")), "")
+    return lines, left, stderr, summary
+
+
+def load_grades(path: Path) -> dict[str, dict[str, dict[str, str]]]:
+    """``tree -> variable -> {value, grade, why}`` from the grades file."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise BenchError(f"cannot read {path}: {error}") from error
+    if not isinstance(data, dict):
+        raise BenchError(f"{path}: expected a mapping of trees")
+    return data
+
+
+def grade(line: Line, graded: dict[str, dict[str, str]]) -> tuple[str, str]:
+    """The line's grade and why; ungraded when the review has no entry for its value."""
+    entry = graded.get(line.name)
+    wanted = None if entry is None else entry.get("value")
+    if entry is None or str(wanted) != str(line.value):
+        return "ungraded", "not reviewed yet: read the code and add a grade"
+    return str(entry.get("grade", "ungraded")), str(entry.get("why", ""))
+
+
+def run_tree(name: str, path: Path, grades: dict[str, dict[str, str]]) -> list[str]:
+    """The report of one tree."""
+    with tempfile.TemporaryDirectory(prefix="recipe-bench-") as scratch:
+        copy = Path(scratch) / name
+        shutil.copytree(path, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        lines, left, stderr, summary = review(copy)
+    out = [f"{name} ({path}): {len(lines)} lines exported"]
+    out.append(f"  {summary}" if summary else "  (knobs init printed no role summary)")
+    out.extend(f"  {s}" for s in stderr.splitlines())
+    counts: Counter[str] = Counter()
+    for line in lines:
+        verdict, why = grade(line, grades)
+        counts[verdict] += 1
+        out.append(f"  [{verdict}] {line.text}")
+        out.extend(f"      {e}" for e in line.evidence)
+        if why:
+            out.append(f"      grade: {why}")
+    out.append(f"  left as the code has them: {len(left)}")
+    out.extend(f"    {item}" for item in left)
+    shown = ", ".join(f"{counts[g]} {g}" for g in (*GRADES, "ungraded"))
+    out.append(f"  graded: {shown}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("trees", nargs="+", metavar="NAME=PATH", help="a tree to review")
+    parser.add_argument("--grades", type=Path, default=HERE / "recipe_grades.yaml")
+    args = parser.parse_args(argv)
+    try:
+        grades = load_grades(args.grades)
+        for item in args.trees:
+            name, sep, where = item.partition("=")
+            path = Path(where)
+            if not sep or not path.is_dir():
+                raise BenchError(f"{item}: expected NAME=PATH, a folder")
+            print("\n".join(run_tree(name, path, grades.get(name) or {})), flush=True)
+    except BenchError as error:
+        print(f"recipe_bench: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
