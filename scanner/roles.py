@@ -83,6 +83,19 @@ IMPLEMENTATIONS: Final = _words(
     "FLYDSL CUTLASS ASM LIGER APEX"
 )
 
+# PATH after these names a code path (X_FAST_PATH, is_triton_path_enabled), not a file's.
+_CODE_PATH: Final = _words("FAST SLOW HOT COLD CODE EXEC TRITON KERNEL FUSED EAGER COMPILED")
+
+
+def _code_paths_dropped(words: Sequence[str]) -> list[str]:
+    """``words`` without a PATH that names a code path."""
+    return [
+        w
+        for at, w in enumerate(words)
+        if not (w in ("PATH", "PATHS") and at and words[at - 1] in _CODE_PATH)
+    ]
+
+
 # Words that name a kernel choice only in the framework's own code: a cache there holds
 # computed tensors (a RoPE table, a mask), while a library's cache (MIOpen's, comgr's)
 # holds compiled code or files.
@@ -280,6 +293,7 @@ def _role_of(words: Sequence[str], table: Mapping[Role, frozenset[str]]) -> tupl
 
     An operation named beside an implementation word is that operation's kernel:
     X_DISABLE_FUSED_ADAM and CROSS_ENTROPY_LOSS_FUSION choose how, not what."""
+    words = _code_paths_dropped(words)
     for role in PRECEDENCE:
         found = [word for word in words if word in table.get(role, ())]
         if not found:

@@ -33,26 +33,28 @@ REGISTRY = """
     """
 
 UNDECIDED = """\
-pkg/flags.py:5:18: KNB008 X_FUSED is read here, but the scanner cannot decide what its gate does: \
-it goes through str2bool(), which is not followed. It is not registered in registry.yaml, so \
-nothing says whether it is on by default.
-    Read the code (`knobs explain X_FUSED`), then register it in registry.yaml under `knobs:` \
-with what you found, and triage it:
+pkg/flags.py:5:18: KNB008 X_FUSED is read here, but the scanner cannot decide what its gate does: it goes through str2bool(), which is not followed. It is not registered in registry.yaml, so nothing says whether it is on by default.
+    Read the code (`knobs explain X_FUSED`), then register it in registry.yaml under `knobs:` with what you found, and triage it:
       X_FUSED:
         default: "1"
-        default_on: true  # undecided: read the code, then true, false or null
+        default_on: null
+        undecided: "it goes through str2bool(), which is not followed (pkg/flags.py:5)"
+        role:
+          proposed: kernel
+          reason: "the name X_FUSED says FUSED (a kernel choice)"
         triage: untriaged
-pkg/flags.py:9:19: KNB008 X_FAST_PATH is read here, but the scanner cannot decide what its gate \
-does: it decides a branch through parse_flag(), which is not followed. It is not \
-registered in registry.yaml, so nothing says whether it is on by default.
-    Read the code (`knobs explain X_FAST_PATH`), then register it in registry.yaml under \
-`knobs:` with what you found, and triage it:
+pkg/flags.py:9:19: KNB008 X_FAST_PATH is read here, but the scanner cannot decide what its gate does: it decides a branch through parse_flag(), which is not followed. It is not registered in registry.yaml, so nothing says whether it is on by default.
+    Read the code (`knobs explain X_FAST_PATH`), then register it in registry.yaml under `knobs:` with what you found, and triage it:
       X_FAST_PATH:
-        default_on: true  # undecided: read the code, then true, false or null
+        default_on: null
+        undecided: "it decides a branch through parse_flag(), which is not followed (pkg/flags.py:9)"
+        role:
+          proposed: unknown
+          reason: "nothing in its name, what it feeds or the functions that read it says what it controls"
         triage: untriaged
 
 Found 2 errors: 2 knobs in 2 files checked against registry.yaml (policy default-on).
-"""
+"""  # noqa: E501
 
 
 @pytest.fixture
@@ -91,11 +93,11 @@ def test_registered_as_decided_it_passes_and_stays_decided(root: Path) -> None:
 def test_the_scan_table_shows_a_question_mark_and_the_reason(root: Path) -> None:
     result = run_knobs("scan", "pkg", cwd=root)
     assert result.stdout == (
-        "knob          default   on by default?   polarity   off value   read in   sites\n"
-        + "─" * 88
+        "knob         default  on by default?  polarity  role     off value  read in  sites\n"
+        + "─" * 91
         + "\n"
-        "X_FAST_PATH   -         ?                -          -           py        pkg/flags.py:9\n"
-        "X_FUSED       '1'       ?                -          -           py        pkg/flags.py:5\n"
+        "X_FAST_PATH  -        ?               -         unknown  -          py       pkg/flags.py:9\n"
+        "X_FUSED      '1'      ?               -         kernel   -          py       pkg/flags.py:5\n"
         "undecided X_FAST_PATH: it decides a branch through parse_flag(), which is not followed "
         "(pkg/flags.py:9)\n"
         "undecided X_FUSED: it goes through str2bool(), which is not followed (pkg/flags.py:5)\n"
@@ -106,9 +108,11 @@ def test_the_scan_table_shows_a_question_mark_and_the_reason(root: Path) -> None
 
 def test_explain_shows_the_reason(root: Path) -> None:
     result = run_knobs("explain", "X_FUSED", cwd=root)
-    assert result.stdout.splitlines()[:8] == [
+    assert result.stdout.splitlines()[:9] == [
         "X_FUSED",
         "  registry   not registered in registry.yaml (the policy requires it)",
+        "  role       not stated; the scan proposes kernel: the name X_FUSED says FUSED "
+        "(a kernel choice)",
         "  profiles   none sets it",
         "",
         "Read at 1 site: undecided (it goes through str2bool(), which is not followed).",

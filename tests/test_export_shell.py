@@ -72,7 +72,10 @@ def changed(before: dict[str, str], after: dict[str, str]) -> dict[str, str | No
 @pytest.mark.parametrize("shell", SHELLS)
 def test_repository_bitwise_sourced_sets_exactly_the_recipe(tmp_path: Path, shell: str) -> None:
     result = run_knobs("export", "--profile", "bitwise", cwd=REPO)
-    assert (result.returncode, result.stderr) == (0, "")
+    assert (result.returncode, result.stderr) == (
+        0,
+        "knobs export: Set 21 variables: 15 kernel, 5 stack, 1 explicit.\n",
+    )
     (tmp_path / "env.sh").write_text(result.stdout, encoding="utf-8")
     before, after = environment_after(shell, ". ./env.sh", tmp_path)
     assert changed(before, after) == RECIPE_ENV
@@ -96,7 +99,11 @@ def export(project: Path, fmt: str, name: str) -> Path:
     result = run_knobs(
         "export", "--registry", "registry.yaml", "-p", "hostile", "-f", fmt, "-o", name, cwd=project
     )
-    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "",
+        "knobs export: Set 18 variables: 18 explicit.\n",
+    )
     return project / name
 
 

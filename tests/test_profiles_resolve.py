@@ -27,24 +27,29 @@ knobs:
   DEMO_NORM_TRITON:
     default: "1"
     default_on: true
+    role: kernel
     triage: reproducible
     cost: Eager norm.
   DEMO_ATTN_TRITON:
     default: "1"
     default_on: true
+    role: kernel
     triage: breaks-bitwise
     cost: Eager attention.
   DEMO_CACHE:
     default_on: true
     off_value: disabled
+    role: kernel
     triage: untriaged
   DEMO_DEBUG:
     default: "0"
     default_on: false
+    role: debug
     triage: untriaged
   DEMO_BLOCK:
     default: "64"
     default_on: null
+    role: value
     triage: exempt
     reason: a size, not a switch
 external:
@@ -236,8 +241,8 @@ def test_with_a_scan_rules_cover_unregistered_knobs(tmp_path: Path) -> None:
           kind: bitwise
           select: [{default_on: true, triage_not: reproducible, set: off}]
         quiet:
-          description: Everything off.
-          select: [{default_on: false, set: off}]
+          description: Every debugging aid and kernel choice off by default, pinned off.
+          select: [{default_on: false, role: [debug, kernel], set: off}]
         """,
         SOURCE,
     )
@@ -287,7 +292,8 @@ def test_repository_reproducible_and_fast() -> None:
     fast = repository_profile("fast")
     fusions = {n: "1" for n, v in RECIPE_ENV.items() if n.startswith("PRIMUS_") and v == "0"}
     fusions.pop("PRIMUS_TURBO_AUTO_TUNE")
-    selector = {"PRIMUS_TURBO_MOE_DISPATCH_COMBINE_BACKEND": "TURBO"}  # its on value
-    assert dict(fast.env) == {**fusions, **selector, "PRIMUS_DETERMINISTIC": "0"}
+    # PRIMUS_TURBO_MOE_DISPATCH_COMBINE_BACKEND names a backend (role value): not a kernel
+    # switch the fast profile turns on.
+    assert dict(fast.env) == {**fusions, "PRIMUS_DETERMINISTIC": "0"}
     assert dict(fast.config) == {"deterministic_mode": False}
     assert fast.costs == ()  # every value is its default

@@ -12,7 +12,7 @@ from knobregistry.atomic import write_atomic
 from knobregistry.check import scan_scope, shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
-from knobregistry.export import FORMATS, Export, ExportError, render
+from knobregistry.export import ENV_FORMATS, FORMATS, Export, ExportError, render
 from knobregistry.export.review import render_review, summary, undecided_message
 from knobregistry.feature import is_required
 from knobregistry.files import FileError
@@ -137,7 +137,7 @@ def export_command(
     except FileError as exc:
         where = shown(output, Path.cwd()) if output is not None else "standard output"
         usage_error("export", exc.message("write", where))
-    if not explain:
+    if not explain and fmt in ENV_FORMATS:
         for line in summary(export):
             click.echo(f"knobs export: {line}", err=True)
 

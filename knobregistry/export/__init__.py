@@ -31,6 +31,8 @@ KEYED_RENDERERS: dict[str, Callable[[Export, Mapping[str, ConfigKey]], str]] = {
     "primus": render_primus,
 }
 FORMATS = (*RENDERERS, *KEYED_RENDERERS)
+# The formats that write the profile's variables (the others write its config keys).
+ENV_FORMATS = ("sh", "dotenv", "json", "github")
 
 
 def render(
@@ -50,6 +52,7 @@ def render(
 
 
 __all__ = [
+    "ENV_FORMATS",
     "FORMATS",
     "POSIX_NAME",
     "Export",

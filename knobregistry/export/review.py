@@ -11,15 +11,20 @@ from knobregistry.export.shell import sh_quote
 from knobregistry.plural import counted
 from knobregistry.profiles import LeftAlone, ResolvedProfile, Why
 from scanner import Role
+from scanner.determinism import setting
 
 # The order roles are counted in: what a bitwise recipe sets first.
 _ORDER = (Role.KERNEL, Role.DETERMINISM, Role.STACK)
-_NO_ROLE = "no role"  # an explicit value of a variable that is no candidate (external)
+# A value the profile names under `env` for a variable no scanned or registered knob
+# reads (an `external` one), that the catalogue does not know either.
+_EXPLICIT = "explicit"
 
 
 def _role_of(resolved: ResolvedProfile, name: str) -> str:
     role = resolved.roles.get(name)
-    return role.value if role is not None else _NO_ROLE
+    if role is not None:
+        return role.value
+    return Role.STACK.value if setting(name) is not None else _EXPLICIT
 
 
 def _by_role(resolved: ResolvedProfile, names: list[str]) -> str:
@@ -37,14 +42,13 @@ def explain_command(export: Export) -> str:
 
 def summary(export: Export) -> list[str]:
     """The lines `knobs export` writes to standard error: what it set, by role, and what
-    it left as the code has it, with the command that lists them."""
+    it left as the code has it, with the command that lists them (none when it did
+    neither)."""
     resolved = export.profile
     names = list(resolved.env)
     lines = []
     if names:
         lines.append(f"Set {counted(len(names), 'variable')}: {_by_role(resolved, names)}.")
-    else:
-        lines.append("Set no variable.")
     if export.unset:
         lines.append(f"Unset {counted(len(export.unset), 'variable')}.")
     if resolved.left:

@@ -1,8 +1,8 @@
 """The knobs a profile's select rules may pick, and what each rule may do to them.
 
 A rule acts on a knob it selects only where the action is understood: the knob's role
-is one it may touch (a rule that names no role: kernel, determinism and stack knobs,
-and knobs triaged breaks-bitwise), its gate is decided, one value turns every site of
+is one it may touch (a rule that names neither roles nor knobs: kernel, determinism and
+stack knobs, and knobs triaged breaks-bitwise), its gate is decided, one value turns every site of
 it off, and turning it off does not mean setting a disable word of a knob that is no
 kernel choice. Every other knob a rule would have picked is *left alone*, with why.
 """
@@ -191,9 +191,13 @@ def conditions_hold(rule: SelectRule, candidate: Candidate) -> bool:
 
 
 def role_allowed(rule: SelectRule, candidate: Candidate) -> bool:
-    """Whether the rule may act on a knob of the candidate's role and triage."""
+    """Whether the rule may act on a knob of the candidate's role and triage: a rule that
+    names roles acts on those; one that names the knobs (`match`) or gives them back to
+    the code (`set: default`) on any; any other on RULE_ROLES and breaks-bitwise."""
     if rule.role:
         return candidate.role in rule.role
+    if rule.match or rule.set is SetAction.DEFAULT:
+        return True
     return candidate.role in RULE_ROLES or candidate.triage is Triage.BREAKS_BITWISE
 
 
