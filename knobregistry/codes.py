@@ -356,12 +356,15 @@ RULES: tuple[Rule, ...] = (
             "Code of the scan refuses to run unless a variable holds given values (`assert "
             "os.environ.get(env) == value`, as Primus's `validate_args_on_rocm` does for "
             "TORCH_COMPILE_DISABLE and three more in deterministic mode). A profile of kind "
-            "`bitwise` that leaves the variable unset or sets another value starts a run that "
-            "stops there. Reported at the profile."
+            "`bitwise` that leaves the variable unset while its config turns that condition "
+            "on, or sets a value the code refuses, starts a run that stops there. A "
+            "requirement with no condition is the run's own set-up, left to its environment. "
+            "Reported at the profile."
         ),
         example=(
-            'assert os.environ.get("TORCH_COMPILE_DISABLE") == "1"    # code of the scan\n'
-            "# a bitwise profile leaves TORCH_COMPILE_DISABLE unset"
+            "if args.deterministic_mode:    # code of the scan\n"
+            '    assert os.environ.get("TORCH_COMPILE_DISABLE") == "1"\n'
+            "# a bitwise profile sets deterministic_mode: true, leaves TORCH_COMPILE_DISABLE unset"
         ),
         page="profiles.md",
         help="Set the variable to the required value under the profile's `env`.",

@@ -14,7 +14,8 @@ and held against the scan:
   and gives that variable a different value;
 - KNB107 / KNB108: torchtitan config keys against torchtitan (profiles/torchtitan_checks.py);
 - KNB109 / KNB110: a `bitwise`-kind profile leaves a variable without the value code
-  requires (KNB110: under a condition the profile's config does not decide);
+  requires under a condition (deterministic mode), or sets one the code refuses
+  (KNB110: under a condition the profile's config does not decide);
 - KNB111: an `implied_by` of the registry that no scanned launcher write keeps true;
 - KNB112: a `bitwise`-kind profile leaves on knobs triaged reproducible one at a time,
   and no recorded run had the profile as a whole (a warning).
@@ -361,7 +362,14 @@ def _missed_requirements(where: _Where, resolved: ResolvedProfile) -> Iterator[D
     for knob in where.scan.knobs:
         value = resolved.env.get(knob.name)
         required = [s for s in knob.sites if s.gate.kind is GateKind.REQUIREMENT]
-        missed = [s for s in required if value not in s.gate.on_values]
+        # A requirement that always holds is the run's set-up, which the recipe leaves to
+        # the environment; one under a condition the profile turns on (deterministic
+        # mode), or a value the profile sets, is the recipe's.
+        missed = [
+            s
+            for s in required
+            if value not in s.gate.on_values and (value is not None or s.gate.condition)
+        ]
         applies = [(s, _holds(s.gate.condition, resolved.config)) for s in missed]
         applies = [(s, holds) for s, holds in applies if holds is not False]
         if not applies:

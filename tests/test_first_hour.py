@@ -49,7 +49,7 @@ def _fresh(tmp_path: Path) -> Path:
     return root
 
 
-def test_init_check_export_then_sourcing_turns_every_default_on_gate_off(tmp_path: Path) -> None:
+def test_init_check_export_then_sourcing_turns_every_default_on_kernel_off(tmp_path: Path) -> None:
     root = _fresh(tmp_path)
     init = run_knobs("init", cwd=root)
     assert init.returncode == 0, init.stderr
@@ -60,20 +60,26 @@ def test_init_check_export_then_sourcing_turns_every_default_on_gate_off(tmp_pat
     )
     export = run_knobs("export", "--profile", "bitwise", "--unset-others", cwd=root)
     assert export.returncode == 0, export.stderr
-    assert export.stdout.splitlines()[-4:] == [
+    assert export.stdout.splitlines()[-3:] == [
         "export MYP_ATTN_TRITON='0'",
-        "export MYP_COMPILE_DISABLE='1'",
         "export MYP_DISABLE_FUSED_ADAM='1'",
-        "export MYP_NORM='off'",
-    ]  # MYP_DATA_ROOT and MYP_CACHE are read as required: never unset
+        "unset MYP_NORM",
+    ]  # MYP_DATA_ROOT, MYP_CACHE and MYP_COMPILE_DISABLE are required: never unset
+    assert export.stderr == (
+        "knobs export: Set 2 variables: 2 kernel.\n"
+        "knobs export: Unset 1 variable.\n"
+        "knobs export: Left as the code has them: 1 knob (1 unknown role); `knobs export "
+        "--profile bitwise --registry registry.yaml --explain` lists them.\n"
+    )
     (root / "env.sh").write_text(export.stdout, encoding="utf-8")
-    stale = {"MYP_ATTN_TRITON": "1", "MYP_NORM": "on", "MYP_DATA_ROOT": "/data"}
-    environment = {**os.environ, **stale, "PYTHONPATH": str(root / "src")}
-    environment.pop("MYP_COMPILE_DISABLE", None)
+    # The user's own set-up meets the code's requirement; the recipe leaves it alone.
+    stale = {"MYP_ATTN_TRITON": "1", "MYP_NORM": "off", "MYP_DATA_ROOT": "/data"}
+    environment = {**os.environ, **stale, "MYP_COMPILE_DISABLE": "1"}
+    environment["PYTHONPATH"] = str(root / "src")
     before = subprocess.run(
         [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True, check=False
     )
-    assert "MYP_COMPILE_DISABLE=1 is required" in before.stderr
+    assert (before.returncode, before.stdout) == (0, "True False True /data\n")
     after = subprocess.run(
         ["sh", "-c", f'. ./env.sh && exec "{sys.executable}" -c "$0"', PROBE],
         cwd=root,
@@ -82,10 +88,11 @@ def test_init_check_export_then_sourcing_turns_every_default_on_gate_off(tmp_pat
         text=True,
         check=False,
     )
-    assert (after.returncode, after.stdout, after.stderr) == (0, "False False False /data\n", "")
+    # MYP_NORM, whose role nobody knows, is back to the code's default (--unset-others).
+    assert (after.returncode, after.stdout, after.stderr) == (0, "False True False /data\n", "")
 
 
-def test_init_writes_off_values_polarity_and_required(tmp_path: Path) -> None:
+def test_init_writes_off_values_polarity_roles_and_required(tmp_path: Path) -> None:
     root = _fresh(tmp_path)
     run_knobs("init", cwd=root)
     text = (root / "registry.yaml").read_text(encoding="utf-8")
@@ -96,20 +103,24 @@ def test_init_writes_off_values_polarity_and_required(tmp_path: Path) -> None:
         "    default_on: true\n"
         "    polarity: enable\n"
         '    off_value: "off"\n'
+        "    role:\n"
+        "      proposed: unknown\n"
+        '      reason: "nothing in its name, what it feeds or the functions that read it says '
+        'what it controls"\n'
         "    triage: untriaged\n"
     ) in text
     assert (
         "  MYP_DATA_ROOT:\n"
         "    # a value knob with no default; read at src/gates.py:17\n"
         "    default_on: null\n"
+        "    role:\n"
+        "      proposed: value\n"
+        '      reason: "not a switch: the code uses its value"\n'
         "    required: true\n"
         "    triage: untriaged\n"
     ) in text
-    assert text.endswith(
-        '        set: "off"\n'
-        "    env:  # values the code refuses to run without\n"
-        '      MYP_COMPILE_DISABLE: "1"\n'
-    )
+    # The code's requirements are the run's set-up, not the recipe's: no value is guessed.
+    assert text.endswith("      - role: stack\n        set: deterministic\n")
 
 
 def test_an_unknown_profile_gets_a_did_you_mean(tmp_path: Path) -> None:
@@ -138,9 +149,16 @@ def test_a_registry_without_profiles_is_told_how_to_add_one(tmp_path: Path) -> N
         "        description: Bit-for-bit reproducible runs.\n"
         "        kind: bitwise\n"
         "        select:\n"
-        "          - default_on: true\n"
+        "          - role: kernel\n"
+        "            default_on: true\n"
         "            triage_not: [reproducible, exempt]\n"
         '            set: "off"\n'
+        "          - triage: breaks-bitwise\n"
+        '            set: "off"\n'
+        "          - role: determinism\n"
+        '            set: "on"\n'
+        "          - role: stack\n"
+        "            set: deterministic\n"
     )
 
 

@@ -81,11 +81,11 @@ INVALID = [
         "registry.yaml:6:10: profiles.a.select[0].triage_not: lists the same value more than "
         "once; remove the repeats\n"
         "registry.yaml:6:52: profiles.a.select[0].set: expected one of 'off', 'on', "
-        "'default', got 'maybe'\n"
+        "'deterministic', 'default', got 'maybe'\n"
         "registry.yaml:7:10: profiles.a.select[1].triage: expected one of 'reproducible', "
         "'breaks-bitwise', 'untriaged', 'exempt', got 'flaky'\n"
         "registry.yaml:8:9: profiles.a.select[2]: missing required key 'set'; say what to do "
-        "with the selected knobs: off, on or default.",
+        "with the selected knobs: off, on, deterministic or default.",
     ),
     (
         "env-values-are-strings",

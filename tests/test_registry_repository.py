@@ -17,6 +17,7 @@ from knobregistry.registry import (
     load_schema,
     registry_problems,
 )
+from scanner import Role
 from tests.conftest import REPO
 from tests.seed_recipe import LAUNCHER, RECIPE_CONFIG, V4_FUSIONS
 
@@ -103,10 +104,16 @@ def test_profiles_first_draft() -> None:
     assert bitwise.extends == "reproducible"
     assert dict(bitwise.env) == {**LAUNCHER, **dict.fromkeys(V4_FUSIONS, "0")}
     assert dict(bitwise.config) == RECIPE_CONFIG
-    (rule,) = bitwise.select
-    assert (rule.default_on, rule.triage_not, rule.set) == (
+    kernels, breaking = bitwise.select
+    assert (kernels.role, kernels.default_on, kernels.triage_not, kernels.set) == (
+        (Role.KERNEL,),
         True,
         (Triage.REPRODUCIBLE, Triage.EXEMPT),
+        SetAction.OFF,
+    )
+    assert (breaking.role, breaking.triage, breaking.set) == (
+        (),
+        (Triage.BREAKS_BITWISE,),
         SetAction.OFF,
     )
     assert profiles["reproducible"].kind is ProfileKind.REPRODUCIBLE

@@ -96,12 +96,12 @@ READS = [
     ),
     (
         "presence",
-        '[[ -n "▸$X" ]] && echo on',
+        '[[ -n "▸$X" ]] && run_fused',
         Read("X", gate=GateKind.PRESENCE, default_on=False, off_value=""),
     ),
     (
         "is-set",
-        "[[ -v ▸X ]] && echo on",
+        "[[ -v ▸X ]] && run_fused",
         Read("X", gate=GateKind.PRESENCE, default_on=False, off_value=None),
     ),
     (
@@ -115,10 +115,81 @@ READS = [
         switch("X", "0", False),
     ),
     ("arithmetic", "n=$((▸GPUS - 1))", Read("GPUS")),
+    ("array-index", 'BUS=(a b)\necho "${BUS[▸$RANK_HERE]}"', Read("RANK_HERE")),
+    ("ordering-is-a-count", 'if [[ "▸${N:-0}" -gt 0 ]]; then run; fi', Read("N", "0")),
+    (
+        "presence-then-use-is-a-value",
+        '[[ -n "▸${CKPT:-}" ]] && load "▸$CKPT"',
+        (Read("CKPT", ""), Read("CKPT")),
+    ),
+    (
+        "presence-then-default-is-a-value",
+        'if [[ -z "▸${OUT:-}" ]]; then\n  export OUT=/tmp/out\nfi',
+        Read("OUT", ""),
+    ),
+    (
+        "presence-that-only-warns-is-a-value",
+        '[[ -z "▸${HF_TOKEN:-}" ]] && echo "no token"',
+        Read("HF_TOKEN", ""),
+    ),
+    (
+        "presence-that-stops-is-a-value",
+        'if [[ -z "▸${DATA:-}" ]]; then\n  echo "set DATA" >&2\n  exit 1\nfi',
+        Read("DATA", ""),
+    ),
+    (
+        "internal-guard",
+        '[[ -n "▸${__LIB_SOURCED:-}" ]] && return 0',
+        Read("__LIB_SOURCED", ""),
+    ),
+    (
+        "presence-tested-again-is-unknown",
+        '[[ -n "▸${X:-}" && "▸${X}" != "0" ]] && run_fused',
+        (Read("X", "", GateKind.UNKNOWN), switch("X", None, True)),
+    ),
+    (
+        "exported-default-a-switch-by-name",
+        "export NVTE_USE_FUSED_X=▸${NVTE_USE_FUSED_X:-1}",
+        switch("NVTE_USE_FUSED_X", "1", True),
+    ),
+    (
+        "exported-default-unknown",
+        "export NCCL_CROSS_NIC=▸${NCCL_CROSS_NIC:-0}",
+        Read("NCCL_CROSS_NIC", "0", GateKind.UNKNOWN),
+    ),
+    (
+        "exported-default-a-size-by-name",
+        "export LOCAL_BATCH_SIZE=▸${LOCAL_BATCH_SIZE:-1}",
+        Read("LOCAL_BATCH_SIZE", "1"),
+    ),
+    (
+        "exported-default-built-is-unknown",
+        'if [ "▸$OPT" = 1 ]; then _F=1; else _F=0; fi\nexport X=▸${X:-$_F}',
+        (switch("OPT", None, False), Read("X", None, GateKind.UNKNOWN)),
+    ),
+    (
+        "a-flag-with-a-true-false-default-is-a-switch",
+        'X=▸${X:-False}\ntrain --shiny "▸$X"',
+        (
+            Read("X", "False", GateKind.BOOLEAN, False, "False"),
+            Read("X", "False", GateKind.BOOLEAN, False, "False"),
+        ),
+    ),
+    (
+        "a-zero-one-flag-of-an-unknown-type-is-unknown",
+        'train --shiny "▸${X:-1}"',
+        Read("X", "1", GateKind.UNKNOWN),
+    ),
+    (
+        "set-in-a-branch-is-still-read-after-it",
+        'if [[ "▸$A" == "1" ]]; then MODE=x; fi\necho "▸$MODE"',
+        (switch("A", None, False), Read("MODE")),
+    ),
+    ("a-system-fact", 'echo "▸$HOME"', Read("HOME", gate=GateKind.LAUNCH)),
     (
         "self-default-then-test",
         'export X=▸${X:-1}\nif [[ "▸$X" == "1" ]]; then echo; fi',
-        (Read("X", "1"), switch("X", "1", True)),
+        (switch("X", "1", True), switch("X", "1", True)),  # the default takes the test's verdict
     ),
     ("in-function", "f() {\n  echo ▸${X:-2}\n}", Read("X", "2")),
     ("in-command-substitution", "v=$(echo ▸$X)", Read("X")),
@@ -371,3 +442,22 @@ def test_a_script_nested_too_deeply_is_an_error_for_that_file_only(tmp_path: Pat
             "The script nests its statements too deeply to analyse; nothing of it is listed.",
         )
     ]
+
+
+def test_a_flag_is_judged_by_the_type_its_key_has_in_the_tree(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "configs/defaults.yaml": "use_fused_norm: true\nlog_every: 10\n",
+            "run.sh": 'train --use-fused-norm "${X_NORM:-1}" --log_every "${X_LOG:-1}"\n',
+        },
+    )
+    result = scan([tmp_path], root=tmp_path, jobs=1)
+    verdicts = {
+        k.name: [(s.gate.kind, s.default_on, s.gate.off_value, s.target) for s in k.sites]
+        for k in result.knobs
+    }
+    assert verdicts == {
+        "X_NORM": [(GateKind.BOOLEAN, True, "0", "--use-fused-norm")],
+        "X_LOG": [(GateKind.VALUE, None, None, "--log_every")],
+    }

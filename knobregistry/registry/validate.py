@@ -36,7 +36,7 @@ _REQUIRED_HINTS = {
     "kernel": "say in a few words which fused kernel the knob turns on",
     "description": "say in a sentence what it is for",
     "backend": "name the trainer the key belongs to (megatron, torchtitan, primus, ...)",
-    "set": "say what to do with the selected knobs: off, on or default",
+    "set": "say what to do with the selected knobs: off, on, deterministic or default",
     "date": "give the day of the run as YYYY-MM-DD",
     "verdict": "give what the run found: reproducible, breaks-bitwise or error",
 }

@@ -331,8 +331,9 @@ class _Walker:
             self.statement(left, context)
         found = condition_of([left])
         either = text(op) == "||"
-        if _exits([right]):
+        if _exits([right]) or _only_prints([right]):
             self.guards.update(range(first, len(self.sites)))
+        if _exits([right]):
             self.reads(right, context)
             return found if either else found.negated()
         inside = context.under(found.negated() if either else found)
