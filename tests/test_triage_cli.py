@@ -18,18 +18,22 @@ knobs:
   SYN_CLEAN:
     default: "1"
     default_on: true
+    role: kernel
     triage: untriaged
   SYN_FAIL:
     default: "0"
     default_on: false
+    role: kernel
     triage: untriaged
   SYN_RUNDIR:
     default: "1"
     default_on: true
+    role: kernel
     triage: untriaged
   SYN_SLOW:
     default: "0"
     default_on: false
+    role: kernel
     triage: untriaged
 external:
   SYN_MODE:

@@ -16,6 +16,7 @@ REGISTRY = """
         gates: {kernel: a fused kernel, pass: both}
         default: "1"
         default_on: true
+        role: kernel
         triage: untriaged
     profiles:
       bitwise:

@@ -16,23 +16,28 @@ knobs:
   A_TRITON:
     default: "1"
     default_on: true
+    role: kernel
     triage: untriaged
   B_CACHE:
     default_on: true
+    role: kernel
     off_value: disabled
     on_value: enabled
     triage: reproducible
   C_FUSED:
     default: "1"
     default_on: true
+    role: kernel
     triage: breaks-bitwise
   D_OPT_IN:
     default: "0"
     default_on: false
+    role: kernel
     triage: untriaged
   E_BLOCK:
     default: "64"
     default_on: null
+    role: value
     triage: untriaged
 external:
   NCCL_ALGO:
