@@ -57,6 +57,19 @@ def is_undecided(knob: Knob) -> bool:
     return bool(knob.sites) and all(s.gate.kind is GateKind.UNKNOWN for s in knob.sites)
 
 
+def undecided_gate(knob: Knob) -> str | None:
+    """Why no one switch can be written for the knob, or None: the scanner could not decide
+    its gate, or its sites are turned off by different values (one tests `!= "0"`,
+    another `!= "off"`). Such a knob is registered undecided, and no profile sets it."""
+    if is_undecided(knob):
+        return knob.reason or undecided_reason(knob)
+    switches = [s for s in knob.sites if s.gate.kind in SWITCHES]
+    if knob.off_value is None and any(s.gate.off_values for s in switches):
+        where = ", ".join(f"{s.path}:{s.line}" for s in switches)
+        return f"no single value turns every site off ({where})"
+    return None
+
+
 def undecided_reason(knob: Knob) -> str:
     """Why the scanner could not decide, from the first undecided site (no path in it)."""
     for site in knob.sites:

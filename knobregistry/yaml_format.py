@@ -12,6 +12,7 @@ from knobregistry.feature import (
     is_launch_fact,
     is_required,
     is_undecided,
+    undecided_gate,
     undecided_reason,
 )
 from knobregistry.surrogates import LONE_SURROGATE
@@ -74,10 +75,10 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
     default = common_default(knob)
     if default is not None:
         lines.append(f"default: {yaml_string(default)}")
-    lines.append(f"default_on: {yaml_bool(knob.default_on)}")
-    if is_undecided(knob):
-        reason = knob.reason or undecided_reason(knob)
-        lines.append(f"undecided: {yaml_string(reason if registrable(reason) else '?')}")
+    undecided = undecided_gate(knob)
+    lines.append(f"default_on: {yaml_bool(None if undecided else knob.default_on)}")
+    if undecided is not None:
+        lines.append(f"undecided: {yaml_string(undecided if registrable(undecided) else '?')}")
     elif knob.kind in SWITCHES:
         lines.extend(_switch_fields(knob, explicit=polarity))
     lines.extend(role_fields(knob))

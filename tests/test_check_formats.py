@@ -59,7 +59,8 @@ it off) and read here.
         default_on: true
         role:
           proposed: unknown
-          reason: "nothing in its name, what it feeds or the functions that read it says what it controls"
+          reason: "nothing in its name, what it feeds or the functions that read it says what \
+it controls"
         triage: untriaged
 registry.yaml:15:3: KNB002 PRIMUS_ROPE_TRITON is registered, but no code in the scan scope reads it.
     Remove the entry if the gate is gone; if the code moved, widen scan.paths; if only a library \
@@ -83,7 +84,8 @@ literal or a module-level constant, so that the knob can be registered.
 ::error file=pkg/zz.py,line=2,col=5,title=KNB001::PRIMUS_Z is not registered in registry.yaml: it \
 is on by default ("0" turns it off) and read here.%0ARegister it in registry.yaml under `knobs:`, \
 then triage it:%0A  PRIMUS_Z:%0A    default: "1"%0A    default_on: true%0A    role:%0A      \
-proposed: unknown%0A      reason: "nothing in its name, what it feeds or the functions that read it says what it controls"%0A    \
+proposed: unknown%0A      reason: "nothing in its name, what it feeds or the functions that \
+read it says what it controls"%0A    \
 triage: untriaged
 ::error file=registry.yaml,line=15,col=3,title=KNB002::PRIMUS_ROPE_TRITON is registered, but no \
 code in the scan scope reads it.%0ARemove the entry if the gate is gone; if the code moved, widen \
@@ -147,7 +149,8 @@ def test_json_golden(drifted: Path) -> None:
         "it off) and read here.",
         "fix": "Register it in registry.yaml under `knobs:`, then triage it:\n  PRIMUS_Z:\n"
         '    default: "1"\n    default_on: true\n    role:\n      proposed: unknown\n'
-        '      reason: "nothing in its name, what it feeds or the functions that read it says what it controls"\n'
+        '      reason: "nothing in its name, what it feeds or the functions that read it says '
+        'what it controls"\n'
         "    triage: untriaged",
     }
     located = [(d["code"], d["path"], d["line"], d["column"]) for d in document["diagnostics"]]

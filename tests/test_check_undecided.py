@@ -96,8 +96,10 @@ def test_the_scan_table_shows_a_question_mark_and_the_reason(root: Path) -> None
         "knob         default  on by default?  polarity  role     off value  read in  sites\n"
         + "─" * 91
         + "\n"
-        "X_FAST_PATH  -        ?               -         unknown  -          py       pkg/flags.py:9\n"
-        "X_FUSED      '1'      ?               -         kernel   -          py       pkg/flags.py:5\n"
+        "X_FAST_PATH  -        ?               -         unknown  -          py       "
+        "pkg/flags.py:9\n"
+        "X_FUSED      '1'      ?               -         kernel   -          py       "
+        "pkg/flags.py:5\n"
         "undecided X_FAST_PATH: it decides a branch through parse_flag(), which is not followed "
         "(pkg/flags.py:9)\n"
         "undecided X_FUSED: it goes through str2bool(), which is not followed (pkg/flags.py:5)\n"

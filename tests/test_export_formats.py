@@ -78,10 +78,7 @@ profiles:
 
 # What every export of the variables says on standard error: DEMO_ATTN_TRITON is set by
 # its triage (breaks-bitwise), whatever its role.
-SUMMARY = (
-    "knobs export: Set 3 variables: 2 stack, 1 unknown.\n"
-    "knobs export: Unset 1 variable.\n"
-)
+SUMMARY = "knobs export: Set 3 variables: 2 stack, 1 unknown.\nknobs export: Unset 1 variable.\n"
 
 HEADER = """\
 # Profile: bitwise (kind: bitwise)

@@ -11,7 +11,7 @@ import click
 from knobregistry.atomic import write_atomic
 from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode
-from knobregistry.feature import is_undecided
+from knobregistry.feature import undecided_gate
 from knobregistry.init import (
     SCHEMA_COPY,
     render_starter,
@@ -127,7 +127,7 @@ def init_command(
         click.echo(
             f"Roles proposed from the code: {shown_roles}; confirm each by writing `role: ROLE`."
         )
-    undecided = [k.name for k in starter.knobs if is_undecided(k)]
+    undecided = [k.name for k in starter.knobs if undecided_gate(k) is not None]
     if undecided:
         click.echo(
             f"Undecided: {counted(len(undecided), 'knob')} whose gate the scan could not decide "

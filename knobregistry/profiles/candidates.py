@@ -18,9 +18,8 @@ from knobregistry.feature import (
     SWITCHES,
     feature_on_by_default,
     feature_values,
-    is_undecided,
     knob_feature_on,
-    undecided_reason,
+    undecided_gate,
 )
 from knobregistry.registry import KnobEntry, Registry, SelectRule, SetAction, Triage
 from scanner import Knob, Polarity, Role, ScanResult
@@ -99,16 +98,9 @@ def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Can
             polarity=knob.polarity,
             role=knob.role,
             role_reason=knob.role_reason,
-            undecided=(knob.reason or "the scanner could not decide")
-            if is_undecided(knob)
-            else None,
+            undecided=undecided_gate(knob),
             off_known=off_known,
         )
-
-
-def _undecided(knob: Knob) -> str | None:
-    """Why the scan could not decide the knob's gate, or None when it did."""
-    return undecided_reason(knob) if is_undecided(knob) else None
 
 
 def _registered(name: str, entry: KnobEntry, knob: Knob | None) -> Candidate:

@@ -1,0 +1,180 @@
+"""Roles: what a knob controls, proposed by the scan from its verdict, the catalogue of the
+stack's determinism settings, the launcher writes it implies and the words around it.
+Each case is a real tree on disk, scanned, with the role and the evidence it gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scanner import Role, scan
+from scanner.determinism import SETTINGS, deterministic_writes
+from tests.conftest import write_tree
+
+CASES: list[tuple[str, dict[str, str], str, Role, str]] = [
+    (
+        "a-triton-gate",
+        {"m.py": 'import os\nA = os.environ.get("X_HC_TRITON", "1") != "0"\n'},
+        "X_HC_TRITON",
+        Role.KERNEL,
+        "the name X_HC_TRITON says TRITON (a kernel choice)",
+    ),
+    (
+        "what-it-feeds",
+        {"m.py": 'import os\nuse_cache = os.environ.get("X_MASK", "1") != "0"\n'},
+        "X_MASK",
+        Role.KERNEL,
+        "what it feeds, use_cache says CACHE (a kernel choice)",
+    ),
+    (
+        "the-function-that-returns-the-test",
+        {"m.py": 'import os\n\ndef is_fused_enabled():\n    return os.getenv("X_A", "1") != "0"\n'},
+        "X_A",
+        Role.KERNEL,
+        "what it feeds, is_fused_enabled says FUSED (a kernel choice)",
+    ),
+    (
+        "an-operation-beside-an-implementation",
+        {"m.py": 'import os\nA = os.environ.get("X_DISABLE_FUSED_ADAM", "0") == "1"\n'},
+        "X_DISABLE_FUSED_ADAM",
+        Role.KERNEL,
+        "the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice)",
+    ),
+    (
+        "what-is-trained",
+        {"m.py": 'import os\nA = os.environ.get("X_NEMO_LOSS", "1") != "0"\n'},
+        "X_NEMO_LOSS",
+        Role.FEATURE,
+        "the name X_NEMO_LOSS says LOSS (what is computed or trained)",
+    ),
+    (
+        "precision-wins-over-a-kernel-word",
+        {"m.py": 'import os\nA = os.environ.get("X_FP8_TRITON", "1") != "0"\n'},
+        "X_FP8_TRITON",
+        Role.FEATURE,
+        "the name X_FP8_TRITON says FP8 (what is computed or trained)",
+    ),
+    (
+        "a-check-skipped",
+        {"m.py": 'import os\nA = os.environ.get("X_SKIP_VALIDATION", "0") == "1"\n'},
+        "X_SKIP_VALIDATION",
+        Role.SAFETY,
+        "the name says SKIP VALIDATION: it skips a check",
+    ),
+    (
+        "a-launch-step-skipped",
+        {"run.sh": '[[ "${SKIP_TRAIN:-0}" == "1" ]] && exit 0\ntrain\n'},
+        "SKIP_TRAIN",
+        Role.LAUNCH,
+        "the name says SKIP TRAIN: it skips a launch step",
+    ),
+    (
+        "a-skip-is-never-a-kernel-choice",
+        {"m.py": 'import os\nA = os.getenv("X_BWD_SKIP_DPOOL_ATOMIC", "0") != "1"\n'},
+        "X_BWD_SKIP_DPOOL_ATOMIC",
+        Role.UNKNOWN,
+        "the name says SKIP: it skips part of the run, and its name does not say which",
+    ),
+    (
+        "debugging",
+        {"m.py": 'import os\nA = os.environ.get("X_VERBOSE_TRITON", "0") == "1"\n'},
+        "X_VERBOSE_TRITON",
+        Role.DEBUG,
+        "the name X_VERBOSE_TRITON says VERBOSE (logging, profiling, tests or debugging)",
+    ),
+    (
+        "a-value",
+        {"m.py": 'import os\nN = int(os.environ.get("X_BLOCK", "64"))\n'},
+        "X_BLOCK",
+        Role.VALUE,
+        "not a switch: the code uses its value",
+    ),
+    (
+        "a-system-fact",
+        {"m.py": 'import os\nP = os.environ.get("PATH", "")\n'},
+        "PATH",
+        Role.FACT,
+        "set by the launcher or the system, not a switch",
+    ),
+    (
+        "the-runtime-around-a-kernel",
+        {"m.py": 'import os\nF = os.getenv("CUDA_GRAPH_CAPTURE_FREEZE_GC") != "0"\n'},
+        "CUDA_GRAPH_CAPTURE_FREEZE_GC",
+        Role.UNKNOWN,
+        "the name CUDA_GRAPH_CAPTURE_FREEZE_GC says GRAPH (a kernel choice) but also GC (the "
+        "runtime around a kernel): it does not say which",
+    ),
+    (
+        "a-library-cache-is-no-kernel-choice",
+        {"run.sh": "export MIOPEN_DISABLE_CACHE=${MIOPEN_DISABLE_CACHE:-1}\n"},
+        "MIOPEN_DISABLE_CACHE",
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "a-code-path",
+        {"m.py": 'import os\nA = os.environ.get("X_FAST_PATH", "1") != "0"\n'},
+        "X_FAST_PATH",
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "read-only-by-tests",
+        {"tests/test_a.py": 'import os\nA = os.environ.get("X_TRITON_T", "1") != "0"\n'},
+        "X_TRITON_T",
+        Role.DEBUG,
+        "read only by tests and benchmarks",
+    ),
+    (
+        "a-catalogue-setting",
+        {"m.py": 'import os\nC = os.environ.get("CUBLAS_WORKSPACE_CONFIG", "")\n'},
+        "CUBLAS_WORKSPACE_CONFIG",
+        Role.STACK,
+        "a determinism setting of cuBLAS in the catalogue: ':4096:8' gives a fixed workspace "
+        "per stream, which torch.use_deterministic_algorithms requires on CUDA 10.2 and later",
+    ),
+    (
+        "the-framework-s-deterministic-mode",
+        {
+            "hook.sh": 'if [[ "${FW_DETERMINISTIC:-0}" != "1" ]]; then\n    exit 0\nfi\n'
+            "export NCCL_ALGO=Ring\nexport TORCH_COMPILE_DISABLE=1\n"
+        },
+        "FW_DETERMINISTIC",
+        Role.DETERMINISM,
+        "with FW_DETERMINISTIC=1, hook.sh:4 sets NCCL_ALGO=Ring, TORCH_COMPILE_DISABLE=1: the "
+        "framework's deterministic mode",
+    ),
+    (
+        "one-setting-is-no-mode",
+        {"hook.sh": 'if [[ "${FW_RING:-0}" == "1" ]]; then\n    export NCCL_ALGO=Ring\nfi\n'},
+        "FW_RING",
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "name", "role", "reason"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_role(tmp_path: Path, files: dict[str, str], name: str, role: Role, reason: str) -> None:
+    write_tree(tmp_path, files)
+    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
+    assert knob is not None
+    assert (knob.role, knob.role_reason) == (role, reason)
+
+
+def test_the_catalogue_is_data_in_one_place() -> None:
+    assert {name: s.value for name, s in SETTINGS.items()} == {
+        "CUBLAS_WORKSPACE_CONFIG": ":4096:8",
+        "NCCL_ALGO": "Ring",
+        "NVTE_ALLOW_NONDETERMINISTIC_ALGO": "0",
+        "ROCBLAS_DEFAULT_ATOMICS_MODE": "0",
+        "TORCH_COMPILE_DISABLE": "1",
+        "PRIMUS_TURBO_AUTO_TUNE": "0",
+    }
+    found = deterministic_writes(
+        [("NCCL_ALGO", "Tree"), ("TORCH_COMPILE_DISABLE", "1"), ("OTHER", "1")]
+    )
+    assert [s.name for s in found] == ["TORCH_COMPILE_DISABLE"]  # Tree is no determinism
