@@ -116,7 +116,17 @@ PRECEDENCE: Final = (
     Role.KERNEL,
 )
 SKIP_WORDS: Final = frozenset({"SKIP", "SKIPS", "BYPASS"})
+
+# Words that name a deterministic mode. They say so only for a switch (whose on value is
+# known), in its name or what it feeds, and only beside no word of a check, a launch step
+# or debugging (X_CHECK_DETERMINISM checks; it is no mode). Inside one subject they win
+# over a value word (deterministic_mode is a switch, not a mode's name); between the
+# subjects of one level they rank after the roles that forbid a mode.
+DETERMINISM_WORDS: Final = _words("DETERMINISTIC DETERMINISM")
+_NOT_A_MODE: Final = WORDS[Role.SAFETY] | WORDS[Role.LAUNCH] | WORDS[Role.DEBUG] | SKIP_WORDS
+_ACROSS: Final = (*PRECEDENCE[:4], Role.DETERMINISM, *PRECEDENCE[4:])
 WHAT: Final[Mapping[Role, str]] = {
+    Role.DETERMINISM: "the framework's deterministic mode",
     Role.VALUE: "a size, a count, a path or a name",
     Role.SAFETY: "a check",
     Role.LAUNCH: "a launch step",
@@ -214,7 +224,7 @@ def _from_words(knob: Knob) -> Proposal:
             if hit is not None:
                 found.append((*hit, subject))
         if found:
-            role, word, subject = min(found, key=lambda f: PRECEDENCE.index(f[0]))
+            role, word, subject = min(found, key=lambda f: _ACROSS.index(f[0]))
             runtime = RUNTIME_WORDS.intersection(name_words(subject))
             if role is Role.KERNEL and runtime:
                 return Proposal(
@@ -269,6 +279,8 @@ def _levels(
     less still: a model is named after a kernel, DeepSeek-V4-Flash, and kernels/ holds
     each kernel's tuning knobs beside its switch.)"""
     words = WORDS if own_code else _LIBRARY_WORDS
+    if knob.kind in (GateKind.BOOLEAN, GateKind.PRESENCE) and knob.on_value is not None:
+        words = {Role.DETERMINISM: DETERMINISM_WORDS, **words}
     yield "the name", [knob.name], words
     yield "what it feeds,", _distinct(s.target for s in knob.sites), words
     yield (
@@ -294,6 +306,9 @@ def _role_of(words: Sequence[str], table: Mapping[Role, frozenset[str]]) -> tupl
     An operation named beside an implementation word is that operation's kernel:
     X_DISABLE_FUSED_ADAM and CROSS_ENTROPY_LOSS_FUSION choose how, not what."""
     words = _code_paths_dropped(words)
+    mode = [w for w in words if w in table.get(Role.DETERMINISM, ())]
+    if mode and not _NOT_A_MODE.intersection(words):
+        return Role.DETERMINISM, mode[0]
     for role in PRECEDENCE:
         found = [word for word in words if word in table.get(role, ())]
         if not found:

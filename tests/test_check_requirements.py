@@ -75,3 +75,34 @@ def test_the_scan_table_says_required(project: Path) -> None:
     result = run_knobs("scan", "src", cwd=project)
     rows = [line.split()[:3] for line in result.stdout.splitlines() if line.startswith("DEMO_")]
     assert rows == [["DEMO_COMPILE_DISABLE", "-", "required"], ["DEMO_MXFP8", "'0'", "required"]]
+
+
+SETUP = """\
+import os
+
+assert os.environ.get("DEMO_LAUNCHER", None) == "1", "start the run with launch.sh"
+"""
+
+
+@pytest.mark.parametrize(
+    ("env", "found"),
+    [
+        ("{}", []),  # the run's set-up, which the recipe leaves to the environment
+        ('{DEMO_LAUNCHER: "1"}', []),
+        (
+            '{DEMO_LAUNCHER: "0"}',
+            [
+                "registry.yaml:14:11: KNB109 profile 'bitwise' (kind bitwise) sets it to \"0\" "
+                "(profiles.bitwise.env.DEMO_LAUNCHER), but the code at src/setup.py:3:8 "
+                'raises unless DEMO_LAUNCHER is "1".'
+            ],
+        ),
+    ],
+    ids=["unset", "the-required-value", "a-refused-value"],
+)
+def test_a_requirement_without_a_condition_binds_only_the_values_the_profile_sets(
+    tmp_path: Path, env: str, found: list[str]
+) -> None:
+    write_tree(tmp_path, {"src/setup.py": SETUP, "registry.yaml": REGISTRY.format(env=env)})
+    result = run_knobs("check", cwd=tmp_path)
+    assert [line for line in result.stdout.splitlines() if "KNB1" in line] == found

@@ -262,3 +262,32 @@ def test_a_disable_word_is_set_only_for_a_kernel_knob(tmp_path: Path) -> None:
         "  DEMO_SKIP_CHECKS (disable word): turning its feature off means setting "
         "DEMO_SKIP_CHECKS to '1', a disable word, and its role is safety, not kernel\n"
     )
+
+
+def test_explain_shows_the_proposed_role_and_why_the_gate_is_undecided(tree: Path) -> None:
+    result = run_knobs("explain", "DEMO_FUSED_ADAM", cwd=tree)
+    assert result.stdout.splitlines()[:11] == [
+        "DEMO_FUSED_ADAM",
+        "  registry   registry.yaml:48:3",
+        '  default    "1"',
+        "  undecided  it goes through str2bool(), which is not followed (pkg/model.py:8)",
+        "  role       kernel (proposed: the name DEMO_FUSED_ADAM says FUSED (a kernel choice))",
+        "  triage     untriaged",
+        "  evidence   -",
+        "  cost       -",
+        "  owner      -",
+        "  profiles   none sets it",
+        "",
+    ]
+    confirmed = (
+        (tree / "registry.yaml")
+        .read_text(encoding="utf-8")
+        .replace(
+            '    role:\n      proposed: kernel\n      reason: "the name DEMO_FUSED_ADAM says FUSED '
+            '(a kernel choice)"\n',
+            "    role: kernel\n",
+        )
+    )
+    (tree / "registry.yaml").write_text(confirmed, encoding="utf-8")
+    role = run_knobs("explain", "DEMO_FUSED_ADAM", cwd=tree).stdout.splitlines()[4]
+    assert role == "  role       kernel"

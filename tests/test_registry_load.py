@@ -14,6 +14,7 @@ from knobregistry.registry import (
     registry_problems,
 )
 from knobregistry.registry.document import MAX_NODES
+from scanner import Role
 
 DATA = Path(__file__).parent / "data" / "registries"
 
@@ -161,6 +162,52 @@ INVALID = [
         "quote it: 'on'.",
     ),
     (
+        "misspelt-role",
+        VALID_KNOB + "    role: kernal\n",
+        "registry.yaml:6:5: knobs.DEMO_FUSED.role: expected one of 'kernel', 'determinism', "
+        "'stack', 'feature', 'safety', 'launch', 'debug', 'value', 'fact', 'unknown', got "
+        "'kernal'",
+    ),
+    (
+        "role-of-the-wrong-kind",
+        VALID_KNOB + "    role: [kernel]\n",
+        "registry.yaml:6:5: knobs.DEMO_FUSED.role: expected a string or a mapping, got a list",
+    ),
+    (
+        "proposed-role-without-its-reason",
+        VALID_KNOB + "    role:\n      proposed: kernel\n",
+        "registry.yaml:6:5: knobs.DEMO_FUSED.role: missing required key 'reason'; say what the "
+        "proposal rests on, or write the role alone (`role: kernel`) once you have confirmed it.",
+    ),
+    (
+        "misspelt-proposed-role",
+        VALID_KNOB + "    role:\n      proposed: fused\n      reason: the name says FUSED\n",
+        "registry.yaml:7:7: knobs.DEMO_FUSED.role.proposed: expected one of 'kernel', "
+        "'determinism', 'stack', 'feature', 'safety', 'launch', 'debug', 'value', 'fact', "
+        "'unknown', got 'fused'",
+    ),
+    (
+        "undecided-with-its-default-written",
+        VALID_KNOB + '    default_on: true\n    undecided: "it goes through str2bool()"\n',
+        "registry.yaml:7:5: knobs.DEMO_FUSED.undecided: a knob whose gate is undecided has "
+        "`default_on: null`; once you have read the code and written `default_on`, remove "
+        "`undecided`.",
+    ),
+    (
+        "a-rule-on-the-unknown-role",
+        'version: 1\nprofiles:\n  b:\n    kind: bitwise\n    description: d\n    select:\n'
+        '      - role: [kernel, unknown]\n        set: "off"\n',
+        "registry.yaml:7:24: profiles.b.select[0].role[1]: expected one of 'kernel', "
+        "'determinism', 'stack', 'feature', 'safety', 'launch', 'debug', 'value', 'fact', got "
+        "'unknown'",
+    ),
+    (
+        "cost-of-the-wrong-kind",
+        VALID_KNOB + "    cost: 3\n",
+        "registry.yaml:6:5: knobs.DEMO_FUSED.cost: expected a string or a mapping, got the "
+        "integer 3",
+    ),
+    (
         "empty-string",
         'version: 1\nknobs:\n  DEMO_FUSED:\n    default: "1"\n    triage: exempt\n    reason: ""\n',
         "registry.yaml:6:5: knobs.DEMO_FUSED.reason: must not be empty",
@@ -200,6 +247,26 @@ def test_problems_are_frozen_records() -> None:
     )
     with pytest.raises(AttributeError):
         first.line = 4  # type: ignore[misc]
+
+
+def test_a_role_as_decided_or_as_proposed() -> None:
+    registry = loads_registry(
+        VALID_KNOB
+        + '  DEMO_ROPE:\n    default: "1"\n    default_on: null\n    undecided: "it goes '
+        'through f()"\n    role:\n      proposed: kernel\n      reason: "the name says ROPE"\n'
+        "    triage: untriaged\n  DEMO_GATE:\n    default_on: false\n    off_value: null\n"
+        "    role: kernel\n    triage: untriaged\n",
+        "registry.yaml",
+    )
+    shown = {
+        name: (e.role, e.role_proposed, e.role_reason, e.undecided, e.off_unset)
+        for name, e in registry.knobs.items()
+    }
+    assert shown == {
+        "DEMO_FUSED": (None, False, None, None, False),
+        "DEMO_ROPE": (Role.KERNEL, True, "the name says ROPE", "it goes through f()", False),
+        "DEMO_GATE": (Role.KERNEL, False, None, None, True),
+    }
 
 
 def test_valid_registry_has_no_problems() -> None:

@@ -42,6 +42,37 @@ CASES: list[tuple[str, dict[str, str], str, Role, str]] = [
         "the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice)",
     ),
     (
+        "a-switch-that-names-a-deterministic-mode",
+        {"m.py": 'import os\nA = os.environ.get("X_DETERMINISTIC", "0") == "1"\n'},
+        "X_DETERMINISTIC",
+        Role.DETERMINISM,
+        "the name X_DETERMINISTIC says DETERMINISTIC (the framework's deterministic mode)",
+    ),
+    (
+        "a-key-that-names-a-deterministic-mode",  # a switch: the key is a boolean
+        {
+            "base.yaml": "deterministic_mode: false\n",
+            "e.yaml": "o:\n  deterministic_mode: ${X_DM:0}\n",
+        },
+        "X_DM",
+        Role.DETERMINISM,
+        "what it feeds, deterministic_mode says DETERMINISTIC (the framework's deterministic mode)",
+    ),
+    (
+        "a-check-of-determinism-is-no-mode",
+        {"m.py": 'import os\nA = os.environ.get("X_CHECK_DETERMINISM", "0") == "1"\n'},
+        "X_CHECK_DETERMINISM",
+        Role.SAFETY,
+        "the name X_CHECK_DETERMINISM says CHECK (a check)",
+    ),
+    (
+        "a-deterministic-value-is-no-switch",
+        {"m.py": 'import os\nA = int(os.environ.get("X_DETERMINISTIC_LEVEL", "0"))\n'},
+        "X_DETERMINISTIC_LEVEL",
+        Role.VALUE,
+        "not a switch: the code uses its value",
+    ),
+    (
         "what-is-trained",
         {"m.py": 'import os\nA = os.environ.get("X_NEMO_LOSS", "1") != "0"\n'},
         "X_NEMO_LOSS",

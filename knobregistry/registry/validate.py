@@ -28,7 +28,7 @@ _TYPE_NAMES = {
 }
 
 # Added to "missing required key" messages: what to write.
-_REQUIRED_HINTS = {
+_REQUIRED_HINTS: dict[str | tuple[str | int, str], str] = {
     "version": "start the file with `version: 1`",
     "triage": "say whether the knob is 'reproducible', 'breaks-bitwise', 'untriaged' or "
     "'exempt' (use 'untriaged' until it has been measured)",
@@ -39,6 +39,9 @@ _REQUIRED_HINTS = {
     "set": "say what to do with the selected knobs: off, on, deterministic or default",
     "date": "give the day of the run as YYYY-MM-DD",
     "verdict": "give what the run found: reproducible, breaks-bitwise or error",
+    ("role", "reason"): "say what the proposal rests on, or write the role alone (`role: "
+    "kernel`) once you have confirmed it",
+    ("role", "proposed"): "name the proposed role, or write the role alone (`role: kernel`)",
 }
 
 
@@ -80,9 +83,33 @@ def _problems_for(doc: Document, error: ValidationError) -> Iterator[RegistryPro
     elif keyword == "required" and isinstance(instance, dict):
         for name in expected:
             if name not in instance:
-                yield doc.problem(path, _required_message(name))
+                yield doc.problem(path, _required_message(name, path))
+    elif keyword == "oneOf" and (branch := _fitting_branch(error)) is not None:
+        for inner in branch:
+            yield from _problems_for(doc, inner)
     else:
         yield doc.problem(path, _message(doc, path, error))
+
+
+def _fitting_branch(error: ValidationError) -> list[ValidationError] | None:
+    """The errors of the one alternative whose type the value has (`role: kernal` is a
+    string, so the string alternative's); None when no alternative has its type."""
+    branches: dict[int, list[ValidationError]] = {}
+    for inner in error.context or ():
+        branches.setdefault(int(inner.relative_schema_path[0]), []).append(inner)
+    fitting = [errors for errors in branches.values() if not any(map(_wrong_kind, errors))]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def _wrong_kind(error: ValidationError) -> bool:
+    """Whether an error says the value itself is of the wrong kind for its alternative."""
+    if error.relative_path:
+        return False
+    if error.validator == "type":
+        return True
+    expected: Any = error.validator_value
+    options: list[Any] = list(expected) if error.validator == "enum" else []
+    return bool(options) and not any(type(o) is type(error.instance) for o in options)
 
 
 def _message(doc: Document, path: KeyPath, error: ValidationError) -> str:
@@ -114,7 +141,15 @@ def _message(doc: Document, path: KeyPath, error: ValidationError) -> str:
         return f"must be at least {expected}, got {got}"
     if keyword == "uniqueItems":
         return "lists the same value more than once; remove the repeats"
+    if keyword == "oneOf":
+        return f"expected {_or(_alternatives(expected))}, got {got}"
     return error.message  # pragma: no cover - every keyword the schema uses is handled above
+
+
+def _alternatives(branches: list[dict[str, Any]]) -> list[str]:
+    """What each alternative of a oneOf accepts, in words (a $ref'd enum is a string)."""
+    kinds = [_TYPE_NAMES.get(str(b.get("type", "string")), "a string") for b in branches]
+    return list(dict.fromkeys(kinds))
 
 
 def _pattern_message(error: ValidationError, value: Any) -> str:
@@ -141,8 +176,8 @@ def _unknown_key_message(key: str, schema: Any) -> str:
     return f"unknown key; the keys allowed here are {_listing(allowed)}"
 
 
-def _required_message(name: str) -> str:
-    hint = _REQUIRED_HINTS.get(name)
+def _required_message(name: str, path: KeyPath) -> str:
+    hint = _REQUIRED_HINTS.get((path[-1], name) if path else name) or _REQUIRED_HINTS.get(name)
     return f"missing required key '{name}'; {hint}." if hint else f"missing required key '{name}'."
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from scanner.accessors import prefilter
 from scanner.interpret.knobs import build_knobs
-from scanner.launcher.config_verdict import handed_on, judge, merge_types
+from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
 from scanner.roles import propose_roles
@@ -348,19 +348,24 @@ def _config_verdicts(
     sites: list[Site], ordered: Sequence[FileOutcome], options: Options
 ) -> list[Site]:
     """Sites whose value is handed on to a config key (a YAML value, a shell flag) and
-    left unknown for want of the key's type, judged again with the types the whole
-    tree's YAML files give their keys (the trainer's config classes first)."""
-    pending = [
-        (i, handed)
+    left unknown for want of the key's type, or called a value for the words of a key
+    the tree's YAML files type as a boolean (``deterministic_mode``), judged again with
+    the types the whole tree's YAML files give their keys (the trainer's config classes
+    first)."""
+    handed = [
+        (i, found)
         for i, s in enumerate(sites)
-        if s.gate.kind is GateKind.UNKNOWN and (handed := handed_on(s)) is not None
+        if s.gate.kind in (GateKind.UNKNOWN, GateKind.VALUE)
+        and (found := handed_on(s)) is not None
     ]
-    if not pending:
+    if not handed:
         return sites
     types = merge_types(o.result.config_keys for o in ordered)
     types.update(options.config_types)
     judged = list(sites)
-    for i, (key, where) in pending:
+    for i, (key, where) in handed:
         site = sites[i]
+        if site.gate.kind is GateKind.VALUE and (key is None or types.get(key) != BOOL):
+            continue
         judged[i] = replace(site, gate=judge(site.name, site.default, key, types, where))
     return judged
