@@ -119,11 +119,18 @@ SKIP_WORDS: Final = frozenset({"SKIP", "SKIPS", "BYPASS"})
 
 # Words that name a deterministic mode. They say so only for a switch (whose on value is
 # known), in its name or what it feeds, and only beside no word of a check, a launch step
-# or debugging (X_CHECK_DETERMINISM checks; it is no mode). Inside one subject they win
-# over a value word (deterministic_mode is a switch, not a mode's name); between the
-# subjects of one level they rank after the roles that forbid a mode.
+# or debugging (X_CHECK_DETERMINISM checks: it is no mode), nor of a warning (a mode that
+# only warns relaxes a check). Inside one subject they win over a value word
+# (deterministic_mode is a switch, not a mode's name); between the subjects of one level
+# they rank after the roles that forbid a mode.
 DETERMINISM_WORDS: Final = _words("DETERMINISTIC DETERMINISM")
-_NOT_A_MODE: Final = WORDS[Role.SAFETY] | WORDS[Role.LAUNCH] | WORDS[Role.DEBUG] | SKIP_WORDS
+_NOT_A_MODE: Final = (
+    WORDS[Role.SAFETY]
+    | WORDS[Role.LAUNCH]
+    | WORDS[Role.DEBUG]
+    | SKIP_WORDS
+    | _words("WARN WARNS WARNING WARNINGS")
+)
 _ACROSS: Final = (*PRECEDENCE[:4], Role.DETERMINISM, *PRECEDENCE[4:])
 WHAT: Final[Mapping[Role, str]] = {
     Role.DETERMINISM: "the framework's deterministic mode",

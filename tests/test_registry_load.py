@@ -195,7 +195,7 @@ INVALID = [
     ),
     (
         "a-rule-on-the-unknown-role",
-        'version: 1\nprofiles:\n  b:\n    kind: bitwise\n    description: d\n    select:\n'
+        "version: 1\nprofiles:\n  b:\n    kind: bitwise\n    description: d\n    select:\n"
         '      - role: [kernel, unknown]\n        set: "off"\n',
         "registry.yaml:7:24: profiles.b.select[0].role[1]: expected one of 'kernel', "
         "'determinism', 'stack', 'feature', 'safety', 'launch', 'debug', 'value', 'fact', got "

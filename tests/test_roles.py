@@ -66,6 +66,13 @@ CASES: list[tuple[str, dict[str, str], str, Role, str]] = [
         "the name X_CHECK_DETERMINISM says CHECK (a check)",
     ),
     (
+        "a-mode-that-only-warns-is-no-mode",
+        {"m.py": 'import os\nA = os.getenv("X_DETERMINISTIC_WARN_ONLY", "0") == "1"\n'},
+        "X_DETERMINISTIC_WARN_ONLY",
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
         "a-deterministic-value-is-no-switch",
         {"m.py": 'import os\nA = int(os.environ.get("X_DETERMINISTIC_LEVEL", "0"))\n'},
         "X_DETERMINISTIC_LEVEL",

@@ -355,8 +355,7 @@ def _config_verdicts(
     handed = [
         (i, found)
         for i, s in enumerate(sites)
-        if s.gate.kind in (GateKind.UNKNOWN, GateKind.VALUE)
-        and (found := handed_on(s)) is not None
+        if s.gate.kind in (GateKind.UNKNOWN, GateKind.VALUE) and (found := handed_on(s)) is not None
     ]
     if not handed:
         return sites
