@@ -124,7 +124,7 @@ def run_tree(name: str, path: Path, grades: dict[str, dict[str, str]]) -> list[s
         copy = Path(scratch) / name
         shutil.copytree(path, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         lines, left, stderr, summary = review(copy)
-    out = [f"{name} ({path}): {len(lines)} lines exported"]
+    out = [f"{name} ({path}): {len(lines)} line{'' if len(lines) == 1 else 's'} exported"]
     out.append(f"  {summary}" if summary else "  (knobs init printed no role summary)")
     out.extend(f"  {s}" for s in stderr.splitlines())
     counts: Counter[str] = Counter()

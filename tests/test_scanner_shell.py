@@ -90,9 +90,14 @@ READS = [
         switch("X", "1", True),
     ),
     (
-        "glob",
+        "glob",  # "true" matches and "false" does not: the off word of its pair
         '[[ "▸${X:-}" == t* ]] && echo',
-        switch("X", "", False),
+        Read("X", "", GateKind.BOOLEAN, False, "false"),
+    ),
+    (
+        "true-against-its-off-word",
+        '[ "▸${X:-true}" == true ] && echo',
+        Read("X", "true", GateKind.BOOLEAN, True, "false"),
     ),
     (
         "presence",

@@ -39,9 +39,10 @@ def classify(outputs: Mapping[str | None, object], named: Sequence[str] = ()) ->
     on_key: tuple[str, str] | None = None
     kind = GateKind.BOOLEAN
     by_words = False
+    paired: tuple[str, ...] = ()
     for on, off in PAIRS:
         if on in keys and off in keys and keys[on] != keys[off]:
-            on_key, by_words = keys[on], True
+            on_key, by_words, paired = keys[on], True, (off,)
             break
     if on_key is None:
         set_keys = {k for v, k in keys.items() if v is not None and v != EMPTY}
@@ -54,7 +55,13 @@ def classify(outputs: Mapping[str | None, object], named: Sequence[str] = ()) ->
     default_on = keys[None] == on_key if None in keys else None
     on_values = _ordered((v for v in keys if v is not None and keys[v] == on_key), ON_ORDER, named)
     offs = [v for v in keys if v is not None and keys[v] != on_key]
-    off_values = _ordered(offs, OFF_ORDER, named) if by_words else _ordered(offs, named, OFF_ORDER)
+    # The off word paired with the on word the code tests comes first: `== "true"` is
+    # turned off by "false", though "0" would do.
+    off_values = (
+        _ordered(offs, (*paired, *OFF_ORDER), named)
+        if by_words
+        else _ordered(offs, named, OFF_ORDER)
+    )
     reason = None
     if not by_words and kind is GateKind.BOOLEAN and off_values and off_values[0] not in named:
         kept = [v for v in named if v in on_values]

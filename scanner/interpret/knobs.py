@@ -57,7 +57,9 @@ def _knob(name: str, sites: list[Site]) -> Knob:
             kind=kind,
             polarity=polarity,
         )
-    off = _common(OFF_ORDER, (s.gate.off_values for s in switches))
+    # The first site's off word first (`== true` is turned off by "false", not "0").
+    first_off = [v for v in switches[0].gate.off_values[:1] if v in OFF_WORDS] if switches else []
+    off = _common((*first_off, *OFF_ORDER), (s.gate.off_values for s in switches))
     required = [s for s in sites if s.gate.kind is GateKind.REQUIREMENT]
     on = _common(ON_ORDER, (s.gate.on_values for s in switches or required))
     conflict = _conflict(switches, off)
