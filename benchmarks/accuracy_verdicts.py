@@ -8,7 +8,9 @@ reader worked out for it: ``default``, ``kind``, ``default_on``, ``off_values``
 and the knob's ``role``. Each site is judged ``right`` (every field matches),
 ``unknown`` (the scanner says it does not know) or ``wrong`` (anything else, a
 missing site included). A ``role`` is judged against the scanned knob's role the
-same three ways: ``unknown`` while the scanner proposes none.
+same three ways (``unknown`` while the scanner proposes none), at the entries whose
+kind is a switch: a value's role is ``value`` and a launch fact's ``fact`` by
+definition, which the verdict already grades.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from scanner import ScanResult, Site
 
 PACKAGES = ("triton", "vllm", "transformers", "deepspeed", "megatron-core", "primus", "megatron-lm")
 KINDS = ("boolean", "presence", "value", "launch")
+SWITCHES = ("boolean", "presence")
 LANGUAGES = ("python", "shell", "yaml")
 ROLES = ("kernel", "determinism", "stack", "feature", "safety", "launch", "debug", "value", "fact")
 VERDICTS = ("right", "unknown", "wrong")
@@ -48,7 +51,7 @@ class Expected:
     polarity: str
     reason: str
     language: str | None = None  # the site's layer, when the entry says it
-    role: str | None = None  # what the knob controls, when the entry says it
+    role: str | None = None  # what the knob controls; None: the entry says none applies
 
     @property
     def where(self) -> str:
@@ -93,7 +96,7 @@ def _entry(raw: object, require: tuple[str, ...] = ()) -> Expected:
     if not isinstance(raw, dict):
         raise TypeError("each entry is a mapping")
     missing = [key for key in REQUIRED if key not in raw]
-    missing += [key for key in require if raw.get(key) is None]
+    missing += [key for key in require if key not in raw or (raw[key] is None and key != "role")]
     if missing:
         raise ValueError(f"missing {', '.join(missing)} ({raw.get('name')})")
     default = raw.get("default")
@@ -249,7 +252,7 @@ def report(
         verdicts = [judge(entry, results[package]) for entry in mine]
         judged.extend(verdicts)
         lines.append(_row(package, verdicts))
-        with_role = [e for e in mine if e.role is not None]
+        with_role = [e for e in mine if e.role is not None and e.kind in SWITCHES]
         if with_role:
             roles[package] = [judge_role(entry, results[package]) for entry in with_role]
     if roles:

@@ -264,7 +264,8 @@ def role_rows(entries: list[dict[str, object]]) -> tuple[list[str], list[str]]:
         root = BENCH / package
         result = scan([root], root=root, jobs=1)
         counts = Counter[str]()
-        for entry in (e for e in entries if e["package"] == package):
+        judged = (e for e in entries if e["package"] == package and e["role"] is not None)
+        for entry in (e for e in judged if e["kind"] in ("boolean", "presence")):
             knob = result.knob(str(entry["name"]))
             role = knob.role.value if knob is not None else None
             verdict = (
@@ -328,10 +329,11 @@ def test_roles_are_judged_against_the_knob_and_wrong_ones_say_why(
     result = with_roles(
         scan([root], root=root, jobs=1),
         {
-            "PRIMUS_DETERMINISTIC": (Role.DETERMINISM, "sets NCCL_ALGO=Ring when on"),
+            "PRIMUS_DETERMINISTIC": (Role.UNKNOWN, "no evidence in the code"),
             "PRIMUS_USE_TURBO_DEEPEP": (Role.FEATURE, "a trainer config key"),
+            # value entries: their role is the verdict's, not judged again
             "PRIMUS_TEAM": (Role.UNKNOWN, "no evidence in the code"),
-            "PRIMUS_USER": (Role.VALUE, "a name"),
+            "PRIMUS_USER": (Role.KERNEL, "a name"),
         },
     )
     lines = verdicts_module.report(
@@ -343,7 +345,7 @@ def test_roles_are_judged_against_the_knob_and_wrong_ones_say_why(
         "  primus               3        0      1",
         "  megatron-lm: 2 sites skipped (not scanned in this run)",
         "  role             right  unknown  wrong",
-        "  primus               2        1      1",
+        "  primus               0        1      1",
         "  wrong: primus examples/megatron/exp_pretrain.yaml:4 PRIMUS_USER:"
         " missing (its sites: examples/megatron/exp_pretrain.yaml:3)",
         "  role wrong: primus examples/megatron/exp_pretrain.yaml:13 PRIMUS_USE_TURBO_DEEPEP:"
@@ -387,13 +389,18 @@ def test_a_launcher_entry_without_a_role_or_with_a_bad_one_is_refused(
         "language": "shell",
     }
     path = tmp_path / "launcher_verdicts.yaml"
-    sites = [entry, {**entry, "role": "switch", "language": "bash"}]
+    sites = [
+        entry,
+        {**entry, "role": "switch", "language": "bash"},
+        {**entry, "role": None, "language": None},
+    ]
     path.write_text(yaml.safe_dump({"sites": sites}), encoding="utf-8")
     with pytest.raises(verdicts_module.BenchError) as raised:
         verdicts_module.load(path, ("language", "role"))
     assert str(raised.value).splitlines()[1:] == [
         "  sites[0]: missing role (TP)",
         "  sites[1]: language, role: not a valid value (TP)",
+        "  sites[2]: missing language (TP)",  # `role: null` says no role applies
     ]
 
 
