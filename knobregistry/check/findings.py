@@ -39,6 +39,13 @@ def _read_at(knob: Knob) -> str:
     return f"read here and at {counted(others, 'more site')}"
 
 
+def _undecided_site(knob: Knob) -> tuple[Site, str]:
+    """The first site whose gate is undecided, and how many more sites read the knob."""
+    site = next((s for s in knob.sites if s.gate.kind is GateKind.UNKNOWN), knob.sites[0])
+    others = len(knob.sites) - 1
+    return site, f" (and at {counted(others, 'more site')})" if others else ""
+
+
 def unregistered(where: Where, knob: Knob) -> Diagnostic:
     """KNB001: a knob the policy requires, in neither `knobs` nor `external`."""
     site = knob.sites[0]
@@ -58,10 +65,8 @@ def unregistered(where: Where, knob: Knob) -> Diagnostic:
 def undecided(where: Where, knob: Knob) -> Diagnostic:
     """KNB008: a knob whose gate the scanner could not decide, in neither `knobs` nor
     `external`: never taken as off or as a value; a person reads the code and registers it."""
-    site = next((s for s in knob.sites if s.gate.kind is GateKind.UNKNOWN), knob.sites[0])
+    site, more = _undecided_site(knob)
     registry = where.registry_file
-    others = len(knob.sites) - 1
-    more = f" (and at {counted(others, 'more site')})" if others else ""
     message = (
         f"{knob.name} is read here{more}, but the scanner cannot decide what its gate does: "
         f"{undecided_reason(knob)}. It is not registered in {registry}, so nothing says "
@@ -82,10 +87,8 @@ def undecided(where: Where, knob: Knob) -> Diagnostic:
 def still_undecided(where: Where, knob: Knob, reason: str) -> Diagnostic:
     """KNB008: a knob registered as undecided (`undecided:` in its entry, as `knobs init`
     writes it): no profile sets it until a person has decided its gate."""
-    site = next((s for s in knob.sites if s.gate.kind is GateKind.UNKNOWN), knob.sites[0])
+    site, more = _undecided_site(knob)
     registry = where.registry_file
-    others = len(knob.sites) - 1
-    more = f" (and at {counted(others, 'more site')})" if others else ""
     message = (
         f"{knob.name} is read here{more}, and {registry} registers its gate as undecided: "
         f"{reason}. No profile sets it until someone decides."
