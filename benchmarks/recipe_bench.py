@@ -13,6 +13,7 @@ have to delete), or ungraded (new since the last review: read it). The trees gra
     primus         AMD-AGI/Primus at fd1eeabbad15135e3702094087e96142b4b4eacb
     megatron-core  the megatron-core 0.16.1 wheel, unpacked
     torchtitan     pytorch/torchtitan at b5bcd76c6 (its repository: launchers included)
+    megatron-lm    NVIDIA/Megatron-LM at d98e8a64 (its examples/: launchers only)
 
 A measurement, not a gate: exits 0, or 2 when something could not run.
 """
