@@ -10,10 +10,20 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from knobregistry.profiles.megatron import CONFIG_CLASSES
 from scanner.launcher.config_classes import field_types
 from scanner.launcher.config_verdict import merge_types
 
+# The dataclasses a Megatron trainer config is built from (TransformerConfig
+# inherits ModelParallelConfig's fields; MLATransformerConfig adds MLA's). Kept here,
+# not in knobregistry.profiles, so that `knobs scan` reads them without loading the
+# registry and profile code.
+CONFIG_CLASSES: tuple[tuple[str, str], ...] = (
+    ("megatron.core.model_parallel_config", "ModelParallelConfig"),
+    ("megatron.core.transformer.transformer_config", "TransformerConfig"),
+    ("megatron.core.transformer.transformer_config", "MLATransformerConfig"),
+    ("megatron.core.optimizer.optimizer_config", "OptimizerConfig"),
+    ("megatron.core.distributed.distributed_data_parallel_config", "DistributedDataParallelConfig"),
+)
 # The source files, by top-level package: megatron-core's config dataclasses (the modules
 # `knobs check` validates keys against), and torchtitan's job-config sections.
 _SOURCES: Mapping[str, tuple[str, ...]] = {

@@ -16,7 +16,8 @@ from knobregistry.export.megatron_flags import (
     Skipped,
     boolean,
 )
-from knobregistry.profiles.megatron import CONFIG_CLASSES, MegatronFields, megatron_fields
+from knobregistry.profiles.megatron import MegatronFields, megatron_fields
+from knobregistry.trainer_types import CONFIG_CLASSES
 
 
 def test_every_renamed_flag_megatron_core_declares_is_in_the_tables() -> None:

@@ -122,13 +122,14 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "registry": {"scanner", "files", "pyproject", "surrogates"},
     "yaml_format": {"scanner", "feature", "surrogates"},
     # profiles and what renders them
+    # the types of the trainers' config keys, read from megatron-core's and torchtitan's
+    # source (and the megatron config classes profiles import fields from)
+    "trainer_types": {"scanner"},
     "profiles": {
         *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
-        *("jsontext", "registry", "suggest"),
+        *("jsontext", "registry", "suggest", "trainer_types"),
     },
     "export": {"scanner", "plural", "profiles", "registry", "surrogates"},
-    # the types of the trainers' config keys, read from megatron-core's and torchtitan's source
-    "trainer_types": {"scanner", "profiles"},
     # the check engine and its inventory family
     "check": {
         *("scanner", "cache", "codes", "diagnostics", "feature", "paths", "plural"),

@@ -18,16 +18,7 @@ from types import MappingProxyType
 
 from knobregistry.profiles.backend_keys import ClassesMissing
 from knobregistry.profiles.fields_cache import cached_fields
-
-# The dataclasses a Megatron trainer config is built from (TransformerConfig
-# inherits ModelParallelConfig's fields; MLATransformerConfig adds MLA's).
-CONFIG_CLASSES: tuple[tuple[str, str], ...] = (
-    ("megatron.core.model_parallel_config", "ModelParallelConfig"),
-    ("megatron.core.transformer.transformer_config", "TransformerConfig"),
-    ("megatron.core.transformer.transformer_config", "MLATransformerConfig"),
-    ("megatron.core.optimizer.optimizer_config", "OptimizerConfig"),
-    ("megatron.core.distributed.distributed_data_parallel_config", "DistributedDataParallelConfig"),
-)
+from knobregistry.trainer_types import CONFIG_CLASSES
 
 
 @dataclass(frozen=True, slots=True)
