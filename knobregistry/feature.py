@@ -10,6 +10,7 @@ into the other.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TypeVar
 
 from scanner import GateKind, Knob, Polarity, ReadKind
@@ -57,14 +58,33 @@ def is_undecided(knob: Knob) -> bool:
     return bool(knob.sites) and all(s.gate.kind is GateKind.UNKNOWN for s in knob.sites)
 
 
+class Off(Enum):
+    """What turns a scanned knob's switch sites off."""
+
+    VALUE = "value"  # one value, the knob's off_value, at every site
+    UNSET = "unset"  # only unsetting it (a presence gate)
+    SPLIT = "split"  # different values at different sites: no single one
+    NO_SWITCH = "no switch"  # it has no switch site
+
+
+def off_state(knob: Knob) -> Off:
+    """What turns the knob's switch sites off."""
+    if knob.off_value is not None:
+        return Off.VALUE
+    gates = [s.gate for s in knob.sites if s.gate.kind in SWITCHES]
+    if not gates:
+        return Off.NO_SWITCH
+    return Off.SPLIT if any(g.off_values for g in gates) else Off.UNSET
+
+
 def undecided_gate(knob: Knob) -> str | None:
     """Why no one switch can be written for the knob, or None: the scanner could not decide
     its gate, or its sites are turned off by different values (one tests `!= "0"`,
     another `!= "off"`). Such a knob is registered undecided, and no profile sets it."""
     if is_undecided(knob):
         return knob.reason or undecided_reason(knob)
-    switches = [s for s in knob.sites if s.gate.kind in SWITCHES]
-    if knob.off_value is None and any(s.gate.off_values for s in switches):
+    if off_state(knob) is Off.SPLIT:
+        switches = [s for s in knob.sites if s.gate.kind in SWITCHES]
         where = ", ".join(f"{s.path}:{s.line}" for s in switches)
         return f"no single value turns every site off ({where})"
     return None

@@ -8,10 +8,12 @@ import yaml
 
 from knobregistry.feature import (
     SWITCHES,
+    Off,
     feature_values,
     is_launch_fact,
     is_required,
     is_undecided,
+    off_state,
     undecided_gate,
     undecided_reason,
 )
@@ -107,17 +109,11 @@ def _switch_fields(knob: Knob, *, explicit: bool) -> list[str]:
     off, on = knob.off_value, knob.on_value
     if off is not None and registrable(off) and (explicit or off != "0"):
         lines.append(f"off_value: {yaml_string(off)}")
-    elif off is None and _unset_only(knob):
+    elif off_state(knob) is Off.UNSET:
         lines.append("off_value: null  # only unsetting it turns it off")
     if explicit and on is not None and registrable(on) and on != "1":
         lines.append(f"on_value: {yaml_string(on)}")
     return lines
-
-
-def _unset_only(knob: Knob) -> bool:
-    """Whether only unsetting the knob turns its switch sites off (a presence gate)."""
-    gates = [s.gate for s in knob.sites if s.gate.kind in SWITCHES]
-    return bool(gates) and not any(g.off_values for g in gates)
 
 
 def entry_yaml(knob: Knob, indent: str = "", *, polarity: bool = False) -> list[str]:

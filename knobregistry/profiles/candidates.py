@@ -15,10 +15,11 @@ from enum import Enum
 from fnmatch import fnmatchcase
 
 from knobregistry.feature import (
-    SWITCHES,
+    Off,
     feature_on_by_default,
     feature_values,
     knob_feature_on,
+    off_state,
     undecided_gate,
 )
 from knobregistry.registry import KnobEntry, Registry, SelectRule, SetAction, Triage
@@ -149,14 +150,12 @@ def _scanned_off(knob: Knob | None) -> tuple[str | None, bool]:
     and whether there is one; "0" with no scan to ask."""
     if knob is None:
         return FALLBACK_OFF, True
-    if knob.off_value is not None:
+    state = off_state(knob)
+    if state is Off.VALUE:
         return knob.off_value, True
-    gates = [s.gate for s in knob.sites if s.gate.kind in SWITCHES]
-    if not gates:
-        return FALLBACK_OFF, True  # no switch: on/off rules do not select it
-    if not any(g.off_values for g in gates):
-        return None, True  # a presence gate: off when unset
-    return None, False
+    if state is Off.NO_SWITCH:
+        return FALLBACK_OFF, True  # on/off rules do not select it
+    return None, state is Off.UNSET  # a presence gate is off when unset
 
 
 def _scanned_on(knob: Knob | None) -> str | None:
