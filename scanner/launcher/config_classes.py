@@ -5,7 +5,7 @@ A class-level annotated field ``name: bool = False`` types the key ``name``; the
 types a verdict needs are ``bool``, ``number`` (int, float) and ``text`` (str, a
 Literal of strings), each also through ``Optional[...]`` or ``... | None``. Any
 other annotation says nothing. A key two classes type differently is ``mixed``; tables
-of several sources merge the same way (``yaml_config.merge_types``).
+of several sources merge the same way (``config_verdict.merge_types``).
 """
 
 from __future__ import annotations

@@ -106,10 +106,15 @@ def handed_on(site: Site) -> tuple[str | None, str] | None:
     key it lands in and how a reason names it; None for any other site."""
     target = site.target
     if site.language == "yaml":
-        return target, f"the config key {target!r}" if target else "the document"
+        return target, config_key(target)
     if site.language == "shell" and target is not None and target.startswith("-"):
         return target.lstrip("-").replace("-", "_"), f"the flag {target}"
     return None
+
+
+def config_key(target: str | None) -> str:
+    """How a reason names the config key a YAML value lands in."""
+    return f"the config key {target!r}" if target else "the document"
 
 
 def _family(default: str) -> tuple[str, str]:

@@ -159,6 +159,7 @@ class _Walker:
         self.params: dict[str, dict[str, int]] = {}  # function -> local -> positional number
         self.used: set[str] = set()  # read as a value (an argument, a path), not only shown
         self.assigned: set[str] = set()  # given a value of the script's own after a read
+        self.read_names: set[str] = set()  # the names of self.sites
         self.quiet = False  # reading the arguments of echo, printf or a log function
         self.passes: set[int] = set()  # sites of X=${X:-d}: a default, judged by what follows
         self.built: set[int] = set()  # those whose default is built from other variables
@@ -427,8 +428,7 @@ class _Walker:
                 return
             if any(_reads(value, name)):
                 return  # PYTHONPATH="$X:${PYTHONPATH:-}": still the environment's value
-        if any(site.name == name for site in self.sites):
-            self.assigned.add(name)
+        self._set_after_read(name)
         state.locals.add(name)
         known = literal(value) if value is not None else ""
         if known is not None:
@@ -558,6 +558,7 @@ class _Walker:
         line, column = position(at, self.lines)
         if operator == ":=" or operator == "=":
             state.defaults[name] = default
+        self.read_names.add(name)
         self.sites.append(
             Site(
                 name=name,
@@ -572,6 +573,11 @@ class _Walker:
                 target=target if target != name else None,
             )
         )
+
+    def _set_after_read(self, name: str) -> None:
+        """The script gives ``name`` a value of its own after reading it."""
+        if name in self.read_names:
+            self.assigned.add(name)
 
     def _dynamic(self, node: Node, context: _Context, reason: str) -> DynamicRead:
         line, column = position(node, self.lines)
@@ -591,12 +597,8 @@ class _Walker:
     ) -> None:
         if name is not None and self.settings.match and not matches(name, self.settings.match):
             return
-        if (
-            name is not None
-            and kind is not WriteKind.UNSET
-            and any(s.name == name for s in self.sites)
-        ):
-            self.assigned.add(name)
+        if name is not None and kind is not WriteKind.UNSET:
+            self._set_after_read(name)
         line, column = position(node, self.lines)
         conditions = context.conditions
         facts = [f for c in conditions for f in c.facts]

@@ -24,7 +24,7 @@ from typing import Final
 import yaml
 
 from scanner.conventions import is_launch_fact
-from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, judge, merge_types
+from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, config_key, judge, merge_types
 from scanner.model import LAUNCH_GATE, VALUE_GATE, FileResult, ReadKind, ScanError, Site
 from scanner.patterns import matches
 from scanner.settings import Settings
@@ -141,7 +141,7 @@ def _reads(
         line = _line_of(offsets, index)
         whole = hit.group(0) == value.strip()
         target = leaf(key) if key else None
-        where = f"the config key {target!r}" if target else "the document"
+        where = config_key(target)
         if is_launch_fact(name, settings.launch_facts):
             gate = LAUNCH_GATE
         else:
