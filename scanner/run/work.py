@@ -10,6 +10,7 @@ libcst.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -52,20 +53,8 @@ class Options:
     config_types: tuple[tuple[str, str], ...] = ()  # trainer-config key -> type
 
     def key(self) -> str:
-        return "\0".join(
-            (
-                "match",
-                *self.match,
-                "launch",
-                *self.launch_facts,
-                "accessors",
-                *self.accessors,
-                "printed",
-                *self.printed_writes,
-                "types",
-                *(f"{k}={t}" for k, t in self.config_types),
-            )
-        )
+        """What the options add to every file's cache key (worked out once per options)."""
+        return _options_key(self)
 
     def settings(self) -> Settings:
         return Settings(
@@ -75,6 +64,26 @@ class Options:
             printed_writes=self.printed_writes,
             config_types=self.config_types,
         )
+
+
+@functools.lru_cache(maxsize=4)
+def _options_key(options: Options) -> str:
+    """A digest of the options: the trainer's config types alone are hundreds of keys."""
+    joined = "\0".join(
+        (
+            "match",
+            *options.match,
+            "launch",
+            *options.launch_facts,
+            "accessors",
+            *options.accessors,
+            "printed",
+            *options.printed_writes,
+            "types",
+            *(f"{k}={t}" for k, t in options.config_types),
+        )
+    )
+    return hashlib.sha256(joined.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
