@@ -104,6 +104,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # leaves: conventions, small helpers, the data model
     "__init__": set(),
     "plural": set(),
+    "printable": set(),
     "suggest": set(),
     "progress": set(),
     "files": set(),
@@ -159,7 +160,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # reporters, the test API, the pytest plugin
     "report": {
         *("scanner", "__init__", "check", "codes", "diagnostics", "explain", "feature"),
-        *("jsontext", "plural", "registry", "yaml_format"),
+        *("jsontext", "plural", "printable", "registry", "yaml_format"),
     },
     "testing": {"baseline", "check", "families", "registry", "report"},
     "pytest_plugin": {"baseline", "diagnostics", "families", "registry", "report", "testing"}

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from knobregistry.feature import SWITCHES, is_launch_fact, is_undecided, undecided_reason
 from knobregistry.plural import counted
+from knobregistry.printable import printable
 from scanner import GateKind, Knob, ScanResult
 
 
@@ -58,12 +59,6 @@ COLUMNS = (
     ("read in", 4),
     ("sites", 8),
 )
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters (escape bytes, line breaks) written as Python
-    escapes, so that a name read from code cannot move the cursor or break the table."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def layers(knob: Knob) -> str:
