@@ -11,6 +11,7 @@ and hands the outcome to every worker.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,9 @@ import pytest
 from knobregistry.baseline import BaselineError
 from knobregistry.diagnostics import Severity
 from knobregistry.families import group_of
+from knobregistry.files import not_regular, reason
 from knobregistry.jsontext import loads
+from knobregistry.paths import shown
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_text import fix_lines
 from knobregistry.testing import check_project
@@ -145,6 +148,51 @@ def enabled(config: pytest.Config) -> bool:
 def registry_path(config: pytest.Config) -> Path:
     """The ini's registry, else the one found from the root folder as `knobs` finds one."""
     return _ini_path(config, "knobs_registry") or find_registry(start=config.rootpath)
+
+
+# Each path setting, and what it must name.
+PATH_SETTINGS = (
+    ("knobs_registry", "the registry file"),
+    ("knobs_baseline", "a baseline file, as `knobs check --write-baseline FILE` writes one"),
+)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse a path setting that names no regular file, before anything runs (under
+    pytest-xdist on the controller, before the workers start)."""
+    config = session.config
+    if not enabled(config) or hasattr(config, "workerinput"):
+        return
+    for name, what in PATH_SETTINGS:
+        problem = _setting_problem(config, name, what)
+        if problem is not None:
+            raise pytest.UsageError(problem)
+
+
+def _setting_problem(config: pytest.Config, name: str, what: str) -> str | None:
+    """`knobs_registry = regdir: cannot read regdir: it is a folder, ...`, or None."""
+    path = _ini_path(config, name)
+    if path is None:
+        return None
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        why = reason(exc)
+    else:
+        if stat.S_ISREG(mode):
+            return None
+        why = not_regular(mode)
+    here = Path.cwd()
+    if config.inipath is not None:
+        base = shown(config.inipath, here)
+    else:
+        base = f"the root folder {config.rootpath.as_posix()}"
+    value = str(config.getini(name)).strip()
+    return (
+        f"{name} = {value}: cannot read {shown(path, here)}: {why}; "
+        f"set {name} to {what} (a path relative to {base})."
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

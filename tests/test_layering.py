@@ -164,7 +164,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     },
     "testing": {"baseline", "check", "families", "registry", "report"},
     "pytest_plugin": {"baseline", "diagnostics", "families", "registry", "report", "testing"}
-    | {"jsontext", "trace"},
+    | {"files", "jsontext", "paths", "trace"},
     # the CLI on top (cli names its commands as strings, imported when they run)
     "commands": {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
