@@ -152,8 +152,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "init": {"scanner", "export", "paths", "plural", "pyproject", "yaml_format"},
     "explain": {"scanner", "check", "paths", "profiles", "registry", "suggest", "yaml_format"},
     "diff": {
-        *("scanner", "check", "docsgen", "feature", "paths", "plural", "pyproject"),
-        *("registry", "yaml_format"),
+        *("scanner", "check", "docsgen", "feature", "paths", "plural", "printable"),
+        *("pyproject", "registry", "yaml_format"),
     },
     "trace": {"scanner", "jsontext", "paths", "plural", "procfs", "profiles", "registry"},
     "triage": {"atomic", "files", "jsontext", "plural", "procfs", "profiles", "registry"},

@@ -2,7 +2,8 @@
 
 Every command is read-only (`rev-parse`, `ls-tree`, `cat-file`); pathspecs are
 literal, and a revision that starts with '-' is refused, so nothing a user types
-is read as an option.
+is read as an option. A file is read as the revision stores it: a symbolic link is
+followed inside that revision's tree, never through the working tree.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
+
+from knobregistry.printable import printable
 
 _FILE_MODES = frozenset({"100644", "100755"})
 
@@ -80,13 +83,42 @@ def _tree(root: Path, commit: str, pathspecs: Sequence[str]) -> list[tuple[str, 
     return entries
 
 
-def read_text(root: Path, commit: str, path: str) -> str | None:
-    """The text of ``path`` (relative to the repository root) at ``commit``; None if absent."""
-    found = [e for e in _tree(root, commit, [path]) if e[2] == path]
-    if not found:
+def read_text(root: Path, revision: Revision, path: str) -> str | None:
+    """The text of ``path`` (relative to the repository root) at ``revision``; None if absent.
+
+    Symbolic links are followed inside that revision's tree, as a checkout of it would
+    follow them; a link that leads out of the tree, to nothing, or round in a loop, and a
+    folder, raise GitError: the file cannot be read from git.
+    """
+    if "\n" in path:
+        raise GitError(f"{printable(path)}: a path with a line break cannot be read from git.")
+    request = f"{revision.commit}:{path}\n".encode("utf-8", "surrogateescape")
+    out = _git(root, "cat-file", "--batch", "--follow-symlinks", stdin=request)
+    header, _, body = out.partition(b"\n")
+    words = header.decode("utf-8", "replace").split(" ")
+    if words[-1] == "missing" or words[0] == "notdir":
         return None
-    (_, obj, _), *_ = found
-    return _git(root, "cat-file", "blob", obj).decode("utf-8")
+    at = f"{printable(path)} at {revision.name}"
+    if words[0] == "symlink":
+        target = body[: int(words[1])].decode("utf-8", "replace")
+        raise GitError(
+            f"{at} is a symbolic link to {printable(target)}, outside the repository; "
+            "knobs diff reads each revision from git, so link to a file in the repository."
+        )
+    if words[0] in _LINK_PROBLEMS:
+        raise GitError(f"{at} is a symbolic link {_LINK_PROBLEMS[words[0]]}.")
+    if words[1:2] == ["tree"]:
+        raise GitError(f"{at} is a folder, not a file.")
+    if len(words) != 3 or words[1] != "blob":
+        raise GitError(f"{at} is not a file.")
+    return body[: int(words[2])].decode("utf-8")
+
+
+# What `git cat-file --follow-symlinks` says of a link it cannot follow, in words.
+_LINK_PROBLEMS = {
+    "dangling": "to a path that does not exist in that revision",
+    "loop": "that leads round in a loop",
+}
 
 
 def extract(

@@ -52,9 +52,9 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
         revisions = resolve(root, base), resolve(root, head)
         with tempfile.TemporaryDirectory(prefix="knobs-diff-") as temporary:
             folder = Path(temporary)
-            head_text = read_text(root, revisions[1].commit, rel)
+            head_text = read_text(root, revisions[1], rel)
             head_side = _side(root, revisions[1], rel, head_text, folder / "head", fallback=None)
-            base_text = read_text(root, revisions[0].commit, rel)
+            base_text = read_text(root, revisions[0], rel)
             base_side = _side(root, revisions[0], rel, base_text, folder / "base", head_text)
     except GitError as exc:
         raise DiffError(str(exc)) from exc
@@ -71,7 +71,14 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
 
 
 def _inside(registry: Path, root: Path) -> str:
-    rel = Path(os.path.relpath(registry.resolve(), root.resolve())).as_posix()
+    """The registry's path in the repository as git stores it: its name as written, so
+    that a registry that is a symbolic link is followed in each revision, not here (its
+    folder is resolved only when the path reaches the repository through a link)."""
+    path = registry.absolute()
+    top = root.resolve()
+    rel = Path(os.path.relpath(path, top)).as_posix()
+    if rel.startswith("../"):
+        rel = Path(os.path.relpath(path.parent.resolve(), top), path.name).as_posix()
     if rel.startswith("../"):
         raise DiffError(f"{registry.as_posix()} is outside the repository at {root.as_posix()}.")
     return rel
@@ -82,7 +89,7 @@ def _project_settings(root: Path, revision: Revision, folder: PurePosixPath) -> 
     ``revision`` (read from git, as the code is)."""
     for at in (folder, *folder.parents):
         path = (at / PYPROJECT).as_posix()
-        text = read_text(root, revision.commit, path)
+        text = read_text(root, revision, path)
         if text is None:
             continue
         try:
