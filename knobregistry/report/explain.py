@@ -1,4 +1,10 @@
-"""The view of `knobs explain`: the registry entry, then every site with its code."""
+"""The view of `knobs explain`: the registry entry, then every site with its code.
+
+Every line goes through printable: an escape sequence in the registry or the code is
+shown as text, never sent to the terminal. A line break in a registry field starts an
+indented line of that field; inside a part of a field (an evidence item, a profile's
+setting) it is shown as `\\n`, so that no part can pose as another.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from rich.text import Text
 from knobregistry.explain import Explanation, SiteContext
 from knobregistry.feature import feature_on_by_default
 from knobregistry.plural import counted
+from knobregistry.printable import printable
 from knobregistry.registry import Evidence, KnobEntry
 from knobregistry.yaml_format import gate_summary, quoted
 from scanner import GateKind, Knob, Polarity, Site
@@ -18,7 +25,7 @@ MAX_VALUES = 8  # off values listed per site
 
 
 def _field(label: str, value: str) -> list[str]:
-    lines = value.splitlines() or [""]
+    lines = [printable(line) for line in value.splitlines()] or [""]
     out = [f"  {label:<{LABEL}}{lines[0]}"]
     out.extend(f"  {'':<{LABEL}}{line}" for line in lines[1:])
     return out
@@ -26,7 +33,7 @@ def _field(label: str, value: str) -> list[str]:
 
 def _evidence(evidence: Evidence) -> str:
     parts = [
-        f"{label}: {value}"
+        f"{label}: {printable(value)}"
         for label, value in (
             ("hardware", evidence.hardware),
             ("setup", evidence.setup),
@@ -92,7 +99,7 @@ def _entry_fields(entry: KnobEntry, knob: Knob | None) -> list[str]:
 
 def header_lines(explanation: Explanation) -> list[str]:
     """The knob's registry side: entry, external entry, or why it is missing."""
-    lines = [explanation.name]
+    lines = [printable(explanation.name)]
     where = explanation.registry
     if explanation.position is not None:
         where += ":{}:{}".format(*explanation.position)
@@ -122,7 +129,7 @@ def header_lines(explanation: Explanation) -> list[str]:
         role = _role(None, explanation.knob)
         if role is not None:
             lines += _field("role", role)
-    settings = [f"{p.profile}: {p.setting}" for p in explanation.profiles]
+    settings = [printable(f"{p.profile}: {p.setting}") for p in explanation.profiles]
     lines += _field("profiles", "\n".join(settings) or "none sets it")
     return lines
 
@@ -160,7 +167,7 @@ def verdict(site: Site) -> str:
             parts.append("turned off only by unsetting it")
     if site.via:
         parts.append(f"via {site.via}")
-    return "; ".join(parts)
+    return printable("; ".join(parts))
 
 
 def _sites_intro(explanation: Explanation) -> str:
@@ -170,12 +177,17 @@ def _sites_intro(explanation: Explanation) -> str:
     count = len(knob.sites)
     head = f"Read at {counted(count, 'site')}"
     tail = f"; conflict: {knob.conflict_reason}" if knob.conflict_reason else ""
-    return f"{head}: {gate_summary(knob)}{tail}."
+    return printable(f"{head}: {gate_summary(knob)}{tail}.")
 
 
 def _site_head(context: SiteContext) -> str:
     site = context.site
-    return f"{context.path}:{site.line}:{site.column} (in {site.function})"
+    return printable(f"{context.path}:{site.line}:{site.column} (in {site.function})")
+
+
+def _code(text: str) -> str:
+    """A line of code as shown: tabs expanded, other control characters escaped."""
+    return printable(text.expandtabs())
 
 
 def render_explain_text(explanation: Explanation) -> str:
@@ -186,7 +198,7 @@ def render_explain_text(explanation: Explanation) -> str:
         lines += ["", _site_head(context), f"  {verdict(context.site)}"]
         for number, text in context.lines:
             mark = ">" if number == context.site.line else " "
-            lines.append(f"  {mark} {number:>{width}} | {text}".rstrip())
+            lines.append(f"  {mark} {number:>{width}} | {_code(text)}".rstrip())
     return "\n".join(lines) + "\n"
 
 
@@ -203,7 +215,7 @@ def print_explain_rich(explanation: Explanation, console: Console) -> None:
         console.print(Text(_site_head(context), style="bold"))
         console.print(Text(f"  {verdict(context.site)}", style="dim"))
         if context.lines:
-            code = "\n".join(text for _, text in context.lines)
+            code = "\n".join(_code(text) for _, text in context.lines)
             console.print(
                 Syntax(
                     code,
