@@ -40,11 +40,16 @@ def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise FileError(path, reason(exc), exc.errno or 0) from exc
+    try:  # before fdopen, which refuses a folder with an error of its own
+        mode = os.fstat(descriptor).st_mode
+    except OSError as exc:
+        os.close(descriptor)
+        raise FileError(path, reason(exc), exc.errno or 0) from exc
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise FileError(path, not_regular(mode))
     with os.fdopen(descriptor, "rb") as file:
         try:
-            mode = os.fstat(descriptor).st_mode
-            if not stat.S_ISREG(mode):
-                raise FileError(path, not_regular(mode))
             data = file.read(limit + 1)
         except OSError as exc:
             raise FileError(path, reason(exc), exc.errno or 0) from exc

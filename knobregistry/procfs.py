@@ -49,3 +49,21 @@ def working_directory(pid: int) -> Path | None:
         return Path(str((PROC / str(pid) / "cwd").readlink()).removesuffix(" (deleted)"))
     except OSError:
         return None
+
+
+def start_time(pid: int) -> int | None:
+    """When ``pid`` started, in clock ticks after boot (field 22 of /proc/PID/stat): with the
+    pid, it names one process, never a later one given the same pid; None when it is gone."""
+    try:
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[19])  # the fields after the name start at field 3
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def boot_id() -> str | None:
+    """This boot of this machine's kernel (a start time counts from it); None where unknown."""
+    try:
+        return (PROC / "sys" / "kernel" / "random" / "boot_id").read_text().strip() or None
+    except OSError:
+        return None

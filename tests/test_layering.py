@@ -156,7 +156,11 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("pyproject", "registry", "yaml_format"),
     },
     "trace": {"scanner", "jsontext", "paths", "plural", "procfs", "profiles", "registry"},
-    "triage": {"atomic", "files", "jsontext", "plural", "procfs", "profiles", "registry"},
+    # triage seals its journals with a key kept in the user's cache folder (triage/seal.py)
+    "triage": {
+        *("atomic", "cache", "files", "jsontext", "plural", "printable", "procfs"),
+        *("profiles", "registry"),
+    },
     # reporters, the test API, the pytest plugin
     "report": {
         *("scanner", "__init__", "check", "codes", "diagnostics", "explain", "feature"),

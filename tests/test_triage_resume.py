@@ -103,8 +103,9 @@ def test_a_sweep_killed_with_sigkill_resumes_and_runs_only_what_is_left(project:
     assert len(logged(project)) == 4 + 3  # SYN_CLEAN's run 2, SYN_RUNDIR's two runs
     assert not alive(left)
     lines = resumed.stderr.splitlines()
-    assert lines[:2] == [
+    assert lines[:3] == [
         "knobs triage: resuming sweep: 1 setting judged and 3 runs finished before.",
+        f"knobs triage: the sweep's command: `{sys.executable} job.py`.",
         f"knobs triage: stopped 1 run the interrupted sweep left running (process group {left}).",
     ]
     assert lines[-1] == (
@@ -139,7 +140,7 @@ def test_a_new_sweep_says_where_its_journal_is(project: Path) -> None:
     assert [p.name for p in folder.iterdir()] == ["journal.jsonl"]
     header = json.loads((folder / "journal.jsonl").read_text().splitlines()[0])
     assert header["command"] == [sys.executable, "job.py"]
-    assert (header["knobs"], header["compare"], header["format"]) == (["SYN_CLEAN"], "stdout", 1)
+    assert (header["knobs"], header["compare"], header["format"]) == (["SYN_CLEAN"], "stdout", 2)
 
 
 def started(project: Path, *args: str) -> None:
@@ -220,6 +221,11 @@ def test_resume_takes_the_journals_sweep_and_accepts_it_typed_again(project: Pat
             ["--resume", "sweep", "--dir", "other"],
             "knobs triage: error: --dir starts a sweep and --resume continues one; give one.\n",
         ),
+        (
+            ["--yes", "--", "python3", "job.py"],
+            "knobs triage: error: --yes goes with --resume (a new sweep runs what you type); "
+            "drop it.\n",
+        ),
     ],
 )
 def test_folder_misuse_exits_2(project: Path, args: list[str], message: str) -> None:
@@ -284,7 +290,7 @@ def test_a_torn_last_line_is_dropped_and_the_next_append_starts_a_line(tmp_path:
 def test_a_finished_run_is_reused_only_while_its_folder_is_kept(tmp_path: Path) -> None:
     journal = Journal.create(tmp_path, HEADER)
     setting = Setting(Sweep.ALONE, ("A",))
-    folders = [tmp_path / "runs" / "002-A" / f"run-{i}" for i in (1, 2)]
+    folders = [journal.runs_folder / "002-A" / f"run-{i}" for i in (1, 2)]
     for folder in folders:
         folder.mkdir(parents=True)
         for suffix in (".stdout", ".stderr"):

@@ -110,7 +110,7 @@ def test_runs_are_batch_jobs_whose_output_and_status_are_collected(
     assert len({job for job, _ in jobs}) == 8  # a Slurm job per run
     assert {slot for _, slot in jobs} == {"0", "1"}
     assert slurm_cluster.jobs() == []
-    assert list(project.glob(".knobs/triage/*/runs")) == []  # the runs' folders are removed
+    assert list(project.glob(".knobs/triage/*/knobs-runs-*")) == []  # the runs' folders went
 
 
 def test_wall_time_is_the_commands_on_the_node(project: Path, slurm_cluster: Cluster) -> None:

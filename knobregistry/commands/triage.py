@@ -52,7 +52,7 @@ from knobregistry.triage.executors import (
     check_executor,
     make_runner,
 )
-from knobregistry.triage.journal import Header
+from knobregistry.triage.journal import Header, JournalError
 from knobregistry.triage.plan import baseline
 from knobregistry.triage.probe import Probe, find_probe, run_probe
 from knobregistry.triage.progress import ConsoleProgress
@@ -245,6 +245,7 @@ def triage_command(
     fmt: str,
     folder: Path | None,
     resume_dir: Path | None,
+    yes: bool,
 ) -> None:
     """Run COMMAND under knob settings and find which knobs break bitwise reproducibility.
 
@@ -343,7 +344,7 @@ def triage_command(
         registry_sha256=triage_journal.registry_sha256(registry.path),
     )
     with interruptible():
-        sweep = triage_journal.start(header, folder, resumed, resume_dir)
+        sweep = triage_journal.start(header, folder, resumed, resume_dir, yes)
         runner = make_runner(
             executor, command, Path.cwd(), sweep.journal.runs_folder, timeout, slurm_args
         )
@@ -354,14 +355,19 @@ def triage_command(
             triage_journal.interrupted(sweep)
             click.echo("knobs triage: interrupted; every run was stopped.", err=True)
             sys.exit(exit_status(exc))
+        except JournalError as exc:  # another sweep's verdict, or no write; every run stopped
+            usage_error("triage", str(exc))
         triage_journal.finish(sweep)
         evidence = _Evidence(
             probe=find_probe(command, Path.cwd(), probe_text),
-            folder=sweep.journal.folder / "probe",
+            folder=sweep.journal.runs_folder / "probe",  # in triage's own folder, removed with it
             environment=plan.environment(baseline(), os.environ),
             timeout=timeout,
         )
-        _finish(registry, result, record, fmt, trace, evidence, search_profile)
+        try:
+            _finish(registry, result, record, fmt, trace, evidence, search_profile)
+        finally:
+            triage_journal.clean(sweep)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

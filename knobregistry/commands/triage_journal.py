@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,14 +15,9 @@ from click.core import ParameterSource
 
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.plural import counted
-from knobregistry.triage.journal import (
-    Header,
-    Journal,
-    JournalError,
-    differences,
-    new_folder,
-    stop_leftovers,
-)
+from knobregistry.triage import leftovers, seal
+from knobregistry.triage.journal import Journal, JournalError, Trust, new_folder
+from knobregistry.triage.sweep_header import Header, differences, shown_command
 
 DEFAULT_PARENT = Path(".knobs") / "triage"
 _GITIGNORE = "# knobs' working files: triage journals and runs (knobs triage --dir).\n*\n"
@@ -31,7 +26,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def folder_options(function: F) -> F:
-    """The --dir and --resume options."""
+    """The --dir, --resume and --yes options."""
+    function = click.option(
+        "--yes",
+        "-y",
+        is_flag=True,
+        help="With --resume: run the journal's command even where its seal cannot vouch "
+        "for it (the journal was edited, or the sweep was started on another machine).",
+    )(function)
     function = click.option(
         "--resume",
         "resume_dir",
@@ -111,9 +113,10 @@ class Folder:
 
 
 def start(
-    header: Header, folder: Path | None, resumed: Journal | None, resume: Path | None
+    header: Header, folder: Path | None, resumed: Journal | None, resume: Path | None, yes: bool
 ) -> Folder:
-    """Check a resumed journal against ``header``, or start a new one; say where it is."""
+    """Check a resumed journal against ``header`` and its seal, then stop what its runs left
+    running; or start a new journal. Say where it is."""
     if resumed is not None and resume is not None:
         found = differences(resumed.header, header)
         if found:
@@ -131,14 +134,16 @@ def start(
             f"{counted(runs, 'run')} finished before.",
             err=True,
         )
-        stopped = stop_leftovers(resumed.runs_folder)
-        if stopped:
-            click.echo(
-                f"knobs triage: stopped {counted(len(stopped), 'run')} the interrupted sweep "
-                f"left running (process group {', '.join(map(str, stopped))}).",
-                err=True,
-            )
+        click.echo(f"knobs triage: the sweep's command: {shown_command(header.command)}.", err=True)
+        _vouch(resumed, resume, yes)
+        try:
+            resumed.prepare()
+        except JournalError as exc:
+            usage_error("triage", f"cannot resume {resume}: {exc}")
+        _stop_leftovers(resumed)
         return Folder(resumed, str(resume), True)
+    if yes:
+        usage_error("triage", "--yes goes with --resume (a new sweep runs what you type); drop it.")
     if folder is None:
         folder = _default_folder()
     try:
@@ -155,10 +160,58 @@ def start(
     return Folder(journal, str(folder), False)
 
 
+_DOUBT = {
+    Trust.CHANGED: "was changed since the sweep started (its seal does not match)",
+    Trust.UNVERIFIABLE: "cannot be verified here: the key that sealed it is not in {key} (a "
+    "sweep started on another machine or by another user, or a cleared cache)",
+}
+
+
+def _vouch(journal: Journal, resume: Path, yes: bool) -> None:
+    """Go on only with a command the user vouches for: typed again, sealed by the user's
+    key, confirmed on a terminal, or --yes; else exit 2."""
+    typed = click.get_current_context().get_parameter_source("command")
+    trust = journal.trust()
+    if trust is Trust.SEALED or typed is ParameterSource.COMMANDLINE:
+        return
+    doubt = _DOUBT[trust].format(key=seal.key_path())
+    if yes:
+        click.echo(
+            f"knobs triage: note: the journal's command {doubt}; running it, as --yes asks.",
+            err=True,
+        )
+        return
+    if sys.stdin.isatty():
+        if click.confirm(f"knobs triage: the journal's command {doubt}. Run it?", err=True):
+            return
+        usage_error("triage", f"cannot resume {resume}: not confirmed; nothing was run.")
+    usage_error(
+        "triage",
+        f"cannot resume {resume}: the journal's command {doubt}; check it, then resume with "
+        f"`knobs triage --resume {resume} --yes`, or give the command after `--`.",
+    )
+
+
+def _stop_leftovers(journal: Journal) -> None:
+    """Stop the runs the interrupted sweep left running (leftovers.py), saying so."""
+    found = leftovers.stop(journal.leftovers(), journal.sealed)
+    if found.stopped:
+        click.echo(
+            f"knobs triage: stopped {counted(len(found.stopped), 'run')} the interrupted sweep "
+            f"left running (process group {', '.join(map(str, found.stopped))}).",
+            err=True,
+        )
+    for group in found.unverified:
+        click.echo(
+            f"knobs triage: note: process group {group} is led by a process the journal says "
+            "a run of the sweep started, but its record is not sealed by your key, so it is "
+            f"left running; if it is a run of yours, stop it with `kill -- -{group}`.",
+            err=True,
+        )
+
+
 def finish(folder: Folder) -> None:
-    """After a complete sweep: the runs' folders go (the journal stays); on resume, say
-    how many runs this invocation made."""
-    shutil.rmtree(folder.journal.runs_folder, ignore_errors=True)
+    """After a complete sweep: on resume, say how many runs this invocation made."""
     if folder.resumed:
         journal = folder.journal
         click.echo(
@@ -166,6 +219,11 @@ def finish(folder: Folder) -> None:
             f"now, {journal.reused} taken from the journal.",
             err=True,
         )
+
+
+def clean(folder: Folder) -> None:
+    """After a complete sweep: its runs' folder goes (the journal stays), nothing else."""
+    folder.journal.remove_runs()
 
 
 def interrupted(folder: Folder) -> None:

@@ -9,7 +9,6 @@ gives back those of an interrupted sweep, which are then not run again.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -69,6 +68,9 @@ class Journal(Protocol):
     def finished(self, number: int, setting: Setting, index: int, folder: Path) -> Run | None:
         """Run ``index`` of that setting, when an earlier invocation finished it."""
 
+    def started(self, number: int, index: int, pid: int) -> None:
+        """Run ``index`` of the ``number``-th setting started: its process is ``pid``."""
+
     def run_done(self, number: int, setting: Setting, run: Run) -> None:
         """A run ended."""
 
@@ -84,6 +86,9 @@ class NoJournal:
 
     def finished(self, number: int, setting: Setting, index: int, folder: Path) -> Run | None:
         return None
+
+    def started(self, number: int, index: int, pid: int) -> None:
+        pass
 
     def run_done(self, number: int, setting: Setting, run: Run) -> None:
         pass
@@ -266,12 +271,17 @@ class _Session:
         metric = self.options.cost
         return setting_cost(metric, on, baseline, self.options.runs) if metric else None
 
-    def run_in_slot(self, folder: Path, index: int, env: Mapping[str, str]) -> Run:
-        """One run, in a slot no other live run holds (when there are slots)."""
+    def run_in_slot(self, number: int, folder: Path, index: int, env: Mapping[str, str]) -> Run:
+        """One run, in a slot no other live run holds (when there are slots); the journal
+        is told of its process as it starts."""
+
+        def started(pid: int) -> None:
+            self.journal.started(number, index, pid)
+
         if self.slots is None:
-            return self.runner.run(folder, index, env)
+            return self.runner.run(folder, index, env, started)
         with self.slots.take() as slot:
-            return self.runner.run(folder, index, {**env, **slot})
+            return self.runner.run(folder, index, {**env, **slot}, started)
 
     def evaluate(self, settings: Sequence[Setting]) -> list[Outcome]:
         """Run every setting ``runs`` times, concurrently; their outcomes, in order."""
@@ -304,7 +314,8 @@ class _Session:
                 if kept is not None:
                     done(position, kept)
                     continue
-                pending[self.pool.submit(self.run_in_slot, folder, index, env)] = position
+                future = self.pool.submit(self.run_in_slot, number, folder, index, env)
+                pending[future] = position
         for future in as_completed(pending):
             position = pending[future]
             run = future.result()
@@ -322,6 +333,6 @@ class _Session:
             setting=setting, verdict=verdict, runs=len(done), detail=detail or None, samples=samples
         )
         self.journal.outcome(number, outcome)
-        shutil.rmtree(done[0].folder.parent, ignore_errors=True)
+        self.runner.remove(done[0].folder.parent)  # the setting's folder, in triage's own
         self.progress.outcome(outcome)
         return outcome

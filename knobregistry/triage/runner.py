@@ -18,13 +18,14 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from knobregistry import procfs
+from knobregistry.triage import owned
 from knobregistry.triage.model import Run
 
 RUN_DIR_VARIABLE = "KNOBS_TRIAGE_RUN_DIR"
@@ -72,7 +73,7 @@ class Runner:
 
     typed: tuple[str, ...]  # the command as the user typed it
     origin: Path
-    root: Path  # the folder that holds every run's folder (the triage folder's runs/)
+    root: Path  # the folder that holds every run's folder, triage's own (owned.py)
     timeout: float | None = None
     command: tuple[str, ...] = field(init=False, default=())  # resolved against ``origin``
     _live: set[subprocess.Popen[bytes]] = field(default_factory=set, repr=False)
@@ -87,8 +88,19 @@ class Runner:
         slug = _UNSAFE.sub("_", label.replace(" + ", "+"))[:80]
         return self.root / f"{number:03d}-{slug}" / f"run-{index}"
 
-    def run(self, folder: Path, index: int, env: Mapping[str, str]) -> Run:
-        """Run the command once in ``folder`` (created here) with ``env``; wait for it."""
+    def remove(self, path: Path) -> None:
+        """Remove ``path``, a folder or file of runs under ``root``, never through a link."""
+        owned.remove(self.root, path)
+
+    def run(
+        self,
+        folder: Path,
+        index: int,
+        env: Mapping[str, str],
+        on_start: Callable[[int], None] | None = None,
+    ) -> Run:
+        """Run the command once in ``folder`` (created here) with ``env``; wait for it.
+        ``on_start`` is told the pid of the run's process (its group's leader) once it runs."""
         folder.mkdir(parents=True)
         stdout = folder.parent / f"{folder.name}.stdout"
         stderr = folder.parent / f"{folder.name}.stderr"
@@ -101,6 +113,12 @@ class Runner:
                 err.write(f"knobs triage: cannot start {self.command[0]}: {exc}\n".encode())
                 return Run(index=index, folder=folder, stdout=stdout, stderr=stderr, returncode=127)
             try:
+                if on_start is not None:
+                    try:
+                        on_start(process.pid)
+                    except BaseException:
+                        _stop(process)  # no run outlives triage, journaled or not
+                        raise
                 if not _wait_unreaped(process, self.timeout):
                     _stop(process)
                     return Run(

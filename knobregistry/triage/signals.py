@@ -4,8 +4,8 @@ Within ``interruptible()``, the first of these signals raises Interrupted (a
 KeyboardInterrupt, so every `except KeyboardInterrupt` path handles all three);
 later ones are ignored, so that stopping the runs is not itself interrupted.
 SIGKILL cannot be caught: the runs of a triage killed that way keep running in
-their own process groups, in their folders under the triage folder's `runs/`;
-`knobs triage --resume DIR` stops them (journal.stop_leftovers).
+their own process groups; `knobs triage --resume DIR` stops those its journal says it
+started (leftovers.py).
 """
 
 from __future__ import annotations

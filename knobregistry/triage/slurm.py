@@ -23,7 +23,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,8 +79,15 @@ class SlurmRunner(Runner):
     _polled: float = field(default=float("-inf"), repr=False)
     _poll_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def run(self, folder: Path, index: int, env: Mapping[str, str]) -> Run:
-        """Submit the command as a batch job running in ``folder``; wait until it has ended."""
+    def run(
+        self,
+        folder: Path,
+        index: int,
+        env: Mapping[str, str],
+        on_start: Callable[[int], None] | None = None,
+    ) -> Run:
+        """Submit the command as a batch job running in ``folder``; wait until it has ended.
+        (A job is no process here: ``on_start`` is not told of it.)"""
         folder.mkdir(parents=True)
         stdout = folder.parent / f"{folder.name}.stdout"
         stderr = folder.parent / f"{folder.name}.stderr"
