@@ -269,6 +269,17 @@ def test_bad_usage_exits_2(project: Path, args: list[str], message: str) -> None
     assert (code, out, err) == (2, "", message)
 
 
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "0", "-1", "1e400", "soon"])
+def test_a_timeout_is_a_finite_number_of_seconds_above_0(project: Path, value: str) -> None:
+    code, out, err = triage(project, "--timeout", value, "--", "true")
+    assert (code, out) == (2, "")
+    assert err.startswith("Usage: ") and len(err.splitlines()) == 4  # click's usage error
+    assert err.splitlines()[-1] == (
+        f"Error: Invalid value for '--timeout': {value} is not a number of seconds above 0 "
+        "(a finite one, such as 600)."
+    )
+
+
 def test_a_command_is_required(project: Path) -> None:
     code, _, err = triage(project)
     assert code == 2

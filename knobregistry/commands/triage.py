@@ -28,6 +28,7 @@ from knobregistry.check import shown
 from knobregistry.commands import triage_journal
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.commands.seconds import seconds
 from knobregistry.docsgen.follow import follow_docs
 from knobregistry.registry import Registry, RegistryError, load_registry
 from knobregistry.triage import (
@@ -154,7 +155,7 @@ _EXIT = {
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    callback=seconds,
     metavar="S",
     help="Stop a run after S seconds (its verdict is then `error`); with --executor slurm, "
     "S seconds after its job starts.",
