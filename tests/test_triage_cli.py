@@ -241,9 +241,33 @@ def test_file_paths_are_relative_to_each_runs_folder(project: Path) -> None:
     assert not (project / "out.txt").exists()  # written in the runs' own folders
 
 
+def test_an_output_linked_out_of_the_run_folder_is_never_judged_reproducible(
+    project: Path,
+) -> None:
+    """The command links out.txt to a constant file and prints at random: that is an error,
+    not a reproducible knob."""
+    (project / "constant.txt").write_text("same bytes\n")
+    script = f"ln -s {project / 'constant.txt'} out.txt; od -An -N8 -tx8 /dev/urandom"
+    code, out, _ = triage(
+        project, "-k", "SYN_CLEAN", "--compare", "file:out.txt", "--", "sh", "-c", script
+    )
+    assert code == 4
+    assert (
+        "baseline: run 1: out.txt leads out of its working directory (through a symlink), so it "
+        "was not read; the command must write it inside the folder it runs in.\n"
+    ) in out
+    assert "reproducible" not in out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
+        (
+            ["--compare", "file:../../../../etc/hostname", "--", "true"],
+            "knobs triage: error: --compare 'file:../../../../etc/hostname': the path leads out "
+            "of the run's working directory ('..'); give one inside it, where the command writes "
+            "its output.\n",
+        ),
         (
             ["-k", "SYN_NOPE", "--", "true"],
             "knobs triage: error: SYN_NOPE is not registered in registry.yaml; fix the name, or "
