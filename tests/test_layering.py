@@ -116,6 +116,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "feature": {"scanner"},
     "cache": set(),
     "atomic": {"files"},
+    "lock": {"files", "printable", "procfs"},  # one writer of a registry at a time
     "stdout": {"files"},
     "diagnostics": set(),
     "codes": {"diagnostics"},
@@ -156,7 +157,10 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("registry", "yaml_format"),
     },
     "trace": {"scanner", "jsontext", "paths", "plural", "procfs", "profiles", "registry"},
-    "triage": {"atomic", "files", "jsontext", "plural", "procfs", "profiles", "registry"},
+    "triage": {
+        *("atomic", "files", "jsontext", "lock", "plural", "procfs", "profiles"),
+        "registry",
+    },
     # reporters, the test API, the pytest plugin
     "report": {
         *("scanner", "__init__", "check", "codes", "diagnostics", "explain", "feature"),
@@ -168,7 +172,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # the CLI on top (cli names its commands as strings, imported when they run)
     "commands": {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
-        *("docsgen", "explain", "export", "families", "feature", "files", "init", "plural"),
+        *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
+        "plural",
         *("profiles", "progress", "pyproject", "registry", "report", "stdout", "suggest"),
         *("trace", "trainer_types", "triage"),
     },
