@@ -58,6 +58,31 @@ def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
     return data
 
 
+def read_range(path: Path, offset: int, length: int) -> bytes:
+    """Up to ``length`` bytes of the regular file ``path`` from byte ``offset``; raises
+    FileError."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise FileError(path, reason(exc), exc.errno or 0) from exc
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise FileError(path, not_regular(status.st_mode))
+        return os.pread(descriptor, max(0, min(length, status.st_size - offset)), offset)
+    except FileError:
+        raise
+    except OSError as exc:
+        raise FileError(path, reason(exc), exc.errno or 0) from exc
+    finally:
+        os.close(descriptor)
+
+
+def leads_inside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, its symlinks and `..` resolved, is ``folder`` or under it."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
 def read_text(path: Path, limit: int = MAX_BYTES) -> str:
     """The UTF-8 text of the regular file ``path``; raises FileError (not UTF-8 included)."""
     data = read_bytes(path, limit)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,3 +68,29 @@ def boot_id() -> str | None:
         return (PROC / "sys" / "kernel" / "random" / "boot_id").read_text().strip() or None
     except OSError:
         return None
+
+
+def command_line(pid: int) -> list[str] | None:
+    """``pid``'s command line, word by word; None when it is gone or hidden."""
+    try:
+        data = (PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return None
+    words = data.decode("utf-8", "replace").split("\0")
+    return words[:-1] if words and not words[-1] else words or None
+
+
+def flock_holders(device: int, inode: int) -> list[int]:
+    """The processes that hold a flock on the file (``device``, ``inode``), by
+    /proc/locks; none where it cannot be read, or shows no process id."""
+    try:
+        lines = (PROC / "locks").read_text().splitlines()
+    except OSError:
+        return []
+    wanted = f"{os.major(device):02x}:{os.minor(device):02x}:{inode}"
+    # `1: FLOCK  ADVISORY  WRITE 4242 fe:00:2475911 0 EOF`; a waiter's line has `->`.
+    return [
+        int(fields[4])
+        for fields in (line.split() for line in lines)
+        if len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == wanted and fields[4].isdigit()
+    ]

@@ -3,12 +3,15 @@ real command line, and the flags as bash hands them to a trainer."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import REPO, run_knobs, write_tree
 
@@ -332,3 +335,112 @@ def test_primus_overlay_reads_back_yaml_line_breaks_and_escapes(tmp_path: Path) 
     assert (done.returncode, done.stderr) == (0, "")
     loaded = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert loaded["modules"]["pre_trainer"]["overrides"] == {"use_v4_attention_backend": value}
+
+
+# Values that start with '-', which argparse takes for a flag after `--flag `; keys declared
+# as Megatron-LM declares its arguments (`parser.add_argument('--x', type=str)`).
+DASHED = {
+    "double": "--fp8",
+    "single": "-x",
+    "dash": "-",
+    "float": -1.0e-6,  # argparse reads `-1e-06` as a flag: not a plain negative number
+    "integer": -1,
+    "spaced": "- a b",
+    "one_item": ["-a"],
+    "numbers": [-1, -0.5, 2],  # plain negative numbers are values in a list
+    "words": ["a", "-b"],
+    "end": "--",  # argparse drops `--`, even from `--end=--`
+}
+
+
+def _dashed_project(root: Path, values: dict[str, Any]) -> Path:
+    document = {
+        "version": 1,
+        "config": {
+            key: {"backend": "megatron", "description": "A key.", "argument": f"--{key}"}
+            for key in values
+        },
+        "profiles": {
+            "dashed": {"kind": "custom", "description": "Dashed values.", "config": values}
+        },
+    }
+    text = yaml.safe_dump(document, sort_keys=False, allow_unicode=False, width=10_000)
+    return write_tree(root, {"registry.yaml": text})
+
+
+def _megatron_parser(values: dict[str, Any]) -> argparse.ArgumentParser:
+    """A parser built as Megatron-LM builds its own: one `--name` per key, `type=str`."""
+    parser = argparse.ArgumentParser(allow_abbrev=False, exit_on_error=False)
+    for key, value in values.items():
+        parser.add_argument(f"--{key}", type=str, nargs="+" if isinstance(value, list) else None)
+    return parser
+
+
+def _flags_as_bash_hands_them(root: Path) -> list[str]:
+    out = root / "megatron-args.sh"
+    done = run_knobs("export", "-p", "dashed", "-f", "megatron-args", "-o", str(out), cwd=root)
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout
+    script = '. "$1" && for word in "${KNOBS_MEGATRON_ARGS[@]}"; do printf "%s\\0" "$word"; done'
+    shown = subprocess.run(
+        ["bash", "-c", script, "bash", str(out)], capture_output=True, check=True
+    )
+    return shown.stdout.decode("utf-8").split("\0")[:-1]
+
+
+def _as_written(value: Any) -> Any:
+    """A config value as the flag carries it: a string as it is, a number as JSON writes it."""
+    if isinstance(value, list):
+        return [_as_written(v) for v in value]
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def test_values_that_start_with_a_dash_are_written_as_flag_equals_value(tmp_path: Path) -> None:
+    root = _dashed_project(tmp_path, DASHED)
+    text = (root / "registry.yaml").read_text()
+    assert run_knobs("export", "-p", "dashed", "-f", "megatron-args", cwd=root).stdout.endswith(
+        "#   end: '--', which argparse may drop from a command line, even written --flag=--.\n"
+        "#   words: a list with a value that starts with '-' ('-b'), which Megatron-LM's parser "
+        "would take\n#     for a flag; set it in the trainer's config.\n"
+        "KNOBS_MEGATRON_ARGS=(\n"
+        "  --dash='-'\n"
+        "  --double='--fp8'\n"
+        "  --float='-1e-06'\n"
+        "  --integer='-1'\n"
+        "  --numbers '-1' '-0.5' '2'\n"
+        "  --one_item='-a'\n"
+        "  --single='-x'\n"
+        "  --spaced='- a b'\n"
+        ")\n"
+    ), text
+    written = {k: v for k, v in DASHED.items() if k not in ("words", "end")}
+    parsed = vars(_megatron_parser(DASHED).parse_args(_flags_as_bash_hands_them(root)))
+    assert parsed == {**{k: _as_written(v) for k, v in written.items()}, "words": None, "end": None}
+
+
+DASH_TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"), max_size=6)
+DASH_VALUES = st.one_of(
+    st.builds("-{}".format, DASH_TEXT),
+    st.builds("--{}".format, DASH_TEXT),
+    DASH_TEXT,
+    st.integers(-1000, 1000),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    values=st.lists(
+        st.one_of(DASH_VALUES, st.lists(DASH_VALUES, min_size=1, max_size=3)), max_size=6
+    )
+)
+def test_megatron_args_parse_back_to_the_values_they_set(tmp_path: Path, values: list[Any]) -> None:
+    """What argparse reads from the exported flags is each value, or the key is left out."""
+    config = {f"k{i}": value for i, value in enumerate(values)}
+    root = _dashed_project(tmp_path, config)
+    parsed = vars(_megatron_parser(config).parse_args(_flags_as_bash_hands_them(root)))
+    for key, value in config.items():
+        assert parsed[key] in (_as_written(value), None), key
+        if (not isinstance(value, list) or len(value) == 1) and _as_written(value) != "--":
+            assert parsed[key] == _as_written(value), key  # a single value is always written

@@ -116,6 +116,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "feature": {"scanner"},
     "cache": set(),
     "atomic": {"files"},
+    "lock": {"files", "printable", "procfs"},  # one writer of a registry at a time
     "stdout": {"files"},
     "diagnostics": set(),
     "codes": {"diagnostics"},
@@ -158,7 +159,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "trace": {"scanner", "jsontext", "paths", "plural", "procfs", "profiles", "registry"},
     # triage seals its journals with a key kept in the user's cache folder (triage/seal.py)
     "triage": {
-        *("atomic", "cache", "files", "jsontext", "plural", "printable", "procfs"),
+        *("atomic", "cache", "files", "jsontext", "lock", "plural", "printable", "procfs"),
         *("profiles", "registry"),
     },
     # reporters, the test API, the pytest plugin
@@ -172,7 +173,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # the CLI on top (cli names its commands as strings, imported when they run)
     "commands": {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
-        *("docsgen", "explain", "export", "families", "feature", "files", "init", "plural"),
+        *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
+        "plural",
         *("profiles", "progress", "pyproject", "registry", "report", "stdout", "suggest"),
         *("trace", "trainer_types", "triage"),
     },

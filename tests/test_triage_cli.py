@@ -241,9 +241,33 @@ def test_file_paths_are_relative_to_each_runs_folder(project: Path) -> None:
     assert not (project / "out.txt").exists()  # written in the runs' own folders
 
 
+def test_an_output_linked_out_of_the_run_folder_is_never_judged_reproducible(
+    project: Path,
+) -> None:
+    """The command links out.txt to a constant file and prints at random: that is an error,
+    not a reproducible knob."""
+    (project / "constant.txt").write_text("same bytes\n")
+    script = f"ln -s {project / 'constant.txt'} out.txt; od -An -N8 -tx8 /dev/urandom"
+    code, out, _ = triage(
+        project, "-k", "SYN_CLEAN", "--compare", "file:out.txt", "--", "sh", "-c", script
+    )
+    assert code == 4
+    assert (
+        "baseline: run 1: out.txt leads out of its working directory (through a symlink), so it "
+        "was not read; the command must write it inside the folder it runs in.\n"
+    ) in out
+    assert "reproducible" not in out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
+        (
+            ["--compare", "file:../../../../etc/hostname", "--", "true"],
+            "knobs triage: error: --compare 'file:../../../../etc/hostname': the path leads out "
+            "of the run's working directory ('..'); give one inside it, where the command writes "
+            "its output.\n",
+        ),
         (
             ["-k", "SYN_NOPE", "--", "true"],
             "knobs triage: error: SYN_NOPE is not registered in registry.yaml; fix the name, or "
@@ -267,6 +291,17 @@ def test_file_paths_are_relative_to_each_runs_folder(project: Path) -> None:
 def test_bad_usage_exits_2(project: Path, args: list[str], message: str) -> None:
     code, out, err = triage(project, *args)
     assert (code, out, err) == (2, "", message)
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "0", "-1", "1e400", "soon"])
+def test_a_timeout_is_a_finite_number_of_seconds_above_0(project: Path, value: str) -> None:
+    code, out, err = triage(project, "--timeout", value, "--", "true")
+    assert (code, out) == (2, "")
+    assert err.startswith("Usage: ") and len(err.splitlines()) == 4  # click's usage error
+    assert err.splitlines()[-1] == (
+        f"Error: Invalid value for '--timeout': {value} is not a number of seconds above 0 "
+        "(a finite one, such as 600)."
+    )
 
 
 def test_a_command_is_required(project: Path) -> None:

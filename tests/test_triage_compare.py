@@ -68,6 +68,14 @@ def test_parse_compare() -> None:
             "directory; each run has its own, so concurrent runs do not overwrite each "
             "other's file.",
         ),
+        *(
+            (
+                text,
+                f"--compare '{text}': the path leads out of the run's working directory ('..'); "
+                "give one inside it, where the command writes its output.",
+            )
+            for text in ("file:../../../../etc/hostname", "tensors:out/../../t.pt", "file:..")
+        ),
     ],
 )
 def test_bad_compare_modes(text: str, message: str) -> None:
@@ -257,3 +265,45 @@ def test_timeouts_and_signals(tmp_path: Path) -> None:
         Verdict.ERROR,
         "run 1 was killed by signal 9; the end of its stderr:\n  Killed",
     )
+
+
+OUT_OF_THE_RUN = (
+    "leads out of its working directory (through a symlink), so it was not read; the command "
+    "must write it inside the folder it runs in."
+)
+
+
+@pytest.mark.parametrize(
+    ("mode", "link", "target"),
+    [
+        ("file:out.txt", "out.txt", "constant.txt"),  # the file itself
+        ("file:logs/out.txt", "logs", "."),  # a folder on its way
+        ("tensors:t.pt", "t.pt", "t.pt"),
+        ("tensors:ckpt", "ckpt", "ckpt"),  # a folder of shards
+    ],
+)
+def test_a_symlink_out_of_the_run_folder_is_an_error_not_a_read(
+    tmp_path: Path, mode: str, link: str, target: str
+) -> None:
+    """A command that links its output to a constant file elsewhere is not reproducible
+    for that: its output was never compared."""
+    outside = tmp_path / "outside"
+    (outside / "ckpt").mkdir(parents=True)
+    (outside / "constant.txt").write_bytes(b"constant\n")
+    torch.save({"w": torch.ones(2)}, outside / "t.pt")
+    torch.save({"w": torch.ones(2)}, outside / "ckpt" / "rank_0.pt")
+    runs = [make_run(tmp_path / "runs", index, f"random {index}") for index in (1, 2)]
+    for run in runs:
+        (run.folder / link).symlink_to(outside / target)
+    shown = mode.partition(":")[2]
+    assert judge(parse_compare(mode), runs, None) == (
+        Verdict.ERROR,
+        f"run 1: {shown} {OUT_OF_THE_RUN}",
+    )
+
+
+def test_a_symlink_inside_the_run_folder_is_followed(tmp_path: Path) -> None:
+    runs = [make_run(tmp_path, index, files={"log.txt": b"same\n"}) for index in (1, 2)]
+    for run in runs:
+        (run.folder / "out.txt").symlink_to("log.txt")
+    assert judge(parse_compare("file:out.txt"), runs, None) == (Verdict.REPRODUCIBLE, "")

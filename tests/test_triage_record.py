@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import re
 import shutil
+import subprocess
 import sys
 from datetime import date
 from pathlib import Path
+
+import pytest
 
 from knobregistry.registry import Sweep, Triage, TriageRecord, Verdict, load_registry
 from knobregistry.triage import (
@@ -21,6 +25,7 @@ from knobregistry.triage import (
     knob_updates,
     record_triage,
 )
+from knobregistry.triage.trace_evidence import MAX_BYTES as TRACE_MAX_BYTES
 from knobregistry.triage.yaml_edit import edit_registry
 from tests.conftest import REPO, run_knobs, write_tree
 
@@ -107,6 +112,10 @@ RECORDED = (
         + RECORD.format(verdict="reproducible"),
     )
 )
+
+
+KNOBS = (sys.executable, "-m", "knobregistry")
+HANG_GUARD_S = 120  # a hang fails the test instead of blocking the suite; nothing is timed
 
 
 def normalised(text: str) -> str:
@@ -452,3 +461,34 @@ def test_trace_needs_record_and_a_trace_file(tmp_path: Path) -> None:
         "knobs triage: error: not-a-trace.json holds no `reads` list of a trace; write one with "
         "`knobs trace --out not-a-trace.json -- COMMAND`.",
     )
+
+
+@pytest.mark.parametrize(
+    ("trace", "reason"),
+    [
+        ("/dev/zero", "it is a device, not a regular file"),  # read whole: a MemoryError
+        ("fifo", "it is a named pipe, not a regular file"),  # opened: waits for a writer
+        ("huge.json", f"it is larger than {TRACE_MAX_BYTES} bytes"),
+    ],
+)
+def test_a_trace_that_is_no_regular_file_is_refused_before_any_run(
+    tmp_path: Path, trace: str, reason: str
+) -> None:
+    project = write_tree(tmp_path, {"registry.yaml": HAND_WRITTEN, "job.py": JOB})
+    os.mkfifo(project / "fifo")
+    with (project / "huge.json").open("wb") as file:
+        file.truncate(TRACE_MAX_BYTES + 1)  # sparse: nothing is written
+    done = subprocess.run(
+        [*KNOBS, "triage", "-k", "SYN_CLEAN", "--record", "--trace", trace, "--", "true"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        f"knobs triage: error: cannot read {trace}: {reason}.\n",
+    )
+    assert (project / "registry.yaml").read_text() == HAND_WRITTEN.lstrip("\n")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from knobregistry.files import FileError, read_range
 from knobregistry.registry import Verdict
 from knobregistry.triage import Run, judge, parse_compare
 from tests.conftest import run_knobs, write_tree
@@ -138,6 +139,36 @@ def test_a_checkpoint_folder_that_is_not_one(tmp_path: Path, checkpoints: Path) 
     )
 
 
+@pytest.mark.parametrize("name", ["__1_0.distcp", ".metadata"])
+def test_a_shard_linked_out_of_the_checkpoint_is_an_error_not_a_read(
+    tmp_path: Path, checkpoints: Path, name: str
+) -> None:
+    """Run 2 links a file to run 1's copy, which is equal: read, it would pass."""
+    mode = parse_compare("tensors:ckpt")
+    runs = runs_of(tmp_path, checkpoints, "same", "nudged")
+    linked = runs[1].folder / "ckpt" / name
+    linked.unlink()
+    linked.symlink_to(runs[0].folder / "ckpt" / name)
+    assert judge(mode, runs, None) == (
+        Verdict.ERROR,
+        f"run 2: ckpt/{name} leads out of ckpt (through a symlink or '..'), so it was not read",
+    )
+
+
+def test_a_per_rank_file_linked_out_of_the_folder_is_an_error_not_a_read(tmp_path: Path) -> None:
+    outside = tmp_path / "rank_1.pt"
+    torch.save({"w": torch.zeros(2)}, outside)
+    runs = stdout_runs(tmp_path / "runs", "", "")
+    for run in runs:
+        (run.folder / "out").mkdir()
+        torch.save({"w": torch.zeros(2)}, run.folder / "out" / "rank_0.pt")
+        (run.folder / "out" / "rank_1.pt").symlink_to(outside)
+    assert judge(parse_compare("tensors:out"), runs, None) == (
+        Verdict.ERROR,
+        "run 1: out/rank_1.pt leads out of out (through a symlink or '..'), so it was not read",
+    )
+
+
 # --- a folder of per-rank .pt files, through the command line -------------------------------
 
 REGISTRY = """
@@ -239,3 +270,11 @@ def test_per_rank_files_that_differ_in_number(tmp_path: Path) -> None:
         Verdict.BREAKS_BITWISE,
         "run 2 differs from run 1 in the files of out: missing rank1.pt",
     )
+
+
+def test_a_shard_that_is_a_named_pipe_is_refused_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "__0_0.distcp"
+    os.mkfifo(fifo)
+    with pytest.raises(FileError) as caught:
+        read_range(fifo, 0, 16)
+    assert caught.value.reason == "it is a named pipe, not a regular file"

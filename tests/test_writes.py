@@ -262,8 +262,9 @@ def test_triage_record_into_a_read_only_folder_keeps_the_results(project: Path) 
         r"journal goes in /\S+/knobs-triage-\w+ instead \(name a folder with --dir DIR\)\.",
         note,
     ), note
-    assert result.stderr.splitlines()[-1] == (
-        "knobs triage: error: cannot write registry.yaml: Permission denied."
+    assert result.stderr.splitlines()[-1] == (  # the lock, beside it, is made first
+        "knobs triage: error: cannot write registry.yaml: its lock file registry.yaml.lock "
+        "cannot be opened (Permission denied)."
     )
     assert (project / "registry.yaml").read_text() == REGISTRY
 

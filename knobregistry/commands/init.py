@@ -18,6 +18,7 @@ from knobregistry.init import (
     schema_reference,
     shipped_schema,
 )
+from knobregistry.lock import LockError, locked
 from knobregistry.plural import counted
 from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.trainer_types import trainer_config_types
@@ -27,6 +28,14 @@ from scanner import Role, scan
 def _fail(message: str) -> NoReturn:
     click.echo(f"Error: {message}", err=True)
     click.get_current_context().exit(ExitCode.USAGE)
+
+
+def _refuse_to_overwrite(output: Path, force: bool) -> None:
+    if output.exists() and not force:
+        _fail(
+            f"{output.as_posix()} already exists; pass --force to overwrite it, "
+            "or --output PATH to write another file."
+        )
 
 
 @click.command("init")
@@ -73,11 +82,7 @@ def init_command(
     folder = output.parent
     if not folder.is_dir():
         _fail(f"the folder {folder.as_posix()} does not exist; create it first.")
-    if output.exists() and not force:
-        _fail(
-            f"{output.as_posix()} already exists; pass --force to overwrite it, "
-            "or --output PATH to write another file."
-        )
+    _refuse_to_overwrite(output, force)
     targets = list(paths) or [Path()]
     try:
         settings = project_settings(folder)
@@ -105,9 +110,13 @@ def init_command(
         schema=reference if reference is not None else SCHEMA_COPY,
     )
     try:
-        if copy is not None:
-            write_atomic(copy, shipped_schema().read_text(encoding="utf-8"))
-        write_atomic(output, starter.text)
+        with locked(output):  # no `knobs triage --record` writes it meanwhile
+            _refuse_to_overwrite(output, force)  # nor another init
+            if copy is not None:
+                write_atomic(copy, shipped_schema().read_text(encoding="utf-8"))
+            write_atomic(output, starter.text)
+    except LockError as exc:
+        _fail(str(exc))
     except OSError as exc:
         failed = exc.filename or output
         _fail(f"cannot write {Path(failed).as_posix()}: {exc.strerror or exc}.")

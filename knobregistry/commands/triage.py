@@ -28,7 +28,9 @@ from knobregistry.check import shown
 from knobregistry.commands import triage_journal
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.commands.seconds import seconds
 from knobregistry.docsgen.follow import follow_docs
+from knobregistry.lock import LockError, locked
 from knobregistry.registry import Registry, RegistryError, load_registry
 from knobregistry.triage import (
     CompareError,
@@ -154,7 +156,7 @@ _EXIT = {
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    callback=seconds,
     metavar="S",
     help="Stop a run after S seconds (its verdict is then `error`); with --executor slurm, "
     "S seconds after its job starts.",
@@ -446,18 +448,19 @@ def _record(
     assert host is not None
     display = shown(registry.path, Path.cwd())
     try:
-        recorded = record_triage(
-            registry.path,
-            result,
-            host,
-            date.today(),
-            shown=display,
-            trace=trace,
-            search_profile=search_profile,
-        )
-    except RecordError as exc:
+        with locked(registry.path, display):  # the docs follow this record, not another's
+            recorded = record_triage(
+                registry.path,
+                result,
+                host,
+                date.today(),
+                shown=display,
+                trace=trace,
+                search_profile=search_profile,
+            )
+            _follow_docs(registry.path)
+    except (RecordError, LockError) as exc:
         return None, str(exc)
-    _follow_docs(registry.path)
     return recorded, None
 
 

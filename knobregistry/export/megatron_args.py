@@ -1,13 +1,17 @@
 """`--format megatron-args`: the profile's Megatron keys as Megatron-LM command-line flags.
 
 The file is a bash array, as Megatron-LM's own launch scripts hold their
-arguments; every value is single-quoted, so none runs a command. Keys of other
-backends, and values no flag sets, are listed in its comment with the reason.
+arguments; every value is single-quoted, so none runs a command. A value that
+starts with `-` is written `--flag='-value'`, as argparse would take it for a
+flag after `--flag ` (in a list only a negative number can stand, so a list
+holding another such value is left out). Keys of other backends, and values no
+flag sets, are listed in its comment with the reason.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from collections.abc import Mapping
 from dataclasses import replace
@@ -28,6 +32,10 @@ from knobregistry.export.shell import sh_quote
 from knobregistry.registry.model import ConfigKey, JsonValue
 
 ARRAY = "KNOBS_MEGATRON_ARGS"
+# What argparse reads as a negative number, not a flag (the pattern of Python 3.10 to 3.12,
+# which later versions widen), in a parser with no option that looks like one: Megatron-LM's.
+_NEGATIVE_NUMBER = re.compile(r"-\d+\Z|-\d*\.\d+\Z")
+_DOUBLE_DASH = "'--', which argparse may drop from a command line, even written --flag=--"
 
 
 def megatron_flags(
@@ -75,8 +83,21 @@ def _flag(key: str, value: JsonValue, entry: ConfigKey) -> Flag | Skipped:
     if isinstance(value, list):
         if not value or any(isinstance(v, dict | list) for v in value):
             return Skipped(key, "a list that is empty or nested, which no flag takes")
-        return Flag(key=key, flag=flag, values=tuple(_word(key, v) for v in value), origin=origin)
-    return Flag(key=key, flag=flag, values=(_word(key, value),), origin=origin)
+        words = tuple(_word(key, v) for v in value)
+        if "--" in words:
+            return Skipped(key, _DOUBLE_DASH)
+        dashed_word = next((w for w in words if _taken_for_a_flag(w)), None)
+        if len(words) > 1 and dashed_word is not None:
+            return Skipped(
+                key,
+                f"a list with a value that starts with '-' ({dashed_word!r}), which "
+                "Megatron-LM's parser would take for a flag; set it in the trainer's config",
+            )
+        return Flag(key=key, flag=flag, values=words, origin=origin)
+    word = _word(key, value)
+    if word == "--":
+        return Skipped(key, _DOUBLE_DASH)
+    return Flag(key=key, flag=flag, values=(word,), origin=origin)
 
 
 def _named(key: str, argument: str | None) -> tuple[str, Origin]:
@@ -98,6 +119,18 @@ def _word(key: str, value: JsonValue) -> str:
     return text
 
 
+def _taken_for_a_flag(word: str) -> bool:
+    return word.startswith("-") and len(word) > 1 and not _NEGATIVE_NUMBER.match(word)
+
+
+def _line(item: Flag) -> str:
+    """The flag and its values as shell words: `--flag='-value'` for one value that starts
+    with `-` (argparse would take it for a flag after `--flag `)."""
+    if len(item.values) == 1 and item.values[0].startswith("-"):
+        return f"{item.flag}={sh_quote(item.values[0])}"
+    return " ".join([item.flag, *(sh_quote(v) for v in item.values)])
+
+
 def render_megatron_args(export: Export, keys: Mapping[str, ConfigKey]) -> str:
     """Header comment, notes on derived and missing flags, then the bash array."""
     flags, skipped, others = megatron_flags(export.profile.config, keys)
@@ -109,7 +142,7 @@ def render_megatron_args(export: Export, keys: Mapping[str, ConfigKey]) -> str:
         return "\n".join(lines) + "\n"
     lines.append(f"{ARRAY}=(")
     for item in flags:
-        lines.append("  " + " ".join([item.flag, *(sh_quote(v) for v in item.values)]))
+        lines.append("  " + _line(item))
     lines.append(")")
     return "\n".join(lines) + "\n"
 

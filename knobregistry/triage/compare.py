@@ -4,8 +4,11 @@ Modes: `stdout` (the whole standard output), `regex:PATTERN` (only the lines of
 standard output where PATTERN matches), `file:PATH` (the bytes of a file the
 command writes, relative to its working directory) and `tensors:PATH` (a
 `torch.save`d tensor or dict of tensors, compared bit for bit; or a folder of a
-distributed run's shards, see shards.py). In `regex:` mode, output whose matching
-lines all carry a rank prefix is compared rank by rank (see ranks.py).
+distributed run's shards, see shards.py). A PATH is read only inside the run's
+working directory: `..` out of it is refused when the option is parsed, a symlink
+out of it (which the command may have made) is an error for that run. In `regex:`
+mode, output whose matching lines all carry a rank prefix is compared rank by rank
+(see ranks.py).
 
 Outputs are compared as streams (see streams.py): digests first, then, only when
 they differ, a second pass for the first differing line or byte; memory does not
@@ -16,12 +19,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from knobregistry.files import leads_inside
 from knobregistry.registry import Verdict
 from knobregistry.triage import ranks, shards, streams
 from knobregistry.triage.model import Run
@@ -66,6 +71,11 @@ def parse_compare(text: str) -> CompareMode:
         raise CompareError(
             f"--compare '{text}': give a path relative to the run's working directory; "
             "each run has its own, so concurrent runs do not overwrite each other's file."
+        )
+    elif posixpath.normpath(argument).split("/")[0] == "..":
+        raise CompareError(
+            f"--compare '{text}': the path leads out of the run's working directory ('..'); "
+            "give one inside it, where the command writes its output."
         )
     if kind == "tensors" and importlib.util.find_spec("torch") is None:
         raise CompareError(
@@ -153,6 +163,11 @@ def _observe(mode: CompareMode, run: Run) -> _Observed:
             )
         return _Observed(run=run, path=run.stdout, matched=ranked.digest, ranked=ranked)
     path = run.folder / mode.argument
+    if not leads_inside(path, run.folder):
+        raise _Unusable(
+            f"run {run.index}: {mode.argument} leads out of its working directory (through a "
+            "symlink), so it was not read; the command must write it inside the folder it runs in."
+        )
     if mode.kind == "tensors" and path.is_dir():
         try:
             shards.check_folder(path, mode.argument)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from knobregistry.files import FileError, leads_inside, read_range
 from knobregistry.triage.tensors import (
     TensorFileError,
     load_tensors,
@@ -34,7 +35,7 @@ _DISTCP = re.compile(r"^__(\d+)_\d+")
 
 def check_folder(folder: Path, shown: str) -> None:
     """Raise TensorFileError unless ``folder`` is a checkpoint this module compares."""
-    if (folder / DCP_METADATA).is_file() or _pt_files(folder):
+    if (folder / DCP_METADATA).is_file() or _pt_files(folder, shown):
         return
     raise TensorFileError(
         f"{shown} is a folder with neither a torch.distributed.checkpoint ({DCP_METADATA}) "
@@ -61,14 +62,25 @@ def _rank(name: str, pattern: re.Pattern[str]) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _pt_files(folder: Path) -> list[Path]:
-    files = [p for p in folder.iterdir() if p.suffix in PT_SUFFIXES and p.is_file()]
+def _pt_files(folder: Path, shown: str) -> list[Path]:
+    files = [_inside(folder, p.name, shown) for p in folder.iterdir() if p.suffix in PT_SUFFIXES]
+    files = [p for p in files if p.is_file()]
     return sorted(files, key=lambda p: (_rank(p.stem, _LAST_NUMBER) or 0, p.name))
 
 
+def _inside(folder: Path, name: str, shown: str) -> Path:
+    """``folder / name``; raises TensorFileError when it leads out of ``folder``."""
+    path = folder / name
+    if not leads_inside(path, folder):
+        raise TensorFileError(
+            f"{shown}/{name} leads out of {shown} (through a symlink or '..'), so it was not read"
+        )
+    return path
+
+
 def _pt_differences(first: Path, other: Path, shown: str) -> Iterator[str]:
-    mine = {p.name: p for p in _pt_files(first)}
-    theirs = {p.name: p for p in _pt_files(other) if other.is_dir()}
+    mine = {p.name: p for p in _pt_files(first, shown)}
+    theirs = {p.name: p for p in _pt_files(other, shown)} if other.is_dir() else {}
     files = names_difference(mine, theirs)
     if files is not None:
         yield f"in the files of {shown}: {files}"
@@ -99,6 +111,7 @@ def _dcp_items(folder: Path, shown: str) -> tuple[dict[str, tuple[Any, ...]], li
     from torch.distributed.checkpoint.filesystem import FileSystemReader
     from torch.distributed.checkpoint.metadata import MetadataIndex, TensorStorageMetadata
 
+    _inside(folder, DCP_METADATA, shown)
     try:
         metadata = FileSystemReader(str(folder)).read_metadata()
     except Exception as exc:  # a pickle of torch's own classes: many ways to fail
@@ -198,11 +211,9 @@ def _item_difference(first: Path, item: _Item, other: Path, twin: _Item, shown: 
 
 def _read(folder: Path, item: _Item, shown: str) -> bytes:
     try:
-        with (folder / item.path).open("rb") as file:
-            file.seek(item.offset)
-            data = file.read(item.length)
-    except OSError as exc:
-        raise TensorFileError(f"cannot read {shown}/{item.path}: {exc.strerror}") from exc
+        data = read_range(_inside(folder, item.path, shown), item.offset, item.length)
+    except FileError as exc:
+        raise TensorFileError(f"cannot read {shown}/{item.path}: {exc.reason}") from exc
     if len(data) != item.length:
         raise TensorFileError(f"{shown}/{item.path} is cut short")
     return data

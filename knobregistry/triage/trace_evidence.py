@@ -17,7 +17,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from knobregistry.files import FileError, read_bytes
 from knobregistry.jsontext import loads
+
+MAX_BYTES = 64 * 1024 * 1024  # read no more (a path to /dev/zero would never end)
 
 
 class TraceEvidenceError(Exception):
@@ -45,10 +48,10 @@ def load_trace_evidence(path: Path, registry_folder: Path) -> TraceEvidence:
     """Read a trace file; raises TraceEvidenceError, naming the file and what is wrong."""
     shown = path.as_posix()
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, MAX_BYTES)  # a regular file: not /dev/zero, not a FIFO
         document = loads(data)
-    except OSError as exc:
-        raise TraceEvidenceError(f"cannot read {shown}: {exc.strerror or exc}.") from None
+    except FileError as exc:
+        raise TraceEvidenceError(exc.message("read", shown)) from None
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise TraceEvidenceError(
             f"{shown} is not JSON; write one with `knobs trace --out {shown} -- COMMAND`."

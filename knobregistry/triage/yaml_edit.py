@@ -4,7 +4,9 @@ Only the edited knobs' entries change: their `triage`, and their
 `evidence.records`, where a record replaces an earlier one of the same experiment
 (updated field by field, so an unchanged value keeps its spelling) or is
 appended. The result is validated as a registry before it is written, and
-written atomically (a temporary file beside it, then a rename).
+written atomically (a temporary file beside it, then a rename). The registry is
+read, edited and written under its lock (lock.py), so that concurrent records
+each land in the file as the previous one left it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from knobregistry.atomic import write_atomic
 from knobregistry.files import FileError, read_text
+from knobregistry.lock import LockError, locked
 from knobregistry.registry import RegistryError, Triage, loads_registry
 
 _FLOW_PLAIN = re.compile(r"[A-Za-z0-9_./+=@%~-]+\Z")
@@ -98,6 +101,16 @@ def edit_registry(
     ``shown`` is the path as messages show it (default: ``path``).
     """
     display = shown if shown is not None else path.as_posix()
+    try:
+        with locked(path, display):  # from the read to the rename: no other write between
+            return _edit(path, updates, display, profile)
+    except LockError as exc:
+        raise RecordError(str(exc)) from exc
+
+
+def _edit(
+    path: Path, updates: Sequence[KnobUpdate], display: str, profile: ProfileUpdate | None
+) -> list[RecordEdit]:
     try:
         text = read_text(path)
         editor, document = _editor(text)
