@@ -155,7 +155,10 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "check", "docsgen", "feature", "paths", "plural", "pyproject"),
         *("registry", "yaml_format"),
     },
-    "trace": {"scanner", "jsontext", "paths", "plural", "procfs", "profiles", "registry"},
+    "trace": {
+        *("scanner", "files", "jsontext", "paths", "plural", "printable", "procfs"),
+        *("profiles", "pyproject", "registry"),
+    },
     "triage": {"atomic", "files", "jsontext", "plural", "procfs", "profiles", "registry"},
     # reporters, the test API, the pytest plugin
     "report": {
@@ -164,13 +167,13 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     },
     "testing": {"baseline", "check", "families", "registry", "report"},
     "pytest_plugin": {"baseline", "diagnostics", "families", "registry", "report", "testing"}
-    | {"jsontext", "trace"},
+    | {"jsontext", "printable", "trace"},
     # the CLI on top (cli names its commands as strings, imported when they run)
     "commands": {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "plural"),
-        *("profiles", "progress", "pyproject", "registry", "report", "stdout", "suggest"),
-        *("trace", "trainer_types", "triage"),
+        *("printable", "profiles", "progress", "pyproject", "registry", "report", "stdout"),
+        *("suggest", "trace", "trainer_types", "triage"),
     },
     "cli": {"__init__"},
     "__main__": {"cli"},
