@@ -8,6 +8,7 @@ fstat on the open descriptor, so a path swapped after the check is caught too.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -34,25 +35,33 @@ class FileError(OSError):
         return f"cannot {verb} {shown}: {self.reason}."
 
 
-def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of the regular file ``path``; raises FileError past ``limit`` bytes."""
+def read_bytes(
+    path: Path, limit: int = MAX_BYTES, *, follow: bool = True, folder: int | None = None
+) -> bytes:
+    """The bytes of the regular file ``path``; raises FileError past ``limit`` bytes.
+
+    ``follow=False`` refuses a symbolic link (one a program planted, to /dev/zero);
+    ``folder``, an open folder's descriptor, is where a relative ``path`` is.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        descriptor = os.open(path, flags, dir_fd=folder)
     except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow:
+            raise FileError(path, "it is a symbolic link, not a regular file", exc.errno) from exc
         raise FileError(path, reason(exc), exc.errno or 0) from exc
-    try:  # before fdopen, which refuses a folder with an error of its own
+    try:
         mode = os.fstat(descriptor).st_mode
-    except OSError as exc:
-        os.close(descriptor)
-        raise FileError(path, reason(exc), exc.errno or 0) from exc
-    if not stat.S_ISREG(mode):
-        os.close(descriptor)
-        raise FileError(path, not_regular(mode))
-    with os.fdopen(descriptor, "rb") as file:
-        try:
+        if not stat.S_ISREG(mode):  # checked before fdopen, which refuses a folder itself
+            raise FileError(path, not_regular(mode))
+        with os.fdopen(descriptor, "rb", closefd=False) as file:
             data = file.read(limit + 1)
-        except OSError as exc:
-            raise FileError(path, reason(exc), exc.errno or 0) from exc
+    except FileError:
+        raise
+    except OSError as exc:
+        raise FileError(path, reason(exc), exc.errno or 0) from exc
+    finally:
+        os.close(descriptor)
     if len(data) > limit:
         raise FileError(path, f"it is larger than {limit} bytes")
     return data

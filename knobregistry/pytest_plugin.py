@@ -25,6 +25,7 @@ from knobregistry.families import group_of
 from knobregistry.files import not_regular, reason
 from knobregistry.jsontext import loads
 from knobregistry.paths import shown
+from knobregistry.printable import printable
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_text import fix_lines
 from knobregistry.testing import check_project
@@ -125,7 +126,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     )
     for entry in unknown:
         where = f"{entry.path}:{entry.line}" if entry.line is not None else entry.path
-        terminalreporter.line(f"  {entry.name}  {where}")
+        terminalreporter.line(f"  {printable(entry.name)}  {printable(where)}")
     if getattr(config.option, "numprocesses", None):
         terminalreporter.line(
             "note: the tests ran in pytest-xdist workers, which --knobs-trace does not trace; "

@@ -156,7 +156,10 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "check", "docsgen", "feature", "paths", "plural", "printable"),
         *("pyproject", "registry", "yaml_format"),
     },
-    "trace": {"scanner", "jsontext", "paths", "plural", "procfs", "profiles", "registry"},
+    "trace": {
+        *("scanner", "files", "jsontext", "paths", "plural", "printable", "procfs"),
+        *("profiles", "pyproject", "registry"),
+    },
     # triage seals its journals with a key kept in the user's cache folder (triage/seal.py)
     "triage": {
         *("atomic", "cache", "files", "jsontext", "lock", "plural", "printable", "procfs"),
@@ -169,14 +172,13 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     },
     "testing": {"baseline", "check", "families", "registry", "report"},
     "pytest_plugin": {"baseline", "diagnostics", "families", "registry", "report", "testing"}
-    | {"files", "jsontext", "paths", "trace"},
+    | {"files", "jsontext", "paths", "printable", "trace"},
     # the CLI on top (cli names its commands as strings, imported when they run)
     "commands": {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
-        "plural",
-        *("profiles", "progress", "pyproject", "registry", "report", "stdout", "suggest"),
-        *("trace", "trainer_types", "triage"),
+        *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),
+        *("stdout", "suggest", "trace", "trainer_types", "triage"),
     },
     "cli": {"__init__"},
     "__main__": {"cli"},

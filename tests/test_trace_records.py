@@ -8,12 +8,24 @@ from pathlib import Path
 
 from knobregistry.trace.model import Level, Seen, TraceSite
 from knobregistry.trace.native import SOURCE
-from knobregistry.trace.python_hook import SECRET_WORDS, secret
+from knobregistry.trace.python_hook import (
+    FLUSH_EVERY,
+    MAX_NAME,
+    MAX_PATH,
+    MAX_VALUE,
+    PAIRS,
+    SECRET_ENDINGS,
+    SECRET_WORDS,
+    VALUES,
+    secret,
+)
 from knobregistry.trace.records import collect
 
 
-def c_record(key: str, state: str, name: bytes, value: bytes, library: bytes) -> bytes:
-    header = f"R {key} {state} {len(name)} {len(value)} {len(library)}:".encode()
+def c_record(
+    key: str, state: str, name: bytes, value: bytes, library: bytes, index: int = 0
+) -> bytes:
+    header = f"R {key} {index} {state} {len(name)} {len(value)} {len(library)}:".encode()
     return header + name + value + library + b"\n"
 
 
@@ -40,7 +52,7 @@ def test_c_records_values_with_newlines_counts_and_a_cut_record(tmp_path: Path) 
     data = (
         c_record("00000000000000aa", "v", b"MULTI", b"x\ny:z", b"/lib/libx.so")
         + c_record("00000000000000bb", "s", b"MY_KEY", b"", b"/lib/libx.so")
-        + b"C 00000000000000aa 4\n"
+        + b"C 00000000000000aa 0 4\n"
         + c_record("00000000000000cc", "u", b"CUT", b"", b"/lib/libx.so")[:-3]
     )
     (tmp_path / "c-7-1.rec").write_bytes(data)
@@ -66,7 +78,25 @@ def test_the_trace_takes_its_own_entries_out(tmp_path: Path) -> None:
     assert reads["LD_PRELOAD"].seen is Seen.UNSET
 
 
-def test_both_levels_hold_the_same_secret_patterns() -> None:
-    in_c = re.findall(r'contains_word\(name, "([A-Z]+)"\)', SOURCE.read_text(encoding="utf-8"))
-    assert tuple(in_c) == SECRET_WORDS == ("TOKEN", "KEY", "SECRET", "PASSWORD")
+def c_words(array: str) -> tuple[str, ...]:
+    """The strings of the C array ``array`` in interposer.c."""
+    source = SOURCE.read_text(encoding="utf-8")
+    found = re.search(r"\b" + array + r"\[\] = \{(.*?)\};", source, re.DOTALL)
+    assert found is not None
+    return tuple(re.findall(r'"([A-Z]+)"', found[1]))
+
+
+def test_both_levels_hold_the_same_secret_patterns_and_bounds() -> None:
+    assert c_words("WORDS") == SECRET_WORDS
+    assert c_words("ENDINGS") == SECRET_ENDINGS
+    source = SOURCE.read_text(encoding="utf-8")
+    for name, value in [
+        ("VALUES", VALUES),
+        ("MAX_NAME", MAX_NAME),
+        ("MAX_VALUE", MAX_VALUE),
+        ("MAX_PATH", MAX_PATH),
+        ("FLUSH_EVERY", FLUSH_EVERY),
+        ("SLOTS", PAIRS),
+    ]:
+        assert re.search(rf"#define {name} {value}\b", source), name
     assert secret("hf_token") and secret("AWS_SECRET_ACCESS_KEY") and not secret("PRIMUS_HC")

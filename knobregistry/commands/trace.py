@@ -20,7 +20,9 @@ from knobregistry.check import scan_scope, shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.files import FileError
+from knobregistry.printable import printable
 from knobregistry.profiles import ProfileError, ResolvedProfile, resolve_profile
+from knobregistry.pyproject import PyprojectError
 from knobregistry.registry import Registry, RegistryError, find_registry
 from knobregistry.trace import (
     GRACE,
@@ -32,6 +34,7 @@ from knobregistry.trace import (
     render_table,
     run_traced,
 )
+from knobregistry.trace.settings import trace_secrets
 from scanner import ScanResult
 
 
@@ -88,8 +91,9 @@ def trace_command(
     system C compiler. The command's output passes through; the report goes to
     standard error. With a registry (--registry, or registry.yaml found as `knobs
     check` finds it) the reads are held against the static scan of its scope. Values
-    of names like *TOKEN*, *KEY*, *SECRET*, *PASSWORD* are never written. See
-    docs/trace.md.
+    of secret-looking names (a part such as TOKEN, KEY, SECRET, PASSWORD, PASS, PWD,
+    PAT, CREDENTIALS, AUTH, COOKIE, PRIVATE; more in [tool.knobs] trace_secrets) are
+    never written. See docs/trace.md.
     """
     cwd = Path.cwd()
     registry = _registry(registry_path, profile is not None)
@@ -103,11 +107,15 @@ def trace_command(
             fail_on_registry(error)
         except ProfileError as exc:
             usage_error("trace", str(exc))
+    try:
+        secrets = trace_secrets(registry.root if registry is not None else cwd)
+    except PyprojectError as exc:
+        usage_error("trace", str(exc))
     native = native_level(default_cache_dir())
     try:
-        trace = run_traced(command, native, os.environ, grace)
+        trace = run_traced(command, native, os.environ, grace, secrets)
     except CommandError as exc:
-        click.echo(f"knobs trace: error: {exc}", err=True)
+        click.echo(f"knobs trace: error: {printable(str(exc))}", err=True)
         sys.exit(exc.status)
     reconciled: Reconciled | None = None
     if registry is not None and scan is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -19,6 +19,8 @@ class Seen(str, Enum):
     VALUE = "value"
     UNSET = "unset"
     WITHHELD = "set"  # set, and its name looks like a secret: the value is never written
+    LONG = "long"  # set, to a value too long to keep (python_hook.MAX_VALUE bytes)
+    OTHERS = "others"  # values past the first few kept per (name, site), counted together
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -44,8 +46,10 @@ class Read:
     frames: frozenset[TraceSite] = frozenset()
 
     @property
-    def sort_key(self) -> tuple[str, str, str, str]:
-        return (self.name, self.level.value, self.seen.value, self.value or "")
+    def sort_key(self) -> tuple[str, str, bool, str, str]:
+        """By name, level, then value; the reads of other values last."""
+        others = self.seen is Seen.OTHERS
+        return (self.name, self.level.value, others, self.seen.value, self.value or "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,17 @@ class Copy:
 
     site: TraceSite
     count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """What the record folder held that was not a record, and was skipped."""
+
+    files: int = 0  # not regular files, too large, or past the bounds of a trace
+    lines: int = 0  # not a record: not JSON, fields of a wrong type or length
+
+    def __bool__(self) -> bool:
+        return bool(self.files or self.lines)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,6 +82,8 @@ class Trace:
     c_level: str | None = None  # None: traced; else why the C level was skipped
     processes: tuple[int, int] = (0, 0)  # record files of Python and C processes
     still_running: int = 0  # processes of the tree still alive when the trace was read
+    unreadable: Unreadable = field(default_factory=Unreadable)
+    unrecorded: int = 0  # reads the processes counted past their bounds, not kept
 
     def names(self) -> frozenset[str]:
         """Every variable read, at any level."""
@@ -125,6 +142,7 @@ class ProfileDifference:
     level: Level
     sites: tuple[TraceSite, ...]
     withheld: bool = False  # set, with a secret-looking name: its value was never recorded
+    long: bool = False  # set, to a value too long to keep (and so not the profile's)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

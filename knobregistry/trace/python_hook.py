@@ -7,11 +7,15 @@ it turns ``os.environ`` into a subclass that records reads: ``[]``, ``get`` (so
 site, not as a read of every variable. ``setdefault`` and ``pop`` are writes.
 
 Records go to a file of this process's own, ``$KNOBS_TRACE_DIR/py-<pid>-<token>.jsonl``,
-one whole JSON line per ``os.write`` on an O_APPEND descriptor: the first read of each
-(name, value, site) at once, so a killed process still leaves every name it read; the
-counts of repeated reads at exit, before ``os._exit`` and before ``os.exec*``. A forked
-child starts a file of its own. Standard library only: the traced interpreter need not
-have knobregistry installed. Secret-looking names keep only "set".
+in whole JSON lines on an O_APPEND descriptor. Reads are counted per (name, site): the
+first read of each of its first VALUES values is written at once, so a killed process
+still leaves every name it read; reads of further values are counted together, as
+"others". The counts are written every FLUSH_EVERY reads, at exit, before ``os._exit``
+and before ``os.exec*``. Memory and records are bounded: PAIRS pairs, VALUES values each
+(kept as hashes), names, values and paths of bounded length; what falls outside is
+counted as "unrecorded". A forked child starts a file of its own. Standard library
+only: the traced interpreter need not have knobregistry installed. Secret-looking names
+(see ``secret``) keep only "set", here, before anything is written.
 """
 
 # os.path, not pathlib: this runs at the start of every traced process, and pathlib's
@@ -29,17 +33,51 @@ from types import FrameType
 from typing import Any
 
 DIR_VARIABLE = "KNOBS_TRACE_DIR"
-SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD")
+SECRETS_VARIABLE = "KNOBS_TRACE_SECRETS"  # more secret patterns, comma-separated
+# A name is a secret when one of its parts (runs of letters or of digits, split where
+# lower case turns upper: ``apiKey`` is API, KEY) is one of SECRET_WORDS, or ends with
+# one of SECRET_ENDINGS (ACCESSTOKEN, APIKEY). interposer.c holds the same lists.
+SECRET_WORDS = (
+    *("PWD", "PASS", "PASSWD", "PASSWORD", "PAT", "TOKEN", "SECRET", "SECRETS", "KEY"),
+    *("KEYS", "CREDENTIAL", "CREDENTIALS", "AUTH", "COOKIE", "COOKIES", "PRIVATE"),
+)
+SECRET_ENDINGS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY")
+NOT_SECRETS = ("PWD", "OLDPWD")  # the shell's working folders
 STACK_DEPTH = 8  # outer frames kept with a first read, to match dynamic reads of a scan
+PAIRS = 8192  # (name, site) pairs a process keeps; reads at further ones are counted only
+VALUES = 8  # values kept per pair; reads of further values are counted together
+MAX_NAME = 1024  # bytes; a read of a longer name is counted only
+MAX_VALUE = 32768  # bytes; a longer value is recorded as "long", without itself
+MAX_PATH = 4096  # bytes of a site's path; a read at a longer one is counted only
+FLUSH_EVERY = 65536  # reads between two writes of the counts, so a crash loses few
 
-_Key = tuple[str, str, str, str, int]  # name, state (v, u, s), value, path, line
 _local = threading.local()
 _lock = threading.RLock()
-_counts: dict[_Key, int] = {}
-_written: dict[_Key, int] = {}
-_ids: dict[_Key, int] = {}
+
+
+class _Pair:
+    """One (name, site): its values (a key per value: its hash, never the value itself)
+    and the id of each, and the reads of values past the first VALUES."""
+
+    __slots__ = ("first", "others", "secret", "values")
+
+    def __init__(self, secret: bool) -> None:
+        self.secret = secret
+        self.values: dict[object, int] = {}
+        self.first = -1  # the id of its first value: others are written against it
+        self.others = 0
+
+
+_pairs: dict[tuple[str, str, int], _Pair] = {}
+_counts: list[int] = []  # per id: reads, and how many of them are written
+_written: list[int] = []
+_dirty: set[int] = set()
+_others_written: dict[int, int] = {}  # per pair's first id
 _copies: dict[tuple[str, int], int] = {}
 _copies_written: dict[tuple[str, int], int] = {}
+_unrecorded = [0, 0]  # reads counted only, and how many of them are written
+_reads = 0
+_extra_secrets: tuple[str, ...] = ()
 _fd = -1
 _directory = ""
 
@@ -58,10 +96,44 @@ def _skipped_files() -> frozenset[str]:
 _SKIPPED = _skipped_files()
 
 
-def secret(name: str) -> bool:
-    """Whether ``name`` matches *TOKEN*, *KEY*, *SECRET* or *PASSWORD*, in any case."""
-    upper = name.upper()
-    return any(word in upper for word in SECRET_WORDS)
+def name_parts(name: str) -> str:
+    """The parts of ``name`` in upper case, each between underscores: ``_MYSQL_PWD_``."""
+    out = ["_"]
+    previous = ""
+    for char in name:
+        kind = "a" if "a" <= char <= "z" else "A" if "A" <= char <= "Z" else ""
+        kind = kind or ("0" if "0" <= char <= "9" else "")
+        if not kind:
+            if out[-1] != "_":
+                out.append("_")
+        else:
+            split = previous and (previous.lower() != kind.lower() or previous + kind == "aA")
+            if split and out[-1] != "_":
+                out.append("_")
+            out.append(char.upper())
+        previous = kind
+    if out[-1] != "_":
+        out.append("_")
+    return "".join(out)
+
+
+def secret(name: str, extra: tuple[str, ...] = ()) -> bool:
+    """Whether ``name`` looks like a secret's: a part is one of SECRET_WORDS (or of
+    ``extra``, patterns of one or more parts), or ends with one of SECRET_ENDINGS."""
+    parts = name_parts(name)
+    if parts.strip("_") in NOT_SECRETS:
+        return False
+    patterns = (name_parts(pattern) for pattern in extra)
+    return (
+        any(f"_{word}_" in parts for word in SECRET_WORDS)
+        or any(f"{word}_" in parts for word in SECRET_ENDINGS)
+        or any(pattern != "_" and pattern in parts for pattern in patterns)
+    )
+
+
+def _too_long(text: str, limit: int) -> bool:
+    """Whether ``text`` takes more than ``limit`` bytes in UTF-8."""
+    return len(text) > limit // 4 and len(text.encode("utf-8", "surrogatepass")) > limit
 
 
 def _path(filename: str) -> str:
@@ -82,12 +154,15 @@ def _stack(frame: FrameType | None) -> list[list[object]]:
     while frame is not None and len(out) < STACK_DEPTH:
         name = frame.f_code.co_filename
         if name not in _SKIPPED and not name.startswith("<frozen "):
-            out.append([_path(name), frame.f_lineno])
+            path = _path(name)
+            if not _too_long(path, MAX_PATH):
+                out.append([path, frame.f_lineno])
         frame = frame.f_back
     return out
 
 
-def _emit(payload: dict[str, object]) -> None:
+def _emit(*payloads: dict[str, object]) -> None:
+    """Write ``payloads``, a JSON line each, with one write when they fit in one."""
     global _fd
     import json
 
@@ -96,8 +171,8 @@ def _emit(payload: dict[str, object]) -> None:
         target = os.path.join(_directory, f"py-{os.getpid()}-{token}.jsonl")
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
         _fd = os.open(target, flags, 0o600)
-    data = (json.dumps(payload, sort_keys=True) + "\n").encode("utf-8", "backslashreplace")
-    view = memoryview(data)
+    lines = "".join(json.dumps(payload, sort_keys=True) + "\n" for payload in payloads)
+    view = memoryview(lines.encode("utf-8", "backslashreplace"))
     while view:
         view = view[os.write(_fd, view) :]
 
@@ -120,7 +195,7 @@ def _in_copy(frame: FrameType) -> bool:
 
 
 def _record(name: object, value: str | None) -> None:
-    """Count one read of ``name``; the first of its kind is written at once."""
+    """Count one read of ``name``; the first of each value at a site is written at once."""
     if not isinstance(name, str) or getattr(_local, "busy", False):
         return
     _local.busy = True
@@ -128,31 +203,71 @@ def _record(name: object, value: str | None) -> None:
         frame = _caller()
         if frame is None or _in_copy(frame):
             return
-        state = "u" if value is None else ("s" if secret(name) else "v")
-        path = _path(frame.f_code.co_filename)
-        shown = value if state == "v" and value is not None else ""
-        key: _Key = (name, state, shown, path, frame.f_lineno)
         with _lock:
-            seen = _counts.get(key, 0)
-            _counts[key] = seen + 1
-            if seen == 0:
-                _ids[key] = len(_ids)
-                _written[key] = 1
-                _emit(
-                    {
-                        "id": _ids[key],
-                        "name": name,
-                        "state": state,
-                        "value": shown if state == "v" else None,
-                        "path": path,
-                        "line": key[4],
-                        "stack": _stack(frame.f_back),
-                    }
-                )
+            _count(name, value, frame)
     except OSError:
         pass  # the folder is gone: the run goes on untraced
     finally:
         _local.busy = False
+
+
+def _count(name: str, value: str | None, frame: FrameType) -> None:
+    global _reads
+    _reads += 1
+    if _reads % FLUSH_EVERY == 0:
+        flush()
+    if value is not None and not isinstance(value, str):  # put in a copy by the program
+        value = f"<{type(value).__name__}>"
+    filename = frame.f_code.co_filename
+    line = frame.f_lineno
+    pair = _pairs.get((name, filename, line))
+    if pair is None:
+        if len(_pairs) >= PAIRS or _too_long(name, MAX_NAME) or _too_long(filename, MAX_PATH):
+            _count_unrecorded()
+            return
+        pair = _pairs[name, filename, line] = _Pair(secret(name, _extra_secrets))
+    if value is None:
+        state = "u"
+    elif pair.secret:
+        state = "s"
+    elif _too_long(value, MAX_VALUE):
+        state = "l"
+    else:
+        state = "v"
+    key: object = hash(value) if state == "v" else state  # no value is kept, only its hash
+    index = pair.values.get(key)
+    if index is not None:
+        _counts[index] += 1
+        _dirty.add(index)
+    elif len(pair.values) >= VALUES:
+        pair.others += 1
+        if pair.others == 1:
+            _others_written[pair.first] = 1
+            _emit({"id": pair.first, "others": 1})
+    else:
+        index = len(_counts)
+        pair.values[key] = index
+        pair.first = index if pair.first < 0 else pair.first
+        _counts.append(1)
+        _written.append(1)
+        _emit(
+            {
+                "id": index,
+                "name": name,
+                "state": state,
+                "value": value if state == "v" else None,
+                "path": _path(filename),
+                "line": line,
+                "stack": _stack(frame.f_back),
+            }
+        )
+
+
+def _count_unrecorded() -> None:
+    _unrecorded[0] += 1
+    if _unrecorded[0] == 1:
+        _unrecorded[1] = 1
+        _emit({"unrecorded": 1})
 
 
 def _record_copy() -> None:
@@ -166,6 +281,12 @@ def _record_copy() -> None:
     site = (_path(frame.f_code.co_filename), frame.f_lineno)
     with _lock:
         seen = _copies.get(site, 0)
+        if seen == 0 and (len(_copies) >= PAIRS or _too_long(site[0], MAX_PATH)):
+            try:
+                _count_unrecorded()
+            except OSError:
+                pass
+            return
         _copies[site] = seen + 1
         if seen == 0:
             _copies_written[site] = 1
@@ -173,27 +294,41 @@ def _record_copy() -> None:
 
 
 def flush() -> None:
-    """Write the counts of repeated reads and copies since the last flush."""
+    """Write the counts of repeated reads and copies since the last flush, in one write."""
     with _lock:
+        out: list[dict[str, object]] = []
+        for index in sorted(_dirty):
+            out.append({"id": index, "more": _counts[index] - _written[index]})
+            _written[index] = _counts[index]
+        _dirty.clear()
+        for pair in _pairs.values():
+            written = _others_written.get(pair.first, 0)
+            if pair.others > written:
+                out.append({"id": pair.first, "others": pair.others - written})
+                _others_written[pair.first] = pair.others
+        for site, count in _copies.items():
+            if count > _copies_written[site]:
+                out.append({"copy": [site[0], site[1]], "more": count - _copies_written[site]})
+                _copies_written[site] = count
+        if _unrecorded[0] > _unrecorded[1]:
+            out.append({"unrecorded": _unrecorded[0] - _unrecorded[1]})
+            _unrecorded[1] = _unrecorded[0]
         try:
-            for key, count in _counts.items():
-                if count > _written[key]:
-                    _emit({"id": _ids[key], "more": count - _written[key]})
-                    _written[key] = count
-            for site, count in _copies.items():
-                if count > _copies_written[site]:
-                    _emit({"copy": [site[0], site[1]], "more": count - _copies_written[site]})
-                    _copies_written[site] = count
+            if out:
+                _emit(*out)
         except OSError:
             pass
 
 
 def _after_fork_in_child() -> None:
-    global _fd, _lock
+    global _fd, _lock, _reads
     _lock = threading.RLock()
     _fd = -1
-    for table in (_counts, _written, _ids, _copies, _copies_written):
+    _reads = 0
+    for table in (_pairs, _dirty, _others_written, _copies, _copies_written):
         table.clear()
+    del _counts[:], _written[:]
+    _unrecorded[:] = [0, 0]
 
 
 # The recording methods, shared by the environment and its copies (functions, not a
@@ -289,11 +424,13 @@ def _flushing(function: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def start(directory: str) -> None:
+def start(directory: str, secrets: str = "") -> None:
     """Trace this process from now on into ``directory`` (the pytest plugin's in-process
-    trace; a traced run's processes use :func:`install`)."""
-    global _directory
+    trace; a traced run's processes use :func:`install`); ``secrets``: more secret
+    patterns, comma-separated."""
+    global _directory, _extra_secrets
     _directory = directory
+    _extra_secrets = tuple(secrets.split(","))
     os.environ.__class__ = TracedEnviron
 
 
@@ -312,7 +449,7 @@ def install() -> None:
     sitecustomize on sys.path, if there is one."""
     directory = os.environ.get(DIR_VARIABLE, "")
     if directory and os.path.isdir(directory):
-        start(directory)
+        start(directory, os.environ.get(SECRETS_VARIABLE, ""))
         atexit.register(flush)
         os.register_at_fork(after_in_child=_after_fork_in_child)
         for name in ("_exit", "execv", "execve"):

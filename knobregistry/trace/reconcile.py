@@ -28,6 +28,7 @@ from knobregistry.trace.model import (
     Trace,
     TraceSite,
 )
+from knobregistry.trace.python_hook import MAX_VALUE
 from scanner import ScanResult
 
 
@@ -137,25 +138,38 @@ def _sites(reads: Iterable[Read]) -> tuple[TraceSite, ...]:
 def _profile(
     reads: tuple[Read, ...], profile: ResolvedProfile
 ) -> tuple[tuple[ProfileDifference, ...], tuple[str, ...]]:
-    """Reads whose value is not the profile's; names whose withheld value cannot be checked."""
+    """Reads whose value is not the profile's; names whose withheld value cannot be checked.
+
+    Reads of values past those kept at a site (OTHERS) are left out: that site kept
+    python_hook.VALUES different values, so at least one of them is not the profile's.
+    """
     found: list[ProfileDifference] = []
     unverified: set[str] = set()
     for read in reads:
         if read.name not in profile.env and read.name not in profile.unset:
             continue
         expected = profile.env.get(read.name)
+        if read.seen is Seen.OTHERS:
+            continue
         if read.seen is Seen.WITHHELD:
             if expected is None:
                 found.append(_difference(read, None, withheld=True))
             else:
                 unverified.add(read.name)
+        elif read.seen is Seen.LONG:
+            if expected is None or len(expected.encode("utf-8", "surrogatepass")) <= MAX_VALUE:
+                found.append(_difference(read, expected, long=True))
+            else:
+                unverified.add(read.name)
         elif read.value != expected:
             found.append(_difference(read, expected))
-    found.sort(key=lambda d: (d.name, d.level.value, d.found or "", d.withheld))
+    found.sort(key=lambda d: (d.name, d.level.value, d.found or "", d.withheld, d.long))
     return tuple(found), tuple(sorted(unverified))
 
 
-def _difference(read: Read, expected: str | None, *, withheld: bool = False) -> ProfileDifference:
+def _difference(
+    read: Read, expected: str | None, *, withheld: bool = False, long: bool = False
+) -> ProfileDifference:
     return ProfileDifference(
         name=read.name,
         expected=expected,
@@ -163,4 +177,5 @@ def _difference(read: Read, expected: str | None, *, withheld: bool = False) -> 
         level=read.level,
         sites=read.sites,
         withheld=withheld,
+        long=long,
     )

@@ -1,35 +1,31 @@
 """Read the per-process record files of a traced run and merge them into reads.
 
 Python processes write ``py-*.jsonl`` (see python_hook.py), the C interposer
-``c-*.rec`` (see interposer.c). A line cut short by a killed process is skipped;
-everything before it counts. Reads are merged over processes by (name, level,
-value); counts add up, sites are the union. The entries the trace itself put in
-front of PYTHONPATH and LD_PRELOAD are taken out of the values seen, so a read
-shows what the run would have read untraced.
+``c-*.rec`` (see interposer.c). The traced program can write in the record folder
+too, so nothing there is trusted: a record file is read only when it is a regular
+file (a symbolic link is not followed; a FIFO or a device is refused) of at most
+FILE_BYTES, and at most FILES files and TOTAL_BYTES in all are read; each line is
+checked (record_lines.py). What is skipped is counted, never silent. Reads are
+merged over processes by (name, level, seen, value); counts add up, sites are the
+union. The entries the trace itself put in front of PYTHONPATH and LD_PRELOAD are
+taken out of the values seen, so a read shows what the run would have read untraced.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knobregistry.jsontext import loads
-from knobregistry.trace.model import Copy, Level, Read, Seen, TraceSite
+from knobregistry.files import FileError, read_bytes
+from knobregistry.trace.model import Copy, Level, Read, Seen, TraceSite, Unreadable
+from knobregistry.trace.record_lines import Entry, Parsed, c_file, python_file
 
 OWN_PREFIX = "KNOBS_TRACE_"  # the trace's own variables are never reported
-_STATES = {"v": Seen.VALUE, "u": Seen.UNSET, "s": Seen.WITHHELD}
-
-
-@dataclass(slots=True, kw_only=True)
-class _Entry:
-    name: str
-    level: Level
-    seen: Seen
-    value: str | None
-    site: TraceSite
-    count: int = 1
-    frames: list[TraceSite] = field(default_factory=list)
+FILE_BYTES = 16 * 1024 * 1024
+TOTAL_BYTES = 256 * 1024 * 1024
+FILES = 65536
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,30 +35,110 @@ class Collected:
     reads: tuple[Read, ...]
     copies: tuple[Copy, ...]
     processes: tuple[int, int]  # Python record files, C record files
+    unreadable: Unreadable = field(default_factory=Unreadable)
+    unrecorded: int = 0  # reads the processes counted but did not keep (their bounds)
+
+
+@dataclass(slots=True)
+class _Group:
+    count: int = 0
+    sites: set[TraceSite] = field(default_factory=set)
+    frames: set[TraceSite] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class _Merged:
+    """The reads of the files read so far, merged as they come."""
+
+    injected: Mapping[str, tuple[str, str]]
+    groups: dict[tuple[str, Level, Seen, str | None], _Group] = field(default_factory=dict)
+    copies: dict[TraceSite, int] = field(default_factory=dict)
+    unrecorded: int = 0
+    bad_lines: int = 0
+
+    def add(self, parsed: Parsed) -> None:
+        for entry in parsed.entries:
+            if entry.name in self.injected and entry.value is not None:
+                _untrace(entry, *self.injected[entry.name])
+            if entry.name.startswith(OWN_PREFIX):
+                continue
+            group = self.groups.setdefault(
+                (entry.name, entry.level, entry.seen, entry.value), _Group()
+            )
+            group.count += entry.count
+            group.sites.add(entry.site)
+            group.frames.update((entry.site, *entry.frames))
+        for site, count in parsed.copies.items():
+            self.copies[site] = self.copies.get(site, 0) + count
+        self.unrecorded += parsed.unrecorded
+        self.bad_lines += parsed.bad
+
+    def reads(self) -> tuple[Read, ...]:
+        """One read per (name, level, seen, value), sorted."""
+        reads = [
+            Read(
+                name=name,
+                level=level,
+                seen=seen,
+                value=value,
+                count=group.count,
+                sites=tuple(sorted(group.sites, key=_site_key)),
+                frames=frozenset(group.frames),
+            )
+            for (name, level, seen, value), group in self.groups.items()
+        ]
+        return tuple(sorted(reads, key=lambda r: r.sort_key))
 
 
 def collect(folder: Path, injected: Mapping[str, tuple[str, str]] | None = None) -> Collected:
     """Read every record file in ``folder``; ``injected`` maps a variable to the entry
     the trace put first in it and the separator that follows that entry."""
-    entries: list[_Entry] = []
-    copies: dict[TraceSite, int] = {}
-    python_files = sorted(folder.glob("py-*.jsonl"))
-    c_files = sorted(folder.glob("c-*.rec"))
-    for path in python_files:
-        entries.extend(_python_entries(path.read_bytes(), copies))
-    for path in c_files:
-        entries.extend(_c_entries(path.read_bytes()))
-    for entry in entries:
-        if entry.name in (injected or {}) and entry.value is not None:
-            _untrace(entry, *(injected or {})[entry.name])
+    merged = _Merged(injected or {})
+    processes = {"py": 0, "c": 0}
+    skipped = 0
+    try:
+        directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:  # the program removed the folder, or put something else there
+        return Collected((), (), (0, 0), Unreadable(files=1))
+    try:
+        with os.scandir(directory) as entries:
+            names = sorted(e.name for e in entries if _kind(e.name))
+        budget = TOTAL_BYTES
+        for number, name in enumerate(names):
+            try:
+                if number >= FILES or budget <= 0:
+                    raise FileError(Path(name), "past the bounds of a trace")
+                data = read_bytes(
+                    Path(name), min(FILE_BYTES, budget), follow=False, folder=directory
+                )
+            except FileError:
+                skipped += 1
+                continue
+            budget -= len(data)
+            kind = "py" if _kind(name) == "py" else "c"
+            merged.add(python_file(data) if kind == "py" else c_file(data))
+            processes[kind] += 1
+    finally:
+        os.close(directory)
     return Collected(
-        reads=merge(e for e in entries if not e.name.startswith(OWN_PREFIX)),
-        copies=tuple(Copy(site, count) for site, count in sorted(copies.items())),
-        processes=(len(python_files), len(c_files)),
+        reads=merged.reads(),
+        copies=tuple(Copy(site, count) for site, count in sorted(merged.copies.items())),
+        processes=(processes["py"], processes["c"]),
+        unreadable=Unreadable(files=skipped, lines=merged.bad_lines),
+        unrecorded=merged.unrecorded,
     )
 
 
-def _untrace(entry: _Entry, first: str, separator: str) -> None:
+def _kind(name: str) -> str | None:
+    """ "py" for a Python record file's name, "c" for a C one's, None for another."""
+    if name.startswith("py-") and name.endswith(".jsonl"):
+        return "py"
+    if name.startswith("c-") and name.endswith(".rec"):
+        return "c"
+    return None
+
+
+def _untrace(entry: Entry, first: str, separator: str) -> None:
     """Take the trace's own entry out of the value seen."""
     assert entry.value is not None
     if entry.value == first:
@@ -71,110 +147,5 @@ def _untrace(entry: _Entry, first: str, separator: str) -> None:
         entry.value = entry.value[len(first + separator) :]
 
 
-def merge(entries: Iterable[_Entry]) -> tuple[Read, ...]:
-    """One read per (name, level, seen, value), sorted."""
-    groups: dict[tuple[str, Level, Seen, str | None], list[_Entry]] = {}
-    for entry in entries:
-        groups.setdefault((entry.name, entry.level, entry.seen, entry.value), []).append(entry)
-    reads = [
-        Read(
-            name=name,
-            level=level,
-            seen=seen,
-            value=value,
-            count=sum(e.count for e in group),
-            sites=tuple(sorted({e.site for e in group}, key=_site_key)),
-            frames=frozenset(f for e in group for f in (e.site, *e.frames)),
-        )
-        for (name, level, seen, value), group in groups.items()
-    ]
-    return tuple(sorted(reads, key=lambda r: r.sort_key))
-
-
 def _site_key(site: TraceSite) -> tuple[str, int]:
     return (site.path, site.line or 0)
-
-
-def _lines(data: bytes) -> Iterator[bytes]:
-    """Whole lines only: a last line with no newline was cut short."""
-    *complete, _rest = data.split(b"\n")
-    yield from complete
-
-
-def _python_entries(data: bytes, copies: dict[TraceSite, int]) -> list[_Entry]:
-    by_id: dict[int, _Entry] = {}
-    for line in _lines(data):
-        try:
-            item = loads(line)
-        except ValueError:
-            continue
-        if not isinstance(item, dict):
-            continue
-        if "copy" in item:
-            path, number = item["copy"]
-            site = TraceSite(str(path), int(number))
-            copies[site] = copies.get(site, 0) + int(item.get("more", 1))
-        elif "more" in item and item.get("id") in by_id:
-            by_id[item["id"]].count += int(item["more"])
-        elif "name" in item:
-            seen = _STATES.get(str(item.get("state")), Seen.UNSET)
-            by_id[int(item["id"])] = _Entry(
-                name=str(item["name"]),
-                level=Level.PYTHON,
-                seen=seen,
-                value=str(item["value"]) if seen is Seen.VALUE else None,
-                site=TraceSite(str(item["path"]), int(item["line"])),
-                frames=[TraceSite(str(p), int(n)) for p, n in item.get("stack", ())],
-            )
-    return list(by_id.values())
-
-
-def _c_entries(data: bytes) -> list[_Entry]:
-    """``R <key> <state> <n> <v> <l>:<name><value><library>\\n`` and ``C <key> <extra>\\n``."""
-    by_key: dict[str, list[_Entry]] = {}
-    extra: dict[str, int] = {}
-    at = 0
-    while at < len(data):
-        colon = data.find(b":", at)
-        end = data.find(b"\n", at)
-        if data.startswith(b"C ", at) and end >= 0:
-            fields = data[at:end].split()
-            if len(fields) == 3 and fields[2].isdigit():
-                key = fields[1].decode("ascii", "replace")
-                extra[key] = extra.get(key, 0) + int(fields[2])
-            at = end + 1
-            continue
-        if not data.startswith(b"R ", at) or colon < 0:
-            break
-        fields = data[at:colon].split()
-        if len(fields) != 6 or not all(f.isdigit() for f in fields[3:]):
-            break
-        sizes = [int(f) for f in fields[3:]]
-        start = colon + 1
-        stop = start + sum(sizes)
-        if data[stop : stop + 1] != b"\n":
-            break  # cut short
-        name, value, library = _split(data[start:stop], sizes)
-        seen = _STATES.get(fields[2].decode("ascii", "replace"), Seen.UNSET)
-        entry = _Entry(
-            name=name,
-            level=Level.C,
-            seen=seen,
-            value=value if seen is Seen.VALUE else None,
-            site=TraceSite(library or "(program)"),
-        )
-        by_key.setdefault(fields[1].decode("ascii", "replace"), []).append(entry)
-        at = stop + 1
-    for key, count in extra.items():
-        if key in by_key:
-            by_key[key][0].count += count
-    return [entry for group in by_key.values() for entry in group]
-
-
-def _split(data: bytes, sizes: list[int]) -> tuple[str, str, str]:
-    parts: list[str] = []
-    at = 0
-    for size in sizes:
-        parts.append(data[at : at + size].decode("utf-8", "backslashreplace"))
-        at += size
-    return parts[0], parts[1], parts[2]

@@ -2,7 +2,9 @@
 
 Both are sorted and hold no time, process id or temporary path, so the same
 reads give the same bytes. Paths under the current folder are shown relative to
-it; others stay absolute. A secret-looking variable shows only "set".
+it; others stay absolute. A secret-looking variable shows only "set". Names, values
+and paths come from the traced program: the table escapes their control characters
+(printable, repr), and JSON escapes them itself.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from knobregistry.plural import counted
+from knobregistry.printable import printable
 from knobregistry.trace.model import (
     Level,
     Missing,
@@ -23,7 +26,9 @@ from knobregistry.trace.model import (
     Seen,
     Trace,
     TraceSite,
+    Unreadable,
 )
+from knobregistry.trace.python_hook import MAX_NAME, MAX_VALUE, PAIRS
 
 VALUE_CHARS = 40
 KIND_TEXT = {
@@ -46,8 +51,17 @@ def _site(site: TraceSite, cwd: Path) -> dict[str, object]:
     return {"path": display(site.path, cwd), "line": site.line}
 
 
+STATE_TEXT = {
+    Seen.VALUE: "value",
+    Seen.UNSET: "unset",
+    Seen.WITHHELD: "secret",
+    Seen.LONG: "long",
+    Seen.OTHERS: "others",
+}
+
+
 def _value(read: Read) -> str | None:
-    return "set" if read.seen is Seen.WITHHELD else read.value
+    return "set" if read.seen in (Seen.WITHHELD, Seen.LONG) else read.value
 
 
 def render_json(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
@@ -63,6 +77,7 @@ def render_json(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
             {
                 "name": r.name,
                 "level": r.level.value,
+                "state": STATE_TEXT[r.seen],
                 "value": _value(r),
                 "secret": r.seen is Seen.WITHHELD,
                 "count": r.count,
@@ -73,6 +88,8 @@ def render_json(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
         "copies": [{**_site(c.site, cwd), "count": c.count} for c in trace.copies],
         "registry": reconciled.registry if reconciled else None,
         "still_running": trace.still_running,
+        "unreadable": {"files": trace.unreadable.files, "lines": trace.unreadable.lines},
+        "unrecorded": trace.unrecorded,
     }
     if reconciled is not None:
         document.update(_reconciled_json(reconciled, cwd))
@@ -104,7 +121,7 @@ def _reconciled_json(reconciled: Reconciled, cwd: Path) -> dict[str, object]:
             {
                 "name": d.name,
                 "expected": d.expected,
-                "found": "set" if d.withheld else d.found,
+                "found": "set" if d.withheld or d.long else d.found,
                 "level": d.level.value,
                 "sites": [_site(s, cwd) for s in d.sites],
             }
@@ -124,10 +141,18 @@ def render_table(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
             f"note: {_processes(trace.still_running)} of the tree still ran when the grace "
             "period (--grace) ended; what they read until then is included, later reads are not."
         )
+    if trace.unreadable:
+        lines.append(_unreadable(trace.unreadable))
+    if trace.unrecorded:
+        lines.append(
+            f"note: counted, not recorded: {counted(trace.unrecorded, 'read')} past the bounds "
+            f"a traced process keeps ({PAIRS:,} variable and site pairs, names of "
+            f"{MAX_NAME:,} bytes)."
+        )
     if trace.reads:
         rows = [("VARIABLE", "LEVEL", "VALUE", "READS", "SITE")]
         rows += [
-            (r.name, r.level.value, _shown_value(r), str(r.count), _first(r.sites, cwd))
+            (printable(r.name), r.level.value, _shown_value(r), str(r.count), _first(r.sites, cwd))
             for r in trace.reads
         ]
         lines += _columns(rows, indent="")
@@ -142,6 +167,22 @@ def render_table(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
     else:
         lines += _reconciled_table(reconciled, cwd)
     return "\n".join(lines) + "\n"
+
+
+def _unreadable(unreadable: Unreadable) -> str:
+    """One line for what the record folder held that was not a record."""
+    parts = []
+    if unreadable.files:
+        parts.append(f"{counted(unreadable.files, 'file')} (links, pipes, devices, or too large)")
+    if unreadable.lines:
+        parts.append(
+            f"{counted(unreadable.lines, 'line')} (not records, or fields of a wrong type or "
+            "length)"
+        )
+    return (
+        "warning: the record folder held what is no record of the trace (the traced program "
+        f"can write there); skipped {' and '.join(parts)}."
+    )
 
 
 def _headline(trace: Trace) -> str:
@@ -176,18 +217,21 @@ def _reconciled_table(reconciled: Reconciled, cwd: Path) -> list[str]:
         )
     lines.append(f"  dynamic reads the run resolved: {len(reconciled.resolved_dynamic)}")
     for d in reconciled.resolved_dynamic:
-        lines.append(f"    {d.path}:{d.line}  {d.expression}: {', '.join(d.names)}")
+        names = printable(", ".join(d.names))
+        lines.append(f"    {printable(d.path)}:{d.line}  {printable(d.expression)}: {names}")
     lines.append(f"  registered, never read: {len(reconciled.not_read)}")
     if reconciled.not_read:
-        lines.append("    " + ", ".join(f"{n.name} ({n.entry})" for n in reconciled.not_read))
+        lines.append(
+            "    " + ", ".join(f"{printable(n.name)} ({n.entry})" for n in reconciled.not_read)
+        )
     if reconciled.profile is not None:
         count = counted(len(reconciled.differences), "difference")
         lines.append(f"  profile {reconciled.profile}: {count}")
         lines += [f"    {_difference(d, cwd)}" for d in reconciled.differences]
         if reconciled.unverified:
             lines.append(
-                "    not checked (secret-looking names, values withheld): "
-                + ", ".join(reconciled.unverified)
+                "    not checked (values withheld: secret-looking names, or too long): "
+                + printable(", ".join(reconciled.unverified))
             )
     return lines
 
@@ -197,18 +241,20 @@ def _missing_row(missing: Missing, cwd: Path) -> tuple[str, ...]:
     if missing.registered is not None:
         kind += f" (registered as {missing.registered})"
     levels = ",".join(level.value for level in missing.levels)
-    return (missing.name, levels, kind, _first(missing.sites, cwd))
+    return (printable(missing.name), levels, kind, _first(missing.sites, cwd))
 
 
 def _difference(difference: ProfileDifference, cwd: Path) -> str:
     expected = "unset" if difference.expected is None else repr(difference.expected)
     if difference.withheld:
         found = "set (value withheld)"
+    elif difference.long:
+        found = f"a value over {MAX_VALUE:,} bytes (not kept)"
     else:
         found = "unset" if difference.found is None else repr(difference.found)
     where = ", ".join(_where(s, cwd) for s in difference.sites)
     return (
-        f"{difference.name}: expected {expected}, found {found} "
+        f"{printable(difference.name)}: expected {expected}, found {found} "
         f"(read by {difference.level.value} at {where})"
     )
 
@@ -216,6 +262,10 @@ def _difference(difference: ProfileDifference, cwd: Path) -> str:
 def _shown_value(read: Read) -> str:
     if read.seen is Seen.WITHHELD:
         return "set (secret)"
+    if read.seen is Seen.LONG:
+        return f"set (over {MAX_VALUE // 1024} KiB)"
+    if read.seen is Seen.OTHERS:
+        return "other values"
     if read.value is None:
         return "unset"
     text = repr(read.value)
@@ -224,8 +274,8 @@ def _shown_value(read: Read) -> str:
 
 def _where(site: TraceSite, cwd: Path) -> str:
     if site.line is None:
-        return Path(site.path).name or site.path
-    return f"{display(site.path, cwd)}:{site.line}"
+        return printable(Path(site.path).name or site.path)
+    return f"{printable(display(site.path, cwd))}:{site.line}"
 
 
 def _first(sites: Sequence[TraceSite], cwd: Path) -> str:

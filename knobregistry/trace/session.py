@@ -3,8 +3,9 @@
 The command inherits standard input, output and error, so its output passes
 through. Three variables carry the trace to every process of the tree:
 ``PYTHONPATH`` (a folder holding the hook as ``sitecustomize.py``), ``LD_PRELOAD``
-(the interposer) and ``KNOBS_TRACE_DIR`` (where each process writes its records).
-A child started with an environment of its own that drops them is not traced.
+(the interposer) and ``KNOBS_TRACE_DIR`` (where each process writes its records);
+``KNOBS_TRACE_SECRETS`` carries the project's own secret patterns. A child started
+with an environment of its own that drops them is not traced.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from knobregistry.trace.records import collect
 
 HOOK = Path(__file__).with_name("python_hook.py")
 DIR_VARIABLE = "KNOBS_TRACE_DIR"
+SECRETS_VARIABLE = "KNOBS_TRACE_SECRETS"
 NOT_FOUND = 127  # the statuses a shell gives a command it cannot find or run
 NOT_RUNNABLE = 126
 GRACE = 5.0  # seconds to wait for processes the command left running
@@ -41,14 +43,20 @@ class CommandError(Exception):
 
 
 def traced_environment(
-    environ: Mapping[str, str], hook_folder: Path, records: Path, native: NativeLevel
+    environ: Mapping[str, str],
+    hook_folder: Path,
+    records: Path,
+    native: NativeLevel,
+    secrets: Sequence[str] = (),
 ) -> dict[str, str]:
-    """``environ`` with the hook first on PYTHONPATH and the interposer first in LD_PRELOAD."""
+    """``environ`` with the hook first on PYTHONPATH and the interposer first in
+    LD_PRELOAD; ``secrets``: more secret patterns (name parts) for both to withhold."""
     env = dict(environ)
     env["PYTHONPATH"] = _prepend(str(hook_folder), env.get("PYTHONPATH"), os.pathsep)
     if native.library is not None:
         env["LD_PRELOAD"] = _prepend(str(native.library), env.get("LD_PRELOAD"), " ")
     env[DIR_VARIABLE] = str(records)
+    env[SECRETS_VARIABLE] = ",".join(secrets)
     return env
 
 
@@ -61,17 +69,19 @@ def run_traced(
     native: NativeLevel,
     environ: Mapping[str, str],
     grace: float = GRACE,
+    secrets: Sequence[str] = (),
 ) -> Trace:
     """Run ``command`` traced, then wait up to ``grace`` seconds for the processes it
     left running (a resource tracker, a daemon) to finish their records; raises
-    CommandError when it cannot start."""
-    with tempfile.TemporaryDirectory(prefix="knobs-trace-") as root:
+    CommandError when it cannot start. ``secrets``: more secret patterns."""
+    # The program can write in the folder: what it leaves there must not stop the clean-up.
+    with tempfile.TemporaryDirectory(prefix="knobs-trace-", ignore_cleanup_errors=True) as root:
         hook_folder = Path(root, "python")
         records = Path(root, "records")
         hook_folder.mkdir()
         records.mkdir()
         shutil.copyfile(HOOK, hook_folder / "sitecustomize.py")
-        env = traced_environment(environ, hook_folder, records, native)
+        env = traced_environment(environ, hook_folder, records, native, secrets)
         with adopting() as adopted:
             status = _run(command, env)
             still_running = wait_for_orphans(grace) if adopted else 0
@@ -87,6 +97,8 @@ def run_traced(
         c_level=native.skipped,
         processes=found.processes,
         still_running=still_running,
+        unreadable=found.unreadable,
+        unrecorded=found.unrecorded,
     )
 
 
