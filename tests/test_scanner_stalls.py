@@ -10,15 +10,24 @@ how the time grows with the size.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scanner import ScanResult, scan
-from scanner.launcher.yaml_config import interpolations
+from scanner.launcher.shell import analyse_shell
+from scanner.launcher.shell_syntax import parser
+from scanner.launcher.shell_tree import deeper_than
+from scanner.launcher.yaml_config import analyse_yaml, interpolations
+from scanner.settings import Settings
 from tests.conftest import write_tree
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 # The expression the YAML layer read interpolations with: the reference of what they are.
 INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-?([^}]*))?\}")
@@ -45,10 +54,11 @@ def test_an_unclosed_interpolation_repeated_in_a_yaml_value_reads_nothing(
 
 def test_reads_not_spelled_as_in_the_value_sit_at_the_scalar_start(tmp_path: Path) -> None:
     # In double quotes, "\t" is a tab in the value: no read is found in the text as it is
-    # spelled, and each search for one read the rest of the scalar.
-    result = _scanned(tmp_path, {"conf.yaml": 'key: "' + "${A:\\t}" * 16_000 + '"\n'})
+    # spelled, and each search for one read the rest of the scalar (800 KB here).
+    scalar = "${A:\\t}" * 8_000 + "${A;" * 200_000
+    result = _scanned(tmp_path, {"conf.yaml": f'key: "{scalar}"\n'})
     assert set(_sites(result)) == {("A", 1, 6, "\t")}
-    assert len(_sites(result)) == 16_000
+    assert len(_sites(result)) == 8_000
 
 
 @settings(max_examples=300, deadline=None)
@@ -56,3 +66,148 @@ def test_reads_not_spelled_as_in_the_value_sit_at_the_scalar_start(tmp_path: Pat
 def test_interpolations_are_what_the_expression_finds(value: str) -> None:
     found = [(i.text, i.name, i.default) for i in interpolations(value)]
     assert found == [(m[0], m[1], m[2]) for m in INTERPOLATION.finditer(value)]
+
+
+# Row 5b: 400 KB of nested `${D:-${D:-...}}` took 37 s ---------------------------------
+
+TOO_DEEP = "The script nests its statements too deeply to analyse; nothing of it is listed."
+
+
+def test_defaults_nested_past_the_bound_are_an_error_and_the_rest_is_scanned(
+    tmp_path: Path,
+) -> None:
+    nested = "echo " + "${D:-" * 16_000 + "x" + "}" * 16_000 + "\n"
+    result = _scanned(tmp_path, {"deep.sh": nested, "ok.sh": "echo ${OK:-1}\n"})
+    assert _sites(result) == [("OK", 1, 6, "1")]
+    assert [(e.path, e.message) for e in result.errors] == [("deep.sh", TOO_DEEP)]
+
+
+def test_defaults_nested_within_the_bound_are_each_read(tmp_path: Path) -> None:
+    # 100 levels of ${D:-...} are 101 levels of the tree, within MAX_DEPTH (128).
+    result = _scanned(tmp_path, {"run.sh": "echo " + "${D:-" * 100 + "x" + "}" * 100 + "\n"})
+    assert result.errors == ()
+    assert [(s.line, s.column) for s in result.knobs[0].sites] == [(1, c) for c in range(6, 506, 5)]
+    assert result.knobs[0].sites[-1].default == "x"
+
+
+def test_statements_nested_to_the_bound_are_analysed(tmp_path: Path) -> None:
+    # 124 nested ifs are 128 levels of the tree: the walker recurses at each, within
+    # Python's limit; one more is too deep.
+    files = {
+        f"if{depth}.sh": "if [[ $X == 1 ]]; then\n" * depth + "echo $Y\n" + "fi\n" * depth
+        for depth in (124, 125)
+    }
+    result = _scanned(tmp_path, files)
+    assert [(k.name, len(k.sites)) for k in result.knobs] == [("X", 124), ("Y", 1)]
+    assert [(e.path, e.message) for e in result.errors] == [("if125.sh", TOO_DEEP)]
+
+
+# Row 5c: 160 KB of nested `[[ ( ( ... ) ) ]]` took 45 s -------------------------------
+
+
+def test_a_test_nested_past_the_bound_is_an_error_and_the_rest_is_scanned(
+    tmp_path: Path,
+) -> None:
+    nested = "[[ " + "( " * 20_000 + "$C == 1" + " )" * 20_000 + " ]] && echo y\n"
+    result = _scanned(tmp_path, {"deep.sh": nested, "ok.sh": "echo ${OK:-1}\n"})
+    assert _sites(result) == [("OK", 1, 6, "1")]
+    assert [(e.path, e.message) for e in result.errors] == [("deep.sh", TOO_DEEP)]
+
+
+def test_a_long_chain_of_presence_tests_is_an_error(tmp_path: Path) -> None:
+    # Each read walked up the chain and over it again: 600 tests took 15 s.
+    chain = "[[ " + " && ".join(["-n $V"] * 600) + " ]] && echo y\n"
+    result = _scanned(tmp_path, {"run.sh": chain})
+    assert (_sites(result), [e.message for e in result.errors]) == ([], [TOO_DEEP])
+
+
+# Row 5d: one line with 200k `$V` reads took 74 s ---------------------------------------
+
+
+def test_reads_on_one_long_line_are_each_at_their_column(tmp_path: Path) -> None:
+    # Each column was counted from the start of the line: with 800 bytes of text between
+    # reads, 3,000 reads took seconds.
+    padding = '"' + "é" * 400 + '"'
+    result = _scanned(tmp_path, {"run.sh": "echo" + f" $V {padding}" * 3_000 + "\n"})
+    columns = [s.column for s in result.knobs[0].sites]
+    assert columns == [6 + at * (len(padding) + 4) for at in range(3_000)]
+
+
+# Any nesting, repetition and unclosed construct -----------------------------------------
+
+EXAMPLES = int(os.environ.get("KNOBS_PROPERTY_EXAMPLES", "100"))
+NAMES = ("KNOB_A", "KNOB_B", "X")
+# What opens a level of nesting, and what closes it (N: a variable's name).
+LEVELS = (
+    ("${N:-", "}"),
+    ('"${N:-', '}"'),
+    ('"$(echo ', ')"'),
+    ("( ", " )"),
+    ("{ ", "; }"),
+    ("if [[ $N == 1 ]]; then ", "; fi"),
+    ("if [[ $N ]]; then :; elif [[ $N == 0 ]]; then ", "; fi"),
+    ("while [[ -n $N ]]; do ", "; done"),
+    ("case $N in x) ", " ;; esac"),
+    ("f() { ", "; }"),
+    ("$(( $N + ", " ))"),
+    ("[[ -n $N && ", " ]]"),
+    ("[[ $N == 1 ]] || ", ""),
+    ("! ", ""),
+)
+CORES = ("echo $N", "export N=1", "[[ $N == 1 ]]", "${N:?}", "N=${N:-0}", ": $(( N + 1 ))")
+
+
+@st.composite
+def hostile_scripts(draw: st.DrawFn) -> str:
+    """A line nested up to 400 levels deep (all of one kind, or of any), closed or not,
+    repeated up to 5 times."""
+    depth = draw(st.integers(0, 400) | st.integers(250, 400))
+    kinds = st.sampled_from(draw(st.sampled_from([(level,) for level in LEVELS] + [LEVELS])))
+    level = st.tuples(kinds, st.sampled_from(NAMES))
+    levels = draw(st.lists(level, min_size=depth, max_size=depth))
+    core = draw(st.sampled_from(CORES)).replace("N", draw(st.sampled_from(NAMES)))
+    closers = [close.replace("N", name) for (_, close), name in reversed(levels)]
+    closed = draw(st.just(len(closers)) | st.integers(0, len(closers)))
+    line = "".join(o.replace("N", n) for (o, _), n in levels) + core + "".join(closers[:closed])
+    return "\n".join([line] * draw(st.integers(1, 5))) + "\n"
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(hostile_scripts())
+def test_any_nesting_of_a_script_is_scanned_and_reads_only_its_names(script: str) -> None:
+    done = analyse_shell("run.sh", script.encode(), Settings())
+    names = {s.name for s in done.result.sites} | {w.name for w in done.result.writes if w.name}
+    assert all(name in script for name in names)
+    assert (
+        done.error is None
+        or done.error.message in (TOO_DEEP,)
+        or (done.error.message.startswith("The bash grammar cannot parse the script near line"))
+    )
+
+
+def _depth(root: Node) -> int:
+    deepest, stack = 0, [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in node.children)
+    return deepest
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(hostile_scripts(), st.integers(0, 400))
+def test_the_depth_bound_is_the_depth_of_the_tree(script: str, limit: int) -> None:
+    root = parser().parse(script.encode()).root_node
+    assert deeper_than(root, limit) == (_depth(root) > limit)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    st.lists(st.sampled_from(("${KNOB_A:", "${X}", "${KNOB_B:-1}", "}", "$", "{", ":", " ")))
+    .map("".join)
+    .flatmap(lambda value: st.sampled_from((value, f'"{value}"', f"[{value}]")))
+    .flatmap(lambda value: st.integers(1, 200).map(lambda n: f"key: {value * n}\n"))
+)
+def test_any_interpolation_of_a_yaml_value_is_read_or_not_and_only_its_names(text: str) -> None:
+    done = analyse_yaml("conf.yaml", text, Settings())
+    assert all(site.name in text for site in done.result.sites)

@@ -31,7 +31,6 @@ from scanner.launcher.shell_syntax import (
     literal,
     named,
     parser,
-    position,
     sole_expansion,
     sole_read,
     text,
@@ -43,6 +42,7 @@ from scanner.launcher.shell_tests import (
     read_verdict,
     set_test_verdict,
 )
+from scanner.launcher.shell_tree import MAX_DEPTH, Tree, deeper_than
 from scanner.launcher.shell_uses import Uses, settle
 from scanner.model import (
     LAUNCH_GATE,
@@ -76,6 +76,7 @@ _QUIET: Final = frozenset(
     {"echo", "printf", "true", ":", "log", "LOG_INFO", "LOG_WARN", "LOG_ERROR"}
 )
 _HERE: Final = "\x01here\x01"  # stands for the script's own folder in a sourced path
+TOO_DEEP: Final = "The script nests its statements too deeply to analyse; nothing of it is listed."
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,13 +112,15 @@ def analyse_shell(
 ) -> ShellResult:
     """The reads, dynamic reads and writes of one shell script."""
     tree = parser().parse(data)
+    if deeper_than(tree.root_node, MAX_DEPTH):
+        return ShellResult(FileResult(), ScanError(rel, TOO_DEEP))
     walker = _Walker(rel, data, settings, path)
     walker.block(tree.root_node.children, _Context())
     error = None
     bad = first_error(tree.root_node)
     if bad is not None:
         # Where the parser gave up: the last token the error swallowed.
-        line, column = position(bad.children[-1] if bad.children else bad, walker.lines)
+        line, column = walker.tree.position(bad.children[-1] if bad.children else bad)
         error = ScanError(
             rel,
             f"The bash grammar cannot parse the script near line {line}, column {column}; "
@@ -143,7 +146,7 @@ def analyse_shell(
 class _Walker:
     def __init__(self, rel: str, data: bytes, settings: Settings, path: Path | None) -> None:
         self.rel = rel
-        self.lines = data.split(b"\n")
+        self.tree = Tree(data)
         self.settings = settings
         self.path = path
         self.state = _State()
@@ -457,7 +460,7 @@ class _Walker:
         self.quiet = _is_quiet(command)
         for at, arg in enumerate(args):
             flag = _flag(args[at - 1] if at else None, arg) if flags else None
-            self.reads(arg, context, target=flag)
+            self.reads(arg, context, target=flag, parent=node)
         self.quiet = False
         if command in ("read", "mapfile", "readarray", "getopts"):
             words = [text(a) for a in args if a.type == "word" and not text(a).startswith("-")]
@@ -472,34 +475,44 @@ class _Walker:
 
     # Reads ----------------------------------------------------------------------------
 
-    def reads(self, node: Node, context: _Context, target: str | None = None) -> None:
+    def reads(
+        self, node: Node, context: _Context, target: str | None = None, parent: Node | None = None
+    ) -> None:
         """Every read inside ``node`` (its commands substituted too); ``target`` is what
-        a read there lands in (the flag it is passed as, the variable it is assigned to)."""
+        a read there lands in (the flag it is passed as, the variable it is assigned to);
+        ``parent``, the node's, when the caller has it."""
+        tree = self.tree
+        if parent is not None:
+            tree.note(parent, [node])
         stack: list[tuple[Node, bool]] = [(node, False)]
         while stack:
             current, arithmetic = stack.pop()
             kind = current.type
             if kind in ("comment", "raw_string", "ansi_c_string"):
                 continue
+            children = current.children
+            tree.note(current, children)
             if is_expansion(current):
                 self._read(current, context, target)
                 found = expansion(current)
                 if found.word is not None:
                     stack.append((found.word, arithmetic))
-                for child in current.children:
+                for child in children:
                     if child.type == "subscript":  # ${A[$I]}, ${A[I]}: the index is read
                         index = [c for c in child.children if c.is_named]
+                        tree.note(child, index)
                         stack.extend((c, True) for c in index[1:])
                 continue
             if kind == "variable_name" and arithmetic:
                 self._read_name(current, current, text(current), context)
                 continue
             if kind == "unary_expression" and _is_set_test(current):
-                operand = current.children[1]
+                operand = children[1]
                 self._read_name(current, operand, text(operand), context)
                 continue
             inside = arithmetic or kind in ("arithmetic_expansion", "arithmetic_expression")
-            stack.extend((c, inside) for c in reversed(current.children))
+            stack.extend((c, inside) for c in reversed(children))
+        tree.forget()
 
     def _read(self, node: Node, context: _Context, target: str | None = None) -> None:
         found = expansion(node)
@@ -541,7 +554,7 @@ class _Walker:
         elif found is None:
             gate = set_test_verdict() if node.type == "unary_expression" else VALUE_GATE
         else:
-            gate = read_verdict(found)
+            gate = read_verdict(found, self.tree)
         if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE) and says_disable(name):
             gate = replace(gate, polarity=Polarity.DISABLE)
         if gate.kind is GateKind.VALUE and not self.quiet and target != name:
@@ -555,7 +568,7 @@ class _Walker:
             gate = unknown_gate(f"it is passed as {target}, whose type is not known yet")
         if self.quiet:
             self.quiet_sites.add(len(self.sites))
-        line, column = position(at, self.lines)
+        line, column = self.tree.position(at)
         if operator == ":=" or operator == "=":
             state.defaults[name] = default
         self.read_names.add(name)
@@ -580,7 +593,7 @@ class _Walker:
             self.assigned.add(name)
 
     def _dynamic(self, node: Node, context: _Context, reason: str) -> DynamicRead:
-        line, column = position(node, self.lines)
+        line, column = self.tree.position(node)
         return DynamicRead(
             path=self.rel,
             line=line,
@@ -599,7 +612,7 @@ class _Walker:
             return
         if name is not None and kind is not WriteKind.UNSET:
             self._set_after_read(name)
-        line, column = position(node, self.lines)
+        line, column = self.tree.position(node)
         conditions = context.conditions
         facts = [f for c in conditions for f in c.facts]
         # A test of the script's own variable is no condition on the environment.
@@ -681,13 +694,16 @@ class _Walker:
         except SourceError:
             return
         self.depends[str(target)] = "digest:" + hashlib.sha256(data).hexdigest()
+        tree = parser().parse(data)
+        if deeper_than(tree.root_node, MAX_DEPTH):
+            return
         inner = _Walker(self.rel, data, self.settings, target)
         inner.sourced = self.sourced + 1
         inner.state = self.state
         inner.depends = self.depends
         inner.printers = self.printers
         inner.params = self.params
-        inner.block(parser().parse(data).root_node.children, _Context())
+        inner.block(tree.root_node.children, _Context())
 
     def _sourced_path(self, arg: Node) -> Path | None:
         assert self.path is not None
