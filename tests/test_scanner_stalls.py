@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner import ScanResult, scan
+from scanner import GateKind, ScanResult, scan
 from scanner.launcher.shell import analyse_shell
 from scanner.launcher.shell_syntax import parser
 from scanner.launcher.shell_tree import deeper_than
@@ -131,6 +131,53 @@ def test_reads_on_one_long_line_are_each_at_their_column(tmp_path: Path) -> None
     result = _scanned(tmp_path, {"run.sh": "echo" + f" $V {padding}" * 3_000 + "\n"})
     columns = [s.column for s in result.knobs[0].sites]
     assert columns == [6 + at * (len(padding) + 4) for at in range(3_000)]
+
+
+# Beyond the rows: shapes that grew with the square of their length ---------------------
+
+
+def test_a_long_elif_chain_keeps_32_conditions_per_write(tmp_path: Path) -> None:
+    # Each branch was put under the negation of every branch before it, one by one.
+    branches = "".join(f"elif [[ $V == {i} ]]; then export X={i}\n" for i in range(1, 2_000))
+    result = _scanned(tmp_path, {"run.sh": f"if [[ $V == 0 ]]; then export X=0\n{branches}fi\n"})
+    writes = [(w.line, w.value, w.when) for w in result.writes]
+    assert writes == [(1, "0", (("V", "0"),)), *((i + 1, str(i), ()) for i in range(1, 2_000))]
+    negations = " && ".join(f"! [[ $V == {i} ]]" for i in range(32))
+    assert result.writes[-1].condition == f"{negations} && ... (1968 more)"
+
+
+def test_writes_after_many_guards_keep_32_and_no_implication(tmp_path: Path) -> None:
+    # Every write joined the text of every guard before it.
+    script = "[[ $G == 1 ]] || exit 1\n" * 3_000 + "export X=1\n" * 3_000
+    result = _scanned(tmp_path, {"run.sh": script})
+    assert {(w.condition, w.when) for w in result.writes} == {
+        (" && ".join(["[[ $G == 1 ]]"] * 32) + " && ... (2968 more)", ())
+    }
+    assert len(result.writes) == 3_000
+
+
+def test_a_case_of_many_values_is_a_value_and_of_many_wildcards_unknown(
+    tmp_path: Path,
+) -> None:
+    # Each value probed was matched against every pattern: 6,500 items took 41 s.
+    values = "".join(f"  v{i}) export X{i}=1 ;;\n" for i in range(3_000))
+    wildcards = "".join(f"  w{i}*) export Y{i}=1 ;;\n" for i in range(65))
+    result = _scanned(
+        tmp_path,
+        {
+            "values.sh": f"case $V in\n{values}esac\n",
+            "wildcards.sh": f"case $W in\n{values}{wildcards}esac\n",
+        },
+    )
+    gates = {k.name: k.sites[0].gate for k in result.knobs}
+    assert (gates["V"].kind, gates["V"].choices) == (
+        GateKind.VALUE,
+        tuple(f"v{i}" for i in range(3_000)),
+    )
+    assert (gates["W"].kind, gates["W"].reason) == (
+        GateKind.UNKNOWN,
+        "its case has more than 64 patterns with wildcards",
+    )
 
 
 # Any nesting, repetition and unclosed construct -----------------------------------------

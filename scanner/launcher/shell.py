@@ -42,7 +42,7 @@ from scanner.launcher.shell_tests import (
     read_verdict,
     set_test_verdict,
 )
-from scanner.launcher.shell_tree import MAX_DEPTH, Tree, deeper_than
+from scanner.launcher.shell_tree import MAX_DEPTH, Tree, clip, deeper_than
 from scanner.launcher.shell_uses import Uses, settle
 from scanner.model import (
     LAUNCH_GATE,
@@ -76,6 +76,9 @@ _QUIET: Final = frozenset(
     {"echo", "printf", "true", ":", "log", "LOG_INFO", "LOG_WARN", "LOG_ERROR"}
 )
 _HERE: Final = "\x01here\x01"  # stands for the script's own folder in a sourced path
+# Conditions a write keeps (real launchers: 8 at most); a write under more is implied by
+# none of them, and its condition says how many more there are.
+MAX_CONDITIONS: Final = 32
 TOO_DEEP: Final = "The script nests its statements too deeply to analyse; nothing of it is listed."
 
 
@@ -92,8 +95,11 @@ class ShellResult:
 class _Context:
     function: str = SCRIPT
     conditions: tuple[Condition, ...] = ()
+    dropped: int = 0  # conditions past MAX_CONDITIONS, not kept
 
     def under(self, condition: Condition) -> _Context:
+        if len(self.conditions) >= MAX_CONDITIONS:
+            return replace(self, dropped=self.dropped + 1)
         return replace(self, conditions=(*self.conditions, condition))
 
 
@@ -290,23 +296,19 @@ class _Walker:
             else:
                 condition.append(child)
         branches.insert(0, (condition, body))
-        before: list[Condition] = []
+        first: Condition | None = None
         runs: list[Callable[[], object]] = []
+        branch = context  # under the negation of every test before
         for tests, statements in branches:
             found = condition_of(tests)
-            branch = context
-            for earlier in before:
-                branch = branch.under(earlier.negated())
             runs.append(partial(self._branch, tests, statements, context, branch.under(found)))
-            before.append(found)
+            branch = branch.under(found.negated())
+            first = first or found
         if otherwise is not None:
-            branch = context
-            for earlier in before:
-                branch = branch.under(earlier.negated())
             runs.append(partial(self._branch, [], otherwise, context, branch))
         self._branches(runs, exhaustive=otherwise is not None)
-        if otherwise is None and len(branches) == 1 and _exits(body):
-            return before[0].negated()
+        if otherwise is None and len(branches) == 1 and _exits(body) and first is not None:
+            return first.negated()
         return None
 
     def _branch(
@@ -349,6 +351,7 @@ class _Walker:
         if value is not None:
             self.reads(value, context)
         name = sole_read(value)
+        subject = text(value) if value is not None else ""
         runs: list[Callable[[], object]] = []
         exhaustive = False
         for item in named(node):
@@ -365,7 +368,7 @@ class _Walker:
                 elif child.is_named:
                     patterns.append(literal(child))
             shown = "|".join(str(p) for p in patterns)
-            source = f"case {text(value) if value is not None else ''} in {shown})"
+            source = clip(f"case {subject} in {shown})")
             single = patterns[0] if len(patterns) == 1 else None
             facts: tuple[Fact, ...] = ()
             if name is not None and single is not None and not re.search(r"[*?\[]", single):
@@ -620,8 +623,11 @@ class _Walker:
             f.name in self.state.locals for f in facts
         )
         when: tuple[tuple[str, str], ...] = ()
-        if exact and facts and all(f.equal for f in facts):
+        if exact and facts and all(f.equal for f in facts) and not context.dropped:
             when = tuple(sorted({(f.name, f.value) for f in facts}))
+        shown = [c.text for c in conditions]
+        if context.dropped:
+            shown.append(f"... ({context.dropped} more)")
         self.writes.append(
             Write(
                 name=name,
@@ -632,7 +638,7 @@ class _Walker:
                 function=context.function,
                 value=value,
                 language="shell",
-                condition=" && ".join(c.text for c in conditions) or None,
+                condition=clip(" && ".join(shown)) or None,
                 when=when,
             )
         )

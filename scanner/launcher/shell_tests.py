@@ -30,6 +30,7 @@ from scanner.launcher.shell_syntax import (
     sole_read,
     text,
 )
+from scanner.launcher.shell_tree import clip
 from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ NUMERIC: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 ORDERING: Final = frozenset({"-lt", "-le", "-gt", "-ge"})
 PRESENCE: Final = frozenset({"-n", "-z", "-v"})
 _GLOB = re.compile(r"[*?\[]")
+# Patterns with wildcards in a case a read's verdict is judged by (real launchers: a few):
+# each is matched against every value probed.
+MAX_CASE_GLOBS: Final = 64
 
 
 def expand(found: Expansion, probe: str | None) -> str | object | None:
@@ -297,6 +301,16 @@ def _case_verdict(node: Node, found: Expansion) -> Gate:
             return unknown_gate("a case pattern is not a constant")
         patterns.append([v for v in values if v is not None])
     choices = tuple(dict.fromkeys(p for group in patterns for p in group if not _GLOB.search(p)))
+    first_literal: dict[str, int] = {}  # a pattern with no wildcard matches only itself
+    globs: list[tuple[int, str]] = []
+    for at, group in enumerate(patterns):
+        for pattern in group:
+            if _GLOB.search(pattern):
+                globs.append((at, pattern))
+            else:
+                first_literal.setdefault(pattern, at)
+    if len(globs) > MAX_CASE_GLOBS:
+        return unknown_gate(f"its case has more than {MAX_CASE_GLOBS} patterns with wildcards")
     outputs: dict[str | None, object] = {}
     value = node.child_by_field_name("value")
     for probe in (*PROBES, *choices):
@@ -304,9 +318,9 @@ def _case_verdict(node: Node, found: Expansion) -> Gate:
         if not isinstance(seen, str):
             outputs[probe] = RAISED
             continue
+        picked = first_literal.get(seen, len(patterns))
         outputs[probe] = next(
-            (i for i, group in enumerate(patterns) if any(fnmatchcase(seen, p) for p in group)),
-            len(patterns),
+            (at for at, glob in globs if at < picked and fnmatchcase(seen, glob)), picked
         )
     outcomes = {o for o in outputs.values() if isinstance(o, int)}
     words = {c.lower() for c in choices}
@@ -332,7 +346,7 @@ def _item_values(item: Node) -> list[Node]:
 def condition_of(nodes: Sequence[Node]) -> Condition:
     """The equalities a branch guarded by ``nodes`` (an ``if`` condition, the left of
     ``&&``) runs under."""
-    source = " ".join(text(n) for n in nodes).strip().rstrip(";").strip()
+    source = clip(" ".join(text(n) for n in nodes).strip().rstrip(";").strip())
     statements = [n for n in nodes if n.is_named and n.type != "comment"]
     if len(statements) != 1:
         return Condition((), False, source)

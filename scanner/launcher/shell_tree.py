@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 # Levels of the syntax tree (real launchers nest about 20: an ``if`` is one, a test in it
 # two or three more). Deeper, the walker's recursion would reach Python's limit.
 MAX_DEPTH: Final = 128
-SHOWN: Final = 1000  # bytes of a node's text that a reason shows
+# Characters of a condition, bytes of a node, that a scan reports (real launchers' longest
+# condition: under 300 characters).
+SHOWN: Final = 1000
 
 
 def deeper_than(root: Node, limit: int) -> bool:
@@ -42,6 +44,11 @@ def deeper_than(root: Node, limit: int) -> bool:
             if depth == 0 or not cursor.goto_parent():
                 return False
             depth -= 1
+
+
+def clip(source: str) -> str:
+    """A condition's text for what a scan reports, cut after SHOWN characters."""
+    return source if len(source) <= SHOWN else source[:SHOWN] + "..."
 
 
 class Tree:
