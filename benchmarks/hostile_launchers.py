@@ -12,9 +12,10 @@ baseline is a plain launcher of the same size (tests, exports, a torchrun line).
 Forms: the rows of issue 26 (a YAML value of unclosed ``"${A:``, nested
 ``${D:-${D:-...}}``, a test nested in parentheses, one line of reads) and the
 shapes found beside them (an elif chain, a case of many items, guards before
-writes). A run that does not find what it should is marked WRONG, and the
-script exits 1. Once a form takes more than ``--limit`` seconds at a size, its
-larger sizes are skipped (for runs of older code). No test times this.
+writes, a default assigned again and again). A run that does not find what it
+should is marked WRONG, and the script exits 1. Once a form takes more than
+``--limit`` seconds at a size, its larger sizes are skipped (for runs of older
+code). No test times this.
 """
 
 from __future__ import annotations
@@ -100,6 +101,11 @@ def guards(size: int) -> tuple[str, tuple[int, int, int]]:
     return "".join(half) + "".join(writes), (len(half), len(writes), 0)
 
 
+def defaults_again(size: int) -> tuple[str, tuple[int, int, int]]:
+    lines = _fill(size, lambda i: "X=${X:-1}\n")
+    return "".join(lines) + '[[ "$X" == "1" ]] && echo on\n', (len(lines) + 1, 0, 0)
+
+
 def _fill(size: int, unit: Callable[[int], str]) -> list[str]:
     """Units ``unit(0), unit(1), ...`` until they hold ``size`` bytes."""
     units: list[str] = []
@@ -119,6 +125,7 @@ FORMS = (
     Form("elif chain", "run.sh", elif_chain),
     Form("case of many items", "run.sh", case_items),
     Form("guards, then writes", "run.sh", guards),
+    Form("X=${X:-1} again and again", "run.sh", defaults_again),
 )
 
 

@@ -180,6 +180,25 @@ def test_a_case_of_many_values_is_a_value_and_of_many_wildcards_unknown(
     )
 
 
+def test_defaults_assigned_again_and_again_are_each_judged_by_what_follows(
+    tmp_path: Path,
+) -> None:
+    # Each X=${X:-1} looked at every site of the script for what follows it.
+    script = "X=${X:-1}\n" * 8_000 + '[[ "$X" == "1" ]] && echo on\n'
+    script += "Y=${Y:-0}\n" * 2 + 'run --flag "$Y"\n'
+    result = _scanned(tmp_path, {"run.sh": script})
+    verdicts = {
+        (s.name, s.gate.kind, s.gate.default_on, s.gate.off_value, s.target)
+        for k in result.knobs
+        for s in k.sites
+    }
+    assert verdicts == {
+        ("X", GateKind.BOOLEAN, True, "0", None),
+        ("Y", GateKind.UNKNOWN, None, None, "--flag"),
+    }
+    assert [len(k.sites) for k in result.knobs] == [8_001, 3]
+
+
 # Any nesting, repetition and unclosed construct -----------------------------------------
 
 EXAMPLES = int(os.environ.get("KNOBS_PROPERTY_EXAMPLES", "100"))
