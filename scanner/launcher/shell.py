@@ -69,7 +69,9 @@ if TYPE_CHECKING:
 PRINTED_WRITES: Final = (r"env\.(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)",)
 SCRIPT: Final = "<script>"
 MAX_SOURCE_DEPTH: Final = 4
-MAX_SOURCED_BYTES: Final = 1024 * 1024
+# What the files one script sources may come to, a file counted each time it is sourced
+# (real launchers: about 100 KB).
+MAX_SOURCED_BYTES: Final = 256 * 1024
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _EXITS: Final = frozenset({"exit", "return"})
 _QUIET: Final = frozenset(
@@ -103,6 +105,14 @@ class _Context:
         return replace(self, conditions=(*self.conditions, condition))
 
 
+@dataclass(slots=True)
+class _Sourcing:
+    """The bytes the script's sourced files may still take, and whether one was left out."""
+
+    left: int = MAX_SOURCED_BYTES
+    stopped: bool = False
+
+
 @dataclass(slots=True, kw_only=True)
 class _State:
     """What the script has set so far."""
@@ -131,6 +141,13 @@ def analyse_shell(
             rel,
             f"The bash grammar cannot parse the script near line {line}, column {column}; "
             "reads around there may be missing or misjudged. Check it with 'bash -n'.",
+        )
+    elif walker.sourcing.stopped:
+        error = ScanError(
+            rel,
+            f"The files the script sources come to more than {MAX_SOURCED_BYTES:,} bytes (a "
+            "file counts each time); those past that are not followed, so reads after them "
+            "may be misjudged.",
         )
     uses = Uses(
         used=walker.used,
@@ -162,6 +179,7 @@ class _Walker:
         self.depends: dict[str, str] = {}
         self.printed = [re.compile(p) for p in (*PRINTED_WRITES, *settings.printed_writes)]
         self.sourced = 0
+        self.sourcing = _Sourcing()
         # Functions that print a write from their arguments (Primus's ``emit_env K V``):
         # name -> (the parameter naming the variable, the value's parameter or constant).
         self.printers: dict[str, tuple[int, int | str | None]] = {}
@@ -700,6 +718,10 @@ class _Walker:
         except SourceError:
             return
         self.depends[str(target)] = "digest:" + hashlib.sha256(data).hexdigest()
+        if len(data) > self.sourcing.left:
+            self.sourcing.stopped = True
+            return
+        self.sourcing.left -= len(data)
         tree = parser().parse(data)
         if deeper_than(tree.root_node, MAX_DEPTH):
             return
@@ -707,6 +729,7 @@ class _Walker:
         inner.sourced = self.sourced + 1
         inner.state = self.state
         inner.depends = self.depends
+        inner.sourcing = self.sourcing
         inner.printers = self.printers
         inner.params = self.params
         inner.block(tree.root_node.children, _Context())
