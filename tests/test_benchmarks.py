@@ -92,3 +92,41 @@ def test_the_huge_file_benchmark_finds_every_read_at_its_line_and_column() -> No
     ]
     for row, reads in zip(rows, (300, 360, 3000, 3600), strict=True):
         assert f'"knobs": {reads}, "errors": 0, "wrong": [], "extra": 0' in row, row
+
+
+def test_the_hostile_launchers_benchmark_measures_each_form_and_finds_what_it_should() -> None:
+    # Each form at 2 and 8 KB; the benchmark itself checks what each scan found (exit 1 on
+    # any that is wrong): the reads it can find, or the nesting error.
+    done = subprocess.run(
+        [sys.executable, "benchmarks/hostile_launchers.py", "--sizes", "2,8"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    forms = [
+        "plain launcher (baseline)",
+        '5a YAML value of unclosed "${A:',
+        "5b nested ${D:-${D:-...}}",
+        "5c [[ ( ( ... ) ) ]]",
+        "5d one line of $V reads",
+        "elif chain",
+        "case of many items",
+        "guards, then writes",
+        "X=${X:-1} again and again",
+    ]
+    runs = [re.escape(f"{form:34}") + f" +{size} KB" for form in forms for size in (2, 8)]
+    measured = r" +[\d.]+ s +[\d.]+ us/byte  \d+ reads, \d+ writes, \d+ errors"
+    for pattern, line in zip(runs, lines[:18], strict=True):
+        assert re.fullmatch(pattern + measured, line), line
+    assert lines[18:20] == [
+        "",
+        "time per byte, largest size over smallest (near 1: linear), and over the baseline:",
+    ]
+    for form, line in zip(forms, lines[20:], strict=True):
+        assert re.fullmatch(
+            "  " + re.escape(f"{form:34}") + r"    8/2    KB +[\d.]+   baseline x[\d.]+", line
+        ), line
+    assert re.search(r"5b nested .* 8 KB .* 0 reads, 0 writes, 1 errors\n", done.stdout)

@@ -31,7 +31,6 @@ from scanner.launcher.shell_syntax import (
     literal,
     named,
     parser,
-    position,
     sole_expansion,
     sole_read,
     text,
@@ -43,6 +42,7 @@ from scanner.launcher.shell_tests import (
     read_verdict,
     set_test_verdict,
 )
+from scanner.launcher.shell_tree import MAX_DEPTH, Tree, clip, deeper_than
 from scanner.launcher.shell_uses import Uses, settle
 from scanner.model import (
     LAUNCH_GATE,
@@ -69,13 +69,19 @@ if TYPE_CHECKING:
 PRINTED_WRITES: Final = (r"env\.(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)",)
 SCRIPT: Final = "<script>"
 MAX_SOURCE_DEPTH: Final = 4
-MAX_SOURCED_BYTES: Final = 1024 * 1024
+# What the files one script sources may come to, a file counted each time it is sourced
+# (real launchers: about 100 KB).
+MAX_SOURCED_BYTES: Final = 256 * 1024
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _EXITS: Final = frozenset({"exit", "return"})
 _QUIET: Final = frozenset(
     {"echo", "printf", "true", ":", "log", "LOG_INFO", "LOG_WARN", "LOG_ERROR"}
 )
 _HERE: Final = "\x01here\x01"  # stands for the script's own folder in a sourced path
+# Conditions a write keeps (real launchers: 8 at most); a write under more is implied by
+# none of them, and its condition says how many more there are.
+MAX_CONDITIONS: Final = 32
+TOO_DEEP: Final = "The script nests its statements too deeply to analyse; nothing of it is listed."
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +97,20 @@ class ShellResult:
 class _Context:
     function: str = SCRIPT
     conditions: tuple[Condition, ...] = ()
+    dropped: int = 0  # conditions past MAX_CONDITIONS, not kept
 
     def under(self, condition: Condition) -> _Context:
+        if len(self.conditions) >= MAX_CONDITIONS:
+            return replace(self, dropped=self.dropped + 1)
         return replace(self, conditions=(*self.conditions, condition))
+
+
+@dataclass(slots=True)
+class _Sourcing:
+    """The bytes the script's sourced files may still take, and whether one was left out."""
+
+    left: int = MAX_SOURCED_BYTES
+    stopped: bool = False
 
 
 @dataclass(slots=True, kw_only=True)
@@ -111,17 +128,26 @@ def analyse_shell(
 ) -> ShellResult:
     """The reads, dynamic reads and writes of one shell script."""
     tree = parser().parse(data)
+    if deeper_than(tree.root_node, MAX_DEPTH):
+        return ShellResult(FileResult(), ScanError(rel, TOO_DEEP))
     walker = _Walker(rel, data, settings, path)
     walker.block(tree.root_node.children, _Context())
     error = None
     bad = first_error(tree.root_node)
     if bad is not None:
         # Where the parser gave up: the last token the error swallowed.
-        line, column = position(bad.children[-1] if bad.children else bad, walker.lines)
+        line, column = walker.tree.position(bad.children[-1] if bad.children else bad)
         error = ScanError(
             rel,
             f"The bash grammar cannot parse the script near line {line}, column {column}; "
             "reads around there may be missing or misjudged. Check it with 'bash -n'.",
+        )
+    elif walker.sourcing.stopped:
+        error = ScanError(
+            rel,
+            f"The files the script sources come to more than {MAX_SOURCED_BYTES:,} bytes (a "
+            "file counts each time); those past that are not followed, so reads after them "
+            "may be misjudged.",
         )
     uses = Uses(
         used=walker.used,
@@ -143,7 +169,7 @@ def analyse_shell(
 class _Walker:
     def __init__(self, rel: str, data: bytes, settings: Settings, path: Path | None) -> None:
         self.rel = rel
-        self.lines = data.split(b"\n")
+        self.tree = Tree(data)
         self.settings = settings
         self.path = path
         self.state = _State()
@@ -153,6 +179,7 @@ class _Walker:
         self.depends: dict[str, str] = {}
         self.printed = [re.compile(p) for p in (*PRINTED_WRITES, *settings.printed_writes)]
         self.sourced = 0
+        self.sourcing = _Sourcing()
         # Functions that print a write from their arguments (Primus's ``emit_env K V``):
         # name -> (the parameter naming the variable, the value's parameter or constant).
         self.printers: dict[str, tuple[int, int | str | None]] = {}
@@ -287,23 +314,19 @@ class _Walker:
             else:
                 condition.append(child)
         branches.insert(0, (condition, body))
-        before: list[Condition] = []
+        first: Condition | None = None
         runs: list[Callable[[], object]] = []
+        branch = context  # under the negation of every test before
         for tests, statements in branches:
             found = condition_of(tests)
-            branch = context
-            for earlier in before:
-                branch = branch.under(earlier.negated())
             runs.append(partial(self._branch, tests, statements, context, branch.under(found)))
-            before.append(found)
+            branch = branch.under(found.negated())
+            first = first or found
         if otherwise is not None:
-            branch = context
-            for earlier in before:
-                branch = branch.under(earlier.negated())
             runs.append(partial(self._branch, [], otherwise, context, branch))
         self._branches(runs, exhaustive=otherwise is not None)
-        if otherwise is None and len(branches) == 1 and _exits(body):
-            return before[0].negated()
+        if otherwise is None and len(branches) == 1 and _exits(body) and first is not None:
+            return first.negated()
         return None
 
     def _branch(
@@ -346,6 +369,7 @@ class _Walker:
         if value is not None:
             self.reads(value, context)
         name = sole_read(value)
+        subject = text(value) if value is not None else ""
         runs: list[Callable[[], object]] = []
         exhaustive = False
         for item in named(node):
@@ -362,7 +386,7 @@ class _Walker:
                 elif child.is_named:
                     patterns.append(literal(child))
             shown = "|".join(str(p) for p in patterns)
-            source = f"case {text(value) if value is not None else ''} in {shown})"
+            source = clip(f"case {subject} in {shown})")
             single = patterns[0] if len(patterns) == 1 else None
             facts: tuple[Fact, ...] = ()
             if name is not None and single is not None and not re.search(r"[*?\[]", single):
@@ -457,7 +481,7 @@ class _Walker:
         self.quiet = _is_quiet(command)
         for at, arg in enumerate(args):
             flag = _flag(args[at - 1] if at else None, arg) if flags else None
-            self.reads(arg, context, target=flag)
+            self.reads(arg, context, target=flag, parent=node)
         self.quiet = False
         if command in ("read", "mapfile", "readarray", "getopts"):
             words = [text(a) for a in args if a.type == "word" and not text(a).startswith("-")]
@@ -472,34 +496,44 @@ class _Walker:
 
     # Reads ----------------------------------------------------------------------------
 
-    def reads(self, node: Node, context: _Context, target: str | None = None) -> None:
+    def reads(
+        self, node: Node, context: _Context, target: str | None = None, parent: Node | None = None
+    ) -> None:
         """Every read inside ``node`` (its commands substituted too); ``target`` is what
-        a read there lands in (the flag it is passed as, the variable it is assigned to)."""
+        a read there lands in (the flag it is passed as, the variable it is assigned to);
+        ``parent``, the node's, when the caller has it."""
+        tree = self.tree
+        if parent is not None:
+            tree.note(parent, [node])
         stack: list[tuple[Node, bool]] = [(node, False)]
         while stack:
             current, arithmetic = stack.pop()
             kind = current.type
             if kind in ("comment", "raw_string", "ansi_c_string"):
                 continue
+            children = current.children
+            tree.note(current, children)
             if is_expansion(current):
                 self._read(current, context, target)
                 found = expansion(current)
                 if found.word is not None:
                     stack.append((found.word, arithmetic))
-                for child in current.children:
+                for child in children:
                     if child.type == "subscript":  # ${A[$I]}, ${A[I]}: the index is read
                         index = [c for c in child.children if c.is_named]
+                        tree.note(child, index)
                         stack.extend((c, True) for c in index[1:])
                 continue
             if kind == "variable_name" and arithmetic:
                 self._read_name(current, current, text(current), context)
                 continue
             if kind == "unary_expression" and _is_set_test(current):
-                operand = current.children[1]
+                operand = children[1]
                 self._read_name(current, operand, text(operand), context)
                 continue
             inside = arithmetic or kind in ("arithmetic_expansion", "arithmetic_expression")
-            stack.extend((c, inside) for c in reversed(current.children))
+            stack.extend((c, inside) for c in reversed(children))
+        tree.forget()
 
     def _read(self, node: Node, context: _Context, target: str | None = None) -> None:
         found = expansion(node)
@@ -541,7 +575,7 @@ class _Walker:
         elif found is None:
             gate = set_test_verdict() if node.type == "unary_expression" else VALUE_GATE
         else:
-            gate = read_verdict(found)
+            gate = read_verdict(found, self.tree)
         if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE) and says_disable(name):
             gate = replace(gate, polarity=Polarity.DISABLE)
         if gate.kind is GateKind.VALUE and not self.quiet and target != name:
@@ -555,7 +589,7 @@ class _Walker:
             gate = unknown_gate(f"it is passed as {target}, whose type is not known yet")
         if self.quiet:
             self.quiet_sites.add(len(self.sites))
-        line, column = position(at, self.lines)
+        line, column = self.tree.position(at)
         if operator == ":=" or operator == "=":
             state.defaults[name] = default
         self.read_names.add(name)
@@ -580,7 +614,7 @@ class _Walker:
             self.assigned.add(name)
 
     def _dynamic(self, node: Node, context: _Context, reason: str) -> DynamicRead:
-        line, column = position(node, self.lines)
+        line, column = self.tree.position(node)
         return DynamicRead(
             path=self.rel,
             line=line,
@@ -599,7 +633,7 @@ class _Walker:
             return
         if name is not None and kind is not WriteKind.UNSET:
             self._set_after_read(name)
-        line, column = position(node, self.lines)
+        line, column = self.tree.position(node)
         conditions = context.conditions
         facts = [f for c in conditions for f in c.facts]
         # A test of the script's own variable is no condition on the environment.
@@ -607,8 +641,11 @@ class _Walker:
             f.name in self.state.locals for f in facts
         )
         when: tuple[tuple[str, str], ...] = ()
-        if exact and facts and all(f.equal for f in facts):
+        if exact and facts and all(f.equal for f in facts) and not context.dropped:
             when = tuple(sorted({(f.name, f.value) for f in facts}))
+        shown = [c.text for c in conditions]
+        if context.dropped:
+            shown.append(f"... ({context.dropped} more)")
         self.writes.append(
             Write(
                 name=name,
@@ -619,7 +656,7 @@ class _Walker:
                 function=context.function,
                 value=value,
                 language="shell",
-                condition=" && ".join(c.text for c in conditions) or None,
+                condition=clip(" && ".join(shown)) or None,
                 when=when,
             )
         )
@@ -681,13 +718,21 @@ class _Walker:
         except SourceError:
             return
         self.depends[str(target)] = "digest:" + hashlib.sha256(data).hexdigest()
+        if len(data) > self.sourcing.left:
+            self.sourcing.stopped = True
+            return
+        self.sourcing.left -= len(data)
+        tree = parser().parse(data)
+        if deeper_than(tree.root_node, MAX_DEPTH):
+            return
         inner = _Walker(self.rel, data, self.settings, target)
         inner.sourced = self.sourced + 1
         inner.state = self.state
         inner.depends = self.depends
+        inner.sourcing = self.sourcing
         inner.printers = self.printers
         inner.params = self.params
-        inner.block(parser().parse(data).root_node.children, _Context())
+        inner.block(tree.root_node.children, _Context())
 
     def _sourced_path(self, arg: Node) -> Path | None:
         assert self.path is not None

@@ -99,6 +99,8 @@ def walk(node: Node) -> Iterator[Node]:
 
 def first_error(root: Node) -> Node | None:
     """The first ERROR or MISSING node of a tree, in document order."""
+    if not root.has_error:
+        return None
     for node in walk(root):
         if node.type == "ERROR" or node.is_missing:
             return node
@@ -240,10 +242,3 @@ def _unescape(word: str) -> str:
         else:
             out.append(char)
     return "".join(out)
-
-
-def position(node: Node, lines: list[bytes]) -> tuple[int, int]:
-    """1-based line and character column of ``node`` (tree-sitter counts bytes)."""
-    row, column = node.start_point
-    line = lines[row] if row < len(lines) else b""
-    return row + 1, len(line[:column].decode("utf-8", "replace")) + 1

@@ -25,23 +25,27 @@ from scanner.launcher.shell_syntax import (
     Expansion,
     command_name,
     evaluate,
-    expansion,
-    is_expansion,
     literal,
     named,
     sole_read,
     text,
 )
+from scanner.launcher.shell_tree import clip
 from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+    from scanner.launcher.shell_tree import Tree
 
 PROBES: Final = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
 NUMERIC: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 ORDERING: Final = frozenset({"-lt", "-le", "-gt", "-ge"})
 PRESENCE: Final = frozenset({"-n", "-z", "-v"})
 _GLOB = re.compile(r"[*?\[]")
+# Patterns with wildcards in a case a read's verdict is judged by (real launchers: a few):
+# each is matched against every value probed.
+MAX_CASE_GLOBS: Final = 64
 
 
 def expand(found: Expansion, probe: str | None) -> str | object | None:
@@ -88,10 +92,10 @@ class Condition:
         return Condition((), False, f"! {self.text}")
 
 
-def consumer(node: Node) -> Node | None:
+def consumer(node: Node, tree: Tree) -> Node | None:
     """The test or ``case`` that decides with the read ``node``, if any."""
     current = node
-    while (parent := current.parent) is not None:
+    while (parent := tree.parent(current)) is not None:
         kind = parent.type
         if kind in ("string", "concatenation"):
             current = parent
@@ -111,9 +115,9 @@ def set_test_verdict() -> Gate:
     return classify({None: False, **{probe: True for probe in PROBES if probe is not None}})
 
 
-def read_verdict(found: Expansion) -> Gate:
+def read_verdict(found: Expansion, tree: Tree) -> Gate:
     """The gate verdict of a read from the test that consumes it (a value when none)."""
-    node = consumer(found.node)
+    node = consumer(found.node, tree)
     if node is None:
         return VALUE_GATE
     if node.type == "case_statement":
@@ -131,11 +135,12 @@ def read_verdict(found: Expansion) -> Gate:
     fixed = literal(other) if other is not None else None
     if other is not None:
         if fixed is None:
-            return unknown_gate(f"it is compared with {text(other)}, which is not a constant")
+            shown = tree.shown(other)
+            return unknown_gate(f"it is compared with {shown}, which is not a constant")
         named_values.append(fixed)
     if op in ORDERING or (op in NUMERIC and fixed is not None and fixed.strip() not in ("0", "1")):
         return VALUE_GATE  # a count compared with a threshold, or a number with another
-    double = _in_double_brackets(node)
+    double = _in_double_brackets(node, tree)
     outputs: dict[str | None, object] = {}
     for probe in (*PROBES, *named_values):
         seen = _operand(operand, found, probe)
@@ -143,38 +148,29 @@ def read_verdict(found: Expansion) -> Gate:
             outputs[probe] = RAISED
             continue
         if seen is None or not isinstance(seen, str):
-            return unknown_gate(f"it is compared as part of {text(operand)}, which is not followed")
+            shown = tree.shown(operand)
+            return unknown_gate(f"it is compared as part of {shown}, which is not followed")
         outputs[probe] = _compare(op, seen, fixed, other, double, left is operand)
-    if _negated(node):
+    if _negated(node, tree):
         outputs = {k: (not v if isinstance(v, bool) else v) for k, v in outputs.items()}
     gate = classify(outputs, named_values)
-    if gate.kind is GateKind.PRESENCE and _tested_again(node, found):
+    if gate.kind is GateKind.PRESENCE and _tested_again(node, found, tree):
         return unknown_gate(
             "it is tested again in the same condition, so whether it is set does not decide alone"
         )
     return gate
 
 
-def _tested_again(node: Node, found: Expansion) -> bool:
+def _tested_again(node: Node, found: Expansion, tree: Tree) -> bool:
     """Whether the condition around the test ``node`` (its ``&&`` and ``||`` inside one
     ``[[ ]]``) reads the variable again: ``[[ -n $X && $X != 0 ]]``."""
     top = node
-    while top.parent is not None and top.parent.type in (
+    while (parent := tree.parent(top)) is not None and parent.type in (
         "binary_expression",
         "parenthesized_expression",
     ):
-        top = top.parent
-    stack = [top]
-    while stack:
-        current = stack.pop()
-        if (
-            current != found.node
-            and is_expansion(current)
-            and expansion(current).name == found.name
-        ):
-            return True
-        stack.extend(current.children)
-    return False
+        top = parent
+    return tree.names_read(top)[found.name] > 1  # the read itself is one
 
 
 def _operand(operand: Node | None, found: Expansion, probe: str | None) -> object:
@@ -266,19 +262,19 @@ def _unquoted_glob(node: Node) -> bool:
     )
 
 
-def _in_double_brackets(node: Node) -> bool:
+def _in_double_brackets(node: Node, tree: Tree) -> bool:
     current: Node | None = node
     while current is not None:
         if current.type == "test_command":
-            return text(current).startswith("[[")
-        current = current.parent
+            return tree.data.startswith(b"[[", current.start_byte)
+        current = tree.parent(current)
     return False
 
 
-def _negated(node: Node) -> bool:
+def _negated(node: Node, tree: Tree) -> bool:
     """Whether ``!`` (inside the test, or before the command) negates the test's outcome."""
     flips = 0
-    current = node.parent
+    current = tree.parent(node)
     while current is not None:
         if (
             current.type == "unary_expression"
@@ -291,7 +287,7 @@ def _negated(node: Node) -> bool:
             break
         elif current.type not in ("parenthesized_expression", "test_command"):
             break
-        current = current.parent
+        current = tree.parent(current)
     return flips % 2 == 1
 
 
@@ -305,6 +301,16 @@ def _case_verdict(node: Node, found: Expansion) -> Gate:
             return unknown_gate("a case pattern is not a constant")
         patterns.append([v for v in values if v is not None])
     choices = tuple(dict.fromkeys(p for group in patterns for p in group if not _GLOB.search(p)))
+    first_literal: dict[str, int] = {}  # a pattern with no wildcard matches only itself
+    globs: list[tuple[int, str]] = []
+    for at, group in enumerate(patterns):
+        for pattern in group:
+            if _GLOB.search(pattern):
+                globs.append((at, pattern))
+            else:
+                first_literal.setdefault(pattern, at)
+    if len(globs) > MAX_CASE_GLOBS:
+        return unknown_gate(f"its case has more than {MAX_CASE_GLOBS} patterns with wildcards")
     outputs: dict[str | None, object] = {}
     value = node.child_by_field_name("value")
     for probe in (*PROBES, *choices):
@@ -312,9 +318,9 @@ def _case_verdict(node: Node, found: Expansion) -> Gate:
         if not isinstance(seen, str):
             outputs[probe] = RAISED
             continue
+        picked = first_literal.get(seen, len(patterns))
         outputs[probe] = next(
-            (i for i, group in enumerate(patterns) if any(fnmatchcase(seen, p) for p in group)),
-            len(patterns),
+            (at for at, glob in globs if at < picked and fnmatchcase(seen, glob)), picked
         )
     outcomes = {o for o in outputs.values() if isinstance(o, int)}
     words = {c.lower() for c in choices}
@@ -340,7 +346,7 @@ def _item_values(item: Node) -> list[Node]:
 def condition_of(nodes: Sequence[Node]) -> Condition:
     """The equalities a branch guarded by ``nodes`` (an ``if`` condition, the left of
     ``&&``) runs under."""
-    source = " ".join(text(n) for n in nodes).strip().rstrip(";").strip()
+    source = clip(" ".join(text(n) for n in nodes).strip().rstrip(";").strip())
     statements = [n for n in nodes if n.is_named and n.type != "comment"]
     if len(statements) != 1:
         return Condition((), False, source)

@@ -15,7 +15,7 @@ read that is being judged.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from scanner.interpret.knobs import by_convention
 from scanner.launcher.config_verdict import judge, on_off_default
@@ -39,12 +39,8 @@ class Uses:
 def settle(sites: Sequence[Site], uses: Uses) -> list[Site]:
     """The sites with the verdicts that the rest of the script decides."""
     settled = [_presence(site, at, uses) for at, site in enumerate(sites)]
-    return [
-        _passed(settled, at, uses)
-        if at in uses.passes and site.gate.kind is GateKind.VALUE
-        else site
-        for at, site in enumerate(settled)
-    ]
+    passed = _passes(settled, uses)
+    return [passed.get(at, site) for at, site in enumerate(settled)]
 
 
 def _presence(site: Site, at: int, uses: Uses) -> Site:
@@ -56,22 +52,70 @@ def _presence(site: Site, at: int, uses: Uses) -> Site:
     return site
 
 
-def _passed(sites: Sequence[Site], at: int, uses: Uses) -> Site:
+@dataclass(slots=True)
+class _Later:
+    """What the sites of one variable after a position do (a default's own excluded),
+    gathered from the end of the script back: the first of each kind is the one the walk
+    met first."""
+
+    tests: dict[int, Site] = field(default_factory=dict)  # switches judged by their words
+    states: set[tuple[GateKind, bool | None]] = field(default_factory=set)
+    off: set[str] | None = None  # the off values every test shares
+    flag: tuple[int, Site] | None = None  # passed as a flag
+    used: bool = False  # used as a value
+
+    def add(self, at: int, site: Site, uses: Uses) -> None:
+        gate = site.gate
+        if gate.kind in _SWITCHES and by_convention(site):
+            self.tests[at] = site
+            self.states.add((gate.kind, gate.default_on))
+            shared = set(gate.off_values)
+            self.off = shared if self.off is None else self.off & shared
+        flagged = site.target is not None and site.target.startswith("-")
+        if flagged and (self.flag is None or at < self.flag[0]):
+            self.flag = (at, site)
+        self.used = self.used or (at not in uses.quiet and site.target is None)
+
+    def agreed(self) -> Gate:
+        """The gate of the tests, when they agree."""
+        first = self.tests[min(self.tests)].gate
+        if len(self.states) == 1 and (self.off or not first.off_values):
+            return first
+        return unknown_gate("the tests of it that follow in the script disagree")
+
+
+def _passes(sites: Sequence[Site], uses: Uses) -> dict[int, Site]:
+    """Each default assigned to the variable itself, judged by what follows it: the sites
+    are taken from the last position back, so that each default sees the others once."""
+    order = sorted(range(len(sites)), key=lambda at: (sites[at].line, sites[at].column))
+    later: dict[str, _Later] = {}
+    judged: dict[int, Site] = {}
+    end = len(order)
+    while end:
+        here = (sites[order[end - 1]].line, sites[order[end - 1]].column)
+        start = end
+        while start and (sites[order[start - 1]].line, sites[order[start - 1]].column) == here:
+            start -= 1
+        group = order[start:end]  # the sites at one position: none of them is after another
+        for at in group:
+            site = sites[at]
+            if at in uses.passes and site.gate.kind is GateKind.VALUE:
+                judged[at] = _passed(site, at, later.get(site.name, _Later()), uses)
+        for at in group:
+            if at not in uses.passes:
+                later.setdefault(sites[at].name, _Later()).add(at, sites[at], uses)
+        end = start
+    return judged
+
+
+def _passed(site: Site, at: int, later: _Later, uses: Uses) -> Site:
     """A default assigned to the variable itself, judged by what follows it."""
-    site = sites[at]
-    here = (site.line, site.column)
-    later = {
-        index: s
-        for index, s in enumerate(sites)
-        if (s.line, s.column) > here and s.name == site.name and index not in uses.passes
-    }
-    tests = [s for s in later.values() if s.gate.kind in _SWITCHES and by_convention(s)]
-    if tests:
-        return replace(site, gate=_agreed(tests))
-    flags = [s for s in later.values() if s.target is not None and s.target.startswith("-")]
-    if flags:
-        return replace(site, target=flags[0].target, gate=flags[0].gate)
-    if any(i not in uses.quiet and s.target is None for i, s in later.items()):
+    if later.tests:
+        return replace(site, gate=later.agreed())
+    if later.flag is not None:
+        flag = later.flag[1]
+        return replace(site, target=flag.target, gate=flag.gate)
+    if later.used:
         return site  # used as a value
     if at in uses.built:
         return replace(
@@ -84,13 +128,3 @@ def _passed(sites: Sequence[Site], at: int, uses: Uses) -> Site:
     if on_off_default(site.default) is None:
         return site
     return replace(site, gate=judge(site.name, site.default, None, {}, None))
-
-
-def _agreed(tests: Sequence[Site]) -> Gate:
-    """The gate of the tests that follow a default, when they agree."""
-    first = tests[0].gate
-    states = {(t.gate.kind, t.gate.default_on) for t in tests}
-    off = set(first.off_values).intersection(*(t.gate.off_values for t in tests[1:]))
-    if len(states) == 1 and (off or not first.off_values):
-        return first
-    return unknown_gate("the tests of it that follow in the script disagree")

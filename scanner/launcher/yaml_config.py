@@ -29,7 +29,8 @@ from scanner.model import LAUNCH_GATE, VALUE_GATE, FileResult, ReadKind, ScanErr
 from scanner.patterns import matches
 from scanner.settings import Settings
 
-INTERPOLATION: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-?([^}]*))?\}")
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_MISSES: Final = 64  # reads of one scalar not spelled in its text as in its value
 _LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TAGS: Final = {
     "tag:yaml.org,2002:bool": BOOL,
@@ -37,6 +38,15 @@ _TAGS: Final = {
     "tag:yaml.org,2002:float": NUMBER,
     "tag:yaml.org,2002:str": TEXT,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Interpolation:
+    """``${name}`` (``default`` None), ``${name:default}`` or ``${name:-default}``."""
+
+    text: str
+    name: str
+    default: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,21 +135,24 @@ def _reads(
 ) -> Iterator[Site]:
     value = str(node.value)
     raw = text[node.start_mark.index : node.end_mark.index]
-    searched = 0
-    for hit in INTERPOLATION.finditer(value):
-        name, default = hit.group(1), hit.group(2)
+    searched = misses = 0
+    for hit in interpolations(value):
+        name, default = hit.name, hit.default
         if settings.match and not matches(name, settings.match):
             continue
         # Where the read sits in the file: found in the raw text when it is spelled there
-        # as in the value (plain and quoted scalars), else at the start of the scalar.
-        at = raw.find(hit.group(0), searched)
+        # as in the value (plain and quoted scalars), else at the start of the scalar. A
+        # search that misses reads the rest of the scalar: after MAX_MISSES of them, the
+        # remaining reads of the scalar are put at its start without one.
+        at = raw.find(hit.text, searched) if misses < MAX_MISSES else -1
         if at >= 0:
-            searched = at + len(hit.group(0))
+            searched = at + len(hit.text)
             index = node.start_mark.index + at
         else:
+            misses += 1
             index = node.start_mark.index
         line = _line_of(offsets, index)
-        whole = hit.group(0) == value.strip()
+        whole = hit.text == value.strip()
         target = leaf(key) if key else None
         where = config_key(target)
         if is_launch_fact(name, settings.launch_facts):
@@ -158,6 +171,29 @@ def _reads(
             language="yaml",
             target=target,
         )
+
+
+def interpolations(value: str) -> Iterator[Interpolation]:
+    """The interpolations in ``value``, left to right: ``${`` and a name, then ``}``, or
+    ``:``, an optional ``-``, the default and the first ``}`` after it. One pass: a regular
+    expression for the same (``[^}]*`` for the default) tries the rest of the value again
+    at every ``${`` that no ``}`` follows, a time that grows with the square of its length."""
+    at = value.find("${")
+    while at >= 0:
+        name = _NAME.match(value, at + 2)
+        end = name.end() if name is not None else at + 2
+        if name is not None and value.startswith("}", end):
+            yield Interpolation(value[at : end + 1], name.group(), None)
+            at = value.find("${", end + 1)
+        elif name is not None and value.startswith(":", end):
+            close = value.find("}", end + 1)
+            if close < 0:
+                return  # no interpolation ends after here
+            start = end + 2 if value.startswith("-", end + 1) else end + 1
+            yield Interpolation(value[at : close + 1], name.group(), value[start:close])
+            at = value.find("${", close + 1)
+        else:
+            at = value.find("${", at + 2)
 
 
 def _line_offsets(text: str) -> list[int]:

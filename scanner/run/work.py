@@ -217,13 +217,12 @@ def _read_launcher(task: FileTask, options: Options, data: bytes) -> FileOutcome
 
         config = analyse_yaml(task.rel, text, options.settings())
         return FileOutcome(rel=task.rel, result=config.result, error=config.error)
-    from scanner.launcher.shell import analyse_shell
+    from scanner.launcher.shell import TOO_DEEP, analyse_shell
 
     try:
         shell = analyse_shell(task.rel, data, options.settings(), task.path.absolute())
     except RecursionError:
-        message = "The script nests its statements too deeply to analyse; nothing of it is listed."
-        return FileOutcome(rel=task.rel, error=ScanError(task.rel, message))
+        return FileOutcome(rel=task.rel, error=ScanError(task.rel, TOO_DEEP))
     return FileOutcome(rel=task.rel, result=shell.result, error=shell.error, depends=shell.depends)
 
 
