@@ -219,6 +219,25 @@ def test_a_file_sourced_again_and_again_is_followed_up_to_256_kib(tmp_path: Path
     ]
 
 
+def test_a_regular_expression_that_backtracks_is_not_tried(tmp_path: Path) -> None:
+    # The script's own expression was tried on its own text (a value the test names):
+    # (a+)+ took 15 s to give up on 28 a's.
+    script = "[[ $X =~ (a+)+[b]" + "a" * 28 + "(c) ]] && echo x\n"
+    script += '[[ "${Y:-0}" =~ ^(1|on)$ ]] && echo y\n'
+    result = _scanned(tmp_path, {"run.sh": script})
+    gates = {k.name: k.sites[0].gate for k in result.knobs}
+    assert (gates["X"].kind, gates["X"].reason) == (
+        GateKind.UNKNOWN,
+        "it is matched against a regular expression with a repeated group or more than 3 "
+        "repetitions, which is not tried",
+    )
+    assert (gates["Y"].kind, gates["Y"].default_on, gates["Y"].off_value) == (
+        GateKind.BOOLEAN,
+        False,
+        "0",
+    )
+
+
 # Any nesting, repetition and unclosed construct -----------------------------------------
 
 EXAMPLES = int(os.environ.get("KNOBS_PROPERTY_EXAMPLES", "100"))

@@ -43,6 +43,13 @@ NUMERIC: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 ORDERING: Final = frozenset({"-lt", "-le", "-gt", "-ge"})
 PRESENCE: Final = frozenset({"-n", "-z", "-v"})
 _GLOB = re.compile(r"[*?\[]")
+_REPEAT = re.compile(r"[*+?{]")
+_REPEATED_GROUP = re.compile(r"\)[*+?{]")
+# A script's regular expression (=~) is tried only with at most MAX_REPEATS repetitions
+# and no repeated group, on values of at most MAX_MATCHED characters (the on and off
+# words; a longer default or compared text is not tried).
+MAX_REPEATS: Final = 3
+MAX_MATCHED: Final = 16
 # Patterns with wildcards in a case a read's verdict is judged by (real launchers: a few):
 # each is matched against every value probed.
 MAX_CASE_GLOBS: Final = 64
@@ -140,6 +147,11 @@ def read_verdict(found: Expansion, tree: Tree) -> Gate:
         named_values.append(fixed)
     if op in ORDERING or (op in NUMERIC and fixed is not None and fixed.strip() not in ("0", "1")):
         return VALUE_GATE  # a count compared with a threshold, or a number with another
+    if op == "=~" and not _tame(fixed or ""):
+        return unknown_gate(
+            "it is matched against a regular expression with a repeated group or more than "
+            f"{MAX_REPEATS} repetitions, which is not tried"
+        )
     double = _in_double_brackets(node, tree)
     outputs: dict[str | None, object] = {}
     for probe in (*PROBES, *named_values):
@@ -202,6 +214,8 @@ def _compare(
         same = fnmatchcase(seen, fixed or "") if pattern else seen == fixed
         return same == (op != "!=")
     if op == "=~":
+        if len(seen) > MAX_MATCHED:
+            return RAISED  # not tried
         try:
             return re.search(fixed or "", seen) is not None
         except re.error:
@@ -248,6 +262,13 @@ def _comparison(node: Node) -> tuple[Node | None, str, Node | None] | None:
             return None
         return children[0], op, children[2]
     return None
+
+
+def _tame(pattern: str) -> bool:
+    """Whether the script's regular expression is tried: Python's re backtracks, and a
+    repeated group or many repetitions can take it exponential or high-power time; any
+    ``*``, ``+``, ``?`` or ``{`` counts, escaped or in a class too."""
+    return not _REPEATED_GROUP.search(pattern) and len(_REPEAT.findall(pattern)) <= MAX_REPEATS
 
 
 def _holds(node: Node | None, inner: Node) -> bool:
