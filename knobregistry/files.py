@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 MAX_BYTES = 8 * 1024 * 1024
@@ -35,14 +37,14 @@ class FileError(OSError):
         return f"cannot {verb} {shown}: {self.reason}."
 
 
-def read_bytes(
-    path: Path, limit: int = MAX_BYTES, *, follow: bool = True, folder: int | None = None
-) -> bytes:
-    """The bytes of the regular file ``path``; raises FileError past ``limit`` bytes.
-
-    ``follow=False`` refuses a symbolic link (one a program planted, to /dev/zero);
-    ``folder``, an open folder's descriptor, is where a relative ``path`` is.
-    """
+@contextmanager
+def opened_regular(
+    path: Path, *, follow: bool = True, folder: int | None = None
+) -> Iterator[tuple[int, os.stat_result]]:
+    """The open descriptor of the regular file ``path`` and its fstat, closed on leaving;
+    raises FileError for anything else. ``follow=False`` refuses a symbolic link (one a
+    program planted, to /dev/zero); ``folder``, an open folder's descriptor, is where a
+    relative ``path`` is."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
         descriptor = os.open(path, flags, dir_fd=folder)
@@ -51,17 +53,28 @@ def read_bytes(
             raise FileError(path, "it is a symbolic link, not a regular file", exc.errno) from exc
         raise FileError(path, reason(exc), exc.errno or 0) from exc
     try:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):  # checked before fdopen, which refuses a folder itself
-            raise FileError(path, not_regular(mode))
-        with os.fdopen(descriptor, "rb", closefd=False) as file:
-            data = file.read(limit + 1)
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise FileError(path, not_regular(status.st_mode))
+        yield descriptor, status
     except FileError:
         raise
     except OSError as exc:
         raise FileError(path, reason(exc), exc.errno or 0) from exc
     finally:
         os.close(descriptor)
+
+
+def read_bytes(
+    path: Path, limit: int = MAX_BYTES, *, follow: bool = True, folder: int | None = None
+) -> bytes:
+    """The bytes of the regular file ``path``; raises FileError past ``limit`` bytes
+    (``follow`` and ``folder`` as for opened_regular)."""
+    with (
+        opened_regular(path, follow=follow, folder=folder) as (descriptor, _),
+        os.fdopen(descriptor, "rb", closefd=False) as file,
+    ):
+        data = file.read(limit + 1)
     if len(data) > limit:
         raise FileError(path, f"it is larger than {limit} bytes")
     return data
@@ -70,21 +83,8 @@ def read_bytes(
 def read_range(path: Path, offset: int, length: int) -> bytes:
     """Up to ``length`` bytes of the regular file ``path`` from byte ``offset``; raises
     FileError."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise FileError(path, reason(exc), exc.errno or 0) from exc
-    try:
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode):
-            raise FileError(path, not_regular(status.st_mode))
+    with opened_regular(path) as (descriptor, status):
         return os.pread(descriptor, max(0, min(length, status.st_size - offset)), offset)
-    except FileError:
-        raise
-    except OSError as exc:
-        raise FileError(path, reason(exc), exc.errno or 0) from exc
-    finally:
-        os.close(descriptor)
 
 
 def leads_inside(path: Path, folder: Path) -> bool:

@@ -16,12 +16,12 @@ import hmac
 import json
 import os
 import secrets
-import stat
 import tempfile
 from contextlib import suppress
 from pathlib import Path
 
 from knobregistry.cache import default_cache_dir
+from knobregistry.files import opened_regular
 
 KEY_FILE = "triage.key"
 KEY_BYTES = 32
@@ -62,15 +62,12 @@ def verify(key: bytes, expected: str, *fields: object) -> bool:
 
 def _read(path: Path) -> bytes | None:
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with opened_regular(path, follow=False) as (descriptor, info):
+            if info.st_mode & 0o077 or info.st_uid != os.geteuid():
+                return None
+            data = os.read(descriptor, KEY_BYTES + 1)
     except OSError:
         return None
-    with os.fdopen(descriptor, "rb") as file:
-        info = os.fstat(descriptor)
-        private = stat.S_ISREG(info.st_mode) and not info.st_mode & 0o077
-        if not private or info.st_uid != os.geteuid():
-            return None
-        data = file.read(KEY_BYTES + 1)
     return data if len(data) == KEY_BYTES else None
 
 
