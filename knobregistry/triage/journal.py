@@ -46,6 +46,7 @@ from knobregistry.triage import owned, seal
 from knobregistry.triage.journal_format import header_problem, line_problem
 from knobregistry.triage.leftovers import Started
 from knobregistry.triage.model import Outcome, Run, Setting
+from knobregistry.triage.runner import streams
 from knobregistry.triage.sweep_header import FORMAT
 from knobregistry.triage.sweep_header import Header as Header  # where callers import it from
 
@@ -279,7 +280,7 @@ class Journal:
     def finished(self, number: int, setting: Setting, index: int, folder: Path) -> Run | None:
         """Run ``index`` of the ``number``-th setting when it finished and its folder is kept;
         else None, once what an interrupted run left in ``folder`` is removed."""
-        stdout, stderr = _streams(folder)
+        stdout, stderr = streams(folder)
         entry = self._runs.get((number, index))
         if (
             entry is not None
@@ -350,11 +351,6 @@ class Journal:
                 }
             }
         )
-
-
-def _streams(folder: Path) -> tuple[Path, Path]:
-    """Where the runner keeps a run's stdout and stderr (beside its folder)."""
-    return folder.parent / f"{folder.name}.stdout", folder.parent / f"{folder.name}.stderr"
 
 
 def new_folder(parent: Path) -> Path:

@@ -57,6 +57,11 @@ def resolve_arguments(command: Sequence[str], origin: Path) -> tuple[str, ...]:
     return tuple(out)
 
 
+def streams(folder: Path) -> tuple[Path, Path]:
+    """Where a run's stdout and stderr are kept: beside its folder, out of the command's way."""
+    return folder.parent / f"{folder.name}.stdout", folder.parent / f"{folder.name}.stderr"
+
+
 def _absolute(argument: str, origin: Path) -> str:
     if not argument or Path(argument).is_absolute():
         return argument
@@ -102,8 +107,7 @@ class Runner:
         """Run the command once in ``folder`` (created here) with ``env``; wait for it.
         ``on_start`` is told the pid of the run's process (its group's leader) once it runs."""
         folder.mkdir(parents=True)
-        stdout = folder.parent / f"{folder.name}.stdout"
-        stderr = folder.parent / f"{folder.name}.stderr"
+        stdout, stderr = streams(folder)
         environment = {**env, RUN_DIR_VARIABLE: str(folder), ORIGIN_VARIABLE: str(self.origin)}
         with stdout.open("wb") as out, stderr.open("wb") as err:
             started = time.perf_counter()

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from knobregistry.triage.model import Run
-from knobregistry.triage.runner import ORIGIN_VARIABLE, RUN_DIR_VARIABLE, Runner
+from knobregistry.triage.runner import ORIGIN_VARIABLE, RUN_DIR_VARIABLE, Runner, streams
 
 JOB_NAME = "knobs-triage"
 # Between two `squeue` calls (one call for all the live jobs): a tenth of the age of the
@@ -89,8 +89,7 @@ class SlurmRunner(Runner):
         """Submit the command as a batch job running in ``folder``; wait until it has ended.
         (A job is no process here: ``on_start`` is not told of it.)"""
         folder.mkdir(parents=True)
-        stdout = folder.parent / f"{folder.name}.stdout"
-        stderr = folder.parent / f"{folder.name}.stderr"
+        stdout, stderr = streams(folder)
         status = folder.parent / f"{folder.name}.status"
         script = folder.parent / f"{folder.name}.sbatch"
         script.write_text(batch_script(self.command, status), encoding="utf-8")
