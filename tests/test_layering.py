@@ -105,6 +105,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "__init__": set(),
     "plural": set(),
     "printable": set(),
+    "schema_words": set(),
     "suggest": set(),
     "progress": set(),
     "files": set(),
@@ -121,7 +122,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "diagnostics": set(),
     "codes": {"diagnostics"},
     "pyproject": {"scanner"},
-    "registry": {"scanner", "files", "pyproject", "surrogates"},
+    "registry": {"scanner", "files", "pyproject", "schema_words", "surrogates"},
     "yaml_format": {"scanner", "feature", "surrogates"},
     # profiles and what renders them
     # the types of the trainers' config keys, read from megatron-core's and torchtitan's
@@ -163,7 +164,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # triage seals its journals with a key kept in the user's cache folder (triage/seal.py)
     "triage": {
         *("atomic", "cache", "files", "jsontext", "lock", "plural", "printable", "procfs"),
-        *("profiles", "registry"),
+        *("profiles", "registry", "schema_words"),
     },
     # reporters, the test API, the pytest plugin
     "report": {

@@ -16,16 +16,7 @@ from jsonschema.exceptions import ValidationError
 from knobregistry.registry.checks import semantic_problems
 from knobregistry.registry.document import Document
 from knobregistry.registry.model import KeyPath, RegistryProblem, cut, quote
-
-_TYPE_NAMES = {
-    "object": "a mapping",
-    "array": "a list",
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "true or false",
-    "null": "null",
-}
+from knobregistry.schema_words import TYPE_NAMES, either, fitting_branch
 
 # Added to "missing required key" messages: what to write.
 _REQUIRED_HINTS: dict[str | tuple[str | int, str], str] = {
@@ -84,32 +75,11 @@ def _problems_for(doc: Document, error: ValidationError) -> Iterator[RegistryPro
         for name in expected:
             if name not in instance:
                 yield doc.problem(path, _required_message(name, path))
-    elif keyword == "oneOf" and (branch := _fitting_branch(error)) is not None:
+    elif keyword == "oneOf" and (branch := fitting_branch(error)) is not None:
         for inner in branch:
             yield from _problems_for(doc, inner)
     else:
         yield doc.problem(path, _message(doc, path, error))
-
-
-def _fitting_branch(error: ValidationError) -> list[ValidationError] | None:
-    """The errors of the one alternative whose type the value has (`role: kernal` is a
-    string, so the string alternative's); None when no alternative has its type."""
-    branches: dict[int, list[ValidationError]] = {}
-    for inner in error.context or ():
-        branches.setdefault(int(inner.relative_schema_path[0]), []).append(inner)
-    fitting = [errors for errors in branches.values() if not any(map(_wrong_kind, errors))]
-    return fitting[0] if len(fitting) == 1 else None
-
-
-def _wrong_kind(error: ValidationError) -> bool:
-    """Whether an error says the value itself is of the wrong kind for its alternative."""
-    if error.relative_path:
-        return False
-    if error.validator == "type":
-        return True
-    expected: Any = error.validator_value
-    options: list[Any] = list(expected) if error.validator == "enum" else []
-    return bool(options) and not any(type(o) is type(error.instance) for o in options)
 
 
 def _message(doc: Document, path: KeyPath, error: ValidationError) -> str:
@@ -119,7 +89,7 @@ def _message(doc: Document, path: KeyPath, error: ValidationError) -> str:
     got = _got(doc, path, value)
     if keyword == "type":
         names = [expected] if isinstance(expected, str) else list(expected)
-        message = f"expected {_or(_TYPE_NAMES.get(n, n) for n in names)}, got {got}"
+        message = f"expected {either(TYPE_NAMES.get(n, n) for n in names)}, got {got}"
         raw = doc.raw.get(path)
         if "string" in names and raw and not isinstance(value, (str, dict, list)):
             message += f"; quote it to keep it a string: {json.dumps(cut(raw))}"
@@ -142,13 +112,13 @@ def _message(doc: Document, path: KeyPath, error: ValidationError) -> str:
     if keyword == "uniqueItems":
         return "lists the same value more than once; remove the repeats"
     if keyword == "oneOf":
-        return f"expected {_or(_alternatives(expected))}, got {got}"
+        return f"expected {either(_alternatives(expected))}, got {got}"
     return error.message  # pragma: no cover - every keyword the schema uses is handled above
 
 
 def _alternatives(branches: list[dict[str, Any]]) -> list[str]:
     """What each alternative of a oneOf accepts, in words (a $ref'd enum is a string)."""
-    kinds = [_TYPE_NAMES.get(str(b.get("type", "string")), "a string") for b in branches]
+    kinds = [TYPE_NAMES.get(str(b.get("type", "string")), "a string") for b in branches]
     return list(dict.fromkeys(kinds))
 
 
@@ -210,8 +180,3 @@ def _literal(value: Any) -> str:
 
 def _listing(values: Iterable[Any]) -> str:
     return ", ".join(_literal(v) for v in values)
-
-
-def _or(names: Iterable[str]) -> str:
-    items = list(names)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]

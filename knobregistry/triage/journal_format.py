@@ -14,7 +14,7 @@ import functools
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -23,19 +23,12 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
 from knobregistry.printable import printable
+from knobregistry.schema_words import TYPE_NAMES, either, fitting_branch
 from knobregistry.triage.compare import CompareError, parse_compare
 from knobregistry.triage.cost import CostError, parse_cost
 
 KINDS = ("started", "run", "outcome")  # the lines after the header, by their one key
-_TYPE_NAMES = {
-    "object": "a mapping",
-    "array": "a list",
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a finite number",
-    "boolean": "true or false",
-    "null": "null",
-}
+_TYPE_NAMES = {**TYPE_NAMES, "number": "a finite number"}
 
 
 @functools.cache
@@ -141,11 +134,11 @@ def _said(error: ValidationError) -> str:
     expected: Any = error.validator_value
     schema: Any = error.schema
     if keyword == "oneOf":
-        branch = _fitting(error.context or ())
+        branch = fitting_branch(error)
         if branch is not None:
-            return _said(branch)
+            return _said(sorted(branch, key=_position)[0])
         kinds = [e.validator_value for e in error.context or () if e.validator == "type"]
-        names = _or(_TYPE_NAMES.get(k, k) for k in kinds if isinstance(k, str))
+        names = either(_TYPE_NAMES.get(k, k) for k in kinds if isinstance(k, str))
         return f"{_field(path)}: expected {names}, got {_got(value)}"
     if keyword == "required" and isinstance(value, dict):
         missing = next(name for name in expected if name not in value)
@@ -154,19 +147,6 @@ def _said(error: ValidationError) -> str:
         extra = next(name for name in value if name not in schema.get("properties", {}))
         return f"{_field([*path, printable(extra)])}: not a field of this line"
     return f"{_field(path)}: {_problem(error)}"
-
-
-def _fitting(errors: Iterable[ValidationError]) -> ValidationError | None:
-    """The first error of the one alternative whose type the value has, if just one has."""
-    branches: dict[int, list[ValidationError]] = {}
-    for error in errors:
-        branches.setdefault(int(error.relative_schema_path[0]), []).append(error)
-    fitting = [
-        sorted(found, key=_position)
-        for found in branches.values()
-        if not any(e.validator == "type" and not e.relative_path for e in found)
-    ]
-    return fitting[0][0] if len(fitting) == 1 else None
 
 
 def _position(error: ValidationError) -> list[str]:
@@ -179,10 +159,10 @@ def _problem(error: ValidationError) -> str:
     schema: Any = error.schema
     if keyword == "type":
         names = [expected] if isinstance(expected, str) else list(expected)
-        return f"expected {_or(_TYPE_NAMES.get(n, n) for n in names)}, got {_got(value)}"
+        return f"expected {either(_TYPE_NAMES.get(n, n) for n in names)}, got {_got(value)}"
     if keyword in ("enum", "const"):
         options = list(expected) if keyword == "enum" else [expected]
-        return f"expected {_or(json.dumps(o) for o in options)}, got {_got(value)}"
+        return f"expected {either(json.dumps(o) for o in options)}, got {_got(value)}"
     if keyword == "minimum":
         return f"must be at least {expected}, got {_got(value)}"
     if keyword == "maximum":
@@ -211,8 +191,3 @@ def _got(value: object) -> str:
         return "a list"
     text = json.dumps(value)  # escapes what a terminal would act on; NaN stays NaN
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _or(names: Iterable[str]) -> str:
-    options = list(dict.fromkeys(names))
-    return options[0] if len(options) == 1 else ", ".join(options[:-1]) + " or " + options[-1]
