@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -91,3 +92,14 @@ def slurm_cluster() -> Iterator[Cluster]:
     yield cluster
     cluster.stop()
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture()
+def stopped_at_end() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Processes a test starts, stopped (and reaped) however the test ends."""
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -257,16 +256,6 @@ def test_the_key_is_private_and_one_readable_by_others_is_not_trusted(
 # --- what a resume stops -------------------------------------------------------------------
 
 
-@pytest.fixture()
-def leaders() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
 def leader(started: list[subprocess.Popen[bytes]]) -> tuple[subprocess.Popen[bytes], Started]:
     """A process group of its own, as a run is, and its record as the journal keeps it."""
     process = subprocess.Popen(["sleep", "300"], start_new_session=True)
@@ -280,12 +269,12 @@ def leader(started: list[subprocess.Popen[bytes]]) -> tuple[subprocess.Popen[byt
 
 
 def test_only_a_sealed_record_of_a_live_leader_is_stopped(
-    leaders: list[subprocess.Popen[bytes]],
+    stopped_at_end: list[subprocess.Popen[bytes]],
 ) -> None:
-    own, own_record = leader(leaders)
-    reused, reused_record = leader(leaders)
-    unsealed, unsealed_record = leader(leaders)
-    rebooted, rebooted_record = leader(leaders)
+    own, own_record = leader(stopped_at_end)
+    reused, reused_record = leader(stopped_at_end)
+    unsealed, unsealed_record = leader(stopped_at_end)
+    rebooted, rebooted_record = leader(stopped_at_end)
     records = [
         own_record,
         replace(reused_record, start=reused_record.start + 1),  # a pid given to another
@@ -299,7 +288,7 @@ def test_only_a_sealed_record_of_a_live_leader_is_stopped(
 
 
 def test_the_group_of_triage_and_of_its_parent_are_never_stopped(
-    leaders: list[subprocess.Popen[bytes]],
+    stopped_at_end: list[subprocess.Popen[bytes]],
 ) -> None:
     boot = procfs.boot_id()
     assert boot is not None

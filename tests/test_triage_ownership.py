@@ -8,10 +8,8 @@ from __future__ import annotations
 import json
 import os
 import pty
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -153,17 +151,6 @@ def session(cwd: Path, *command: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-
-
-@pytest.fixture()
-def stopped_at_end() -> Iterator[list[subprocess.Popen[bytes]]]:
-    """Processes a test starts, stopped (and reaped) however the test ends."""
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 def test_resume_leaves_alone_processes_it_did_not_start_wherever_they_work(
