@@ -406,3 +406,13 @@ def test_the_bundled_example(tmp_path: Path) -> None:
     assert not [m for m in missing.values() if m["kind"] == "scanner-miss"]
     if document["levels"]["c"] == "traced":  # Triton reads its knobs through its C extension
         assert missing["TRITON_INTERPRET"]["kind"] == "c-level"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e400", "later"])
+def test_the_grace_period_is_a_finite_number_of_seconds(tmp_path: Path, value: str) -> None:
+    done = run_knobs("trace", "--grace", value, "--", "true", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == (
+        f"Error: Invalid value for '--grace': {value} is not a number of seconds of 0 or above "
+        "(a finite one, such as 600)."
+    )

@@ -19,6 +19,7 @@ from knobregistry.cache import default_cache_dir
 from knobregistry.check import scan_scope, shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
+from knobregistry.commands.seconds import seconds_or_zero
 from knobregistry.files import FileError
 from knobregistry.printable import printable
 from knobregistry.profiles import ProfileError, ResolvedProfile, resolve_profile
@@ -65,8 +66,8 @@ from scanner import ScanResult
 )
 @click.option(
     "--grace",
-    type=click.FloatRange(min=0),
-    default=GRACE,
+    callback=seconds_or_zero,
+    default=str(GRACE),
     show_default=True,
     metavar="SECONDS",
     help="After the command exits, wait this long for processes it left running "
