@@ -30,7 +30,7 @@ _PLATFORM: Final = frozenset(
     for side in ("TARGET", "BUILD")
     for part in ("PLATFORM", "OS", "ARCH", "VARIANT")
 )
-WHERE: Final = "the image build (a Dockerfile ARG)"
+WHERE: Final = "the build argument"
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,7 +102,7 @@ def analyse_embedded(rel: str, script: Script, settings: Settings) -> Embedded:
         first = script.places[0]
         error = ScanError(
             rel,
-            f"The bash grammar cannot parse the script of {script.function} (line "
+            f"The bash grammar cannot parse the script of {script.function} (from line "
             f"{first.line + 1}); reads in it may be missing or misjudged.",
         )
     return Embedded(result, error)
