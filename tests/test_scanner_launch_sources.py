@@ -152,6 +152,14 @@ CASES: list[tuple[str, str, str, list[Found]]] = [
         ],
     ),
     (
+        "github-reusable-workflow-script",
+        ".github/workflows/unit.yaml",
+        "jobs:\n  t:\n    uses: pytorch/test-infra/.github/workflows/linux_job_v2.yml@main\n"
+        '    with:\n      script: |\n        E=$(conda env list)\n        conda activate "$E"\n'
+        "        ▸USE_CPP=0 pip install torchao\n        export ▸COV=/tmp/c\n",
+        [("USE_CPP", "prefix", "0", "ci"), ("COV", "export", "/tmp/c", "ci")],
+    ),
+    (
         "github-composite-action",
         ".github/actions/setup/action.yml",
         "runs:\n  using: composite\n  steps:\n    - shell: bash\n      run: echo ▸$PY_VER\n",
@@ -171,6 +179,30 @@ CASES: list[tuple[str, str, str, list[Found]]] = [
             ("A", "export", "1", "ci"),
             ("MODE", "expansion", "fast", "ci"),
             ("CI_JOB_ID", "expansion", None, "ci"),
+        ],
+    ),
+    (
+        "gitlab-folded-and-plain-multiline-scripts",
+        ".gitlab/stages/06.triage.yml",
+        'triage:\n  script:\n    - >-\n      cerno status\n      --config "▸${CERNO_CONFIG}"\n'
+        "      --out x\n    - notify --token\n      ▸$TOKEN --channel ▸${CHANNEL:-ops}\n",
+        [
+            ("CERNO_CONFIG", "expansion", None, "ci"),
+            ("TOKEN", "expansion", None, "ci"),
+            ("CHANNEL", "expansion", "ops", "ci"),
+        ],
+    ),
+    (
+        "github-env-through-tee",
+        ".github/workflows/install.yml",
+        "jobs:\n  a:\n    steps:\n      - run: |\n"
+        '          ▸echo "UV_LINK_MODE=copy" | tee -a "▸$GITHUB_ENV"\n'
+        '          ▸echo "CUDA=/usr/local/cuda" | tee --append ▸$GITHUB_ENV\n',
+        [
+            ("UV_LINK_MODE", "printed", "copy", "ci"),
+            ("GITHUB_ENV", "expansion", None, "ci"),
+            ("CUDA", "printed", "/usr/local/cuda", "ci"),
+            ("GITHUB_ENV", "expansion", None, "ci"),
         ],
     ),
     (
@@ -225,8 +257,8 @@ def test_a_run_block_the_grammar_cannot_parse_is_the_files_error(tmp_path: Path)
     ]
 
 
-def test_a_folded_run_block_puts_its_reads_at_its_start(tmp_path: Path) -> None:
-    text = "jobs:\n  a:\n    steps:\n      - run: >\n          echo $ONE\n          $TWO\n"
+def test_a_fold_that_keeps_a_line_break_puts_its_reads_at_its_start(tmp_path: Path) -> None:
+    text = "jobs:\n  a:\n    steps:\n      - run: >\n          echo $ONE\n\n          echo $TWO\n"
     result, _ = scanned(tmp_path, ".github/workflows/a.yml", text)
     sites = sorted((s.name, s.line, s.column) for k in result.knobs for s in k.sites)
     assert sites == [("ONE", 4, 14), ("TWO", 4, 14)]

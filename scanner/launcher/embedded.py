@@ -3,8 +3,11 @@ put together from its scalars, read by the shell layer, and every position it re
 moved back to the YAML file's line and column.
 
 A literal block (``run: |``) keeps each line where it stands, less the block's indent,
-and so does a scalar on one line of the file; the lines of any other scalar (folded,
-or a quoted string over several lines) are placed at the scalar's start.
+and so does a scalar on one line of the file; a folded block (``>-``) or a plain scalar
+over several lines, whose line breaks YAML folds into blanks, is given to the shell as
+lines continued by a backslash, each where it stands. The lines of any other scalar (a
+fold that keeps a line break, a quoted string over several lines) are placed at the
+scalar's start.
 """
 
 from __future__ import annotations
@@ -55,19 +58,21 @@ def script_of(nodes: Sequence[yaml.ScalarNode], source: str, function: str) -> S
     texts: list[str] = []
     places: list[Place] = []
     for node in nodes:
-        lines = str(node.value).split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        texts.extend(lines or [""])
-        places.extend(_places(node, source, lines or [""]))
+        lines, where = _lines(node, source)
+        texts.extend(lines)
+        places.extend(where)
     written = "\n".join(texts) + "\n"
     blanked = _EXPRESSION.sub(lambda m: "_" * len(m.group()), written)
     return Script(blanked, tuple(places), function, written)
 
 
-def _places(node: yaml.ScalarNode, source: str, lines: list[str]) -> list[Place]:
+def _lines(node: yaml.ScalarNode, source: str) -> tuple[list[str], list[Place]]:
+    """The script lines of one scalar, and where each stands in the file."""
+    value = str(node.value)
+    lines = value.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
     start, end = node.start_mark, node.end_mark
-    fallback = [Place(start.line, None, start.column)] * len(lines)
     raw = source[start.index : end.index]
     if node.style == "|":
         body = raw.split("\n")[1:]  # the lines after the block's header
@@ -75,13 +80,43 @@ def _places(node: yaml.ScalarNode, source: str, lines: list[str]) -> list[Place]
         if len(body) >= len(lines) and all(
             not text or body[i][indent:] == text for i, text in enumerate(lines)
         ):
-            return [Place(start.line + 1 + i, indent) for i in range(len(lines))]
-        return fallback
-    if len(lines) == 1 and start.line == end.line:
-        at = raw.find(str(node.value))
+            return lines, [Place(start.line + 1 + i, indent) for i in range(len(lines))]
+    elif start.line == end.line and len(lines) == 1:
+        at = raw.find(value)
         if at >= 0:
-            return [Place(start.line, start.column + at)]
-    return fallback
+            return lines, [Place(start.line, start.column + at)]
+    elif node.style in (">", None, ""):
+        folded = _folded(raw, node)
+        if folded is not None:
+            return folded
+    return lines, [Place(start.line, None, start.column)] * len(lines)
+
+
+def _folded(raw: str, node: yaml.ScalarNode) -> tuple[list[str], list[Place]] | None:
+    """A folded block (``>``) or a plain scalar over several lines, when YAML folded
+    every line break into one blank (no empty or more-indented line): its lines, each
+    continued with `` \\`` so that the shell reads them as the one line YAML made."""
+    start = node.start_mark
+    segments = raw.rstrip("\n").split("\n")
+    places: list[Place] = []
+    texts: list[str] = []
+    if node.style == ">":
+        segments = segments[1:]
+        first = 1
+    else:
+        texts.append(segments[0].rstrip())
+        places.append(Place(start.line, start.column))
+        segments = segments[1:]
+        first = 1
+    for index, segment in enumerate(segments, start=first):
+        stripped = segment.lstrip(" ")
+        if not stripped.strip():
+            return None
+        texts.append(stripped.rstrip())
+        places.append(Place(start.line + index, len(segment) - len(stripped)))
+    if " ".join(texts) != str(node.value).rstrip("\n") or not texts:
+        return None
+    return [f"{text} \\" for text in texts[:-1]] + texts[-1:], places
 
 
 def analyse_embedded(rel: str, script: Script, settings: Settings) -> Embedded:

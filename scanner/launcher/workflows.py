@@ -3,10 +3,13 @@
 GitHub Actions: the ``env:`` of the workflow, of each job and of each step are writes
 (``scanner.launcher.env_blocks``); a step's ``run:`` is a bash script (unless the step
 or its job's defaults name another ``shell:``), read by the shell layer at its place
-in the file; ``echo "X=1" >> "$GITHUB_ENV"`` in it sets X for the later steps: a
-write. GitLab CI: ``variables:`` at the top and in each job are writes; a job's
-``before_script:``, ``script:`` and ``after_script:`` lines are one shell script. What
-the CI system sets itself (``GITHUB_*``, ``RUNNER_*``, ``CI_*``, ``GITLAB_*``) is a fact.
+in the file, and so is the ``script`` input a job gives a reusable workflow
+(``uses: pytorch/test-infra/.github/workflows/linux_job_v2.yml`` runs it with bash).
+``echo "X=1" >> "$GITHUB_ENV"`` (or ``| tee -a "$GITHUB_ENV"``) in a script sets X for
+the later steps: a write. GitLab CI: ``variables:`` at the top and in each job are
+writes; a job's ``before_script:``, ``script:`` and ``after_script:`` lines are one
+shell script. What the CI system sets itself (``GITHUB_*``, ``RUNNER_*``, ``CI_*``,
+``GITLAB_*``) is a fact.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ _BASH: Final = frozenset({"bash", "sh"})  # shells whose scripts the shell layer
 # A line of a run: block that appends NAME=value to the file GitHub reads after the step.
 _GITHUB_ENV: Final = re.compile(
     r"""echo\s+(?:-[neE]\s+)*(?P<q>["']?)(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*?)(?P=q)"""
-    r"""\s*>>\s*["']?\$\{?GITHUB_ENV\}?["']?\s*(?:[;&|#].*)?$"""
+    r"""\s*(?:>>|\|\s*tee\s+(?:-a|--append))\s*["']?\$\{?GITHUB_ENV\}?["']?\s*(?:[;&|#>].*)?$"""
 )
 
 
@@ -126,6 +129,12 @@ def _github(rel: str, text: str, root: yaml.MappingNode, settings: Settings, fou
         defaults = _get(job, "defaults")
         shell = _shell_of(_get(defaults, "run")) if defaults is not None else None
         _steps(rel, text, _get(job, "steps"), where, shell or default_shell, settings, found)
+        given = _get(job, "with") if _get(job, "uses") is not None else None
+        script = _get(given, "script") if given is not None else None
+        if isinstance(script, yaml.ScalarNode):
+            embedded = script_of([script], text, f"{where}.with.script")
+            found.add(analyse_embedded(rel, embedded, settings))
+            found.writes.extend(_github_env(rel, embedded, settings))
     runs = _get(root, "runs")  # a composite action
     if runs is not None:
         _steps(rel, text, _get(runs, "steps"), "runs", default_shell, settings, found)
