@@ -264,6 +264,21 @@ def test_a_fold_that_keeps_a_line_break_puts_its_reads_at_its_start(tmp_path: Pa
     assert sites == [("ONE", 4, 14), ("TWO", 4, 14)]
 
 
+def test_gitlab_rule_variables_are_writes_under_the_rules_condition(tmp_path: Path) -> None:
+    text = (
+        ".fast: &fast\n  UNIT_TEST: 'yes'\nworkflow:\n  rules:\n"
+        "    - if: $CI_PIPELINE_SOURCE == 'push'\n      variables:\n        PUBLISH: 'no'\n"
+        "    - if: $CI_MERGE_REQUEST_EVENT_TYPE == 'merge_train'\n      variables: *fast\n"
+        "    - when: never\n"
+    )
+    result, _ = scanned(tmp_path, ".gitlab-ci.yml", text)
+    writes = [(w.name, w.line, w.column, w.value, w.condition) for w in result.writes]
+    assert writes == [
+        ("UNIT_TEST", 2, 3, "yes", "$CI_MERGE_REQUEST_EVENT_TYPE == 'merge_train'"),
+        ("PUBLISH", 7, 9, "no", "$CI_PIPELINE_SOURCE == 'push'"),
+    ]
+
+
 def test_hidden_folders_other_than_ci_ones_stay_out(tmp_path: Path) -> None:
     write_tree(
         tmp_path,

@@ -7,7 +7,8 @@ in the file, and so is the ``script`` input a job gives a reusable workflow
 (``uses: pytorch/test-infra/.github/workflows/linux_job_v2.yml`` runs it with bash).
 ``echo "X=1" >> "$GITHUB_ENV"`` (or ``| tee -a "$GITHUB_ENV"``) in a script sets X for
 the later steps: a write. GitLab CI: ``variables:`` at the top and in each job are
-writes; a job's ``before_script:``, ``script:`` and ``after_script:`` lines are one
+writes, and so are those of ``rules:`` (the workflow's, a job's), under the rule's
+``if:``; a job's ``before_script:``, ``script:`` and ``after_script:`` lines are one
 shell script. What the CI system sets itself (``GITHUB_*``, ``RUNNER_*``, ``CI_*``,
 ``GITLAB_*``) is a fact.
 """
@@ -205,6 +206,7 @@ def _gitlab(rel: str, text: str, root: yaml.MappingNode, settings: Settings, fou
         variables = _get(node, "variables")
         if isinstance(variables, yaml.MappingNode):
             found.writes.extend(_variables(rel, variables, f"{name}.variables", settings))
+        found.writes.extend(_rule_variables(rel, _get(node, "rules"), f"{name}.rules", settings))
         scalars = [s for key in _SCRIPTS for s in _lines(_get(node, key))]
         if scalars:
             script = script_of(scalars, text, f"{name}.script")
@@ -218,6 +220,23 @@ def _variables(
     has that value."""
     plain = yaml.MappingNode(block.tag, [(k, _get(v, "value") or v) for k, v in block.value])
     return block_writes(rel, plain, where, settings, language="ci", expanded=GITLAB_EXPANDED)
+
+
+def _rule_variables(
+    rel: str, rules: yaml.Node | None, where: str, settings: Settings
+) -> Iterator[Write]:
+    """The ``variables:`` of ``rules:`` (``workflow:`` or a job's): writes under the
+    rule's ``if:``, as its text."""
+    if not isinstance(rules, yaml.SequenceNode):
+        return
+    for index, rule in enumerate(rules.value):
+        variables = _get(rule, "variables")
+        if not isinstance(variables, yaml.MappingNode):
+            continue
+        test = _get(rule, "if")
+        condition = str(test.value).strip() if isinstance(test, yaml.ScalarNode) else None
+        for write in _variables(rel, variables, f"{where}[{index}].variables", settings):
+            yield replace(write, condition=condition)
 
 
 def _lines(node: yaml.Node | None) -> Iterator[yaml.ScalarNode]:
