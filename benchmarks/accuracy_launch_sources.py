@@ -34,12 +34,14 @@ LAYERS = (
     "dockerfile-arg",
     "ci-env",
     "ci-script",
+    "ci-value",
     "github-env",
 )
 ACTIONS = ("read", "write")
 EVERY_FILE = "*"  # a covered path: the layer's truth holds every file of the tree
 ENV_BLOCK = "ENV_VARS"
 _SCRIPTS = (".sh", ".bash")
+_IN_SCRIPT = re.compile(r"\.(?:run|script)(?::|$)")  # a site's function inside a CI script
 
 
 @dataclass(frozen=True, order=True)
@@ -148,7 +150,9 @@ def layer_of(language: str, kind: str, function: str, path: str, read: bool) -> 
     if language == "ci":
         if not read and kind == "block":
             return "ci-env"
-        return "github-env" if not read and kind == "printed" else "ci-script"
+        if not read and kind == "printed":
+            return "github-env"
+        return "ci-script" if _IN_SCRIPT.search(function) else "ci-value"
     if language == "shell" and not path.endswith(_SCRIPTS):
         return "sbatch" if function == "<sbatch>" else "shebang-shell"
     return None

@@ -84,7 +84,7 @@ def test_a_malformed_truth_is_refused_with_each_problem(module: ModuleType, tmp_
         module.load(bad)
     assert str(raised.value).split("\n") == [
         f"{bad}: files[0]: unknown layer 'shell' (one of env-block, shebang-shell, sbatch, "
-        "dockerfile-env, dockerfile-arg, ci-env, ci-script, github-env)",
+        "dockerfile-env, dockerfile-arg, ci-env, ci-script, ci-value, github-env)",
         f"{bad}: files[0]: ci-env.write: expected [line, name, value]",
         f"{bad}: files[1]: needs package, path and layers",
     ]

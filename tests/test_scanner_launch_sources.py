@@ -169,13 +169,20 @@ CASES: list[tuple[str, str, str, list[Found]]] = [
         "gitlab-ci",
         ".gitlab-ci.yml",
         "variables:\n  ▸GIT_DEPTH: 1\n  ▸DESCRIBED:\n    value: x\n    description: d\n"
-        "test:\n  variables:\n    ▸FROM_CI: $CI_PROJECT_DIR/x\n  before_script:\n"
+        "  ▸LITERAL: $$NOT_READ\n"
+        "test:\n  image: ▸${REGISTRY}/img:▸$CI_PIPELINE_ID\n"
+        "  rules:\n    - if: $IN_A_RULE == 'yes'\n"
+        "  variables:\n    ▸FROM_CI: ▸$CI_PROJECT_DIR/x\n  before_script:\n"
         "    - export ▸A=1\n  script:\n    - run ▸${MODE:-fast}\n"
         "    - |\n      echo $A ▸$CI_JOB_ID\n",
         [
             ("GIT_DEPTH", "block", "1", "ci"),
             ("DESCRIBED", "block", "x", "ci"),
+            ("LITERAL", "block", None, "ci"),
+            ("REGISTRY", "expansion", None, "ci"),
+            ("CI_PIPELINE_ID", "expansion", None, "ci"),
             ("FROM_CI", "block", None, "ci"),
+            ("CI_PROJECT_DIR", "expansion", None, "ci"),
             ("A", "export", "1", "ci"),
             ("MODE", "expansion", "fast", "ci"),
             ("CI_JOB_ID", "expansion", None, "ci"),

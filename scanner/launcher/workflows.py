@@ -9,8 +9,9 @@ in the file, and so is the ``script`` input a job gives a reusable workflow
 the later steps: a write. GitLab CI: ``variables:`` at the top and in each job are
 writes, and so are those of ``rules:`` (the workflow's, a job's), under the rule's
 ``if:``; a job's ``before_script:``, ``script:`` and ``after_script:`` lines are one
-shell script. What the CI system sets itself (``GITHUB_*``, ``RUNNER_*``, ``CI_*``,
-``GITLAB_*``) is a fact.
+shell script; ``$X`` in its other values is GitLab's own read
+(``scanner.launcher.ci_expansions``). What the CI system sets itself (``GITHUB_*``,
+``RUNNER_*``, ``CI_*``, ``GITLAB_*``) is a fact.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Final
 
 import yaml
 
+from scanner.launcher.ci_expansions import expansion_reads
 from scanner.launcher.embedded import Embedded, Script, analyse_embedded, place, script_of
 from scanner.launcher.env_blocks import block_writes
 from scanner.model import DynamicRead, FileResult, ScanError, Site, Write, WriteKind
@@ -84,6 +86,7 @@ def analyse_ci(rel: str, text: str, settings: Settings) -> CiResult:
             continue
         if gitlab:
             _gitlab(rel, text, document, own, found)
+            found.sites.extend(expansion_reads(rel, text, document, own))
         else:
             _github(rel, text, document, own, found)
     result = FileResult(
