@@ -127,6 +127,12 @@ CASES: list[tuple[str, str, str, list[Found]]] = [
         ],
     ),
     (
+        "dockerfile-heredoc-is-not-instructions",
+        "Dockerfile",
+        "FROM x\nRUN <<EOF\nENV NOT_AN_INSTRUCTION=1\nEOF\nENV ▸AFTER=1\n",
+        [("AFTER", "export", "1", "dockerfile")],
+    ),
+    (
         "dockerfile-by-suffix-name",
         "docker/Dockerfile.ci.dev",
         "FROM x\nENV ▸UV_LINK_MODE=copy\n",

@@ -4,7 +4,8 @@ its default (reads).
 
 Instructions are read as Docker's parser reads them: case-insensitive, continued by a
 trailing backslash (or the escape character a ``# escape=`` directive names), comment
-lines dropped even inside a continuation. ``ENV A=1 B="x y"`` and the older
+lines dropped even inside a continuation, the lines of a here-document (``RUN <<EOF``)
+skipped. ``ENV A=1 B="x y"`` and the older
 ``ENV A 1`` form are both writes; a value that expands another variable (``$PATH``,
 ``${HOME}/bin``) has no value a reader of the file can state (None). ``ARG A=1 B``
 declares several; the platform arguments BuildKit sets itself (``TARGETARCH``) are facts.
@@ -25,6 +26,7 @@ from scanner.settings import Settings
 
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DIRECTIVE: Final = re.compile(r"#\s*escape\s*=\s*(\S)", re.IGNORECASE)
+_HEREDOC: Final = re.compile(r"<<-?([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _PLATFORM: Final = frozenset(
     f"{side}{part}"
     for side in ("TARGET", "BUILD")
@@ -74,8 +76,13 @@ def instructions(text: str) -> Iterator[list[Word]]:
         if found is not None and found.group(1) in "\\`":
             escape = found.group(1)
     chars: list[tuple[str, int, int]] = []  # the logical line: (character, line, column)
+    heredocs: list[str] = []  # the delimiters of the here-documents still to skip
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r")
+        if heredocs:
+            if line.strip() == heredocs[0]:
+                heredocs.pop(0)
+            continue  # a line of a here-document (RUN <<EOF): not an instruction
         if chars and line.lstrip().startswith("#"):
             continue  # a comment inside a continued instruction
         if not chars and (not line.strip() or line.lstrip().startswith("#")):
@@ -89,6 +96,7 @@ def instructions(text: str) -> Iterator[list[Word]]:
             chars.append((" ", number, len(body) + 1))
             continue
         words = _split(chars, escape)
+        heredocs = [m.group(2) for m in _HEREDOC.finditer("".join(c for c, _, _ in chars))]
         chars = []
         if words:
             yield words
