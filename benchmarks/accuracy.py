@@ -1,7 +1,8 @@
 """How many of the environment variables real releases read does the scanner find?
 
     python benchmarks/accuracy.py [--cache DIR] [--package NAME ...] [--fixtures]
-                                  [--primus PATH] [--megatron-lm PATH] [--jobs N]
+                                  [--primus PATH] [--megatron-lm PATH] [--torchtitan PATH]
+                                  [--maxtext PATH] [--jobs N]
 
 Downloads the pinned releases (``pip download``, once, into ``--cache``),
 scans each package's import folder with ``scanner.scan`` and holds the names
@@ -20,8 +21,12 @@ launcher verdict section: its verdicts on shell scripts and YAML configs of
 Primus (``--primus PATH``, a checkout) and Megatron-LM (``--megatron-lm PATH``,
 a folder holding its ``examples/``), each tree scanned whole, against
 ``benchmarks/launcher_verdicts.yaml``, and the roles it proposes for those
-knobs. ``--fixtures`` runs the same on the small packages of tests/data/bench,
-with no download.
+knobs. Then the launch-source section (accuracy_launch_sources.py): the reads and
+writes of Slurm files, ``#SBATCH`` directives, Dockerfiles, CI workflows and
+``ENV_VARS:`` blocks in Megatron-LM, torchtitan (``--torchtitan PATH``) and maxtext
+(``--maxtext PATH``), with recall, precision and value accuracy per layer, against
+``benchmarks/launch_sources.yaml``. ``--fixtures`` runs the same on the small
+packages of tests/data/bench, with no download.
 A measurement, not a gate: exits 0, or 2 when something could not run.
 """
 
@@ -33,6 +38,7 @@ import sys
 import time
 from pathlib import Path
 
+from accuracy_launch_sources import report as launch_report
 from accuracy_sources import (
     PACKAGES,
     REPO,
@@ -124,6 +130,8 @@ def measure(
 TREES = {  # package: (option, what the folder is), for the trees the verdict sections scan whole
     "primus": ("--primus", "a checkout of AMD-AGI/Primus"),
     "megatron-lm": ("--megatron-lm", "a folder holding NVIDIA/Megatron-LM's examples/"),
+    "torchtitan": ("--torchtitan", "a checkout of pytorch/torchtitan"),
+    "maxtext": ("--maxtext", "a checkout of AI-Hypercomputer/maxtext"),
 }
 
 
@@ -170,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
     launcher = folder / "launcher_verdicts.yaml"
     print()
     print("\n".join(report(launcher, results, skipped, "launcher verdicts", ("language", "role"))))
+    print()
+    print("\n".join(launch_report(folder / "launch_sources.yaml", results, given)))
     return 0
 
 
@@ -183,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--megatron-lm", type=Path, help="a folder holding NVIDIA/Megatron-LM's examples/"
     )
+    parser.add_argument("--torchtitan", type=Path, help="a checkout of pytorch/torchtitan")
+    parser.add_argument("--maxtext", type=Path, help="a checkout of AI-Hypercomputer/maxtext")
     parser.add_argument("--jobs", type=int, help="scanner worker processes (default: all CPUs)")
     args = parser.parse_args(argv)
     try:

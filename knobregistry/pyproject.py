@@ -8,6 +8,7 @@ registry = "conf/registry.yaml"       # where commands find the registry
 launch_facts = ["MYLAUNCHER_*"]       # more variables the launcher sets
 accessors = ["read_knob"]             # more callables that read the variable they name
 printed_writes = ['export:(?P<name>\\w+)=(?P<value>.*)']  # lines a launcher prints to export
+env_blocks = ["ENV_VARS", "env_vars"]  # keys of YAML mappings that set the environment
 ```
 """
 
@@ -19,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from scanner.settings import ENV_BLOCKS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -47,6 +50,9 @@ class ScannerSettings:
     # Regular expressions (groups ``name``, ``value``) of lines launcher scripts print for
     # their runner to export, besides Primus's ``env.NAME=VALUE``.
     printed_writes: tuple[str, ...] = ()
+    # Keys of YAML mappings whose entries set the environment (``ENV_VARS:``); none given:
+    # the scanner's own (``scanner.settings.ENV_BLOCKS``).
+    env_blocks: tuple[str, ...] = ()
 
     def merged(self, other: ScannerSettings) -> ScannerSettings:
         """Both settings, ``self``'s first, each pattern or name once."""
@@ -54,7 +60,13 @@ class ScannerSettings:
             launch_facts=tuple(dict.fromkeys((*self.launch_facts, *other.launch_facts))),
             accessors=tuple(dict.fromkeys((*self.accessors, *other.accessors))),
             printed_writes=tuple(dict.fromkeys((*self.printed_writes, *other.printed_writes))),
+            env_blocks=tuple(dict.fromkeys((*self.env_blocks, *other.env_blocks))),
         )
+
+    @property
+    def blocks(self) -> tuple[str, ...]:
+        """The environment mappings' keys a scan takes: those given, else ``ENV_VARS``."""
+        return self.env_blocks or ENV_BLOCKS
 
 
 def folders_up(start: Path) -> Iterator[Path]:
@@ -105,6 +117,7 @@ def settings_of(table: dict[str, Any] | None, shown: str) -> ScannerSettings:
         launch_facts=_names(table, "launch_facts", shown),
         accessors=_names(table, "accessors", shown),
         printed_writes=_names(table, "printed_writes", shown),
+        env_blocks=_names(table, "env_blocks", shown),
     )
 
 
@@ -126,6 +139,7 @@ _EXAMPLES = {
     "launch_facts": '["MYLAUNCHER_*"]',
     "accessors": '["read_knob"]',
     "printed_writes": "['export:(?P<name>\\w+)=(?P<value>.*)']",
+    "env_blocks": '["ENV_VARS"]',
 }
 
 

@@ -24,6 +24,7 @@ class ReadKind(str, Enum):
     EXPANSION = "expansion"  # shell: $N, ${N}, ${N:-d}, ${N:=d}, [[ -v N ]]
     REQUIRED = "required"  # shell ${N:?msg}, YAML ${N}: the run stops when N is unset
     INTERPOLATION = "interpolation"  # YAML: ${N:d}, ${N:-d} in a value, read when loaded
+    BUILD_ARG = "build-arg"  # Dockerfile: ARG N=d, given by --build-arg when the image is built
 
 
 class GateKind(str, Enum):
@@ -75,7 +76,8 @@ class WriteKind(str, Enum):
     EXPORT = "export"  # shell: export N=v, declare -x N=v
     PREFIX = "prefix"  # shell: N=v command (for that command only)
     UNSET = "unset"  # shell: unset N
-    PRINTED = "printed"  # a line a hook prints for its runner to export (env.N=v)
+    PRINTED = "printed"  # a line a hook prints for its runner to export (env.N=v, $GITHUB_ENV)
+    BLOCK = "block"  # an entry of a YAML mapping that sets the environment (ENV_VARS:, env:)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,7 +127,7 @@ class Site:
     gate: Gate
     function: str  # the enclosing scope: Class.method, <module>; a YAML value's key path
     via: str | None = None  # qualified name of the wrapper, for wrapper calls
-    language: str = "python"  # "python", "shell" or "yaml"
+    language: str = "python"  # "python", "shell", "yaml", "dockerfile" or "ci"
     # What the value lands in: the name its value or test is bound to (Python), the flag it
     # is passed as or the variable it is assigned to (shell), the config key (YAML).
     target: str | None = None

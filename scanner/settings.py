@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The key of a YAML mapping whose entries a test harness or launcher exports (Megatron-LM's
+# functional tests: ``ENV_VARS: {NCCL_ALGO: Ring}``).
+ENV_BLOCKS: tuple[str, ...] = ("ENV_VARS",)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
@@ -18,3 +22,5 @@ class Settings:
     # The types of trainer-config keys from the trainer's config classes, sorted (key, type:
     # bool, number, text or mixed): what a YAML ``${VAR:1}`` feeding the key is.
     config_types: tuple[tuple[str, str], ...] = ()
+    # The keys of YAML mappings that set the environment: their entries are writes.
+    env_blocks: tuple[str, ...] = ENV_BLOCKS

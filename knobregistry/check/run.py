@@ -60,7 +60,7 @@ def scan_scope(
     """Scan the registry's scope, or ``paths`` instead of its paths (same filters), with
     the default cache folder and the project's scanner settings.
 
-    The settings are the scope's `launch_facts` and `accessors`, then ``project``'s
+    The settings are the scope's `launch_facts`, `accessors` and `env_blocks`, then ``project``'s
     (default: ``[tool.knobs]`` of the pyproject.toml nearest the registry). Output
     paths are relative to the registry's folder, where its exclude globs apply.
     Raises RegistryError when a path of the scope does not exist, or when the
@@ -69,9 +69,9 @@ def scan_scope(
     if paths is None:
         _require_scope_paths(registry)
     scope = registry.scan
-    settings = ScannerSettings(scope.launch_facts, scope.accessors).merged(
-        project if project is not None else _project(registry)
-    )
+    settings = ScannerSettings(
+        scope.launch_facts, scope.accessors, env_blocks=scope.env_blocks
+    ).merged(project if project is not None else _project(registry))
     targets = _targets(registry, paths)
     with step("scanning " + ", ".join(shown(t, Path.cwd()) for t in targets)):
         return scan(
@@ -84,6 +84,7 @@ def scan_scope(
             launch_facts=settings.launch_facts,
             accessors=settings.accessors,
             printed_writes=settings.printed_writes,
+            env_blocks=settings.blocks,
             config_types=trainer_config_types(),
         )
 

@@ -96,6 +96,7 @@ def init_command(
         launch_facts=settings.launch_facts,
         accessors=settings.accessors,
         printed_writes=settings.printed_writes,
+        env_blocks=settings.blocks,
         config_types=trainer_config_types(),
     )
     for note in result.notes:

@@ -45,8 +45,8 @@ from scanner.source.files import DEFAULT_INCLUDE
     metavar="GLOB",
     help="Scan only files found in folders whose name matches this glob (default: "
     + ", ".join(f"'{g}'" for g in DEFAULT_INCLUDE)
-    + "; files without an extension whose first line names a shell are shell scripts). "
-    "Repeatable.",
+    + "; any other file whose first line names a shell, such as a .slurm file, is a shell "
+    "script). Repeatable.",
 )
 @click.option(
     "--format",
@@ -71,14 +71,17 @@ def scan_command(
     """Find every environment read under PATHS (default: the current folder), with its
     default and its off switch.
 
-    Python code, launcher shell scripts and YAML configs (${VAR:default} values) are
-    all read; each knob says in which of these layers it is read. Each knob is
+    Python code, launcher shell scripts (by name or by their first line), YAML configs
+    (${VAR:default} values, ENV_VARS: blocks), Dockerfiles and CI workflows
+    (.github/workflows, .gitlab-ci.yml) are all read; each knob says in which of these
+    layers it is read. Each knob is
     listed with the default its code falls back to, whether the gate is on when the
     variable is unset, and the value that turns it off.
     Reads whose variable name cannot be resolved are listed as dynamic; files
     that cannot be read or parsed are listed as errors, and the scan goes on.
     The launch facts and accessors that `[tool.knobs]` of the nearest
-    pyproject.toml names are added to the scanner's own.
+    pyproject.toml names are added to the scanner's own; its env_blocks replace
+    ENV_VARS as the keys of the YAML blocks that set the environment.
     """
     try:
         settings = project_settings(Path.cwd())
@@ -94,6 +97,7 @@ def scan_command(
         launch_facts=settings.launch_facts,
         accessors=settings.accessors,
         printed_writes=settings.printed_writes,
+        env_blocks=settings.blocks,
         config_types=trainer_config_types(),
     )
     for note in result.notes:

@@ -71,6 +71,7 @@ def _scan(entry: dict[str, Any]) -> ScanScope:
         policy=Policy(entry.get("policy", Policy.ALL.value)),
         launch_facts=_strings(entry.get("launch_facts")),
         accessors=_strings(entry.get("accessors")),
+        env_blocks=_strings(entry.get("env_blocks")),
     )
 
 

@@ -320,6 +320,7 @@ class ScanScope:
     policy: Policy = Policy.ALL
     launch_facts: tuple[str, ...] = ()  # more variables the launcher sets (globs)
     accessors: tuple[str, ...] = ()  # more callables that read the variable they name
+    env_blocks: tuple[str, ...] = ()  # keys of YAML mappings that set the environment
 
 
 def nearest_position(

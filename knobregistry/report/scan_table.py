@@ -46,7 +46,7 @@ def shown(value: str | None) -> str:
     return repr(value)
 
 
-LAYERS = {"python": "py", "shell": "sh", "yaml": "yaml"}
+LAYERS = {"python": "py", "shell": "sh", "yaml": "yaml", "dockerfile": "docker", "ci": "ci"}
 
 # The table's columns and the narrowest each may get (its longest header word).
 COLUMNS = (
@@ -62,7 +62,8 @@ COLUMNS = (
 
 
 def layers(knob: Knob) -> str:
-    """Where the knob is read: ``py``, ``sh``, ``yaml``, joined by ``+``."""
+    """Where the knob is read: ``py``, ``sh``, ``yaml``, ``docker`` (a Dockerfile ARG),
+    ``ci`` (a CI workflow's scripts), joined by ``+``."""
     found = {s.language for s in knob.sites}
     return "+".join(short for language, short in LAYERS.items() if language in found)
 

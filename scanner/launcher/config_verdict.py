@@ -107,7 +107,7 @@ def handed_on(site: Site) -> tuple[str | None, str] | None:
     target = site.target
     if site.language == "yaml":
         return target, config_key(target)
-    if site.language == "shell" and target is not None and target.startswith("-"):
+    if site.language in ("shell", "ci") and target is not None and target.startswith("-"):
         return target.lstrip("-").replace("-", "_"), f"the flag {target}"
     return None
 

@@ -1,6 +1,8 @@
 """YAML configs: ``${VAR}``, ``${VAR:default}`` and ``${VAR:-default}`` inside values,
-which the trainer's config loader replaces from the environment (Primus's loader,
-OmegaConf's ``oc.env`` style). GitHub Actions' ``${{ ... }}`` is not one.
+which the trainer's config loader replaces from the environment (Primus's loader), and
+OmegaConf's resolvers ``${oc.env:VAR}``, ``${oc.env:VAR,default}`` and the older
+``${env:VAR,default}``. GitHub Actions' ``${{ ... }}`` is not one. The entries of a
+mapping that sets the environment (``ENV_VARS:``) are writes (``env_blocks``).
 
 A value that is nothing but the read is judged by the type of the config key it
 lands in: a switch for a boolean key, a value for a number or a string. The types
@@ -25,11 +27,13 @@ import yaml
 
 from scanner.conventions import is_launch_fact
 from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, config_key, judge, merge_types
+from scanner.launcher.env_blocks import env_block_writes
 from scanner.model import LAUNCH_GATE, VALUE_GATE, FileResult, ReadKind, ScanError, Site
 from scanner.patterns import matches
 from scanner.settings import Settings
 
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_RESOLVERS: Final = ("oc.env:", "env:")  # OmegaConf's: ${oc.env:VAR,default}
 MAX_MISSES: Final = 64  # reads of one scalar not spelled in its text as in its value
 _LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TAGS: Final = {
@@ -56,9 +60,10 @@ class ConfigResult:
 
 
 def analyse_yaml(rel: str, text: str, settings: Settings) -> ConfigResult:
-    """The environment reads that the values of a YAML file interpolate, and the types
-    its literal values give their keys. A file with no ``${`` is read for the types
-    only: one that does not parse is no error (it holds no read)."""
+    """The environment reads that the values of a YAML file interpolate, the writes of
+    its environment mappings, and the types its literal values give their keys. A file
+    with no ``${`` is read for the types and writes only: one that does not parse is no
+    error (it holds no read)."""
     sites: list[Site] = []
     try:
         documents = list(yaml.compose_all(text, Loader=_LOADER))
@@ -76,6 +81,7 @@ def analyse_yaml(rel: str, text: str, settings: Settings) -> ConfigResult:
             return ConfigResult(FileResult())
         return ConfigResult(FileResult(), ScanError(rel, "The YAML is nested too deeply to read."))
     offsets = _line_offsets(text)
+    writes = env_block_writes(rel, [doc for doc in documents if doc is not None], settings)
     scalars = [pair for doc in documents if doc is not None for pair in _scalars(doc)]
     own = key_types((leaf(key), node) for key, node in scalars)
     types = {**dict(own), **dict(settings.config_types)}
@@ -83,7 +89,11 @@ def analyse_yaml(rel: str, text: str, settings: Settings) -> ConfigResult:
         if "${" in str(node.value):
             sites.extend(_reads(rel, text, offsets, key, node, settings, types))
     return ConfigResult(
-        FileResult(sites=tuple(sorted(sites, key=lambda s: s.sort_key)), config_keys=own)
+        FileResult(
+            sites=tuple(sorted(sites, key=lambda s: s.sort_key)),
+            writes=tuple(writes),
+            config_keys=own,
+        )
     )
 
 
@@ -180,6 +190,13 @@ def interpolations(value: str) -> Iterator[Interpolation]:
     at every ``${`` that no ``}`` follows, a time that grows with the square of its length."""
     at = value.find("${")
     while at >= 0:
+        resolved = _resolver(value, at)
+        if resolved is not None:
+            hit, end = resolved
+            if hit is not None:
+                yield hit
+            at = value.find("${", end)
+            continue
         name = _NAME.match(value, at + 2)
         end = name.end() if name is not None else at + 2
         if name is not None and value.startswith("}", end):
@@ -194,6 +211,34 @@ def interpolations(value: str) -> Iterator[Interpolation]:
             at = value.find("${", close + 1)
         else:
             at = value.find("${", at + 2)
+
+
+def _resolver(value: str, at: int) -> tuple[Interpolation | None, int] | None:
+    """At an OmegaConf resolver call ``${oc.env:VAR,default}`` starting at ``at``: the read
+    (None when the variable is not a plain name) and where the call ends; None when
+    there is no resolver call there. The default runs to the brace that closes the call
+    (it may hold interpolations of its own) and loses its quotes."""
+    prefix = next((p for p in _RESOLVERS if value.startswith(p, at + 2)), None)
+    if prefix is None:
+        return None
+    start = at + 2 + len(prefix)
+    depth, index = 1, start
+    while index < len(value) and depth:
+        depth += {"{": 1, "}": -1}.get(value[index], 0)
+        index += 1
+    if depth:
+        return None, len(value)  # never closed: no read
+    inside = value[start : index - 1]
+    name, comma, rest = inside.partition(",")
+    name = name.strip()
+    if not _NAME.fullmatch(name):
+        return None, index
+    default: str | None = None
+    if comma:
+        default = rest.strip()
+        if len(default) >= 2 and default[0] == default[-1] and default[0] in "'\"":
+            default = default[1:-1]
+    return Interpolation(value[at:index], name, default), index
 
 
 def _line_offsets(text: str) -> list[int]:

@@ -30,6 +30,7 @@ from scanner.run.work import (
     cached,
     fingerprint,
 )
+from scanner.settings import ENV_BLOCKS
 from scanner.source.constants import forget
 from scanner.source.files import (
     DEFAULT_INCLUDE,
@@ -49,6 +50,8 @@ MAX_ROUNDS = 16
 _LAUNCHER_WANTED: dict[str, Callable[[bytes], bool]] = {
     "shell": lambda data: True,
     "yaml": lambda data: True,  # a file with no read still gives its keys' types
+    "dockerfile": lambda data: True,
+    "ci": lambda data: True,
 }
 
 
@@ -67,6 +70,7 @@ def scan(
     accessors: Sequence[str] = (),
     printed_writes: Sequence[str] = (),
     config_types: Mapping[str, str] | None = None,
+    env_blocks: Sequence[str] = ENV_BLOCKS,
 ) -> ScanResult:
     """Scan ``paths`` for environment reads.
 
@@ -84,10 +88,13 @@ def scan(
     their runner to export, besides ``env.NAME=VALUE``; ``config_types``: the types of
     trainer-config keys (``bool``, ``number``, ``text``), from the trainer's config
     classes (see ``scanner.launcher.config_classes``), by which a YAML ``${VAR:1}`` is
-    judged; the tree's own YAML files add the types their literal values give.
+    judged; the tree's own YAML files add the types their literal values give;
+    ``env_blocks``: the keys of YAML mappings whose entries set the environment
+    (``ENV_VARS:``), reported as writes.
 
-    Python files, shell scripts and YAML configs are all read (``include`` chooses);
-    each site and write says its ``language``.
+    Python files, shell scripts (by name or by shebang), YAML configs, Dockerfiles and
+    CI workflows are all read (``include`` chooses); each site and write says its
+    ``language``.
     """
     base = Path(root) if root is not None else Path.cwd()
     options = Options(
@@ -99,6 +106,7 @@ def scan(
         accessors=tuple(accessors),
         printed_writes=tuple(printed_writes),
         config_types=tuple(sorted((config_types or {}).items())),
+        env_blocks=tuple(env_blocks),
     )
     if options.cache_dir is not None:
         prune(options.cache_dir)

@@ -20,7 +20,7 @@ from scanner.accessors import ENV_WORDS, accessor_names
 from scanner.model import FileResult, ScanError
 from scanner.run import codec
 from scanner.run.cache import Cache, CacheError, entry_key
-from scanner.settings import Settings
+from scanner.settings import ENV_BLOCKS, Settings
 from scanner.source.constants import ConstantLoader, still
 from scanner.source.files import (
     MAX_FILE_BYTES,
@@ -51,6 +51,7 @@ class Options:
     accessors: tuple[str, ...] = ()  # more callables to take as accessors, by name
     printed_writes: tuple[str, ...] = ()  # patterns of lines a launcher prints to export
     config_types: tuple[tuple[str, str], ...] = ()  # trainer-config key -> type
+    env_blocks: tuple[str, ...] = ENV_BLOCKS  # keys of YAML mappings that set the environment
 
     def key(self) -> str:
         """What the options add to every file's cache key (worked out once per options)."""
@@ -63,6 +64,7 @@ class Options:
             accessors=self.accessors,
             printed_writes=self.printed_writes,
             config_types=self.config_types,
+            env_blocks=self.env_blocks,
         )
 
 
@@ -81,6 +83,8 @@ def _options_key(options: Options) -> str:
             *options.printed_writes,
             "types",
             *(f"{k}={t}" for k, t in options.config_types),
+            "env_blocks",
+            *options.env_blocks,
         )
     )
     return hashlib.sha256(joined.encode()).hexdigest()
@@ -217,13 +221,26 @@ def _read_launcher(task: FileTask, options: Options, data: bytes) -> FileOutcome
 
         config = analyse_yaml(task.rel, text, options.settings())
         return FileOutcome(rel=task.rel, result=config.result, error=config.error)
+    if task.language == "dockerfile":
+        from scanner.launcher.dockerfile import analyse_dockerfile
+
+        return FileOutcome(
+            rel=task.rel, result=analyse_dockerfile(task.rel, text, options.settings())
+        )
+    if task.language == "ci":
+        from scanner.launcher.workflows import analyse_ci
+
+        ci = analyse_ci(task.rel, text, options.settings())
+        return FileOutcome(rel=task.rel, result=ci.result, error=ci.error)
+    from scanner.launcher.sbatch import with_directives
     from scanner.launcher.shell import TOO_DEEP, analyse_shell
 
     try:
         shell = analyse_shell(task.rel, data, options.settings(), task.path.absolute())
     except RecursionError:
         return FileOutcome(rel=task.rel, error=ScanError(task.rel, TOO_DEEP))
-    return FileOutcome(rel=task.rel, result=shell.result, error=shell.error, depends=shell.depends)
+    result = with_directives(shell.result, task.rel, text, options.settings())
+    return FileOutcome(rel=task.rel, result=result, error=shell.error, depends=shell.depends)
 
 
 def _fresh(task: FileTask, outcome: FileOutcome) -> bool:

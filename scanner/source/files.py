@@ -15,8 +15,10 @@ from pathlib import Path
 from scanner.conventions import relative_path
 from scanner.model import ScanError
 
-DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.sh", "*.bash", "*.yaml", "*.yml")
-# The languages of the three layers a run's knobs live in, by file name.
+DOCKERFILES: tuple[str, ...] = ("Dockerfile", "Dockerfile.*", "Dockerfile_*", "*.Dockerfile")
+DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.sh", "*.bash", "*.yaml", "*.yml", *DOCKERFILES)
+# The languages of the layers a run's knobs live in, by file name (a CI workflow is a
+# YAML file known by its folder: ``ci_file``).
 LANGUAGES: tuple[tuple[str, str], ...] = (
     ("*.py", "python"),
     ("*.pyi", "python"),
@@ -24,6 +26,7 @@ LANGUAGES: tuple[tuple[str, str], ...] = (
     ("*.bash", "shell"),
     ("*.yaml", "yaml"),
     ("*.yml", "yaml"),
+    *((pattern, "dockerfile") for pattern in DOCKERFILES),
 )
 _SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh")
 # Folders nobody means to scan: version control, virtual environments, caches.
@@ -33,6 +36,19 @@ SKIPPED_DIRS: tuple[str, ...] = (
     "node_modules",
     "venv",
     "*.egg-info",
+)
+# Hidden folders that hold a project's CI workflows and the scripts they run: scanned.
+CI_DIRS: tuple[str, ...] = (".github", ".gitlab")
+# Extensions of files whose first line is never looked at for a shell's shebang.
+_NOT_SCRIPTS: frozenset[str] = frozenset(
+    {
+        *("md", "rst", "txt", "html", "css", "js", "ts", "svg", "xml", "pdf"),  # documents
+        *("json", "jsonl", "csv", "tsv", "toml", "cfg", "ini", "lock", "ipynb"),  # data
+        *("png", "jpg", "jpeg", "gif", "webp", "ico"),  # images
+        *("zip", "gz", "tgz", "bz2", "xz", "whl", "tar"),  # archives
+        *("so", "o", "a", "pyc", "pt", "pth", "safetensors", "bin", "npy", "npz", "h5"),
+        *("parquet", "c", "cc", "cpp", "cu", "cuh", "h", "hpp", "rs", "go", "java", "proto"),
+    }
 )
 MAX_FILE_BYTES = 8 * 1024 * 1024
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
@@ -44,7 +60,7 @@ class SourceFile:
 
     path: Path  # as found on disk
     rel: str  # POSIX path relative to the scan root, used in every output
-    language: str = "python"  # "python", "shell" or "yaml"
+    language: str = "python"  # "python", "shell", "yaml", "dockerfile" or "ci"
 
     @property
     def module(self) -> str:
@@ -111,8 +127,9 @@ def iter_files(
 
     Files named explicitly are scanned whatever their name; files found by
     walking folders must match ``include`` and must not match ``exclude``. A file
-    with no extension is a shell script when its first line names a shell and
-    ``include`` takes shell scripts (``*.sh``).
+    that ``include`` does not name is a shell script when its first line names a shell
+    and ``include`` takes shell scripts (``*.sh``), whatever its extension (``.slurm``,
+    ``.sbatch``, none). A YAML file where CI workflows live is a ``ci`` file.
     """
     shebangs = "*.sh" in include
     found: dict[str, SourceFile | ScanError] = {}
@@ -129,15 +146,15 @@ def iter_files(
                 if exclude and excluded(file_rel, exclude):
                     continue
                 if any(fnmatchcase(name, p) for p in include):
-                    language = language_of(name)
-                elif shebangs and "." not in name and shell_script(path / folder / name):
+                    language = language_of(name, file_rel)
+                elif shebangs and _may_be_script(name) and shell_script(path / folder / name):
                     language = "shell"
                 else:
                     continue
                 found.setdefault(file_rel, SourceFile(path / folder / name, file_rel, language))
         elif path.exists() or path.is_symlink():
             if not excluded(rel, exclude):
-                language = language_of(path.name)
+                language = language_of(path.name, rel)
                 if language == "python" and not path.name.endswith(".py") and shell_script(path):
                     language = "shell"
                 found.setdefault(rel, SourceFile(path, rel, language))
@@ -156,7 +173,7 @@ def _walk(top: str) -> Iterator[tuple[str, str | OSError]]:
         while failed:
             yield _below(top, failed.pop(0))
         dirnames[:] = sorted(
-            d for d in dirnames if not any(fnmatchcase(d, p) for p in SKIPPED_DIRS)
+            d for d in dirnames if d in CI_DIRS or not any(fnmatchcase(d, p) for p in SKIPPED_DIRS)
         )
         folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
         folder = "" if folder == "." else folder + "/"
@@ -178,12 +195,37 @@ def _folder_message(error: OSError) -> str:
     return f"Cannot read the folder: {reason}; its files are not scanned."
 
 
-def language_of(name: str) -> str:
-    """The language of a file, by its name (Python when the name says nothing)."""
+def language_of(name: str, rel: str | None = None) -> str:
+    """The language of a file, by its name (Python when the name says nothing); a YAML
+    file at ``rel`` where CI workflows live is ``ci``."""
     for pattern, language in LANGUAGES:
         if fnmatchcase(name, pattern):
+            if language == "yaml" and rel is not None and ci_file(rel):
+                return "ci"
             return language
     return "python"
+
+
+def ci_file(rel: str) -> bool:
+    """Whether the YAML file at ``rel`` is a CI definition: a GitHub Actions workflow
+    (``.github/workflows/``) or composite action (``.github/actions/**/action.yml``), or
+    GitLab CI's ``.gitlab-ci.yml`` and the files under ``.gitlab/``."""
+    parts = rel.split("/")
+    name = parts[-1]
+    if name in (".gitlab-ci.yml", ".gitlab-ci.yaml") or ".gitlab" in parts[:-1]:
+        return True
+    if ".github" not in parts[:-1]:
+        return False
+    below = parts[parts.index(".github") + 1 : -1]
+    if below[:1] == ["workflows"]:
+        return True
+    return below[:1] == ["actions"] and name in ("action.yml", "action.yaml")
+
+
+def _may_be_script(name: str) -> bool:
+    """Whether a file not included by name may still be a shell script: not a document,
+    data or a binary by its extension."""
+    return "." not in name or name.rsplit(".", 1)[1].lower() not in _NOT_SCRIPTS
 
 
 def shell_script(path: Path) -> bool:
