@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
-from importlib.resources.abc import Traversable
+from importlib.abc import Traversable
 from typing import Any
 
 import yaml
