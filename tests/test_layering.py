@@ -153,6 +153,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "families": {"baseline", "check", "docsgen", "paths", "profile_checks", "registry"}
     | {"waivers"},
     # the other use cases
+    "stack_use": {"catalogue"},
     "init": {"scanner", "catalogue", "export", "paths", "plural", "pyproject", "yaml_format"},
     "explain": {"scanner", "check", "paths", "profiles", "registry", "suggest", "yaml_format"},
     "diff": {
@@ -179,7 +180,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     | {"files", "jsontext", "paths", "printable", "trace"},
     # the CLI on top (cli names its commands as strings, imported when they run)
     "commands": {
-        "catalogue",
+        *("catalogue", "stack_use"),
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
         *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),

@@ -68,6 +68,9 @@ def _entries(document: dict[str, Any]) -> Iterable[Entry]:
             source=item["source"],
             also=item.get("also"),
             packages=tuple(document["packages"]),
+            modules=tuple(
+                document.get("modules") or (p.replace("-", "_") for p in document["packages"])
+            ),
         )
 
 

@@ -38,6 +38,7 @@ class Entry:
     source: str
     also: str | None = None
     packages: tuple[str, ...] = ()  # the distributions that bring the library; () = any project
+    modules: tuple[str, ...] = ()  # their import names
 
     @property
     def value_text(self) -> str:
