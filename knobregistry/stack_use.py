@@ -3,7 +3,8 @@ needs to propose the stack's determinism settings.
 
 A library is used when a package that brings it is installed in the environment knobs runs
 in, named in the project's requirements files or pyproject.toml, or imported by its code.
-Nothing is proposed for a project that uses none of them. The platform is the one given, else the one the installed torch was built for (its local
+Nothing is proposed for a project that uses none of them. The platform is the one given,
+else the one the installed torch was built for (its local
 version label: +cu121, +rocm6.2, +cpu); otherwise it is undecided, never guessed.
 """
 

@@ -84,7 +84,7 @@ def header(export: Export, fmt: str) -> list[str]:
     if resolved.undecided:
         held = ", ".join(item.name for item in resolved.undecided)
         lines.append(f"Left as the code has them, their gate undecided (--skip-undecided): {held}.")
-    if fmt != "config" and resolved.config:
+    if fmt not in ("config", "python") and resolved.config:
         lines.append(
             f"Trainer config: {len(resolved.config)} keys, not in this file; write them with "
             f"`{export.command} --format config`."
