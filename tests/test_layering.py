@@ -142,7 +142,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     },
     # the other families of checks, each importing check, never the reverse
     "profile_checks": {"scanner", "check", "codes", "diagnostics", "feature", "profiles"}
-    | {"catalogue", "registry"},
+    | {"catalogue", "registry", "stack_checks"},
     "waivers": {"check", "codes", "diagnostics", "paths", "registry"},
     "baseline": {"atomic", "check", "codes", "diagnostics", "files", "jsontext", "paths"}
     | {"plural"},
@@ -154,6 +154,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     | {"waivers"},
     # the other use cases
     "stack_use": {"catalogue"},
+    "stack_checks": {"scanner", "catalogue", "check", "codes", "diagnostics", "profiles"}
+    | {"registry", "stack_use"},
     "init": {"scanner", "catalogue", "export", "paths", "plural", "pyproject", "yaml_format"},
     "explain": {"scanner", "check", "paths", "profiles", "registry", "suggest", "yaml_format"},
     "diff": {
