@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -13,7 +13,7 @@ from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
-from scanner import Knob, ScanResult
+from scanner import Knob, Role, ScanResult
 
 # The registry schema's pattern for a variable name: other names cannot be registered.
 
@@ -127,7 +127,7 @@ def render_starter(
     """The registry text for ``result``; ``paths`` are relative to the registry's folder.
     ``stack`` are the catalogue's settings that apply: variables no scanned knob reads go
     under `external`, calls and attributes under `config`, and the bitwise profile sets them."""
-    knobs = tuple(k for k in result.knobs if POSIX_NAME.match(k.name))
+    knobs = tuple(_stack_role(k, stack) for k in result.knobs if POSIX_NAME.match(k.name))
     skipped = tuple(k.name for k in result.knobs if not POSIX_NAME.match(k.name))
     lines = [f"# yaml-language-server: $schema={schema}", *HEADER.splitlines()]
     lines.append("  paths:")
@@ -174,6 +174,20 @@ CALLS_COMMENT = """\
 # The stack's settings that are calls or attributes, not variables: the bitwise profile
 # holds their values, and `knobs export --profile bitwise --format python` writes them
 # as a module for the training script to import first."""
+
+
+def _stack_role(knob: Knob, stack: Sequence[Entry]) -> Knob:
+    """``knob`` with the role `stack` when the catalogue has a setting of that name that
+    applies to the project (the scanner's own table knows only a few)."""
+    found = [e for e in stack if e.kind is Kind.VARIABLE and e.name == knob.name]
+    if not found or knob.role is Role.STACK:
+        return knob
+    first = found[0]
+    reason = (
+        f"a determinism setting of {first.library} in the catalogue: "
+        f"{first.value_text!r} gives {first.meaning} ({first.source})"
+    )
+    return replace(knob, role=Role.STACK, role_reason=reason)
 
 
 def _stack_variables(found: Sequence[Entry]) -> list[str]:

@@ -204,3 +204,17 @@ def test_imported_modules_only_counts_import_statements(tmp_path: Path) -> None:
         "torch": (tmp_path / "b.py").as_posix(),
         "triton": (tmp_path / "c.py").as_posix(),
     }
+
+
+def test_a_catalogued_variable_the_code_reads_stays_a_knob_of_role_stack(tmp_path: Path) -> None:
+    launcher = 'import os\nN = int(os.environ.get("TE_HIPBLASLT_TUNING_RUN_COUNT", "10"))\n'
+    project = write_tree(
+        tmp_path / "p", {"requirements.txt": "torch\n", "src/m.py": KERNEL, "src/t.py": launcher}
+    )
+    _init(project, "--platform", "rocm")
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    assert "TE_HIPBLASLT_TUNING_RUN_COUNT" not in registry["external"]
+    role = registry["knobs"]["TE_HIPBLASLT_TUNING_RUN_COUNT"]["role"]
+    assert role["proposed"] == "stack"
+    assert role["reason"].startswith("a determinism setting of hipBLASLt in the catalogue: '0'")
+    assert "export TE_HIPBLASLT_TUNING_RUN_COUNT='0'" in _exports(_export(project))
