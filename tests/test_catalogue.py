@@ -141,3 +141,11 @@ def test_catalogue_unknown_library(tmp_path: Path) -> None:
         "MIOpen, NCCL, Python, RCCL, rocBLAS, torch, Transformer Engine, Triton, XLA. "
         "Did you mean NCCL?\n"
     )
+
+
+def test_the_wheel_ships_the_catalogue() -> None:
+    """pyproject.toml's package-data names the schema and every data file."""
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"catalogue/schema.json", "catalogue/data/*.yaml",' in text
+    shipped = sorted(p.name for p in (REPO / "knobregistry" / "catalogue" / "data").iterdir())
+    assert shipped == FILES

@@ -218,3 +218,14 @@ def test_a_catalogued_variable_the_code_reads_stays_a_knob_of_role_stack(tmp_pat
     assert role["proposed"] == "stack"
     assert role["reason"].startswith("a determinism setting of hipBLASLt in the catalogue: '0'")
     assert "export TE_HIPBLASLT_TUNING_RUN_COUNT='0'" in _exports(_export(project))
+
+
+def test_the_env_file_names_the_calls_it_leaves_to_the_module(project: Path) -> None:
+    _init(project, "--platform", "cuda")
+    header = [line for line in _export(project).splitlines() if line.startswith("#")]
+    assert header[-5:-2] == [
+        "# Stack calls: torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic,",
+        "#   torch.use_deterministic_algorithms, not in this file; write them as a module to "
+        "import with",
+        "#   `knobs export --profile bitwise --registry registry.yaml --format python`.",
+    ]

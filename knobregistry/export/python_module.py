@@ -15,6 +15,7 @@ from knobregistry.registry.model import JsonValue
 
 
 def _kind(key: str) -> Kind | None:
+    """CALL or ATTRIBUTE for a catalogued call or attribute; None for a trainer key."""
     kinds = {e.kind for e in for_name(key) if e.kind is not Kind.VARIABLE}
     return kinds.pop() if len(kinds) == 1 else None
 
