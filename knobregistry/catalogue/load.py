@@ -6,7 +6,6 @@ import json
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
-from importlib.abc import Traversable
 from typing import Any
 
 import yaml
@@ -17,10 +16,6 @@ from knobregistry.catalogue.model import Entry, Kind, Platform
 
 class CatalogueError(Exception):
     """A catalogue file that is not valid: the installation is broken."""
-
-
-def _folder() -> Traversable:
-    return resources.files("knobregistry.catalogue").joinpath("data")
 
 
 def schema() -> dict[str, Any]:
@@ -43,7 +38,8 @@ def problems(document: object) -> list[str]:
 def entries() -> tuple[Entry, ...]:
     """Every setting of every library, by file name then file order."""
     found: list[Entry] = []
-    files = [f for f in _folder().iterdir() if f.name.endswith(".yaml")]
+    folder = resources.files("knobregistry.catalogue").joinpath("data")
+    files = [f for f in folder.iterdir() if f.name.endswith(".yaml")]
     files.sort(key=lambda f: f.name)
     for file in files:
         document = yaml.safe_load(file.read_text("utf-8"))
