@@ -28,6 +28,7 @@ else:  # pragma: no cover - Python 3.10
 _REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 _IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _LABEL = re.compile(r"\+(cu\d+|rocm[\d.]+|cpu)\b")
+_NOT_THE_PROJECT = frozenset({"site-packages", "dist-packages", "node_modules", "__pycache__"})
 MAX_SOURCE_BYTES = 1_000_000  # a Python file larger than this is not searched for imports
 
 
@@ -95,7 +96,12 @@ def imported_modules(paths: Sequence[Path], wanted: Iterable[str]) -> dict[str, 
     remaining = set(wanted)
     found: dict[str, str] = {}
     files = sorted(
-        {f for p in paths for f in ([p] if p.is_file() else p.rglob("*.py")) if f.suffix == ".py"}
+        {
+            f
+            for p in paths
+            for f in ([p] if p.is_file() else p.rglob("*.py"))
+            if f.suffix == ".py" and not _skipped(f.relative_to(p) if f != p else Path(f.name))
+        }
     )
     for file in files:
         if not remaining:
@@ -110,6 +116,12 @@ def imported_modules(paths: Sequence[Path], wanted: Iterable[str]) -> dict[str, 
             found[module] = file.as_posix()
         remaining.difference_update(found)
     return found
+
+
+def _skipped(relative: Path) -> bool:
+    """A file inside a hidden folder or an installed environment (.venv, site-packages):
+    what its packages import says nothing of the project."""
+    return any(part.startswith(".") or part in _NOT_THE_PROJECT for part in relative.parts[:-1])
 
 
 def torch_platform(installed: Mapping[str, str]) -> tuple[Platform | None, str]:

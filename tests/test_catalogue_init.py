@@ -197,6 +197,8 @@ def test_imported_modules_only_counts_import_statements(tmp_path: Path) -> None:
             "a.py": "x = 'import torch'\n# import jax\n",
             "b.py": "if True:\n    from torch import nn\n",
             "c.py": "import triton.language as tl\n",
+            ".venv/lib/site-packages/x/jax_user.py": "import jax\n",
+            "env/lib/python3.11/site-packages/y.py": "import jax\n",
         },
     )
     found = imported_modules([tmp_path], ["torch", "jax", "triton"])
