@@ -26,6 +26,7 @@ COMMANDS = {
     "diff": "knobregistry.commands.diff:diff_command",
     "docs": "knobregistry.commands.docs:docs_command",
     "trace": "knobregistry.commands.trace:trace_command",
+    "catalogue": "knobregistry.commands.catalogue:catalogue_command",
 }
 
 

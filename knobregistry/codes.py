@@ -444,6 +444,38 @@ RULES: tuple[Rule, ...] = (
         severity=Severity.WARNING,
     ),
     Rule(
+        code="KNB113",
+        name="BitwiseLacksStackSetting",
+        title="A bitwise profile does not set a catalogued determinism setting of a library the "
+        "project uses.",
+        description=(
+            "The shipped catalogue (`knobs catalogue`) holds the stack's determinism settings: "
+            "NCCL_ALGO=Ring, CUBLAS_WORKSPACE_CONFIG, ROCBLAS_DEFAULT_ATOMICS_MODE=0, "
+            "torch.use_deterministic_algorithms(True) and more, each with its source. A profile "
+            "of kind `bitwise` that does not give one of them its deterministic value, for a "
+            "library the project uses (named in its requirements*.txt or pyproject.toml, or "
+            "imported by the scanned code) on its platform, leaves that library free to choose "
+            "a non-deterministic path. The platform is the one the registry's own stack "
+            "settings belong to (an RCCL entry: rocm); with none, only the settings of every "
+            "platform are asked for. A note: it does not fail the check."
+        ),
+        example=(
+            "# requirements.txt names torch; the registry has NCCL_ALGO (RCCL, role stack)\n"
+            "profiles:\n"
+            "  bitwise:\n"
+            "    kind: bitwise\n"
+            "    select: [{role: stack, set: deterministic}]\n"
+            "# no ROCBLAS_DEFAULT_ATOMICS_MODE, no torch.use_deterministic_algorithms"
+        ),
+        page="profiles.md",
+        help=(
+            "Register the setting as `knobs catalogue LIBRARY` gives it (a variable under "
+            "`external:` with `role: stack`, a call under `config:` with `backend: stack`) and "
+            "let the profile set it, or run `knobs init` in a scratch folder and copy its entries."
+        ),
+        severity=Severity.NOTE,
+    ),
+    Rule(
         code="KNB201",
         name="ExpiredWaiver",
         title="A waiver's expiry date has passed.",

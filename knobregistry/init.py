@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
+from knobregistry.catalogue import Entry, Kind
 from knobregistry.export.common import POSIX_NAME
 from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
-from scanner import Knob, ScanResult
+from scanner import Knob, Role, ScanResult
 
 # The registry schema's pattern for a variable name: other names cannot be registered.
 
@@ -121,9 +122,12 @@ def render_starter(
     exclude: Sequence[str] = (),
     match: Sequence[str] = (),
     schema: str,
+    stack: Sequence[Entry] = (),
 ) -> Starter:
-    """The registry text for ``result``; ``paths`` are relative to the registry's folder."""
-    knobs = tuple(k for k in result.knobs if POSIX_NAME.match(k.name))
+    """The registry text for ``result``; ``paths`` are relative to the registry's folder.
+    ``stack`` are the catalogue's settings that apply: variables no scanned knob reads go
+    under `external`, calls and attributes under `config`, and the bitwise profile sets them."""
+    knobs = tuple(_stack_role(k, stack) for k in result.knobs if POSIX_NAME.match(k.name))
     skipped = tuple(k.name for k in result.knobs if not POSIX_NAME.match(k.name))
     lines = [f"# yaml-language-server: $schema={schema}", *HEADER.splitlines()]
     lines.append("  paths:")
@@ -144,8 +148,83 @@ def render_starter(
         if index:
             lines.append("")
         lines.extend(_entry(knob))
+    scanned = {k.name for k in knobs}
+    variables = [e for e in stack if e.kind is Kind.VARIABLE and e.name not in scanned]
+    calls = [e for e in stack if e.kind is not Kind.VARIABLE]
+    if variables:
+        lines.extend(["", *STACK_COMMENT.splitlines(), "external:"])
+        lines.extend(_stack_variables(variables))
+    if calls:
+        lines.extend(["", *CALLS_COMMENT.splitlines(), "config:"])
+        for entry in calls:
+            lines.extend(_stack_call(entry))
     lines.extend(PROFILES.splitlines())
+    if calls:
+        lines.append("    config:")
+        lines.extend(f"      {yaml_key(e.name)}: {_yaml_value(e.deterministic)}" for e in calls)
     return Starter(text="\n".join(lines) + "\n", knobs=knobs, skipped=skipped)
+
+
+STACK_COMMENT = """\
+# The stack's determinism settings that apply to this project, from the catalogue
+# knobs ships (`knobs catalogue` lists it with its sources). Libraries read them, not
+# the scanned code; the bitwise profile sets each to its `deterministic` value."""
+
+CALLS_COMMENT = """\
+# The stack's settings that are calls or attributes, not variables: the bitwise profile
+# holds their values, and `knobs export --profile bitwise --format python` writes them
+# as a module for the training script to import first."""
+
+
+def _stack_role(knob: Knob, stack: Sequence[Entry]) -> Knob:
+    """``knob`` with the role `stack` when the catalogue has a setting of that name that
+    applies to the project (the scanner's own table knows only a few)."""
+    found = [e for e in stack if e.kind is Kind.VARIABLE and e.name == knob.name]
+    if not found or knob.role is Role.STACK:
+        return knob
+    first = found[0]
+    reason = (
+        f"a determinism setting of {first.library} in the catalogue: "
+        f"{first.value_text!r} gives {first.meaning} ({first.source})"
+    )
+    return replace(knob, role=Role.STACK, role_reason=reason)
+
+
+def _stack_variables(found: Sequence[Entry]) -> list[str]:
+    """One `external` entry per variable (two libraries reading one name share it)."""
+    lines: list[str] = []
+    names = list(dict.fromkeys(e.name for e in found))
+    for name in names:
+        same = [e for e in found if e.name == name]
+        first = same[0]
+        lines.extend(
+            [
+                f"  {yaml_key(name)}:",
+                f"    library: {yaml_string(' / '.join(e.library for e in same))}",
+                f"    description: {yaml_string(first.meaning)}",
+                "    role: stack",
+                f"    deterministic: {yaml_string(first.value_text)}",
+                f"    cost: {yaml_string(first.cost)}",
+                f"    source: {yaml_string(first.source)}",
+            ]
+        )
+    return lines
+
+
+def _stack_call(entry: Entry) -> list[str]:
+    return [
+        f"  {yaml_key(entry.name)}:",
+        "    backend: stack",
+        f"    description: {yaml_string(f'{entry.library}: {entry.meaning}')}",
+        f"    cost: {yaml_string(entry.cost)}",
+        f"    source: {yaml_string(entry.source)}",
+    ]
+
+
+def _yaml_value(value: str | bool) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return yaml_string(value)
 
 
 def _entry(knob: Knob) -> list[str]:

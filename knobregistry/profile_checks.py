@@ -18,7 +18,9 @@ and held against the scan:
   (KNB110: under a condition the profile's config does not decide);
 - KNB111: an `implied_by` of the registry that no scanned launcher write keeps true;
 - KNB112: a `bitwise`-kind profile leaves on knobs triaged reproducible one at a time,
-  and no recorded run had the profile as a whole (a warning).
+  and no recorded run had the profile as a whole (a warning);
+- KNB113: a `bitwise`-kind profile does not set a catalogued determinism setting of a
+  library the project uses (a note; stack_checks.py).
 
 A knob a bitwise profile's own `verified` run had on (`knobs triage --search
 fastest-bitwise --record`) is held by that run, whatever its single-knob triage says.
@@ -46,6 +48,7 @@ from knobregistry.profiles.torchtitan import torchtitan_fields
 from knobregistry.profiles.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage, Verdict
 from knobregistry.registry.model import JsonValue
+from knobregistry.stack_checks import lacking, project_stack
 from scanner import GateKind, Polarity, Role, ScanResult, Site
 
 _HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on
@@ -76,12 +79,16 @@ def check_profiles(
     """
     where = _Where(registry, cwd if cwd is not None else Path.cwd(), scan)
     found: list[Diagnostic] = []
+    bitwise = any(p.kind is ProfileKind.BITWISE for p in registry.profiles.values())
+    stack = project_stack(registry) if bitwise and full_scope else None
     for name, profile in registry.profiles.items():
         resolved = _resolve(registry, name)
         if profile.kind is ProfileKind.BITWISE:
             found.extend(_bitwise_holes(where, resolved, _resolve(registry, name, scan)))
             found.extend(_missed_requirements(where, resolved))
             found.extend(_not_run_together(where, resolved))
+            if stack is not None:
+                found.extend(lacking(where, resolved, stack))
         if full_scope:
             found.extend(_unknown_variables(where, name))
         found.extend(_gate_mismatches(where, resolved))

@@ -330,7 +330,9 @@ def test_scan_needs_the_scope(project: Path) -> None:
 def test_help_lists_the_formats(project: Path) -> None:
     result = run_knobs("export", "--help", cwd=project)
     assert result.returncode == 0
-    assert "[sh|dotenv|json|github|config|megatron-args|primus]" in textwrap.dedent(result.stdout)
+    assert "[sh|dotenv|json|github|config|python|megatron-args|primus]" in textwrap.dedent(
+        result.stdout
+    )
 
 
 def test_a_nul_in_a_value_is_refused(tmp_path: Path) -> None:

@@ -318,7 +318,7 @@ def test_megatron_args_of_the_repository_registry() -> None:
 
 def test_formats_are_listed_in_the_help(tmp_path: Path) -> None:
     result = run_knobs("export", "--help", cwd=tmp_path)
-    assert "[sh|dotenv|json|github|config|megatron-args|primus]" in result.stdout
+    assert "[sh|dotenv|json|github|config|python|megatron-args|primus]" in result.stdout
 
 
 def test_primus_overlay_reads_back_yaml_line_breaks_and_escapes(tmp_path: Path) -> None:

@@ -106,6 +106,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "plural": set(),
     "printable": set(),
     "schema_words": set(),
+    "catalogue": set(),  # the shipped determinism settings of the stack (package data)
     "suggest": set(),
     "progress": set(),
     "files": set(),
@@ -129,10 +130,11 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # source (and the megatron config classes profiles import fields from)
     "trainer_types": {"scanner"},
     "profiles": {
+        "catalogue",
         *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
         *("jsontext", "registry", "suggest", "trainer_types"),
     },
-    "export": {"scanner", "plural", "profiles", "registry", "surrogates"},
+    "export": {"scanner", "catalogue", "plural", "profiles", "registry", "surrogates"},
     # the check engine and its inventory family
     "check": {
         *("scanner", "cache", "codes", "diagnostics", "feature", "paths", "plural"),
@@ -140,7 +142,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     },
     # the other families of checks, each importing check, never the reverse
     "profile_checks": {"scanner", "check", "codes", "diagnostics", "feature", "profiles"}
-    | {"registry"},
+    | {"catalogue", "registry", "stack_checks"},
     "waivers": {"check", "codes", "diagnostics", "paths", "registry"},
     "baseline": {"atomic", "check", "codes", "diagnostics", "files", "jsontext", "paths"}
     | {"plural"},
@@ -151,13 +153,17 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "families": {"baseline", "check", "docsgen", "paths", "profile_checks", "registry"}
     | {"waivers"},
     # the other use cases
-    "init": {"scanner", "export", "paths", "plural", "pyproject", "yaml_format"},
+    "stack_use": {"catalogue"},
+    "stack_checks": {"scanner", "catalogue", "check", "codes", "diagnostics", "profiles"}
+    | {"registry", "stack_use"},
+    "init": {"scanner", "catalogue", "export", "paths", "plural", "pyproject", "yaml_format"},
     "explain": {"scanner", "check", "paths", "profiles", "registry", "suggest", "yaml_format"},
     "diff": {
         *("scanner", "check", "docsgen", "feature", "paths", "plural", "printable"),
         *("pyproject", "registry", "yaml_format"),
     },
     "trace": {
+        "catalogue",
         *("scanner", "files", "jsontext", "paths", "plural", "printable", "procfs"),
         *("profiles", "pyproject", "registry"),
     },
@@ -176,6 +182,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     | {"files", "jsontext", "paths", "printable", "trace"},
     # the CLI on top (cli names its commands as strings, imported when they run)
     "commands": {
+        *("catalogue", "stack_use"),
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
         *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),

@@ -34,7 +34,9 @@ from scanner import ScanResult
     show_default=True,
     help="sh: a file to source; dotenv: a Docker Compose env file; json; github: lines for "
     "$GITHUB_ENV; config: the trainer-config overlay (YAML); megatron-args: the Megatron keys "
-    "as Megatron-LM command-line flags (a bash array); primus: a Primus experiment overlay.",
+    "as Megatron-LM command-line flags (a bash array); primus: a Primus experiment overlay; "
+    "python: the stack's calls and attributes (torch.use_deterministic_algorithms) as a module "
+    "the training script imports first.",
 )
 @click.option(
     "--unset-others",
@@ -89,6 +91,7 @@ def export_command(
       knobs export --profile bitwise > env.sh && . ./env.sh
       knobs export --profile bitwise --format config > overlay.yaml
       knobs export --profile bitwise --format megatron-args > megatron-args.sh
+      knobs export --profile bitwise --format python > knobs_bitwise.py
       knobs export --profile bitwise --check-env || exit 1
       knobs export --profile bitwise --explain
 

@@ -9,6 +9,7 @@ from typing import NoReturn
 import click
 
 from knobregistry.atomic import write_atomic
+from knobregistry.catalogue import Platform
 from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.feature import undecided_gate
@@ -21,6 +22,7 @@ from knobregistry.init import (
 from knobregistry.lock import LockError, locked
 from knobregistry.plural import counted
 from knobregistry.pyproject import PyprojectError, project_settings
+from knobregistry.stack_use import StackUse, stack_use
 from knobregistry.trainer_types import trainer_config_types
 from scanner import Role, scan
 
@@ -66,18 +68,38 @@ def _refuse_to_overwrite(output: Path, force: bool) -> None:
     help="Skip paths matching this glob (relative to the output file's folder); written "
     "to scan.exclude. Repeatable.",
 )
+@click.option(
+    "--platform",
+    type=click.Choice([p.value for p in Platform if p is not Platform.ANY]),
+    help="The platform the project runs on, for the stack settings of one platform (cuDNN, "
+    "rocBLAS, ...). Without it, with --environment the installed torch's build decides "
+    "(2.5.1+rocm6.2: rocm); otherwise those settings are left out.",
+)
+@click.option(
+    "--environment",
+    is_flag=True,
+    help="Also propose stack settings for the packages installed where knobs runs (run it in "
+    "the project's environment), and let the installed torch's build decide the platform. "
+    "Without it, only packages the project's requirements*.txt, pyproject.toml or code name.",
+)
 def init_command(
     paths: tuple[Path, ...],
     output: Path,
     force: bool,
     match: tuple[str, ...],
     exclude: tuple[str, ...],
+    platform: str | None,
+    environment: bool,
 ) -> None:
     """Write a starting registry for the knobs under PATHS (default: the current folder).
 
     Every knob found is registered `untriaged`, with the default its code falls
     back to. The scope (scan.paths) is PATHS, relative to the output file's
     folder, with policy `all`. An existing file is left alone unless --force.
+
+    The stack's determinism settings from the shipped catalogue (`knobs catalogue`)
+    that apply to the libraries the project uses are registered too, with role
+    `stack` and their source, and the bitwise profile sets them.
     """
     folder = output.parent
     if not folder.is_dir():
@@ -101,6 +123,12 @@ def init_command(
     )
     for note in result.notes:
         click.echo(f"knobs init: note: {note}", err=True)
+    use = stack_use(
+        folder=folder,
+        paths=targets,
+        platform=Platform(platform) if platform is not None else None,
+        environment=environment,
+    )
     reference = schema_reference(folder)
     copy = folder / SCHEMA_COPY if reference is None else None
     starter = render_starter(
@@ -109,6 +137,7 @@ def init_command(
         exclude=exclude,
         match=match,
         schema=reference if reference is not None else SCHEMA_COPY,
+        stack=use.entries,
     )
     try:
         with locked(output):  # no `knobs triage --record` writes it meanwhile
@@ -131,6 +160,8 @@ def init_command(
             f"Wrote {copy.as_posix()}: the registry's JSON schema, which the first line of "
             f"{output.name} points editors at; commit it beside it."
         )
+    for line in _stack_lines(use):
+        click.echo(line)
     roles = Counter(k.role for k in starter.knobs)
     if starter.knobs:
         shown_roles = ", ".join(f"{roles[r]} {r.value}" for r in Role if roles[r])
@@ -155,3 +186,28 @@ def init_command(
             "(`knobs check` lists them)."
         )
     click.echo("Next: say what each knob gates, triage it, and run `knobs check`.")
+
+
+def _stack_lines(use: StackUse) -> list[str]:
+    """What init proposed from the catalogue, from which packages, on which platform."""
+    lines: list[str] = []
+    if not use.found:
+        return lines
+    if use.entries:
+        libraries = ", ".join(dict.fromkeys(e.library for e in use.entries))
+        lines.append(
+            f"Stack settings from the catalogue: {counted(len(use.entries), 'setting')} of "
+            f"{libraries}, role `stack`, set by the bitwise profile."
+        )
+    if use.found:
+        found = "; ".join(f"{name} ({how})" for name, how in use.found.items())
+        lines.append(f"Libraries found: {found}.")
+    if use.platform is not None:
+        lines.append(f"Platform: {use.platform.value} ({use.platform_reason}).")
+    else:
+        lines.append(
+            f"Platform: undecided ({use.platform_reason}); the settings of one platform "
+            "(NCCL, cuBLAS, cuDNN, RCCL, rocBLAS, hipBLASLt, MIOpen, ...) were left out: "
+            "pass --platform cuda|rocm|cpu."
+        )
+    return lines

@@ -1,5 +1,6 @@
 """Render a resolved profile: sh, dotenv, json, github ($GITHUB_ENV), config (YAML overlay),
-megatron-args (Megatron-LM flags) or primus (a Primus experiment overlay).
+python (the stack's calls, a module to import), megatron-args (Megatron-LM flags) or primus
+(a Primus experiment overlay).
 
 Every renderer is a pure function of an `Export`; output is byte-identical from
 run to run (sorted, no timestamps).
@@ -14,6 +15,7 @@ from knobregistry.export.dotenv import dotenv_quote, render_dotenv
 from knobregistry.export.github import render_github
 from knobregistry.export.megatron_args import render_megatron_args
 from knobregistry.export.primus import render_primus
+from knobregistry.export.python_module import render_python
 from knobregistry.export.shell import render_sh, sh_quote
 from knobregistry.export.structured import render_config, render_json
 from knobregistry.registry.model import ConfigKey
@@ -24,6 +26,7 @@ RENDERERS: dict[str, Callable[[Export], str]] = {
     "json": render_json,
     "github": render_github,
     "config": render_config,
+    "python": render_python,
 }
 # The launcher's forms of the config keys, which need each key's registry entry.
 KEYED_RENDERERS: dict[str, Callable[[Export, Mapping[str, ConfigKey]], str]] = {
@@ -46,7 +49,7 @@ def render(
         return KEYED_RENDERERS[fmt](export, config_keys or {})
     if fmt not in RENDERERS:
         raise ExportError(f"unknown format '{fmt}'; the formats are {', '.join(FORMATS)}.")
-    if fmt != "config":
+    if fmt not in ("config", "python"):
         check_variables(export)
     return RENDERERS[fmt](export)
 

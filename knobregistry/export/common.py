@@ -6,6 +6,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from knobregistry.catalogue import Kind, for_name
 from knobregistry.profiles import ResolvedProfile
 from knobregistry.profiles.model import measured_price
 from knobregistry.surrogates import LONE_SURROGATE
@@ -60,6 +61,11 @@ def check_variables(export: Export) -> None:
             )
 
 
+def is_stack_call(key: str) -> bool:
+    """Whether the config key is a call or attribute of the catalogue (backend stack)."""
+    return any(e.kind is not Kind.VARIABLE for e in for_name(key))
+
+
 def comment(text: str) -> list[str]:
     """``text`` as comment lines: every line break (\\r, \\u2028, ...) starts a new `# ` line."""
     return [f"# {line}".rstrip() for line in text.splitlines()] or ["#"]
@@ -84,10 +90,17 @@ def header(export: Export, fmt: str) -> list[str]:
     if resolved.undecided:
         held = ", ".join(item.name for item in resolved.undecided)
         lines.append(f"Left as the code has them, their gate undecided (--skip-undecided): {held}.")
-    if fmt != "config" and resolved.config:
+    calls = [k for k in resolved.config if is_stack_call(k)]
+    trainer = len(resolved.config) - len(calls)
+    if fmt not in ("config", "python") and trainer:
         lines.append(
-            f"Trainer config: {len(resolved.config)} keys, not in this file; write them with "
+            f"Trainer config: {trainer} keys, not in this file; write them with "
             f"`{export.command} --format config`."
+        )
+    if fmt != "python" and calls:
+        lines.append(
+            f"Stack calls: {', '.join(calls)}, not in this file; write them as a module to import "
+            f"with `{export.command} --format python`."
         )
     lines.append(f"Regenerate: {export.command} --format {fmt}")
     lines.append(GENERATED)

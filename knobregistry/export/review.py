@@ -10,8 +10,8 @@ from knobregistry.export.common import Export
 from knobregistry.export.shell import sh_quote
 from knobregistry.plural import counted
 from knobregistry.profiles import LeftAlone, ResolvedProfile, Why
+from knobregistry.profiles.candidates import deterministic_value
 from scanner import Role
-from scanner.determinism import setting
 
 # The order roles are counted in: what a bitwise recipe sets first.
 _ORDER = (Role.KERNEL, Role.DETERMINISM, Role.STACK)
@@ -24,7 +24,7 @@ def _role_of(resolved: ResolvedProfile, name: str) -> str:
     role = resolved.roles.get(name)
     if role is not None:
         return role.value
-    return Role.STACK.value if setting(name) is not None else _EXPLICIT
+    return Role.STACK.value if deterministic_value(name) is not None else _EXPLICIT
 
 
 def _by_role(resolved: ResolvedProfile, names: list[str]) -> str:

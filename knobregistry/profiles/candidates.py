@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from fnmatch import fnmatchcase
 
+from knobregistry.catalogue import Kind, for_name
 from knobregistry.feature import (
     Off,
     feature_on_by_default,
@@ -23,6 +24,7 @@ from knobregistry.feature import (
     undecided_gate,
 )
 from knobregistry.registry import KnobEntry, Registry, SelectRule, SetAction, Triage
+from knobregistry.registry.model import ExternalKnob
 from scanner import Knob, Polarity, Role, ScanResult
 from scanner.determinism import setting
 
@@ -60,6 +62,7 @@ class Candidate:
     role_reason: str | None = None
     undecided: str | None = None  # why its gate is undecided; None: decided
     off_known: bool = True  # False: no one value turns every site off
+    deterministic: str | None = None  # what `set: deterministic` writes; None: nothing to write
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,9 @@ def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Can
     for name, entry in registry.knobs.items():
         knob = scan.knob(name) if scan is not None else None
         yield _registered(name, entry, knob)
+    for name, external in registry.external.items():
+        if external.role is Role.STACK:
+            yield _stack_setting(name, external)
     if scan is None:
         return
     for knob in scan.knobs:
@@ -101,7 +107,37 @@ def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Can
             role_reason=knob.role_reason,
             undecided=undecided_gate(knob),
             off_known=off_known,
+            deterministic=deterministic_value(knob.name),
         )
+
+
+def deterministic_value(name: str) -> str | None:
+    """The value that makes the variable ``name`` deterministic: the catalogue's (None when
+    its libraries disagree), else the scanner's table of settings; None when neither knows."""
+    values = {e.deterministic for e in for_name(name) if e.kind is Kind.VARIABLE}
+    if len(values) == 1:
+        found = values.pop()
+        return found if isinstance(found, str) else None
+    if values:
+        return None
+    known = setting(name)
+    return known.value if known is not None else None
+
+
+def _stack_setting(name: str, external: ExternalKnob) -> Candidate:
+    """An external variable of role stack: a library reads it, the registry holds its value."""
+    where = f" ({external.source})" if external.source else ""
+    return Candidate(
+        name=name,
+        default_on=None,
+        triage=Triage.UNTRIAGED,
+        registered=True,
+        off=None,
+        on=None,
+        role=Role.STACK,
+        role_reason=f"the registry says so: a setting of {external.library or 'a library'}{where}",
+        deterministic=external.deterministic,
+    )
 
 
 def _registered(name: str, entry: KnobEntry, knob: Knob | None) -> Candidate:
@@ -130,6 +166,7 @@ def _registered(name: str, entry: KnobEntry, knob: Knob | None) -> Candidate:
         role_reason=reason,
         undecided=entry.undecided,
         off_known=off_known,
+        deterministic=deterministic_value(name),
     )
 
 
@@ -225,7 +262,7 @@ def _acts(rule: SelectRule, candidate: Candidate) -> bool:
     """Whether the action means something for the candidate: a deterministic value for a
     catalogue setting, on and off for a switch (or a knob whose gate nobody could decide)."""
     if rule.set is SetAction.DETERMINISTIC:
-        return setting(candidate.name) is not None
+        return candidate.deterministic is not None
     if rule.set is SetAction.DEFAULT:
         return True
     return candidate.default_on is not None or candidate.undecided is not None
@@ -238,6 +275,5 @@ def value(action: SetAction, candidate: Candidate) -> str | None:
     if action is SetAction.ON:
         return candidate.on
     if action is SetAction.DETERMINISTIC:
-        found = setting(candidate.name)
-        return found.value if found is not None else None
+        return candidate.deterministic
     return None

@@ -188,6 +188,9 @@ def _external(name: str, entry: dict[str, Any]) -> ExternalKnob:
         implied_by=tuple(
             sorted((str(k), str(v)) for k, v in (entry.get("implied_by") or {}).items())
         ),
+        role=Role(entry["role"]) if "role" in entry else None,
+        deterministic=entry.get("deterministic"),
+        source=entry.get("source"),
     )
 
 
@@ -202,6 +205,7 @@ def _config(name: str, entry: dict[str, Any]) -> ConfigKey:
         argument=entry.get("argument"),
         cost=entry.get("cost"),
         notes=entry.get("notes"),
+        source=entry.get("source"),
     )
 
 

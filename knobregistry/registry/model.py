@@ -264,6 +264,9 @@ class ExternalKnob:
     # The condition under which a launcher script sets it ({PRIMUS_DETERMINISTIC: "1"}),
     # sorted by name; `knobs check` keeps it true against the scanned launcher (KNB111).
     implied_by: tuple[tuple[str, str], ...] = ()
+    role: Role | None = None  # Role.STACK: a catalogue setting `knobs init` proposed
+    deterministic: str | None = None  # the value that makes the library deterministic
+    source: str | None = None  # where that was checked
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -279,6 +282,7 @@ class ConfigKey:
     argument: str | None = None  # a command-line argument (`--seed`), not a config-class field
     cost: str | None = None
     notes: str | None = None
+    source: str | None = None  # where a catalogue setting (backend `stack`) was checked
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from knobregistry.plural import counted
 from knobregistry.printable import printable
+from knobregistry.trace.catalogued import catalogued
 from knobregistry.trace.model import (
     Level,
     Missing,
@@ -86,6 +87,16 @@ def render_json(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
             for r in trace.reads
         ],
         "copies": [{**_site(c.site, cwd), "count": c.count} for c in trace.copies],
+        "catalogued": [
+            {
+                "name": c.name,
+                "libraries": list(c.libraries),
+                "meaning": c.meaning,
+                "deterministic": c.deterministic,
+                "this_run": list(c.seen),
+            }
+            for c in catalogued(trace.reads)
+        ],
         "registry": reconciled.registry if reconciled else None,
         "still_running": trace.still_running,
         "unreadable": {"files": trace.unreadable.files, "lines": trace.unreadable.lines},
@@ -156,6 +167,10 @@ def render_table(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
             for r in trace.reads
         ]
         lines += _columns(rows, indent="")
+    labels = catalogued(trace.reads)
+    if labels:
+        lines.append("Stack settings the run consulted (`knobs catalogue` has their sources):")
+        lines += _columns([(printable(c.name), printable(c.label())) for c in labels], indent="  ")
     if trace.copies:
         first = trace.copies[0].site
         lines.append(

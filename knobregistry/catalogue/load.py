@@ -1,0 +1,98 @@
+"""Read the shipped catalogue: every data/*.yaml, loaded safely and checked against schema.json."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+
+from knobregistry.catalogue.model import Entry, Kind, Platform
+
+
+class CatalogueError(Exception):
+    """A catalogue file that is not valid: the installation is broken."""
+
+
+def schema() -> dict[str, Any]:
+    """The JSON schema of one catalogue file."""
+    text = resources.files("knobregistry.catalogue").joinpath("schema.json").read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def problems(document: object) -> list[str]:
+    """What is wrong with one loaded catalogue file, one line per problem (none: valid)."""
+    validator = Draft202012Validator(schema())
+    return sorted(
+        f"{'/'.join(str(p) for p in error.absolute_path) or '(top)'}: {error.message}"
+        for error in validator.iter_errors(document)
+    )
+
+
+@cache
+def entries() -> tuple[Entry, ...]:
+    """Every setting of every library, by file name then file order."""
+    found: list[Entry] = []
+    folder = resources.files("knobregistry.catalogue").joinpath("data")
+    files = [f for f in folder.iterdir() if f.name.endswith(".yaml")]
+    files.sort(key=lambda f: f.name)
+    for file in files:
+        document = yaml.safe_load(file.read_text("utf-8"))
+        wrong = problems(document)
+        if wrong:
+            raise CatalogueError(f"catalogue file {file.name} is not valid: {'; '.join(wrong)}")
+        found.extend(_entries(document))
+    return tuple(found)
+
+
+def _entries(document: dict[str, Any]) -> Iterable[Entry]:
+    for item in document["settings"]:
+        yield Entry(
+            library=document["library"],
+            name=item["name"],
+            kind=Kind(item["kind"]),
+            platform=Platform(item["platform"]),
+            meaning=item["meaning"],
+            deterministic=item["deterministic"],
+            cost=item["cost"],
+            versions=item["versions"],
+            source=item["source"],
+            also=item.get("also"),
+            packages=tuple(document["packages"]),
+            modules=tuple(
+                document.get("modules") or (p.replace("-", "_") for p in document["packages"])
+            ),
+        )
+
+
+def libraries() -> tuple[str, ...]:
+    """The catalogued libraries, in catalogue order."""
+    return tuple(dict.fromkeys(e.library for e in entries()))
+
+
+def for_name(name: str) -> tuple[Entry, ...]:
+    """The entries for a variable, call or attribute (a variable two libraries read, such as
+    NCCL_ALGO, has one entry for each)."""
+    return tuple(e for e in entries() if e.name == name)
+
+
+def _normal(package: str) -> str:
+    return package.lower().replace("_", "-").replace(".", "-")
+
+
+def applicable(packages: Iterable[str], platform: Platform | None) -> tuple[Entry, ...]:
+    """The entries for a project using ``packages`` on ``platform``; with no platform, only
+    those that apply on any platform (platform-specific ones are left out, never guessed)."""
+    present = {_normal(p) for p in packages}
+    out = []
+    for entry in entries():
+        if entry.packages and not present.intersection(_normal(p) for p in entry.packages):
+            continue
+        if entry.platform is Platform.ANY or entry.platform is platform:
+            out.append(entry)
+    return tuple(out)

@@ -1,0 +1,233 @@
+"""`knobs init` proposes the catalogue's stack settings for the libraries a project uses,
+the bitwise export then holds them, and `--format python` writes the calls as a module."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from knobregistry.catalogue import Platform
+from knobregistry.stack_use import imported_modules, project_packages, torch_platform
+from tests.conftest import REPO, run_knobs, write_tree
+
+GOLDEN = REPO / "tests" / "data" / "catalogue"
+KERNEL = 'import os\nFUSED = os.environ.get("DEMO_FUSED", "1") != "0"\n'
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "p", {"requirements.txt": "torch>=2.3\n", "src/m.py": KERNEL})
+
+
+def _init(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    result = run_knobs("init", "src", *args, cwd=project)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def _export(project: Path, *args: str) -> str:
+    result = run_knobs("export", "--profile", "bitwise", *args, cwd=project)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def _exports(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("export ")]
+
+
+def test_init_with_cuda_proposes_torch_cublas_cudnn_nccl(project: Path) -> None:
+    result = _init(project, "--platform", "cuda")
+    assert result.stdout == (GOLDEN / "init_cuda.txt").read_text(encoding="utf-8")
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    assert registry["external"]["NCCL_ALGO"] == {
+        "library": "NCCL",
+        "description": "collective algorithm",
+        "role": "stack",
+        "deterministic": "Ring",
+        "cost": "Forgoes the faster topology-aware algorithms (Tree, NVLS, CollNet) for every "
+        "collective.",
+        "source": "https://docs.nvidia.com/megatron-core/developer-guide/nightly/user-guide/"
+        "deterministic-training.html",
+    }
+    assert registry["config"]["torch.use_deterministic_algorithms"]["backend"] == "stack"
+    assert registry["profiles"]["bitwise"]["config"] == {
+        "torch.backends.cudnn.benchmark": False,
+        "torch.backends.cudnn.deterministic": True,
+        "torch.use_deterministic_algorithms": True,
+    }
+    assert run_knobs("check", cwd=project).returncode == 0
+    assert _exports(_export(project)) == [
+        "export CUBLAS_WORKSPACE_CONFIG=':4096:8'",
+        "export DEMO_FUSED='0'",
+        "export NCCL_ALGO='Ring'",
+        "export PYTHONHASHSEED='0'",
+        "export TORCH_COMPILE_DISABLE='1'",
+    ]
+
+
+def test_init_with_rocm_proposes_rocblas_hipblaslt_miopen_rccl(project: Path) -> None:
+    result = _init(project, "--platform", "rocm")
+    assert "Platform: rocm (given with --platform).\n" in result.stdout
+    assert _exports(_export(project)) == [
+        "export DEMO_FUSED='0'",
+        "export MIOPEN_DEBUG_CONVOLUTION_DETERMINISTIC='1'",
+        "export NCCL_ALGO='Ring'",
+        "export PYTHONHASHSEED='0'",
+        "export PYTORCH_TUNABLEOP_ENABLED='0'",
+        "export ROCBLAS_DEFAULT_ATOMICS_MODE='0'",
+        "export TE_HIPBLASLT_TUNING_ALGO_COUNT='0'",
+        "export TE_HIPBLASLT_TUNING_RUN_COUNT='0'",
+        "export TORCH_COMPILE_DISABLE='1'",
+    ]
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    assert registry["external"]["NCCL_ALGO"]["library"] == "RCCL"
+    assert "torch.backends.cudnn.benchmark" not in registry["profiles"]["bitwise"]["config"]
+
+
+def test_without_a_platform_the_platform_settings_are_left_out_and_said(project: Path) -> None:
+    result = _init(project)
+    assert result.stdout.splitlines()[2:5] == [
+        "Stack settings from the catalogue: 3 settings of Python, torch, role `stack`, set by "
+        "the bitwise profile.",
+        "Libraries found: torch (named in requirements.txt).",
+        "Platform: undecided (no --platform, and no --environment to read it from the installed "
+        "torch); the settings of one platform (NCCL, cuBLAS, cuDNN, RCCL, rocBLAS, hipBLASLt, "
+        "MIOpen, ...) were left out: pass --platform cuda|rocm|cpu.",
+    ]
+    assert _exports(_export(project)) == [
+        "export DEMO_FUSED='0'",
+        "export PYTHONHASHSEED='0'",
+        "export TORCH_COMPILE_DISABLE='1'",
+    ]
+
+
+def test_a_project_using_no_catalogued_library_gets_no_stack_settings(tmp_path: Path) -> None:
+    project = write_tree(tmp_path / "p", {"src/m.py": KERNEL})
+    result = _init(project, "--platform", "cuda")
+    assert "Stack settings" not in result.stdout
+    assert "Platform" not in result.stdout
+    assert "external:" not in (project / "registry.yaml").read_text(encoding="utf-8")
+
+
+def test_an_import_is_enough(tmp_path: Path) -> None:
+    project = write_tree(
+        tmp_path / "p", {"src/m.py": KERNEL, "src/te.py": "import transformer_engine.pytorch\n"}
+    )
+    result = _init(project)
+    assert "Libraries found: transformer-engine (imported in src/te.py).\n" in result.stdout
+    assert "export NVTE_ALLOW_NONDETERMINISTIC_ALGO='0'" in _exports(_export(project))
+
+
+def test_export_python_is_a_module_that_makes_the_calls(project: Path) -> None:
+    _init(project, "--platform", "cuda")
+    text = _export(project, "--format", "python")
+    assert text == (GOLDEN / "bitwise_cuda.py.txt").read_text(encoding="utf-8")
+    (project / "knobs_bitwise.py").write_text(text, encoding="utf-8")
+    probe = (
+        "import knobs_bitwise, torch\n"
+        "print(torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.benchmark,"
+        " torch.backends.cudnn.deterministic)\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, check=False
+    )
+    assert (ran.returncode, ran.stdout) == (0, "True False True\n"), ran.stderr
+
+
+def test_export_python_without_calls_says_so(tmp_path: Path) -> None:
+    project = write_tree(tmp_path / "p", {"src/m.py": KERNEL})
+    _init(project)
+    text = _export(project, "--format", "python")
+    assert text.endswith("# The profile makes no call or attribute setting of the stack.\n")
+    assert "import " not in text
+
+
+@pytest.mark.parametrize(
+    ("version", "platform"),
+    [
+        ("2.5.1+cu121", Platform.CUDA),
+        ("2.5.1+rocm6.2", Platform.ROCM),
+        ("2.13.0+cpu", Platform.CPU),
+        ("2.5.1", None),
+    ],
+)
+def test_torch_platform_from_its_local_label(version: str, platform: Platform | None) -> None:
+    found, reason = torch_platform({"torch": version})
+    assert found is platform
+    expected = (
+        f"the installed torch is {version}"
+        if platform is not None
+        else f"the installed torch {version} does not name its platform"
+    )
+    assert reason == expected
+
+
+def test_no_torch_installed_decides_nothing() -> None:
+    assert torch_platform({}) == (None, "torch is not installed here to tell")
+
+
+def test_project_packages_read_requirements_and_pyproject(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "requirements.txt": "# c\n-r other.txt\nTorch==2.3 ; python_version>'3'\n"
+            "pkg @ https://x/y.whl\n",
+            "requirements-jax.txt": "jax[cuda]\n",
+            "pyproject.toml": '[project]\ndependencies = ["Transformer_Engine>=1"]\n'
+            '[project.optional-dependencies]\ngpu = ["triton"]\n',
+        },
+    )
+    assert project_packages(tmp_path) == {
+        "jax": "requirements-jax.txt",
+        "pkg": "requirements.txt",
+        "torch": "requirements.txt",
+        "transformer-engine": "pyproject.toml",
+        "triton": "pyproject.toml",
+    }
+
+
+def test_imported_modules_only_counts_import_statements(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "a.py": "x = 'import torch'\n# import jax\n",
+            "b.py": "if True:\n    from torch import nn\n",
+            "c.py": "import triton.language as tl\n",
+            ".venv/lib/site-packages/x/jax_user.py": "import jax\n",
+            "env/lib/python3.11/site-packages/y.py": "import jax\n",
+        },
+    )
+    found = imported_modules([tmp_path], ["torch", "jax", "triton"])
+    assert found == {
+        "torch": (tmp_path / "b.py").as_posix(),
+        "triton": (tmp_path / "c.py").as_posix(),
+    }
+
+
+def test_a_catalogued_variable_the_code_reads_stays_a_knob_of_role_stack(tmp_path: Path) -> None:
+    launcher = 'import os\nN = int(os.environ.get("TE_HIPBLASLT_TUNING_RUN_COUNT", "10"))\n'
+    project = write_tree(
+        tmp_path / "p", {"requirements.txt": "torch\n", "src/m.py": KERNEL, "src/t.py": launcher}
+    )
+    _init(project, "--platform", "rocm")
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    assert "TE_HIPBLASLT_TUNING_RUN_COUNT" not in registry["external"]
+    role = registry["knobs"]["TE_HIPBLASLT_TUNING_RUN_COUNT"]["role"]
+    assert role["proposed"] == "stack"
+    assert role["reason"].startswith("a determinism setting of hipBLASLt in the catalogue: '0'")
+    assert "export TE_HIPBLASLT_TUNING_RUN_COUNT='0'" in _exports(_export(project))
+
+
+def test_the_env_file_names_the_calls_it_leaves_to_the_module(project: Path) -> None:
+    _init(project, "--platform", "cuda")
+    header = [line for line in _export(project).splitlines() if line.startswith("#")]
+    assert header[-5:-2] == [
+        "# Stack calls: torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic,",
+        "#   torch.use_deterministic_algorithms, not in this file; write them as a module to "
+        "import with",
+        "#   `knobs export --profile bitwise --registry registry.yaml --format python`.",
+    ]
