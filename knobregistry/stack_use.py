@@ -41,7 +41,8 @@ def normal(package: str) -> str:
 class StackUse:
     """The catalogue entries that apply to a project, and how that was decided."""
 
-    entries: tuple[Entry, ...]
+    entries: tuple[Entry, ...]  # set by the bitwise profile
+    by_hand: tuple[Entry, ...]  # shared variables: their value is added where a launcher sets them
     found: Mapping[str, str]  # package or module -> how it was found
     platform: Platform | None
     platform_reason: str  # how the platform was decided, or why it was not
@@ -164,7 +165,8 @@ def stack_use(
     # A project using none of the catalogued libraries: not even Python's setting is proposed.
     chosen = applicable(found, platform) if found else ()
     return StackUse(
-        entries=chosen,
+        entries=tuple(e for e in chosen if not e.shared),
+        by_hand=tuple(e for e in chosen if e.shared),
         found=MappingProxyType(found),
         platform=platform,
         platform_reason=reason,

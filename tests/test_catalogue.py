@@ -103,8 +103,6 @@ def test_the_scanner_table_agrees_with_the_catalogue() -> None:
             Platform.ROCM,
             [
                 "PYTORCH_TUNABLEOP_ENABLED",
-                "TE_HIPBLASLT_TUNING_RUN_COUNT",
-                "TE_HIPBLASLT_TUNING_ALGO_COUNT",
                 "MIOPEN_DEBUG_CONVOLUTION_DETERMINISTIC",
                 "PYTHONHASHSEED",
                 "NCCL_ALGO",

@@ -79,8 +79,6 @@ def test_init_with_rocm_proposes_rocblas_hipblaslt_miopen_rccl(project: Path) ->
         "export PYTHONHASHSEED='0'",
         "export PYTORCH_TUNABLEOP_ENABLED='0'",
         "export ROCBLAS_DEFAULT_ATOMICS_MODE='0'",
-        "export TE_HIPBLASLT_TUNING_ALGO_COUNT='0'",
-        "export TE_HIPBLASLT_TUNING_RUN_COUNT='0'",
         "export TORCH_COMPILE_DISABLE='1'",
     ]
     registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
@@ -211,14 +209,21 @@ def test_imported_modules_only_counts_import_statements(tmp_path: Path) -> None:
 def test_a_catalogued_variable_the_code_reads_stays_a_knob_of_role_stack(tmp_path: Path) -> None:
     launcher = 'import os\nN = int(os.environ.get("TE_HIPBLASLT_TUNING_RUN_COUNT", "10"))\n'
     project = write_tree(
-        tmp_path / "p", {"requirements.txt": "torch\n", "src/m.py": KERNEL, "src/t.py": launcher}
+        tmp_path / "p",
+        {
+            "requirements.txt": "torch\ntransformer-engine\n",
+            "src/m.py": KERNEL,
+            "src/t.py": launcher,
+        },
     )
     _init(project, "--platform", "rocm")
     registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
     assert "TE_HIPBLASLT_TUNING_RUN_COUNT" not in registry["external"]
     role = registry["knobs"]["TE_HIPBLASLT_TUNING_RUN_COUNT"]["role"]
     assert role["proposed"] == "stack"
-    assert role["reason"].startswith("a determinism setting of hipBLASLt in the catalogue: '0'")
+    assert role["reason"].startswith(
+        "a determinism setting of Transformer Engine in the catalogue: '0'"
+    )
     assert "export TE_HIPBLASLT_TUNING_RUN_COUNT='0'" in _exports(_export(project))
 
 
@@ -230,4 +235,29 @@ def test_the_env_file_names_the_calls_it_leaves_to_the_module(project: Path) -> 
         "#   torch.use_deterministic_algorithms, not in this file; write them as a module to "
         "import with",
         "#   `knobs export --profile bitwise --registry registry.yaml --format python`.",
+    ]
+
+
+def test_a_shared_variable_is_named_for_the_launcher_never_set_by_the_recipe(
+    tmp_path: Path,
+) -> None:
+    """XLA_FLAGS holds a launcher's other flags: a recipe line would replace them."""
+    launcher = 'import os\nFLAGS = os.environ.get("XLA_FLAGS", "")\n'
+    project = write_tree(
+        tmp_path / "p",
+        {"requirements.txt": "jax\n", "src/m.py": KERNEL, "src/launch.py": launcher},
+    )
+    result = _init(project, "--platform", "cuda")
+    assert (
+        "Not in the recipe: XLA_FLAGS holds other settings as well, which a recipe line would "
+        "replace; add --xla_gpu_deterministic_ops=true to it where your launcher sets it (XLA: "
+        "XLA compiler flags (--xla_gpu_deterministic_ops); source: openxla/xla "
+        "xla/debug_options_flags.cc).\n"
+    ) in result.stdout
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    assert "XLA_FLAGS" not in (registry.get("external") or {})
+    assert registry["knobs"]["XLA_FLAGS"]["role"]["proposed"] != "stack"
+    assert _exports(_export(project)) == [
+        "export DEMO_FUSED='0'",
+        "export PYTHONHASHSEED='0'",
     ]

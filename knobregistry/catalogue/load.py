@@ -63,6 +63,7 @@ def _entries(document: dict[str, Any]) -> Iterable[Entry]:
             versions=item["versions"],
             source=item["source"],
             also=item.get("also"),
+            shared=item.get("shared", False),
             packages=tuple(document["packages"]),
             modules=tuple(
                 document.get("modules") or (p.replace("-", "_") for p in document["packages"])

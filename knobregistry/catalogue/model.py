@@ -37,6 +37,9 @@ class Entry:
     versions: str
     source: str
     also: str | None = None
+    # The variable holds other settings too (XLA_FLAGS: a list of flags): a recipe line would
+    # replace them, so the deterministic value is added by hand where the launcher sets it.
+    shared: bool = False
     packages: tuple[str, ...] = ()  # the distributions that bring the library; () = any project
     modules: tuple[str, ...] = ()  # their import names
 

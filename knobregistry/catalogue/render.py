@@ -26,6 +26,11 @@ def render_entries(found: Sequence[Entry]) -> str:
             lines.append(f"{library} (used when the project has: {brought})")
         lines.append(f"  {entry.name}  [{_HOW[entry.kind]}, {entry.platform.value}]")
         lines.append(f"    {entry.meaning}; deterministic: {_value(entry)}")
+        if entry.shared:
+            lines.append(
+                f"    shared: {entry.name} holds other settings too; add the value to them "
+                "where the launcher sets it (a recipe never sets it)"
+            )
         lines.append(f"    cost: {entry.cost}")
         lines.append(f"    versions: {entry.versions}")
         lines.append(f"    source: {entry.source}")

@@ -199,6 +199,12 @@ def _stack_lines(use: StackUse) -> list[str]:
             f"Stack settings from the catalogue: {counted(len(use.entries), 'setting')} of "
             f"{libraries}, role `stack`, set by the bitwise profile."
         )
+    for entry in use.by_hand:
+        lines.append(
+            f"Not in the recipe: {entry.name} holds other settings as well, which a recipe line "
+            f"would replace; add {entry.value_text} to it where your launcher sets it "
+            f"({entry.library}: {entry.meaning}; source: {entry.source})."
+        )
     if use.found:
         found = "; ".join(f"{name} ({how})" for name, how in use.found.items())
         lines.append(f"Libraries found: {found}.")

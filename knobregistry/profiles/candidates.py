@@ -114,7 +114,7 @@ def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Can
 def deterministic_value(name: str) -> str | None:
     """The value that makes the variable ``name`` deterministic: the catalogue's (None when
     its libraries disagree), else the scanner's table of settings; None when neither knows."""
-    values = {e.deterministic for e in for_name(name) if e.kind is Kind.VARIABLE}
+    values = {e.deterministic for e in for_name(name) if e.kind is Kind.VARIABLE and not e.shared}
     if len(values) == 1:
         found = values.pop()
         return found if isinstance(found, str) else None
