@@ -100,6 +100,7 @@ def test_json_golden(tree: Path) -> None:
                         ],
                         "choices": [],
                         "target": "HC",
+                        "default_computed": None,
                     }
                 ],
                 "kind": "boolean",
@@ -109,6 +110,7 @@ def test_json_golden(tree: Path) -> None:
                 "conflict_reason": None,
                 "role": "kernel",
                 "role_reason": "the name PRIMUS_HC_TRITON says TRITON (a kernel choice)",
+                "set_by": [],
             }
         ],
         "dynamic": [],  # f"PRIMUS_{kind}" cannot name a PRIMUS_HC_* variable

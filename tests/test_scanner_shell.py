@@ -27,6 +27,7 @@ class Read:
     off_value: str | None = None
     kind: ReadKind = ReadKind.EXPANSION
     choices: tuple[str, ...] = ()
+    computed: str | None = None  # a default computed at run time, as written
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ READS = [
     (
         "exported-default-built-is-unknown",
         'if [ "▸$OPT" = 1 ]; then _F=1; else _F=0; fi\nexport X=▸${X:-$_F}',
-        (switch("OPT", None, False), Read("X", None, GateKind.UNKNOWN)),
+        (switch("OPT", None, False), Read("X", None, GateKind.UNKNOWN, computed="$_F")),
     ),
     (
         "a-flag-with-a-true-false-default-is-a-switch",
@@ -200,6 +201,35 @@ READS = [
     ("in-command-substitution", "v=$(echo ▸$X)", Read("X")),
     ("in-heredoc", "cat <<EOF\n▸$X\nEOF", Read("X")),
     ("launch-fact", "echo ▸${NODE_RANK:-0}", Read("NODE_RANK", "0", gate=GateKind.LAUNCH)),
+    ("default-with-dashes", "echo ▸${ZONE:-us-central1}", Read("ZONE", "us-central1")),
+    ("default-a-float", "echo ▸${EPS:-1e-8}", Read("EPS", "1e-8")),
+    ("default-with-equals", "echo ▸${OPTS:-a=b}", Read("OPTS", "a=b")),
+    ("default-with-plus", "echo ▸${CXX:-g++}", Read("CXX", "g++")),
+    ("default-with-percent", "echo ▸${FRAC:-50%}", Read("FRAC", "50%")),
+    ("default-with-at", "echo ▸${WHO:-me@host}", Read("WHO", "me@host")),
+    ("default-escaped-blank", r"echo ▸${SEP:-a\ b}", Read("SEP", "a b")),
+    ("default-single-quoted-dollar", "echo ▸${P:-'$q'}", Read("P", "$q")),
+    (
+        "default-an-expansion-is-computed",
+        "echo ▸${OUT:-▸${BASE}/out}",
+        (Read("OUT", computed="${BASE}/out"), Read("BASE")),
+    ),
+    (
+        "default-a-command-is-computed",
+        "echo ▸${ROOT:-$(realpath .)}",
+        Read("ROOT", computed="$(realpath .)"),
+    ),
+    ("default-a-tilde-is-computed", "echo ▸${CACHE:-~/c}", Read("CACHE", computed="~/c")),
+    (
+        "default-an-escape-in-quotes-is-computed",
+        'echo "▸${SEP:-a\\b}"',
+        Read("SEP", computed="a\\b"),
+    ),
+    (
+        "computed-default-then-read",
+        "R=▸${R:-$(nproc)}\necho ▸$R",
+        (Read("R", None, GateKind.UNKNOWN, computed="$(nproc)"), Read("R", computed="$(nproc)")),
+    ),
     (
         "disable-polarity",
         '[[ "▸${X_DISABLE_FUSION:-0}" == "1" ]] && echo',
@@ -225,6 +255,7 @@ def test_shell_read(tmp_path: Path, script: str, expected: Read | tuple[Read, ..
                 s.gate.off_value,
                 s.kind,
                 s.gate.choices,
+                s.default_computed,
             ),
         )
         for s in sites
@@ -433,6 +464,21 @@ def test_a_warm_scan_gives_the_same_result(tmp_path: Path) -> None:
     warm = scan([tmp_path / "src"], root=tmp_path, jobs=1, cache_dir=cache)
     assert (warm, warm.stats.cache_hits, warm.stats.files_parsed) == (cold, 2, 0)
     assert [w.when for w in warm.writes] == [(("D", "1"),)]
+
+
+def test_a_warm_scan_keeps_computed_defaults_and_values(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path / "src",
+        {"run.sh": 'echo "${OUT:-${HOME}/out}"\nexport N=$(nproc)\n', "use.sh": 'echo "$N"\n'},
+    )
+    cache = tmp_path / "cache"
+    cold = scan([tmp_path / "src"], root=tmp_path, jobs=1, cache_dir=cache)
+    warm = scan([tmp_path / "src"], root=tmp_path, jobs=1, cache_dir=cache)
+    assert (warm, warm.stats.cache_hits) == (cold, 2)
+    out = warm.knob("OUT")
+    assert out is not None
+    assert [(s.default, s.default_computed) for s in out.sites] == [(None, "${HOME}/out")]
+    assert [(w.name, w.value, w.computed) for w in warm.writes] == [("N", None, "$(nproc)")]
 
 
 def test_a_script_nested_too_deeply_is_an_error_for_that_file_only(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from rich.table import Table
 from knobregistry.feature import SWITCHES, is_launch_fact, is_undecided, undecided_reason
 from knobregistry.plural import counted
 from knobregistry.printable import printable
-from scanner import GateKind, Knob, ScanResult
+from scanner import GateKind, Knob, ScanResult, Site
 
 
 def yes_no(value: bool | None) -> str:
@@ -129,8 +129,15 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
 
 
 def _default(knob: Knob) -> str:
-    defaults = sorted({shown(s.default) for s in knob.sites})
+    defaults = sorted({_site_default(s) for s in knob.sites})
     return defaults[0] if len(defaults) == 1 else " | ".join(defaults)
+
+
+def _site_default(site: Site) -> str:
+    """A site's default; one computed at run time as written, marked so."""
+    if site.default is None and site.default_computed is not None:
+        return f"{printable(site.default_computed)} (computed)"
+    return shown(site.default)
 
 
 def summary(result: ScanResult) -> str:

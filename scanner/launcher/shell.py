@@ -119,6 +119,7 @@ class _State:
 
     locals: set[str] = field(default_factory=set)
     defaults: dict[str, str | None] = field(default_factory=dict)  # X=${X:-d}: X -> d
+    computed: dict[str, str] = field(default_factory=dict)  # X=${X:-$(cmd)}: X -> "$(cmd)"
     values: dict[str, str] = field(default_factory=dict)  # X=literal
     here: set[str] = field(default_factory=set)  # names that hold the script's own folder
 
@@ -436,7 +437,7 @@ class _Walker:
                 self.built.update(mine)
         if export:
             known = literal(value) if value is not None else ""
-            self._write(node, name, WriteKind.EXPORT, known, context)
+            self._write(node, name, WriteKind.EXPORT, known, context, _computed(value, known))
         number = _positional(value)
         if number is not None and context.function != SCRIPT:
             self.params.setdefault(context.function, {})[name] = number
@@ -449,6 +450,9 @@ class _Walker:
             own = _self_default(name, value)
             if own is not None:
                 state.defaults[name] = own[0]
+                found = sole_expansion(value)
+                if found is not None and found.operator:
+                    _remember(state.computed, name, found.computed())
                 return
             if any(_reads(value, name)):
                 return  # PYTHONPATH="$X:${PYTHONPATH:-}": still the environment's value
@@ -474,7 +478,8 @@ class _Walker:
                     continue  # IFS= read -r line
                 if target is not None and name_node is not None:
                     known = literal(value) if value is not None else ""
-                    self._write(child, text(target), WriteKind.PREFIX, known, context)
+                    computed = _computed(value, known)
+                    self._write(child, text(target), WriteKind.PREFIX, known, context, computed)
                 elif target is not None:
                     self._record(text(target), value, False)
         flags = command not in ("[", "test")
@@ -563,10 +568,13 @@ class _Walker:
         if self.settings.match and not matches(name, self.settings.match):
             return
         operator = found.operator if found is not None else ""
+        computed: str | None = None
         if found is not None and operator in DEFAULTING:
             default = found.fallback()  # None: built from other variables, not a constant
+            computed = found.computed()
         else:
             default = state.defaults.get(name)
+            computed = state.computed.get(name) if default is None else None
         if found is not None and operator == "" and state.defaults.get(name) is not None:
             # $X after X=${X:-d}: reads as ${X:-d} would
             found = replace(found, operator=":-", word=None, default=state.defaults[name])
@@ -592,6 +600,7 @@ class _Walker:
         line, column = self.tree.position(at)
         if operator == ":=" or operator == "=":
             state.defaults[name] = default
+            _remember(state.computed, name, computed)
         self.read_names.add(name)
         self.sites.append(
             Site(
@@ -605,6 +614,7 @@ class _Walker:
                 function=context.function,
                 language="shell",
                 target=target if target != name else None,
+                default_computed=computed,
             )
         )
 
@@ -627,7 +637,13 @@ class _Walker:
     # Writes ---------------------------------------------------------------------------
 
     def _write(
-        self, node: Node, name: str | None, kind: WriteKind, value: str | None, context: _Context
+        self,
+        node: Node,
+        name: str | None,
+        kind: WriteKind,
+        value: str | None,
+        context: _Context,
+        computed: str | None = None,
     ) -> None:
         if name is not None and self.settings.match and not matches(name, self.settings.match):
             return
@@ -658,6 +674,7 @@ class _Walker:
                 language="shell",
                 condition=clip(" && ".join(shown)) or None,
                 when=when,
+                computed=clip(computed) if value is None and computed is not None else None,
             )
         )
 
@@ -844,10 +861,22 @@ def _self_default(name: str, value: Node) -> tuple[str | None] | None:
     if found.name != name or found.indirect or found.length:
         return None
     if found.operator in DEFAULTING:
-        return (literal(found.word),)
+        return (found.fallback(),)
     if found.operator == "":
         return (None,)
     return None
+
+
+def _remember(computed: dict[str, str], name: str, text: str | None) -> None:
+    if text is None:
+        computed.pop(name, None)
+    else:
+        computed[name] = text
+
+
+def _computed(value: Node | None, known: str | None) -> str | None:
+    """A written value as its source text when it is not a constant."""
+    return text(value) if value is not None and known is None else None
 
 
 def _has_fallback(value: Node | None) -> bool:

@@ -118,10 +118,29 @@ class Expansion:
     indirect: bool = False  # ${!N}: the variable named by N's value
     length: bool = False  # ${#N}
     default: str | None = None  # the default, when it comes from an earlier X=${X:-d}
+    written: str | None = None  # the source text between the operator and the closing brace
+    quoted: bool = False  # the expansion sits inside double quotes
 
     def fallback(self) -> str | None:
         """The word a defaulting operator gives, as a constant (None when it is not one)."""
-        return self.default if self.default is not None else literal(self.word)
+        if self.default is not None:
+            return self.default
+        written = self.written
+        if written is not None and (
+            written.startswith("~") or (self.quoted and ("\\" in written or "'" in written))
+        ):
+            return None  # a tilde expands; escapes and quotes inside "${X:-...}" are kept
+        known = literal(self.word)
+        if known is not None or written is None:
+            return known
+        return unquoted(written) if not self.quoted or '"' not in written else None
+
+    def computed(self) -> str | None:
+        """A defaulting operator's word as written when it is computed at run time
+        (``${HOME}/out``, ``$(nproc)``), else None."""
+        if self.operator not in DEFAULTING or self.fallback() is not None:
+            return None
+        return self.written
 
 
 def expansion(node: Node) -> Expansion:
@@ -131,7 +150,11 @@ def expansion(node: Node) -> Expansion:
     word: Node | None = None
     indirect = length = False
     seen_name = False
+    after: int | None = None  # where the operator ends
+    before: int | None = None  # where the closing brace starts
     for child in node.children:
+        if _closes(child):
+            before = child.start_byte
         kind = child.type
         if kind == "variable_name" and not seen_name:
             name, seen_name = text(child), True
@@ -144,12 +167,67 @@ def expansion(node: Node) -> Expansion:
             indirect = indirect or kind == "!"
             length = length or kind == "#"
         elif seen_name and not child.is_named and kind not in ("}", "${"):
-            operator = operator or kind
+            if not operator:
+                operator, after = kind, child.end_byte
         elif seen_name and child.is_named and word is None:
             word = child
+    written = None
+    if after is not None and before is not None and before >= after:
+        source = node.text or b""
+        start = node.start_byte
+        written = source[after - start : before - start].decode("utf-8", "replace")
+    parent = node.parent
     return Expansion(
-        node=node, name=name, operator=operator, word=word, indirect=indirect, length=length
+        node=node,
+        name=name,
+        operator=operator,
+        word=word,
+        indirect=indirect,
+        length=length,
+        written=written,
+        quoted=parent is not None and parent.type == "string",
     )
+
+
+def _closes(node: Node) -> bool:
+    return node.type == "}" and not node.is_named
+
+
+def unquoted(word: str) -> str | None:
+    """A word's value when it expands nothing (its quotes removed, its escapes applied);
+    None when it holds an expansion, a command substitution or a leading tilde."""
+    if word.startswith("~"):
+        return None
+    out: list[str] = []
+    quote = ""
+    at = 0
+    while at < len(word):
+        char = word[at]
+        if quote == "'":
+            if char == "'":
+                quote = ""
+            else:
+                out.append(char)
+        elif char == "\\":
+            if at + 1 == len(word):
+                return None
+            at += 1
+            if quote and word[at] not in '$`"\\\n':
+                out.append(char)
+            out.append(word[at])
+        elif char in "$`":
+            return None
+        elif quote == '"':
+            if char == '"':
+                quote = ""
+            else:
+                out.append(char)
+        elif char in "'\"":
+            quote = char
+        else:
+            out.append(char)
+        at += 1
+    return None if quote else "".join(out)
 
 
 def is_expansion(node: Node) -> bool:
