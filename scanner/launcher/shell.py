@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Final
 
 from scanner.conventions import is_launch_fact, says_disable
 from scanner.launcher.config_verdict import on_off_default
+from scanner.launcher.shell_commands import command_writes
 from scanner.launcher.shell_syntax import (
     DEFAULTING,
     REQUIRING,
@@ -34,6 +35,7 @@ from scanner.launcher.shell_syntax import (
     sole_expansion,
     sole_read,
     text,
+    unquoted,
 )
 from scanner.launcher.shell_tests import (
     Condition,
@@ -73,6 +75,7 @@ MAX_SOURCE_DEPTH: Final = 4
 # (real launchers: about 100 KB).
 MAX_SOURCED_BYTES: Final = 256 * 1024
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_PLACEHOLDER: Final = re.compile(r"(?<!<)<[A-Za-z_][A-Za-z0-9_ ./:-]{0,80}>")
 _EXITS: Final = frozenset({"exit", "return"})
 _QUIET: Final = frozenset(
     {"echo", "printf", "true", ":", "log", "LOG_INFO", "LOG_WARN", "LOG_ERROR"}
@@ -131,10 +134,13 @@ def analyse_shell(
     tree = parser().parse(data)
     if deeper_than(tree.root_node, MAX_DEPTH):
         return ShellResult(FileResult(), ScanError(rel, TOO_DEEP))
-    walker = _Walker(rel, data, settings, path)
-    walker.block(tree.root_node.children, _Context())
-    error = None
     bad = first_error(tree.root_node)
+    template = _placeholder(data, bad) if bad is not None else None
+    if template is not None:
+        return ShellResult(FileResult(), ScanError(rel, template))
+    walker = _Walker(rel, data, settings, path)
+    walker.run(tree.root_node.children)
+    error = None
     if bad is not None:
         # Where the parser gave up: the last token the error swallowed.
         line, column = walker.tree.position(bad.children[-1] if bad.children else bad)
@@ -195,6 +201,21 @@ class _Walker:
         # Sites read in a test whose branch only stops the script or prints: a requirement
         # or a warning, no switch.
         self.guards: set[int] = set()
+        # Functions by name, their bodies read at the first call (what the script has set
+        # by then is what they see); those never called are read at the end.
+        self.functions: dict[str, Node] = {}
+        self.called: set[str] = set()
+
+    def run(self, statements: Iterable[Node]) -> None:
+        """The script's statements, then the functions it never calls."""
+        self.block(statements, _Context())
+        for name in list(self.functions):
+            self._call(name)
+
+    def _call(self, name: str) -> None:
+        if name in self.functions and name not in self.called:
+            self.called.add(name)
+            self.block([self.functions[name]], _Context(function=name))
 
     # Statements ---------------------------------------------------------------------
 
@@ -236,8 +257,10 @@ class _Walker:
         elif kind == "function_definition":
             name = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
-            if body is not None:
-                self.block([body], _Context(function=text(name) if name is not None else SCRIPT))
+            if body is not None and name is not None:
+                self.functions.setdefault(text(name), body)  # read at its first call
+            elif body is not None:
+                self.block([body], _Context())
         elif kind in ("compound_statement", "subshell", "do_group"):
             self.block(node.children, context)
         elif kind == "redirected_statement":
@@ -417,6 +440,12 @@ class _Walker:
                     self.state.locals.add(name)
             else:
                 self.reads(child, context, target=assigned)
+                if exported and assigned is None and _names_computed(child):
+                    # export "$K"="$V": a variable whose name is known only at run time
+                    written = text(child).partition("=")[2]
+                    known = unquoted(written) if written else None
+                    shown = written if known is None and written else None
+                    self._write(child, None, WriteKind.EXPORT, known, context, shown)
 
     def _assignment(
         self, node: Node, context: _Context, *, export: bool, local: bool = False
@@ -468,19 +497,16 @@ class _Walker:
         name_node = node.child_by_field_name("name")
         command = text(name_node) if name_node is not None else ""
         args = [c for c in named(node) if c.type not in ("command_name", "variable_assignment")]
+        if name_node is not None:
+            self.reads(name_node, context)  # ${LAUNCHER} python train.py
+        self._call(command)
         for child in named(node):
             if child.type == "variable_assignment":
                 value = child.child_by_field_name("value")
                 if value is not None:
                     self.reads(value, context)
                 target = child.child_by_field_name("name")
-                if target is not None and text(target) in SHELL_VARIABLES:
-                    continue  # IFS= read -r line
-                if target is not None and name_node is not None:
-                    known = literal(value) if value is not None else ""
-                    computed = _computed(value, known)
-                    self._write(child, text(target), WriteKind.PREFIX, known, context, computed)
-                elif target is not None:
+                if target is not None and name_node is None:
                     self._record(text(target), value, False)
         flags = command not in ("[", "test")
         self.quiet = _is_quiet(command)
@@ -488,16 +514,41 @@ class _Walker:
             flag = _flag(args[at - 1] if at else None, arg) if flags else None
             self.reads(arg, context, target=flag, parent=node)
         self.quiet = False
-        if command in ("read", "mapfile", "readarray", "getopts"):
+        self._command_line_writes(node, context)
+        if command == "getopts":
+            # getopts OPTSTRING NAME: NAME is the option it parsed, never the environment's
+            if len(args) >= 2 and _NAME.match(text(args[1])):
+                self.state.locals.add(text(args[1]))
+        elif command in ("read", "mapfile", "readarray"):
             words = [text(a) for a in args if a.type == "word" and not text(a).startswith("-")]
-            targets = words[1:] if command == "getopts" else words
-            self.state.locals.update(w for w in targets if _NAME.match(w))
+            self.state.locals.update(w for w in words if _NAME.match(w))
         elif command in ("source", ".") and args:
             self._source(args[0])
         elif command in ("echo", "printf"):
             self._printed(node, args, context)
         elif command in self.printers:
             self._printer_call(node, args, context)
+
+    def _command_line_writes(self, node: Node, context: _Context) -> None:
+        """What a command sets for the program it starts: ``X=1 cmd``, ``env X=1 cmd``,
+        ``docker run -e X=1``, ``srun --export=X=1``."""
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        for child in named(node):
+            target = child.child_by_field_name("name")
+            if child.type != "variable_assignment" or target is None:
+                continue
+            if text(target) in SHELL_VARIABLES:
+                continue  # IFS= read -r line
+            value = child.child_by_field_name("value")
+            known = literal(value) if value is not None else ""
+            computed = _computed(value, known)
+            self._write(child, text(target), WriteKind.PREFIX, known, context, computed)
+        args = [c for c in named(node) if c.type not in ("command_name", "variable_assignment")]
+        for found in command_writes(text(name_node), args):
+            kind = WriteKind.UNSET if found.removes else WriteKind.PREFIX
+            self._write(found.node, found.name, kind, found.value, context, found.computed)
 
     # Reads ----------------------------------------------------------------------------
 
@@ -518,6 +569,8 @@ class _Walker:
                 continue
             children = current.children
             tree.note(current, children)
+            if kind == "command":
+                self._command_line_writes(current, context)  # if X=1 cmd; then, $(X=1 cmd)
             if is_expansion(current):
                 self._read(current, context, target)
                 found = expansion(current)
@@ -749,7 +802,7 @@ class _Walker:
         inner.sourcing = self.sourcing
         inner.printers = self.printers
         inner.params = self.params
-        inner.block(tree.root_node.children, _Context())
+        inner.run(tree.root_node.children)
 
     def _sourced_path(self, arg: Node) -> Path | None:
         assert self.path is not None
@@ -865,6 +918,30 @@ def _self_default(name: str, value: Node) -> tuple[str | None] | None:
     if found.operator == "":
         return (None,)
     return None
+
+
+def _placeholder(data: bytes, bad: Node) -> str | None:
+    """Why a script that does not parse is a template (``export DATA=<path>``), or None.
+    Whatever the grammar makes of a template is invented: nothing of it is listed."""
+    row = bad.start_point.row
+    lines = data.split(b"\n")
+    near = (lines[row] if row < len(lines) else b"") + b"\n" + (bad.text or b"")[:200]
+    found = _PLACEHOLDER.search(near.decode("utf-8", "replace"))
+    if found is None:
+        return None
+    return (
+        f"The script does not parse: {found[0]} near line {row + 1} is a placeholder to fill "
+        "in, not bash (a template); nothing of it is listed. Fill it in, or exclude the file."
+    )
+
+
+def _names_computed(word: Node) -> bool:
+    """Whether an ``export`` argument names its variable by an expansion: ``"$K"=v``,
+    ``$K``, ``${P}_X=1``."""
+    first = word.children[0] if word.type == "concatenation" and word.children else word
+    if first.type == "string":
+        first = next(iter(named(first)), first)
+    return is_expansion(first) or first.type == "command_substitution"
 
 
 def _remember(computed: dict[str, str], name: str, text: str | None) -> None:
