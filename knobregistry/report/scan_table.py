@@ -59,6 +59,8 @@ COLUMNS = (
     ("read in", 4),
     ("sites", 8),
 )
+# Shown only when a launcher of the scan sets some knob.
+SET_BY = ("set by", 6)
 
 
 def layers(knob: Knob) -> str:
@@ -71,6 +73,17 @@ def _sites(knob: Knob) -> str:
     first = knob.sites[0]
     more = len(knob.sites) - 1
     return f"{first.path}:{first.line}" + (f" (+{more})" if more else "")
+
+
+def set_by(knob: Knob) -> str:
+    """The first launcher write that sets the knob, ``run.sh:3 '0'`` (a computed value:
+    ``computed``), and how many more; ``-`` when none does."""
+    if not knob.set_by:
+        return "-"
+    first = knob.set_by[0]
+    value = shown(first.value) if first.value is not None else "computed"
+    more = len(knob.set_by) - 1
+    return f"{first.path}:{first.line} {value}" + (f" (+{more})" if more else "")
 
 
 def render_scan_table(result: ScanResult, console: Console) -> None:
@@ -86,14 +99,15 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
         # No column is ever dropped: each folds (long names, paths) or wraps (headers) to
         # fit, down to 80 columns; min_width keeps every header word and short value whole,
         # and padding collapsed to two blanks between columns leaves them the room.
-        for header, least in COLUMNS:
+        setters = any(k.set_by for k in result.knobs)
+        for header, least in (*COLUMNS, SET_BY) if setters else COLUMNS:
             table.add_column(header, overflow="fold", min_width=least)
         for knob in result.knobs:
             default = _default(knob)
             on = on_by_default(knob)
             if knob.conflict:
                 on = f"[red]{on} (conflict)[/red]"
-            table.add_row(
+            row = [
                 escape(printable(knob.name)),
                 escape(default),
                 on,
@@ -102,7 +116,10 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
                 escape(shown(knob.off_value)),
                 layers(knob),
                 escape(printable(_sites(knob))),
-            )
+            ]
+            if setters:
+                row.append(escape(printable(set_by(knob))))
+            table.add_row(*row)
         with console.capture() as captured:
             console.print(table)
         # Rich pads every cell to its column's width; trailing blanks only get in the way.
