@@ -220,3 +220,53 @@ def test_which_launcher_writes_are_held_to_the_bitwise_profile(
     result = scan([root / "src", root / "launch"], match=registry.scan.match, root=root)
     found = check_profiles(registry, result, cwd=root, torchtitan=titan_of(registry))
     assert [d.code for d in found if d.code == "KNB114"] == codes
+
+
+DEFAULT_REGISTRY = """\
+version: 1
+scan:
+  paths: [launch]
+  match: ["DEMO_*"]
+knobs:
+  DEMO_ROOT:
+    default: "/data/runs"
+    default_on: null
+    triage: exempt
+    reason: Where runs are written, not a kernel switch.
+"""
+
+
+@pytest.mark.parametrize(
+    ("launcher", "codes"),
+    [
+        ('echo "${DEMO_ROOT:-${BASE}/runs}"\n', []),  # computed: not known, so no drift
+        ('echo "${DEMO_ROOT:-$(realpath runs)}"\n', []),
+        ('echo "${DEMO_ROOT:-/data/runs}"\n', []),
+        ('echo "${DEMO_ROOT:-/scratch/runs}"\n', ["KNB003"]),
+    ],
+    ids=["expansion", "command", "same-literal", "other-literal"],
+)
+def test_a_computed_shell_default_never_drifts(
+    tmp_path: Path, launcher: str, codes: list[str]
+) -> None:
+    write_tree(tmp_path, {"registry.yaml": DEFAULT_REGISTRY, "launch/run.sh": launcher})
+    result = run_knobs("check", "--format", "json", cwd=tmp_path)
+    import json
+
+    found = [d["code"] for d in json.loads(result.stdout)["diagnostics"]]
+    assert found == codes
+
+
+def test_an_unregistered_knob_with_a_computed_default_says_so(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "registry.yaml": DEFAULT_REGISTRY,
+            "launch/run.sh": 'echo "${DEMO_ROOT:-/data/runs}" "${DEMO_CACHE:-${HOME}/c}"\n',
+        },
+    )
+    result = run_knobs("check", cwd=tmp_path)
+    assert result.stdout.splitlines()[0] == (
+        "launch/run.sh:1:34: KNB001 DEMO_CACHE is not registered in registry.yaml: it is a "
+        "value knob (default computed when it runs: ${HOME}/c) and read here."
+    )
