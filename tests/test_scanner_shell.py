@@ -210,8 +210,15 @@ READS = [
     ("default-with-plus", "echo ▸${CXX:-g++}", Read("CXX", "g++")),
     ("default-with-percent", "echo ▸${FRAC:-50%}", Read("FRAC", "50%")),
     ("default-with-at", "echo ▸${WHO:-me@host}", Read("WHO", "me@host")),
+    ("default-double-quoted", 'echo ▸${MSG:-"a b"}', Read("MSG", "a b")),
+    # a backslash or a single quote means one thing inside "${X:-...}", another outside
     ("default-escaped-blank", r"echo ▸${SEP:-a\ b}", Read("SEP", "a b")),
-    ("default-single-quoted-dollar", "echo ▸${P:-'$q'}", Read("P", "$q")),
+    ("default-single-quoted", "echo ▸${P:-'$q'}", Read("P", "$q")),
+    ("default-in-quotes-keeps-a-backslash", 'echo "▸${SEP:-a\\b}"', Read("SEP", "a\\b")),
+    ("default-in-quotes-escapes-a-dollar", 'echo "▸${P:-\\$x}"', Read("P", "$x")),
+    ("default-in-quotes-keeps-single-quotes", "echo \"▸${P:-'q'}\"", Read("P", "'q'")),
+    ("self-default-in-quotes", "P=\"▸${P:-'q'}\"", Read("P", "'q'")),
+    ("self-default-unquoted", "P=▸${P:-'q'}", Read("P", "q")),
     (
         "default-an-expansion-is-computed",
         "echo ▸${OUT:-▸${BASE}/out}",
@@ -223,11 +230,6 @@ READS = [
         Read("ROOT", computed="$(realpath .)"),
     ),
     ("default-a-tilde-is-computed", "echo ▸${CACHE:-~/c}", Read("CACHE", computed="~/c")),
-    (
-        "default-an-escape-in-quotes-is-computed",
-        'echo "▸${SEP:-a\\b}"',
-        Read("SEP", computed="a\\b"),
-    ),
     (
         "computed-default-then-read",
         "R=▸${R:-$(nproc)}\necho ▸$R",

@@ -479,7 +479,7 @@ class _Walker:
             own = _self_default(name, value)
             if own is not None:
                 state.defaults[name] = own[0]
-                found = sole_expansion(value)
+                found = _quoted(sole_expansion(value), value)
                 if found is not None and found.operator:
                     _remember(state.computed, name, found.computed())
                 return
@@ -594,7 +594,8 @@ class _Walker:
         tree.forget()
 
     def _read(self, node: Node, context: _Context, target: str | None = None) -> None:
-        found = expansion(node)
+        parent = self.tree.parent(node)
+        found = replace(expansion(node), quoted=parent is not None and parent.type == "string")
         if found.name is None:
             return
         if found.indirect:
@@ -667,7 +668,7 @@ class _Walker:
                 function=context.function,
                 language="shell",
                 target=target if target != name else None,
-                default_computed=computed,
+                default_computed=clip(computed) if computed is not None else None,
             )
         )
 
@@ -908,7 +909,7 @@ def _positional(value: Node | None) -> int | None:
 
 def _self_default(name: str, value: Node) -> tuple[str | None] | None:
     """``X=${X:-d}`` (or ``"${X:-d}"``): the default d (None when not a constant)."""
-    found = sole_expansion(value)
+    found = _quoted(sole_expansion(value), value)
     if found is None:
         return None
     if found.name != name or found.indirect or found.length:
@@ -942,6 +943,11 @@ def _names_computed(word: Node) -> bool:
     if first.type == "string":
         first = next(iter(named(first)), first)
     return is_expansion(first) or first.type == "command_substitution"
+
+
+def _quoted(found: Expansion | None, value: Node) -> Expansion | None:
+    """The expansion a value is made of alone, knowing whether it is in double quotes."""
+    return replace(found, quoted=value.type == "string") if found is not None else None
 
 
 def _remember(computed: dict[str, str], name: str, text: str | None) -> None:

@@ -118,22 +118,35 @@ class Expansion:
     indirect: bool = False  # ${!N}: the variable named by N's value
     length: bool = False  # ${#N}
     default: str | None = None  # the default, when it comes from an earlier X=${X:-d}
-    written: str | None = None  # the source text between the operator and the closing brace
-    quoted: bool = False  # the expansion sits inside double quotes
+    # Where the text between the operator and the closing brace starts and ends (bytes).
+    span: tuple[int, int] | None = None
+    quoted: bool | None = None  # inside double quotes (None: not known)
+
+    @property
+    def written(self) -> str | None:
+        """The text between the operator and the closing brace, as the script spells it."""
+        if self.span is None:
+            return None
+        start = self.node.start_byte
+        source = self.node.text or b""
+        return source[self.span[0] - start : self.span[1] - start].decode("utf-8", "replace")
 
     def fallback(self) -> str | None:
         """The word a defaulting operator gives, as a constant (None when it is not one)."""
         if self.default is not None:
             return self.default
         written = self.written
-        if written is not None and (
-            written.startswith("~") or (self.quoted and ("\\" in written or "'" in written))
-        ):
-            return None  # a tilde expands; escapes and quotes inside "${X:-...}" are kept
+        if written is None:
+            return literal(self.word)
+        if written.startswith("~"):
+            return None  # a tilde expands
+        if self.quoted is not None:
+            return unquoted(written, inside=self.quoted)
+        if "\\" in written or "'" in written:
+            # One thing in "${X:-...}", another outside double quotes: not known here.
+            return None
         known = literal(self.word)
-        if known is not None or written is None:
-            return known
-        return unquoted(written) if not self.quoted or '"' not in written else None
+        return known if known is not None else unquoted(written)
 
     def computed(self) -> str | None:
         """A defaulting operator's word as written when it is computed at run time
@@ -171,12 +184,7 @@ def expansion(node: Node) -> Expansion:
                 operator, after = kind, child.end_byte
         elif seen_name and child.is_named and word is None:
             word = child
-    written = None
-    if after is not None and before is not None and before >= after:
-        source = node.text or b""
-        start = node.start_byte
-        written = source[after - start : before - start].decode("utf-8", "replace")
-    parent = node.parent
+    span = (after, before) if after is not None and before is not None and before >= after else None
     return Expansion(
         node=node,
         name=name,
@@ -184,8 +192,7 @@ def expansion(node: Node) -> Expansion:
         word=word,
         indirect=indirect,
         length=length,
-        written=written,
-        quoted=parent is not None and parent.type == "string",
+        span=span,
     )
 
 
@@ -193,11 +200,15 @@ def _closes(node: Node) -> bool:
     return node.type == "}" and not node.is_named
 
 
-def unquoted(word: str) -> str | None:
+def unquoted(word: str, *, inside: bool = False) -> str | None:
     """A word's value when it expands nothing (its quotes removed, its escapes applied);
-    None when it holds an expansion, a command substitution or a leading tilde."""
+    None when it holds an expansion, a command substitution or a leading tilde.
+    ``inside``: the word is the default of a ``"${X:-...}"`` in double quotes, where a
+    single quote is a character and a backslash escapes only ``$`"\\`` and a newline."""
     if word.startswith("~"):
         return None
+    if inside:
+        return _unquoted_inside(word)
     out: list[str] = []
     quote = ""
     at = 0
@@ -228,6 +239,26 @@ def unquoted(word: str) -> str | None:
             out.append(char)
         at += 1
     return None if quote else "".join(out)
+
+
+def _unquoted_inside(word: str) -> str | None:
+    out: list[str] = []
+    at = 0
+    while at < len(word):
+        char = word[at]
+        if char == "\\":
+            if at + 1 == len(word):
+                return None
+            at += 1
+            if word[at] not in '$`"\\\n':
+                out.append(char)
+            out.append(word[at])
+        elif char in "$`":
+            return None
+        elif char != '"':  # "${X:-"a b"}": the inner quotes are removed
+            out.append(char)
+        at += 1
+    return "".join(out)
 
 
 def is_expansion(node: Node) -> bool:
