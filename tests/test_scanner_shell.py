@@ -627,3 +627,14 @@ def test_a_flag_is_judged_by_the_type_its_key_has_in_the_tree(tmp_path: Path) ->
         "X_NORM": [(GateKind.BOOLEAN, True, "0", "--use-fused-norm")],
         "X_LOG": [(GateKind.VALUE, None, None, "--log_every")],
     }
+
+
+def test_a_call_chain_deeper_than_the_bound_reads_every_body_once(tmp_path: Path) -> None:
+    from scanner.launcher.shell import MAX_CALLS
+
+    count = 3 * MAX_CALLS
+    bodies = "".join(f'f{i}() {{ echo "$A{i}"; f{i - 1}; }}\n' for i in range(count))
+    result, _ = scanned(tmp_path, bodies + f"f{count - 1}\n")
+    assert result.errors == ()
+    got = sorted((s.name, s.function) for k in result.knobs for s in k.sites)
+    assert got == sorted((f"A{i}", f"f{i}") for i in range(count))

@@ -84,6 +84,9 @@ _HERE: Final = "\x01here\x01"  # stands for the script's own folder in a sourced
 # Conditions a write keeps (real launchers: 8 at most); a write under more is implied by
 # none of them, and its condition says how many more there are.
 MAX_CONDITIONS: Final = 32
+# Function bodies read one inside another at their calls (real launchers: 4 at most); a
+# call deeper than that is read at the end of the script.
+MAX_CALLS: Final = 16
 TOO_DEEP: Final = "The script nests its statements too deeply to analyse; nothing of it is listed."
 
 
@@ -205,6 +208,7 @@ class _Walker:
         # by then is what they see); those never called are read at the end.
         self.functions: dict[str, Node] = {}
         self.called: set[str] = set()
+        self.calls = 0  # function bodies being read, one inside another
 
     def run(self, statements: Iterable[Node]) -> None:
         """The script's statements, then the functions it never calls."""
@@ -213,9 +217,12 @@ class _Walker:
             self._call(name)
 
     def _call(self, name: str) -> None:
-        if name in self.functions and name not in self.called:
-            self.called.add(name)
-            self.block([self.functions[name]], _Context(function=name))
+        if name not in self.functions or name in self.called or self.calls >= MAX_CALLS:
+            return  # past MAX_CALLS, the body is read at the end of the script
+        self.called.add(name)
+        self.calls += 1
+        self.block([self.functions[name]], _Context(function=name))
+        self.calls -= 1
 
     # Statements ---------------------------------------------------------------------
 
