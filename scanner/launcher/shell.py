@@ -486,7 +486,7 @@ class _Walker:
             own = _self_default(name, value)
             if own is not None:
                 state.defaults[name] = own[0]
-                found = _quoted(sole_expansion(value), value)
+                found = sole_expansion(value)
                 if found is not None and found.operator:
                     _remember(state.computed, name, found.computed())
                 return
@@ -504,7 +504,7 @@ class _Walker:
         name_node = node.child_by_field_name("name")
         command = text(name_node) if name_node is not None else ""
         args = [c for c in named(node) if c.type not in ("command_name", "variable_assignment")]
-        if name_node is not None:
+        if name_node is not None and any(c.type != "word" for c in name_node.children):
             self.reads(name_node, context)  # ${LAUNCHER} python train.py
         self._call(command)
         for child in named(node):
@@ -542,9 +542,11 @@ class _Walker:
         name_node = node.child_by_field_name("name")
         if name_node is None:
             return
-        for child in named(node):
+        for child in node.children:
+            if child.type != "variable_assignment":
+                continue
             target = child.child_by_field_name("name")
-            if child.type != "variable_assignment" or target is None:
+            if target is None:
                 continue
             if text(target) in SHELL_VARIABLES:
                 continue  # IFS= read -r line
@@ -579,8 +581,9 @@ class _Walker:
             if kind == "command":
                 self._command_line_writes(current, context)  # if X=1 cmd; then, $(X=1 cmd)
             if is_expansion(current):
-                self._read(current, context, target)
-                found = expansion(current)
+                up = tree.noted(current)  # none: the word the caller passed, not quoted
+                found = expansion(current, quoted=up is not None and up.type == "string")
+                self._read(current, found, context, target)
                 if found.word is not None:
                     stack.append((found.word, arithmetic))
                 for child in children:
@@ -600,9 +603,9 @@ class _Walker:
             stack.extend((c, inside) for c in reversed(children))
         tree.forget()
 
-    def _read(self, node: Node, context: _Context, target: str | None = None) -> None:
-        parent = self.tree.parent(node)
-        found = replace(expansion(node), quoted=parent is not None and parent.type == "string")
+    def _read(
+        self, node: Node, found: Expansion, context: _Context, target: str | None = None
+    ) -> None:
         if found.name is None:
             return
         if found.indirect:
@@ -916,7 +919,7 @@ def _positional(value: Node | None) -> int | None:
 
 def _self_default(name: str, value: Node) -> tuple[str | None] | None:
     """``X=${X:-d}`` (or ``"${X:-d}"``): the default d (None when not a constant)."""
-    found = _quoted(sole_expansion(value), value)
+    found = sole_expansion(value)
     if found is None:
         return None
     if found.name != name or found.indirect or found.length:
@@ -950,11 +953,6 @@ def _names_computed(word: Node) -> bool:
     if first.type == "string":
         first = next(iter(named(first)), first)
     return is_expansion(first) or first.type == "command_substitution"
-
-
-def _quoted(found: Expansion | None, value: Node) -> Expansion | None:
-    """The expansion a value is made of alone, knowing whether it is in double quotes."""
-    return replace(found, quoted=value.type == "string") if found is not None else None
 
 
 def _remember(computed: dict[str, str], name: str, text: str | None) -> None:

@@ -156,8 +156,9 @@ class Expansion:
         return self.written
 
 
-def expansion(node: Node) -> Expansion:
-    """The parts of an ``expansion`` or ``simple_expansion`` node."""
+def expansion(node: Node, quoted: bool | None = None) -> Expansion:
+    """The parts of an ``expansion`` or ``simple_expansion`` node; ``quoted``: whether it
+    sits inside double quotes, when the caller knows."""
     name: str | None = None
     operator = ""
     word: Node | None = None
@@ -166,9 +167,9 @@ def expansion(node: Node) -> Expansion:
     after: int | None = None  # where the operator ends
     before: int | None = None  # where the closing brace starts
     for child in node.children:
-        if _closes(child):
-            before = child.start_byte
         kind = child.type
+        if kind == "}":
+            before = child.start_byte
         if kind == "variable_name" and not seen_name:
             name, seen_name = text(child), True
         elif kind in ("special_variable_name", "subscript") and not seen_name:
@@ -193,11 +194,8 @@ def expansion(node: Node) -> Expansion:
         indirect=indirect,
         length=length,
         span=span,
+        quoted=quoted,
     )
-
-
-def _closes(node: Node) -> bool:
-    return node.type == "}" and not node.is_named
 
 
 def unquoted(word: str, *, inside: bool = False) -> str | None:
@@ -211,8 +209,8 @@ def unquoted(word: str, *, inside: bool = False) -> str | None:
         return _unquoted_inside(word)
     out: list[str] = []
     quote = ""
-    at = 0
-    while at < len(word):
+    at, size = 0, len(word)
+    while at < size:
         char = word[at]
         if quote == "'":
             if char == "'":
@@ -220,7 +218,7 @@ def unquoted(word: str, *, inside: bool = False) -> str | None:
             else:
                 out.append(char)
         elif char == "\\":
-            if at + 1 == len(word):
+            if at + 1 == size:
                 return None
             at += 1
             if quote and word[at] not in '$`"\\\n':
@@ -243,11 +241,11 @@ def unquoted(word: str, *, inside: bool = False) -> str | None:
 
 def _unquoted_inside(word: str) -> str | None:
     out: list[str] = []
-    at = 0
-    while at < len(word):
+    at, size = 0, len(word)
+    while at < size:
         char = word[at]
         if char == "\\":
-            if at + 1 == len(word):
+            if at + 1 == size:
                 return None
             at += 1
             if word[at] not in '$`"\\\n':
@@ -275,7 +273,7 @@ def sole_expansion(node: Node | None) -> Expansion | None:
         if len(parts) != 1:
             return None
         inner = parts[0]
-    return expansion(inner) if is_expansion(inner) else None
+    return expansion(inner, quoted=inner is not node) if is_expansion(inner) else None
 
 
 def sole_read(node: Node | None) -> str | None:
