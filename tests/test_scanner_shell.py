@@ -408,6 +408,11 @@ COMMAND_WRITES = [
         (Wrote("A", PREFIX, "1"), Wrote("B", PREFIX, None, computed="$B")),
     ),
     (
+        "srun-export-after-options",
+        "srun -N 2 --exclusive -l ▸--export=ALL,A=1 python t.py",
+        (Wrote("A", PREFIX, "1"),),
+    ),
+    (
         "sbatch-export-separate",
         "sbatch --export ▸▸ALL,C=3,D=x job.sh",
         (Wrote("C", PREFIX, "3"), Wrote("D", PREFIX, "x")),

@@ -41,6 +41,36 @@ _CONTAINER_TOOLS: Final = frozenset({"docker", "podman", "nerdctl"})
 _CONTAINER_RUNS: Final = frozenset({"run", "create", "exec"})
 _SLURM: Final = frozenset({"srun", "sbatch", "salloc"})
 _SLURM_WORDS: Final = frozenset({"ALL", "NONE", "NIL"})  # not variables: what else to export
+# srun / sbatch options that take no value (any other option is taken to take one).
+_SLURM_FLAGS: Final = frozenset(
+    {
+        "--exclusive",
+        "--pty",
+        "-l",
+        "--label",
+        "-u",
+        "--unbuffered",
+        "--overlap",
+        "-O",
+        "--overcommit",
+        "-Q",
+        "--quiet",
+        "-v",
+        "--verbose",
+        "-K",
+        "--kill-on-bad-exit",
+        "-X",
+        "--disable-status",
+        "-H",
+        "--hold",
+        "--requeue",
+        "--no-requeue",
+        "--parsable",
+        "--test-only",
+        "--usage",
+        "--help",
+    }
+)
 _ENV_VALUED: Final = frozenset({"-C", "--chdir", "-S", "--split-string"})
 
 
@@ -140,14 +170,20 @@ def _container_env(node: Node, after: str = "") -> Iterator[CommandWrite]:
 
 
 def _slurm(args: Sequence[Node]) -> Iterator[CommandWrite]:
-    for at, arg in enumerate(args):
+    at = 0
+    while at < len(args):
+        arg = args[at]
         word = text(arg)
         if word.startswith("--export="):
             yield from _export_list(arg, word[len("--export=") :])
         elif word == "--export" and at + 1 < len(args):
             yield from _export_list(args[at + 1], text(args[at + 1]))
+            at += 1
         elif not word.startswith("-"):
             return  # the program or batch script: its own options follow
+        elif "=" not in word and word not in _SLURM_FLAGS:
+            at += 1  # an option's value: -N 2, --nodes 2
+        at += 1
 
 
 def _export_list(node: Node, items: str) -> Iterator[CommandWrite]:
