@@ -61,6 +61,11 @@ COLUMNS = (
 )
 # Shown only when a launcher of the scan sets some knob.
 SET_BY = ("set by", 6)
+# With it, on a terminal under WIDE columns, the widths are set here: rich shares out the
+# width evenly and then honours min_width, which leaves nine columns past 80 and cut.
+NARROWED = {"on by default?": 8, "polarity": 8, "role": 7, "off value": 5, "read in": 5}
+SHARED = ("knob", "default", "sites", "set by")  # these share what is left
+WIDE = 120
 
 
 def layers(knob: Knob) -> str:
@@ -100,8 +105,10 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
         # fit, down to 80 columns; min_width keeps every header word and short value whole,
         # and padding collapsed to two blanks between columns leaves them the room.
         setters = any(k.set_by for k in result.knobs)
+        widths = _narrow_widths(console.width) if setters and console.width < WIDE else {}
         for header, least in (*COLUMNS, SET_BY) if setters else COLUMNS:
-            table.add_column(header, overflow="fold", min_width=least)
+            width = widths.get(header)
+            table.add_column(header, overflow="fold", min_width=least, width=width)
         for knob in result.knobs:
             default = _default(knob)
             on = on_by_default(knob)
@@ -143,6 +150,16 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
         for error in result.errors:
             console.print(f"  {escape(printable(error.path))}: {escape(printable(error.message))}")
     console.print("\n" + summary(result))
+
+
+def _narrow_widths(total: int) -> dict[str, int]:
+    """Each column's width for the nine columns in ``total`` characters (two blanks
+    between columns), no column under its header's longest word."""
+    least = dict((*COLUMNS, SET_BY))
+    room = total - 2 * len(least) + 2 - sum(NARROWED.values())
+    share, extra = divmod(room, len(SHARED))
+    shared = {name: max(share + (at < extra), least[name]) for at, name in enumerate(SHARED)}
+    return {**NARROWED, **shared}
 
 
 def _default(knob: Knob) -> str:
