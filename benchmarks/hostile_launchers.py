@@ -12,10 +12,11 @@ baseline is a plain launcher of the same size (tests, exports, a torchrun line).
 Forms: the rows of issue 26 (a YAML value of unclosed ``"${A:``, nested
 ``${D:-${D:-...}}``, a test nested in parentheses, one line of reads) and the
 shapes found beside them (an elif chain, a case of many items, guards before
-writes, a default assigned again and again). A run that does not find what it
-should is marked WRONG, and the script exits 1. Once a form takes more than
-``--limit`` seconds at a size, its larger sizes are skipped (for runs of older
-code). No test times this.
+writes, a default assigned again and again), and those of issue 25 (a chain of
+functions, each read at its call; long env, docker -e and srun --export lines).
+A run that does not find what it should is marked WRONG, and the script exits 1.
+Once a form takes more than ``--limit`` seconds at a size, its larger sizes are
+skipped (for runs of older code). No test times this.
 """
 
 from __future__ import annotations
@@ -106,6 +107,21 @@ def defaults_again(size: int) -> tuple[str, tuple[int, int, int]]:
     return "".join(lines) + '[[ "$X" == "1" ]] && echo on\n', (len(lines) + 1, 0, 0)
 
 
+def function_chain(size: int) -> tuple[str, tuple[int, int, int]]:
+    """Each function reads a variable and calls the one before it; the last is called."""
+    bodies = _fill(size, lambda i: f'f{i}() {{ echo "$A{i}"; f{i - 1}; }}\n')
+    return "".join(bodies) + f"f{len(bodies) - 1}\n", (len(bodies), 0, 0)
+
+
+def command_line_writes(size: int) -> tuple[str, tuple[int, int, int]]:
+    """docker run -e, env and srun --export writes, on long command lines."""
+    count = max(size // 60, 1)
+    docker = "docker run" + "".join(f" -e D{i}=1" for i in range(count)) + " img\n"
+    env = "env" + "".join(f" E{i}=1" for i in range(count)) + " cmd\n"
+    srun = "srun --export=ALL" + "".join(f",S{i}=1" for i in range(count)) + " cmd\n"
+    return docker + env + srun, (0, 3 * count, 0)
+
+
 def _fill(size: int, unit: Callable[[int], str]) -> list[str]:
     """Units ``unit(0), unit(1), ...`` until they hold ``size`` bytes."""
     units: list[str] = []
@@ -126,6 +142,8 @@ FORMS = (
     Form("case of many items", "run.sh", case_items),
     Form("guards, then writes", "run.sh", guards),
     Form("X=${X:-1} again and again", "run.sh", defaults_again),
+    Form("function chain, read at calls", "run.sh", function_chain),
+    Form("env, docker -e, srun --export", "run.sh", command_line_writes),
 )
 
 

@@ -12,7 +12,7 @@ from knobregistry.profiles import ProfileError, resolve_profile
 from knobregistry.registry import ExternalKnob, KnobEntry, Registry
 from knobregistry.suggest import closest
 from knobregistry.yaml_format import quoted
-from scanner import Knob, ScanResult, Site
+from scanner import Knob, ScanResult, Site, Write
 
 CONTEXT_LINES = 2
 
@@ -24,6 +24,14 @@ class SiteContext:
     site: Site
     path: str
     lines: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Setter:
+    """A launcher write that sets the knob, and its path as the user sees it."""
+
+    write: Write
+    path: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +55,7 @@ class Explanation:
     required: bool  # whether the policy requires it to be registered
     sites: tuple[SiteContext, ...]
     profiles: tuple[ProfileSetting, ...]
+    set_by: tuple[Setter, ...] = ()
 
 
 def explain(registry: Registry, name: str, *, cwd: Path | None = None) -> Explanation | None:
@@ -71,6 +80,9 @@ def explain(registry: Registry, name: str, *, cwd: Path | None = None) -> Explan
         required=knob is not None and required(registry, knob),
         sites=sites,
         profiles=_profiles(registry, name, result),
+        set_by=tuple(
+            Setter(w, shown(registry.root / w.path, here)) for w in (knob.set_by if knob else ())
+        ),
     )
 
 

@@ -21,6 +21,8 @@ and held against the scan:
   and no recorded run had the profile as a whole (a warning);
 - KNB113: a `bitwise`-kind profile does not set a catalogued determinism setting of a
   library the project uses (a note; stack_checks.py).
+- KNB114: a launcher write sets a registered knob to the state (on or off) opposite to the
+  one a `bitwise`-kind profile sets (a note; a computed value is never judged).
 
 A knob a bitwise profile's own `verified` run had on (`knobs triage --search
 fastest-bitwise --record`) is held by that run, whatever its single-knob triage says.
@@ -60,6 +62,7 @@ MISSES_REQUIREMENT = rule("KNB109")
 REQUIREMENT_UNDECIDED = rule("KNB110")
 IMPLICATION_GONE = rule("KNB111")
 NOT_RUN_TOGETHER = rule("KNB112")
+LAUNCHER_OVERRIDES = rule("KNB114")
 
 
 def check_profiles(
@@ -89,6 +92,7 @@ def check_profiles(
             found.extend(_not_run_together(where, resolved))
             if stack is not None:
                 found.extend(lacking(where, resolved, stack))
+            found.extend(_launcher_overrides(where, resolved))
         if full_scope:
             found.extend(_unknown_variables(where, name))
         found.extend(_gate_mismatches(where, resolved))
@@ -360,6 +364,66 @@ def _launcher_contradictions(where: _Where, resolved: ResolvedProfile) -> Iterat
             f"and leave it to the launcher), or stop setting {', '.join(n for n, _ in write.when)}."
         )
         yield where.diagnostic(CONTRADICTS_LAUNCHER, source.key_path, message, fix, name)
+
+
+def _launcher_overrides(where: _Where, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+    """KNB114: a launcher write puts a registered knob in the state opposite to the one the
+    bitwise profile sets, at every gate of the code; a computed value is never judged."""
+    env = resolved.env
+    for name, value in env.items():
+        knob = where.scan.knob(name)
+        source = resolved.sources[name]
+        if knob is None or name not in where.registry.knobs or value is None:
+            continue
+        parent = where.registry.profiles.get(source.profile)
+        inherited = source.profile != resolved.name and parent is not None
+        if inherited and parent is not None and parent.kind is ProfileKind.BITWISE:
+            continue  # reported on the parent
+        gates = _gates(where, name)
+        wanted = _state(value, gates)
+        if wanted is None:
+            continue
+        for write in knob.set_by:
+            if write.value is None or write.value == value:
+                continue  # a computed value is not known: never judged
+            if write.when and all(n in env for n, _ in write.when):
+                continue  # the profile decides the condition: KNB106's, or never written
+            if _names_any(write.condition, env):
+                continue  # a test of what the profile sets, which the check cannot evaluate
+            got = _state(write.value, gates)
+            if got is None or got == wanted:
+                continue
+            under = f" when {write.condition}" if write.condition else ""
+            message = (
+                f"profile '{resolved.name}' (kind bitwise) sets {name} to {_q(value)} "
+                f"({source}), which the code reads as {wanted}, but the launcher at "
+                f"{where.site(write)} sets it to {_q(write.value)}{under} ({write.kind.value}), "
+                f"which the code reads as {got}: a run started through it has {name} {got}."
+            )
+            fix = (
+                f"keep a value already set in the launcher (`{name}=${{{name}:-{write.value}}}`),"
+                " or remove the write, or start the profile's runs another way."
+            )
+            yield where.diagnostic(LAUNCHER_OVERRIDES, source.key_path, message, fix, name)
+
+
+def _names_any(condition: str | None, names: Mapping[str, object]) -> bool:
+    """Whether a launcher condition's text mentions one of ``names``."""
+    if not condition:
+        return False
+    return any(w in names for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", condition))
+
+
+def _state(value: str, gates: list[Site]) -> str | None:
+    """``off`` or ``on`` when every gate reads ``value`` so (None when they disagree, or
+    none decides)."""
+    if not gates:
+        return None
+    if all(value in s.gate.off_values for s in gates):
+        return "off"
+    if all(value in s.gate.on_values for s in gates):
+        return "on"
+    return None
 
 
 def _missed_requirements(where: _Where, resolved: ResolvedProfile) -> Iterator[Diagnostic]:

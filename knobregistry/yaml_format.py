@@ -135,6 +135,9 @@ def gate_summary(knob: Knob) -> str:
         return f"required (the code raises unless it is {accepted})"
     if knob.default_on is None:
         defaults = sorted({quoted(s.default) for s in knob.sites if s.default is not None})
+        computed = sorted({s.default_computed for s in knob.sites if s.default_computed})
+        if not defaults and computed:
+            return f"a value knob (default computed when it runs: {' or '.join(computed)})"
         if not defaults:
             return "a value knob with no default"
         return "a value knob (default " + " or ".join(defaults) + ")"

@@ -131,6 +131,9 @@ class Site:
     # What the value lands in: the name its value or test is bound to (Python), the flag it
     # is passed as or the variable it is assigned to (shell), the config key (YAML).
     target: str | None = None
+    # A default computed at run time (``${X:-${HOME}/out}``), as written; ``default`` is None
+    # then: its value is unknown, and nothing acts on it.
+    default_computed: str | None = None
 
     @property
     def default_on(self) -> bool | None:
@@ -170,6 +173,8 @@ class Knob:
     reason: str | None = None
     role: Role = Role.UNKNOWN  # proposed from the code: what the knob controls
     role_reason: str | None = None  # the evidence for ``role``, or why it is unknown
+    # The launcher writes that give it a value (shell, YAML: not Python code), by position.
+    set_by: tuple[Write, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -206,6 +211,9 @@ class Write:
     # variables that imply it (``when``: empty unless the whole condition is such equalities).
     condition: str | None = None
     when: tuple[tuple[str, str], ...] = ()
+    # A value computed at run time (``$(nproc)``, ``${BASE}/x``), as written; ``value`` is
+    # None then.
+    computed: str | None = None
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

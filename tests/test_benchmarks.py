@@ -116,16 +116,19 @@ def test_the_hostile_launchers_benchmark_measures_each_form_and_finds_what_it_sh
         "case of many items",
         "guards, then writes",
         "X=${X:-1} again and again",
+        "function chain, read at calls",
+        "env, docker -e, srun --export",
     ]
     runs = [re.escape(f"{form:34}") + f" +{size} KB" for form in forms for size in (2, 8)]
     measured = r" +[\d.]+ s +[\d.]+ us/byte  \d+ reads, \d+ writes, \d+ errors"
-    for pattern, line in zip(runs, lines[:18], strict=True):
+    count = 2 * len(forms)
+    for pattern, line in zip(runs, lines[:count], strict=True):
         assert re.fullmatch(pattern + measured, line), line
-    assert lines[18:20] == [
+    assert lines[count : count + 2] == [
         "",
         "time per byte, largest size over smallest (near 1: linear), and over the baseline:",
     ]
-    for form, line in zip(forms, lines[20:], strict=True):
+    for form, line in zip(forms, lines[count + 2 :], strict=True):
         assert re.fullmatch(
             "  " + re.escape(f"{form:34}") + r"    8/2    KB +[\d.]+   baseline x[\d.]+", line
         ), line

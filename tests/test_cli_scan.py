@@ -100,6 +100,7 @@ def test_json_golden(tree: Path) -> None:
                         ],
                         "choices": [],
                         "target": "HC",
+                        "default_computed": None,
                     }
                 ],
                 "kind": "boolean",
@@ -109,6 +110,7 @@ def test_json_golden(tree: Path) -> None:
                 "conflict_reason": None,
                 "role": "kernel",
                 "role_reason": "the name PRIMUS_HC_TRITON says TRITON (a kernel choice)",
+                "set_by": [],
             }
         ],
         "dynamic": [],  # f"PRIMUS_{kind}" cannot name a PRIMUS_HC_* variable
@@ -202,3 +204,87 @@ def test_a_profile_without_config_keys_says_so_above_the_empty_overlay() -> None
     assert result.stdout.endswith(
         "# Profile bitwise sets no trainer-config keys: nothing to overlay.\n{}\n"
     )
+
+
+LAUNCHED = {
+    "src/model.py": """
+        import os
+
+        FUSED = os.environ.get("DEMO_FUSED", "1") != "0"
+        OUT = os.environ.get("DEMO_OUT")
+        """,
+    "launch/run.sh": """
+        #!/bin/bash
+        export DEMO_FUSED=1
+        if [[ -f /opt/fast ]]; then
+          DEMO_OUT=$(mktemp -d) python -m src.model
+        fi
+        srun --export=ALL,DEMO_FUSED=0 python -m src.model
+        echo "${DEMO_ZONE:-us-central1}" "${DEMO_ROOT:-${BASE}/runs}"
+        """,
+}
+
+LAUNCHED_TABLE = """\
+knob        default                  on by default?  polarity  role    off value  read in  sites            set by
+────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+DEMO_FUSED  '1'                      yes             enable    kernel  '0'        py       src/model.py:3   launch/run.sh:2 '1' (+1)
+DEMO_OUT    -                        value           -         value   -          py       src/model.py:4   launch/run.sh:4 computed
+DEMO_ROOT   ${BASE}/runs (computed)  value           -         value   -          sh       launch/run.sh:7  -
+DEMO_ZONE   'us-central1'            value           -         value   -          sh       launch/run.sh:7  -
+
+4 knobs (1 on by default), 0 dynamic reads, 0 errors; 2 files scanned.
+"""  # noqa: E501
+
+
+def test_table_shows_what_sets_each_knob_and_computed_defaults(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, LAUNCHED)
+    result = run_knobs("scan", ".", "--match", "DEMO_*", cwd=root)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == LAUNCHED_TABLE
+
+
+def test_json_lists_set_by_on_each_knob(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, LAUNCHED)
+    result = run_knobs("scan", ".", "--format", "json", "--match", "DEMO_*", cwd=root)
+    assert result.returncode == 0
+    knobs = {k["name"]: k for k in json.loads(result.stdout)["knobs"]}
+    assert knobs["DEMO_FUSED"]["set_by"] == [
+        {
+            "name": "DEMO_FUSED",
+            "path": "launch/run.sh",
+            "line": 2,
+            "column": 8,
+            "value": "1",
+            "kind": "export",
+            "function": "<script>",
+            "via": None,
+            "language": "shell",
+            "condition": None,
+            "when": {},
+            "computed": None,
+        },
+        {
+            "name": "DEMO_FUSED",
+            "path": "launch/run.sh",
+            "line": 6,
+            "column": 6,
+            "value": "0",
+            "kind": "prefix",
+            "function": "<script>",
+            "via": None,
+            "language": "shell",
+            "condition": None,
+            "when": {},
+            "computed": None,
+        },
+    ]
+    (out,) = knobs["DEMO_OUT"]["set_by"]
+    assert (out["value"], out["computed"], out["condition"]) == (
+        None,
+        "$(mktemp -d)",
+        "[[ -f /opt/fast ]]",
+    )
+    (root_site,) = knobs["DEMO_ROOT"]["sites"]
+    assert (root_site["default"], root_site["default_computed"]) == (None, "${BASE}/runs")
+    assert knobs["DEMO_ZONE"]["sites"][0]["default"] == "us-central1"
+    assert knobs["DEMO_ZONE"]["set_by"] == []

@@ -11,7 +11,7 @@ from rich.console import Console
 from knobregistry.explain import explain
 from knobregistry.registry import load_registry
 from knobregistry.report.explain import print_explain_rich
-from tests.conftest import run_knobs
+from tests.conftest import run_knobs, write_tree
 from tests.sample_project import REGISTRY, project
 
 EVIDENCE = """\
@@ -203,3 +203,76 @@ def test_rich_view_highlights_the_code(root: Path) -> None:
     styled = buffer.getvalue()
     assert "\x1b[" in styled
     assert "PRIMUS_HC_TRITON" in styled and "hc_enabled" in styled
+
+
+LAUNCHED_REGISTRY = """\
+version: 1
+scan:
+  paths: [src, launch]
+  match: ["DEMO_*"]
+knobs:
+  DEMO_FUSED:
+    default: "1"
+    default_on: true
+    triage: breaks-bitwise
+"""
+
+LAUNCHED_EXPLAIN = """\
+DEMO_FUSED
+  registry   registry.yaml:6:3
+  default    "1", on by default
+  role       not stated; the scan proposes kernel: the name DEMO_FUSED says FUSED (a kernel choice)
+  triage     breaks-bitwise
+  evidence   -
+  cost       -
+  owner      -
+  profiles   none sets it
+
+Set by 3 launcher writes:
+  launch/run.sh:2:8: export "1"
+  launch/run.sh:4:3: prefix, computed when it runs: $(pick) (its value is not known)
+    when [[ -f /opt/fast ]]
+  launch/run.sh:6:15: prefix "0"
+
+Read at 1 site: on by default ("0" turns it off).
+
+src/model.py:2:9 (in <module>)
+  default "1"; on by default: yes; polarity enable; turned off by "0"
+    1 | import os
+  > 2 | FUSED = os.environ.get("DEMO_FUSED", "1") != "0"
+"""
+
+
+def test_explain_lists_the_launcher_writes_that_set_the_knob(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "registry.yaml": LAUNCHED_REGISTRY,
+            "src/model.py": 'import os\nFUSED = os.environ.get("DEMO_FUSED", "1") != "0"\n',
+            "launch/run.sh": (
+                "#!/bin/bash\nexport DEMO_FUSED=1\nif [[ -f /opt/fast ]]; then\n"
+                "  DEMO_FUSED=$(pick) python -m src.model\nfi\n"
+                "docker run -e DEMO_FUSED=0 img\n"
+            ),
+        },
+    )
+    result = run_knobs("explain", "DEMO_FUSED", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == LAUNCHED_EXPLAIN
+
+
+def test_explain_shows_a_computed_default_as_written(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "registry.yaml": LAUNCHED_REGISTRY,
+            "src/model.py": 'import os\nFUSED = os.environ.get("DEMO_FUSED", "1") != "0"\n',
+            "launch/run.sh": 'echo "${DEMO_ROOT:-${BASE}/runs}"\n',
+        },
+    )
+    result = run_knobs("explain", "DEMO_ROOT", cwd=tmp_path)
+    assert result.returncode == 0
+    assert (
+        "  default computed when it runs: ${BASE}/runs (not known); a value (no on/off)\n"
+        in result.stdout
+    )

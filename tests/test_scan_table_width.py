@@ -105,3 +105,26 @@ def test_every_column_is_kept(tmp_path: Path, columns: int) -> None:
     )
     assert "\x1b[31m" not in raw
     assert "4 knobs (2 on by default), 0 dynamic reads, 0 errors; 1 file scanned." in shown
+
+
+@pytest.mark.parametrize("columns", [80, 100, 120])
+def test_the_set_by_column_is_kept_whole(tmp_path: Path, columns: int) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            **TREE,
+            "torch_like/launch/run_the_inductor_benchmarks.sh": (
+                "export TORCHINDUCTOR_MAX_AUTOTUNE=on\n"
+                "TORCHINDUCTOR_CACHE_DIR=$(mktemp -d) python -m torch_like\n"
+            ),
+        },
+    )
+    shown = ANSI.sub("", _on_a_terminal(root, columns))
+    lines = shown.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
+    header = [" ".join(cell.split()) for cell in _columns(lines[:rule])]
+    body = [cell.replace(" ", "") for cell in _columns(lines[rule + 1 : lines.index("")])]
+    assert header[-2:] == ["sites", "set by"]
+    where = "torch_like/launch/run_the_inductor_benchmarks.sh"
+    assert body[-1] == f"{where}:2computed{where}:1'on'--"

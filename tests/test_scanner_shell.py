@@ -27,6 +27,7 @@ class Read:
     off_value: str | None = None
     kind: ReadKind = ReadKind.EXPANSION
     choices: tuple[str, ...] = ()
+    computed: str | None = None  # a default computed at run time, as written
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Wrote:
     kind: WriteKind
     value: str | None
     when: tuple[tuple[str, str], ...] = ()
+    computed: str | None = None  # a value computed at run time, as written
 
 
 def marked(script: str) -> tuple[str, list[tuple[int, int]]]:
@@ -170,7 +172,7 @@ READS = [
     (
         "exported-default-built-is-unknown",
         'if [ "▸$OPT" = 1 ]; then _F=1; else _F=0; fi\nexport X=▸${X:-$_F}',
-        (switch("OPT", None, False), Read("X", None, GateKind.UNKNOWN)),
+        (switch("OPT", None, False), Read("X", None, GateKind.UNKNOWN, computed="$_F")),
     ),
     (
         "a-flag-with-a-true-false-default-is-a-switch",
@@ -197,9 +199,42 @@ READS = [
         (switch("X", "1", True), switch("X", "1", True)),  # the default takes the test's verdict
     ),
     ("in-function", "f() {\n  echo ▸${X:-2}\n}", Read("X", "2")),
+    ("command-name", "▸${LAUNCHER} python train.py", Read("LAUNCHER")),
+    ("command-name-bare", "▸$CMD --flag", Read("CMD")),
     ("in-command-substitution", "v=$(echo ▸$X)", Read("X")),
     ("in-heredoc", "cat <<EOF\n▸$X\nEOF", Read("X")),
     ("launch-fact", "echo ▸${NODE_RANK:-0}", Read("NODE_RANK", "0", gate=GateKind.LAUNCH)),
+    ("default-with-dashes", "echo ▸${ZONE:-us-central1}", Read("ZONE", "us-central1")),
+    ("default-a-float", "echo ▸${EPS:-1e-8}", Read("EPS", "1e-8")),
+    ("default-with-equals", "echo ▸${OPTS:-a=b}", Read("OPTS", "a=b")),
+    ("default-with-plus", "echo ▸${CXX:-g++}", Read("CXX", "g++")),
+    ("default-with-percent", "echo ▸${FRAC:-50%}", Read("FRAC", "50%")),
+    ("default-with-at", "echo ▸${WHO:-me@host}", Read("WHO", "me@host")),
+    ("default-double-quoted", 'echo ▸${MSG:-"a b"}', Read("MSG", "a b")),
+    # a backslash or a single quote means one thing inside "${X:-...}", another outside
+    ("default-escaped-blank", r"echo ▸${SEP:-a\ b}", Read("SEP", "a b")),
+    ("default-single-quoted", "echo ▸${P:-'$q'}", Read("P", "$q")),
+    ("default-in-quotes-keeps-a-backslash", 'echo "▸${SEP:-a\\b}"', Read("SEP", "a\\b")),
+    ("default-in-quotes-escapes-a-dollar", 'echo "▸${P:-\\$x}"', Read("P", "$x")),
+    ("default-in-quotes-keeps-single-quotes", "echo \"▸${P:-'q'}\"", Read("P", "'q'")),
+    ("self-default-in-quotes", "P=\"▸${P:-'q'}\"", Read("P", "'q'")),
+    ("self-default-unquoted", "P=▸${P:-'q'}", Read("P", "q")),
+    (
+        "default-an-expansion-is-computed",
+        "echo ▸${OUT:-▸${BASE}/out}",
+        (Read("OUT", computed="${BASE}/out"), Read("BASE")),
+    ),
+    (
+        "default-a-command-is-computed",
+        "echo ▸${ROOT:-$(realpath .)}",
+        Read("ROOT", computed="$(realpath .)"),
+    ),
+    ("default-a-tilde-is-computed", "echo ▸${CACHE:-~/c}", Read("CACHE", computed="~/c")),
+    (
+        "computed-default-then-read",
+        "R=▸${R:-$(nproc)}\necho ▸$R",
+        (Read("R", None, GateKind.UNKNOWN, computed="$(nproc)"), Read("R", computed="$(nproc)")),
+    ),
     (
         "disable-polarity",
         '[[ "▸${X_DISABLE_FUSION:-0}" == "1" ]] && echo',
@@ -225,6 +260,7 @@ def test_shell_read(tmp_path: Path, script: str, expected: Read | tuple[Read, ..
                 s.gate.off_value,
                 s.kind,
                 s.gate.choices,
+                s.default_computed,
             ),
         )
         for s in sites
@@ -249,6 +285,9 @@ NOT_READS = [
     ("positional-and-special", 'echo $1 "$@" $? $# $$ ${#@}'),
     ("shell-maintained", "echo $PWD $RANDOM ${BASH_SOURCE[0]} $LINENO"),
     ("quoted-heredoc", "cat <<'EOF'\n$X\nEOF"),
+    ("getopts-target", 'while getopts "ab:" opt; do\n  echo "$opt" "$OPTARG"\ndone'),
+    ("getopts-target-word", "while getopts ab: flag; do echo $flag; done"),
+    ("set-before-the-call", "f() { echo $MP; }\nMP=/x\nf"),
 ]
 
 
@@ -334,6 +373,118 @@ def test_shell_write(tmp_path: Path, script: str, expected: Wrote) -> None:
     got = [((w.line, w.column), Wrote(w.name, w.kind, w.value, w.when)) for w in writes]
     assert got == [(positions[0], expected)]
     assert all(w.language == "shell" for w in writes)
+
+
+PREFIX = WriteKind.PREFIX
+COMMAND_WRITES = [
+    ("prefix-in-if-test", "if ▸X=1 cmd; then echo; fi", (Wrote("X", PREFIX, "1"),)),
+    ("prefix-in-elif-test", "if a; then :; elif ▸X=1 cmd; then :; fi", (Wrote("X", PREFIX, "1"),)),
+    ("prefix-in-command-substitution", "v=$(▸Y=2 cmd)", (Wrote("Y", PREFIX, "2"),)),
+    ("prefix-computed", "▸N=$(nproc) run", (Wrote("N", PREFIX, None, computed="$(nproc)"),)),
+    (
+        "env-command",
+        'env -u ▸A ▸X=1 ▸Y=$(a) ▸Z="a b" python t.py W=9',
+        (
+            Wrote("A", WriteKind.UNSET, None),
+            Wrote("X", PREFIX, "1"),
+            Wrote("Y", PREFIX, None, computed="$(a)"),
+            Wrote("Z", PREFIX, "a b"),
+        ),
+    ),
+    (
+        "docker-run-env",
+        "docker run --rm --name n1 -e ▸X=1 --env ▸Y=2 -e ▸Z ▸--env=W=3 img cmd -e NO=1",
+        (
+            Wrote("X", PREFIX, "1"),
+            Wrote("Y", PREFIX, "2"),
+            Wrote("Z", PREFIX, None, computed="$Z"),
+            Wrote("W", PREFIX, "3"),
+        ),
+    ),
+    ("podman-run-env", "podman run -it ▸-eQ=4 img", (Wrote("Q", PREFIX, "4"),)),
+    (
+        "srun-export-list",
+        "srun ▸▸--export=A=1,B,ALL python t.py --export=NO=1",
+        (Wrote("A", PREFIX, "1"), Wrote("B", PREFIX, None, computed="$B")),
+    ),
+    (
+        "srun-export-after-options",
+        "srun -N 2 --exclusive -l ▸--export=ALL,A=1 python t.py",
+        (Wrote("A", PREFIX, "1"),),
+    ),
+    (
+        "sbatch-export-separate",
+        "sbatch --export ▸▸ALL,C=3,D=x job.sh",
+        (Wrote("C", PREFIX, "3"), Wrote("D", PREFIX, "x")),
+    ),
+    (
+        "export-dynamic-name",
+        'for K in a b; do\n  export ▸"$K"="$V"\ndone',
+        (Wrote(None, WriteKind.EXPORT, None, computed='"$V"'),),
+    ),
+    (
+        "export-dynamic-name-constant-value",
+        "export ▸${P}_X=1",
+        (Wrote(None, WriteKind.EXPORT, "1"),),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [c[1:] for c in COMMAND_WRITES],
+    ids=[c[0] for c in COMMAND_WRITES],
+)
+def test_command_line_write(tmp_path: Path, script: str, expected: tuple[Wrote, ...]) -> None:
+    result, positions = scanned(tmp_path, script)
+    got = [
+        ((w.line, w.column), Wrote(w.name, w.kind, w.value, w.when, w.computed))
+        for w in result.writes
+    ]
+    assert got == list(zip(positions, expected, strict=True))
+    assert result.errors == ()
+
+
+def test_a_function_is_read_at_its_first_call(tmp_path: Path) -> None:
+    script = (
+        'setup() {\n  echo "$MODEL_PATH" "$REAL"\n}\nMODEL_PATH=/models\nsetup\nsetup\n'
+        'later() { echo "$LATE"; }\n'
+    )
+    result, _ = scanned(tmp_path, script)
+    got = [(s.name, s.line, s.column, s.function) for k in result.knobs for s in k.sites]
+    # MODEL_PATH is the script's own by the call; a function never called is read at the end
+    assert got == [("LATE", 7, 17, "later"), ("REAL", 2, 23, "setup")]
+
+
+def test_a_printer_function_defined_after_a_helper_is_still_a_printer(tmp_path: Path) -> None:
+    result, _ = scanned(tmp_path, 'emit() { echo "env.$1=$2"; }\nrun() { emit X 1; }\nrun\n')
+    assert [(w.name, w.value, w.line, w.function) for w in result.writes] == [("X", "1", 2, "run")]
+
+
+TEMPLATES = [
+    ("placeholder-value", "export MODEL=<model_name>\necho $HF_HOME\n", "<model_name>", 1),
+    ("placeholder-words", "echo ok\nDATA=<path to data> run $X\n", "<path to data>", 2),
+    ("placeholder-in-braces", "echo ${DATA_<SPLIT>} $Y\n", "<SPLIT>", 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("script", "placeholder", "line"),
+    [c[1:] for c in TEMPLATES],
+    ids=[c[0] for c in TEMPLATES],
+)
+def test_a_template_lists_nothing(tmp_path: Path, script: str, placeholder: str, line: int) -> None:
+    write_tree(tmp_path, {"run.sh": script})
+    result = scan([tmp_path], root=tmp_path, jobs=1)
+    assert (result.knobs, result.writes, result.dynamic) == ((), (), ())
+    assert [(e.path, e.message) for e in result.errors] == [
+        (
+            "run.sh",
+            f"The script does not parse: {placeholder} near line {line} is a placeholder to "
+            "fill in, not bash (a template); nothing of it is listed. Fill it in, or exclude "
+            "the file.",
+        )
+    ]
 
 
 def test_a_condition_that_is_not_an_equality_is_kept_as_text(tmp_path: Path) -> None:
@@ -435,6 +586,21 @@ def test_a_warm_scan_gives_the_same_result(tmp_path: Path) -> None:
     assert [w.when for w in warm.writes] == [(("D", "1"),)]
 
 
+def test_a_warm_scan_keeps_computed_defaults_and_values(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path / "src",
+        {"run.sh": 'echo "${OUT:-${HOME}/out}"\nexport N=$(nproc)\n', "use.sh": 'echo "$N"\n'},
+    )
+    cache = tmp_path / "cache"
+    cold = scan([tmp_path / "src"], root=tmp_path, jobs=1, cache_dir=cache)
+    warm = scan([tmp_path / "src"], root=tmp_path, jobs=1, cache_dir=cache)
+    assert (warm, warm.stats.cache_hits) == (cold, 2)
+    out = warm.knob("OUT")
+    assert out is not None
+    assert [(s.default, s.default_computed) for s in out.sites] == [(None, "${HOME}/out")]
+    assert [(w.name, w.value, w.computed) for w in warm.writes] == [("N", None, "$(nproc)")]
+
+
 def test_a_script_nested_too_deeply_is_an_error_for_that_file_only(tmp_path: Path) -> None:
     depth = 3000
     deep = 'if [ "$X" = 1 ]; then\n' * depth + "echo $Y\n" + "fi\n" * depth
@@ -466,3 +632,14 @@ def test_a_flag_is_judged_by_the_type_its_key_has_in_the_tree(tmp_path: Path) ->
         "X_NORM": [(GateKind.BOOLEAN, True, "0", "--use-fused-norm")],
         "X_LOG": [(GateKind.VALUE, None, None, "--log_every")],
     }
+
+
+def test_a_call_chain_deeper_than_the_bound_reads_every_body_once(tmp_path: Path) -> None:
+    from scanner.launcher.shell import MAX_CALLS
+
+    count = 3 * MAX_CALLS
+    bodies = "".join(f'f{i}() {{ echo "$A{i}"; f{i - 1}; }}\n' for i in range(count))
+    result, _ = scanned(tmp_path, bodies + f"f{count - 1}\n")
+    assert result.errors == ()
+    got = sorted((s.name, s.function) for k in result.knobs for s in k.sites)
+    assert got == sorted((f"A{i}", f"f{i}") for i in range(count))

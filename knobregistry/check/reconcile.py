@@ -85,7 +85,9 @@ def _selected(registry: Registry, name: str) -> bool:
 
 def _drifts(registry: Registry, knob: Knob, entry: KnobEntry, site: Site) -> bool:
     """Whether this site's default or on/off state differs from what the entry registers."""
-    if entry.default is not None and site.default != entry.default:
+    # A default computed when the script runs is not known: it never drifts.
+    known = site.default_computed is None
+    if entry.default is not None and site.default != entry.default and known:
         return True
     return (
         states_default_on(registry, knob.name)

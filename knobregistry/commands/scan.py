@@ -74,9 +74,12 @@ def scan_command(
     Python code, launcher shell scripts (by name or by their first line), YAML configs
     (${VAR:default} values, ENV_VARS: blocks), Dockerfiles and CI workflows
     (.github/workflows, .gitlab-ci.yml) are all read; each knob says in which of these
-    layers it is read. Each knob is
-    listed with the default its code falls back to, whether the gate is on when the
-    variable is unset, and the value that turns it off.
+    layers it is read. Each knob is listed with the default its code falls back to (a
+    default computed when the script runs, such as ${HOME}/out, is shown as written and
+    marked computed), whether the gate is on when the variable is unset, and the value
+    that turns it off. When launchers set knobs (export X=1, X=1 cmd, env X=1, docker
+    run -e X=1, srun --export=X=1, ENV_VARS: blocks, workflow env:), a 'set by' column
+    names the first such write.
     Reads whose variable name cannot be resolved are listed as dynamic; files
     that cannot be read or parsed are listed as errors, and the scan goes on.
     The launch facts and accessors that `[tool.knobs]` of the nearest

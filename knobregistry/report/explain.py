@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.text import Text
 
-from knobregistry.explain import Explanation, SiteContext
+from knobregistry.explain import Explanation, Setter, SiteContext
 from knobregistry.feature import feature_on_by_default
 from knobregistry.plural import counted
 from knobregistry.printable import printable
@@ -146,7 +146,12 @@ def _polarity(polarity: Polarity, default_on: bool | None) -> str:
 
 def verdict(site: Site) -> str:
     """The gate verdict of one site: default, on by default?, polarity, what turns it off."""
-    parts = [f"default {quoted(site.default)}" if site.default is not None else "no default"]
+    if site.default is not None:
+        parts = [f"default {quoted(site.default)}"]
+    elif site.default_computed is not None:
+        parts = [f"default computed when it runs: {site.default_computed} (not known)"]
+    else:
+        parts = ["no default"]
     gate = site.gate
     if gate.kind is GateKind.VALUE:
         parts.append("a value (no on/off)")
@@ -180,6 +185,32 @@ def _sites_intro(explanation: Explanation) -> str:
     return printable(f"{head}: {gate_summary(knob)}{tail}.")
 
 
+def setter_lines(explanation: Explanation) -> list[str]:
+    """The launcher writes that set the knob, each with its value (or that it is computed
+    and so not known) and the condition it sits under; empty when none does."""
+    if not explanation.set_by:
+        return []
+    lines = [f"Set by {counted(len(explanation.set_by), 'launcher write')}:"]
+    for setter in explanation.set_by:
+        lines += _setter(setter)
+    return lines
+
+
+def _setter(setter: Setter) -> list[str]:
+    write = setter.write
+    if write.value is not None:
+        value = " " + quoted(write.value)
+    elif write.computed is not None:
+        value = f", computed when it runs: {write.computed} (its value is not known)"
+    else:
+        value = ", a value not known"
+    head = f"  {setter.path}:{write.line}:{write.column}: {write.kind.value}{value}"
+    lines = [printable(head)]
+    if write.condition:
+        lines.append(printable(f"    when {write.condition}"))
+    return lines
+
+
 def _site_head(context: SiteContext) -> str:
     site = context.site
     return printable(f"{context.path}:{site.line}:{site.column} (in {site.function})")
@@ -192,7 +223,9 @@ def _code(text: str) -> str:
 
 def render_explain_text(explanation: Explanation) -> str:
     """Plain text, with the code around each site and a marker on its line."""
-    lines = [*header_lines(explanation), "", _sites_intro(explanation)]
+    setters = setter_lines(explanation)
+    lines = [*header_lines(explanation), *(["", *setters] if setters else [])]
+    lines += ["", _sites_intro(explanation)]
     width = max((len(str(n)) for c in explanation.sites for n, _ in c.lines), default=1)
     for context in explanation.sites:
         lines += ["", _site_head(context), f"  {verdict(context.site)}"]
@@ -208,6 +241,12 @@ def print_explain_rich(explanation: Explanation, console: Console) -> None:
     console.print(Text(header[0], style="bold"))
     for line in header[1:]:
         console.print(Text(line))
+    setters = setter_lines(explanation)
+    if setters:
+        console.print()
+        console.print(Text(setters[0], style="bold"))
+        for line in setters[1:]:
+            console.print(Text(line))
     console.print()
     console.print(Text(_sites_intro(explanation)))
     for context in explanation.sites:

@@ -29,6 +29,7 @@ def site_json(site: Site) -> dict[str, Any]:
         "on_values": list(site.gate.on_values),
         "choices": list(site.gate.choices),
         "target": site.target,
+        "default_computed": site.default_computed,
     }
 
 
@@ -46,6 +47,7 @@ def knob_json(knob: Knob) -> dict[str, Any]:
         "conflict_reason": knob.conflict_reason,
         "role": knob.role.value,
         "role_reason": knob.role_reason,
+        "set_by": [_write(w) for w in knob.set_by],
     }
 
 
@@ -77,6 +79,7 @@ def _write(write: Write) -> dict[str, Any]:
         "language": write.language,
         "condition": write.condition,
         "when": dict(write.when),
+        "computed": write.computed,
     }
 
 

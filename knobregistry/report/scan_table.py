@@ -10,7 +10,7 @@ from rich.table import Table
 from knobregistry.feature import SWITCHES, is_launch_fact, is_undecided, undecided_reason
 from knobregistry.plural import counted
 from knobregistry.printable import printable
-from scanner import GateKind, Knob, ScanResult
+from scanner import GateKind, Knob, ScanResult, Site
 
 
 def yes_no(value: bool | None) -> str:
@@ -59,6 +59,13 @@ COLUMNS = (
     ("read in", 4),
     ("sites", 8),
 )
+# Shown only when a launcher of the scan sets some knob.
+SET_BY = ("set by", 6)
+# With it, on a terminal under WIDE columns, the widths are set here: rich shares out the
+# width evenly and then honours min_width, which leaves nine columns past 80 and cut.
+NARROWED = {"on by default?": 8, "polarity": 8, "role": 7, "off value": 5, "read in": 5}
+SHARED = ("knob", "default", "sites", "set by")  # these share what is left
+WIDE = 120
 
 
 def layers(knob: Knob) -> str:
@@ -74,6 +81,17 @@ def _sites(knob: Knob) -> str:
     return f"{first.path}:{first.line}" + (f" (+{more})" if more else "")
 
 
+def set_by(knob: Knob) -> str:
+    """The first launcher write that sets the knob, ``run.sh:3 '0'`` (a computed value:
+    ``computed``), and how many more; ``-`` when none does."""
+    if not knob.set_by:
+        return "-"
+    first = knob.set_by[0]
+    value = shown(first.value) if first.value is not None else "computed"
+    more = len(knob.set_by) - 1
+    return f"{first.path}:{first.line} {value}" + (f" (+{more})" if more else "")
+
+
 def render_scan_table(result: ScanResult, console: Console) -> None:
     """Print the knob table, dynamic reads, errors and a summary line."""
     if result.knobs:
@@ -87,14 +105,17 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
         # No column is ever dropped: each folds (long names, paths) or wraps (headers) to
         # fit, down to 80 columns; min_width keeps every header word and short value whole,
         # and padding collapsed to two blanks between columns leaves them the room.
-        for header, least in COLUMNS:
-            table.add_column(header, overflow="fold", min_width=least)
+        setters = any(k.set_by for k in result.knobs)
+        widths = _narrow_widths(console.width) if setters and console.width < WIDE else {}
+        for header, least in (*COLUMNS, SET_BY) if setters else COLUMNS:
+            width = widths.get(header)
+            table.add_column(header, overflow="fold", min_width=least, width=width)
         for knob in result.knobs:
             default = _default(knob)
             on = on_by_default(knob)
             if knob.conflict:
                 on = f"[red]{on} (conflict)[/red]"
-            table.add_row(
+            row = [
                 escape(printable(knob.name)),
                 escape(default),
                 on,
@@ -103,7 +124,10 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
                 escape(shown(knob.off_value)),
                 layers(knob),
                 escape(printable(_sites(knob))),
-            )
+            ]
+            if setters:
+                row.append(escape(printable(set_by(knob))))
+            table.add_row(*row)
         with console.capture() as captured:
             console.print(table)
         # Rich pads every cell to its column's width; trailing blanks only get in the way.
@@ -129,9 +153,26 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
     console.print("\n" + summary(result))
 
 
+def _narrow_widths(total: int) -> dict[str, int]:
+    """Each column's width for the nine columns in ``total`` characters (two blanks
+    between columns), no column under its header's longest word."""
+    least = dict((*COLUMNS, SET_BY))
+    room = total - 2 * len(least) + 2 - sum(NARROWED.values())
+    share, extra = divmod(room, len(SHARED))
+    shared = {name: max(share + (at < extra), least[name]) for at, name in enumerate(SHARED)}
+    return {**NARROWED, **shared}
+
+
 def _default(knob: Knob) -> str:
-    defaults = sorted({shown(s.default) for s in knob.sites})
+    defaults = sorted({_site_default(s) for s in knob.sites})
     return defaults[0] if len(defaults) == 1 else " | ".join(defaults)
+
+
+def _site_default(site: Site) -> str:
+    """A site's default; one computed at run time as written, marked so."""
+    if site.default is None and site.default_computed is not None:
+        return f"{printable(site.default_computed)} (computed)"
+    return shown(site.default)
 
 
 def summary(result: ScanResult) -> str:

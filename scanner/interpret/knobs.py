@@ -13,10 +13,11 @@ ask different questions of one value, and do not conflict.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS
-from scanner.model import GateKind, Knob, Polarity, Site
+from scanner.model import GateKind, Knob, Polarity, Site, Write, WriteKind
 
 _SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE)
 OFF_ORDER = (*OFF_WORDS, EMPTY, *ON_WORDS)
@@ -30,6 +31,24 @@ def build_knobs(sites: Iterable[Site]) -> tuple[Knob, ...]:
         by_name[site.name].append(site)
     return tuple(
         _knob(name, sorted(by_name[name], key=lambda s: s.sort_key)) for name in sorted(by_name)
+    )
+
+
+# Writes that take a variable away rather than set it.
+_REMOVALS = frozenset({WriteKind.POP, WriteKind.DELETE, WriteKind.UNSETENV, WriteKind.UNSET})
+
+
+def link_writes(knobs: Iterable[Knob], writes: Sequence[Write]) -> tuple[Knob, ...]:
+    """``knobs``, each with the launcher writes (any language but Python) that set it."""
+    setting: dict[str, list[Write]] = defaultdict(list)
+    for write in writes:
+        if write.name is not None and write.language != "python" and write.kind not in _REMOVALS:
+            setting[write.name].append(write)
+    return tuple(
+        replace(k, set_by=tuple(sorted(setting[k.name], key=lambda w: w.sort_key)))
+        if k.name in setting
+        else k
+        for k in knobs
     )
 
 

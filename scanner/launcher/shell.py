@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Final
 
 from scanner.conventions import is_launch_fact, says_disable
 from scanner.launcher.config_verdict import on_off_default
+from scanner.launcher.shell_commands import command_writes
 from scanner.launcher.shell_syntax import (
     DEFAULTING,
     REQUIRING,
@@ -34,6 +35,7 @@ from scanner.launcher.shell_syntax import (
     sole_expansion,
     sole_read,
     text,
+    unquoted,
 )
 from scanner.launcher.shell_tests import (
     Condition,
@@ -73,6 +75,7 @@ MAX_SOURCE_DEPTH: Final = 4
 # (real launchers: about 100 KB).
 MAX_SOURCED_BYTES: Final = 256 * 1024
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_PLACEHOLDER: Final = re.compile(r"(?<!<)<[A-Za-z_][A-Za-z0-9_ ./:-]{0,80}>")
 _EXITS: Final = frozenset({"exit", "return"})
 _QUIET: Final = frozenset(
     {"echo", "printf", "true", ":", "log", "LOG_INFO", "LOG_WARN", "LOG_ERROR"}
@@ -81,6 +84,9 @@ _HERE: Final = "\x01here\x01"  # stands for the script's own folder in a sourced
 # Conditions a write keeps (real launchers: 8 at most); a write under more is implied by
 # none of them, and its condition says how many more there are.
 MAX_CONDITIONS: Final = 32
+# Function bodies read one inside another at their calls (real launchers: 4 at most); a
+# call deeper than that is read at the end of the script.
+MAX_CALLS: Final = 16
 TOO_DEEP: Final = "The script nests its statements too deeply to analyse; nothing of it is listed."
 
 
@@ -119,6 +125,7 @@ class _State:
 
     locals: set[str] = field(default_factory=set)
     defaults: dict[str, str | None] = field(default_factory=dict)  # X=${X:-d}: X -> d
+    computed: dict[str, str] = field(default_factory=dict)  # X=${X:-$(cmd)}: X -> "$(cmd)"
     values: dict[str, str] = field(default_factory=dict)  # X=literal
     here: set[str] = field(default_factory=set)  # names that hold the script's own folder
 
@@ -130,10 +137,13 @@ def analyse_shell(
     tree = parser().parse(data)
     if deeper_than(tree.root_node, MAX_DEPTH):
         return ShellResult(FileResult(), ScanError(rel, TOO_DEEP))
-    walker = _Walker(rel, data, settings, path)
-    walker.block(tree.root_node.children, _Context())
-    error = None
     bad = first_error(tree.root_node)
+    template = _placeholder(data, bad) if bad is not None else None
+    if template is not None:
+        return ShellResult(FileResult(), ScanError(rel, template))
+    walker = _Walker(rel, data, settings, path)
+    walker.run(tree.root_node.children)
+    error = None
     if bad is not None:
         # Where the parser gave up: the last token the error swallowed.
         line, column = walker.tree.position(bad.children[-1] if bad.children else bad)
@@ -194,6 +204,25 @@ class _Walker:
         # Sites read in a test whose branch only stops the script or prints: a requirement
         # or a warning, no switch.
         self.guards: set[int] = set()
+        # Functions by name, their bodies read at the first call (what the script has set
+        # by then is what they see); those never called are read at the end.
+        self.functions: dict[str, Node] = {}
+        self.called: set[str] = set()
+        self.calls = 0  # function bodies being read, one inside another
+
+    def run(self, statements: Iterable[Node]) -> None:
+        """The script's statements, then the functions it never calls."""
+        self.block(statements, _Context())
+        for name in list(self.functions):
+            self._call(name)
+
+    def _call(self, name: str) -> None:
+        if name not in self.functions or name in self.called or self.calls >= MAX_CALLS:
+            return  # past MAX_CALLS, the body is read at the end of the script
+        self.called.add(name)
+        self.calls += 1
+        self.block([self.functions[name]], _Context(function=name))
+        self.calls -= 1
 
     # Statements ---------------------------------------------------------------------
 
@@ -235,8 +264,10 @@ class _Walker:
         elif kind == "function_definition":
             name = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
-            if body is not None:
-                self.block([body], _Context(function=text(name) if name is not None else SCRIPT))
+            if body is not None and name is not None:
+                self.functions.setdefault(text(name), body)  # read at its first call
+            elif body is not None:
+                self.block([body], _Context())
         elif kind in ("compound_statement", "subshell", "do_group"):
             self.block(node.children, context)
         elif kind == "redirected_statement":
@@ -416,6 +447,12 @@ class _Walker:
                     self.state.locals.add(name)
             else:
                 self.reads(child, context, target=assigned)
+                if exported and assigned is None and _names_computed(child):
+                    # export "$K"="$V": a variable whose name is known only at run time
+                    written = text(child).partition("=")[2]
+                    known = unquoted(written) if written else None
+                    shown = written if known is None and written else None
+                    self._write(child, None, WriteKind.EXPORT, known, context, shown)
 
     def _assignment(
         self, node: Node, context: _Context, *, export: bool, local: bool = False
@@ -436,7 +473,7 @@ class _Walker:
                 self.built.update(mine)
         if export:
             known = literal(value) if value is not None else ""
-            self._write(node, name, WriteKind.EXPORT, known, context)
+            self._write(node, name, WriteKind.EXPORT, known, context, _computed(value, known))
         number = _positional(value)
         if number is not None and context.function != SCRIPT:
             self.params.setdefault(context.function, {})[name] = number
@@ -449,6 +486,9 @@ class _Walker:
             own = _self_default(name, value)
             if own is not None:
                 state.defaults[name] = own[0]
+                found = sole_expansion(value)
+                if found is not None and found.operator:
+                    _remember(state.computed, name, found.computed())
                 return
             if any(_reads(value, name)):
                 return  # PYTHONPATH="$X:${PYTHONPATH:-}": still the environment's value
@@ -464,18 +504,16 @@ class _Walker:
         name_node = node.child_by_field_name("name")
         command = text(name_node) if name_node is not None else ""
         args = [c for c in named(node) if c.type not in ("command_name", "variable_assignment")]
+        if name_node is not None and any(c.type != "word" for c in name_node.children):
+            self.reads(name_node, context)  # ${LAUNCHER} python train.py
+        self._call(command)
         for child in named(node):
             if child.type == "variable_assignment":
                 value = child.child_by_field_name("value")
                 if value is not None:
                     self.reads(value, context)
                 target = child.child_by_field_name("name")
-                if target is not None and text(target) in SHELL_VARIABLES:
-                    continue  # IFS= read -r line
-                if target is not None and name_node is not None:
-                    known = literal(value) if value is not None else ""
-                    self._write(child, text(target), WriteKind.PREFIX, known, context)
-                elif target is not None:
+                if target is not None and name_node is None:
                     self._record(text(target), value, False)
         flags = command not in ("[", "test")
         self.quiet = _is_quiet(command)
@@ -483,16 +521,43 @@ class _Walker:
             flag = _flag(args[at - 1] if at else None, arg) if flags else None
             self.reads(arg, context, target=flag, parent=node)
         self.quiet = False
-        if command in ("read", "mapfile", "readarray", "getopts"):
+        self._command_line_writes(node, context)
+        if command == "getopts":
+            # getopts OPTSTRING NAME: NAME is the option it parsed, never the environment's
+            if len(args) >= 2 and _NAME.match(text(args[1])):
+                self.state.locals.add(text(args[1]))
+        elif command in ("read", "mapfile", "readarray"):
             words = [text(a) for a in args if a.type == "word" and not text(a).startswith("-")]
-            targets = words[1:] if command == "getopts" else words
-            self.state.locals.update(w for w in targets if _NAME.match(w))
+            self.state.locals.update(w for w in words if _NAME.match(w))
         elif command in ("source", ".") and args:
             self._source(args[0])
         elif command in ("echo", "printf"):
             self._printed(node, args, context)
         elif command in self.printers:
             self._printer_call(node, args, context)
+
+    def _command_line_writes(self, node: Node, context: _Context) -> None:
+        """What a command sets for the program it starts: ``X=1 cmd``, ``env X=1 cmd``,
+        ``docker run -e X=1``, ``srun --export=X=1``."""
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        for child in node.children:
+            if child.type != "variable_assignment":
+                continue
+            target = child.child_by_field_name("name")
+            if target is None:
+                continue
+            if text(target) in SHELL_VARIABLES:
+                continue  # IFS= read -r line
+            value = child.child_by_field_name("value")
+            known = literal(value) if value is not None else ""
+            computed = _computed(value, known)
+            self._write(child, text(target), WriteKind.PREFIX, known, context, computed)
+        args = [c for c in named(node) if c.type not in ("command_name", "variable_assignment")]
+        for found in command_writes(text(name_node), args):
+            kind = WriteKind.UNSET if found.removes else WriteKind.PREFIX
+            self._write(found.node, found.name, kind, found.value, context, found.computed)
 
     # Reads ----------------------------------------------------------------------------
 
@@ -513,9 +578,12 @@ class _Walker:
                 continue
             children = current.children
             tree.note(current, children)
+            if kind == "command":
+                self._command_line_writes(current, context)  # if X=1 cmd; then, $(X=1 cmd)
             if is_expansion(current):
-                self._read(current, context, target)
-                found = expansion(current)
+                up = tree.noted(current)  # none: the word the caller passed, not quoted
+                found = expansion(current, quoted=up is not None and up.type == "string")
+                self._read(current, found, context, target)
                 if found.word is not None:
                     stack.append((found.word, arithmetic))
                 for child in children:
@@ -535,8 +603,9 @@ class _Walker:
             stack.extend((c, inside) for c in reversed(children))
         tree.forget()
 
-    def _read(self, node: Node, context: _Context, target: str | None = None) -> None:
-        found = expansion(node)
+    def _read(
+        self, node: Node, found: Expansion, context: _Context, target: str | None = None
+    ) -> None:
         if found.name is None:
             return
         if found.indirect:
@@ -563,10 +632,13 @@ class _Walker:
         if self.settings.match and not matches(name, self.settings.match):
             return
         operator = found.operator if found is not None else ""
+        computed: str | None = None
         if found is not None and operator in DEFAULTING:
             default = found.fallback()  # None: built from other variables, not a constant
+            computed = found.computed()
         else:
             default = state.defaults.get(name)
+            computed = state.computed.get(name) if default is None else None
         if found is not None and operator == "" and state.defaults.get(name) is not None:
             # $X after X=${X:-d}: reads as ${X:-d} would
             found = replace(found, operator=":-", word=None, default=state.defaults[name])
@@ -592,6 +664,7 @@ class _Walker:
         line, column = self.tree.position(at)
         if operator == ":=" or operator == "=":
             state.defaults[name] = default
+            _remember(state.computed, name, computed)
         self.read_names.add(name)
         self.sites.append(
             Site(
@@ -605,6 +678,7 @@ class _Walker:
                 function=context.function,
                 language="shell",
                 target=target if target != name else None,
+                default_computed=clip(computed) if computed is not None else None,
             )
         )
 
@@ -627,7 +701,13 @@ class _Walker:
     # Writes ---------------------------------------------------------------------------
 
     def _write(
-        self, node: Node, name: str | None, kind: WriteKind, value: str | None, context: _Context
+        self,
+        node: Node,
+        name: str | None,
+        kind: WriteKind,
+        value: str | None,
+        context: _Context,
+        computed: str | None = None,
     ) -> None:
         if name is not None and self.settings.match and not matches(name, self.settings.match):
             return
@@ -658,6 +738,7 @@ class _Walker:
                 language="shell",
                 condition=clip(" && ".join(shown)) or None,
                 when=when,
+                computed=clip(computed) if value is None and computed is not None else None,
             )
         )
 
@@ -732,7 +813,7 @@ class _Walker:
         inner.sourcing = self.sourcing
         inner.printers = self.printers
         inner.params = self.params
-        inner.block(tree.root_node.children, _Context())
+        inner.run(tree.root_node.children)
 
     def _sourced_path(self, arg: Node) -> Path | None:
         assert self.path is not None
@@ -844,10 +925,46 @@ def _self_default(name: str, value: Node) -> tuple[str | None] | None:
     if found.name != name or found.indirect or found.length:
         return None
     if found.operator in DEFAULTING:
-        return (literal(found.word),)
+        return (found.fallback(),)
     if found.operator == "":
         return (None,)
     return None
+
+
+def _placeholder(data: bytes, bad: Node) -> str | None:
+    """Why a script that does not parse is a template (``export DATA=<path>``), or None.
+    Whatever the grammar makes of a template is invented: nothing of it is listed."""
+    row = bad.start_point.row
+    lines = data.split(b"\n")
+    near = (lines[row] if row < len(lines) else b"") + b"\n" + (bad.text or b"")[:200]
+    found = _PLACEHOLDER.search(near.decode("utf-8", "replace"))
+    if found is None:
+        return None
+    return (
+        f"The script does not parse: {found[0]} near line {row + 1} is a placeholder to fill "
+        "in, not bash (a template); nothing of it is listed. Fill it in, or exclude the file."
+    )
+
+
+def _names_computed(word: Node) -> bool:
+    """Whether an ``export`` argument names its variable by an expansion: ``"$K"=v``,
+    ``$K``, ``${P}_X=1``."""
+    first = word.children[0] if word.type == "concatenation" and word.children else word
+    if first.type == "string":
+        first = next(iter(named(first)), first)
+    return is_expansion(first) or first.type == "command_substitution"
+
+
+def _remember(computed: dict[str, str], name: str, text: str | None) -> None:
+    if text is None:
+        computed.pop(name, None)
+    else:
+        computed[name] = text
+
+
+def _computed(value: Node | None, known: str | None) -> str | None:
+    """A written value as its source text when it is not a constant."""
+    return text(value) if value is not None and known is None else None
 
 
 def _has_fallback(value: Node | None) -> bool:

@@ -118,21 +118,58 @@ class Expansion:
     indirect: bool = False  # ${!N}: the variable named by N's value
     length: bool = False  # ${#N}
     default: str | None = None  # the default, when it comes from an earlier X=${X:-d}
+    # Where the text between the operator and the closing brace starts and ends (bytes).
+    span: tuple[int, int] | None = None
+    quoted: bool | None = None  # inside double quotes (None: not known)
+
+    @property
+    def written(self) -> str | None:
+        """The text between the operator and the closing brace, as the script spells it."""
+        if self.span is None:
+            return None
+        start = self.node.start_byte
+        source = self.node.text or b""
+        return source[self.span[0] - start : self.span[1] - start].decode("utf-8", "replace")
 
     def fallback(self) -> str | None:
         """The word a defaulting operator gives, as a constant (None when it is not one)."""
-        return self.default if self.default is not None else literal(self.word)
+        if self.default is not None:
+            return self.default
+        written = self.written
+        if written is None:
+            return literal(self.word)
+        if written.startswith("~"):
+            return None  # a tilde expands
+        if self.quoted is not None:
+            return unquoted(written, inside=self.quoted)
+        if "\\" in written or "'" in written:
+            # One thing in "${X:-...}", another outside double quotes: not known here.
+            return None
+        known = literal(self.word)
+        return known if known is not None else unquoted(written)
+
+    def computed(self) -> str | None:
+        """A defaulting operator's word as written when it is computed at run time
+        (``${HOME}/out``, ``$(nproc)``), else None."""
+        if self.operator not in DEFAULTING or self.fallback() is not None:
+            return None
+        return self.written
 
 
-def expansion(node: Node) -> Expansion:
-    """The parts of an ``expansion`` or ``simple_expansion`` node."""
+def expansion(node: Node, quoted: bool | None = None) -> Expansion:
+    """The parts of an ``expansion`` or ``simple_expansion`` node; ``quoted``: whether it
+    sits inside double quotes, when the caller knows."""
     name: str | None = None
     operator = ""
     word: Node | None = None
     indirect = length = False
     seen_name = False
+    after: int | None = None  # where the operator ends
+    before: int | None = None  # where the closing brace starts
     for child in node.children:
         kind = child.type
+        if kind == "}":
+            before = child.start_byte
         if kind == "variable_name" and not seen_name:
             name, seen_name = text(child), True
         elif kind in ("special_variable_name", "subscript") and not seen_name:
@@ -144,12 +181,82 @@ def expansion(node: Node) -> Expansion:
             indirect = indirect or kind == "!"
             length = length or kind == "#"
         elif seen_name and not child.is_named and kind not in ("}", "${"):
-            operator = operator or kind
+            if not operator:
+                operator, after = kind, child.end_byte
         elif seen_name and child.is_named and word is None:
             word = child
+    span = (after, before) if after is not None and before is not None and before >= after else None
     return Expansion(
-        node=node, name=name, operator=operator, word=word, indirect=indirect, length=length
+        node=node,
+        name=name,
+        operator=operator,
+        word=word,
+        indirect=indirect,
+        length=length,
+        span=span,
+        quoted=quoted,
     )
+
+
+def unquoted(word: str, *, inside: bool = False) -> str | None:
+    """A word's value when it expands nothing (its quotes removed, its escapes applied);
+    None when it holds an expansion, a command substitution or a leading tilde.
+    ``inside``: the word is the default of a ``"${X:-...}"`` in double quotes, where a
+    single quote is a character and a backslash escapes only ``$`"\\`` and a newline."""
+    if word.startswith("~"):
+        return None
+    if inside:
+        return _unquoted_inside(word)
+    out: list[str] = []
+    quote = ""
+    at, size = 0, len(word)
+    while at < size:
+        char = word[at]
+        if quote == "'":
+            if char == "'":
+                quote = ""
+            else:
+                out.append(char)
+        elif char == "\\":
+            if at + 1 == size:
+                return None
+            at += 1
+            if quote and word[at] not in '$`"\\\n':
+                out.append(char)
+            out.append(word[at])
+        elif char in "$`":
+            return None
+        elif quote == '"':
+            if char == '"':
+                quote = ""
+            else:
+                out.append(char)
+        elif char in "'\"":
+            quote = char
+        else:
+            out.append(char)
+        at += 1
+    return None if quote else "".join(out)
+
+
+def _unquoted_inside(word: str) -> str | None:
+    out: list[str] = []
+    at, size = 0, len(word)
+    while at < size:
+        char = word[at]
+        if char == "\\":
+            if at + 1 == size:
+                return None
+            at += 1
+            if word[at] not in '$`"\\\n':
+                out.append(char)
+            out.append(word[at])
+        elif char in "$`":
+            return None
+        elif char != '"':  # "${X:-"a b"}": the inner quotes are removed
+            out.append(char)
+        at += 1
+    return "".join(out)
 
 
 def is_expansion(node: Node) -> bool:
@@ -166,7 +273,7 @@ def sole_expansion(node: Node | None) -> Expansion | None:
         if len(parts) != 1:
             return None
         inner = parts[0]
-    return expansion(inner) if is_expansion(inner) else None
+    return expansion(inner, quoted=inner is not node) if is_expansion(inner) else None
 
 
 def sole_read(node: Node | None) -> str | None:

@@ -74,6 +74,10 @@ class Tree:
         self._noted.clear()
         self._names.clear()
 
+    def noted(self, node: Node) -> Node | None:
+        """``node``'s parent if the walk down noted it (tree-sitter is not asked)."""
+        return self._noted.get(node)
+
     def parent(self, node: Node) -> Node | None:
         found = self._noted.get(node)
         if found is not None:

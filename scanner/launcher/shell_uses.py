@@ -121,8 +121,8 @@ def _passed(site: Site, at: int, later: _Later, uses: Uses) -> Site:
         return replace(
             site,
             gate=unknown_gate(
-                "its default is built from other variables, and the script only exports it "
-                "for the programs it starts"
+                f"its default ({site.default_computed or 'not a constant'}) is computed when "
+                "the script runs, and the script only exports it for the programs it starts"
             ),
         )
     if on_off_default(site.default) is None:

@@ -201,6 +201,7 @@ def encode_site(site: Site) -> dict[str, Any]:
         "via": site.via,
         "language": site.language,
         "target": site.target,
+        "default_computed": site.default_computed,
         "gate": [
             gate.kind.value,
             gate.default_on,
@@ -252,6 +253,7 @@ def decode_site(data: dict[str, Any]) -> Site:
         via=_optional(data["via"]),
         language=_text(data["language"]),
         target=_optional(data["target"]),
+        default_computed=_optional(data["default_computed"]),
     )
 
 
@@ -293,11 +295,14 @@ def encode_write(write: Write) -> list[Any]:
         write.language,
         write.condition,
         [list(pair) for pair in write.when],
+        write.computed,
     ]
 
 
 def decode_write(data: list[Any]) -> Write:
-    name, path, line, column, kind, function, value, via, language, condition, when = _list(data)
+    (name, path, line, column, kind, function, value, via, language, condition, when, computed) = (
+        _list(data)
+    )
     return Write(
         name=_optional(name),
         path=_text(path),
@@ -310,4 +315,5 @@ def decode_write(data: list[Any]) -> Write:
         language=_text(language),
         condition=_optional(condition),
         when=tuple((n, _text(v)) for n, v in _pairs(when)),
+        computed=_optional(computed),
     )

@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 
 from scanner.accessors import prefilter
-from scanner.interpret.knobs import build_knobs
+from scanner.interpret.knobs import build_knobs, link_writes
 from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
@@ -338,7 +338,7 @@ def _result(
     problems = sorted({o.cache_problem for o in ordered if o.cache_problem})
     notes = tuple(f"The cache was skipped: {p}" for p in problems[:1])
     return ScanResult(
-        knobs=propose_roles(build_knobs(sites), writes),
+        knobs=link_writes(propose_roles(build_knobs(sites), writes), writes),
         dynamic=tuple(dynamic),
         writes=tuple(writes),
         errors=tuple(sorted(errors, key=lambda e: e.path)),
