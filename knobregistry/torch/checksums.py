@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import threading
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,6 +38,7 @@ FIRST_STEPS = 4  # recorded by default: a nondeterministic kernel shows in the f
 KEEP_STEPS = 4  # kept by default when every step is recorded
 STEPS_VARIABLE = "KNOBS_CHECKSUMS_STEPS"  # first N steps, or "all"
 KEEP_VARIABLE = "KNOBS_CHECKSUMS_KEEP"  # with "all": the last K steps kept
+_NO_INPUT_GRADIENTS = "Full backward hook is firing when gradients are computed with respect"
 _MAX_DEPTH = 4  # nesting of tuples, lists and dicts searched for tensors in an output
 
 
@@ -96,6 +98,9 @@ class Checksums:
     def attach(self, model: nn.Module, prefix: str = "") -> Checksums:
         """Hook every module of ``model`` and every parameter it holds; names start with
         ``prefix`` (the root module itself is ``prefix``, or ``model`` when empty)."""
+        # A module whose inputs need no gradient (the first layer) still has its grad_output
+        # recorded; torch warns about that on every backward.
+        warnings.filterwarnings("ignore", message=_NO_INPUT_GRADIENTS, category=UserWarning)
         for name, module in model.named_modules(prefix=prefix):
             path = name or "model"
             self._handles.append(module.register_forward_hook(self._forward_hook(path)))
