@@ -54,8 +54,8 @@ def _evidence(evidence: Evidence) -> str:
         if located:
             latest = located[-1]
             parts.append(
-                f"diverges: {printable(latest.diverges or '')} "
-                f"({latest.date.isoformat()}, {printable(latest.compare or '-')})"
+                f"diverges: {printable(latest.diverges or '')}, recorded "
+                f"{latest.date.isoformat()} with {printable(latest.compare or '-')}"
             )
     return "\n".join(parts) or "-"
 
