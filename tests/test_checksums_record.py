@@ -314,3 +314,11 @@ def test_two_ranks_each_write_their_file_and_the_nudged_rank_is_named(tmp_path: 
         "run 2 differs from run 1 in its checksums: first difference at step 0, forward, 3 "
         "(output) on rank 1; 4 more modules differ after it (1 more rank also differs)",
     )
+
+
+def test_model_chunks_are_named_by_their_chunk(tmp_path: Path) -> None:
+    chunks = [nn.Linear(2, 2), nn.Linear(2, 1)]
+    checksums = knobs_checksums(chunks, tmp_path / "ck")
+    chunks[1](chunks[0](torch.ones(1, 2)))
+    checksums.close()
+    assert [p[2] for p in places(tmp_path / "ck")] == ["chunk0", "chunk1"]

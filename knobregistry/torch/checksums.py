@@ -23,7 +23,7 @@ import os
 import threading
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -241,7 +241,7 @@ def _tensors(value: Any, name: str, depth: int = 0) -> Iterator[tuple[str, torch
 
 
 def knobs_checksums(
-    model: nn.Module,
+    model: nn.Module | Sequence[nn.Module],
     path: Path | str,
     optimizer: Any = None,
     *,
@@ -249,12 +249,22 @@ def knobs_checksums(
     keep_steps: int = KEEP_STEPS,
 ) -> Checksums:
     """Record ``model``'s checksums into the folder ``path``; steps end when ``optimizer``
-    steps, or at each call of the returned recorder's ``step()``."""
-    checksums = Checksums(path, first_steps=first_steps, keep_steps=keep_steps).attach(model)
+    steps, or at each call of the returned recorder's ``step()``.
+
+    ``model`` may be a list of model chunks (Megatron's virtual pipeline stages,
+    TorchTitan's model parts): with more than one, chunk i's modules are named
+    ``chunkI.<path>``.
+    """
+    checksums = Checksums(path, first_steps=first_steps, keep_steps=keep_steps)
+    chunks = [model] if isinstance(model, nn.Module) else list(model)
+    for index, chunk in enumerate(chunks):
+        checksums.attach(chunk, prefix=f"chunk{index}" if len(chunks) > 1 else "")
     return checksums.follow(optimizer) if optimizer is not None else checksums
 
 
-def checksums_from_env(model: nn.Module, optimizer: Any = None) -> Checksums | None:
+def checksums_from_env(
+    model: nn.Module | Sequence[nn.Module], optimizer: Any = None
+) -> Checksums | None:
     """``knobs_checksums`` into the folder KNOBS_CHECKSUMS names (triage sets it for
     ``--compare checksums:DIR``); None, and nothing hooked, when it is unset or empty.
 
