@@ -5,10 +5,11 @@
 A stack of pre-norm MLP blocks (LayerNorm, Linear, GELU, Linear: five modules a block)
 trains with AdamW on the CPU, in this process, three ways: (a) unhooked; (b) recording
 every step (hooks on every module and parameter, each step's records rewritten to disk,
-the last 2 steps kept); (c) with the default bound of the first steps recorded, measured
-after them, when the hooks are gone. Each way runs one warm-up step, then ``--steps``
-steps, the best of ``--repeat`` rounds. Printed: seconds per step, the ratio to (a), the
-records and tensor bytes fingerprinted per step, and the size of the file written.
+the last 2 steps kept); (c) recording the first 4 steps (the default bound), timed after
+them, when the hooks are gone. Each way trains 4 steps, then ``--steps`` timed steps;
+the best of ``--repeat`` rounds (the three ways interleaved in each), on ``--threads``
+threads (default 1: a shared machine disturbs it less). Printed: seconds per step, the
+ratio to (a), the records and tensor bytes fingerprinted per step, and the bytes written.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ import torch
 from torch import nn
 
 from knobregistry.torch import knobs_checksums
+
+WAYS = ("plain", "every", "after")
+WARM_UP = 4  # steps before the timed ones; (c) records these, the default bound
 
 
 class Block(nn.Module):
@@ -53,30 +57,29 @@ def steps(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor, n
     return (time.perf_counter() - start) / n
 
 
-def measure(args: argparse.Namespace, way: str, folder: Path) -> tuple[float, int, int, int]:
-    """Best seconds per step of one way; records, tensor bytes, file bytes of one step."""
-    x = torch.randn(args.batch, args.seq, args.dim, generator=torch.Generator().manual_seed(1))
-    best, records, tensor_bytes, file_bytes = float("inf"), 0, 0, 0
-    for round_ in range(args.repeat):
-        model, optimizer = build(args.layers, args.dim)
-        out = folder / f"{way}-{round_}"
-        checksums = None
-        if way == "every":
-            checksums = knobs_checksums(model, out, optimizer, first_steps=None, keep_steps=2)
-        elif way == "after":
-            checksums = knobs_checksums(model, out, optimizer)
-            steps(model, optimizer, x, checksums.first_steps or 0)
-        steps(model, optimizer, x, 1)  # warm-up
-        best = min(best, steps(model, optimizer, x, args.steps))
-        if way == "every":
-            lines = (out / "rank-0.jsonl").read_text().splitlines()[1:]
-            last = [line for line in lines if line.startswith(f'{{"step": {args.steps}, ')]
-            records = len(last)
-            tensor_bytes = sum(_bytes(line) for line in last)
-            file_bytes = (out / "rank-0.jsonl").stat().st_size // 2  # two steps kept
-        if checksums is not None:
-            checksums.close()
-    return best, records, tensor_bytes, file_bytes
+def measure(
+    args: argparse.Namespace, way: str, out: Path, x: torch.Tensor
+) -> tuple[float, int, int, int]:
+    """Seconds per step of one way, one round; records, tensor bytes, file bytes a step."""
+    model, optimizer = build(args.layers, args.dim)
+    checksums = None
+    if way == "every":
+        checksums = knobs_checksums(model, out, optimizer, first_steps=None, keep_steps=2)
+    elif way == "after":
+        checksums = knobs_checksums(model, out, optimizer, first_steps=WARM_UP)
+    steps(model, optimizer, x, WARM_UP)  # every way times the same steps of training
+    seconds = steps(model, optimizer, x, args.steps)
+    records, tensor_bytes, file_bytes = 0, 0, 0
+    if way == "every":
+        lines = (out / "rank-0.jsonl").read_text().splitlines()[1:]
+        final = json.loads(lines[-1])["step"]
+        last = [line for line in lines if json.loads(line)["step"] == final]
+        records = len(last)
+        tensor_bytes = sum(_bytes(line) for line in last)
+        file_bytes = (out / "rank-0.jsonl").stat().st_size // 2  # two steps kept
+    if checksums is not None:
+        checksums.close()
+    return seconds, records, tensor_bytes, file_bytes
 
 
 def _bytes(line: str) -> int:
@@ -96,7 +99,9 @@ def main() -> int:
     parser.add_argument("--seq", type=int, default=128, help="tokens a sequence (default 128)")
     parser.add_argument("--steps", type=int, default=10, help="timed steps (default 10)")
     parser.add_argument("--repeat", type=int, default=3, help="rounds, best kept (default 3)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     model, _ = build(args.layers, args.dim)
     modules = sum(1 for _ in model.modules())
     parameters = sum(p.numel() for p in model.parameters())
@@ -106,12 +111,18 @@ def main() -> int:
         f"{args.steps} steps, best of {args.repeat}; torch {torch.__version__}, "
         f"{torch.get_num_threads()} threads"
     )
+    x = torch.randn(args.batch, args.seq, args.dim, generator=torch.Generator().manual_seed(1))
+    best = {way: float("inf") for way in WAYS}
     with tempfile.TemporaryDirectory(prefix="knobs-checksums-bench-") as temporary:
         folder = Path(temporary)
-        measure(args, "plain", folder)  # the process's first steps (lazy set-up), not counted
-        plain, *_ = measure(args, "plain", folder)
-        every, records, tensor_bytes, file_bytes = measure(args, "every", folder)
-        after, *_ = measure(args, "after", folder)
+        measure(args, "plain", folder / "warm", x)  # the process's lazy set-up, not counted
+        for round_ in range(args.repeat):  # the ways interleaved, so drift hits each alike
+            for way in WAYS:
+                seconds, *sizes = measure(args, way, folder / f"{way}-{round_}", x)
+                best[way] = min(best[way], seconds)
+                if way == "every":
+                    records, tensor_bytes, file_bytes = sizes
+    plain, every, after = (best[way] for way in WAYS)
     print(f"(a) unhooked                {plain:9.4f} s/step")
     print(f"(b) recording every step    {every:9.4f} s/step   b/a {every / plain:.2f}")
     print(f"(c) after the first steps   {after:9.4f} s/step   c/a {after / plain:.2f}")
