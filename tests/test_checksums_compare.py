@@ -199,3 +199,28 @@ def test_the_mode_sets_the_run_folder_in_the_environment(tmp_path: Path) -> None
     env = mode.environment(tmp_path / "run-1", {"A": "1"})
     assert env == {"A": "1", "KNOBS_CHECKSUMS": str(tmp_path / "run-1" / "out" / "ck")}
     assert parse_compare("stdout").environment(tmp_path, {"A": "1"}) == {"A": "1"}
+
+
+def test_names_from_the_files_are_shown_escaped_and_cut(tmp_path: Path) -> None:
+    long = "blocks." + "x" * 200
+    places = [(0, "forward", "evil\x1b[31m", "output"), (0, "forward", long, "output")]
+    verdict, detail = judged(
+        tmp_path, {0: records(places=places)}, {0: records({0, 1}, places=places)}
+    )
+    assert (verdict, detail) == (
+        Verdict.BREAKS_BITWISE,
+        "run 2 differs from run 1 in its checksums: first difference at step 0, forward, "
+        "evil\\x1b[31m (output); 1 more module differs after it",
+    )
+    verdict, detail = judged(
+        tmp_path / "b", {0: records(places=places)}, {0: records({1}, places=places)}
+    )
+    assert detail.endswith(f"step 0, forward, {long[:160]}... (output)")
+
+
+def test_only_a_first_difference_has_a_location() -> None:
+    assert location("run 2 differs from run 1 at line 3: 'a' != 'b'") is None
+    assert location(
+        "run 2 differs from run 1 in its checksums: run 1 recorded more, from step 1, forward, "
+        "m (output)"
+    ) is None  # fmt: skip
