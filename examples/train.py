@@ -32,6 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from toymodel import MissingTritonError, ModelConfig, ToyLM
 from toymodel.optim import make_optimizer
 
+try:  # `knobs triage --compare checksums:DIR` reads what this records
+    from knobregistry.torch import checksums_from_env
+except ImportError:  # knobs is not installed where this runs: no checksums
+
+    def checksums_from_env(model: torch.nn.Module, optimizer: object = None) -> None:
+        """Records nothing: knobregistry.torch is not installed."""
+
+
 BATCH = 4
 SEQ_LEN = 16
 
@@ -79,6 +87,7 @@ def train(args: argparse.Namespace, dump: TextIO | None) -> dict[str, torch.Tens
     model = ToyLM(ModelConfig())
     tokens, targets = synthetic_batch(model.config.vocab_size, args.seed)
     optimizer = make_optimizer(model.parameters(), args.lr)
+    checksums_from_env(model, optimizer)  # per-module checksums when KNOBS_CHECKSUMS is set
 
     start = time.perf_counter()
     for step in range(1, args.steps + 1):

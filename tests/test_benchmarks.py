@@ -133,3 +133,29 @@ def test_the_hostile_launchers_benchmark_measures_each_form_and_finds_what_it_sh
             "  " + re.escape(f"{form:34}") + r"    8/2    KB +[\d.]+   baseline x[\d.]+", line
         ), line
     assert re.search(r"5b nested .* 8 KB .* 0 reads, 0 writes, 1 errors\n", done.stdout)
+
+
+def test_the_checksums_benchmark_prints_each_way_and_its_ratio() -> None:
+    done = subprocess.run(
+        [
+            *(sys.executable, "benchmarks/checksums_overhead.py", "--layers", "1", "--dim"),
+            *("8", "--seq", "4", "--steps", "2", "--repeat", "1"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 5
+    assert lines[0].startswith("model: 1 blocks, dim 8, 6 modules, 0.00 M parameters; batch 8x4")
+    assert re.fullmatch(r"\(a\) unhooked +[\d.]+ s/step", lines[1])
+    assert re.fullmatch(r"\(b\) recording every step +[\d.]+ s/step +b/a [\d.]+", lines[2])
+    assert re.fullmatch(r"\(c\) after the first steps +[\d.]+ s/step +c/a [\d.]+", lines[3])
+    # 6 outputs (4 layers, the block, the Sequential), 6 parameter gradients, grad_output
+    # of all 6 modules and grad_input of the 3 whose input needs a gradient (up, act, down)
+    assert re.fullmatch(
+        r"per recorded step: 21 records, [\d.]+ MB of tensors fingerprinted, [\d.]+ KB written",
+        lines[4],
+    )

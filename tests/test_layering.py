@@ -118,6 +118,10 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "feature": {"scanner"},
     "cache": set(),
     "atomic": {"files"},
+    "checksum_format": set(),  # the checksum records' format: the recorder's and triage's
+    # the runtime a training script imports (torch, an optional dependency); no CLI part
+    # imports it
+    "torch": {"atomic", "checksum_format"},
     "lock": {"files", "printable", "procfs"},  # one writer of a registry at a time
     "stdout": {"files"},
     "diagnostics": set(),
@@ -169,8 +173,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     },
     # triage seals its journals with a key kept in the user's cache folder (triage/seal.py)
     "triage": {
-        *("atomic", "cache", "files", "jsontext", "lock", "plural", "printable", "procfs"),
-        *("profiles", "registry", "schema_words"),
+        *("atomic", "cache", "checksum_format", "files", "jsontext", "lock", "plural"),
+        *("printable", "procfs", "profiles", "registry", "schema_words"),
     },
     # reporters, the test API, the pytest plugin
     "report": {

@@ -109,7 +109,7 @@ INVALID = [
         "registry.yaml:10:11: knobs.DEMO.evidence.records[0].runs: must be at least 1, got "
         "the integer 0\n"
         "registry.yaml:11:11: knobs.DEMO.evidence.records[0].compare: 'bytes' is not valid "
-        "here: write stdout, regex:PATTERN, file:PATH or tensors:PATH\n"
+        "here: write stdout, regex:PATTERN, file:PATH, tensors:PATH or checksums:DIR\n"
         "registry.yaml:12:11: knobs.DEMO.evidence.records[0].command: must not be empty\n"
         "registry.yaml:13:11: knobs.DEMO.evidence.records[1]: missing required key 'date'; "
         "give the day of the run as YYYY-MM-DD.\n"

@@ -276,7 +276,7 @@ def test_an_output_linked_out_of_the_run_folder_is_never_judged_reproducible(
         (
             ["--compare", "lines", "--", "true"],
             "knobs triage: error: --compare 'lines': write one of stdout, regex:PATTERN, "
-            "file:PATH, tensors:PATH.\n",
+            "file:PATH, tensors:PATH, checksums:DIR.\n",
         ),
         (
             ["--profile", "nope", "--", "true"],

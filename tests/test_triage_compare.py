@@ -42,7 +42,7 @@ def make_run(
     )
 
 
-MODES = "write one of stdout, regex:PATTERN, file:PATH, tensors:PATH."
+MODES = "write one of stdout, regex:PATTERN, file:PATH, tensors:PATH, checksums:DIR."
 
 
 def test_parse_compare() -> None:

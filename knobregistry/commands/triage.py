@@ -119,8 +119,10 @@ _EXIT = {
     show_default=True,
     metavar="MODE",
     help="stdout, regex:PATTERN (only the stdout lines it matches; rank by rank when they carry "
-    "a rank prefix), file:PATH or tensors:PATH (a torch.save file, or a folder of a distributed "
-    "run's shards), relative to each run's working directory.",
+    "a rank prefix), file:PATH, tensors:PATH (a torch.save file, or a folder of a distributed "
+    "run's shards) or checksums:DIR (per-module checksums the script records with "
+    "knobregistry.torch into DIR, named in KNOBS_CHECKSUMS), relative to each run's working "
+    "directory.",
 )
 @click.option(
     "--jobs",

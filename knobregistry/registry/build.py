@@ -171,6 +171,7 @@ def _record(entry: dict[str, Any]) -> TriageRecord:
         versions=MappingProxyType(dict(entry.get("versions") or {})),
         versions_from=entry.get("versions_from"),
         difference=entry.get("difference"),
+        diverges=entry.get("diverges"),
         notes=entry.get("notes"),
         trace=MappingProxyType(dict(entry.get("trace") or {})),
     )

@@ -182,6 +182,9 @@ class TriageRecord:
     versions: Mapping[str, str] = field(default_factory=dict)
     versions_from: str | None = None  # the command's probe, or the Python that runs knobs
     difference: str | None = None
+    diverges: str | None = (
+        None  # checksums: the step, pass, module and tensor of the first difference
+    )
     notes: str | None = None
     # A `knobs trace` file cited as evidence: file, sha256 and what it read of the knob.
     trace: Mapping[str, JsonValue] = field(default_factory=dict)

@@ -50,6 +50,13 @@ def _evidence(evidence: Evidence) -> str:
             f"records: {len(evidence.records)} (latest {last.date.isoformat()}: "
             f"{last.verdict.value})"
         )
+        located = [r for r in evidence.records if r.diverges]
+        if located:
+            latest = located[-1]
+            parts.append(
+                f"diverges: {printable(latest.diverges or '')}, recorded "
+                f"{latest.date.isoformat()} with {printable(latest.compare or '-')}"
+            )
     return "\n".join(parts) or "-"
 
 

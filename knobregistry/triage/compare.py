@@ -4,7 +4,9 @@ Modes: `stdout` (the whole standard output), `regex:PATTERN` (only the lines of
 standard output where PATTERN matches), `file:PATH` (the bytes of a file the
 command writes, relative to its working directory) and `tensors:PATH` (a
 `torch.save`d tensor or dict of tensors, compared bit for bit; or a folder of a
-distributed run's shards, see shards.py). A PATH is read only inside the run's
+distributed run's shards, see shards.py) and `checksums:DIR` (the per-module
+checksums a run records with knobregistry.torch into DIR, which triage names in
+KNOBS_CHECKSUMS; see checksums.py). A PATH is read only inside the run's
 working directory: `..` out of it is refused when the option is parsed, a symlink
 out of it (which the command may have made) is an error for that run. In `regex:`
 mode, output whose matching lines all carry a rank prefix is compared rank by rank
@@ -21,18 +23,19 @@ import importlib.util
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from knobregistry.checksum_format import ENVIRONMENT_VARIABLE
 from knobregistry.files import leads_inside
 from knobregistry.registry import Verdict
-from knobregistry.triage import ranks, shards, streams
+from knobregistry.triage import checksums, ranks, shards, streams
 from knobregistry.triage.model import Run
 from knobregistry.triage.tensors import TensorFileError, load_tensors, tensors_difference
 
-MODES = ("stdout", "regex:PATTERN", "file:PATH", "tensors:PATH")
+MODES = ("stdout", "regex:PATTERN", "file:PATH", "tensors:PATH", "checksums:DIR")
 STDERR_TAIL_LINES = 12
 TAIL_BYTES = 16384
 SHOWN_CHARS = 160
@@ -48,11 +51,18 @@ class _Unusable(Exception):
 
 @dataclass(frozen=True, slots=True)
 class CompareMode:
-    kind: str  # stdout | regex | file | tensors
+    kind: str  # stdout | regex | file | tensors | checksums
     argument: str = ""
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.argument}" if self.argument else self.kind
+
+    def environment(self, folder: Path, env: Mapping[str, str]) -> Mapping[str, str]:
+        """``env`` for a run in ``folder``; in checksums mode, with KNOBS_CHECKSUMS naming
+        the folder the run records into."""
+        if self.kind != "checksums":
+            return env
+        return {**env, ENVIRONMENT_VARIABLE: str(folder.absolute() / self.argument)}
 
 
 def parse_compare(text: str) -> CompareMode:
@@ -60,7 +70,7 @@ def parse_compare(text: str) -> CompareMode:
     kind, colon, argument = text.partition(":")
     if text == "stdout":
         return CompareMode("stdout")
-    if kind not in ("regex", "file", "tensors") or not colon or not argument:
+    if kind not in ("regex", "file", "tensors", "checksums") or not colon or not argument:
         raise CompareError(f"--compare '{text}': write one of {', '.join(MODES)}.")
     if kind == "regex":
         try:
@@ -141,6 +151,7 @@ class _Observed:
     tensors: dict[str, Any] | None = None
     shards: Path | None = None  # tensors: a folder of a distributed run's shards
     ranked: ranks.Ranked | None = None  # regex: the matching lines, rank by rank
+    records: dict[int, checksums.RankRecords] | None = None  # checksums: rank by rank
 
     @property
     def has_lines(self) -> bool:
@@ -168,6 +179,11 @@ def _observe(mode: CompareMode, run: Run) -> _Observed:
             f"run {run.index}: {mode.argument} leads out of its working directory (through a "
             "symlink), so it was not read; the command must write it inside the folder it runs in."
         )
+    if mode.kind == "checksums":
+        try:
+            return _Observed(run=run, records=checksums.read_folder(path, mode.argument))
+        except checksums.ChecksumsError as exc:
+            raise _Unusable(f"run {run.index} {exc}") from exc
     if mode.kind == "tensors" and path.is_dir():
         try:
             shards.check_folder(path, mode.argument)
@@ -195,6 +211,9 @@ def _matcher(mode: CompareMode) -> Callable[[str], bool]:
 def _difference(mode: CompareMode, first: _Observed, other: _Observed) -> str | None:
     if mode.kind == "tensors":
         return _tensors_difference(mode, first, other)
+    if mode.kind == "checksums":
+        assert first.records is not None and other.records is not None
+        return checksums.difference(first.records, other.records, other.run.index)
     assert first.path is not None and other.path is not None
     where = f" of {mode.argument}" if mode.kind == "file" else ""
     if mode.kind == "regex":

@@ -314,7 +314,8 @@ class _Session:
                 if kept is not None:
                     done(position, kept)
                     continue
-                future = self.pool.submit(self.run_in_slot, number, folder, index, env)
+                run_env = self.mode.environment(folder, env)
+                future = self.pool.submit(self.run_in_slot, number, folder, index, run_env)
                 pending[future] = position
         for future in as_completed(pending):
             position = pending[future]

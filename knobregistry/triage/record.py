@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from knobregistry.registry import Triage, Verdict
+from knobregistry.triage import checksums
 from knobregistry.triage.cost import knob_costs
 from knobregistry.triage.host import Host
 from knobregistry.triage.model import Outcome, Search, TriageResult
@@ -208,11 +209,14 @@ class _Builder:
             "versions": dict(host.versions),
             "versions_from": host.source,
             "difference": None,
+            "diverges": None,
             "notes": None,
             "trace": self.trace.for_knob(name) if self.trace is not None else None,
         }
         if outcome.verdict is Verdict.BREAKS_BITWISE:
             fields["difference"] = outcome.detail
+            if result.compare.startswith("checksums:") and outcome.detail:
+                fields["diverges"] = checksums.location(outcome.detail)
         elif outcome.verdict is Verdict.ERROR and outcome.detail:
             fields["notes"] = outcome.detail.splitlines()[0]
         return {k: v for k, v in fields.items() if v not in (None, [], {})}

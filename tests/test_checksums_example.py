@@ -1,0 +1,58 @@
+"""The example's own run locates its breaking knobs with `--compare checksums:DIR`: the
+fused LM head + loss in the backward at the output layer, the embedding pair in the
+embedding's backward; the knobs reproducible alone report nothing."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from tests.conftest import REPO, run_knobs
+
+TABLE = """\
+knobs triage: PYTHON train.py --steps 10
+compare: checksums:checksums; runs per setting: 2; profile: bitwise; candidates: 3
+sweep      knobs on                                          verdict          runs
+──────────────────────────────────────────────────────────────────────────────────
+baseline   -                                                 reproducible        2
+alone      TOY_EMBED_GRAD_ATOMIC                             reproducible        2
+alone      TOY_EMBED_GRAD_PARALLEL                           reproducible        2
+alone      TOY_FUSED_LINEAR_CE                               breaks-bitwise      2
+pairs      TOY_EMBED_GRAD_ATOMIC + TOY_EMBED_GRAD_PARALLEL   breaks-bitwise      2
+
+LINEAR_CE
+EMBEDDING
+
+Breaks bitwise reproducibility alone: TOY_FUSED_LINEAR_CE.
+Reproducible alone: TOY_EMBED_GRAD_ATOMIC, TOY_EMBED_GRAD_PARALLEL.
+Pairs: 1 swept; breaking together: TOY_EMBED_GRAD_ATOMIC + TOY_EMBED_GRAD_PARALLEL.
+Runs of the command: 10 (baseline 2, alone 6, pairs 2).
+"""
+
+# The thread schedule decides in which step the adds first land in another order: any step.
+LINEAR_CE = re.compile(
+    r"TOY_FUSED_LINEAR_CE: run 2 differs from run 1 in its checksums: first difference at "
+    r"step \d, backward, lm_head \(weight\.grad\); \d+ more modules differ after it"
+)
+EMBEDDING = re.compile(
+    r"TOY_EMBED_GRAD_ATOMIC \+ TOY_EMBED_GRAD_PARALLEL: run 2 differs from run 1 in its "
+    r"checksums: first difference at step \d, backward, embed \(weight\.grad\)"
+    r"(; \d+ more modules? differs? after it)?"
+)
+
+
+def test_the_example_locates_each_breaking_knob_and_nothing_else() -> None:
+    done = run_knobs(
+        "triage", "--profile", "bitwise", "-k", "TOY_FUSED_LINEAR_CE",
+        "-k", "TOY_EMBED_GRAD_PARALLEL", "-k", "TOY_EMBED_GRAD_ATOMIC", "--pairs",
+        "--jobs", "2", "--compare", "checksums:checksums",
+        "--", sys.executable, "train.py", "--steps", "10",
+        cwd=REPO / "examples", env={"KNOBS_CHECKSUMS_STEPS": "10"},
+    )  # fmt: skip
+    lines = done.stdout.replace(sys.executable, "PYTHON").splitlines(keepends=True)
+    found = [line for line in lines if "differs from run 1" in line]
+    assert len(found) == 2, done.stdout + done.stderr
+    assert LINEAR_CE.fullmatch(found[0].rstrip("\n")), found[0]
+    assert EMBEDDING.fullmatch(found[1].rstrip("\n")), found[1]
+    shown = "".join(lines).replace(found[0], "LINEAR_CE\n").replace(found[1], "EMBEDDING\n")
+    assert (done.returncode, shown) == (1, TABLE)
