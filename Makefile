@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo demo-checksums test lint typecheck unit docs clean
+.PHONY: demo test lint typecheck unit docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,26 +23,21 @@ $(VENV)/.examples: $(VENV)/.core
 	$(PIP) -e '.[examples]'
 	touch $@
 
-# The demo scans the example, checks it against its registry, triages two of its
-# knobs, then searches for the fastest set of the knobs the bitwise profile turns
-# off that stays reproducible together; each triage exits 1, as it finds knobs that
-# break reproducibility (one alone, two together).
+# The demo scans the example, checks it against its registry, triages three of its
+# knobs and their pair with per-module checksums (each breaking setting is located: the
+# step, the pass and the module where two runs first differ), then searches for the
+# fastest set of the knobs the bitwise profile turns off that stays reproducible
+# together; each triage exits 1, as it finds knobs that break reproducibility (one
+# alone, two together).
 demo: $(VENV)/.examples
 	$(BIN)/knobs scan examples/
 	cd examples && ../$(BIN)/knobs check
-	cd examples && { ../$(BIN)/knobs triage --profile bitwise \
-	    --knob TOY_FUSED_LINEAR_CE --knob TOY_ROPE_TRITON --jobs 2 --compare tensors:params.pt \
-	    -- ../$(BIN)/python train.py --steps 5 --save-tensors params.pt; test $$? -eq 1; }
-	cd examples && { ../$(BIN)/knobs triage --search fastest-bitwise --jobs 2 \
-	    --cost 'regex:train time ([0-9.]+) s' --compare tensors:params.pt \
-	    -- ../$(BIN)/python train.py --steps 5 --timing --save-tensors params.pt; test $$? -eq 1; }
-
-# Where the example's breaking knobs first make two runs differ: the step, the pass and
-# the module (docs/checksums.md). About 45 s on two cores, so not part of `demo`.
-demo-checksums: $(VENV)/.examples
 	cd examples && { ../$(BIN)/knobs triage --profile bitwise --knob TOY_FUSED_LINEAR_CE \
 	    --knob TOY_EMBED_GRAD_PARALLEL --knob TOY_EMBED_GRAD_ATOMIC --pairs --jobs 2 \
 	    --compare checksums:checksums -- ../$(BIN)/python train.py --steps 5; test $$? -eq 1; }
+	cd examples && { ../$(BIN)/knobs triage --search fastest-bitwise --jobs 2 \
+	    --cost 'regex:train time ([0-9.]+) s' --compare tensors:params.pt \
+	    -- ../$(BIN)/python train.py --steps 5 --timing --save-tensors params.pt; test $$? -eq 1; }
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
