@@ -444,3 +444,50 @@ def test_megatron_args_parse_back_to_the_values_they_set(tmp_path: Path, values:
         assert parsed[key] in (_as_written(value), None), key
         if (not isinstance(value, list) or len(value) == 1) and _as_written(value) != "--":
             assert parsed[key] == _as_written(value), key  # a single value is always written
+
+
+STACK_AND_TRAINER = """
+version: 1
+scan:
+  paths: [src]
+config:
+  deterministic_mode:
+    backend: megatron
+    description: Deterministic kernels.
+    default: false
+  torch.use_deterministic_algorithms:
+    backend: stack
+    description: "torch: deterministic algorithms"
+    source: "https://docs.pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html"
+profiles:
+  bitwise:
+    description: Bit for bit.
+    kind: bitwise
+    config:
+      deterministic_mode: true
+      torch.use_deterministic_algorithms: true
+"""
+
+
+def test_the_stacks_calls_reach_no_trainer_format(tmp_path: Path) -> None:
+    """A trainer would refuse (or silently keep) a `torch.use_deterministic_algorithms` key:
+    the stack's calls go to `--format python` only, and the trainer formats say so."""
+    root = write_tree(tmp_path, {"registry.yaml": STACK_AND_TRAINER, "src/.keep": ""})
+    pointer = (
+        "# Stack calls: torch.use_deterministic_algorithms, not in this file; write them as a "
+        "module to\n"
+    )
+    args = _export(root, "bitwise", "megatron-args")
+    assert args.returncode == 0, args.stderr
+    assert "  --deterministic-mode\n" in args.stdout
+    assert "use_deterministic_algorithms" not in args.stdout.replace(pointer, "")
+    assert "use-deterministic-algorithms" not in args.stdout
+    config = _export(root, "bitwise", "config")
+    assert config.returncode == 0, config.stderr
+    assert config.stdout.endswith("\ndeterministic_mode: true\n")
+    assert pointer in config.stdout
+    assert yaml.safe_load(config.stdout) == {"deterministic_mode": True}
+    module = _export(root, "bitwise", "python")
+    assert module.returncode == 0, module.stderr
+    assert "\ntorch.use_deterministic_algorithms(True)\n" in module.stdout
+    assert "deterministic_mode" in module.stdout.split("import torch")[0]  # named, not written

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from knobregistry.catalogue import Kind, for_name
 from knobregistry.profiles import ResolvedProfile
 from knobregistry.profiles.model import measured_price
+from knobregistry.registry.model import JsonValue
 from knobregistry.surrogates import LONE_SURROGATE
 
 POSIX_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -64,6 +66,17 @@ def check_variables(export: Export) -> None:
 def is_stack_call(key: str) -> bool:
     """Whether the config key is a call or attribute of the catalogue (backend stack)."""
     return any(e.kind is not Kind.VARIABLE for e in for_name(key))
+
+
+def trainer_config(config: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    """The keys of ``config`` a trainer reads: every key but the stack's calls, which
+    `--format python` writes."""
+    return {k: v for k, v in config.items() if not is_stack_call(k)}
+
+
+def stack_calls(config: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    """The keys of ``config`` that are the stack's calls and attributes."""
+    return {k: v for k, v in config.items() if is_stack_call(k)}
 
 
 def comment(text: str) -> list[str]:

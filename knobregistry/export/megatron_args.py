@@ -16,7 +16,14 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import replace
 
-from knobregistry.export.common import Export, ExportError, comment, header
+from knobregistry.export.common import (
+    Export,
+    ExportError,
+    comment,
+    header,
+    stack_calls,
+    trainer_config,
+)
 from knobregistry.export.megatron_flags import (
     FLAG,
     NO_FLAG,
@@ -133,9 +140,11 @@ def _line(item: Flag) -> str:
 
 def render_megatron_args(export: Export, keys: Mapping[str, ConfigKey]) -> str:
     """Header comment, notes on derived and missing flags, then the bash array."""
-    flags, skipped, others = megatron_flags(export.profile.config, keys)
-    # The config keys are in this file: the shared header should not send the reader on.
-    lines = header(replace(export, profile=replace(export.profile, config={})), "megatron-args")
+    config = export.profile.config
+    flags, skipped, others = megatron_flags(trainer_config(config), keys)
+    # The trainer's keys are in this file: the shared header names only the stack's calls.
+    shown = replace(export.profile, config=stack_calls(config))
+    lines = header(replace(export, profile=shown), "megatron-args")
     lines.extend(_notes(flags, skipped, others))
     if not flags:
         lines.append(f"{ARRAY}=()")

@@ -16,7 +16,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from knobregistry.export.common import Export, ExportError, comment, header
+from knobregistry.export.common import (
+    Export,
+    ExportError,
+    comment,
+    header,
+    stack_calls,
+    trainer_config,
+)
 from knobregistry.export.structured import dump_yaml, nested
 from knobregistry.registry.model import ConfigKey, JsonValue
 
@@ -66,7 +73,7 @@ def _refuse_interpolation(key: str, value: Any) -> None:
 def render_primus(export: Export, keys: Mapping[str, ConfigKey]) -> str:
     """Header comment, how to use the overlay, then the overlay as sorted YAML that reads
     back equal (strings with YAML line breaks such as U+0085 double-quoted, as in `config`)."""
-    config = export.profile.config
+    config = trainer_config(export.profile.config)
     document = overlay(config, keys)
     which = framework(config, keys)
     usage = (
@@ -78,7 +85,8 @@ def render_primus(export: Export, keys: Mapping[str, ConfigKey]) -> str:
     note = textwrap.wrap(
         usage, width=96, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
     )
-    # The config keys are in this file: the shared header should not send the reader on.
-    lines = header(replace(export, profile=replace(export.profile, config={})), "primus")
+    # The trainer's keys are in this file: the shared header names only the stack's calls.
+    shown = replace(export.profile, config=stack_calls(export.profile.config))
+    lines = header(replace(export, profile=shown), "primus")
     lines.extend(comment("\n".join(note)))
     return "\n".join(lines) + "\n" + dump_yaml(document)

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from knobregistry.export.common import Export, ExportError, header
+from knobregistry.export.common import Export, ExportError, header, trainer_config
 from knobregistry.registry.model import JsonValue
 
 
@@ -118,9 +118,10 @@ def render_config(export: Export) -> str:
     keys says so, then writes an empty mapping (an empty file would load as null, which
     a trainer merging overlays does not take for "nothing to change")."""
     lines = header(export, "config")
-    if not export.profile.config:
+    config = trainer_config(export.profile.config)
+    if not config:
         lines.append(
             f"# Profile {export.profile.name} sets no trainer-config keys: nothing to overlay."
         )
     comments = yaml_comment(lines)
-    return "\n".join(comments) + "\n" + config_yaml(export.profile.config)
+    return "\n".join(comments) + "\n" + config_yaml(config)
