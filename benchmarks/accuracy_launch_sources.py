@@ -165,8 +165,11 @@ def findings(package: str, result: ScanResult) -> list[Entry]:
         for site in knob.sites:
             layer = layer_of(site.language, site.kind.value, site.function, site.path, True)
             if layer is not None:
+                # A default is graded as written, computed ones too (${HOME}/out); a write's
+                # value only where it is known (a computed one is None in the truth).
+                written = site.default if site.default is not None else site.default_computed
                 found.append(
-                    Entry(package, layer, site.path, site.line, site.name, "read", site.default)
+                    Entry(package, layer, site.path, site.line, site.name, "read", written)
                 )
     for write in result.writes:
         layer = layer_of(write.language, write.kind.value, write.function, write.path, False)
