@@ -111,3 +111,10 @@ def test_samples_in_the_guide_are_real_output(name: str, sample: str) -> None:
 def test_the_plugin_failure_in_the_guide_is_real_output() -> None:
     text = page("ci.md")
     assert NEW_GATE_FAILURE in text
+
+
+def test_the_scan_table_in_the_guide_is_real_output() -> None:
+    """docs/scanning.md shows `knobs scan examples/` as it prints, whole."""
+    done = run_knobs("scan", "examples/", cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert f"```\n{done.stdout}```\n" in page("scanning.md")
