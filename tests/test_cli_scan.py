@@ -288,3 +288,13 @@ def test_json_lists_set_by_on_each_knob(tmp_path: Path) -> None:
     assert (root_site["default"], root_site["default_computed"]) == (None, "${BASE}/runs")
     assert knobs["DEMO_ZONE"]["sites"][0]["default"] == "us-central1"
     assert knobs["DEMO_ZONE"]["set_by"] == []
+
+
+def test_include_matches_file_names_as_its_help_says(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"kernels/fused.py": 'import os\nX = os.environ.get("DEMO_X", "1")\n'})
+    by_folder = run_knobs("scan", "--include", "kernels", "--format", "json", cwd=tmp_path)
+    by_file = run_knobs("scan", "--include", "fused.py", "--format", "json", cwd=tmp_path)
+    assert [k["name"] for k in json.loads(by_folder.stdout)["knobs"]] == []
+    assert [k["name"] for k in json.loads(by_file.stdout)["knobs"]] == ["DEMO_X"]
+    usage = " ".join(run_knobs("scan", "--help", cwd=tmp_path).stdout.split())
+    assert "In the folders it walks, scan only files whose name matches this glob" in usage

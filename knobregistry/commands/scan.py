@@ -43,10 +43,11 @@ from scanner.source.files import DEFAULT_INCLUDE
     "-i",
     multiple=True,
     metavar="GLOB",
-    help="Scan only files found in folders whose name matches this glob (default: "
+    help="In the folders it walks, scan only files whose name matches this glob (default: "
     + ", ".join(f"'{g}'" for g in DEFAULT_INCLUDE)
-    + "; any other file whose first line names a shell, such as a .slurm file, is a shell "
-    "script). Repeatable.",
+    + "; while it holds '*.sh', any other file whose first line names a shell, such as a "
+    ".slurm file, is a shell script). A file named on the command line is scanned whatever "
+    "its name. Repeatable.",
 )
 @click.option(
     "--format",
