@@ -452,6 +452,60 @@ def test_a_test_that_only_sets_a_default_is_a_value_read_and_a_write(
     )
 
 
+CLEANUPS = {
+    "del-in-a-teardown": (
+        """
+        import os
+
+
+        class T:
+            def tearDown(self):
+                if "CUBLAS_WORKSPACE_CONFIG" in os.environ:
+                    del os.environ["CUBLAS_WORKSPACE_CONFIG"]
+        """,
+        Verdict("CUBLAS_WORKSPACE_CONFIG", 6, 12, None, V),
+        (7, 17, WriteKind.DELETE),
+    ),
+    "pop-at-module-level": (
+        """
+        import os
+
+        if os.environ.get("X_TMP") is not None:
+            os.environ.pop("X_TMP")
+        """,
+        Verdict("X_TMP", 3, 4, None, V),
+        (4, 5, WriteKind.POP),
+    ),
+    "unsetenv-in-a-function": (
+        """
+        import os
+
+
+        def clean():
+            if "X_OLD" in os.environ:
+                os.unsetenv("X_OLD")
+        """,
+        Verdict("X_OLD", 5, 8, None, V),
+        (6, 9, WriteKind.UNSETENV),
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "read", "removed"), CLEANUPS.values(), ids=CLEANUPS.keys())
+def test_a_test_that_only_removes_the_variable_is_a_clean_up_not_a_switch(
+    source: str, read: Verdict, removed: tuple[int, int, WriteKind], tmp_path: Path
+) -> None:
+    # Setting it to "1" turns nothing on: the branch only removes it.
+    write_tree(tmp_path, {"m.py": source})
+    result = scan([tmp_path], root=tmp_path)
+    assert (result.errors, result.dynamic) == ((), ())
+    (knob,) = result.knobs
+    (site,) = knob.sites
+    found = Verdict(site.name, site.line, site.column, site.default, site.gate.kind)
+    assert (found, site.default_on, site.gate.off_value) == (read, None, None)
+    assert [(w.name, w.line, w.column, w.kind) for w in result.writes] == [(read.name, *removed)]
+
+
 def test_an_exhausted_step_budget_is_unknown_not_a_value(tmp_path: Path) -> None:
     # 40,000 iterations over known data run before the read: more than the budget.
     items = ", ".join(str(i) for i in range(200))

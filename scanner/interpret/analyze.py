@@ -255,7 +255,9 @@ def judge(
     ):
         gate = VALUE_GATE  # `x = get(N); if x: use(x)`: the test only guards the value
     if gate.kind is GateKind.PRESENCE and _guards_a_write(parsed, event, knob, index):
-        gate = VALUE_GATE  # `if N not in os.environ: os.environ[N] = d`: sets a default
+        # `if N not in os.environ: os.environ[N] = d`: sets a default; `if N in os.environ:
+        # del os.environ[N]`: a clean-up. Either way the test only decides the write.
+        gate = VALUE_GATE
     if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE) and _an_index(event, knob, probes):
         gate = VALUE_GATE  # `int(get("X_RANK", "0")) == 0`: which one, not whether on
     disable = says_disable(knob) or _bound_condition_says_disable(event, probes)
@@ -352,13 +354,20 @@ def _guards_a_read(parsed: ParsedModule, event: Event, knob: str, index: Wrapper
     return False
 
 
-_SETS = (WriteKind.SET, WriteKind.SETDEFAULT, WriteKind.PUTENV)
+_WRITES = (
+    WriteKind.SET,
+    WriteKind.SETDEFAULT,
+    WriteKind.PUTENV,
+    WriteKind.POP,
+    WriteKind.DELETE,
+    WriteKind.UNSETENV,
+)
 
 
 def _guards_a_write(parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex) -> bool:
     """Whether the read (or a local holding what it read) is in the test of an ``if`` whose
-    branches set the variable itself: the test decides only whether to write it, and what
-    uses the variable reads it later."""
+    branches set or remove the variable itself: the test decides only whether to write it,
+    and what uses the variable reads it later."""
     roots = [event.unit.scope] if event.unit.scope is not None else [*event.unit.statements]
     binding = event.binding
     local = None
@@ -375,7 +384,7 @@ def _guards_a_write(parsed: ParsedModule, event: Event, knob: str, index: Wrappe
     if not branches:
         return False
     for other in parsed.events(index):
-        if other.kind not in _SETS or other.unit.scope is not event.unit.scope:
+        if other.kind not in _WRITES or other.unit.scope is not event.unit.scope:
             continue
         if branches.isdisjoint(other.target):
             continue
