@@ -44,6 +44,11 @@ CASES: list[tuple[str, str, list[Expected]]] = [
         [("X_KNOB", "0", ReadKind.INTERPOLATION, GateKind.UNKNOWN, None, None, "c.knob")],
     ),
     (
+        "a-shell-variable-that-programs-inherit",
+        "run:\n  workdir: ▸${PWD}\n",
+        [("PWD", None, ReadKind.REQUIRED, GateKind.LAUNCH, None, None, "run.workdir")],
+    ),
+    (
         "shell-style-default",
         "trainer:\n  tp: ▸${TP:-8}\n",
         [("TP", "8", ReadKind.INTERPOLATION, GateKind.VALUE, None, None, "trainer.tp")],
@@ -112,6 +117,10 @@ NOT_READS = [
     ("key", "${X}: 1\n"),
     ("dollar-without-brace", "a: $X\n"),
     ("a-template-that-is-not-yaml", "{% if x %}\na: {{ x }}\n{% endif %}\n"),
+    (
+        "what-bash-sets-for-a-script-in-a-value",
+        "entry: |\n  /bin/bash -c 'mkdir /tmp/lock_${PPID}; echo ${RANDOM} ${LINENO}'\n",
+    ),
 ]
 
 

@@ -28,6 +28,7 @@ import yaml
 from scanner.conventions import is_launch_fact
 from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, config_key, judge, merge_types
 from scanner.launcher.env_blocks import env_block_writes
+from scanner.launcher.shell_syntax import SHELL_VARIABLES
 from scanner.model import LAUNCH_GATE, VALUE_GATE, FileResult, ReadKind, ScanError, Site
 from scanner.patterns import matches
 from scanner.settings import Settings
@@ -134,6 +135,12 @@ def _scalars(root: yaml.Node) -> Iterator[tuple[str, yaml.ScalarNode]]:
                 stack.append((f"{path}[{index}]", node.value[index]))
 
 
+# What bash sets for the script itself and never exports (${PPID}, ${RANDOM}, ${LINENO}):
+# a ${NAME} of these in a value is shell text, not a read of the environment. PWD, OLDPWD,
+# SHLVL, COLUMNS and LINES do reach programs' environments, and stay reads.
+_SHELL_ONLY: Final = SHELL_VARIABLES - {"PWD", "OLDPWD", "SHLVL", "COLUMNS", "LINES"}
+
+
 def _reads(
     rel: str,
     text: str,
@@ -150,6 +157,8 @@ def _reads(
         name, default = hit.name, hit.default
         if settings.match and not matches(name, settings.match):
             continue
+        if name in _SHELL_ONLY:
+            continue  # a shell script held in a value (a hook's `entry:`) reads its own
         # Where the read sits in the file: found in the raw text when it is spelled there
         # as in the value (plain and quoted scalars), else at the start of the scalar. A
         # search that misses reads the rest of the scalar: after MAX_MISSES of them, the
