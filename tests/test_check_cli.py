@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.conftest import run_knobs
 from tests.sample_project import (
     IN_SYNC,
     NEW_GATE_FAILURE,
@@ -241,3 +242,10 @@ def test_a_file_nested_too_deep_fails_without_a_crash(tmp_path: Path) -> None:
         "Found 1 error: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
         "",
     )
+
+
+def test_the_help_sends_to_knobs_rule_which_every_install_has(tmp_path: Path) -> None:
+    """docs/checks.md is in the repository, not in an installed package."""
+    usage = " ".join(run_knobs("check", "--help", cwd=tmp_path).stdout.split())
+    assert "`knobs rule CODE` explains a code (`knobs rule`: every code)." in usage
+    assert "docs/checks.md" not in usage

@@ -76,7 +76,7 @@ def check_command(
     every profile that no longer does what it promises; every waiver past its
     `expires` date; and every generated doc block that differs from the registry.
     PATHS, when given, replace the scope's paths (and stale entries are then
-    not checked). Codes are documented in docs/checks.md.
+    not checked). `knobs rule CODE` explains a code (`knobs rule`: every code).
 
     Exit status: 0 in sync, 1 drift, 2 bad usage, a bad registry or baseline.
     """
