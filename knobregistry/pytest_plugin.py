@@ -278,12 +278,32 @@ class KnobsFile(pytest.File):
             yield KnobsItem.from_parent(self, name=group.name, group=group)
 
 
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> KnobsFile | None:
+    """The registry file, when pytest is given it by name (`pytest registry.yaml`, or one
+    of its items); found in a folder pytest walks, it is added after the tests instead."""
+    config = parent.config
+    if not enabled(config):
+        return None
+    try:
+        path = registry_path(config)
+    except RegistryError:
+        return None
+    here = config.invocation_params.dir
+    named = {(here / arg.split("::", 1)[0]).absolute() for arg in config.args if arg}
+    if file_path.absolute() != path.absolute() or file_path.absolute() not in named:
+        return None
+    return KnobsFile.from_parent(parent, path=file_path)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Add the knobs items (before -k and -m select), unless only test ids were asked for."""
+    """Add the knobs items (before -k and -m select), unless only test ids were asked for
+    or pytest collected the registry file itself."""
     if not enabled(config) or _only_test_ids(config):
+        return
+    if any(isinstance(item.parent, KnobsFile) for item in items):
         return
     try:
         path = registry_path(config)

@@ -350,3 +350,15 @@ def test_a_file_nested_too_deep_fails_the_inventory_item_only(project: pytest.Py
             "FAILED registry.yaml::inventory - pkg/deep.py:2:1: KNB007 This file could not*",
         ]
     )
+
+
+def test_the_registry_file_given_to_pytest_is_collected_once(project: pytest.Pytester) -> None:
+    """`pytest registry.yaml` runs its items (it said "not found"); the folder holding it,
+    or one item by its id, collects them without a second copy."""
+    alone = project.runpytest_subprocess(*PLUGIN, "registry.yaml", "-v")
+    alone.assert_outcomes(passed=4)
+    alone.stdout.fnmatch_lines(["*registry.yaml::inventory PASSED*"])
+    folder = project.runpytest_subprocess(*PLUGIN, ".")
+    folder.assert_outcomes(passed=5)
+    one = project.runpytest_subprocess(*PLUGIN, "registry.yaml::profiles")
+    one.assert_outcomes(passed=1)
