@@ -12,14 +12,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.core: $(BIN)/python pyproject.toml constraints.txt
+	@echo "Installing knobregistry and its core dependencies into $(VENV) ..."
 	$(PIP) -e .
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.core
+	@echo "Installing the test tools and the extras (torch, triton, megatron-core, ...) into $(VENV): about 2 minutes the first time ..."
 	$(PIP) -e '.[dev,megatron,examples,torchtitan]'
 	touch $@
 
 $(VENV)/.examples: $(VENV)/.core
+	@echo "Installing the example's dependencies (torch, triton, numpy) into $(VENV): about a minute the first time ..."
 	$(PIP) -e '.[examples]'
 	touch $@
 
