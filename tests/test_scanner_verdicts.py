@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner import GateKind, Polarity, Write, WriteKind, scan
+from scanner import GateKind, Polarity, ScanResult, Write, WriteKind, scan
 from tests.conftest import write_tree
 
 B, V, L, U = GateKind.BOOLEAN, GateKind.VALUE, GateKind.LAUNCH, GateKind.UNKNOWN
@@ -426,11 +426,8 @@ DEFAULTS = {
 }
 
 
-@pytest.mark.parametrize(("source", "read", "written"), DEFAULTS.values(), ids=DEFAULTS.keys())
-def test_a_test_that_only_sets_a_default_is_a_value_read_and_a_write(
-    source: str, read: Verdict, written: tuple[int, int, str, str | None], tmp_path: Path
-) -> None:
-    # The variable is read where the code uses it, not here: the test decides nothing.
+def _one_value_read(tmp_path: Path, source: str, read: Verdict) -> ScanResult:
+    """Scan ``source`` as m.py: one knob, read once, as ``read`` with no switch state."""
     write_tree(tmp_path, {"m.py": source})
     result = scan([tmp_path], root=tmp_path)
     assert (result.errors, result.dynamic) == ((), ())
@@ -438,6 +435,15 @@ def test_a_test_that_only_sets_a_default_is_a_value_read_and_a_write(
     (site,) = knob.sites
     found = Verdict(site.name, site.line, site.column, site.default, site.gate.kind)
     assert (found, site.default_on, site.gate.off_value) == (read, None, None)
+    return result
+
+
+@pytest.mark.parametrize(("source", "read", "written"), DEFAULTS.values(), ids=DEFAULTS.keys())
+def test_a_test_that_only_sets_a_default_is_a_value_read_and_a_write(
+    source: str, read: Verdict, written: tuple[int, int, str, str | None], tmp_path: Path
+) -> None:
+    # The variable is read where the code uses it, not here: the test decides nothing.
+    result = _one_value_read(tmp_path, source, read)
     line, column, function, value = written
     assert result.writes == (
         Write(
@@ -496,13 +502,7 @@ def test_a_test_that_only_removes_the_variable_is_a_clean_up_not_a_switch(
     source: str, read: Verdict, removed: tuple[int, int, WriteKind], tmp_path: Path
 ) -> None:
     # Setting it to "1" turns nothing on: the branch only removes it.
-    write_tree(tmp_path, {"m.py": source})
-    result = scan([tmp_path], root=tmp_path)
-    assert (result.errors, result.dynamic) == ((), ())
-    (knob,) = result.knobs
-    (site,) = knob.sites
-    found = Verdict(site.name, site.line, site.column, site.default, site.gate.kind)
-    assert (found, site.default_on, site.gate.off_value) == (read, None, None)
+    result = _one_value_read(tmp_path, source, read)
     assert [(w.name, w.line, w.column, w.kind) for w in result.writes] == [(read.name, *removed)]
 
 

@@ -103,8 +103,8 @@ def header(export: Export, fmt: str) -> list[str]:
     if resolved.undecided:
         held = ", ".join(item.name for item in resolved.undecided)
         lines.append(f"Left as the code has them, their gate undecided (--skip-undecided): {held}.")
-    calls = [k for k in resolved.config if is_stack_call(k)]
-    trainer = len(resolved.config) - len(calls)
+    calls = list(stack_calls(resolved.config))
+    trainer = len(trainer_config(resolved.config))
     if fmt not in ("config", "python") and trainer:
         lines.append(
             f"Trainer config: {trainer} keys, not in this file; write them with "
