@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test lint typecheck unit docs clean
+.PHONY: demo test test-fast lint typecheck unit docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,10 +50,23 @@ lint: $(VENV)/.dev
 typecheck: $(VENV)/.dev
 	$(BIN)/mypy --strict
 
+# Tests run on every core (pytest-xdist); a worker that finishes early steals
+# tests from the other, so the slowest ones do not end the run alone. Most tests start
+# `knobs` in a subprocess: where the environment says not to write bytecode
+# (PYTHONDONTWRITEBYTECODE), each would compile the package again, so the bytecode is
+# written, into the virtual environment rather than beside the sources.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycache \
+	$(BIN)/python -m pytest -n auto --dist worksteal
+
 unit: $(VENV)/.dev
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 test: lint typecheck unit
+
+# The inner loop: every test but those marked slow (the example's training runs,
+# Slurm jobs, megatron-core), without lint and typecheck.
+test-fast: $(VENV)/.dev
+	$(PYTEST) -m 'not slow'
 
 # The user guide as a site that opens from disk: site/index.html.
 docs: $(VENV)/.dev

@@ -66,6 +66,7 @@ def _check(root: Path, environment: dict[str, str]) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.slow
 def test_the_field_list_is_computed_once_per_version(tmp_path: Path) -> None:
     root, environment = _project(tmp_path)
     first = _check(root, environment)
@@ -80,6 +81,7 @@ def test_the_field_list_is_computed_once_per_version(tmp_path: Path) -> None:
     assert (third.returncode, third.stdout, third.stderr) == (0, first.stdout, "True\n")
 
 
+@pytest.mark.slow
 def test_slow_steps_show_progress_on_a_terminal_only(tmp_path: Path) -> None:
     root, environment = _project(tmp_path)
     main, secondary = pty.openpty()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import sys
 
+import pytest
+
 from tests.conftest import REPO, run_knobs
 
 TABLE = """\
@@ -42,6 +44,7 @@ EMBEDDING = re.compile(
 )
 
 
+@pytest.mark.slow
 def test_the_example_locates_each_breaking_knob_and_nothing_else() -> None:
     done = run_knobs(
         "triage", "--profile", "bitwise", "-k", "TOY_FUSED_LINEAR_CE",

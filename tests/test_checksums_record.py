@@ -295,6 +295,7 @@ def as_run(folder: Path, index: int) -> Run:
     return Run(index=index, folder=folder, stdout=out, stderr=err, returncode=0)
 
 
+@pytest.mark.slow
 def test_two_ranks_each_write_their_file_and_the_nudged_rank_is_named(tmp_path: Path) -> None:
     write_tree(tmp_path, {"two.py": TWO_RANKS})
     for name, nudge in (("same", False), ("again", False), ("nudged", True)):

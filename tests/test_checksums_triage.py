@@ -8,6 +8,8 @@ import datetime
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_knobs, write_tree
 
 REGISTRY = """
@@ -119,6 +121,7 @@ Recorded in registry.yaml:
 """
 
 
+@pytest.mark.slow
 def test_triage_names_the_module_step_and_pass_and_records_it(tmp_path: Path) -> None:
     project = write_tree(tmp_path, {"registry.yaml": REGISTRY, "train.py": TRAIN})
     done = run_knobs(

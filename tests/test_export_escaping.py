@@ -206,6 +206,7 @@ TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0")
 VALUES = st.lists(st.one_of(PIECES, TEXT), max_size=6).map("".join)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=8,
     deadline=None,

@@ -352,6 +352,7 @@ def test_a_file_nested_too_deep_fails_the_inventory_item_only(project: pytest.Py
     )
 
 
+@pytest.mark.slow
 def test_the_registry_file_given_to_pytest_is_collected_once(project: pytest.Pytester) -> None:
     """`pytest registry.yaml` runs its items (it said "not found"); the folder holding it,
     or one item by its id, collects them without a second copy."""

@@ -318,6 +318,7 @@ if os.environ.get("K03") == "1" and os.environ.get("K09") == "1":
 """
 
 
+@pytest.mark.slow
 def test_bisect_finds_the_pair_in_fewer_runs_than_the_pair_sweep(tmp_path: Path) -> None:
     knobs = "".join(
         f"  K{i:02d}:\n    default_on: true\n    triage: untriaged\n" for i in range(1, 13)

@@ -17,6 +17,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from knobregistry.registry import Sweep, Triage, Verdict, load_registry
 from tests.conftest import REPO, run_knobs
 
@@ -50,6 +52,7 @@ DIFFERENCE = re.compile(
 )
 
 
+@pytest.mark.slow
 def test_triage_finds_the_accumulation_order_knob_and_records_it(tmp_path: Path) -> None:
     registry = tmp_path / "registry.yaml"
     shutil.copy(EXAMPLE / "registry.yaml", registry)
@@ -123,6 +126,7 @@ def test_the_bitwise_profile_of_the_example_turns_off_what_breaks() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_two_knobs_reproducible_alone_break_together() -> None:
     """The embedding's scatter: the pool alone and the atomic add alone keep their
     order; together the threads race for the rows of frequent ids."""

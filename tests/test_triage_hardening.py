@@ -34,6 +34,7 @@ def pids(path: Path) -> list[int]:
     return [int(p) for p in path.read_text().split()] if path.exists() else []
 
 
+@pytest.mark.slow
 def test_a_command_that_forks_and_exits_leaves_nothing_running(tmp_path: Path) -> None:
     project = write_tree(tmp_path, {"registry.yaml": REGISTRY})
     log = tmp_path / "children"

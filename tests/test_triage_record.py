@@ -163,6 +163,7 @@ def test_record_keeps_comments_order_and_quoting(tmp_path: Path) -> None:
     assert registry.knobs["SYN_CLEAN"].breaks is None  # `breaks` went with breaks-bitwise
 
 
+@pytest.mark.slow
 def test_a_second_identical_triage_changes_nothing_but_the_date(tmp_path: Path) -> None:
     project = write_tree(tmp_path, {"registry.yaml": HAND_WRITTEN, "job.py": JOB})
     record(project)

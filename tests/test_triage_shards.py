@@ -195,6 +195,7 @@ for rank in (0, 1):
 """
 
 
+@pytest.mark.slow
 def test_per_rank_files_differing_in_one_shard_name_its_key_and_rank(tmp_path: Path) -> None:
     project = write_tree(tmp_path, {"registry.yaml": REGISTRY, "job.py": PER_RANK})
     done = run_knobs(
