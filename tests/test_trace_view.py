@@ -10,9 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.trace.model import Level, Read, Reconciled, Seen, Trace, TraceSite
+from knobregistry.trace.model import (
+    Level,
+    Missing,
+    MissKind,
+    Read,
+    Reconciled,
+    Seen,
+    Trace,
+    TraceSite,
+)
+from knobregistry.trace.render import render_table
 from knobregistry.trace.view import default_view, is_system, only_view, project_prefixes
-from tests.conftest import run_knobs, write_tree
+from tests.conftest import REPO, run_knobs, write_tree
+from tests.test_trace_cli import GOLDEN_TABLE
 
 MAIN = """\
 import os
@@ -330,3 +341,37 @@ def test_with_a_registry_its_names_and_prefixes_are_the_project(tmp_path: Path) 
     assert only_view(trace, ["*_EXTERNAL", "ELSE"]).summary() == (
         "2 of 4 variables read match --only '*_EXTERNAL', 'ELSE'."
     )
+
+
+def test_a_library_read_shown_by_none_says_all_lists_it(tmp_path: Path) -> None:
+    reads = (read("LIB_X", "/lib/a.py"), read("SHOP_MINE", f"{tmp_path}/app/main.py"))
+    trace = Trace(command=("x",), exit_status=0, reads=reads)
+    outside = Missing(
+        name="LIB_X", kind=MissKind.OUTSIDE_SCOPE, levels=(Level.PYTHON,), sites=reads[0].sites
+    )
+    reconciled = Reconciled(
+        registry="registry.yaml",
+        inventory=1,
+        missing=(outside,),
+        resolved_dynamic=(),
+        not_read=(),
+        known=("SHOP_MINE",),
+    )
+    table = render_table(trace, reconciled, tmp_path, default_view(trace, reconciled, tmp_path))
+    assert table.splitlines()[-5:] == [
+        "Against registry.yaml (the static scan of its scope: 1 knob):",
+        "  not in the static inventory: 1",
+        "    and 1 variable read only by Python code outside the scope (libraries): --all lists "
+        "them in the reads above; all in the JSON trace",
+        "  dynamic reads the run resolved: 0",
+        "  registered, never read: 0",
+    ]
+
+
+def test_the_example_in_the_guide_is_real_output() -> None:
+    """docs/trace.md shows test_trace_cli's program as the table prints it (the C level
+    was off: its note aside)."""
+    note = next(line for line in GOLDEN_TABLE.splitlines(True) if line.startswith("note: "))
+    example = "$ knobs trace --profile bitwise -- python app/main.py\ndone\n"
+    example += GOLDEN_TABLE.replace(note, "")
+    assert f"```\n{example}```\n" in (REPO / "docs" / "trace.md").read_text(encoding="utf-8")

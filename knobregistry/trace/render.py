@@ -246,7 +246,9 @@ def _reconciled_table(reconciled: Reconciled, cwd: Path, view: View) -> list[str
     if outside:
         above = sum(1 for m in missing if m.kind is MissKind.OUTSIDE_SCOPE and view.shows(m.name))
         where = "in the reads above, and in the JSON trace"
-        if above < outside:
+        if above == 0:
+            where = "--all lists them in the reads above; all in the JSON trace"
+        elif above < outside:
             rest = outside - above
             where = f"{above} in the reads above, {rest} more with --all; all in the JSON trace"
         lines.append(
