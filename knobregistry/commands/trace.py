@@ -120,7 +120,8 @@ def trace_command(
     with the project's prefixes, the stack's catalogued settings, and any other variable
     the run found set; system and interpreter variables, and those only libraries read
     unset, are one summary line (--all lists them, --only PATTERN picks names). The
-    profile's differences come first. The JSON trace holds every read.
+    profile's differences come first. The JSON trace holds every read unless --only
+    is given.
     """
     cwd = Path.cwd()
     registry = _registry(registry_path, profile is not None)
