@@ -149,13 +149,19 @@ def test_triaged_changes_pass(tmp_path: Path) -> None:
     assert code == 0
     assert out == (
         "### Knob changes from `main~1` to `HEAD`\n\n"
-        "2 retriaged (registry: `registry.yaml`).\n\n"
+        "1 retriaged, 1 registered for the first time (registry: `registry.yaml`).\n\n"
         "| change | knob | default | triage | where |\n"
         "| --- | --- | --- | --- | --- |\n"
         '| retriaged | `PRIMUS_FP8` | on ("0" turns it off) | untriaged → reproducible '
         "| `pkg/model.py:6` |\n"
-        '| retriaged | `PRIMUS_NEW_TRITON` | on ("0" turns it off) | not registered → reproducible '
-        "| `pkg/model.py:7` |\n"
+        "\n"
+        "**1 knob registered for the first time** (not registered at `main~1`): 1 reproducible.\n"
+        "\n"
+        "<details><summary>Their names</summary>\n"
+        "\n"
+        "- reproducible: `PRIMUS_NEW_TRITON`\n"
+        "\n"
+        "</details>\n"
     )
 
 
@@ -211,18 +217,114 @@ def test_a_registry_in_a_subfolder(tmp_path: Path) -> None:
     ]
 
 
-def test_a_base_without_registry_uses_the_head_scope(tmp_path: Path) -> None:
+FIRST_ADOPTION = """\
+Knob changes from main~1 to HEAD (registry.yaml): 4 registered for the first time.
+
+  4 knobs registered for the first time (not registered at main~1): 1 breaks-bitwise, 1 exempt, 1 reproducible, 1 untriaged.
+    breaks-bitwise: PRIMUS_HC_TRITON
+    exempt: PRIMUS_BLOCK
+    reproducible: PRIMUS_ROPE_TRITON
+    untriaged: PRIMUS_FP8
+"""  # noqa: E501
+
+FIRST_ADOPTION_MARKDOWN = """\
+### Knob changes from `main~1` to `HEAD`
+
+4 registered for the first time (registry: `registry.yaml`).
+
+**4 knobs registered for the first time** (not registered at `main~1`): 1 breaks-bitwise, 1 exempt, 1 reproducible, 1 untriaged.
+
+<details><summary>Their names</summary>
+
+- breaks-bitwise: `PRIMUS_HC_TRITON`
+- exempt: `PRIMUS_BLOCK`
+- reproducible: `PRIMUS_ROPE_TRITON`
+- untriaged: `PRIMUS_FP8`
+
+</details>
+"""  # noqa: E501
+
+
+UNTRACKED = (
+    "knobs diff: error: registry.yaml does not exist at HEAD: it is in the working tree but "
+    "not committed, and knobs diff reads both revisions from git, never the working tree. "
+    "Commit it (git add registry.yaml && git commit), then run knobs diff again.\n"
+)
+
+UNCOMMITTED = (
+    "knobs diff: note: registry.yaml has uncommitted changes, which this diff leaves out: "
+    "knobs diff reads the registry of each revision from git. Commit them (git add "
+    "registry.yaml && git commit) to see them here.\n"
+)
+
+
+def code_only(tmp_path: Path) -> tuple[Path, str]:
+    """The sample project committed without its registry, and the registry's text."""
     root = project(tmp_path)
     registry = (root / "registry.yaml").read_text(encoding="utf-8")
     (root / "registry.yaml").unlink()
     git(root, "init", "-q", "-b", "main")
     commit(root, "code only")
+    return root, registry
+
+
+def test_a_first_adoption_is_one_group_not_a_row_per_knob(tmp_path: Path) -> None:
+    """The base has no registry: it is scanned with HEAD's scope, and every knob's only
+    change is its first registration."""
+    root, registry = code_only(tmp_path)
     (root / "registry.yaml").write_text(registry, encoding="utf-8")
     commit(root, "adopt the registry")
-    code, out, _ = diff(root, "main~1")
-    assert code == 0
-    assert out.splitlines()[0] == ("Knob changes from main~1 to HEAD (registry.yaml): 4 retriaged.")
-    assert "not registered -> breaks-bitwise" in out
+    assert diff(root, "main~1") == (0, FIRST_ADOPTION, "")
+    assert diff(root, "main~1", "--format", "markdown") == (0, FIRST_ADOPTION_MARKDOWN, "")
+
+
+def test_an_uncommitted_registry_says_to_commit_it(tmp_path: Path) -> None:
+    root, registry = code_only(tmp_path)
+    (root / "registry.yaml").write_text(registry, encoding="utf-8")  # knobs init wrote it
+    assert diff(root, "main") == (2, "", UNTRACKED)
+    git(root, "add", "registry.yaml")  # staged is not committed either
+    assert diff(root, "main")[2].startswith(
+        "knobs diff: error: registry.yaml does not exist at HEAD: it is in the working tree but "
+        "not committed"
+    )
+    commit(root, "adopt the registry")
+    assert diff(root, "main~1") == (0, FIRST_ADOPTION, "")
+
+
+def test_a_registry_in_a_subfolder_named_from_there_is_committed_by_that_name(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    project(root / "sub")
+    (root / "sub" / "registry.yaml").rename(root / "kept.yaml")
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "code only")
+    (root / "kept.yaml").rename(root / "sub" / "my registry.yaml")
+    code, out, err = diff(root / "sub", "main", "--registry", "my registry.yaml")
+    assert (code, out) == (2, "")
+    assert err == (
+        "knobs diff: error: sub/my registry.yaml does not exist at HEAD: it is in the working "
+        "tree but not committed, and knobs diff reads both revisions from git, never the "
+        "working tree. Commit it (git add 'my registry.yaml' && git commit), then run knobs "
+        "diff again.\n"
+    )
+
+
+def test_uncommitted_registry_changes_are_named_on_standard_error(tmp_path: Path) -> None:
+    root = repository(tmp_path)
+    registry = root / "registry.yaml"
+    text = registry.read_text(encoding="utf-8")
+    registry.write_text(text.replace("triage: untriaged", "triage: reproducible"), "utf-8")
+    assert diff(root, "main~1") == (1, TEXT, UNCOMMITTED)
+    assert diff(root, "main~1", "main") == (1, TEXT.replace("to HEAD", "to main"), UNCOMMITTED)
+    # HEAD is not one of the two revisions: its registry's changes are not in question.
+    assert diff(root, "main~1", "main~1") == (
+        0,
+        "Knob changes from main~1 to main~1 (registry.yaml): none.\n",
+        "",
+    )
+    registry.write_text(text, encoding="utf-8")
+    assert diff(root, "main~1") == (1, TEXT, "")
 
 
 @pytest.mark.parametrize(
@@ -243,10 +345,13 @@ def test_a_registry_missing_at_head(tmp_path: Path) -> None:
     (root / "registry.yaml").rename(root / "kept.yaml")
     commit(root, "drop the registry")
     (root / "kept.yaml").rename(root / "registry.yaml")
-    assert diff(root, "main~1") == (
+    assert diff(root, "main~1") == (2, "", UNTRACKED)
+    commit(root, "restore the registry")
+    # A revision other than the working tree's: committing would not help, so no hint.
+    assert diff(root, "main~2", "main~1") == (
         2,
         "",
-        "knobs diff: error: registry.yaml does not exist at HEAD.\n",
+        "knobs diff: error: registry.yaml does not exist at main~1.\n",
     )
 
 
@@ -286,6 +391,9 @@ def state(**changes: object) -> KnobState:
         (state(), state(default="128"), ("default changed",), '"64" -> "128" (value)'),
         (state(), state(default_on=True, off_value="0"), ("flipped",), "value -> on"),
         (state(), state(files=("a.py",), triage="new"), ("moved", "retriaged"), 'value "64"'),
+        (state(), state(files=("a.py", "pkg/model.py")), ("read in more files",), "one more file"),
+        (state(files=("a.py", "b.py", "pkg/model.py")), state(), ("read in fewer files",), "2 "),
+        (state(files=("a.py", "b.py")), state(files=("a.py", "c.py")), ("moved",), "a.py, c.py"),
         (state(), state(), (), ""),
     ],
 )  # fmt: skip
@@ -350,3 +458,57 @@ def test_each_revision_is_scanned_with_its_own_pyproject_settings(tmp_path: Path
     code, out, _ = diff(root, "main~2")
     assert code == 0
     assert "  added   MYLAUNCHER_ELASTIC  launch fact  not registered  pkg/model.py:9\n" in out
+
+
+WIDER = """\
+Knob changes from main~1 to HEAD (registry.yaml): 2 read in more files.
+
+  change                 knob                default                triage        where
+  read in 2 more files   PRIMUS_BLOCK        value "64"             exempt        pkg/model.py, now also pkg/block.py, pkg/size.py
+  read in one more file  PRIMUS_ROPE_TRITON  on ("0" turns it off)  reproducible  pkg/model.py, now also pkg/rope.py
+"""  # noqa: E501
+
+NARROWER_MARKDOWN = """\
+### Knob changes from `HEAD` to `main~1`
+
+2 read in fewer files (registry: `registry.yaml`).
+
+| change | knob | default | triage | where |
+| --- | --- | --- | --- | --- |
+| read in 2 fewer files | `PRIMUS_BLOCK` | value "64" | exempt | `pkg/model.py, no longer pkg/block.py, pkg/size.py` |
+| read in one fewer file | `PRIMUS_ROPE_TRITON` | on ("0" turns it off) | reproducible | `pkg/model.py, no longer pkg/rope.py` |
+"""  # noqa: E501
+
+
+def test_a_knob_read_in_more_files_has_not_moved(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "base")
+    (root / "pkg/rope.py").write_text(f"from pkg.envs import env_flag\n\n{ROPE}", encoding="utf-8")
+    block = 'import os\n\nBLOCK = int(os.environ.get("PRIMUS_BLOCK", "64"))\n'
+    (root / "pkg/block.py").write_text(block, encoding="utf-8")
+    (root / "pkg/size.py").write_text(block, encoding="utf-8")
+    commit(root, "read in more files")
+    assert diff(root, "main~1") == (0, WIDER, "")
+    assert diff(root, "HEAD", "main~1", "--format", "markdown") == (0, NARROWER_MARKDOWN, "")
+
+
+def test_many_first_registrations_wrap_their_names(tmp_path: Path) -> None:
+    names = [f"PRIMUS_FUSED_KERNEL_{i:02}_TRITON" for i in range(30)]
+    base = state(triage="not registered", default_on=True, off_value="0", default="1")
+    rows = compare(
+        {n: replace(base, name=n) for n in names},
+        {n: replace(base, name=n, triage="untriaged") for n in names},
+    )
+    out = render_diff_text(KnobDiff(base="main", head="HEAD", registry="r.yaml", rows=tuple(rows)))
+    lines = out.splitlines()
+    assert lines[:3] == [
+        "Knob changes from main to HEAD (r.yaml): 30 registered for the first time.",
+        "",
+        "  30 knobs registered for the first time (not registered at main): 30 untriaged.",
+    ]
+    assert lines[3].startswith("    untriaged: PRIMUS_FUSED_KERNEL_00_TRITON, ")
+    assert all(line.startswith("      PRIMUS_FUSED_KERNEL_") for line in lines[4:])
+    assert max(len(line) for line in lines[3:]) <= 100
+    listed = " ".join(lines[3:]).removeprefix("    untriaged: ").replace(",", " ").split()
+    assert listed == names

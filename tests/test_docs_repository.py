@@ -93,7 +93,10 @@ SAMPLES = {
         "Wrote knobs-baseline.json: 1 finding accepted.\n",
         "Wrote knobs-baseline.json: 0 findings accepted (was 1).\n",
     ],
-    "ci.md": [test_diff.TEXT, test_diff.MARKDOWN],
+    "ci.md": [
+        *(test_diff.TEXT, test_diff.MARKDOWN, test_diff.FIRST_ADOPTION),
+        *(test_diff.UNTRACKED, test_diff.UNCOMMITTED),
+    ],
     "generated-docs.md": [
         test_docs.DRIFT,
         "Wrote docs/knobs.md: a new page with 3 blocks from registry.yaml.\n",

@@ -79,7 +79,7 @@ def test_a_c_level_read_of_nccl_algo_names_its_entry_and_fails_the_profile(
     assert "Stack settings the run consulted (`knobs catalogue` has their sources):\n" in err
     # Python reads PYTHONHASHSEED through getenv at start-up: its line pads the column.
     assert re.search(rf"^  NCCL_ALGO +{re.escape(LABEL)} unset$", err, re.MULTILINE), err
-    assert "    NCCL_ALGO: expected 'Ring', found unset (read by c at " in err
+    assert "\n  NCCL_ALGO: expected 'Ring', found unset (read by c at " in err
 
 
 @needs_compiler
@@ -87,7 +87,7 @@ def test_the_deterministic_value_passes(project: Path) -> None:
     status, _, err = _trace(project, "--profile", "bitwise", env={"NCCL_ALGO": "Ring"})
     assert status == 0, err
     assert re.search(rf"^  NCCL_ALGO +{re.escape(LABEL)} 'Ring'$", err, re.MULTILINE), err
-    assert "  profile bitwise: 0 differences\n" in err
+    assert "\nProfile bitwise: 0 differences\n" in err
 
 
 @needs_compiler

@@ -150,6 +150,8 @@ def by_name(document: dict[str, Any], key: str) -> dict[str, Any]:
 GOLDEN_TABLE = """\
 knobs trace: exit status 0; 6 variables read: 6 in Python (4 processes), 0 through getenv (0 processes).
 note: the C level was skipped: no C compiler ($CC, cc, gcc or clang on PATH) to build the getenv interposer; getenv calls from native libraries are not recorded.
+Profile bitwise: 1 difference
+  APP_FUSED: expected '0', found '1' (read by python at app/main.py:11)
 VARIABLE         LEVEL   VALUE         READS  SITE
 APP_API_TOKEN    python  set (secret)  1      app/main.py:34
 APP_BUILT        python  unset         1      app/main.py:20
@@ -165,8 +167,6 @@ Against registry.yaml (the static scan of its scope: 4 knobs):
     app/main.py:20  os.environ.get(name): APP_BUILT
   registered, never read: 2
     APP_NEVER (knob), APP_ONLY_FROM_C (external)
-  profile bitwise: 1 difference
-    APP_FUSED: expected '0', found '1' (read by python at app/main.py:11)
 """  # noqa: E501
 
 
@@ -190,7 +190,7 @@ def test_profile_passes_when_every_read_holds_its_value(project: Path, tmp_path:
         env=clean(env),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "  profile bitwise: 0 differences\n" in done.stderr
+    assert "\nProfile bitwise: 0 differences\n" in done.stderr
 
 
 def test_profile_difference_in_json(project: Path, tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""`knobs diff BASE [HEAD]`: the knobs a change adds, removes, flips or moves; exit 1 if unsafe."""
+"""`knobs diff BASE [HEAD]`: the knobs a change adds, removes, flips, spreads or moves; exit 1
+if unsafe."""
 
 from __future__ import annotations
 
@@ -29,8 +30,10 @@ def diff_command(base: str, head: str, registry_path: Path | None, fmt: str) -> 
     """List the knobs that HEAD (default: HEAD) adds, removes, flips or moves since BASE.
 
     Both revisions are read from git objects: nothing is checked out and the
-    working tree is not touched. Each is scanned with its own registry's scope,
-    and each knob is shown with its triage status in that registry.
+    working tree is neither read nor touched, so commit the registry (and its
+    changes) first. Each is scanned with its own registry's scope, and each knob
+    is shown with its triage status in that registry; knobs registered for the
+    first time (BASE had no registry) are one group.
 
     \b
       knobs diff origin/main
@@ -47,6 +50,8 @@ def diff_command(base: str, head: str, registry_path: Path | None, fmt: str) -> 
         fail_on_registry(error)
     except DiffError as error:
         usage_error("diff", str(error))
+    for note in diff.notes:
+        click.echo(f"knobs diff: note: {note}", err=True)
     render = render_diff_markdown if fmt == "markdown" else render_diff_text
     click.echo(render(diff), nl=False)
     context.exit(ExitCode.DRIFT if diff.blocking else ExitCode.OK)

@@ -29,6 +29,7 @@ from knobregistry.trace import (
     GRACE,
     CommandError,
     Reconciled,
+    Trace,
     native_level,
     reconcile,
     render_json,
@@ -36,6 +37,7 @@ from knobregistry.trace import (
     run_traced,
 )
 from knobregistry.trace.settings import trace_secrets
+from knobregistry.trace.view import EVERYTHING, View, default_view, only_view
 from scanner import ScanResult
 
 
@@ -65,6 +67,22 @@ from scanner import ScanResult
     help="Also write the JSON trace to FILE (atomically); the same reads give the same bytes.",
 )
 @click.option(
+    "--all",
+    "everything",
+    is_flag=True,
+    help="List every variable the run read, system and interpreter ones (PATH, PYTHON*) and "
+    "those only libraries read unset included; by default they are one summary line.",
+)
+@click.option(
+    "--only",
+    "only",
+    multiple=True,
+    metavar="PATTERN",
+    help="List only the variables whose names match this glob (case-sensitive, as names are: "
+    "'NCCL_*'); repeat it for more. Applies to the JSON trace too; the profile's "
+    "differences are always listed.",
+)
+@click.option(
     "--grace",
     callback=seconds_or_zero,
     default=str(GRACE),
@@ -79,6 +97,8 @@ def trace_command(
     profile: str | None,
     fmt: str,
     out: Path | None,
+    everything: bool,
+    only: tuple[str, ...],
     grace: float,
 ) -> None:
     """Run COMMAND and record every environment variable its whole process tree reads.
@@ -95,6 +115,13 @@ def trace_command(
     of secret-looking names (a part such as TOKEN, KEY, SECRET, PASSWORD, PASS, PWD,
     PAT, CREDENTIALS, AUTH, COOKIE, PRIVATE; more in [tool.knobs] trace_secrets) are
     never written. See docs/trace.md.
+
+    The table lists what matters to the project: the registry's knobs, the scan's, names
+    with the project's prefixes, the stack's catalogued settings, and any other variable
+    the run found set; system and interpreter variables, and those only libraries read
+    unset, are one summary line (--all lists them, --only PATTERN picks names). The
+    profile's differences come first. The JSON trace holds every read unless --only
+    is given.
     """
     cwd = Path.cwd()
     registry = _registry(registry_path, profile is not None)
@@ -121,8 +148,9 @@ def trace_command(
     reconciled: Reconciled | None = None
     if registry is not None and scan is not None:
         reconciled = reconcile(trace, registry, scan, cwd=cwd, profile=resolved)
-    document = render_json(trace, reconciled, cwd)
-    report = document if fmt == "json" else render_table(trace, reconciled, cwd)
+    view = _view(trace, reconciled, cwd, everything=everything, only=only)
+    document = render_json(trace, reconciled, cwd, view if only else EVERYTHING)
+    report = document if fmt == "json" else render_table(trace, reconciled, cwd, view)
     click.echo(report, nl=False, err=True)
     if out is not None:
         try:
@@ -143,6 +171,20 @@ def _registry(explicit: Path | None, required: bool) -> Registry | None:
         return open_registry(explicit)
     except RegistryError as error:
         fail_on_registry(error)
+
+
+def _view(
+    trace: Trace,
+    reconciled: Reconciled | None,
+    cwd: Path,
+    *,
+    everything: bool,
+    only: tuple[str, ...],
+) -> View:
+    """What the report lists: the --only matches, everything, or by default what matters."""
+    if only:
+        return only_view(trace, only)
+    return EVERYTHING if everything else default_view(trace, reconciled, cwd)
 
 
 def _status(command_status: int, reconciled: Reconciled | None) -> int:

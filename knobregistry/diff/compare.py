@@ -23,7 +23,9 @@ class Change(str, Enum):
     REMOVED = "removed"
     FLIPPED = "flipped"  # on by default in one revision, not in the other
     DEFAULT = "default changed"  # another default value, the same on/off state
-    MOVED = "moved"  # read in other files
+    MOVED = "moved"  # a file that read it no longer does, and another now does
+    WIDER = "read in more files"  # every file that read it still does, and more do
+    NARROWER = "read in fewer files"  # no other file reads it, and some no longer do
     TRIAGE = "retriaged"  # its registry entry's triage changed
 
 
@@ -65,6 +67,15 @@ class KnobChange:
     head: KnobState | None
 
     @property
+    def first_registered(self) -> bool:
+        """Only its triage changed, and it was not registered before (a first adoption)."""
+        return (
+            self.changes == (Change.TRIAGE,)
+            and self.base is not None
+            and self.base.triage == NOT_REGISTERED
+        )
+
+    @property
     def blocking(self) -> bool:
         """A knob whose feature became on by default (new, or flipped), or a new knob the
         scanner could not decide, that is not triaged."""
@@ -86,9 +97,21 @@ class KnobDiff:
     head: str
     registry: str  # the registry file, relative to the current folder
     rows: tuple[KnobChange, ...]
+    notes: tuple[str, ...] = ()  # what the diff leaves out (uncommitted registry changes)
 
     def count(self, change: Change) -> int:
-        return sum(1 for row in self.rows if row.changes[0] is change)
+        """Rows of the table (first registrations left out) whose first change is ``change``."""
+        return sum(1 for row in self.listed if row.changes[0] is change)
+
+    @property
+    def listed(self) -> tuple[KnobChange, ...]:
+        """The rows shown one per knob: every row but the first registrations."""
+        return tuple(row for row in self.rows if not row.first_registered)
+
+    @property
+    def first_registered(self) -> tuple[KnobChange, ...]:
+        """Knobs whose only change is being registered for the first time, shown as one group."""
+        return tuple(row for row in self.rows if row.first_registered)
 
     @property
     def blocking(self) -> tuple[KnobChange, ...]:
@@ -155,7 +178,17 @@ def _changes(old: KnobState | None, new: KnobState | None) -> tuple[Change, ...]
     elif old.default != new.default:
         found.append(Change.DEFAULT)
     if old.files != new.files:
-        found.append(Change.MOVED)
+        found.append(_where_changed(set(old.files), set(new.files)))
     if old.triage != new.triage:
         found.append(Change.TRIAGE)
     return tuple(found)
+
+
+def _where_changed(old: set[str], new: set[str]) -> Change:
+    """Moved only when a file stopped reading it and another started; else read in more
+    (or fewer) files."""
+    if old < new:
+        return Change.WIDER
+    if new < old:
+        return Change.NARROWER
+    return Change.MOVED

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import textwrap
+from collections.abc import Sequence
 
 from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
 from knobregistry.docsgen.render import cell, table
@@ -63,17 +65,78 @@ def _triage(row: KnobChange, arrow: str) -> str:
     return row.head.triage
 
 
+# The lines of names of the first registrations wrap here: a list of 42 names stays readable.
+NAMES_WIDTH = 100
+
+
 def _where(row: KnobChange, arrow: str) -> str:
     if row.head is None:
         return row.base.first if row.base is not None else ""
     if row.base is not None and Change.MOVED in row.changes:
         return f"{', '.join(row.base.files)} {arrow} {', '.join(row.head.files)}"
+    if row.base is not None and Change.WIDER in row.changes:
+        added = [f for f in row.head.files if f not in row.base.files]
+        return f"{', '.join(row.base.files)}, now also {', '.join(added)}"
+    if row.base is not None and Change.NARROWER in row.changes:
+        gone = [f for f in row.base.files if f not in row.head.files]
+        return f"{', '.join(row.head.files)}, no longer {', '.join(gone)}"
     return row.head.first
+
+
+def _more_or_fewer(n: int, word: str) -> str:
+    """`read in one more file`, `read in 3 fewer files`."""
+    return f"read in one {word} file" if n == 1 else f"read in {n} {word} files"
+
+
+def _change(row: KnobChange) -> str:
+    """The row's changes in words: `moved`, `read in one more file`, `flipped, retriaged`."""
+    words = []
+    for change in row.changes:
+        if change in (Change.WIDER, Change.NARROWER) and row.base and row.head:
+            difference = len(row.head.files) - len(row.base.files)
+            word = "more" if change is Change.WIDER else "fewer"
+            words.append(_more_or_fewer(abs(difference), word))
+        else:
+            words.append(change.value)
+    return ", ".join(words)
 
 
 def _counts(diff: KnobDiff) -> str:
     parts = [f"{diff.count(c)} {c.value}" for c in ORDER if diff.count(c)]
+    if diff.first_registered:
+        parts.append(f"{len(diff.first_registered)} registered for the first time")
     return ", ".join(parts)
+
+
+def _by_triage(rows: Sequence[KnobChange]) -> dict[str, list[str]]:
+    """The names of ``rows``, by their triage status in HEAD's registry, statuses sorted."""
+    groups: dict[str, list[str]] = {}
+    for row in rows:
+        assert row.head is not None
+        groups.setdefault(row.head.triage, []).append(row.name)
+    return {status: sorted(groups[status]) for status in sorted(groups)}
+
+
+def _first_registered_text(diff: KnobDiff) -> list[str]:
+    """One line for the knobs registered for the first time, then their names by status."""
+    rows = diff.first_registered
+    if not rows:
+        return []
+    groups = _by_triage(rows)
+    lines = [
+        f"  {counted(len(rows), 'knob')} registered for the first time (not registered at "
+        f"{diff.base}): {', '.join(f'{len(n)} {s}' for s, n in groups.items())}."
+    ]
+    for status, names in groups.items():
+        lines += textwrap.wrap(
+            ", ".join(names),
+            width=NAMES_WIDTH,
+            initial_indent=f"    {status}: ",
+            subsequent_indent="      ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    return lines
 
 
 def _blocking_sentence(row: KnobChange, code: str = "") -> str:
@@ -89,15 +152,19 @@ def render_diff_text(diff: KnobDiff) -> str:
     title = f"Knob changes from {diff.base} to {diff.head} ({diff.registry})"
     if not diff.rows:
         return f"{title}: none.\n"
-    table = [["change", "knob", "default", "triage", "where"]]
-    for row in diff.rows:
-        change = ", ".join(c.value for c in row.changes)
-        table.append([change, row.name, _default(row, "->"), _triage(row, "->"), _where(row, "->")])
-    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]
     lines = [f"{title}: {_counts(diff)}.", ""]
-    for r in table:
-        padded = [value.ljust(width) for value, width in zip(r, widths, strict=False)]
-        lines.append(("  " + "  ".join([*padded, r[-1]])).rstrip())
+    if diff.listed:
+        table = [["change", "knob", "default", "triage", "where"]]
+        for row in diff.listed:
+            cells = [_default(row, "->"), _triage(row, "->"), _where(row, "->")]
+            table.append([_change(row), row.name, *cells])
+        widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]
+        for r in table:
+            padded = [value.ljust(width) for value, width in zip(r, widths, strict=False)]
+            lines.append(("  " + "  ".join([*padded, r[-1]])).rstrip())
+    if diff.listed and diff.first_registered:
+        lines.append("")
+    lines += _first_registered_text(diff)
     if diff.blocking:
         lines.append("")
     for row in diff.blocking:
@@ -115,22 +182,24 @@ def render_diff_markdown(diff: KnobDiff) -> str:
     if not diff.rows:
         lines.append("No knob is added, removed, flipped or moved.")
         return "\n".join(lines) + "\n"
-    lines += [f"{_counts(diff)} (registry: `{diff.registry}`).", ""]
+    lines += [f"{_counts(diff)} (registry: `{diff.registry}`)."]
     rows: list[list[str]] = []
-    for row in diff.rows:
+    for row in diff.listed:
         triage = cell(_triage(row, "→"))
         if row.blocking:
             triage = f"**{triage}**"
         rows.append(
             [
-                ", ".join(c.value for c in row.changes),
+                _change(row),
                 f"`{row.name}`",
                 cell(_default(row, "→")),
                 triage,
                 f"`{cell(_where(row, '→'))}`",
             ]
         )
-    lines += table(["change", "knob", "default", "triage", "where"], rows)
+    if rows:
+        lines += ["", *table(["change", "knob", "default", "triage", "where"], rows)]
+    lines += _first_registered_markdown(diff)
     blocking = diff.blocking
     if blocking:
         count = counted(len(blocking), "knob")
@@ -145,3 +214,25 @@ def render_diff_markdown(diff: KnobDiff) -> str:
             "`knobs check` prints the entry to paste.",
         ]
     return "\n".join(lines) + "\n"
+
+
+def _first_registered_markdown(diff: KnobDiff) -> list[str]:
+    """The first registrations as one line, their names folded under it."""
+    rows = diff.first_registered
+    if not rows:
+        return []
+    groups = _by_triage(rows)
+    counts = ", ".join(f"{len(names)} {status}" for status, names in groups.items())
+    lines = [
+        "",
+        f"**{counted(len(rows), 'knob')} registered for the first time** (not registered at "
+        f"`{diff.base}`): {counts}.",
+        "",
+        "<details><summary>Their names</summary>",
+        "",
+    ]
+    lines += [
+        f"- {status}: {', '.join(f'`{name}`' for name in names)}"
+        for status, names in groups.items()
+    ]
+    return [*lines, "", "</details>"]

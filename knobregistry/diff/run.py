@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -53,7 +54,10 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
         with tempfile.TemporaryDirectory(prefix="knobs-diff-") as temporary:
             folder = Path(temporary)
             head_text = read_text(root, revisions[1], rel)
-            head_side = _side(root, revisions[1], rel, head_text, folder / "head", fallback=None)
+            at_head = _is_head(root, revisions[1])
+            if head_text is None:
+                raise _missing(registry, rel, revisions[1], at_head, cwd)
+            head_side = _side(root, revisions[1], rel, head_text, folder / "head", head_text)
             base_text = read_text(root, revisions[0], rel)
             base_side = _side(root, revisions[0], rel, base_text, folder / "base", head_text)
     except GitError as exc:
@@ -65,8 +69,51 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
 
     old: dict[str, KnobState] = states(base_side.scan, base_side.registry, where)
     new: dict[str, KnobState] = states(head_side.scan, head_side.registry, where)
+    notes = (_uncommitted(registry, cwd),) if at_head and _changed(registry, head_text) else ()
     return KnobDiff(
-        base=base, head=head, registry=shown(registry, cwd), rows=tuple(compare(old, new))
+        base=base,
+        head=head,
+        registry=shown(registry, cwd),
+        rows=tuple(compare(old, new)),
+        notes=notes,
+    )
+
+
+def _is_head(root: Path, revision: Revision) -> bool:
+    """Whether ``revision`` is the commit the working tree is on."""
+    try:
+        return resolve(root, "HEAD").commit == revision.commit
+    except GitError:
+        return False
+
+
+def _missing(registry: Path, rel: str, revision: Revision, at_head: bool, cwd: Path) -> DiffError:
+    """The registry is absent at ``revision``: when it is the working tree's commit and the
+    file is there, it was never committed, and committing it is the fix."""
+    if not (at_head and registry.is_file()):
+        return DiffError(f"{rel} does not exist at {revision.name}.")
+    name = shlex.quote(shown(registry, cwd))
+    return DiffError(
+        f"{rel} does not exist at {revision.name}: it is in the working tree but not committed, "
+        "and knobs diff reads both revisions from git, never the working tree. Commit it "
+        f"(git add {name} && git commit), then run knobs diff again."
+    )
+
+
+def _changed(registry: Path, committed: str) -> bool:
+    """Whether the working tree's registry differs from the commit's ``committed`` text."""
+    try:
+        return registry.read_text(encoding="utf-8") != committed
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _uncommitted(registry: Path, cwd: Path) -> str:
+    name = shown(registry, cwd)
+    return (
+        f"{name} has uncommitted changes, which this diff leaves out: knobs diff reads the "
+        f"registry of each revision from git. Commit them (git add {shlex.quote(name)} && git "
+        "commit) to see them here."
     )
 
 
@@ -102,14 +149,12 @@ def _project_settings(root: Path, revision: Revision, folder: PurePosixPath) -> 
 
 
 def _side(
-    root: Path, revision: Revision, rel: str, text: str | None, dest: Path, fallback: str | None
+    root: Path, revision: Revision, rel: str, text: str | None, dest: Path, fallback: str
 ) -> _Side:
     """One revision's scan, with its registry ``text`` (None: not at this revision, so
     ``fallback``'s scope is scanned)."""
-    if text is None and fallback is None:
-        raise DiffError(f"{rel} does not exist at {revision.name}.")
     registry = loads_registry(
-        text if text is not None else fallback or "", dest / rel, display=f"{revision.name}:{rel}"
+        text if text is not None else fallback, dest / rel, display=f"{revision.name}:{rel}"
     )
     folder = PurePosixPath(rel).parent
     paths = [posixpath.normpath((folder / p).as_posix()) for p in registry.scan.paths]

@@ -157,3 +157,5 @@ class Reconciled:
     profile: str | None = None
     differences: tuple[ProfileDifference, ...] = ()
     unverified: tuple[str, ...] = ()  # profile knobs read with a withheld (secret) value
+    known: tuple[str, ...] = ()  # the registry's knobs and external variables, and the scan's
+    prefixes: tuple[str, ...] = ()  # the project's prefixes (view.project_prefixes), sorted

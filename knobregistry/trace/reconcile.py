@@ -29,6 +29,7 @@ from knobregistry.trace.model import (
     TraceSite,
 )
 from knobregistry.trace.python_hook import MAX_VALUE
+from knobregistry.trace.view import project_prefixes
 from scanner import ScanResult
 
 
@@ -90,6 +91,8 @@ def reconcile(
         profile=profile.name if profile else None,
         differences=differences,
         unverified=unverified,
+        known=tuple(sorted({*registry.knobs, *registry.external, *inventory})),
+        prefixes=project_prefixes({*registry.knobs, *inventory}),
     )
 
 

@@ -30,6 +30,7 @@ from knobregistry.trace.model import (
     Unreadable,
 )
 from knobregistry.trace.python_hook import MAX_NAME, MAX_VALUE, PAIRS
+from knobregistry.trace.view import EVERYTHING, View, restrict
 
 VALUE_CHARS = 40
 KIND_TEXT = {
@@ -65,8 +66,13 @@ def _value(read: Read) -> str | None:
     return "set" if read.seen in (Seen.WITHHELD, Seen.LONG) else read.value
 
 
-def render_json(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
-    """The trace file: one JSON object, keys sorted, two-space indented."""
+def render_json(
+    trace: Trace, reconciled: Reconciled | None, cwd: Path, view: View = EVERYTHING
+) -> str:
+    """The trace file: one JSON object, keys sorted, two-space indented. Every record,
+    unless ``view`` has --only patterns: then the variables they match, and ``only``."""
+    if view.only:
+        trace, reconciled = restrict(trace, reconciled, view.only)
     document: dict[str, object] = {
         "command": list(trace.command),
         "exit_status": trace.exit_status,
@@ -104,6 +110,8 @@ def render_json(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
     }
     if reconciled is not None:
         document.update(_reconciled_json(reconciled, cwd))
+    if view.only:
+        document["only"] = list(view.only)
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
 
@@ -142,8 +150,11 @@ def _reconciled_json(reconciled: Reconciled, cwd: Path) -> dict[str, object]:
     return out
 
 
-def render_table(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
-    """The report for people: the reads, then each section of the reconcile."""
+def render_table(
+    trace: Trace, reconciled: Reconciled | None, cwd: Path, view: View = EVERYTHING
+) -> str:
+    """The report for people: the profile's differences, the reads ``view`` shows and a
+    line for the others, then each section of the reconcile."""
     lines = [_headline(trace)]
     if trace.c_level is not None:
         lines.append(f"note: the C level was skipped: {trace.c_level}.")
@@ -160,14 +171,20 @@ def render_table(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
             f"a traced process keeps ({PAIRS:,} variable and site pairs, names of "
             f"{MAX_NAME:,} bytes)."
         )
-    if trace.reads:
+    if reconciled is not None and reconciled.profile is not None:
+        lines += _profile_table(reconciled, cwd)
+    reads = [r for r in trace.reads if view.shows(r.name)]
+    if reads:
         rows = [("VARIABLE", "LEVEL", "VALUE", "READS", "SITE")]
         rows += [
             (printable(r.name), r.level.value, _shown_value(r), str(r.count), _first(r.sites, cwd))
-            for r in trace.reads
+            for r in reads
         ]
         lines += _columns(rows, indent="")
-    labels = catalogued(trace.reads)
+    summary = view.summary()
+    if summary is not None:
+        lines.append(summary)
+    labels = catalogued(reads)
     if labels:
         lines.append("Stack settings the run consulted (`knobs catalogue` has their sources):")
         lines += _columns([(printable(c.name), printable(c.label())) for c in labels], indent="  ")
@@ -180,7 +197,7 @@ def render_table(trace: Trace, reconciled: Reconciled | None, cwd: Path) -> str:
     if reconciled is None:
         lines.append("No registry: the reads were not reconciled (name one with --registry PATH).")
     else:
-        lines += _reconciled_table(reconciled, cwd)
+        lines += _reconciled_table(reconciled, cwd, view)
     return "\n".join(lines) + "\n"
 
 
@@ -216,38 +233,57 @@ def _processes(n: int) -> str:
     return f"{n} process" + ("" if n == 1 else "es")
 
 
-def _reconciled_table(reconciled: Reconciled, cwd: Path) -> list[str]:
+def _reconciled_table(reconciled: Reconciled, cwd: Path, view: View) -> list[str]:
     lines = [
         f"Against {reconciled.registry} (the static scan of its scope: "
         f"{counted(reconciled.inventory, 'knob')}):"
     ]
-    lines.append(f"  not in the static inventory: {len(reconciled.missing)}")
-    listed = [m for m in reconciled.missing if m.kind is not MissKind.OUTSIDE_SCOPE]
+    missing = [m for m in reconciled.missing if view.picks(m.name)]
+    lines.append(f"  not in the static inventory: {len(missing)}")
+    listed = [m for m in missing if m.kind is not MissKind.OUTSIDE_SCOPE and view.shows(m.name)]
     lines += _columns([_missing_row(m, cwd) for m in listed], indent="    ")
-    outside = len(reconciled.missing) - len(listed)
+    outside = sum(1 for m in missing if m.kind is MissKind.OUTSIDE_SCOPE)
     if outside:
+        above = sum(1 for m in missing if m.kind is MissKind.OUTSIDE_SCOPE and view.shows(m.name))
+        where = "in the reads above, and in the JSON trace"
+        if above == 0:
+            where = "--all lists them in the reads above; all in the JSON trace"
+        elif above < outside:
+            rest = outside - above
+            where = f"{above} in the reads above, {rest} more with --all; all in the JSON trace"
         lines.append(
             f"    and {counted(outside, 'variable')} read only by Python code outside the "
-            "scope (libraries): in the reads above, and in the JSON trace"
+            f"scope (libraries): {where}"
         )
-    lines.append(f"  dynamic reads the run resolved: {len(reconciled.resolved_dynamic)}")
-    for d in reconciled.resolved_dynamic:
-        names = printable(", ".join(d.names))
-        lines.append(f"    {printable(d.path)}:{d.line}  {printable(d.expression)}: {names}")
-    lines.append(f"  registered, never read: {len(reconciled.not_read)}")
-    if reconciled.not_read:
+    native = len(missing) - len(listed) - outside
+    if native:
         lines.append(
-            "    " + ", ".join(f"{printable(n.name)} ({n.entry})" for n in reconciled.not_read)
+            f"    and {counted(native, 'variable')} read only through getenv (native code), not "
+            "listed: --all lists them; all in the JSON trace"
         )
-    if reconciled.profile is not None:
-        count = counted(len(reconciled.differences), "difference")
-        lines.append(f"  profile {reconciled.profile}: {count}")
-        lines += [f"    {_difference(d, cwd)}" for d in reconciled.differences]
-        if reconciled.unverified:
-            lines.append(
-                "    not checked (values withheld: secret-looking names, or too long): "
-                + printable(", ".join(reconciled.unverified))
-            )
+    resolved = [(d, [n for n in d.names if view.picks(n)]) for d in reconciled.resolved_dynamic]
+    resolved = [(d, names) for d, names in resolved if names]
+    lines.append(f"  dynamic reads the run resolved: {len(resolved)}")
+    for d, names in resolved:
+        shown = printable(", ".join(names))
+        lines.append(f"    {printable(d.path)}:{d.line}  {printable(d.expression)}: {shown}")
+    not_read = [n for n in reconciled.not_read if view.picks(n.name)]
+    lines.append(f"  registered, never read: {len(not_read)}")
+    if not_read:
+        lines.append("    " + ", ".join(f"{printable(n.name)} ({n.entry})" for n in not_read))
+    return lines
+
+
+def _profile_table(reconciled: Reconciled, cwd: Path) -> list[str]:
+    """The profile's differences, first: what the run got wrong, and why it exits 1."""
+    count = counted(len(reconciled.differences), "difference")
+    lines = [f"Profile {reconciled.profile}: {count}"]
+    lines += [f"  {_difference(d, cwd)}" for d in reconciled.differences]
+    if reconciled.unverified:
+        lines.append(
+            "  not checked (values withheld: secret-looking names, or too long): "
+            + printable(", ".join(reconciled.unverified))
+        )
     return lines
 
 
