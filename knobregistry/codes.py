@@ -346,7 +346,7 @@ RULES: tuple[Rule, ...] = (
         page="profiles.md",
         help=(
             "Install torchtitan in the environment that runs `knobs check` (pip install "
-            "'knobregistry[torchtitan]') to check them."
+            "torchtitan, on Python 3.11 or newer) to check them."
         ),
         severity=Severity.NOTE,
     ),
@@ -593,7 +593,7 @@ RULES: tuple[Rule, ...] = (
         ),
         example=("<!-- knobs:begin knobs -->\n(no knobs:end after it)"),
         page="generated-docs.md",
-        help="Fix the marker comments (see docs/generated-docs.md), then run `knobs docs --write`.",
+        help="Fix the marker comments (the example shows them), then run `knobs docs --write`.",
     ),
 )
 

@@ -94,7 +94,7 @@ def trace_command(
     check` finds it) the reads are held against the static scan of its scope. Values
     of secret-looking names (a part such as TOKEN, KEY, SECRET, PASSWORD, PASS, PWD,
     PAT, CREDENTIALS, AUTH, COOKIE, PRIVATE; more in [tool.knobs] trace_secrets) are
-    never written. See docs/trace.md.
+    never written.
     """
     cwd = Path.cwd()
     registry = _registry(registry_path, profile is not None)
