@@ -14,7 +14,7 @@ from knobregistry.yaml_format import quoted, yaml_bool, yaml_string
 from scanner import Knob, Site
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True)
 class SiteRead:
     """One way a site reads a knob: where (file and scope) and its default and gate."""
 
@@ -24,6 +24,14 @@ class SiteRead:
     default_on: bool | None
     switch: bool  # a switch states its off value (None: only unsetting turns it off)
     off_value: str | None
+
+    @property
+    def sort_key(self) -> tuple[str, str, str, int, bool, str]:
+        """File, scope, then the read (None first wherever a value may be None)."""
+        state = {None: 0, False: 1, True: 2}
+        default = "" if self.default is None else "\x01" + self.default
+        off = "" if self.off_value is None else "\x01" + self.off_value
+        return (self.path, self.function, default, state[self.default_on], self.switch, off)
 
     def yaml(self) -> str:
         """One flow mapping, as an item of `sites:`."""
@@ -69,7 +77,7 @@ def site_read(site: Site) -> SiteRead:
 def site_reads(knob: Knob) -> tuple[SiteRead, ...]:
     """Each distinct way the sites of ``knob`` read it, sorted; two sites of one scope that
     read it alike are one."""
-    return tuple(sorted({site_read(s) for s in knob.sites}))
+    return tuple(sorted({site_read(s) for s in knob.sites}, key=lambda r: r.sort_key))
 
 
 def sites_disagree(knob: Knob) -> bool:

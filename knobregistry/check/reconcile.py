@@ -95,8 +95,10 @@ def _drifts(registry: Registry, knob: Knob, entry: KnobEntry, site: Site) -> boo
     known = site.default_computed is None
     if entry.default is not None and site.default != entry.default and known:
         return True
+    # A launch fact is no switch, whatever one of its sites tests: only its default counts.
     return (
-        states_default_on(registry, knob.name)
+        not is_launch_fact(knob)
+        and states_default_on(registry, knob.name)
         and site.default_on is not None
         and site.default_on != entry.default_on
     )

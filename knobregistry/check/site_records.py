@@ -33,8 +33,8 @@ def recorded_sites_drift(
     nothing when every site reads it as recorded and every record is still read."""
     recorded = {_read(r) for r in records}
     found = set(site_reads(knob))
-    new = sorted(found - recorded)
-    gone = sorted(recorded - found)
+    new = sorted(found - recorded, key=lambda r: r.sort_key)
+    gone = sorted(recorded - found, key=lambda r: r.sort_key)
     if not new and not gone:
         return []
     site = next((s for s in knob.sites if site_read(s) in new), knob.sites[0])
