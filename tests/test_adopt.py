@@ -227,3 +227,47 @@ def test_init_and_check_exclude_the_same_names() -> None:
         True,
         True,
     ]
+
+
+INSTALL_SH = """\
+#!/bin/bash
+if [[ -z "${BASE_IMAGE:-}" ]]; then
+    echo "usage: --base-image pytorch|ubuntu" >&2
+    exit 1
+fi
+if [[ "$BASE_IMAGE" != "pytorch" && "$BASE_IMAGE" != "ubuntu" ]]; then
+    exit 1
+fi
+if [[ "$BASE_IMAGE" == "ubuntu" ]]; then
+    apt-get install -y python3
+fi
+"""
+
+
+def test_reads_of_one_scope_with_and_without_a_default_are_recorded_in_order(
+    tmp_path: Path,
+) -> None:
+    """A launcher script in the style of Megatron-LM's docker/common/install.sh: reads with
+    no default beside one with a default, switches beside a value, in one scope. The records
+    sort with `null` first (init used to fail, comparing None with a string)."""
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker/install.sh").write_text(INSTALL_SH, encoding="utf-8")
+    init = run_knobs("init", "docker", cwd=tmp_path)
+    assert (init.returncode, init.stderr) == (0, "")
+    text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
+    assert (
+        "    sites:\n"
+        '      - {path: "docker/install.sh", function: "<script>", default: null, '
+        'default_on: false, off_value: "0"}\n'
+        '      - {path: "docker/install.sh", function: "<script>", default: null, '
+        'default_on: true, off_value: "pytorch"}\n'
+        '      - {path: "docker/install.sh", function: "<script>", default: null, '
+        'default_on: true, off_value: "ubuntu"}\n'
+        '      - {path: "docker/install.sh", function: "<script>", default: "", '
+        "default_on: null}\n"
+    ) in text
+    check = run_knobs("check", cwd=tmp_path)
+    assert (check.returncode, check.stdout.splitlines()[-1]) == (
+        0,
+        "Found 1 note: 1 knob in 1 file checked against registry.yaml (policy all).",
+    )
