@@ -271,3 +271,46 @@ def test_reads_of_one_scope_with_and_without_a_default_are_recorded_in_order(
         0,
         "Found 1 note: 1 knob in 1 file checked against registry.yaml (policy all).",
     )
+
+
+BUILD_SH = """\
+#!/bin/bash
+if [[ "$CI_COMMIT_BRANCH" == "main" || "$CI_COMMIT_BRANCH" == "dev" ]]; then
+    echo "--pull"
+fi
+"""
+
+BUILD_YML = """\
+test:build_image:
+  stage: build
+  script:
+    - |
+      if [[ "$CI_COMMIT_BRANCH" == "main" ]]; then
+        docker push "${IMAGE}:${CI_COMMIT_BRANCH}"
+      fi
+"""
+
+
+def test_a_launch_fact_tested_by_a_script_is_no_drift(tmp_path: Path) -> None:
+    """CI_COMMIT_BRANCH, set by the CI (a launch fact, `default_on: null`), is tested like a
+    switch by a build script, as in Megatron-LM's .gitlab/: no KNB003 for those sites."""
+    (tmp_path / "ci/.gitlab/scripts").mkdir(parents=True)
+    (tmp_path / "ci/.gitlab/stages").mkdir(parents=True)
+    (tmp_path / "ci/.gitlab/scripts/build.sh").write_text(BUILD_SH, encoding="utf-8")
+    (tmp_path / "ci/.gitlab/stages/01.build.yml").write_text(BUILD_YML, encoding="utf-8")
+    init = run_knobs("init", "ci", cwd=tmp_path)
+    assert (init.returncode, init.stderr) == (0, "")
+    text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
+    assert (
+        "  CI_COMMIT_BRANCH:\n"
+        "    # a launch fact (set by the launcher, not a switch); read at "
+        "ci/.gitlab/scripts/build.sh:2 and 3 more sites\n"
+        "    default_on: null\n"
+    ) in text
+    check = run_knobs("check", cwd=tmp_path)
+    codes = [line.split(" ")[1] for line in check.stdout.splitlines() if ": KNB" in line]
+    assert (check.returncode, codes, check.stdout.splitlines()[-1]) == (
+        0,
+        ["KNB008"],  # registered undecided (its sites need different values): a note
+        "Found 1 note: 2 knobs in 2 files checked against registry.yaml (policy all).",
+    )
