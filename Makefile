@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-fast lint typecheck unit docs clean
+.PHONY: demo test test-fast lint typecheck unit docs dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -72,5 +72,13 @@ test-fast: $(VENV)/.dev
 docs: $(VENV)/.dev
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
+# The sdist and the wheel, in dist/ (`pip install dist/knobregistry-*.whl` installs the
+# wheel). Built with the setuptools of .venv, offline: no isolated build environment.
+dist: $(VENV)/.core
+	$(PIP) 'setuptools>=77'
+	rm -rf dist build
+	$(BIN)/python -c 'from setuptools import build_meta as b; b.build_sdist("dist"); b.build_wheel("dist")' >/dev/null
+	@ls dist
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site
+	rm -rf $(VENV) dist build .mypy_cache .ruff_cache .pytest_cache .hypothesis site

@@ -61,7 +61,8 @@ RULES: tuple[Rule, ...] = (
         description=(
             "A site falls back to a different value than the registered `default`, or its "
             "gate is on (or off) by default where the registered `default_on` says "
-            "otherwise. The knob's triage was made for the registered default, so a change "
+            "otherwise, or a site reads a knob otherwise than its entry's `sites` records. "
+            "The knob's triage was made for the registered default, so a change "
             "needs a look. Reported at the site, naming the registry's line. Not reported "
             "for a knob with conflicting sites (KNB004): fix that first."
         ),
@@ -93,7 +94,8 @@ RULES: tuple[Rule, ...] = (
         page="checks.md",
         help=(
             "Make every site read the variable the same way: one helper function, or one "
-            "module constant for the default."
+            "module constant for the default. In code you do not own, record how each site "
+            "reads it under the entry's `sites` (the fix shows them; `knobs init` writes them)."
         ),
     ),
     Rule(
@@ -344,7 +346,7 @@ RULES: tuple[Rule, ...] = (
         page="profiles.md",
         help=(
             "Install torchtitan in the environment that runs `knobs check` (pip install "
-            "'knobregistry[torchtitan]') to check them."
+            "torchtitan, on Python 3.11 or newer) to check them."
         ),
         severity=Severity.NOTE,
     ),
@@ -591,7 +593,7 @@ RULES: tuple[Rule, ...] = (
         ),
         example=("<!-- knobs:begin knobs -->\n(no knobs:end after it)"),
         page="generated-docs.md",
-        help="Fix the marker comments (see docs/generated-docs.md), then run `knobs docs --write`.",
+        help="Fix the marker comments (the example shows them), then run `knobs docs --write`.",
     ),
 )
 

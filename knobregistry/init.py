@@ -8,14 +8,13 @@ from importlib import resources
 from pathlib import Path
 
 from knobregistry.catalogue import Entry, Kind
-from knobregistry.export.common import POSIX_NAME
 from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.pyproject import REPOSITORY_MARKERS, folders_up
+from knobregistry.registry import holds_name
+from knobregistry.site_reads import sites_disagree, sites_yaml
 from knobregistry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
 from scanner import Knob, Role, ScanResult
-
-# The registry schema's pattern for a variable name: other names cannot be registered.
 
 HEADER = """\
 #
@@ -82,7 +81,7 @@ class Starter:
 
     text: str
     knobs: tuple[Knob, ...]  # the knobs written
-    skipped: tuple[str, ...]  # names the registry cannot hold
+    skipped: tuple[str, ...]  # names no registry can hold (registry.holds_name)
 
 
 # The copy of the schema `knobs init` writes beside a registry outside this repository.
@@ -127,8 +126,8 @@ def render_starter(
     """The registry text for ``result``; ``paths`` are relative to the registry's folder.
     ``stack`` are the catalogue's settings that apply: variables no scanned knob reads go
     under `external`, calls and attributes under `config`, and the bitwise profile sets them."""
-    knobs = tuple(_stack_role(k, stack) for k in result.knobs if POSIX_NAME.match(k.name))
-    skipped = tuple(k.name for k in result.knobs if not POSIX_NAME.match(k.name))
+    knobs = tuple(_stack_role(k, stack) for k in result.knobs if holds_name(k.name))
+    skipped = tuple(k.name for k in result.knobs if not holds_name(k.name))
     lines = [f"# yaml-language-server: $schema={schema}", *HEADER.splitlines()]
     lines.append("  paths:")
     lines.extend(f"    - {yaml_string(p)}" for p in paths)
@@ -148,6 +147,10 @@ def render_starter(
         if index:
             lines.append("")
         lines.extend(_entry(knob))
+    if skipped:
+        names = ", ".join(yaml_string(name) for name in skipped)
+        lines.extend(["", f"# Not registered, as no registry can hold the name: {names}."])
+        lines.append("# `knobs check` leaves such names out too.")
     scanned = {k.name for k in knobs}
     variables = [e for e in stack if e.kind is Kind.VARIABLE and e.name not in scanned]
     calls = [e for e in stack if e.kind is not Kind.VARIABLE]
@@ -237,4 +240,9 @@ def _entry(knob: Knob) -> list[str]:
     if knob.conflict_reason:
         lines.append(f"    # conflict: {knob.conflict_reason}")
     lines.extend(f"    {field}" for field in entry_fields(knob, polarity=True))
+    if sites_disagree(knob):
+        lines.append(
+            "    # how each site reads it: `knobs check` fails when the code reads it otherwise"
+        )
+        lines.extend(f"    {field}" for field in sites_yaml(knob))
     return lines

@@ -87,7 +87,14 @@ def test_conflicting_second_site(tmp_path: Path) -> None:
         "pkg/other.py:3:8: KNB004 PRIMUS_HC_TRITON is read with conflicting defaults: "
         "on by default at pkg/model.py:5 but off by default at pkg/other.py:3.\n"
         "    Make every site read it the same way (one helper function, or one module "
-        "constant for the default), then run `knobs check` again.\n"
+        "constant for the default), then run `knobs check` again. In code you do not own, "
+        "accept the sites as they are: record how each reads it in registry.yaml under "
+        "knobs.PRIMUS_HC_TRITON, and the check holds the code to it:\n"
+        "      sites:\n"
+        '        - {path: "pkg/model.py", function: "<module>", default: "1", default_on: true, '
+        'off_value: "0"}\n'
+        '        - {path: "pkg/other.py", function: "<module>", default: "0", default_on: false, '
+        'off_value: "0"}\n'
         "\n"
         "Found 1 error: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
         "",

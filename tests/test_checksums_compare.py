@@ -152,9 +152,10 @@ def test_a_shorter_run_and_other_ranks_say_so(tmp_path: Path) -> None:
     ("content", "message"),
     [
         (None, "run 1 wrote no folder ck; the training script must call checksums_from_env("
-         "model, optimizer) from knobregistry.torch (see docs/checksums.md)"),
+         "model, optimizer) from knobregistry.torch (python -m pydoc knobregistry.torch)"),
         ({}, "run 1 wrote no rank-R.jsonl in ck; the training script must call "
-         "checksums_from_env(model, optimizer) before training (see docs/checksums.md)"),
+         "checksums_from_env(model, optimizer) before training "
+         "(python -m pydoc knobregistry.torch)"),
         ({"rank-0.jsonl": json.dumps(HEADER) + "\n"}, "run 1 recorded no checksums in ck: no "
          "hooked module ran; attach the model that is trained"),
         ({"rank-0.jsonl": "{\"format\": \"other\"}\n"}, "run 1 wrote ck/rank-0.jsonl, which does "

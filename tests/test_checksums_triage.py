@@ -153,5 +153,6 @@ def test_a_command_that_records_nothing_is_an_error_that_says_how(tmp_path: Path
     assert done.returncode == 4, done.stderr  # the baseline failed
     assert (
         "baseline: run 1 wrote no folder ck; the training script must call "
-        "checksums_from_env(model, optimizer) from knobregistry.torch (see docs/checksums.md)\n"
+        "checksums_from_env(model, optimizer) from knobregistry.torch "
+        "(python -m pydoc knobregistry.torch)\n"
     ) in done.stdout

@@ -236,7 +236,7 @@ def test_broken_markers_are_reported(tmp_path: Path, page: str, line: int, probl
     (root / "docs/bad.md").write_text(page, encoding="utf-8")
     expected = (
         f"docs/bad.md:{line}:1: KNB205 The markers of this doc cannot be used: {problem}\n"
-        "    Fix the marker comments (docs/generated-docs.md), then: knobs docs --write "
+        "    Fix the marker comments (`knobs rule KNB205`), then: knobs docs --write "
         "docs/bad.md\n"
     )
     done = run_knobs("check", cwd=root)

@@ -129,6 +129,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "pyproject": {"scanner"},
     "registry": {"scanner", "files", "pyproject", "schema_words", "surrogates"},
     "yaml_format": {"scanner", "feature", "surrogates"},
+    # how each site reads a knob whose sites disagree (`sites:`): init writes it, check holds it
+    "site_reads": {"scanner", "feature", "yaml_format"},
     # profiles and what renders them
     # the types of the trainers' config keys, read from megatron-core's and torchtitan's
     # source (and the megatron config classes profiles import fields from)
@@ -142,7 +144,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # the check engine and its inventory family
     "check": {
         *("scanner", "cache", "codes", "diagnostics", "feature", "paths", "plural"),
-        *("progress", "pyproject", "registry", "trainer_types", "yaml_format"),
+        *("progress", "pyproject", "registry", "site_reads", "trainer_types", "yaml_format"),
     },
     # the other families of checks, each importing check, never the reverse
     "profile_checks": {"scanner", "check", "codes", "diagnostics", "feature", "profiles"}
@@ -160,7 +162,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "stack_use": {"catalogue"},
     "stack_checks": {"scanner", "catalogue", "check", "codes", "diagnostics", "profiles"}
     | {"registry", "stack_use"},
-    "init": {"scanner", "catalogue", "export", "paths", "plural", "pyproject", "yaml_format"},
+    "init": {"scanner", "catalogue", "paths", "plural", "pyproject", "registry", "site_reads"}
+    | {"yaml_format"},
     "explain": {"scanner", "check", "paths", "profiles", "registry", "suggest", "yaml_format"},
     "diff": {
         *("scanner", "check", "docsgen", "feature", "paths", "plural", "printable"),
@@ -190,7 +193,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
         *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),
-        *("stdout", "suggest", "trace", "trainer_types", "triage"),
+        *("site_reads", "stdout", "suggest", "trace", "trainer_types", "triage"),
     },
     "cli": {"__init__"},
     "__main__": {"cli"},

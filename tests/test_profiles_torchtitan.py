@@ -169,7 +169,7 @@ def test_without_torchtitan_the_keys_are_noted_not_checked(tmp_path: Path) -> No
         "(debug.seed, debug.determinstic, tokenizer.path) were not checked against its job "
         "config."
     )
-    assert note.fix == "pip install 'knobregistry[torchtitan]'"
+    assert note.fix == "pip install torchtitan"
 
 
 def test_no_torchtitan_keys_imports_nothing(tmp_path: Path) -> None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from knobregistry.check.where import Where
 from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic
+from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.feature import undecided_reason
 from knobregistry.plural import counted
 from knobregistry.registry import KnobEntry, Registry
+from knobregistry.site_reads import sites_yaml
 from knobregistry.yaml_format import (
     entry_yaml,
     gate_summary,
@@ -85,8 +87,9 @@ def undecided(where: Where, knob: Knob) -> Diagnostic:
 
 
 def still_undecided(where: Where, knob: Knob, reason: str) -> Diagnostic:
-    """KNB008: a knob registered as undecided (`undecided:` in its entry, as `knobs init`
-    writes it): no profile sets it until a person has decided its gate."""
+    """KNB008 as a note: a knob registered as undecided (`undecided:` in its entry, as `knobs
+    init` writes it): the registry says what the code says, so the check passes; no profile
+    sets it until a person has decided its gate."""
     site, more = _undecided_site(knob)
     registry = where.registry_file
     message = (
@@ -97,9 +100,10 @@ def still_undecided(where: Where, knob: Knob, reason: str) -> Diagnostic:
         f"Read the code (`knobs explain {knob.name}`), then in knobs.{knob.name} write "
         "`default_on` (true or false for a switch, null for a value) and remove `undecided`."
     )
-    return _diagnostic(
+    found = _diagnostic(
         "KNB008", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
     )
+    return replace(found, severity=Severity.NOTE)
 
 
 def stale(where: Where, name: str, unmatched: bool) -> Diagnostic:
@@ -179,9 +183,14 @@ def conflicting(where: Where, knob: Knob, site: Site) -> Diagnostic:
     """KNB004: sites of one knob that disagree, reported at ``site``."""
     reason = _rewrite_paths(knob.conflict_reason or "its sites disagree", knob, where)
     message = f"{knob.name} is read with conflicting defaults: {reason}."
-    fix = (
-        "Make every site read it the same way (one helper function, or one module "
-        "constant for the default), then run `knobs check` again."
+    fix = "\n".join(
+        [
+            "Make every site read it the same way (one helper function, or one module "
+            "constant for the default), then run `knobs check` again. In code you do not "
+            f"own, accept the sites as they are: record how each reads it in "
+            f"{where.registry_file} under knobs.{knob.name}, and the check holds the code to it:",
+            *(f"  {text}" for text in sites_yaml(knob)),
+        ]
     )
     return _diagnostic(
         "KNB004", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name

@@ -7,10 +7,11 @@ from pathlib import Path
 
 from knobregistry.check import findings
 from knobregistry.check.findings import states_default_on
+from knobregistry.check.site_records import recorded_sites_drift
 from knobregistry.check.where import Where
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.feature import is_launch_fact, is_undecided, knob_feature_on
-from knobregistry.registry import KnobEntry, Policy, Registry
+from knobregistry.registry import KnobEntry, Policy, Registry, holds_name
 from scanner import Knob, ScanResult, Site
 
 
@@ -26,7 +27,9 @@ def reconcile(
     where = Where(registry, cwd)
     found: list[Diagnostic] = []
     for knob in scan.knobs:
-        found.extend(_knob(where, knob))
+        # A name no registry can hold (`ProgramFiles(x86)`): `knobs init` left it out too.
+        if holds_name(knob.name):
+            found.extend(_knob(where, knob))
     if check_stale:
         read = {knob.name for knob in scan.knobs}
         for name in registry.knobs:
@@ -64,8 +67,11 @@ def _knob(where: Where, knob: Knob) -> list[Diagnostic]:
             out.append(findings.unregistered(where, knob))
     if entry is not None and entry.undecided is not None:
         out.append(findings.still_undecided(where, knob, entry.undecided))
+    if entry is not None and entry.sites is not None:
+        # The entry records how each site reads it: the code must read it so, conflict or not.
+        out.extend(recorded_sites_drift(where, knob, entry, entry.sites))
     # A launch fact is a fact of the run, never a conflict.
-    if knob.conflict and not is_launch_fact(knob) and (entry is not None or needed):
+    elif knob.conflict and not is_launch_fact(knob) and (entry is not None or needed):
         out.append(findings.conflicting(where, knob, _conflict_site(registry, knob, entry)))
     elif entry is not None:
         out.extend(
@@ -89,8 +95,10 @@ def _drifts(registry: Registry, knob: Knob, entry: KnobEntry, site: Site) -> boo
     known = site.default_computed is None
     if entry.default is not None and site.default != entry.default and known:
         return True
+    # A launch fact is no switch, whatever one of its sites tests: only its default counts.
     return (
-        states_default_on(registry, knob.name)
+        not is_launch_fact(knob)
+        and states_default_on(registry, knob.name)
         and site.default_on is not None
         and site.default_on != entry.default_on
     )

@@ -59,7 +59,7 @@ def docs_command(
 
     A doc's registry is --registry, else the file its `<!-- knobs:registry PATH -->`
     marker names, else the one found from the doc's folder. `knobs check` runs the
-    same check (KNB204, KNB205). See docs/generated-docs.md.
+    same check (KNB204, KNB205: `knobs rule KNB205` shows the markers).
     """
     if write_path is not None and check_mode:
         usage_error("docs", "use --write FILE or --check, not both.")

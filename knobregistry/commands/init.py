@@ -22,6 +22,7 @@ from knobregistry.init import (
 from knobregistry.lock import LockError, locked
 from knobregistry.plural import counted
 from knobregistry.pyproject import PyprojectError, project_settings
+from knobregistry.site_reads import sites_disagree
 from knobregistry.stack_use import StackUse, stack_use
 from knobregistry.trainer_types import trainer_config_types
 from scanner import Role, scan
@@ -174,11 +175,13 @@ def init_command(
             f"Undecided: {counted(len(undecided), 'knob')} whose gate the scan could not decide "
             "(`undecided:` in the registry); no profile sets them, and `knobs check` lists them."
         )
-    for name in starter.skipped:
-        click.echo(f"Skipped {name!r}: a registry can only hold letters, digits and '_'.")
     for knob in starter.knobs:
-        if knob.conflict_reason:
-            click.echo(f"Conflict in {knob.name}: {knob.conflict_reason}.")
+        if sites_disagree(knob):
+            reason = knob.conflict_reason or "its sites read it differently"
+            click.echo(
+                f"Conflict in {knob.name}: {reason}; how each site reads it is recorded under "
+                "`sites`, which `knobs check` holds the code to."
+            )
     if result.dynamic or result.errors:
         click.echo(
             f"Not registered: {counted(len(result.dynamic), 'dynamic read')} and "
@@ -186,6 +189,12 @@ def init_command(
             "(`knobs check` lists them)."
         )
     click.echo("Next: say what each knob gates, triage it, and run `knobs check`.")
+    if starter.skipped:
+        names = ", ".join(repr(name) for name in starter.skipped)
+        click.echo(
+            f"Excluded {counted(len(starter.skipped), 'name')} that no registry can hold "
+            f"(letters, digits and '_' only), which `knobs check` leaves out too: {names}."
+        )
 
 
 def _stack_lines(use: StackUse) -> list[str]:

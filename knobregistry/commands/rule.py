@@ -17,7 +17,7 @@ def rule_command(code: str | None) -> None:
 
     Prints what the code means, an example of what it reports, and the fix;
     without CODE, lists every code with its name, severity and summary. The
-    same text is in docs/checks.md and the pages it links to.
+    same text is in the user guide, beside the check it belongs to.
     """
     if code is None:
         click.echo(render_rule_list(RULES), nl=False)

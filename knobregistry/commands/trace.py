@@ -114,7 +114,7 @@ def trace_command(
     check` finds it) the reads are held against the static scan of its scope. Values
     of secret-looking names (a part such as TOKEN, KEY, SECRET, PASSWORD, PASS, PWD,
     PAT, CREDENTIALS, AUTH, COOKIE, PRIVATE; more in [tool.knobs] trace_secrets) are
-    never written. See docs/trace.md.
+    never written.
 
     The table lists what matters to the project: the registry's knobs, the scan's, names
     with the project's prefixes, the stack's catalogued settings, and any other variable

@@ -272,7 +272,7 @@ def triage_command(
     driver died without running again what finished. Concurrent runs (--jobs) hold
     slots: KNOBS_TRIAGE_SLOT, a MASTER_PORT each and, with --devices-per-run,
     devices of their own. --executor slurm submits each run as a Slurm batch job
-    and cancels them on a timeout or Ctrl-C. See docs/triage.md.
+    and cancels them on a timeout or Ctrl-C.
 
     Exit status: 0 reproducible; 1 a knob breaks reproducibility; 2 bad usage;
     3 the baseline is not reproducible; 4 a run failed or timed out.

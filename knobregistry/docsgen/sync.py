@@ -190,7 +190,7 @@ def marker_diagnostic(file: str, problem: MarkerProblem) -> Diagnostic:
         problem.line,
         1,
         f"The markers of this doc cannot be used: {problem.message}",
-        fix=f"Fix the marker comments (docs/generated-docs.md), then: knobs docs --write {file}",
+        fix=f"Fix the marker comments (`knobs rule KNB205`), then: knobs docs --write {file}",
     )
 
 

@@ -55,7 +55,7 @@ TORCHTITAN: Backend[TorchTitanFields] = Backend(
     unknown=rule("KNB107"),
     not_checked=rule("KNB108"),
     checked_against="its job config",
-    install="pip install 'knobregistry[torchtitan]'",
+    install="pip install torchtitan",
     message=_unknown,
     fix=_fix,
 )

@@ -20,11 +20,13 @@ from knobregistry.registry.model import (
     ScanScope,
     SelectRule,
     SetAction,
+    SiteRecord,
     Sweep,
     Triage,
     TriageRecord,
     Verdict,
     format_key_path,
+    holds_name,
 )
 from knobregistry.registry.validate import load_schema
 
@@ -47,12 +49,14 @@ __all__ = [
     "ScanScope",
     "SelectRule",
     "SetAction",
+    "SiteRecord",
     "Sweep",
     "Triage",
     "TriageRecord",
     "Verdict",
     "find_registry",
     "format_key_path",
+    "holds_name",
     "load_registry",
     "load_schema",
     "loads_registry",

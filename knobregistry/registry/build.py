@@ -24,6 +24,7 @@ from knobregistry.registry.model import (
     ScanScope,
     SelectRule,
     SetAction,
+    SiteRecord,
     Sweep,
     Triage,
     TriageRecord,
@@ -93,6 +94,7 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         role_proposed=isinstance(entry.get("role"), dict),
         role_reason=entry["role"].get("reason") if isinstance(entry.get("role"), dict) else None,
         undecided=entry.get("undecided"),
+        sites=_sites(entry["sites"]) if "sites" in entry else None,
         breaks=Pass(entry["breaks"]) if "breaks" in entry else None,
         reason=entry.get("reason"),
         expires=_date(entry.get("expires")),
@@ -101,6 +103,20 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         notes=entry.get("notes"),
         evidence=_evidence(evidence) if evidence is not None else None,
         measured=_measured(entry.get("cost")),
+    )
+
+
+def _sites(records: list[dict[str, Any]]) -> tuple[SiteRecord, ...]:
+    return tuple(
+        SiteRecord(
+            path=r["path"],
+            function=r["function"],
+            default=r["default"],
+            default_on=r["default_on"],
+            switch="off_value" in r,
+            off_value=r.get("off_value"),
+        )
+        for r in records
     )
 
 

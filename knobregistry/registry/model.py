@@ -203,6 +203,28 @@ class Evidence:
     records: tuple[TriageRecord, ...] = ()
 
 
+# The schema's pattern for a variable name (`envName`): a registry can hold no other name.
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def holds_name(name: str) -> bool:
+    """Whether a registry can hold ``name`` (letters, digits and '_', not starting with a
+    digit). `knobs init` leaves out every other name and `knobs check` asks for none."""
+    return VARIABLE_NAME.match(name) is not None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SiteRecord:
+    """How one site reads a knob whose sites disagree, as `sites:` records it."""
+
+    path: str  # relative to the registry's folder, POSIX
+    function: str
+    default: str | None
+    default_on: bool | None
+    switch: bool  # the site is a switch: `off_value` is stated (None: only unsetting)
+    off_value: str | None = None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class KnobEntry:
     """A registered knob: a variable the scanned code reads."""
@@ -221,6 +243,7 @@ class KnobEntry:
     role_proposed: bool = False  # `role: {proposed: ...}`: knobs init's proposal, unconfirmed
     role_reason: str | None = None  # the evidence for a proposed role
     undecided: str | None = None  # why the scanner could not decide its gate (knobs init)
+    sites: tuple[SiteRecord, ...] | None = None  # each site's read, where the sites disagree
     breaks: Pass | None = None  # the pass that is not bitwise reproducible
     reason: str | None = None
     expires: date | None = None

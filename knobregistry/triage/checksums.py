@@ -88,7 +88,8 @@ def read_folder(folder: Path, shown: str) -> dict[int, RankRecords]:
     if not folder.is_dir():
         raise ChecksumsError(
             f"wrote no folder {shown}; the training script must call "
-            "checksums_from_env(model, optimizer) from knobregistry.torch (see docs/checksums.md)"
+            "checksums_from_env(model, optimizer) from knobregistry.torch "
+            "(python -m pydoc knobregistry.torch)"
         )
     ranks: dict[int, RankRecords] = {}
     try:
@@ -101,7 +102,8 @@ def read_folder(folder: Path, shown: str) -> dict[int, RankRecords]:
     if not ranks:
         raise ChecksumsError(
             f"wrote no rank-R.jsonl in {shown}; the training script must call "
-            "checksums_from_env(model, optimizer) before training (see docs/checksums.md)"
+            "checksums_from_env(model, optimizer) before training "
+            "(python -m pydoc knobregistry.torch)"
         )
     if not any(r.records for r in ranks.values()):
         raise ChecksumsError(

@@ -89,8 +89,7 @@ def parse_compare(text: str) -> CompareMode:
         )
     if kind == "tensors" and importlib.util.find_spec("torch") is None:
         raise CompareError(
-            f"--compare '{text}' needs torch in the environment that runs knobs; "
-            "pip install torch (or knobregistry[examples])."
+            f"--compare '{text}' needs torch in the environment that runs knobs; pip install torch."
         )
     return CompareMode(kind, argument)
 
