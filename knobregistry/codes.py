@@ -3,13 +3,15 @@
 KNB0xx: the inventory (code versus registry); KNB1xx: profiles; KNB2xx: waivers,
 the baseline and generated docs. A code never changes meaning. A retired or
 reserved code stays in this table (``reserved=True``) so that it is never reused.
+
+A rule is declared here once: its code, name, severity, summary, family, example, fix
+and docs page. The families of checks take their rules from here (`rules_of`), and
+SARIF, `knobs rule`, the docs' code tables and the tests read the same entries.
 """
 
 from __future__ import annotations
 
-from knobregistry.diagnostics import Rule, Severity
-
-DOCS_PAGE = "docs/checks.md"
+from knobregistry.diagnostics import Family, Rule, Severity
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -28,6 +30,7 @@ RULES: tuple[Rule, ...] = (
             'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"'
         ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Add the YAML entry that the fix shows under `knobs:` in the registry (it is "
             "prefilled from the scan and starts `untriaged`), then fill in what it gates "
@@ -49,6 +52,7 @@ RULES: tuple[Rule, ...] = (
             "# reads it any more"
         ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Remove the entry if the gate is gone; widen `scan.paths` if the code moved; "
             "move it under `external` if only a library reads it."
@@ -70,6 +74,7 @@ RULES: tuple[Rule, ...] = (
             'HC = os.environ.get("PRIMUS_HC_TRITON", "0") != "0"'
         ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "If the change is intended, update `default` / `default_on` in the registry as "
             "the fix shows and review the triage; otherwise restore the default in the code."
@@ -91,6 +96,7 @@ RULES: tuple[Rule, ...] = (
             'FAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"    # pkg/other.py'
         ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Make every site read the variable the same way: one helper function, or one "
             "module constant for the default."
@@ -108,6 +114,7 @@ RULES: tuple[Rule, ...] = (
         ),
         example=("PRIMUS_BLOCK:\n  triage: exempt    # and no `reason:`"),
         page="checks.md",
+        family=Family.INVENTORY,
         help="Add `reason:` to the entry, or triage the knob.",
         reserved=True,
     ),
@@ -124,6 +131,7 @@ RULES: tuple[Rule, ...] = (
         ),
         example=('for kind in open("kinds"):\n    os.environ.get(f"PRIMUS_{kind}")'),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Name the variable with a string literal or a module-level constant (or pass "
             "it to a wrapper function as a literal), so that the knob can be registered."
@@ -140,6 +148,7 @@ RULES: tuple[Rule, ...] = (
         ),
         example=('# pkg/broken.py\nx = os.environ.get("PRIMUS_X"'),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Fix the file, or add it to `scan.exclude` in the registry if it is not meant "
             "to be scanned."
@@ -164,6 +173,7 @@ RULES: tuple[Rule, ...] = (
             'ADAM = str2bool(os.environ.get("PRIMUS_FUSED_ADAM", "1"))'
         ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Read the code around the site (`knobs explain KNOB`), then register the knob "
             "under `knobs:` with `default_on` as you found it and its triage (and remove "
@@ -190,6 +200,7 @@ RULES: tuple[Rule, ...] = (
             "    env: {}    # PRIMUS_HC_TRITON (on by default, breaks-bitwise) left on"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Set the knob to the value that turns its feature off in the profile (a `disable` "
             "knob's on value), or add a select rule that covers it (role: kernel, "
@@ -215,6 +226,7 @@ RULES: tuple[Rule, ...] = (
             '      PRIMUS_HC_TRITN: "0"    # a typo: no code reads it'
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Fix the name, or declare the variable under `external` with the library that reads it."
         ),
@@ -236,6 +248,7 @@ RULES: tuple[Rule, ...] = (
             '      PRIMUS_HC_TRITON: "false"    # turns nothing off'
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Write a value the gate treats as intended (the message lists them), or give the knob "
             "its `off_value` / `on_value` in the registry."
@@ -259,6 +272,7 @@ RULES: tuple[Rule, ...] = (
             "    backend: megatron"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Fix the name; mark a Megatron command-line argument with `argument: --name`; or "
             "declare the key's real backend (primus, for keys Primus adds)."
@@ -278,6 +292,7 @@ RULES: tuple[Rule, ...] = (
             "    backend: megatron    # megatron-core is not installed"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Install megatron-core in the environment that runs `knobs check` (pip install "
             "megatron-core) to check them."
@@ -305,6 +320,7 @@ RULES: tuple[Rule, ...] = (
             "      NCCL_ALGO: Tree"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Give the variable the launcher's value in the profile (or leave it to the launcher), "
             "or stop setting the switch that implies it."
@@ -325,6 +341,7 @@ RULES: tuple[Rule, ...] = (
             "    backend: torchtitan"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Fix the name (a dotted path such as debug.seed); if Primus adds the key, declare "
             "`backend: primus`."
@@ -342,6 +359,7 @@ RULES: tuple[Rule, ...] = (
             "config:\n  debug.seed:\n    backend: torchtitan    # torchtitan is not installed"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Install torchtitan in the environment that runs `knobs check` (pip install "
             "'knobregistry[torchtitan]') to check them."
@@ -367,6 +385,7 @@ RULES: tuple[Rule, ...] = (
             "# a bitwise profile sets deterministic_mode: true, leaves TORCH_COMPILE_DISABLE unset"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help="Set the variable to the required value under the profile's `env`.",
     ),
     Rule(
@@ -386,6 +405,7 @@ RULES: tuple[Rule, ...] = (
             "# the bitwise profile does not set fp8_recipe"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help="Set the variable as required, or set the config key that decides the condition.",
         severity=Severity.NOTE,
     ),
@@ -408,6 +428,7 @@ RULES: tuple[Rule, ...] = (
             "# no scanned launcher script sets NCCL_ALGO any more"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Restate the value in the profiles that need it and drop `implied_by`, or put the "
             "launcher script back in the scan's scope."
@@ -436,6 +457,7 @@ RULES: tuple[Rule, ...] = (
             "# TOY_A and TOY_B are triaged reproducible, each alone; no run had both on"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Run `knobs triage --profile NAME --record -- COMMAND` (its baseline runs the profile "
             "as a whole), or `--search fastest-bitwise --record` to find and verify the fastest "
@@ -468,6 +490,7 @@ RULES: tuple[Rule, ...] = (
             "# no ROCBLAS_DEFAULT_ATOMICS_MODE, no torch.use_deterministic_algorithms"
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Register the setting as `knobs catalogue LIBRARY` gives it (a variable under "
             "`external:` with `role: stack`, a call under `config:` with `backend: stack`) and "
@@ -498,6 +521,7 @@ RULES: tuple[Rule, ...] = (
             '    env: {DEMO_FUSED: "0"}'
         ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Make the launcher keep a value already set (`export X=${X:-1}`), or remove the "
             "write, or do not start the profile's runs through that launcher."
@@ -522,6 +546,7 @@ RULES: tuple[Rule, ...] = (
             "  expires: 2026-06-30    # and today is later"
         ),
         page="waivers.md",
+        family=Family.WAIVERS,
         help=(
             "Triage the knob and remove `expires`; or, if its owner agrees, move `expires` to a "
             "later date."
@@ -542,6 +567,7 @@ RULES: tuple[Rule, ...] = (
             "  expires: 2026-06-30    # and no `owner:`"
         ),
         page="waivers.md",
+        family=Family.WAIVERS,
         help="Add `owner:` (a person, a team or a handle) to the entry.",
         severity=Severity.WARNING,
     ),
@@ -560,6 +586,7 @@ RULES: tuple[Rule, ...] = (
             "# the knob has since been registered"
         ),
         page="waivers.md",
+        family=Family.BASELINE,
         help=(
             "Rewrite the baseline without it: knobs check --baseline FILE --write-baseline FILE "
             "(a baseline may always shrink)."
@@ -578,6 +605,7 @@ RULES: tuple[Rule, ...] = (
         ),
         example=("<!-- knobs:begin knobs -->\n(a table edited by hand)\n<!-- knobs:end knobs -->"),
         page="generated-docs.md",
+        family=Family.DOCS,
         help="Regenerate the blocks with `knobs docs --write FILE`; edit the registry, not them.",
     ),
     Rule(
@@ -591,6 +619,7 @@ RULES: tuple[Rule, ...] = (
         ),
         example=("<!-- knobs:begin knobs -->\n(no knobs:end after it)"),
         page="generated-docs.md",
+        family=Family.DOCS,
         help="Fix the marker comments (see docs/generated-docs.md), then run `knobs docs --write`.",
     ),
 )
@@ -614,6 +643,6 @@ def rules(*codes: str) -> tuple[Rule, ...]:
     return tuple(_BY_CODE[code] for code in codes)
 
 
-def family_codes(prefix: str) -> tuple[str, ...]:
-    """The codes that start with ``prefix`` ("KNB0", "KNB1", "KNB20"), in order."""
-    return tuple(r.code for r in RULES if r.code.startswith(prefix))
+def rules_of(family: Family) -> tuple[Rule, ...]:
+    """The rules of ``family``, in the table's order."""
+    return tuple(r for r in RULES if r.family is family)
