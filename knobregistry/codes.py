@@ -11,7 +11,170 @@ SARIF, `knobs rule`, the docs' code tables and the tests read the same entries.
 
 from __future__ import annotations
 
-from knobregistry.diagnostics import Family, Rule, Severity
+from collections.abc import Mapping
+
+from knobregistry.diagnostics import Example, Family, Files, Rule, Severity
+
+
+def _files(files: Mapping[str, str]) -> Files:
+    return tuple(sorted(files.items()))
+
+
+def _example(
+    base: Mapping[str, str],
+    *,
+    invalid: Mapping[str, str],
+    valid: Mapping[str, str],
+    arguments: tuple[str, ...] = (),
+) -> Example:
+    """``base`` with the files of ``invalid`` added or replaced, and with those of ``valid``."""
+    return Example(
+        invalid=_files({**base, **invalid}), valid=_files({**base, **valid}), arguments=arguments
+    )
+
+
+# The inventory's examples: a package that reads one registered knob, and changes to it.
+_REGISTRY = """\
+version: 1
+scan:
+  paths: [pkg]
+knobs:
+  PRIMUS_HC_TRITON:
+    default: "1"
+    default_on: true
+    triage: breaks-bitwise
+"""
+_MODEL = 'import os\n\nHC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"\n'
+_INVENTORY = {"registry.yaml": _REGISTRY, "pkg/model.py": _MODEL}
+_OTHER = _MODEL.replace("HC =", "FAST =")
+_NEW_TRITON = 'import os\n\nNEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'
+_LOOP = (
+    'import os\n\nfor kind in ("HC",):\n    os.environ.get(f"PRIMUS_{kind}_TRITON", "1") != "0"\n'
+)
+_FLAGS = (
+    "import os\n\nfrom toolkit import str2bool\n\n"
+    'ADAM = str2bool(os.environ.get("PRIMUS_FUSED_ADAM", "1"))\n'
+)
+_EXEMPT = "exempt\n    reason: Triaged by hand."
+
+
+def _entry(name: str, triage: str = "untriaged") -> str:
+    """A registry entry for a knob on by default ("1")."""
+    return f'  {name}:\n    default: "1"\n    default_on: true\n    triage: {triage}\n'
+
+
+def _registry(*names: str) -> str:
+    """The inventory's registry, with an untriaged knob on by default for each name."""
+    return _REGISTRY + "".join(_entry(name) for name in names)
+
+
+# The profiles' examples: the inventory's project with a bitwise profile that keeps its promise.
+def _profiles(*, knobs: str = "", external: str = "", config: str = "", env: str = "") -> str:
+    """The registry with more knobs, external variables, config keys and bitwise settings."""
+    return (
+        _REGISTRY
+        + knobs
+        + "external:\n  PYTHONHASHSEED:\n    description: Python's hash seed.\n"
+        + external
+        + (f"config:\n{config}" if config else "")
+        + "profiles:\n  bitwise:\n    description: Bit for bit.\n    kind: bitwise\n"
+        + '    env:\n      PRIMUS_HC_TRITON: "0"\n      PYTHONHASHSEED: "0"\n'
+        + env
+    )
+
+
+_PROFILE = {"registry.yaml": _profiles(), "pkg/model.py": _MODEL}
+_DATACLASS = "from dataclasses import dataclass, field\n\n\n@dataclass\nclass "
+# Stand-ins for megatron-core and torchtitan, found first on PYTHONPATH.
+_MEGATRON = {
+    "megatron/__init__.py": "",
+    "megatron/core/__init__.py": "",
+    "megatron/core/model_parallel_config.py": (
+        _DATACLASS + "ModelParallelConfig:\n    deterministic_mode: bool = False\n"
+    ),
+}
+_TORCHTITAN = {
+    "torchtitan/__init__.py": "",
+    "torchtitan/config/__init__.py": "",
+    "torchtitan/config/job_config.py": (
+        _DATACLASS + "Debug:\n    seed: int | None = None\n\n\n"
+        "@dataclass\nclass JobConfig:\n    debug: Debug = field(default_factory=Debug)\n"
+    ),
+}
+
+
+def _megatron_key(name: str) -> str:
+    return f"  {name}:\n    backend: megatron\n    description: Deterministic kernels.\n"
+
+
+def _titan_key(name: str) -> str:
+    return f"  {name}:\n    backend: torchtitan\n    description: TorchTitan's seed.\n"
+
+
+_LAUNCHER = '[ "$PRIMUS_DETERMINISTIC" = 1 ] && export NCCL_ALGO=Ring\n'
+_NCCL_ALGO = "  NCCL_ALGO:\n    description: Collective algorithm.\n"
+_IMPLIED = _NCCL_ALGO + '    implied_by: {PRIMUS_DETERMINISTIC: "1"}\n'
+
+
+def _deterministic(algo: str) -> str:
+    """A profile that sets the launcher's switch, and NCCL_ALGO to ``algo``."""
+    switch = "  PRIMUS_DETERMINISTIC:\n    default_on: false\n    triage: untriaged\n"
+    env = f'      PRIMUS_DETERMINISTIC: "1"\n      NCCL_ALGO: {algo}\n'
+    return _profiles(knobs=switch, external=_NCCL_ALGO, env=env)
+
+
+_REQUIRES = (
+    "import os\n\n\ndef validate(args):\n    if {}:\n"
+    '        assert os.environ.get("TORCH_COMPILE_DISABLE") == "1"\n'
+)
+
+
+def _required(env: str) -> str:
+    """A profile in deterministic mode (a Primus key), with ``env`` added."""
+    external = "  TORCH_COMPILE_DISABLE:\n    description: Turns torch.compile off.\n"
+    config = "  deterministic_mode:\n    backend: primus\n    description: Deterministic mode.\n"
+    profile = _profiles(external=external, config=config, env=env)
+    return profile + "    config:\n      deterministic_mode: true\n"
+
+
+_TOYS = (
+    'import os\n\nA = os.environ.get("TOY_A", "1") != "0"\n'
+    'B = os.environ.get("TOY_B", "1") != "0"\n'
+)
+_REPRODUCIBLE_TOYS = _entry("TOY_A", "reproducible") + _entry("TOY_B", "reproducible")
+_FUSED = 'import os\n\nFUSED = os.environ.get("DEMO_FUSED", "1") != "0"\n'
+
+# The waivers' and the baseline's examples: the inventory's project, checked on a given day.
+_TODAY = ("--today", "2026-07-01")
+
+
+def _waiver(expires: str, *, owner: bool) -> str:
+    """The inventory's registry, its knob waived until ``expires``, with an owner or none."""
+    waived = f"exempt\n    reason: The Triton path is being rewritten.\n    expires: {expires}"
+    return _REGISTRY.replace("breaks-bitwise", waived + ("\n    owner: hc-team" if owner else ""))
+
+
+def _baseline(finding: str) -> str:
+    return '{\n  "version": 1,\n  "findings": [' + finding + "]\n}\n"
+
+
+_GONE = (
+    '\n    {"code": "KNB001", "knob": "PRIMUS_NEW_TRITON", "path": "pkg/new.py", "count": 1}\n  '
+)
+
+
+# The generated docs' examples: a page whose block of knobs the registry renders.
+_DOC = """\
+<!-- knobs:registry registry.yaml -->
+
+<!-- knobs:begin knobs -->
+
+| knob | gates | default | triage | cost when off |
+| --- | --- | --- | --- | --- |
+| `PRIMUS_HC_TRITON` | — | `"1"` (on) | **breaks-bitwise** | — |
+
+<!-- knobs:end knobs -->
+"""
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -28,6 +191,11 @@ RULES: tuple[Rule, ...] = (
         example=(
             "# pkg/model.py (PRIMUS_NEW_TRITON is in neither `knobs` nor `external`)\n"
             'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"'
+        ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/new.py": _NEW_TRITON},
+            valid={"pkg/new.py": _NEW_TRITON, "registry.yaml": _registry("PRIMUS_NEW_TRITON")},
         ),
         page="checks.md",
         family=Family.INVENTORY,
@@ -51,6 +219,11 @@ RULES: tuple[Rule, ...] = (
             "# registry.yaml lists PRIMUS_ROPE_TRITON under `knobs`; no code in scan.paths\n"
             "# reads it any more"
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"registry.yaml": _registry("PRIMUS_ROPE_TRITON")},
+            valid={},
+        ),
         page="checks.md",
         family=Family.INVENTORY,
         help=(
@@ -72,6 +245,11 @@ RULES: tuple[Rule, ...] = (
         example=(
             '# registry.yaml: PRIMUS_HC_TRITON: {default: "1", default_on: true}\n'
             'HC = os.environ.get("PRIMUS_HC_TRITON", "0") != "0"'
+        ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/model.py": _MODEL.replace('"1")', '"0")')},
+            valid={},
         ),
         page="checks.md",
         family=Family.INVENTORY,
@@ -95,6 +273,11 @@ RULES: tuple[Rule, ...] = (
             'HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"       # pkg/model.py\n'
             'FAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"    # pkg/other.py'
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/other.py": _OTHER.replace('"1") != "0"', '"0") == "1"')},
+            valid={"pkg/other.py": _OTHER},
+        ),
         page="checks.md",
         family=Family.INVENTORY,
         help=(
@@ -113,6 +296,11 @@ RULES: tuple[Rule, ...] = (
             "keeps this meaning."
         ),
         example=("PRIMUS_BLOCK:\n  triage: exempt    # and no `reason:`"),
+        examples=_example(
+            _INVENTORY,
+            invalid={"registry.yaml": _REGISTRY.replace("breaks-bitwise", "exempt")},
+            valid={"registry.yaml": _REGISTRY.replace("breaks-bitwise", _EXEMPT)},
+        ),
         page="checks.md",
         family=Family.INVENTORY,
         help="Add `reason:` to the entry, or triage the knob.",
@@ -130,6 +318,11 @@ RULES: tuple[Rule, ...] = (
             "registered nor proved harmless."
         ),
         example=('for kind in open("kinds"):\n    os.environ.get(f"PRIMUS_{kind}")'),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/loop.py": _LOOP.replace('("HC",)', 'open("kinds")')},
+            valid={"pkg/loop.py": _LOOP},
+        ),
         page="checks.md",
         family=Family.INVENTORY,
         help=(
@@ -147,6 +340,11 @@ RULES: tuple[Rule, ...] = (
             "too large). Its knobs are unknown, so the check cannot vouch for it and fails."
         ),
         example=('# pkg/broken.py\nx = os.environ.get("PRIMUS_X"'),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/broken.py": 'import os\nx = os.environ.get("PRIMUS_X"\n'},
+            valid={"pkg/broken.py": "import os\nx = 1\n"},
+        ),
         page="checks.md",
         family=Family.INVENTORY,
         help=(
@@ -171,6 +369,11 @@ RULES: tuple[Rule, ...] = (
             "from toolkit import str2bool\n"
             "\n"
             'ADAM = str2bool(os.environ.get("PRIMUS_FUSED_ADAM", "1"))'
+        ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/flags.py": _FLAGS},
+            valid={"pkg/flags.py": _FLAGS, "registry.yaml": _registry("PRIMUS_FUSED_ADAM")},
         ),
         page="checks.md",
         family=Family.INVENTORY,
@@ -199,6 +402,11 @@ RULES: tuple[Rule, ...] = (
             "    kind: bitwise\n"
             "    env: {}    # PRIMUS_HC_TRITON (on by default, breaks-bitwise) left on"
         ),
+        examples=_example(
+            _PROFILE,
+            invalid={"registry.yaml": _profiles().replace('      PRIMUS_HC_TRITON: "0"\n', "")},
+            valid={},
+        ),
         page="profiles.md",
         family=Family.PROFILES,
         help=(
@@ -225,6 +433,11 @@ RULES: tuple[Rule, ...] = (
             "    env:\n"
             '      PRIMUS_HC_TRITN: "0"    # a typo: no code reads it'
         ),
+        examples=_example(
+            _PROFILE,
+            invalid={"registry.yaml": _profiles(env='      PRIMUS_HC_TRITN: "0"\n')},
+            valid={},
+        ),
         page="profiles.md",
         family=Family.PROFILES,
         help=(
@@ -246,6 +459,11 @@ RULES: tuple[Rule, ...] = (
             "  bitwise:\n"
             "    env:\n"
             '      PRIMUS_HC_TRITON: "false"    # turns nothing off'
+        ),
+        examples=_example(
+            _PROFILE,
+            invalid={"registry.yaml": _profiles().replace('TRITON: "0"', 'TRITON: "false"')},
+            valid={},
         ),
         page="profiles.md",
         family=Family.PROFILES,
@@ -271,6 +489,11 @@ RULES: tuple[Rule, ...] = (
             "  deterministic_mod:    # no field of megatron-core's config classes\n"
             "    backend: megatron"
         ),
+        examples=_example(
+            {**_PROFILE, **_MEGATRON},
+            invalid={"registry.yaml": _profiles(config=_megatron_key("deterministic_mod"))},
+            valid={"registry.yaml": _profiles(config=_megatron_key("deterministic_mode"))},
+        ),
         page="profiles.md",
         family=Family.PROFILES,
         help=(
@@ -290,6 +513,11 @@ RULES: tuple[Rule, ...] = (
             "config:\n"
             "  deterministic_mode:\n"
             "    backend: megatron    # megatron-core is not installed"
+        ),
+        examples=_example(
+            {**_PROFILE, "registry.yaml": _profiles(config=_megatron_key("deterministic_mode"))},
+            invalid={"megatron/__init__.py": ""},
+            valid=_MEGATRON,
         ),
         page="profiles.md",
         family=Family.PROFILES,
@@ -319,6 +547,11 @@ RULES: tuple[Rule, ...] = (
             '      PRIMUS_DETERMINISTIC: "1"\n'
             "      NCCL_ALGO: Tree"
         ),
+        examples=_example(
+            {**_PROFILE, "pkg/launch.sh": _LAUNCHER},
+            invalid={"registry.yaml": _deterministic("Tree")},
+            valid={"registry.yaml": _deterministic("Ring")},
+        ),
         page="profiles.md",
         family=Family.PROFILES,
         help=(
@@ -340,6 +573,11 @@ RULES: tuple[Rule, ...] = (
             "  debug.sead:    # no field path of torchtitan's job config\n"
             "    backend: torchtitan"
         ),
+        examples=_example(
+            {**_PROFILE, **_TORCHTITAN},
+            invalid={"registry.yaml": _profiles(config=_titan_key("debug.sead"))},
+            valid={"registry.yaml": _profiles(config=_titan_key("debug.seed"))},
+        ),
         page="profiles.md",
         family=Family.PROFILES,
         help=(
@@ -357,6 +595,11 @@ RULES: tuple[Rule, ...] = (
         ),
         example=(
             "config:\n  debug.seed:\n    backend: torchtitan    # torchtitan is not installed"
+        ),
+        examples=_example(
+            {**_PROFILE, "registry.yaml": _profiles(config=_titan_key("debug.seed"))},
+            invalid={"torchtitan/__init__.py": ""},
+            valid=_TORCHTITAN,
         ),
         page="profiles.md",
         family=Family.PROFILES,
@@ -384,6 +627,11 @@ RULES: tuple[Rule, ...] = (
             '    assert os.environ.get("TORCH_COMPILE_DISABLE") == "1"\n'
             "# a bitwise profile sets deterministic_mode: true, leaves TORCH_COMPILE_DISABLE unset"
         ),
+        examples=_example(
+            {**_PROFILE, "pkg/validate.py": _REQUIRES.format("args.deterministic_mode")},
+            invalid={"registry.yaml": _required("")},
+            valid={"registry.yaml": _required('      TORCH_COMPILE_DISABLE: "1"\n')},
+        ),
         page="profiles.md",
         family=Family.PROFILES,
         help="Set the variable to the required value under the profile's `env`.",
@@ -403,6 +651,11 @@ RULES: tuple[Rule, ...] = (
             'if args.fp8_recipe == "mxfp8":\n'
             '    assert os.environ.get("NVTE_FP8_BLOCK") == "1"\n'
             "# the bitwise profile does not set fp8_recipe"
+        ),
+        examples=_example(
+            {**_PROFILE, "pkg/validate.py": _REQUIRES.format('args.fp8_recipe == "mxfp8"')},
+            invalid={"registry.yaml": _required("")},
+            valid={"registry.yaml": _required('      TORCH_COMPILE_DISABLE: "1"\n')},
         ),
         page="profiles.md",
         family=Family.PROFILES,
@@ -426,6 +679,11 @@ RULES: tuple[Rule, ...] = (
             "  NCCL_ALGO:\n"
             '    implied_by: {PRIMUS_DETERMINISTIC: "1"}\n'
             "# no scanned launcher script sets NCCL_ALGO any more"
+        ),
+        examples=_example(
+            _PROFILE,
+            invalid={"registry.yaml": _profiles(external=_IMPLIED)},
+            valid={"registry.yaml": _profiles(external=_IMPLIED.split("    implied_by")[0])},
         ),
         page="profiles.md",
         family=Family.PROFILES,
@@ -455,6 +713,11 @@ RULES: tuple[Rule, ...] = (
             "    kind: bitwise\n"
             '    select: [{default_on: true, triage_not: reproducible, set: "off"}]\n'
             "# TOY_A and TOY_B are triaged reproducible, each alone; no run had both on"
+        ),
+        examples=_example(
+            {**_PROFILE, "pkg/toy.py": _TOYS},
+            invalid={"registry.yaml": _profiles(knobs=_REPRODUCIBLE_TOYS)},
+            valid={"registry.yaml": _profiles(knobs=_REPRODUCIBLE_TOYS, env='      TOY_B: "0"\n')},
         ),
         page="profiles.md",
         family=Family.PROFILES,
@@ -489,6 +752,11 @@ RULES: tuple[Rule, ...] = (
             "    select: [{role: stack, set: deterministic}]\n"
             "# no ROCBLAS_DEFAULT_ATOMICS_MODE, no torch.use_deterministic_algorithms"
         ),
+        examples=_example(
+            {**_PROFILE, "requirements.txt": "triton\n"},
+            invalid={"registry.yaml": _profiles().replace('      PYTHONHASHSEED: "0"\n', "")},
+            valid={},
+        ),
         page="profiles.md",
         family=Family.PROFILES,
         help=(
@@ -520,6 +788,17 @@ RULES: tuple[Rule, ...] = (
             "    kind: bitwise\n"
             '    env: {DEMO_FUSED: "0"}'
         ),
+        examples=_example(
+            {
+                **_PROFILE,
+                "registry.yaml": _profiles(
+                    knobs=_entry("DEMO_FUSED"), env='      DEMO_FUSED: "0"\n'
+                ),
+                "pkg/fused.py": _FUSED,
+            },
+            invalid={"pkg/run.sh": "export DEMO_FUSED=1\n"},
+            valid={"pkg/run.sh": "export DEMO_FUSED=${DEMO_FUSED:-1}\n"},
+        ),
         page="profiles.md",
         family=Family.PROFILES,
         help=(
@@ -545,6 +824,12 @@ RULES: tuple[Rule, ...] = (
             "  owner: fp8-team\n"
             "  expires: 2026-06-30    # and today is later"
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"registry.yaml": _waiver("2026-06-30", owner=True)},
+            valid={"registry.yaml": _waiver("2026-12-31", owner=True)},
+            arguments=_TODAY,
+        ),
         page="waivers.md",
         family=Family.WAIVERS,
         help=(
@@ -566,6 +851,12 @@ RULES: tuple[Rule, ...] = (
             "  reason: The FP8 path is being rewritten.\n"
             "  expires: 2026-06-30    # and no `owner:`"
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"registry.yaml": _waiver("2026-12-31", owner=False)},
+            valid={"registry.yaml": _waiver("2026-12-31", owner=True)},
+            arguments=_TODAY,
+        ),
         page="waivers.md",
         family=Family.WAIVERS,
         help="Add `owner:` (a person, a team or a handle) to the entry.",
@@ -584,6 +875,12 @@ RULES: tuple[Rule, ...] = (
         example=(
             "# knobs-baseline.json accepts KNB001 for PRIMUS_NEW_TRITON in pkg/model.py;\n"
             "# the knob has since been registered"
+        ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"knobs-baseline.json": _baseline(_GONE)},
+            valid={"knobs-baseline.json": _baseline("")},
+            arguments=("--baseline", "knobs-baseline.json"),
         ),
         page="waivers.md",
         family=Family.BASELINE,
@@ -604,6 +901,11 @@ RULES: tuple[Rule, ...] = (
             "line that differs."
         ),
         example=("<!-- knobs:begin knobs -->\n(a table edited by hand)\n<!-- knobs:end knobs -->"),
+        examples=_example(
+            _INVENTORY,
+            invalid={"knobs.md": _DOC.replace("| `PRIMUS_HC_TRITON` |", "| `PRIMUS_HC` |")},
+            valid={"knobs.md": _DOC},
+        ),
         page="generated-docs.md",
         family=Family.DOCS,
         help="Regenerate the blocks with `knobs docs --write FILE`; edit the registry, not them.",
@@ -618,6 +920,11 @@ RULES: tuple[Rule, ...] = (
             "define. The block cannot be checked or regenerated."
         ),
         example=("<!-- knobs:begin knobs -->\n(no knobs:end after it)"),
+        examples=_example(
+            _INVENTORY,
+            invalid={"knobs.md": _DOC.replace("<!-- knobs:end knobs -->", "")},
+            valid={"knobs.md": _DOC},
+        ),
         page="generated-docs.md",
         family=Family.DOCS,
         help="Fix the marker comments (see docs/generated-docs.md), then run `knobs docs --write`.",

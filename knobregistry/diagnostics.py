@@ -74,6 +74,24 @@ class Diagnostic:
         return f"{self.location()}: {self.code} {self.message}"
 
 
+Files = tuple[tuple[str, str], ...]  # a small project: (path, text) of each file
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Example:
+    """Fixit's INVALID and VALID for a check: a project on which `knobs check` reports the
+    rule and no other, and the same project put right, on which it reports nothing.
+
+    A reserved rule's invalid project is a registry that does not load (exit 2). The
+    tests write each project to a folder and run `knobs check ARGUMENTS` in it, with the
+    folder on PYTHONPATH (for a stand-in of megatron-core or torchtitan).
+    """
+
+    invalid: Files
+    valid: Files
+    arguments: tuple[str, ...] = ()  # after `knobs check` (--today, --baseline)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
     """One code: a short CamelCase name, its severity and what it means."""
@@ -82,7 +100,8 @@ class Rule:
     name: str
     title: str  # one line, for tables and SARIF's shortDescription
     description: str  # a paragraph, for SARIF's fullDescription and the docs
-    example: str  # a few lines of code or registry that the rule reports
+    example: str  # a few lines of code or registry that the rule reports, as `knobs rule` shows
+    examples: Example  # projects the tests check it on, reported and put right
     help: str  # what to do about it: the fix
     page: str  # the page of docs/ that documents it, under the heading of `anchor`
     family: Family

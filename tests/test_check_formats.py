@@ -13,7 +13,7 @@ from rich.console import Console
 
 from knobregistry.check import INVENTORY, Check, Context, run_check
 from knobregistry.codes import RULES
-from knobregistry.diagnostics import Diagnostic, Family, Rule, Severity
+from knobregistry.diagnostics import Diagnostic, Example, Family, Rule, Severity
 from knobregistry.registry import load_registry
 from knobregistry.report.check_sarif import check_to_sarif
 from knobregistry.report.check_text import print_check_rich, render_check_text
@@ -253,6 +253,7 @@ _FAKE_RULE = Rule(
     title="A further check's finding.",
     description="A further check's finding.",
     example="(none)",
+    examples=Example(invalid=(), valid=()),  # not in the table: its examples are not run
     help="Do what it says.",
     page="checks.md",
     family=Family.PROFILES,
