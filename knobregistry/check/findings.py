@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from knobregistry.check.where import Where
-from knobregistry.codes import rule
+from knobregistry.codes import rules
 from knobregistry.diagnostics import Diagnostic, Rule
 from knobregistry.feature import undecided_reason
 from knobregistry.plural import counted
@@ -23,13 +23,8 @@ from scanner import DynamicRead, GateKind, Knob, ScanError, Site
 
 # Where the scanner's error message places the problem ("Syntax error at line 2, column 19").
 _POSITION = re.compile(r"\bline (\d+)(?:, column (\d+))?")
-UNREGISTERED = rule("KNB001")
-STALE = rule("KNB002")
-DEFAULT_DRIFT = rule("KNB003")
-CONFLICTING = rule("KNB004")
-DYNAMIC_READ = rule("KNB006")
-UNSCANNABLE = rule("KNB007")
-UNDECIDED = rule("KNB008")
+UNREGISTERED, STALE, DEFAULT_DRIFT, CONFLICTING = rules("KNB001", "KNB002", "KNB003", "KNB004")
+DYNAMIC_READ, UNSCANNABLE, UNDECIDED = rules("KNB006", "KNB007", "KNB008")
 
 
 def _diagnostic(

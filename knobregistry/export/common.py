@@ -51,7 +51,7 @@ class Part(Enum):
     STACK_CALLS = "stack calls"  # the stack's calls and attributes (torch.use_...)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True)
 class ExportFormat:
     """One format of `knobs export`: its name, renderer, help, file suffix and what it holds."""
 

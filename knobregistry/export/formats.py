@@ -15,76 +15,28 @@ from knobregistry.export.structured import render_config, render_json
 
 _VARIABLES = frozenset({Part.VARIABLES})
 _TRAINER = frozenset({Part.TRAINER_CONFIG})
+_PYTHON = (
+    "the stack's calls and attributes (torch.use_deterministic_algorithms) as a module the "
+    "training script imports first"
+)
+_MEGATRON_ARGS = "the Megatron keys as Megatron-LM command-line flags (a bash array)"
 
+# name, renderer, help, file suffix, what it holds, whether a header opens it, shell-sourced
 FORMATS: tuple[ExportFormat, ...] = (
+    ExportFormat("sh", render_sh, "a file to source", ".sh", _VARIABLES, True, shell=True),
     ExportFormat(
-        name="sh",
-        render=render_sh,
-        help="a file to source",
-        suffix=".sh",
-        holds=_VARIABLES,
-        header=True,
-        shell=True,
+        "dotenv", render_dotenv, "a Docker Compose env file", ".env", _VARIABLES, True, shell=True
     ),
+    ExportFormat("json", render_json, "everything, for tools", ".json", frozenset(Part), False),
+    ExportFormat("github", render_github, "lines for $GITHUB_ENV", ".env", _VARIABLES, False),
     ExportFormat(
-        name="dotenv",
-        render=render_dotenv,
-        help="a Docker Compose env file",
-        suffix=".env",
-        holds=_VARIABLES,
-        header=True,
-        shell=True,
+        "config", render_config, "the trainer-config overlay (YAML)", ".yaml", _TRAINER, True
     ),
+    ExportFormat("python", render_python, _PYTHON, ".py", frozenset({Part.STACK_CALLS}), True),
     ExportFormat(
-        name="json",
-        render=render_json,
-        help="everything, for tools",
-        suffix=".json",
-        holds=frozenset(Part),
-        header=False,
+        "megatron-args", render_megatron_args, _MEGATRON_ARGS, ".sh", _TRAINER, True, shell=True
     ),
-    ExportFormat(
-        name="github",
-        render=render_github,
-        help="lines for $GITHUB_ENV",
-        suffix=".env",
-        holds=_VARIABLES,
-        header=False,
-    ),
-    ExportFormat(
-        name="config",
-        render=render_config,
-        help="the trainer-config overlay (YAML)",
-        suffix=".yaml",
-        holds=_TRAINER,
-        header=True,
-    ),
-    ExportFormat(
-        name="python",
-        render=render_python,
-        help="the stack's calls and attributes (torch.use_deterministic_algorithms) as a "
-        "module the training script imports first",
-        suffix=".py",
-        holds=frozenset({Part.STACK_CALLS}),
-        header=True,
-    ),
-    ExportFormat(
-        name="megatron-args",
-        render=render_megatron_args,
-        help="the Megatron keys as Megatron-LM command-line flags (a bash array)",
-        suffix=".sh",
-        holds=_TRAINER,
-        header=True,
-        shell=True,
-    ),
-    ExportFormat(
-        name="primus",
-        render=render_primus,
-        help="a Primus experiment overlay",
-        suffix=".yaml",
-        holds=_TRAINER,
-        header=True,
-    ),
+    ExportFormat("primus", render_primus, "a Primus experiment overlay", ".yaml", _TRAINER, True),
 )
 NAMES = tuple(f.name for f in FORMATS)
 _BY_NAME = {f.name: f for f in FORMATS}
