@@ -18,9 +18,9 @@ from types import MappingProxyType
 from typing import Any
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check import CheckResult, Family
-from knobregistry.codes import rule, rules
-from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.check import Check, CheckResult
+from knobregistry.codes import rule
+from knobregistry.diagnostics import Diagnostic, Family, Severity
 from knobregistry.files import FileError, not_regular, read_text
 from knobregistry.jsontext import loads
 from knobregistry.paths import shown
@@ -29,8 +29,8 @@ from knobregistry.plural import counted
 VERSION = 1
 # Never baselined: an expired waiver (its date is the agreement) and the baseline's own finding.
 BASELINE_ENTRY_GONE = rule("KNB203")
-# The baseline's family: KNB203, reported by apply_baseline when a baseline is applied.
-BASELINE = Family("waivers", rules(BASELINE_ENTRY_GONE.code), None)
+# The baseline's check: KNB203, reported by apply_baseline when a baseline is applied.
+BASELINE = Check.of(Family.BASELINE, None)
 UNBASELINABLE = frozenset({"KNB201", BASELINE_ENTRY_GONE.code})
 
 

@@ -3,13 +3,178 @@
 KNB0xx: the inventory (code versus registry); KNB1xx: profiles; KNB2xx: waivers,
 the baseline and generated docs. A code never changes meaning. A retired or
 reserved code stays in this table (``reserved=True``) so that it is never reused.
+
+A rule is declared here once: its code, name, severity, summary, family, example, fix
+and docs page. The families of checks take their rules from here (`rules_of`), and
+SARIF, `knobs rule`, the docs' code tables and the tests read the same entries.
 """
 
 from __future__ import annotations
 
-from knobregistry.diagnostics import Rule, Severity
+from collections.abc import Mapping
 
-DOCS_PAGE = "docs/checks.md"
+from knobregistry.diagnostics import Example, Family, Files, Rule, Severity
+
+
+def _files(files: Mapping[str, str]) -> Files:
+    return tuple(sorted(files.items()))
+
+
+def _example(
+    base: Mapping[str, str],
+    *,
+    invalid: Mapping[str, str],
+    valid: Mapping[str, str],
+    arguments: tuple[str, ...] = (),
+) -> Example:
+    """``base`` with the files of ``invalid`` added or replaced, and with those of ``valid``."""
+    return Example(
+        invalid=_files({**base, **invalid}), valid=_files({**base, **valid}), arguments=arguments
+    )
+
+
+# The inventory's examples: a package that reads one registered knob, and changes to it.
+_REGISTRY = """\
+version: 1
+scan:
+  paths: [pkg]
+knobs:
+  PRIMUS_HC_TRITON:
+    default: "1"
+    default_on: true
+    triage: breaks-bitwise
+"""
+_MODEL = 'import os\n\nHC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"\n'
+_INVENTORY = {"registry.yaml": _REGISTRY, "pkg/model.py": _MODEL}
+_OTHER = _MODEL.replace("HC =", "FAST =")
+_NEW_TRITON = 'import os\n\nNEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'
+_LOOP = (
+    'import os\n\nfor kind in ("HC",):\n    os.environ.get(f"PRIMUS_{kind}_TRITON", "1") != "0"\n'
+)
+_FLAGS = (
+    "import os\n\nfrom toolkit import str2bool\n\n"
+    'ADAM = str2bool(os.environ.get("PRIMUS_FUSED_ADAM", "1"))\n'
+)
+_EXEMPT = "exempt\n    reason: Triaged by hand."
+
+
+def _entry(name: str, triage: str = "untriaged") -> str:
+    """A registry entry for a knob on by default ("1")."""
+    return f'  {name}:\n    default: "1"\n    default_on: true\n    triage: {triage}\n'
+
+
+def _registry(*names: str) -> str:
+    """The inventory's registry, with an untriaged knob on by default for each name."""
+    return _REGISTRY + "".join(_entry(name) for name in names)
+
+
+# The profiles' examples: the inventory's project with a bitwise profile that keeps its promise.
+def _profiles(*, knobs: str = "", external: str = "", config: str = "", env: str = "") -> str:
+    """The registry with more knobs, external variables, config keys and bitwise settings."""
+    return (
+        _REGISTRY
+        + knobs
+        + "external:\n  PYTHONHASHSEED:\n    description: Python's hash seed.\n"
+        + external
+        + (f"config:\n{config}" if config else "")
+        + "profiles:\n  bitwise:\n    description: Bit for bit.\n    kind: bitwise\n"
+        + '    env:\n      PRIMUS_HC_TRITON: "0"\n      PYTHONHASHSEED: "0"\n'
+        + env
+    )
+
+
+_PROFILE = {"registry.yaml": _profiles(), "pkg/model.py": _MODEL}
+_DATACLASS = "from dataclasses import dataclass, field\n\n\n@dataclass\nclass "
+# Stand-ins for megatron-core and torchtitan, found first on PYTHONPATH.
+_MEGATRON = {
+    "megatron/__init__.py": "",
+    "megatron/core/__init__.py": "",
+    "megatron/core/model_parallel_config.py": (
+        _DATACLASS + "ModelParallelConfig:\n    deterministic_mode: bool = False\n"
+    ),
+}
+_TORCHTITAN = {
+    "torchtitan/__init__.py": "",
+    "torchtitan/config/__init__.py": "",
+    "torchtitan/config/job_config.py": (
+        _DATACLASS + "Debug:\n    seed: int | None = None\n\n\n"
+        "@dataclass\nclass JobConfig:\n    debug: Debug = field(default_factory=Debug)\n"
+    ),
+}
+
+
+def _megatron_key(name: str) -> str:
+    return f"  {name}:\n    backend: megatron\n    description: Deterministic kernels.\n"
+
+
+def _titan_key(name: str) -> str:
+    return f"  {name}:\n    backend: torchtitan\n    description: TorchTitan's seed.\n"
+
+
+_LAUNCHER = '[ "$PRIMUS_DETERMINISTIC" = 1 ] && export NCCL_ALGO=Ring\n'
+_NCCL_ALGO = "  NCCL_ALGO:\n    description: Collective algorithm.\n"
+_IMPLIED = _NCCL_ALGO + '    implied_by: {PRIMUS_DETERMINISTIC: "1"}\n'
+
+
+def _deterministic(algo: str) -> str:
+    """A profile that sets the launcher's switch, and NCCL_ALGO to ``algo``."""
+    switch = "  PRIMUS_DETERMINISTIC:\n    default_on: false\n    triage: untriaged\n"
+    env = f'      PRIMUS_DETERMINISTIC: "1"\n      NCCL_ALGO: {algo}\n'
+    return _profiles(knobs=switch, external=_NCCL_ALGO, env=env)
+
+
+_REQUIRES = (
+    "import os\n\n\ndef validate(args):\n    if {}:\n"
+    '        assert os.environ.get("TORCH_COMPILE_DISABLE") == "1"\n'
+)
+
+
+def _required(env: str) -> str:
+    """A profile in deterministic mode (a Primus key), with ``env`` added."""
+    external = "  TORCH_COMPILE_DISABLE:\n    description: Turns torch.compile off.\n"
+    config = "  deterministic_mode:\n    backend: primus\n    description: Deterministic mode.\n"
+    profile = _profiles(external=external, config=config, env=env)
+    return profile + "    config:\n      deterministic_mode: true\n"
+
+
+_TOYS = (
+    'import os\n\nA = os.environ.get("TOY_A", "1") != "0"\n'
+    'B = os.environ.get("TOY_B", "1") != "0"\n'
+)
+_REPRODUCIBLE_TOYS = _entry("TOY_A", "reproducible") + _entry("TOY_B", "reproducible")
+_FUSED = 'import os\n\nFUSED = os.environ.get("DEMO_FUSED", "1") != "0"\n'
+
+# The waivers' and the baseline's examples: the inventory's project, checked on a given day.
+_TODAY = ("--today", "2026-07-01")
+
+
+def _waiver(expires: str, *, owner: bool) -> str:
+    """The inventory's registry, its knob waived until ``expires``, with an owner or none."""
+    waived = f"exempt\n    reason: The Triton path is being rewritten.\n    expires: {expires}"
+    return _REGISTRY.replace("breaks-bitwise", waived + ("\n    owner: hc-team" if owner else ""))
+
+
+def _baseline(finding: str) -> str:
+    return '{\n  "version": 1,\n  "findings": [' + finding + "]\n}\n"
+
+
+_GONE = (
+    '\n    {"code": "KNB001", "knob": "PRIMUS_NEW_TRITON", "path": "pkg/new.py", "count": 1}\n  '
+)
+
+
+# The generated docs' examples: a page whose block of knobs the registry renders.
+_DOC = """\
+<!-- knobs:registry registry.yaml -->
+
+<!-- knobs:begin knobs -->
+
+| knob | gates | default | triage | cost when off |
+| --- | --- | --- | --- | --- |
+| `PRIMUS_HC_TRITON` | — | `"1"` (on) | **breaks-bitwise** | — |
+
+<!-- knobs:end knobs -->
+"""
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -27,7 +192,13 @@ RULES: tuple[Rule, ...] = (
             "# pkg/model.py (PRIMUS_NEW_TRITON is in neither `knobs` nor `external`)\n"
             'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"'
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/new.py": _NEW_TRITON},
+            valid={"pkg/new.py": _NEW_TRITON, "registry.yaml": _registry("PRIMUS_NEW_TRITON")},
+        ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Add the YAML entry that the fix shows under `knobs:` in the registry (it is "
             "prefilled from the scan and starts `untriaged`), then fill in what it gates "
@@ -48,7 +219,13 @@ RULES: tuple[Rule, ...] = (
             "# registry.yaml lists PRIMUS_ROPE_TRITON under `knobs`; no code in scan.paths\n"
             "# reads it any more"
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"registry.yaml": _registry("PRIMUS_ROPE_TRITON")},
+            valid={},
+        ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Remove the entry if the gate is gone; widen `scan.paths` if the code moved; "
             "move it under `external` if only a library reads it."
@@ -70,7 +247,13 @@ RULES: tuple[Rule, ...] = (
             '# registry.yaml: PRIMUS_HC_TRITON: {default: "1", default_on: true}\n'
             'HC = os.environ.get("PRIMUS_HC_TRITON", "0") != "0"'
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/model.py": _MODEL.replace('"1")', '"0")')},
+            valid={},
+        ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "If the change is intended, update `default` / `default_on` in the registry as "
             "the fix shows and review the triage; otherwise restore the default in the code."
@@ -91,7 +274,13 @@ RULES: tuple[Rule, ...] = (
             'HC = os.environ.get("PRIMUS_HC_TRITON", "1") != "0"       # pkg/model.py\n'
             'FAST = os.environ.get("PRIMUS_HC_TRITON", "0") == "1"    # pkg/other.py'
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/other.py": _OTHER.replace('"1") != "0"', '"0") == "1"')},
+            valid={"pkg/other.py": _OTHER},
+        ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Make every site read the variable the same way: one helper function, or one "
             "module constant for the default. In code you do not own, record how each site "
@@ -109,7 +298,13 @@ RULES: tuple[Rule, ...] = (
             "keeps this meaning."
         ),
         example=("PRIMUS_BLOCK:\n  triage: exempt    # and no `reason:`"),
+        examples=_example(
+            _INVENTORY,
+            invalid={"registry.yaml": _REGISTRY.replace("breaks-bitwise", "exempt")},
+            valid={"registry.yaml": _REGISTRY.replace("breaks-bitwise", _EXEMPT)},
+        ),
         page="checks.md",
+        family=Family.INVENTORY,
         help="Add `reason:` to the entry, or triage the knob.",
         reserved=True,
     ),
@@ -125,7 +320,13 @@ RULES: tuple[Rule, ...] = (
             "registered nor proved harmless."
         ),
         example=('for kind in open("kinds"):\n    os.environ.get(f"PRIMUS_{kind}")'),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/loop.py": _LOOP.replace('("HC",)', 'open("kinds")')},
+            valid={"pkg/loop.py": _LOOP},
+        ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Name the variable with a string literal or a module-level constant (or pass "
             "it to a wrapper function as a literal), so that the knob can be registered."
@@ -141,7 +342,13 @@ RULES: tuple[Rule, ...] = (
             "too large). Its knobs are unknown, so the check cannot vouch for it and fails."
         ),
         example=('# pkg/broken.py\nx = os.environ.get("PRIMUS_X"'),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/broken.py": 'import os\nx = os.environ.get("PRIMUS_X"\n'},
+            valid={"pkg/broken.py": "import os\nx = 1\n"},
+        ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Fix the file, or add it to `scan.exclude` in the registry if it is not meant "
             "to be scanned."
@@ -165,7 +372,13 @@ RULES: tuple[Rule, ...] = (
             "\n"
             'ADAM = str2bool(os.environ.get("PRIMUS_FUSED_ADAM", "1"))'
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"pkg/flags.py": _FLAGS},
+            valid={"pkg/flags.py": _FLAGS, "registry.yaml": _registry("PRIMUS_FUSED_ADAM")},
+        ),
         page="checks.md",
+        family=Family.INVENTORY,
         help=(
             "Read the code around the site (`knobs explain KNOB`), then register the knob "
             "under `knobs:` with `default_on` as you found it and its triage (and remove "
@@ -191,7 +404,13 @@ RULES: tuple[Rule, ...] = (
             "    kind: bitwise\n"
             "    env: {}    # PRIMUS_HC_TRITON (on by default, breaks-bitwise) left on"
         ),
+        examples=_example(
+            _PROFILE,
+            invalid={"registry.yaml": _profiles().replace('      PRIMUS_HC_TRITON: "0"\n', "")},
+            valid={},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Set the knob to the value that turns its feature off in the profile (a `disable` "
             "knob's on value), or add a select rule that covers it (role: kernel, "
@@ -216,7 +435,13 @@ RULES: tuple[Rule, ...] = (
             "    env:\n"
             '      PRIMUS_HC_TRITN: "0"    # a typo: no code reads it'
         ),
+        examples=_example(
+            _PROFILE,
+            invalid={"registry.yaml": _profiles(env='      PRIMUS_HC_TRITN: "0"\n')},
+            valid={},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Fix the name, or declare the variable under `external` with the library that reads it."
         ),
@@ -237,7 +462,13 @@ RULES: tuple[Rule, ...] = (
             "    env:\n"
             '      PRIMUS_HC_TRITON: "false"    # turns nothing off'
         ),
+        examples=_example(
+            _PROFILE,
+            invalid={"registry.yaml": _profiles().replace('TRITON: "0"', 'TRITON: "false"')},
+            valid={},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Write a value the gate treats as intended (the message lists them), or give the knob "
             "its `off_value` / `on_value` in the registry."
@@ -260,7 +491,13 @@ RULES: tuple[Rule, ...] = (
             "  deterministic_mod:    # no field of megatron-core's config classes\n"
             "    backend: megatron"
         ),
+        examples=_example(
+            {**_PROFILE, **_MEGATRON},
+            invalid={"registry.yaml": _profiles(config=_megatron_key("deterministic_mod"))},
+            valid={"registry.yaml": _profiles(config=_megatron_key("deterministic_mode"))},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Fix the name; mark a Megatron command-line argument with `argument: --name`; or "
             "declare the key's real backend (primus, for keys Primus adds)."
@@ -279,7 +516,13 @@ RULES: tuple[Rule, ...] = (
             "  deterministic_mode:\n"
             "    backend: megatron    # megatron-core is not installed"
         ),
+        examples=_example(
+            {**_PROFILE, "registry.yaml": _profiles(config=_megatron_key("deterministic_mode"))},
+            invalid={"megatron/__init__.py": ""},
+            valid=_MEGATRON,
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Install megatron-core in the environment that runs `knobs check` (pip install "
             "megatron-core) to check them."
@@ -306,7 +549,13 @@ RULES: tuple[Rule, ...] = (
             '      PRIMUS_DETERMINISTIC: "1"\n'
             "      NCCL_ALGO: Tree"
         ),
+        examples=_example(
+            {**_PROFILE, "pkg/launch.sh": _LAUNCHER},
+            invalid={"registry.yaml": _deterministic("Tree")},
+            valid={"registry.yaml": _deterministic("Ring")},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Give the variable the launcher's value in the profile (or leave it to the launcher), "
             "or stop setting the switch that implies it."
@@ -326,7 +575,13 @@ RULES: tuple[Rule, ...] = (
             "  debug.sead:    # no field path of torchtitan's job config\n"
             "    backend: torchtitan"
         ),
+        examples=_example(
+            {**_PROFILE, **_TORCHTITAN},
+            invalid={"registry.yaml": _profiles(config=_titan_key("debug.sead"))},
+            valid={"registry.yaml": _profiles(config=_titan_key("debug.seed"))},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Fix the name (a dotted path such as debug.seed); if Primus adds the key, declare "
             "`backend: primus`."
@@ -343,7 +598,13 @@ RULES: tuple[Rule, ...] = (
         example=(
             "config:\n  debug.seed:\n    backend: torchtitan    # torchtitan is not installed"
         ),
+        examples=_example(
+            {**_PROFILE, "registry.yaml": _profiles(config=_titan_key("debug.seed"))},
+            invalid={"torchtitan/__init__.py": ""},
+            valid=_TORCHTITAN,
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Install torchtitan in the environment that runs `knobs check` (pip install "
             "torchtitan, on Python 3.11 or newer) to check them."
@@ -368,7 +629,13 @@ RULES: tuple[Rule, ...] = (
             '    assert os.environ.get("TORCH_COMPILE_DISABLE") == "1"\n'
             "# a bitwise profile sets deterministic_mode: true, leaves TORCH_COMPILE_DISABLE unset"
         ),
+        examples=_example(
+            {**_PROFILE, "pkg/validate.py": _REQUIRES.format("args.deterministic_mode")},
+            invalid={"registry.yaml": _required("")},
+            valid={"registry.yaml": _required('      TORCH_COMPILE_DISABLE: "1"\n')},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help="Set the variable to the required value under the profile's `env`.",
     ),
     Rule(
@@ -387,7 +654,13 @@ RULES: tuple[Rule, ...] = (
             '    assert os.environ.get("NVTE_FP8_BLOCK") == "1"\n'
             "# the bitwise profile does not set fp8_recipe"
         ),
+        examples=_example(
+            {**_PROFILE, "pkg/validate.py": _REQUIRES.format('args.fp8_recipe == "mxfp8"')},
+            invalid={"registry.yaml": _required("")},
+            valid={"registry.yaml": _required('      TORCH_COMPILE_DISABLE: "1"\n')},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help="Set the variable as required, or set the config key that decides the condition.",
         severity=Severity.NOTE,
     ),
@@ -409,7 +682,13 @@ RULES: tuple[Rule, ...] = (
             '    implied_by: {PRIMUS_DETERMINISTIC: "1"}\n'
             "# no scanned launcher script sets NCCL_ALGO any more"
         ),
+        examples=_example(
+            _PROFILE,
+            invalid={"registry.yaml": _profiles(external=_IMPLIED)},
+            valid={"registry.yaml": _profiles(external=_IMPLIED.split("    implied_by")[0])},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Restate the value in the profiles that need it and drop `implied_by`, or put the "
             "launcher script back in the scan's scope."
@@ -437,7 +716,13 @@ RULES: tuple[Rule, ...] = (
             '    select: [{default_on: true, triage_not: reproducible, set: "off"}]\n'
             "# TOY_A and TOY_B are triaged reproducible, each alone; no run had both on"
         ),
+        examples=_example(
+            {**_PROFILE, "pkg/toy.py": _TOYS},
+            invalid={"registry.yaml": _profiles(knobs=_REPRODUCIBLE_TOYS)},
+            valid={"registry.yaml": _profiles(knobs=_REPRODUCIBLE_TOYS, env='      TOY_B: "0"\n')},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Run `knobs triage --profile NAME --record -- COMMAND` (its baseline runs the profile "
             "as a whole), or `--search fastest-bitwise --record` to find and verify the fastest "
@@ -469,7 +754,13 @@ RULES: tuple[Rule, ...] = (
             "    select: [{role: stack, set: deterministic}]\n"
             "# no ROCBLAS_DEFAULT_ATOMICS_MODE, no torch.use_deterministic_algorithms"
         ),
+        examples=_example(
+            {**_PROFILE, "requirements.txt": "triton\n"},
+            invalid={"registry.yaml": _profiles().replace('      PYTHONHASHSEED: "0"\n', "")},
+            valid={},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Register the setting as `knobs catalogue LIBRARY` gives it (a variable under "
             "`external:` with `role: stack`, a call under `config:` with `backend: stack`) and "
@@ -499,7 +790,19 @@ RULES: tuple[Rule, ...] = (
             "    kind: bitwise\n"
             '    env: {DEMO_FUSED: "0"}'
         ),
+        examples=_example(
+            {
+                **_PROFILE,
+                "registry.yaml": _profiles(
+                    knobs=_entry("DEMO_FUSED"), env='      DEMO_FUSED: "0"\n'
+                ),
+                "pkg/fused.py": _FUSED,
+            },
+            invalid={"pkg/run.sh": "export DEMO_FUSED=1\n"},
+            valid={"pkg/run.sh": "export DEMO_FUSED=${DEMO_FUSED:-1}\n"},
+        ),
         page="profiles.md",
+        family=Family.PROFILES,
         help=(
             "Make the launcher keep a value already set (`export X=${X:-1}`), or remove the "
             "write, or do not start the profile's runs through that launcher."
@@ -523,7 +826,14 @@ RULES: tuple[Rule, ...] = (
             "  owner: fp8-team\n"
             "  expires: 2026-06-30    # and today is later"
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"registry.yaml": _waiver("2026-06-30", owner=True)},
+            valid={"registry.yaml": _waiver("2026-12-31", owner=True)},
+            arguments=_TODAY,
+        ),
         page="waivers.md",
+        family=Family.WAIVERS,
         help=(
             "Triage the knob and remove `expires`; or, if its owner agrees, move `expires` to a "
             "later date."
@@ -543,7 +853,14 @@ RULES: tuple[Rule, ...] = (
             "  reason: The FP8 path is being rewritten.\n"
             "  expires: 2026-06-30    # and no `owner:`"
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"registry.yaml": _waiver("2026-12-31", owner=False)},
+            valid={"registry.yaml": _waiver("2026-12-31", owner=True)},
+            arguments=_TODAY,
+        ),
         page="waivers.md",
+        family=Family.WAIVERS,
         help="Add `owner:` (a person, a team or a handle) to the entry.",
         severity=Severity.WARNING,
     ),
@@ -561,7 +878,14 @@ RULES: tuple[Rule, ...] = (
             "# knobs-baseline.json accepts KNB001 for PRIMUS_NEW_TRITON in pkg/model.py;\n"
             "# the knob has since been registered"
         ),
+        examples=_example(
+            _INVENTORY,
+            invalid={"knobs-baseline.json": _baseline(_GONE)},
+            valid={"knobs-baseline.json": _baseline("")},
+            arguments=("--baseline", "knobs-baseline.json"),
+        ),
         page="waivers.md",
+        family=Family.BASELINE,
         help=(
             "Rewrite the baseline without it: knobs check --baseline FILE --write-baseline FILE "
             "(a baseline may always shrink)."
@@ -579,7 +903,13 @@ RULES: tuple[Rule, ...] = (
             "line that differs."
         ),
         example=("<!-- knobs:begin knobs -->\n(a table edited by hand)\n<!-- knobs:end knobs -->"),
+        examples=_example(
+            _INVENTORY,
+            invalid={"knobs.md": _DOC.replace("| `PRIMUS_HC_TRITON` |", "| `PRIMUS_HC` |")},
+            valid={"knobs.md": _DOC},
+        ),
         page="generated-docs.md",
+        family=Family.DOCS,
         help="Regenerate the blocks with `knobs docs --write FILE`; edit the registry, not them.",
     ),
     Rule(
@@ -592,7 +922,13 @@ RULES: tuple[Rule, ...] = (
             "define. The block cannot be checked or regenerated."
         ),
         example=("<!-- knobs:begin knobs -->\n(no knobs:end after it)"),
+        examples=_example(
+            _INVENTORY,
+            invalid={"knobs.md": _DOC.replace("<!-- knobs:end knobs -->", "")},
+            valid={"knobs.md": _DOC},
+        ),
         page="generated-docs.md",
+        family=Family.DOCS,
         help="Fix the marker comments (the example shows them), then run `knobs docs --write`.",
     ),
 )
@@ -616,6 +952,6 @@ def rules(*codes: str) -> tuple[Rule, ...]:
     return tuple(_BY_CODE[code] for code in codes)
 
 
-def family_codes(prefix: str) -> tuple[str, ...]:
-    """The codes that start with ``prefix`` ("KNB0", "KNB1", "KNB20"), in order."""
-    return tuple(r.code for r in RULES if r.code.startswith(prefix))
+def rules_of(family: Family) -> tuple[Rule, ...]:
+    """The rules of ``family``, in the table's order."""
+    return tuple(r for r in RULES if r.family is family)

@@ -1,4 +1,4 @@
-"""Every family of checks that `knobs check` runs, composed for the CLI, the pytest plugin
+"""Every check that `knobs check` runs, composed for the CLI, the pytest plugin
 and the test API: the inventory (KNB0xx) and, on the same scan, the profiles (KNB1xx),
 the waivers (KNB201, KNB202) and the generated docs (KNB204, KNB205); then the
 baseline, if one is given (KNB203).
@@ -11,22 +11,22 @@ from datetime import date
 from pathlib import Path
 
 from knobregistry.baseline import BASELINE, apply_baseline, load_baseline
-from knobregistry.check import INVENTORY, CheckResult, Family, run_check
+from knobregistry.check import INVENTORY, Check, CheckResult, run_check
+from knobregistry.codes import rule
+from knobregistry.diagnostics import Group
 from knobregistry.docsgen.sync import DOCS
 from knobregistry.paths import shown
 from knobregistry.profile_checks import PROFILES
 from knobregistry.registry import Registry
 from knobregistry.waivers import WAIVERS
 
-CHECKS: tuple[Family, ...] = (INVENTORY, PROFILES, WAIVERS, DOCS)  # what `knobs check` runs
-FAMILIES: tuple[Family, ...] = (*CHECKS, BASELINE)  # and the baseline's code
-
-_GROUP = {code: family.group for family in FAMILIES for code in family.codes}
+CHECKS: tuple[Check, ...] = (INVENTORY, PROFILES, WAIVERS, DOCS)  # what `knobs check` runs
+ALL_CHECKS: tuple[Check, ...] = (*CHECKS, BASELINE)  # and the baseline's, applied after
 
 
-def group_of(code: str) -> str:
-    """The group (the pytest plugin's item) of the family that reports ``code``."""
-    return _GROUP.get(code, "inventory")
+def group_of(code: str) -> Group:
+    """The pytest plugin's item for a finding of ``code``: its rule's family's group."""
+    return rule(code).family.group
 
 
 def full_check(

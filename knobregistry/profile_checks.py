@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.check import Context, Family, Where
-from knobregistry.codes import family_codes, rule, rules
-from knobregistry.diagnostics import Diagnostic
+from knobregistry.check import Check, Context, Where
+from knobregistry.codes import rule
+from knobregistry.diagnostics import Diagnostic, Family
 from knobregistry.feature import feature_values
 from knobregistry.profiles import Candidate, Intent, ResolvedProfile, knob_candidates
 from knobregistry.profiles import resolve_profile as _resolve
@@ -516,4 +516,4 @@ def _run(context: Context) -> list[Diagnostic]:
     )
 
 
-PROFILES = Family("profiles", rules(*family_codes("KNB1")), _run)
+PROFILES = Check.of(Family.PROFILES, _run)

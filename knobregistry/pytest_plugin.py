@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from knobregistry.baseline import BaselineError
-from knobregistry.diagnostics import Severity
+from knobregistry.diagnostics import Group, Severity
 from knobregistry.families import group_of
 from knobregistry.files import not_regular, reason
 from knobregistry.jsontext import loads
@@ -34,22 +34,6 @@ if TYPE_CHECKING:
     from knobregistry.trace.in_process import SessionTrace
 
 WORKER_KEY = "knobs_outcome"
-
-
-@dataclass(frozen=True, slots=True)
-class Group:
-    """One test item: the findings of the families of its group (knobregistry.families)."""
-
-    name: str
-    title: str
-
-
-GROUPS = (
-    Group("inventory", "inventory in sync"),
-    Group("profiles", "profiles complete"),
-    Group("waivers", "waivers current, baseline up to date"),
-    Group("docs", "docs in sync"),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +202,7 @@ def run_outcome(config: pytest.Config) -> Outcome:
     except BaselineError as error:
         return Outcome(problems=tuple(str(error).splitlines()))
     failures = tuple(
-        (group_of(d.code), (d.render(), *fix_lines(d)))
+        (group_of(d.code).item, (d.render(), *fix_lines(d)))
         for d in result.diagnostics
         if d.severity is Severity.ERROR
     )
@@ -257,7 +241,7 @@ class KnobsItem(pytest.Item):
         self.add_marker("knobs")
 
     def runtest(self) -> None:
-        lines = outcome(self.config).lines(self.group.name)
+        lines = outcome(self.config).lines(self.group.item)
         if lines:
             raise KnobsFailure(lines)
 
@@ -274,8 +258,8 @@ class KnobsFile(pytest.File):
     """The registry file, as the parent of the knobs items."""
 
     def collect(self) -> Iterator[KnobsItem]:
-        for group in GROUPS:
-            yield KnobsItem.from_parent(self, name=group.name, group=group)
+        for group in Group:
+            yield KnobsItem.from_parent(self, name=group.item, group=group)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> KnobsFile | None:

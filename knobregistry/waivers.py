@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from knobregistry.check import Context, Family
-from knobregistry.codes import rule, rules
-from knobregistry.diagnostics import Diagnostic
+from knobregistry.check import Check, Context
+from knobregistry.codes import rule
+from knobregistry.diagnostics import Diagnostic, Family
 from knobregistry.paths import shown
 from knobregistry.registry import KnobEntry, Registry
 
@@ -109,4 +109,4 @@ def _run(context: Context) -> list[Diagnostic]:
     return waiver_diagnostics(context.registry, today=context.today, cwd=context.cwd)
 
 
-WAIVERS = Family("waivers", rules("KNB201", "KNB202"), _run)
+WAIVERS = Check.of(Family.WAIVERS, _run)

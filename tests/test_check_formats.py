@@ -11,9 +11,9 @@ import pytest
 from jsonschema import Draft4Validator
 from rich.console import Console
 
-from knobregistry.check import INVENTORY, Context, Family, run_check
+from knobregistry.check import INVENTORY, Check, Context, run_check
 from knobregistry.codes import RULES
-from knobregistry.diagnostics import Diagnostic, Rule, Severity
+from knobregistry.diagnostics import Diagnostic, Example, Family, Rule, Severity
 from knobregistry.registry import load_registry
 from knobregistry.report.check_sarif import check_to_sarif
 from knobregistry.report.check_text import print_check_rich, render_check_text
@@ -205,7 +205,8 @@ def test_sarif_content_for_code_scanning(drifted: Path) -> None:
     assert driver["name"] == "knobregistry"
     every = [rule for rule in RULES if rule.code != "KNB203"]  # no baseline: no KNB203
     assert [r["id"] for r in driver["rules"]] == [rule.code for rule in every]
-    for rule in driver["rules"]:
+    for rule, declared in zip(driver["rules"], every, strict=True):
+        assert rule["helpUri"] == declared.docs  # the page that documents it, as `knobs rule`
         assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
         assert rule["help"]["text"] and rule["defaultConfiguration"]["level"] in (
             "error",
@@ -252,8 +253,10 @@ _FAKE_RULE = Rule(
     title="A further check's finding.",
     description="A further check's finding.",
     example="(none)",
+    examples=Example(invalid=(), valid=()),  # not in the table: its examples are not run
     help="Do what it says.",
     page="checks.md",
+    family=Family.PROFILES,
     severity=Severity.NOTE,
 )
 
@@ -276,7 +279,7 @@ def _fake_check(context: Context) -> list[Diagnostic]:
 def test_further_checks_join_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = project(tmp_path)
     monkeypatch.chdir(root)
-    extra = Family("profiles", (_FAKE_RULE,), _fake_check)
+    extra = Check(Family.PROFILES, (_FAKE_RULE,), _fake_check)
     result = run_check(load_registry(root / "registry.yaml"), cwd=root, families=(INVENTORY, extra))
     assert (result.drift, render_check_text(result)) == (
         False,

@@ -156,8 +156,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "atomic", "check", "codes", "diagnostics", "export", "files"),
         *("paths", "plural", "profiles", "registry"),
     },
-    "families": {"baseline", "check", "docsgen", "paths", "profile_checks", "registry"}
-    | {"waivers"},
+    "families": {"baseline", "check", "codes", "diagnostics", "docsgen", "paths", "registry"}
+    | {"profile_checks", "waivers"},
     # the other use cases
     "stack_use": {"catalogue"},
     "stack_checks": {"scanner", "catalogue", "check", "codes", "diagnostics", "profiles"}

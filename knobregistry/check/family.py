@@ -1,7 +1,7 @@
-"""A family of checks: the codes it reports, its group, and how it runs over one scan.
+"""A check: the family of rules it reports (knobregistry.codes), and how it runs over one scan.
 
 `knobs check` runs the families it is given on one scan of the registry's scope.
-This package defines the inventory family; the others (profiles, waivers, the
+This package defines the inventory check; the others (profiles, waivers, the
 baseline, generated docs) live with what they check and are composed in
 knobregistry.families, so that nothing here imports them.
 """
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from knobregistry.diagnostics import Diagnostic, Rule
+from knobregistry.codes import rules_of
+from knobregistry.diagnostics import Diagnostic, Family, Rule
 from knobregistry.registry import Registry
 from scanner import ScanResult
 
@@ -33,16 +34,22 @@ CheckRun = Callable[[Context], Iterable[Diagnostic]]
 
 
 @dataclass(frozen=True, slots=True)
-class Family:
-    """One family of checks: its group (the pytest plugin's item), its rules, its run.
+class Check:
+    """One check: the family whose rules it reports, those rules, and its run.
 
-    ``run`` is None for a family whose findings are made elsewhere (the baseline's,
-    when a baseline is applied to the result).
+    ``run`` is None for a check whose findings are made elsewhere (the baseline's,
+    when a baseline is applied to the result). ``rules`` are the family's, from the
+    table of codes (`Check.of`); a test may give others.
     """
 
-    group: str
+    family: Family
     rules: tuple[Rule, ...]
     run: CheckRun | None
+
+    @classmethod
+    def of(cls, family: Family, run: CheckRun | None) -> Check:
+        """The check that reports ``family``'s rules of the table of codes by ``run``."""
+        return cls(family, rules_of(family), run)
 
     @property
     def codes(self) -> tuple[str, ...]:

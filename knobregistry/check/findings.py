@@ -1,4 +1,5 @@
-"""One function per check code: the Diagnostic for one finding, with its message and fix."""
+"""One function per inventory finding: its Diagnostic, with its message and fix (the rules
+themselves are declared in knobregistry.codes)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import re
 from dataclasses import replace
 
 from knobregistry.check.where import Where
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.codes import rules
+from knobregistry.diagnostics import Diagnostic, Rule, Severity
 from knobregistry.feature import undecided_reason
 from knobregistry.plural import counted
 from knobregistry.registry import KnobEntry, Registry
@@ -24,14 +25,14 @@ from scanner import DynamicRead, GateKind, Knob, ScanError, Site
 
 # Where the scanner's error message places the problem ("Syntax error at line 2, column 19").
 _POSITION = re.compile(r"\bline (\d+)(?:, column (\d+))?")
+UNREGISTERED, STALE, DEFAULT_DRIFT, CONFLICTING = rules("KNB001", "KNB002", "KNB003", "KNB004")
+DYNAMIC_READ, UNSCANNABLE, UNDECIDED = rules("KNB006", "KNB007", "KNB008")
 
 
 def _diagnostic(
-    code: str, where: str, line: int, column: int, message: str, **kw: str
+    found: Rule, where: str, line: int, column: int, message: str, **kw: str
 ) -> Diagnostic:
-    return rule(code).diagnostic(
-        where, line, column, message, fix=kw.get("fix"), knob=kw.get("knob")
-    )
+    return found.diagnostic(where, line, column, message, fix=kw.get("fix"), knob=kw.get("knob"))
 
 
 def _read_at(knob: Knob) -> str:
@@ -60,7 +61,13 @@ def unregistered(where: Where, knob: Knob) -> Diagnostic:
         f"and {_read_at(knob)}."
     )
     return _diagnostic(
-        "KNB001", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
+        UNREGISTERED,
+        where.show(site.path),
+        site.line,
+        site.column,
+        message,
+        fix=fix,
+        knob=knob.name,
     )
 
 
@@ -82,7 +89,7 @@ def undecided(where: Where, knob: Knob) -> Diagnostic:
         ]
     )
     return _diagnostic(
-        "KNB008", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
+        UNDECIDED, where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
     )
 
 
@@ -101,7 +108,7 @@ def still_undecided(where: Where, knob: Knob, reason: str) -> Diagnostic:
         "`default_on` (true or false for a switch, null for a value) and remove `undecided`."
     )
     found = _diagnostic(
-        "KNB008", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
+        UNDECIDED, where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
     )
     return replace(found, severity=Severity.NOTE)
 
@@ -125,7 +132,7 @@ def stale(where: Where, name: str, unmatched: bool) -> Diagnostic:
             "Remove the entry if the gate is gone; if the code moved, widen scan.paths; "
             "if only a library reads it, move the entry under `external`."
         )
-    return _diagnostic("KNB002", where.registry_file, line, column, message, fix=fix, knob=name)
+    return _diagnostic(STALE, where.registry_file, line, column, message, fix=fix, knob=name)
 
 
 def default_drift(where: Where, knob: Knob, entry: KnobEntry, site: Site) -> Diagnostic:
@@ -152,7 +159,7 @@ def default_drift(where: Where, knob: Knob, entry: KnobEntry, site: Site) -> Dia
         lines.append(f"  default_on: {yaml_bool(value)}")
     lines.append("and review its triage; otherwise restore the default in the code.")
     return _diagnostic(
-        "KNB003",
+        DEFAULT_DRIFT,
         where.show(site.path),
         site.line,
         site.column,
@@ -193,7 +200,7 @@ def conflicting(where: Where, knob: Knob, site: Site) -> Diagnostic:
         ]
     )
     return _diagnostic(
-        "KNB004", where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
+        CONFLICTING, where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
     )
 
 
@@ -218,7 +225,8 @@ def dynamic(where: Where, read: DynamicRead) -> Diagnostic:
         "Name the variable with a string literal or a module-level constant, "
         "so that the knob can be registered."
     )
-    return _diagnostic("KNB006", where.show(read.path), read.line, read.column, message, fix=fix)
+    where_read = where.show(read.path)
+    return _diagnostic(DYNAMIC_READ, where_read, read.line, read.column, message, fix=fix)
 
 
 def unscannable(where: Where, error: ScanError) -> Diagnostic:
@@ -229,4 +237,4 @@ def unscannable(where: Where, error: ScanError) -> Diagnostic:
     detail = error.message.rstrip(".")
     message = f"This file could not be scanned, so its knobs are not checked: {detail}."
     fix = f"Fix the file, or add it to scan.exclude in {where.registry_file}."
-    return _diagnostic("KNB007", where.show(error.path), line, column, message, fix=fix)
+    return _diagnostic(UNSCANNABLE, where.show(error.path), line, column, message, fix=fix)

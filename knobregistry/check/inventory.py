@@ -1,11 +1,10 @@
-"""The inventory family (KNB0xx): the code's knobs against the registry's entries."""
+"""The inventory check (KNB0xx): the code's knobs against the registry's entries."""
 
 from __future__ import annotations
 
-from knobregistry.check.family import Context, Family
+from knobregistry.check.family import Check, Context
 from knobregistry.check.reconcile import reconcile
-from knobregistry.codes import family_codes, rules
-from knobregistry.diagnostics import Diagnostic
+from knobregistry.diagnostics import Diagnostic, Family
 
 
 def _run(context: Context) -> tuple[Diagnostic, ...]:
@@ -14,4 +13,4 @@ def _run(context: Context) -> tuple[Diagnostic, ...]:
     )
 
 
-INVENTORY = Family("inventory", rules(*family_codes("KNB0")), _run)
+INVENTORY = Check.of(Family.INVENTORY, _run)

@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 
 from knobregistry.cache import default_cache_dir
-from knobregistry.check.family import Context, Family
+from knobregistry.check.family import Check, Context
 from knobregistry.check.inventory import INVENTORY
 from knobregistry.diagnostics import Diagnostic, Rule, Severity
 from knobregistry.paths import shown
@@ -37,7 +37,7 @@ class CheckResult:
     knobs: int  # knobs the scan found in the scope
     files: int  # files scanned
     stale_checked: bool  # False when PATHs narrowed the scope, so KNB002 was skipped
-    rules: tuple[Rule, ...]  # every rule of the families that ran
+    rules: tuple[Rule, ...]  # every rule of the checks that ran
     baseline: str | None = None  # the baseline file applied, relative to the current folder
     baselined: int = 0  # findings the baseline hid
     notes: tuple[str, ...] = ()  # what the scan said (a path outside the registry's folder)
@@ -107,7 +107,7 @@ def run_check(
     paths: Sequence[Path] | None = None,
     *,
     cwd: Path | None = None,
-    families: Sequence[Family] = (INVENTORY,),
+    families: Sequence[Check] = (INVENTORY,),
     today: date | None = None,
 ) -> CheckResult:
     """Run ``families`` (default: the inventory alone) on one scan of ``registry``'s scope;

@@ -12,7 +12,15 @@ from knobregistry.atomic import write_atomic
 from knobregistry.check import scan_scope, shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
-from knobregistry.export import ENV_FORMATS, FORMATS, Export, ExportError, render
+from knobregistry.export import (
+    NAMES,
+    Export,
+    ExportError,
+    Part,
+    export_format,
+    formats_help,
+    render,
+)
 from knobregistry.export.review import render_review, summary, undecided_message
 from knobregistry.feature import is_required
 from knobregistry.files import FileError
@@ -29,14 +37,10 @@ from scanner import ScanResult
     "--format",
     "-f",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=click.Choice(NAMES),
     default="sh",
     show_default=True,
-    help="sh: a file to source; dotenv: a Docker Compose env file; json; github: lines for "
-    "$GITHUB_ENV; config: the trainer-config overlay (YAML); megatron-args: the Megatron keys "
-    "as Megatron-LM command-line flags (a bash array); primus: a Primus experiment overlay; "
-    "python: the stack's calls and attributes (torch.use_deterministic_algorithms) as a module "
-    "the training script imports first.",
+    help=formats_help(),
 )
 @click.option(
     "--unset-others",
@@ -121,13 +125,19 @@ def export_command(
             for difference in found:
                 click.echo(difference.render())
             sys.exit(ExitCode.DRIFT if found else ExitCode.OK)
-        export = Export(profile=resolved, registry=display, unset=unset, unset_others=unset_others)
+        export = Export(
+            profile=resolved,
+            registry=display,
+            unset=unset,
+            unset_others=unset_others,
+            config_keys=registry.config,
+        )
         if explain:
             text = render_review(export)
         elif resolved.undecided and not skip_undecided:
             raise ProfileError(undecided_message(resolved))
         else:
-            text = render(export, fmt, registry.config)
+            text = render(export, fmt)
     except RegistryError as error:  # the project's pyproject.toml, read for --scan
         fail_on_registry(error)
     except (ProfileError, ExportError) as exc:
@@ -140,7 +150,7 @@ def export_command(
     except FileError as exc:
         where = shown(output, Path.cwd()) if output is not None else "standard output"
         usage_error("export", exc.message("write", where))
-    if not explain and fmt in ENV_FORMATS:
+    if not explain and Part.VARIABLES in export_format(fmt).holds:
         for line in summary(export):
             click.echo(f"knobs export: {line}", err=True)
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.check import Context, Family
-from knobregistry.codes import rule, rules
-from knobregistry.diagnostics import Diagnostic
+from knobregistry.check import Check, Context
+from knobregistry.codes import rule
+from knobregistry.diagnostics import Diagnostic, Family
 from knobregistry.docsgen.markers import Block, MarkerProblem, Parsed, has_markers, parse
 from knobregistry.docsgen.render import blocks_text, default_blocks, render_block, render_page
 from knobregistry.paths import shown
@@ -206,4 +206,4 @@ def _run(context: Context) -> list[Diagnostic]:
     return docs_diagnostics(context.registry, cwd=context.cwd)
 
 
-DOCS = Family("docs", rules("KNB204", "KNB205"), _run)
+DOCS = Check.of(Family.DOCS, _run)

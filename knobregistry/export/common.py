@@ -1,16 +1,18 @@
-"""What every export format shares: the request, name and value checks, the header comment."""
+"""What every export format shares: the request, the format's entry, name and value checks,
+the header comment."""
 
 from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
 
 from knobregistry.catalogue import Kind, for_name
 from knobregistry.profiles import ResolvedProfile
 from knobregistry.profiles.model import measured_price
-from knobregistry.registry.model import JsonValue
+from knobregistry.registry.model import ConfigKey, JsonValue
 from knobregistry.surrogates import LONE_SURROGATE
 
 POSIX_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -29,6 +31,8 @@ class Export:
     registry: str  # the registry file as the header shows it
     unset: tuple[str, ...] = ()  # variables to unset, sorted (see profiles.unset_names)
     unset_others: bool = False
+    # the registry's `config:` entries (backend, default, argument), for the launchers' forms
+    config_keys: Mapping[str, ConfigKey] = field(default_factory=dict)
 
     @property
     def command(self) -> str:
@@ -37,6 +41,27 @@ class Export:
         if self.unset_others:
             words.append("--unset-others")
         return " ".join(words)
+
+
+class Part(Enum):
+    """What an export file can hold of a profile."""
+
+    VARIABLES = "variables"  # its environment variables (and those it unsets)
+    TRAINER_CONFIG = "trainer config"  # the keys a trainer reads
+    STACK_CALLS = "stack calls"  # the stack's calls and attributes (torch.use_...)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFormat:
+    """One format of `knobs export`: its name, renderer, help, file suffix and what it holds."""
+
+    name: str
+    render: Callable[[Export, ExportFormat], str]  # raises ExportError for what it cannot hold
+    help: str  # what `--format`'s help says of it
+    suffix: str  # the ending of the file people write it to (`env.sh`, `overlay.yaml`)
+    holds: frozenset[Part]
+    header: bool  # opens with the comment header: profile, costs, how to regenerate it
+    shell: bool = False  # a shell sources it, so no value may run a command
 
 
 def check_variables(export: Export) -> None:
@@ -84,8 +109,9 @@ def comment(text: str) -> list[str]:
     return [f"# {line}".rstrip() for line in text.splitlines()] or ["#"]
 
 
-def header(export: Export, fmt: str) -> list[str]:
-    """The comment block that opens the sh, dotenv and config files."""
+def header(export: Export, fmt: ExportFormat) -> list[str]:
+    """The comment block that opens the files of the formats with a header; it names what
+    the file leaves out of the profile and the format that writes it."""
     resolved = export.profile
     lines = [f"Profile: {resolved.name} (kind: {resolved.kind.value})"]
     lines.append(f"Registry: {export.registry}")
@@ -105,17 +131,19 @@ def header(export: Export, fmt: str) -> list[str]:
         lines.append(f"Left as the code has them, their gate undecided (--skip-undecided): {held}.")
     calls = list(stack_calls(resolved.config))
     trainer = len(trainer_config(resolved.config))
-    if fmt not in ("config", "python") and trainer:
+    # A file of variables names where the trainer's keys are; the python module names them
+    # itself, below its header.
+    if Part.VARIABLES in fmt.holds and Part.TRAINER_CONFIG not in fmt.holds and trainer:
         lines.append(
             f"Trainer config: {trainer} keys, not in this file; write them with "
             f"`{export.command} --format config`."
         )
-    if fmt != "python" and calls:
+    if Part.STACK_CALLS not in fmt.holds and calls:
         lines.append(
             f"Stack calls: {', '.join(calls)}, not in this file; write them as a module to import "
             f"with `{export.command} --format python`."
         )
-    lines.append(f"Regenerate: {export.command} --format {fmt}")
+    lines.append(f"Regenerate: {export.command} --format {fmt.name}")
     lines.append(GENERATED)
     out: list[str] = []
     for line in lines:

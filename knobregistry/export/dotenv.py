@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import re
 
-from knobregistry.export.common import Export, ExportError, comment, header
+from knobregistry.export.common import Export, ExportError, ExportFormat, comment, header
 
 _PLAIN = re.compile(r"[A-Za-z0-9_.,:/@%+=^-]*\Z")
 # python-dotenv's interpolation (dotenv.variables._posix_variable), quotes or none.
@@ -73,9 +73,9 @@ def dotenv_quote(value: str) -> str:
     return '"' + "".join(_DOUBLE_ESCAPES.get(c, c) for c in value) + '"'
 
 
-def render_dotenv(export: Export) -> str:
+def render_dotenv(export: Export, fmt: ExportFormat) -> str:
     """Header comment, one `NAME=value` per variable (sorted), a comment for unset ones."""
-    lines = header(export, "dotenv")
+    lines = header(export, fmt)
     for name, value in export.profile.env.items():
         try:
             lines.append(f"{name}={dotenv_quote(value)}")

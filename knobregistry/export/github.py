@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 
-from knobregistry.export.common import Export, ExportError
+from knobregistry.export.common import Export, ExportError, ExportFormat
 
 
 def delimiter(name: str, value: str) -> str:
@@ -34,7 +34,7 @@ def delimiter(name: str, value: str) -> str:
     return candidate
 
 
-def render_github(export: Export) -> str:
+def render_github(export: Export, fmt: ExportFormat) -> str:
     """One `NAME=value` or `NAME<<DELIMITER` block per variable, sorted."""
     if export.unset:
         raise ExportError(

@@ -14,14 +14,13 @@ import json
 import re
 import textwrap
 from collections.abc import Mapping
-from dataclasses import replace
 
 from knobregistry.export.common import (
     Export,
     ExportError,
+    ExportFormat,
     comment,
     header,
-    stack_calls,
     trainer_config,
 )
 from knobregistry.export.megatron_flags import (
@@ -138,13 +137,11 @@ def _line(item: Flag) -> str:
     return " ".join([item.flag, *(sh_quote(v) for v in item.values)])
 
 
-def render_megatron_args(export: Export, keys: Mapping[str, ConfigKey]) -> str:
+def render_megatron_args(export: Export, fmt: ExportFormat) -> str:
     """Header comment, notes on derived and missing flags, then the bash array."""
     config = export.profile.config
-    flags, skipped, others = megatron_flags(trainer_config(config), keys)
-    # The trainer's keys are in this file: the shared header names only the stack's calls.
-    shown = replace(export.profile, config=stack_calls(config))
-    lines = header(replace(export, profile=shown), "megatron-args")
+    flags, skipped, others = megatron_flags(trainer_config(config), export.config_keys)
+    lines = header(export, fmt)
     lines.extend(_notes(flags, skipped, others))
     if not flags:
         lines.append(f"{ARRAY}=()")

@@ -13,15 +13,14 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from knobregistry.export.common import (
     Export,
     ExportError,
+    ExportFormat,
     comment,
     header,
-    stack_calls,
     trainer_config,
 )
 from knobregistry.export.structured import dump_yaml, nested
@@ -70,12 +69,12 @@ def _refuse_interpolation(key: str, value: Any) -> None:
             _refuse_interpolation(key, item)
 
 
-def render_primus(export: Export, keys: Mapping[str, ConfigKey]) -> str:
+def render_primus(export: Export, fmt: ExportFormat) -> str:
     """Header comment, how to use the overlay, then the overlay as sorted YAML that reads
     back equal (strings with YAML line breaks such as U+0085 double-quoted, as in `config`)."""
     config = trainer_config(export.profile.config)
-    document = overlay(config, keys)
-    which = framework(config, keys)
+    document = overlay(config, export.config_keys)
+    which = framework(config, export.config_keys)
     usage = (
         f"A Primus experiment overlay (module {MODULE}"
         + (f", framework {which}" if which else "")
@@ -85,8 +84,6 @@ def render_primus(export: Export, keys: Mapping[str, ConfigKey]) -> str:
     note = textwrap.wrap(
         usage, width=96, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
     )
-    # The trainer's keys are in this file: the shared header names only the stack's calls.
-    shown = replace(export.profile, config=stack_calls(export.profile.config))
-    lines = header(replace(export, profile=shown), "primus")
+    lines = header(export, fmt)
     lines.extend(comment("\n".join(note)))
     return "\n".join(lines) + "\n" + dump_yaml(document)

@@ -10,7 +10,7 @@ other key is a trainer's and is named in a comment.
 from __future__ import annotations
 
 from knobregistry.catalogue import Kind, for_name
-from knobregistry.export.common import Export, ExportError, comment, header
+from knobregistry.export.common import Export, ExportError, ExportFormat, comment, header
 from knobregistry.registry.model import JsonValue
 
 
@@ -28,10 +28,10 @@ def _literal(key: str, value: JsonValue) -> str:
     )
 
 
-def render_python(export: Export) -> str:
+def render_python(export: Export, fmt: ExportFormat) -> str:
     """The module's text; byte-identical from run to run."""
     resolved = export.profile
-    lines = header(export, "python")
+    lines = header(export, fmt)
     calls = {k: v for k, v in resolved.config.items() if _kind(k) is not None}
     others = [k for k in resolved.config if k not in calls]
     lines.append("#")

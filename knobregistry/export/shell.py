@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from knobregistry.export.common import Export, header
+from knobregistry.export.common import Export, ExportFormat, header
 
 
 def sh_quote(value: str) -> str:
@@ -31,7 +31,7 @@ def sh_lines(env: Mapping[str, str], unset: Iterable[str]) -> list[str]:
     return lines
 
 
-def render_sh(export: Export) -> str:
+def render_sh(export: Export, fmt: ExportFormat) -> str:
     """Header comment, one `export NAME='value'` per variable (sorted), then `unset` lines."""
-    lines = [*header(export, "sh"), *sh_lines(export.profile.env, export.unset)]
+    lines = [*header(export, fmt), *sh_lines(export.profile.env, export.unset)]
     return "\n".join(lines) + "\n"

@@ -19,11 +19,11 @@ from typing import Any
 
 import yaml
 
-from knobregistry.export.common import Export, ExportError, header, trainer_config
+from knobregistry.export.common import Export, ExportError, ExportFormat, header, trainer_config
 from knobregistry.registry.model import JsonValue
 
 
-def render_json(export: Export) -> str:
+def render_json(export: Export, fmt: ExportFormat) -> str:
     """One JSON object: profile, kind, registry, env, config, unset, costs; keys stable."""
     resolved = export.profile
     document = {
@@ -113,11 +113,11 @@ def config_yaml(config: Mapping[str, JsonValue]) -> str:
     return dump_yaml(nested(dict(config)))
 
 
-def render_config(export: Export) -> str:
+def render_config(export: Export, fmt: ExportFormat) -> str:
     """Header comment, then the config values as sorted YAML; a profile with no config
     keys says so, then writes an empty mapping (an empty file would load as null, which
     a trainer merging overlays does not take for "nothing to change")."""
-    lines = header(export, "config")
+    lines = header(export, fmt)
     config = trainer_config(export.profile.config)
     if not config:
         lines.append(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-from knobregistry.codes import rule, rules
+from knobregistry.codes import rule
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.profiles.backend_keys import Backend, backend_key_diagnostics
 from knobregistry.profiles.torchtitan import (
@@ -19,9 +19,8 @@ from knobregistry.profiles.torchtitan import (
 )
 from knobregistry.registry import Registry
 
-__all__ = ["TORCHTITAN_RULES", "TitanLookup", "torchtitan_key_diagnostics"]
+__all__ = ["TORCHTITAN", "TitanLookup", "torchtitan_key_diagnostics"]
 
-TORCHTITAN_RULES = rules("KNB107", "KNB108")
 TitanLookup = Callable[[], "TorchTitanFields | TorchTitanMissing"]
 
 

@@ -7,7 +7,6 @@ from urllib.parse import quote
 
 from knobregistry import __version__
 from knobregistry.check import CheckResult
-from knobregistry.codes import DOCS_PAGE
 from knobregistry.diagnostics import Diagnostic, Rule, Severity
 from knobregistry.jsontext import dumps
 
@@ -22,15 +21,15 @@ _PROBLEM_SEVERITY = {
 
 
 def _rule(rule: Rule) -> dict[str, Any]:
-    anchor = f"{rule.code.lower()}-{rule.name.lower()}"
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.description},
+        "helpUri": rule.docs,
         "help": {
-            "text": f"{rule.help} See {DOCS_PAGE}, {rule.code}.",
-            "markdown": f"{rule.help}\n\nSee [{rule.code}]({DOCS_PAGE}#{anchor}).",
+            "text": f"{rule.help} See {rule.docs}.",
+            "markdown": f"{rule.help}\n\nSee [{rule.code}]({rule.docs}).",
         },
         "defaultConfiguration": {"level": rule.severity.value},
         "properties": {
