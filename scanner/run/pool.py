@@ -25,7 +25,8 @@ from types import TracebackType
 from typing import TypeVar
 
 from scanner.model import ScanError
-from scanner.run.work import FileOutcome, FileTask, Options, process
+from scanner.run.readers import process
+from scanner.run.work import FileOutcome, FileTask, Options
 
 SERIAL_BELOW = 24  # fewer tasks than this are not worth starting workers for
 HUGE_BYTES = 512 * 1024  # files this large are parsed by one worker at a time

@@ -10,19 +10,20 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from scanner.accessors import prefilter
 from scanner.interpret.knobs import build_knobs, link_writes
+from scanner.languages import Language
 from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
 from scanner.roles import propose_roles
 from scanner.run.cache import Cache, CacheError, entry_key, prune
 from scanner.run.pool import Runner
+from scanner.run.readers import READERS
 from scanner.run.work import (
     FileOutcome,
     FileTask,
@@ -30,11 +31,9 @@ from scanner.run.work import (
     cached,
     fingerprint,
 )
-from scanner.settings import ENV_BLOCKS
+from scanner.settings import Settings
 from scanner.source.constants import forget
 from scanner.source.files import (
-    DEFAULT_INCLUDE,
-    MAX_FILE_BYTES,
     SourceError,
     SourceFile,
     iter_files,
@@ -45,68 +44,35 @@ from scanner.source.files import (
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_ROUNDS = 16
-# What a shell script or a YAML config must contain to be read (a Python file: see
-# prefilter). Every script is read: `unset X`, `[[ -v X ]]` need no `$`.
-_LAUNCHER_WANTED: dict[str, Callable[[bytes], bool]] = {
-    "shell": lambda data: True,
-    "yaml": lambda data: True,  # a file with no read still gives its keys' types
-    "dockerfile": lambda data: True,
-    "ci": lambda data: True,
-}
+# Told, as the first round goes, how many of the files found are done: (done, found).
+Progress = Callable[[int, int], None]
 
 
 def scan(
     paths: Iterable[str | Path],
+    settings: Settings | None = None,
     *,
-    include: Sequence[str] = DEFAULT_INCLUDE,
-    exclude: Sequence[str] = (),
-    match: Sequence[str] = (),
     root: str | Path | None = None,
-    max_file_bytes: int = MAX_FILE_BYTES,
     cache_dir: str | Path | None = None,
     jobs: int | None = None,
-    narrow: bool = True,
-    launch_facts: Sequence[str] = (),
-    accessors: Sequence[str] = (),
-    printed_writes: Sequence[str] = (),
-    config_types: Mapping[str, str] | None = None,
-    env_blocks: Sequence[str] = ENV_BLOCKS,
+    progress: Progress | None = None,
 ) -> ScanResult:
-    """Scan ``paths`` for environment reads.
+    """Scan ``paths`` for environment reads, as ``settings`` say (``Settings()`` when None:
+    every file the default ``include`` names, every variable).
 
-    ``include``: file-name patterns for files found in folders; ``exclude``:
-    globs of paths to skip; ``match``: shell-style patterns of variable names
-    to report (all when empty); ``root``: the folder output paths are relative
-    to (the current folder by default); ``cache_dir``: where to keep per-file
-    results (no cache when None); ``jobs``: worker processes (the machine's
-    CPUs by default, 1 for none); ``narrow``: parse only the statements that
-    matter (the results are the same either way); ``launch_facts``: patterns of
-    variables the project's launcher sets, besides the documented ones;
-    ``accessors``: names of callables that read the variable their first argument
-    names, besides those named like ``getenv``; ``printed_writes``: regular
-    expressions (groups ``name`` and ``value``) of lines launcher scripts print for
-    their runner to export, besides ``env.NAME=VALUE``; ``config_types``: the types of
-    trainer-config keys (``bool``, ``number``, ``text``), from the trainer's config
-    classes (see ``scanner.launcher.config_classes``), by which a YAML ``${VAR:1}`` is
-    judged; the tree's own YAML files add the types their literal values give;
-    ``env_blocks``: the keys of YAML mappings whose entries set the environment
-    (``ENV_VARS:``), reported as writes.
+    ``root``: the folder output paths are relative to (the current folder by default);
+    ``cache_dir``: where to keep per-file results (no cache when None); ``jobs``: worker
+    processes (the machine's CPUs by default, 1 for none); ``progress``: called with
+    ``(done, found)`` as files are done (it must not print to standard output).
 
     Python files, shell scripts (by name or by shebang), YAML configs, Dockerfiles and
-    CI workflows are all read (``include`` chooses); each site and write says its
+    CI workflows are all read (``settings.include`` chooses); each site and write says its
     ``language``.
     """
     base = Path(root) if root is not None else Path.cwd()
+    settings = settings if settings is not None else Settings()
     options = Options(
-        match=tuple(match),
-        narrow=narrow,
-        max_file_bytes=max_file_bytes,
-        cache_dir=Path(cache_dir) if cache_dir is not None else None,
-        launch_facts=tuple(launch_facts),
-        accessors=tuple(accessors),
-        printed_writes=tuple(printed_writes),
-        config_types=tuple(sorted((config_types or {}).items())),
-        env_blocks=tuple(env_blocks),
+        settings=settings, cache_dir=Path(cache_dir) if cache_dir is not None else None
     )
     if options.cache_dir is not None:
         prune(options.cache_dir)
@@ -116,7 +82,14 @@ def scan(
     given = [Path(p) for p in paths]
     outside = [rel for rel in (relative(p, base) for p in given) if rel.split("/")[0] == ".."]
     linked = _linked_outside(given, base, outside)
-    for found in iter_files(given, root=base, include=include, exclude=exclude):
+    found_files = iter_files(
+        given,
+        root=base,
+        include=settings.include,
+        exclude=settings.exclude,
+        languages=settings.languages,
+    )
+    for found in found_files:
         if isinstance(found, ScanError):
             errors.append(found)
         else:
@@ -125,8 +98,9 @@ def scan(
     parsed: set[str] = set()  # files analysed in this scan, in any round
     counts = {"analyses": 0, "rounds": 0, "position_fallbacks": 0}
     index = WrapperIndex()
-    selector = _Selector(files, options)
-    selection = selector.select(prefilter(options.accessors))
+    done = _Done(len(files), progress)
+    selector = _Selector(files, options, done)
+    selection = selector.select()
     with Runner(options, jobs) as runner:
         for _ in range(MAX_ROUNDS):
             counts["rounds"] += 1
@@ -144,11 +118,13 @@ def scan(
                 hit = cached(task, options, data) if data is not None else None
                 if hit is not None:
                     outcomes[file.rel] = hit
+                    done.add()
                 else:
                     todo.append(task)
                     runner.prepare(len(todo))
             for outcome in runner.run(todo):
                 outcomes[outcome.rel] = outcome
+                done.add()
                 if not outcome.cached:
                     parsed.add(outcome.rel)
                     counts["analyses"] += 1
@@ -161,8 +137,10 @@ def scan(
             index = WrapperIndex.of(facts.values())
             if not new:
                 break
+            done.finish()  # the later rounds analyse again files already counted
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
-    result = _result(outcomes, parsed, errors, index, len(files), options)
+    done.finish()
+    result = _result(outcomes, parsed, errors, index, len(files), settings)
     stats = replace(result.stats, **counts)
     notes = (*result.notes, *_outside_notes(outside), *linked)
     return replace(result, notes=notes, stats=stats)
@@ -193,6 +171,28 @@ def _linked_outside(given: Sequence[Path], base: Path, outside: Sequence[str]) -
     return tuple(notes)
 
 
+class _Done:
+    """Counts the files the first round has done, for ``progress``."""
+
+    def __init__(self, found: int, progress: Progress | None) -> None:
+        self.found = found
+        self.count = 0
+        self.progress = progress if found else None
+        if self.progress is not None:
+            self.progress(0, found)
+
+    def add(self) -> None:
+        if self.progress is not None:
+            self.count += 1
+            self.progress(self.count, self.found)
+
+    def finish(self) -> None:
+        if self.progress is not None and self.count < self.found:
+            self.count = self.found
+            self.progress(self.found, self.found)
+        self.progress = None
+
+
 def _names_any(
     new: WrapperIndex, max_bytes: int, files: Sequence[tuple[Path, str]]
 ) -> list[bool | None]:
@@ -217,24 +217,30 @@ class _Selector:
     scan looks for wrapper names only in the files whose bytes changed.
     """
 
-    def __init__(self, files: list[SourceFile], options: Options) -> None:
+    def __init__(self, files: list[SourceFile], options: Options, done: _Done) -> None:
         self.files = files
         self.options = options
+        self.done = done
         self.digests: dict[str, str] = {}
 
-    def select(self, wanted: Callable[[bytes], bool]) -> Iterator[tuple[SourceFile, bytes | None]]:
+    def select(self) -> Iterator[tuple[SourceFile, bytes | None]]:
         """The files whose bytes are ``wanted`` (Python) or can hold a read or a write
         (shell, YAML), with those bytes (None for a file that cannot be read, which its
         worker reports), one at a time: memory holds one file. A file in an encoding
         that is not read (UTF-16) is selected too, for its worker to report."""
+        wanted = {
+            language: reader.wanted(self.options.settings) for language, reader in READERS.items()
+        }
         for file in self.files:
             data = self._read(file)
             if (
                 data is None
-                or _LAUNCHER_WANTED.get(file.language, wanted)(data)
+                or wanted[file.language](data)
                 or unsupported_encoding(data) is not None
             ):
                 yield file, data
+            else:
+                self.done.add()
 
     def select_callers(
         self, new: WrapperIndex, outcomes: dict[str, FileOutcome], runner: Runner
@@ -246,9 +252,9 @@ class _Selector:
         unchanged = {
             rel: names for rel, (digest, names) in known.items() if self.digests.get(rel) == digest
         }
-        python = [f for f in self.files if f.language == "python"]
+        python = [f for f in self.files if f.language is Language.PYTHON]
         searched = [(f.path, f.rel) for f in python if f.rel not in unchanged]
-        search = partial(_names_any, new, self.options.max_file_bytes)
+        search = partial(_names_any, new, self.options.settings.max_file_bytes)
         calls = dict(
             zip((rel for _, rel in searched), runner.search(search, searched), strict=True)
         )
@@ -271,7 +277,7 @@ class _Selector:
 
     def _read(self, file: SourceFile) -> bytes | None:
         try:
-            data = read_bytes(file.path, self.options.max_file_bytes)
+            data = read_bytes(file.path, self.options.settings.max_file_bytes)
         except SourceError:
             return None
         if self.options.cache_dir is not None and file.rel not in self.digests:
@@ -318,10 +324,10 @@ def _result(
     errors: list[ScanError],
     index: WrapperIndex,
     count: int,
-    options: Options,
+    settings: Settings,
 ) -> ScanResult:
     ordered = [outcomes[rel] for rel in sorted(outcomes)]
-    sites = [s for o in ordered for s in o.result.sites if matches(s.name, options.match)]
+    sites = [s for o in ordered for s in o.result.sites if matches(s.name, settings.match)]
     found = [d for o in ordered for d in o.result.dynamic]
     called = {s.via for s in sites} | {d.via for d in found}
     found.extend(
@@ -329,10 +335,10 @@ def _result(
         for w in index.wrappers.values()
         if w.pattern is not None
         and w.qualname not in called
-        and dynamic_matches(w.pattern, options.match)
+        and dynamic_matches(w.pattern, settings.match)
     )
     dynamic = sorted(found, key=lambda d: d.sort_key)
-    sites = _config_verdicts(sites, ordered, options)
+    sites = _config_verdicts(sites, ordered, settings)
     writes = sorted((w for o in ordered for w in o.result.writes), key=lambda w: w.sort_key)
     errors = [*errors, *(o.error for o in ordered if o.error is not None)]
     problems = sorted({o.cache_problem for o in ordered if o.cache_problem})
@@ -353,7 +359,7 @@ def _result(
 
 
 def _config_verdicts(
-    sites: list[Site], ordered: Sequence[FileOutcome], options: Options
+    sites: list[Site], ordered: Sequence[FileOutcome], settings: Settings
 ) -> list[Site]:
     """Sites whose value is handed on to a config key (a YAML value, a shell flag) and
     left unknown for want of the key's type, or called a value for the words of a key
@@ -368,7 +374,7 @@ def _config_verdicts(
     if not handed:
         return sites
     types = merge_types(o.result.config_keys for o in ordered)
-    types.update(options.config_types)
+    types.update(settings.config_types)
     judged = list(sites)
     for i, (key, where) in handed:
         site = sites[i]
