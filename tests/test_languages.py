@@ -97,8 +97,9 @@ def test_an_unknown_language_in_pyproject_is_refused(tmp_path: Path) -> None:
     done = run_knobs("scan", cwd=root)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        f"knobs scan: error: {(root / 'pyproject.toml').as_posix()}: [tool.knobs] languages: 'zsh' (for "
-        "'*.zsh') is not a language knobs reads; use one of python, shell, yaml, dockerfile, ci.\n"
+        f"knobs scan: error: {(root / 'pyproject.toml').as_posix()}: [tool.knobs] languages: "
+        "'zsh' (for '*.zsh') is not a language knobs reads; use one of python, shell, yaml, "
+        "dockerfile, ci.\n"
     )
 
 
