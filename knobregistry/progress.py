@@ -9,6 +9,8 @@ terminal): libraries never print.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -59,6 +61,8 @@ def reporting(reporter: Reporter | None) -> Iterator[None]:
 
 def terminal_reporter() -> Reporter | None:
     """Transient progress on standard error when it is a terminal; None otherwise."""
+    if not (sys.stderr.isatty() or os.environ.get("FORCE_COLOR")):
+        return None  # what rich would say, without importing it (a warm scan is quick)
     from rich.console import Console
 
     console = Console(stderr=True, highlight=False)

@@ -21,8 +21,9 @@ from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
 from scanner.roles import propose_roles
+from scanner.run import snapshot
 from scanner.run.cache import Cache, CacheError, entry_key, prune
-from scanner.run.pool import Runner
+from scanner.run.pool import INTERNAL_ERROR, WORKER_DIED, Runner
 from scanner.run.readers import READERS
 from scanner.run.work import (
     FileOutcome,
@@ -94,11 +95,21 @@ def scan(
             errors.append(found)
         else:
             files.append(found)
+    done = _Done(len(files), progress)
+    store = Cache(options.cache_dir) if options.cache_dir is not None else None
+    found_status = snapshot.statuses(files) if store is not None else None
+    whole = snapshot.whole_key(settings, base, [relative(p, base) for p in given])
+    stored = snapshot.load(store, whole, found_status, files) if store is not None else None
+    if stored is not None:
+        # Nothing changed since the last scan of these paths: its outcomes, read at once.
+        done.finish()
+        result = _result(stored[0], set(), errors, stored[1], len(files), settings)
+        notes = (*result.notes, *_outside_notes(outside), *linked)
+        return replace(result, notes=notes)
     outcomes: dict[str, FileOutcome] = {}
     parsed: set[str] = set()  # files analysed in this scan, in any round
     counts = {"analyses": 0, "rounds": 0, "position_fallbacks": 0}
     index = WrapperIndex()
-    done = _Done(len(files), progress)
     selector = _Selector(files, options, done)
     selection = selector.select()
     with Runner(options, jobs) as runner:
@@ -140,10 +151,21 @@ def scan(
             done.finish()  # the later rounds analyse again files already counted
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
     done.finish()
+    if store is not None and not any(_transient(o) for o in outcomes.values()):
+        snapshot.save(store, whole, found_status, outcomes, index)
     result = _result(outcomes, parsed, errors, index, len(files), settings)
     stats = replace(result.stats, **counts)
     notes = (*result.notes, *_outside_notes(outside), *linked)
     return replace(result, notes=notes, stats=stats)
+
+
+def _transient(outcome: FileOutcome) -> bool:
+    """Whether an outcome may differ next time with nothing changed: a worker that died,
+    a scanner bug caught for one file."""
+    error = outcome.error
+    return error is not None and (
+        error.message == WORKER_DIED or error.message.startswith(INTERNAL_ERROR)
+    )
 
 
 def _outside_notes(outside: Sequence[str]) -> tuple[str, ...]:

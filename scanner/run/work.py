@@ -24,7 +24,6 @@ from scanner.run.cache import Cache, CacheError, entry_key
 from scanner.settings import Settings
 from scanner.source.constants import ConstantLoader, still
 from scanner.source.files import SourceError, decode_source
-from scanner.source.split import in_groups
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 if TYPE_CHECKING:
@@ -85,11 +84,11 @@ def python_outcome(task: FileTask, options: Options, data: bytes) -> FileOutcome
     depends = fingerprint(wrappers)
     key = _key(task, options, data, depends)
     found = _stored(cache, task.rel, key)
-    if found is not None and _fresh(task, found[0]):
+    if found is not None and fresh(task, found[0]):
         return found[0]
     computed = _compute(task, data, wrappers, options, (cache, depends))
     outcome = computed.outcome
-    entry = _encode(outcome)
+    entry = encode_outcome(outcome)
     try:
         cache.put(key, entry)
         if computed.narrowed is not None:
@@ -129,7 +128,7 @@ def cached(task: FileTask, options: Options, data: bytes) -> FileOutcome | None:
     found = _stored(
         Cache(options.cache_dir), task.rel, _key(task, options, data, _depends(task, data))
     )
-    return found[0] if found is not None and _fresh(task, found[0]) else None
+    return found[0] if found is not None and fresh(task, found[0]) else None
 
 
 def _depends(task: FileTask, data: bytes) -> str:
@@ -161,14 +160,14 @@ def launcher_outcome(
     if options.cache_dir is not None:
         try:
             Cache(options.cache_dir).put(
-                _key(task, options, data, _depends(task, data)), _encode(outcome)
+                _key(task, options, data, _depends(task, data)), encode_outcome(outcome)
             )
         except CacheError as exc:
             return replace(outcome, cache_problem=str(exc))
     return outcome
 
 
-def _fresh(task: FileTask, outcome: FileOutcome) -> bool:
+def fresh(task: FileTask, outcome: FileOutcome) -> bool:
     """Whether what an outcome learnt from other files (the constants it used, the
     packages that re-export its wrappers) still holds."""
     if not outcome.depends:
@@ -183,7 +182,7 @@ def _stored(cache: Cache, rel: str, key: str) -> tuple[FileOutcome, dict[str, An
     if not isinstance(stored, dict):
         return None
     try:
-        return _decode(rel, stored), stored
+        return decode_outcome(rel, stored), stored
     except (KeyError, TypeError, ValueError):
         return None  # a damaged or forged entry: a miss, recomputed and overwritten
 
@@ -232,6 +231,8 @@ def _compute(
         *accessor_names(text, options.settings.accessors),
         *(w.short_name for w in wrappers),
     )
+    from scanner.source.split import in_groups  # the narrowing: not on a warm scan's path
+
     if options.settings.narrow and in_groups(data):
         from scanner.run.groups import analyse_groups
 
@@ -250,7 +251,7 @@ def _compute(
         store, depends = cache
         key = _narrowed_key(task, options, narrowed.digest(), depends)
         stored = _stored_narrow(store, task, key, source, names)
-        if stored is not None and _fresh(task, stored):
+        if stored is not None and fresh(task, stored):
             return Computed(outcome=stored)
     computed = analyse(task, data, text, names, source, narrowed, wrappers, options)
     if narrowed is None or cache is None:
@@ -374,7 +375,7 @@ def analyse(
     )
 
 
-def _encode(outcome: FileOutcome) -> dict[str, Any]:
+def encode_outcome(outcome: FileOutcome) -> dict[str, Any]:
     return {
         "wrappers": [codec.encode_wrapper(w) for w in outcome.wrappers],
         "sites": [codec.encode_site(s) for s in outcome.result.sites],
@@ -386,7 +387,7 @@ def _encode(outcome: FileOutcome) -> dict[str, Any]:
     }
 
 
-def _decode(rel: str, data: dict[str, Any]) -> FileOutcome:
+def decode_outcome(rel: str, data: dict[str, Any]) -> FileOutcome:
     """The outcome an entry holds; ValueError or TypeError when a field is not as stored."""
     error = codec.decode_optional(data["error"])
     return FileOutcome(

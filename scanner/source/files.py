@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from pathlib import Path
 
@@ -136,7 +137,7 @@ def iter_files(
     ``languages``: more file-name globs and the language each is read as (taken before
     the scanner's own, and walked as if ``include`` named them).
     """
-    named = tuple(pattern for pattern, _ in languages)
+    wanted = any_glob((*(pattern for pattern, _ in languages), *include))
     shebangs = "*.sh" in include
     found: dict[str, SourceFile | ScanError] = {}
     for path in paths:
@@ -151,7 +152,7 @@ def iter_files(
                 file_rel = prefix + shown(folder + name)
                 if exclude and excluded(file_rel, exclude):
                     continue
-                if any(fnmatchcase(name, p) for p in (*named, *include)):
+                if wanted(name):
                     language = language_of(name, file_rel, languages)
                 elif shebangs and _may_be_script(name) and shell_script(path / folder / name):
                     language = Language.SHELL
@@ -179,9 +180,8 @@ def _walk(top: str) -> Iterator[tuple[str, str | OSError]]:
     for dirpath, dirnames, filenames in os.walk(top, onerror=failed.append):
         while failed:
             yield _below(top, failed.pop(0))
-        dirnames[:] = sorted(
-            d for d in dirnames if d in CI_DIRS or not any(fnmatchcase(d, p) for p in SKIPPED_DIRS)
-        )
+        skipped = any_glob(SKIPPED_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if d in CI_DIRS or not skipped(d))
         folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
         folder = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
@@ -232,6 +232,16 @@ def ci_file(rel: str) -> bool:
     if below[:1] == ["workflows"]:
         return True
     return below[:1] == ["actions"] and name in ("action.yml", "action.yaml")
+
+
+@lru_cache(maxsize=64)
+def any_glob(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """Whether a name matches any of ``patterns`` (as ``fnmatchcase``), in one regex match:
+    a scan asks it of every file name in the tree."""
+    if not patterns:
+        return lambda name: False
+    match = re.compile("|".join(f"(?:{translate(p)})" for p in patterns)).match
+    return lambda name: match(name) is not None
 
 
 def _may_be_script(name: str) -> bool:
