@@ -8,6 +8,7 @@ finds new wrappers, only the files that mention their names are analysed again.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -45,6 +46,9 @@ from scanner.source.files import (
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_ROUNDS = 16
+# The parser and the analysis allocate millions of short-lived objects, few in cycles: the
+# collector's default (a collection every 700 allocations) cost 15-20% of a cold scan.
+GC_THRESHOLD = (50_000, 20, 20)
 # Told, as the first round goes, how many of the files found are done: (done, found).
 Progress = Callable[[int, int], None]
 
@@ -70,6 +74,31 @@ def scan(
     CI workflows are all read (``settings.include`` chooses); each site and write says its
     ``language``.
     """
+    with _fewer_collections():
+        return _scan(paths, settings, root=root, cache_dir=cache_dir, jobs=jobs, progress=progress)
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """The garbage collector run less often during the scan (and in the workers it forks),
+    as it was set again after."""
+    before = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def _scan(
+    paths: Iterable[str | Path],
+    settings: Settings | None,
+    *,
+    root: str | Path | None,
+    cache_dir: str | Path | None,
+    jobs: int | None,
+    progress: Progress | None,
+) -> ScanResult:
     base = Path(root) if root is not None else Path.cwd()
     settings = settings if settings is not None else Settings()
     options = Options(
