@@ -10,6 +10,7 @@ import os
 import pty
 import subprocess
 import sys
+import threading
 from importlib import metadata
 from pathlib import Path
 
@@ -83,6 +84,10 @@ def test_the_field_list_is_computed_once_per_version(tmp_path: Path) -> None:
 def test_slow_steps_show_progress_on_a_terminal_only(tmp_path: Path) -> None:
     root, environment = _project(tmp_path)
     main, secondary = pty.openpty()
+    # The terminal is read while the check runs: a full terminal would block its writes.
+    chunks: list[str] = []
+    reader = threading.Thread(target=lambda: chunks.append(_drain(main)))
+    reader.start()
     try:
         done = subprocess.run(
             [sys.executable, "-m", "knobregistry", "check"],
@@ -93,10 +98,11 @@ def test_slow_steps_show_progress_on_a_terminal_only(tmp_path: Path) -> None:
             text=True,
             check=False,
         )
-        os.close(secondary)
-        shown = _drain(main)
     finally:
+        os.close(secondary)
+        reader.join()
         os.close(main)
+    shown = "".join(chunks)
     assert done.returncode == 0
     assert done.stdout.startswith("No problems: 1 knob in 1 file")
     version = metadata.version("megatron-core")
