@@ -21,7 +21,8 @@ from scanner.model import (
     Write,
     WriteKind,
 )
-from scanner.run.scan import Progress, scan
+from scanner.run.scan import scan
+from scanner.run.selection import Progress
 from scanner.settings import Settings
 
 __all__ = [

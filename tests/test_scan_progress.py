@@ -4,16 +4,14 @@ on standard error when it is a terminal, and show nothing when it is not."""
 from __future__ import annotations
 
 import os
-import pty
-import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from scanner import scan
 from tests.conftest import run_knobs, write_tree
+from tests.terminal import on_a_terminal
 
 FILES = 30  # enough for the scan to start its workers
 REGISTRY = "version: 1\nscan: {paths: [src]}\nknobs: {}\n"
@@ -36,41 +34,9 @@ def test_the_scan_reports_every_file_done_once(tmp_path: Path) -> None:
 
 
 def _on_a_terminal(args: list[str], cwd: Path, cache: Path) -> tuple[int, str, str]:
-    """Run knobs with standard error on a pseudo-terminal: exit status, stdout, stderr. The
-    terminal is read while the command runs: a full terminal would block its writes."""
-    main, secondary = pty.openpty()
     environment = {**os.environ, "TERM": "xterm", "COLUMNS": "120", "KNOBS_CACHE_DIR": str(cache)}
     environment.pop("NO_COLOR", None)
-    chunks: list[bytes] = []
-    reader = threading.Thread(target=_drain, args=(main, chunks))
-    reader.start()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "knobregistry", *args],
-            cwd=cwd,
-            env=environment,
-            stdout=subprocess.PIPE,
-            stderr=secondary,
-            text=True,
-            check=False,
-        )
-    finally:
-        os.close(secondary)
-        reader.join()
-        os.close(main)
-    return done.returncode, done.stdout, b"".join(chunks).decode("utf-8", "replace")
-
-
-def _drain(fd: int, chunks: list[bytes]) -> None:
-    """Read ``fd`` until the other end of the terminal is closed."""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # EIO: the other end is closed
-            return
-        if not chunk:
-            return
-        chunks.append(chunk)
+    return on_a_terminal([sys.executable, "-m", "knobregistry", *args], cwd, environment)
 
 
 @pytest.mark.parametrize(

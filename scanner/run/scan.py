@@ -9,39 +9,32 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
 from scanner.interpret.knobs import build_knobs, link_writes
-from scanner.languages import Language
 from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
 from scanner.roles import propose_roles
 from scanner.run import snapshot
-from scanner.run.cache import Cache, CacheError, entry_key, prune
+from scanner.run.cache import Cache, prune
 from scanner.run.pool import INTERNAL_ERROR, WORKER_DIED, Runner
-from scanner.run.readers import READERS
+from scanner.run.selection import Done, Progress, Selector
 from scanner.run.work import (
     FileOutcome,
     FileTask,
     Options,
     cached,
-    fingerprint,
 )
 from scanner.settings import Settings
 from scanner.source.constants import forget
 from scanner.source.files import (
-    SourceError,
     SourceFile,
     iter_files,
-    read_bytes,
     relative,
-    unsupported_encoding,
 )
 from scanner.syntax.index import Wrapper, WrapperIndex
 
@@ -49,8 +42,6 @@ MAX_ROUNDS = 16
 # The parser and the analysis allocate millions of short-lived objects, few in cycles: the
 # collector's default (a collection every 700 allocations) cost 15-20% of a cold scan.
 GC_THRESHOLD = (50_000, 20, 20)
-# Told, as the first round goes, how many of the files found are done: (done, found).
-Progress = Callable[[int, int], None]
 
 
 def scan(
@@ -124,7 +115,7 @@ def _scan(
             errors.append(found)
         else:
             files.append(found)
-    done = _Done(len(files), progress)
+    done = Done(len(files), progress)
     store = Cache(options.cache_dir) if options.cache_dir is not None else None
     found_status = snapshot.statuses(files) if store is not None else None
     whole = snapshot.whole_key(settings, base, [relative(p, base) for p in given])
@@ -139,7 +130,7 @@ def _scan(
     parsed: set[str] = set()  # files analysed in this scan, in any round
     counts = {"analyses": 0, "rounds": 0, "position_fallbacks": 0}
     index = WrapperIndex()
-    selector = _Selector(files, options, done)
+    selector = Selector(files, options, done)
     selection = selector.select()
     with Runner(options, jobs) as runner:
         for _ in range(MAX_ROUNDS):
@@ -220,136 +211,6 @@ def _linked_outside(given: Sequence[Path], base: Path, outside: Sequence[str]) -
                 f"{rel} is a link to {real}, outside the current folder: its files are scanned."
             )
     return tuple(notes)
-
-
-class _Done:
-    """Counts the files the first round has done, for ``progress``."""
-
-    def __init__(self, found: int, progress: Progress | None) -> None:
-        self.found = found
-        self.count = 0
-        self.progress = progress if found else None
-        if self.progress is not None:
-            self.progress(0, found)
-
-    def add(self) -> None:
-        if self.progress is not None:
-            self.count += 1
-            self.progress(self.count, self.found)
-
-    def finish(self) -> None:
-        if self.progress is not None and self.count < self.found:
-            self.count = self.found
-            self.progress(self.found, self.found)
-        self.progress = None
-
-
-def _names_any(
-    new: WrapperIndex, max_bytes: int, files: Sequence[tuple[Path, str]]
-) -> list[bool | None]:
-    """For each file, whether it can call one of the ``new`` wrappers (None: unreadable,
-    and so for its worker to report)."""
-    found: list[bool | None] = []
-    for path, rel in files:
-        try:
-            data = read_bytes(path, max_bytes)
-        except SourceError:
-            found.append(None)
-            continue
-        found.append(bool(new.callable_from(data, rel)))
-    return found
-
-
-class _Selector:
-    """Picks the files each round analyses, reading every file's bytes once per round.
-
-    The first round also records a digest of every file. With a cache, the files
-    that mention a round's new wrappers are stored with those digests, so the next
-    scan looks for wrapper names only in the files whose bytes changed.
-    """
-
-    def __init__(self, files: list[SourceFile], options: Options, done: _Done) -> None:
-        self.files = files
-        self.options = options
-        self.done = done
-        self.digests: dict[str, str] = {}
-
-    def select(self) -> Iterator[tuple[SourceFile, bytes | None]]:
-        """The files whose bytes are ``wanted`` (Python) or can hold a read or a write
-        (shell, YAML), with those bytes (None for a file that cannot be read, which its
-        worker reports), one at a time: memory holds one file. A file in an encoding
-        that is not read (UTF-16) is selected too, for its worker to report."""
-        wanted = {
-            language: reader.wanted(self.options.settings) for language, reader in READERS.items()
-        }
-        for file in self.files:
-            data = self._read(file)
-            if (
-                data is None
-                or wanted[file.language](data)
-                or unsupported_encoding(data) is not None
-            ):
-                yield file, data
-            else:
-                self.done.add()
-
-    def select_callers(
-        self, new: WrapperIndex, outcomes: dict[str, FileOutcome], runner: Runner
-    ) -> Iterator[tuple[SourceFile, bytes | None]]:
-        """The files that can call one of the ``new`` wrappers (the workers search them)."""
-        cache = Cache(self.options.cache_dir) if self.options.cache_dir is not None else None
-        key = entry_key(b"callers", fingerprint(tuple(new.wrappers.values())))
-        known = _known_selection(cache.get(key) if cache is not None else None)
-        unchanged = {
-            rel: names for rel, (digest, names) in known.items() if self.digests.get(rel) == digest
-        }
-        python = [f for f in self.files if f.language is Language.PYTHON]
-        searched = [(f.path, f.rel) for f in python if f.rel not in unchanged]
-        search = partial(_names_any, new, self.options.settings.max_file_bytes)
-        calls = dict(
-            zip((rel for _, rel in searched), runner.search(search, searched), strict=True)
-        )
-        found: list[str] = []
-        for file in python:
-            if unchanged.get(file.rel, calls.get(file.rel)) is False:
-                continue  # names none of them (unchanged since the last scan, or searched)
-            data = self._read(file)
-            if data is None:
-                if file.rel not in outcomes:
-                    yield file, None
-                continue
-            found.append(file.rel)
-            yield file, data
-        if cache is not None:
-            chosen = set(found)
-            entry = {rel: [digest, rel in chosen] for rel, digest in self.digests.items()}
-            with contextlib.suppress(CacheError):  # each file's entry reports it too
-                cache.put(key, entry)
-
-    def _read(self, file: SourceFile) -> bytes | None:
-        try:
-            data = read_bytes(file.path, self.options.settings.max_file_bytes)
-        except SourceError:
-            return None
-        if self.options.cache_dir is not None and file.rel not in self.digests:
-            self.digests[file.rel] = hashlib.sha256(data).hexdigest()
-        return data
-
-
-def _known_selection(stored: object) -> dict[str, tuple[str, bool]]:
-    """``rel -> (digest, names a wrapper)`` from a cache entry; empty when malformed."""
-    if not isinstance(stored, dict):
-        return {}
-    known: dict[str, tuple[str, bool]] = {}
-    for rel, value in stored.items():
-        if (
-            isinstance(value, list)
-            and len(value) == 2
-            and isinstance(value[0], str)
-            and isinstance(value[1], bool)
-        ):
-            known[rel] = (value[0], value[1])
-    return known
 
 
 def _uncalled(wrapper: Wrapper) -> DynamicRead:
