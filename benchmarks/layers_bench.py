@@ -19,13 +19,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from scanner import ScanResult, scan
+from scanner import ScanResult, Settings, scan
 from scanner.source.files import DEFAULT_INCLUDE
 
 
 def timed(path: Path, include: tuple[str, ...], cache: Path) -> tuple[float, ScanResult]:
     start = time.perf_counter()
-    result = scan([path], root=path, include=include, cache_dir=cache)
+    result = scan([path], Settings(include=include), root=path, cache_dir=cache)
     return time.perf_counter() - start, result
 
 

@@ -14,9 +14,12 @@ pages forked workers share with the parent count once):
     (e) knobs scan, warm after one file changed (a comment appended to it)
     (f) knobs scan, warm after a read was added to that file (libcst parses it again)
 
-and prints the ratios c/b, d/a, e/a, e/d and f/d. It also checks that (b) and (c) find the
-same literal-name reads, so that speed never buys a wrong answer: it exits 1 when
-knobs misses a read the reference finds.
+and prints, beside each wall time, the CPU time of the whole process tree (user and
+system, workers included), then the ratios c/b, c/(b/N) (the reference run once per core,
+an ideal N-way split of it: the scan uses every core, the reference one), the CPU ratio of
+c to b, and d/a, e/a, e/d and f/d. On a loaded machine the CPU times say more than the wall
+times. It also checks that (b) and (c) find the same literal-name reads, so that speed never
+buys a wrong answer: it exits 1 when knobs misses a read the reference finds.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -49,6 +53,7 @@ def _scan_bench_touched():
 class Run:
     label: str
     seconds: float
+    cpu: float  # user + system seconds of the whole process tree
     peak_mb: float
     stdout: str
 
@@ -93,6 +98,7 @@ def measure(label: str, command: list[str], cwd: Path) -> Run:
     """Run ``command``; wall time, and the peak memory of its whole process tree (PSS)."""
     peak = 0
     done = threading.Event()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, text=True)
 
@@ -105,11 +111,21 @@ def measure(label: str, command: list[str], cwd: Path) -> Run:
     sampler.start()
     stdout, _ = process.communicate()
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     done.set()
     sampler.join()
     if process.returncode not in (0, 1):
         raise SystemExit(f"{label}: {' '.join(command)} exited {process.returncode}")
-    return Run(label, seconds, peak / 1024, stdout)
+    return Run(label, seconds, cpu, peak / 1024, stdout)
+
+
+def _cores() -> int:
+    """The CPUs this process may run on (the scan's workers by default)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _copy(source: Path, copies: int, into: Path) -> Path:
@@ -182,12 +198,15 @@ def main() -> int:
         runs.append(
             measure("(f) warm, one read added", [*knobs, "--cache-dir", str(cache), "."], tree)
         )
+    cores = _cores()
+    print(f"{'':<28} {'wall':>10} {'cpu':>10} {'peak':>10}")
     for run in runs:
-        print(f"{run.label:<28} {run.seconds:8.2f} s {run.peak_mb:9.0f} MB")
+        print(f"{run.label:<28} {run.seconds:8.2f} s {run.cpu:8.2f} s {run.peak_mb:7.0f} MB")
     a, b, c, d, e, f = (run.seconds for run in runs)
     print(
-        f"ratios: c/b {c / b:.2f}   d/a {d / a:.1f}   e/a {e / a:.1f}   e/d {e / d:.2f}"
-        f"   f/d {f / d:.2f}"
+        f"ratios: c/b {c / b:.2f}   c/(b/{cores}) {c / (b / cores):.2f}   "
+        f"cpu c/b {runs[2].cpu / runs[1].cpu:.2f}   d/a {d / a:.1f}   e/a {e / a:.1f}   "
+        f"e/d {e / d:.2f}   f/d {f / d:.2f}"
     )
     expected, matched, missed = compare(reference, json.loads(runs[2].stdout))
     print(f"literal-name reads: reference {expected}, found by knobs scan {matched}")

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knobregistry.check.reconcile import required
-from knobregistry.check.run import scan_scope
 from knobregistry.paths import shown
 from knobregistry.profiles import ProfileError, resolve_profile
 from knobregistry.registry import ExternalKnob, KnobEntry, Registry
+from knobregistry.scan_for import scan_for
 from knobregistry.suggest import closest
 from knobregistry.yaml_format import quoted
 from scanner import Knob, ScanResult, Site, Write
@@ -61,7 +61,7 @@ class Explanation:
 def explain(registry: Registry, name: str, *, cwd: Path | None = None) -> Explanation | None:
     """The explanation of ``name``, or None when neither registry nor code knows it."""
     here = cwd if cwd is not None else Path.cwd()
-    result = scan_scope(registry)
+    result = scan_for(registry)
     knob = result.knob(name)
     entry = registry.knobs.get(name)
     external = registry.external.get(name)

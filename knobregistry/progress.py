@@ -1,17 +1,37 @@
 """Steps that can take seconds announce themselves; the CLI decides whether anyone sees them.
 
-Library code wraps a slow step in ``with step("scanning src"):``. Nothing is shown
-unless a command installed a reporter with :func:`reporting` (``knobs check`` does,
-when standard error is a terminal): libraries never print.
+Library code wraps a slow step in ``with step("scanning src"):``, or, when it can count
+what is done, in ``with counting("scanning src", "files") as tick:`` and calls
+``tick(done, total)``. Nothing is shown unless a command installed a reporter with
+:func:`reporting` (the commands that can take seconds do, when standard error is a
+terminal): libraries never print.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-Reporter = Callable[[str], AbstractContextManager[object]]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+Tick = Callable[[int, int], None]  # (done, total)
+REFRESH_SECONDS = 0.1  # a counter is redrawn at most this often (and at its start and end)
+
+
+@dataclass(frozen=True, slots=True)
+class Reporter:
+    """How a command shows slow steps: a step alone, or a step that counts its work."""
+
+    step: Callable[[str], AbstractContextManager[object]]
+    count: Callable[[str, str], AbstractContextManager[Tick]]  # (label, what it counts)
+
 
 _REPORTER: ContextVar[Reporter | None] = ContextVar("knobs_progress", default=None)
 
@@ -19,7 +39,14 @@ _REPORTER: ContextVar[Reporter | None] = ContextVar("knobs_progress", default=No
 def step(label: str) -> AbstractContextManager[object]:
     """A context for one slow step, shown by the installed reporter (if any)."""
     reporter = _REPORTER.get()
-    return reporter(label) if reporter is not None else nullcontext()
+    return reporter.step(label) if reporter is not None else nullcontext()
+
+
+def counting(label: str, noun: str) -> AbstractContextManager[Tick | None]:
+    """A context for a slow step that counts its ``noun`` (``files``): it gives the
+    function to call with ``(done, total)``, or None when nobody is shown the count."""
+    reporter = _REPORTER.get()
+    return reporter.count(label, noun) if reporter is not None else nullcontext(None)
 
 
 @contextmanager
@@ -33,7 +60,9 @@ def reporting(reporter: Reporter | None) -> Iterator[None]:
 
 
 def terminal_reporter() -> Reporter | None:
-    """A transient spinner on standard error when it is a terminal; None otherwise."""
+    """Transient progress on standard error when it is a terminal; None otherwise."""
+    if not (sys.stderr.isatty() or os.environ.get("FORCE_COLOR")):
+        return None  # what rich would say, without importing it (a warm scan is quick)
     from rich.console import Console
 
     console = Console(stderr=True, highlight=False)
@@ -43,4 +72,30 @@ def terminal_reporter() -> Reporter | None:
     def show(label: str) -> AbstractContextManager[object]:
         return console.status(f"knobs: {label}...", spinner="dots")
 
-    return show
+    def count(label: str, noun: str) -> AbstractContextManager[Tick]:
+        return _counter(console, label, noun)
+
+    return Reporter(step=show, count=count)
+
+
+@contextmanager
+def _counter(console: Console, label: str, noun: str) -> Iterator[Tick]:
+    """A bar with ``done of total noun``, redrawn as the count moves (no thread of its own:
+    the scan forks its workers meanwhile)."""
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    columns = (TextColumn("knobs: {task.description}"), BarColumn(), TextColumn("{task.fields[n]}"))
+    with Progress(*columns, console=console, transient=True, auto_refresh=False) as bar:
+        task = bar.add_task(label, total=None, n="")
+        bar.refresh()
+        drawn = time.monotonic()
+
+        def tick(done: int, total: int) -> None:
+            nonlocal drawn
+            bar.update(task, completed=done, total=total, n=f"{done:,} of {total:,} {noun}")
+            now = time.monotonic()
+            if done in (0, total) or now - drawn >= REFRESH_SECONDS:
+                drawn = now
+                bar.refresh()
+
+        yield tick

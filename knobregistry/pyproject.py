@@ -9,6 +9,7 @@ launch_facts = ["MYLAUNCHER_*"]       # more variables the launcher sets
 accessors = ["read_knob"]             # more callables that read the variable they name
 printed_writes = ['export:(?P<name>\\w+)=(?P<value>.*)']  # lines a launcher prints to export
 env_blocks = ["ENV_VARS", "env_vars"]  # keys of YAML mappings that set the environment
+languages = {"*.slurm" = "shell", "*.cfg" = "yaml"}  # more file names, and how to read them
 ```
 """
 
@@ -17,11 +18,11 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scanner.settings import ENV_BLOCKS
+from scanner import Language, Settings
+from scanner.languages import known_languages, language_named
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,32 +42,9 @@ class PyprojectError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
-class ScannerSettings:
-    """What a project adds to the scanner's conventions: passed to every scan it runs."""
-
-    launch_facts: tuple[str, ...] = ()  # variable-name globs the launcher sets
-    accessors: tuple[str, ...] = ()  # callables that read the variable their argument names
-    # Regular expressions (groups ``name``, ``value``) of lines launcher scripts print for
-    # their runner to export, besides Primus's ``env.NAME=VALUE``.
-    printed_writes: tuple[str, ...] = ()
-    # Keys of YAML mappings whose entries set the environment (``ENV_VARS:``); none given:
-    # the scanner's own (``scanner.settings.ENV_BLOCKS``).
-    env_blocks: tuple[str, ...] = ()
-
-    def merged(self, other: ScannerSettings) -> ScannerSettings:
-        """Both settings, ``self``'s first, each pattern or name once."""
-        return ScannerSettings(
-            launch_facts=tuple(dict.fromkeys((*self.launch_facts, *other.launch_facts))),
-            accessors=tuple(dict.fromkeys((*self.accessors, *other.accessors))),
-            printed_writes=tuple(dict.fromkeys((*self.printed_writes, *other.printed_writes))),
-            env_blocks=tuple(dict.fromkeys((*self.env_blocks, *other.env_blocks))),
-        )
-
-    @property
-    def blocks(self) -> tuple[str, ...]:
-        """The environment mappings' keys a scan takes: those given, else ``ENV_VARS``."""
-        return self.env_blocks or ENV_BLOCKS
+# What a project that sets nothing gives: no include of its own, no ENV_VARS-like keys
+# (``knobregistry.scan_for.settings_for`` puts the scanner's own in).
+_UNSET = Settings(include=(), env_blocks=())
 
 
 def folders_up(start: Path) -> Iterator[Path]:
@@ -109,19 +87,22 @@ def tool_table_of(text: str, shown: str) -> dict[str, Any] | None:
     return knobs
 
 
-def settings_of(table: dict[str, Any] | None, shown: str) -> ScannerSettings:
-    """The scanner settings of a ``[tool.knobs]`` table (none when it is None)."""
+def settings_of(table: dict[str, Any] | None, shown: str) -> Settings:
+    """The scanner settings of a ``[tool.knobs]`` table (none when it is None); an empty
+    ``env_blocks`` means the scanner's own."""
     if table is None:
-        return ScannerSettings()
-    return ScannerSettings(
+        return _UNSET
+    return Settings(
+        include=(),
         launch_facts=_names(table, "launch_facts", shown),
         accessors=_names(table, "accessors", shown),
         printed_writes=_names(table, "printed_writes", shown),
         env_blocks=_names(table, "env_blocks", shown),
+        languages=_languages(table, shown),
     )
 
 
-def project_settings(start: Path) -> ScannerSettings:
+def project_settings(start: Path) -> Settings:
     """The settings of the nearest pyproject.toml with a ``[tool.knobs]`` table, from
     ``start`` up to the repository root (none when there is no such file).
 
@@ -132,7 +113,7 @@ def project_settings(start: Path) -> ScannerSettings:
         table = tool_table(pyproject)
         if table is not None:
             return settings_of(table, pyproject.as_posix())
-    return ScannerSettings()
+    return _UNSET
 
 
 _EXAMPLES = {
@@ -173,6 +154,31 @@ def _names(table: dict[str, Any], key: str, shown: str) -> tuple[str, ...]:
                     "and (?P<value>...).",
                 )
     return tuple(value)
+
+
+def _languages(table: dict[str, Any], shown: str) -> tuple[tuple[str, Language], ...]:
+    """``languages = {"*.slurm" = "shell"}``: file-name globs, each with the language its
+    files are read as; a language the scanner does not read is refused."""
+    value = table.get("languages", {})
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and k and isinstance(v, str) for k, v in value.items()
+    ):
+        raise problem(
+            shown,
+            "[tool.knobs] languages must be a table of file-name globs and language names, "
+            'such as {"*.slurm" = "shell"}.',
+        )
+    found: list[tuple[str, Language]] = []
+    for pattern, name in value.items():
+        language = language_named(name)
+        if language is None:
+            raise problem(
+                shown,
+                f"[tool.knobs] languages: '{name}' (for '{pattern}') is not a language knobs "
+                f"reads; use one of {known_languages()}.",
+            )
+        found.append((pattern, language))
+    return tuple(found)
 
 
 def problem(shown: str, message: str) -> PyprojectError:

@@ -4,6 +4,7 @@ Pure: source text in, frozen results out. No printing, no YAML, no imports of
 the scanned code, and nothing from ``knobregistry``.
 """
 
+from scanner.languages import Language
 from scanner.model import (
     DynamicRead,
     Gate,
@@ -21,18 +22,23 @@ from scanner.model import (
     WriteKind,
 )
 from scanner.run.scan import scan
+from scanner.run.selection import Progress
+from scanner.settings import Settings
 
 __all__ = [
     "DynamicRead",
     "Gate",
     "GateKind",
     "Knob",
+    "Language",
     "Polarity",
+    "Progress",
     "ReadKind",
     "Role",
     "ScanError",
     "ScanResult",
     "ScanStats",
+    "Settings",
     "Site",
     "WrapperInfo",
     "Write",

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from scanner.languages import Language
+
 
 class ReadKind(str, Enum):
     """How a site reads the variable."""
@@ -127,7 +129,7 @@ class Site:
     gate: Gate
     function: str  # the enclosing scope: Class.method, <module>; a YAML value's key path
     via: str | None = None  # qualified name of the wrapper, for wrapper calls
-    language: str = "python"  # "python", "shell", "yaml", "dockerfile" or "ci"
+    language: Language = Language.PYTHON
     # What the value lands in: the name its value or test is bound to (Python), the flag it
     # is passed as or the variable it is assigned to (shell), the config key (YAML).
     target: str | None = None
@@ -206,7 +208,7 @@ class Write:
     function: str
     value: str | None = None  # the value written, when it is a known string
     via: str | None = None  # the setter function, for a call of one
-    language: str = "python"
+    language: Language = Language.PYTHON
     # The condition the write sits under, as its source text, and as the values of other
     # variables that imply it (``when``: empty unless the whole condition is such equalities).
     condition: str | None = None

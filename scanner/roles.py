@@ -24,6 +24,7 @@ from typing import Final
 
 from scanner.conventions import name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
+from scanner.languages import Language
 from scanner.model import GateKind, Knob, Role, Site, Write
 
 
@@ -223,7 +224,7 @@ def _from_words(knob: Knob) -> Proposal:
     skipped = SKIP_WORDS.intersection(words)
     if skipped:
         return _skip(knob.name, words, min(skipped))
-    own_code = any(site.language == "python" for site in knob.sites)
+    own_code = any(site.language is Language.PYTHON for site in knob.sites)
     for where, subjects, table in _levels(knob, own_code):
         found: list[tuple[Role, str, str]] = []
         for subject in subjects:
@@ -298,7 +299,7 @@ def _levels(
 
 
 def _function(site: Site) -> str | None:
-    if site.language == "yaml" or site.function in _GENERIC_FUNCTIONS:
+    if site.language is Language.YAML or site.function in _GENERIC_FUNCTIONS:
         return None
     return site.function.rsplit(".", 1)[-1]
 

@@ -20,7 +20,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from scanner import Gate, GateKind, Role, ScanResult, scan
+from scanner import Gate, GateKind, Language, Role, ScanResult, scan
 from tests.conftest import REPO
 
 BENCH = REPO / "tests" / "data" / "bench"
@@ -360,7 +360,9 @@ def test_a_site_whose_gate_or_layer_differs_is_wrong_with_each_difference(
     result = scan([root], root=root, jobs=1)
     knob = result.knob("PRIMUS_DETERMINISTIC")
     assert knob is not None
-    site = dataclasses.replace(knob.sites[0], gate=Gate(kind=GateKind.VALUE), language="yaml")
+    site = dataclasses.replace(
+        knob.sites[0], gate=Gate(kind=GateKind.VALUE), language=Language.YAML
+    )
     changed = dataclasses.replace(knob, sites=(site,))
     result = dataclasses.replace(
         result, knobs=tuple(changed if k is knob else k for k in result.knobs)

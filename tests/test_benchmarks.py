@@ -29,14 +29,18 @@ def test_the_scan_benchmark_measures_every_run_and_finds_every_reference_read() 
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == 9
+    assert len(lines) == 10
     assert re.fullmatch(r"tree: examples x1: \d+ Python files, [\d.]+ MB", lines[0])
-    for label, line in zip(LABELS, lines[1:7], strict=True):
-        assert re.fullmatch(re.escape(label) + r" +[\d.]+ s +\d+ MB", line), line
-    ratios = r"ratios: c/b [\d.]+   d/a [\d.]+   e/a [\d.]+   e/d [\d.]+   f/d [\d.]+"
-    assert re.fullmatch(ratios, lines[7])
+    assert lines[1].split() == ["wall", "cpu", "peak"]
+    for label, line in zip(LABELS, lines[2:8], strict=True):
+        assert re.fullmatch(re.escape(label) + r" +[\d.]+ s +[\d.]+ s +\d+ MB", line), line
+    ratios = (
+        r"ratios: c/b [\d.]+   c/\(b/\d+\) [\d.]+   cpu c/b [\d.]+   d/a [\d.]+   e/a [\d.]+   "
+        r"e/d [\d.]+   f/d [\d.]+"
+    )
+    assert re.fullmatch(ratios, lines[8]), lines[8]
     reads = r"literal-name reads: reference (\d+), found by knobs scan (\d+)"
-    found = re.fullmatch(reads, lines[8])
+    found = re.fullmatch(reads, lines[9])
     assert found is not None and found[1] == found[2] and int(found[1]) > 0
 
 

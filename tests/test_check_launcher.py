@@ -8,7 +8,7 @@ import pytest
 
 from knobregistry.profile_checks import check_profiles
 from knobregistry.registry import load_registry
-from scanner import scan
+from scanner import Settings, scan
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.test_profiles_checks import PRIMUS_LIKE_HOOK, titan_of
 
@@ -115,7 +115,7 @@ def test_the_repository_bitwise_profile_is_held_to_the_hook(
     registry = load_registry(REPO / "registry.yaml")
     hook = registry.scan.paths[1]
     write_tree(tmp_path, {hook: PRIMUS_LIKE_HOOK.format(algo=line)})
-    result = scan([tmp_path / hook], match=registry.scan.match, root=tmp_path)
+    result = scan([tmp_path / hook], Settings(match=registry.scan.match), root=tmp_path)
     found = check_profiles(registry, result, cwd=REPO, torchtitan=titan_of(registry))
     assert sorted((d.code, d.knob) for d in found if d.code in ("KNB106", "KNB111")) == codes
 
@@ -217,7 +217,7 @@ def test_which_launcher_writes_are_held_to_the_bitwise_profile(
 ) -> None:
     root = _override_project(tmp_path, launcher)
     registry = load_registry(root / "registry.yaml")
-    result = scan([root / "src", root / "launch"], match=registry.scan.match, root=root)
+    result = scan([root / "src", root / "launch"], Settings(match=registry.scan.match), root=root)
     found = check_profiles(registry, result, cwd=root, torchtitan=titan_of(registry))
     assert [d.code for d in found if d.code == "KNB114"] == codes
 

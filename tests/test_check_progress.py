@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import pty
 import subprocess
 import sys
 from importlib import metadata
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_knobs, write_tree
+from tests.terminal import on_a_terminal
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("megatron") is None, reason="megatron-core is not installed"
@@ -84,38 +84,15 @@ def test_the_field_list_is_computed_once_per_version(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_slow_steps_show_progress_on_a_terminal_only(tmp_path: Path) -> None:
     root, environment = _project(tmp_path)
-    main, secondary = pty.openpty()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "knobregistry", "check"],
-            cwd=root,
-            env={**environment, "TERM": "xterm", "COLUMNS": "120"},
-            stdout=subprocess.PIPE,
-            stderr=secondary,
-            text=True,
-            check=False,
-        )
-        os.close(secondary)
-        shown = _drain(main)
-    finally:
-        os.close(main)
-    assert done.returncode == 0
-    assert done.stdout.startswith("No problems: 1 knob in 1 file")
+    code, stdout, shown = on_a_terminal(
+        [sys.executable, "-m", "knobregistry", "check"],
+        root,
+        {**environment, "TERM": "xterm", "COLUMNS": "120"},
+    )
+    assert code == 0
+    assert stdout.startswith("No problems: 1 knob in 1 file")
     version = metadata.version("megatron-core")
     assert f"knobs: reading the config classes of megatron-core {version}" in shown
     assert "knobs: scanning src" in shown
     quiet = run_knobs("check", cwd=root, env={"KNOBS_CACHE_DIR": str(tmp_path / "other")})
     assert (quiet.returncode, quiet.stderr) == (0, "")
-
-
-def _drain(fd: int) -> str:
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # EIO: the other end is closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    return b"".join(chunks).decode("utf-8", "replace")

@@ -44,7 +44,8 @@ SCANNER_LAYERS = {
     "scanner.accessors": 0,
     "scanner.conventions": 0,
     "scanner.patterns": 0,
-    "scanner.settings": 0,
+    "scanner.settings": 0,  # the one Settings of a scan, its cache key from its fields
+    "scanner.languages": 0,  # the Language enum (the reader registry is scanner.run.readers)
     "scanner.determinism": 0,  # the catalogue of the stack's determinism settings
     "scanner.roles": 0,  # what a knob controls, from its verdict, writes and words
     "scanner.source": 1,  # reading files and narrowing them (ast only)
@@ -141,10 +142,13 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("jsontext", "registry", "suggest", "trainer_types"),
     },
     "export": {"scanner", "catalogue", "plural", "profiles", "registry", "surrogates"},
+    # the one scan of a registry's scope (or a command line's paths): settings, cache, progress
+    "scan_for": {"scanner", "cache", "paths", "progress", "pyproject", "registry", "trainer_types"},
     # the check engine and its inventory family
     "check": {
         *("scanner", "cache", "codes", "diagnostics", "feature", "paths", "plural"),
-        *("progress", "pyproject", "registry", "site_reads", "trainer_types", "yaml_format"),
+        *("progress", "pyproject", "registry", "scan_for", "site_reads", "trainer_types"),
+        "yaml_format",
     },
     # the other families of checks, each importing check, never the reverse
     "profile_checks": {"scanner", "check", "codes", "diagnostics", "feature", "profiles"}
@@ -164,10 +168,11 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     | {"registry", "stack_use"},
     "init": {"scanner", "catalogue", "paths", "plural", "pyproject", "registry", "site_reads"}
     | {"yaml_format"},
-    "explain": {"scanner", "check", "paths", "profiles", "registry", "suggest", "yaml_format"},
+    "explain": {"scanner", "check", "paths", "profiles", "registry", "scan_for", "suggest"}
+    | {"yaml_format"},
     "diff": {
         *("scanner", "check", "docsgen", "feature", "paths", "plural", "printable"),
-        *("pyproject", "registry", "yaml_format"),
+        *("pyproject", "registry", "scan_for", "yaml_format"),
     },
     "trace": {
         "catalogue",
@@ -193,7 +198,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
         *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),
-        *("site_reads", "stdout", "suggest", "trace", "trainer_types", "triage"),
+        *("scan_for", "site_reads", "stdout", "suggest", "trace", "trainer_types", "triage"),
     },
     "cli": {"__init__"},
     "__main__": {"cli"},

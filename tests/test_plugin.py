@@ -60,7 +60,7 @@ INI = "[pytest]\nknobs_registry = registry.yaml\naddopts = -p no:cacheprovider\n
 COUNTING_CONFTEST = """\
 import os
 
-import knobregistry.check.run as run
+import knobregistry.scan_for as run
 
 _scan = run.scan
 

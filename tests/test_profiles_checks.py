@@ -18,7 +18,7 @@ from knobregistry.profile_checks import PROFILES, check_profiles
 from knobregistry.profiles.megatron import MegatronFields, MegatronMissing
 from knobregistry.profiles.torchtitan import TorchTitanFields
 from knobregistry.registry import Registry, load_registry
-from scanner import scan
+from scanner import Settings, scan
 from tests.conftest import REPO, write_tree
 
 SOURCE = """
@@ -111,7 +111,7 @@ def run(
     text = knobs + "profiles:\n" + textwrap.indent(textwrap.dedent(profiles).strip("\n"), "  ")
     write_tree(tmp_path, {"registry.yaml": text + "\n", "src/gates.py": SOURCE, **(files or {})})
     registry = load_registry(tmp_path / "registry.yaml")
-    result = scan(registry.scan_paths(), match=registry.scan.match, root=registry.root)
+    result = scan(registry.scan_paths(), Settings(match=registry.scan.match), root=registry.root)
     found = check_profiles(
         registry, result, cwd=tmp_path, megatron=lambda: megatron, full_scope=full_scope
     )
@@ -379,7 +379,7 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
         },
     )
     scope = [tree / registry.scan.paths[0], tree / registry.scan.paths[1]]
-    result = scan(scope, match=registry.scan.match, root=tree)
+    result = scan(scope, Settings(match=registry.scan.match), root=tree)
     # The registry stands in the tree it describes (KNB113 reads the project's files there).
     registry = replace(registry, root=tree)
     megatron = fake_megatron(
@@ -399,7 +399,7 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
         [*lines, "def new():", '    return os.environ.get("PRIMUS_MHC_TRITON", "1") != "0"']
     )
     write_tree(tree, {"primus/backends/megatron/core/transformer/v4.py": fusion})
-    result = scan(scope, match=registry.scan.match, root=tree)
+    result = scan(scope, Settings(match=registry.scan.match), root=tree)
     # The bitwise profile's select rule covers a new fusion once it is registered, so the
     # profile check leaves it to KNB001 ...
     assert (

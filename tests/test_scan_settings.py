@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.pyproject import ScannerSettings, project_settings
+from knobregistry.pyproject import project_settings
+from knobregistry.scan_for import settings_for
+from knobregistry.trainer_types import trainer_config_types
+from scanner import Settings
+from scanner.settings import DEFAULT_INCLUDE, ENV_BLOCKS
 from tests.conftest import run_knobs, write_tree
 from tests.sample_project import check, edit
 
@@ -96,9 +100,12 @@ def test_settings_merge_registry_first_and_read_the_nearest_pyproject(tmp_path: 
         },
     )
     found = project_settings(tmp_path / "sub")
-    assert found == ScannerSettings(accessors=("read_knob",))
-    merged = ScannerSettings(("A_*",), ("read_knob",)).merged(found)
-    assert merged == ScannerSettings(("A_*",), ("read_knob",))
+    assert found == Settings(include=(), accessors=("read_knob",), env_blocks=())
+    scope = Settings(launch_facts=("A_*",), accessors=("read_knob", "other"), env_blocks=())
+    merged = settings_for(scope, found)
+    assert (merged.launch_facts, merged.accessors) == (("A_*",), ("read_knob", "other"))
+    assert (merged.include, merged.env_blocks) == (DEFAULT_INCLUDE, ENV_BLOCKS)
+    assert dict(merged.config_types) == dict(trainer_config_types())
 
 
 @pytest.mark.parametrize(

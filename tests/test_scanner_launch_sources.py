@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner import GateKind, ReadKind, ScanResult, WriteKind, scan
+from scanner import GateKind, ReadKind, ScanResult, Settings, WriteKind, scan
 from tests.conftest import write_tree
 from tests.test_scanner_shell import marked
 
@@ -320,9 +320,15 @@ def test_the_env_block_key_is_a_setting_and_part_of_the_cache_key(tmp_path: Path
     cache = tmp_path / "cache"
     plain = scan([tmp_path / "src"], root=tmp_path / "src", cache_dir=cache, jobs=1)
     lower = scan(
-        [tmp_path / "src"], root=tmp_path / "src", cache_dir=cache, jobs=1, env_blocks=["env_vars"]
+        [tmp_path / "src"],
+        Settings(env_blocks=("env_vars",)),
+        root=tmp_path / "src",
+        cache_dir=cache,
+        jobs=1,
     )
-    none = scan([tmp_path / "src"], root=tmp_path / "src", cache_dir=cache, jobs=1, env_blocks=[])
+    none = scan(
+        [tmp_path / "src"], Settings(env_blocks=()), root=tmp_path / "src", cache_dir=cache, jobs=1
+    )
     assert [(w.name, w.value) for w in plain.writes] == [("A", "1")]
     assert [(w.name, w.value) for w in lower.writes] == [("B", "2")]
     assert none.writes == ()
@@ -338,5 +344,5 @@ def test_match_keeps_only_the_matching_writes(tmp_path: Path) -> None:
             "j.slurm": "#!/bin/sh\n#SBATCH --export=NCCL_C=1,D=2\n",
         },
     )
-    result = scan([tmp_path], root=tmp_path, jobs=1, match=["NCCL_*"])
+    result = scan([tmp_path], Settings(match=("NCCL_*",)), root=tmp_path, jobs=1)
     assert sorted(w.name or "?" for w in result.writes) == ["NCCL_A", "NCCL_B", "NCCL_C"]

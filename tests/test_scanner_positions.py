@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner import scan
+from scanner import Settings, scan
 from tests.conftest import write_tree
 
 CASES = {
@@ -127,7 +127,7 @@ CASES = {
 
 
 def _sites(root: Path, *, narrow: bool) -> list[tuple[str, int, int]]:
-    result = scan([root], root=root, narrow=narrow, jobs=1)
+    result = scan([root], Settings(narrow=narrow), root=root, jobs=1)
     return sorted((s.name, s.line, s.column) for k in result.knobs for s in k.sites)
 
 
@@ -139,7 +139,7 @@ def test_a_read_inside_an_f_string_is_placed_exactly(
 ) -> None:
     write_tree(tmp_path, {"mod.py": source})
     assert _sites(tmp_path, narrow=False) == expected  # PositionProvider on the whole file
-    narrowed = scan([tmp_path], root=tmp_path, narrow=True, jobs=1)
+    narrowed = scan([tmp_path], Settings(narrow=True), root=tmp_path, jobs=1)
     assert sorted((s.name, s.line, s.column) for k in narrowed.knobs for s in k.sites) == expected
     assert narrowed.stats.analyses == 1
     assert narrowed.stats.position_fallbacks == 0  # placed by the anchors, not by libcst

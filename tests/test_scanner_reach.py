@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner import GateKind, Polarity, ReadKind, scan
+from scanner import GateKind, Polarity, ReadKind, Settings, scan
 from tests.conftest import write_tree
 
 B, V, P = GateKind.BOOLEAN, GateKind.VALUE, GateKind.PRESENCE
@@ -36,7 +36,7 @@ class Case:
     id: str
     files: dict[str, str]
     expected: tuple[Read, ...]
-    options: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)
 
 
 KNOBS = """
@@ -478,7 +478,7 @@ environment_variables = {
             """
         },
         (Read("FAKE_CONFIGURED", "m.py", 3, 9, ReadKind.ACCESSOR, "1", B, True, "0"),),
-        {"accessors": ("read_knob",)},
+        Settings(accessors=("read_knob",)),
     ),
 ]
 
@@ -486,7 +486,7 @@ environment_variables = {
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_reach(case: Case, tmp_path: Path) -> None:
     write_tree(tmp_path, case.files)
-    result = scan([tmp_path], root=tmp_path, **case.options)  # type: ignore[arg-type]
+    result = scan([tmp_path], case.settings, root=tmp_path)
     assert (result.errors, result.dynamic) == ((), ())
     found = [
         Read(

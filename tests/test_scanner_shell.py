@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner import GateKind, ReadKind, ScanResult, WriteKind, scan
+from scanner import GateKind, ReadKind, ScanResult, Settings, WriteKind, scan
 from tests.conftest import write_tree
 
 MARK = "▸"
@@ -551,7 +551,10 @@ def test_a_malformed_script_is_an_error_for_that_file_only(tmp_path: Path) -> No
 def test_printed_write_patterns_come_from_the_settings(tmp_path: Path) -> None:
     write_tree(tmp_path, {"hook.sh": 'echo "set:A=1"\necho "env.B=2"\n'})
     result = scan(
-        [tmp_path], root=tmp_path, jobs=1, printed_writes=[r"set:(?P<name>\w+)=(?P<value>.*)"]
+        [tmp_path],
+        Settings(printed_writes=(r"set:(?P<name>\w+)=(?P<value>.*)",)),
+        root=tmp_path,
+        jobs=1,
     )
     assert [(w.name, w.value) for w in result.writes] == [("A", "1"), ("B", "2")]
 
@@ -566,7 +569,7 @@ def test_include_narrows_the_layers(tmp_path: Path) -> None:
         },
     )
     everything = scan([tmp_path], root=tmp_path, jobs=1)
-    python = scan([tmp_path], root=tmp_path, jobs=1, include=["*.py"])
+    python = scan([tmp_path], Settings(include=("*.py",)), root=tmp_path, jobs=1)
     assert [k.name for k in everything.knobs] == ["PY_KNOB", "SH_KNOB", "YAML_KNOB"]
     assert [k.name for k in python.knobs] == ["PY_KNOB"]
 

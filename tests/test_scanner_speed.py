@@ -19,11 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scanner import ScanResult, scan
+from scanner import ScanResult, Settings, scan
 from scanner.interpret.expressions import _literal
 from scanner.run import pool as scanner_pool
 from scanner.run.cache import Cache
-from scanner.run.work import FileOutcome, FileTask, Options, process
+from scanner.run.readers import process
+from scanner.run.work import FileOutcome, FileTask, Options
 from scanner.syntax.index import WrapperIndex
 from scanner.syntax.walk import _FORMATTING, walk
 from tests.conftest import REPO, run_knobs, write_tree
@@ -68,7 +69,7 @@ def force_pool(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def every_way(root: Path, cache: Path) -> Iterator[tuple[str, ScanResult]]:
     """The same scan, the slow plain way first, then every faster way."""
-    yield "whole files, 1 process", scan([root], root=root, narrow=False, jobs=1)
+    yield "whole files, 1 process", scan([root], Settings(narrow=False), root=root, jobs=1)
     yield "narrow, 1 process", scan([root], root=root, jobs=1)
     yield "narrow, 2 processes", scan([root], root=root, jobs=2)
     yield "cold cache", scan([root], root=root, jobs=1, cache_dir=cache)
@@ -105,7 +106,7 @@ def test_every_way_agrees_on_generated_gates(sources: list[str], force_pool: Non
 def test_narrowing_agrees_with_whole_files_on_generated_modules(source: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = write_tree(Path(folder), {"mod.py": source})
-        whole = scan([root], root=root, narrow=False, jobs=1)
+        whole = scan([root], Settings(narrow=False), root=root, jobs=1)
         narrowed = scan([root], root=root, jobs=1)
     assert [k.name for k in whole.knobs] == ["PRIMUS_PROP"], source
     assert narrowed == whole, source

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scanner import GateKind, ScanError, scan
+from scanner import GateKind, ScanError, Settings, scan
 from scanner.source.files import excluded
 from tests.conftest import write_tree
 
@@ -64,7 +64,7 @@ def test_symlink_loop_is_an_error_and_the_scan_goes_on(tmp_path: Path) -> None:
 
 def test_huge_file_is_an_error(tmp_path: Path) -> None:
     write_tree(tmp_path, {"big.py": GOOD + "#" * 2000 + "\n", "good.py": GOOD})
-    result = scan([tmp_path], root=tmp_path, max_file_bytes=1000)
+    result = scan([tmp_path], Settings(max_file_bytes=1000), root=tmp_path)
     assert [e.path for e in result.errors] == ["big.py"]
     assert "over the 1,000-byte limit" in result.errors[0].message
     assert [k.name for k in result.knobs] == ["PRIMUS_GOOD"]
@@ -174,7 +174,9 @@ def test_match_and_exclude(tmp_path: Path) -> None:
     everything = scan([tmp_path], root=tmp_path)
     assert [k.name for k in everything.knobs] == ["OTHER_B", "PRIMUS_A", "PRIMUS_C", "PRIMUS_D"]
     narrowed = scan(
-        [tmp_path / "pkg"], root=tmp_path, match=["PRIMUS_*"], exclude=["_triton_v1", "pkg/gen"]
+        [tmp_path / "pkg"],
+        Settings(match=("PRIMUS_*",), exclude=("_triton_v1", "pkg/gen")),
+        root=tmp_path,
     )
     assert [k.name for k in narrowed.knobs] == ["PRIMUS_A"]
     assert narrowed.files_scanned == 1

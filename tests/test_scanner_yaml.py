@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner import GateKind, ReadKind, scan
+from scanner import GateKind, ReadKind, Settings, scan
 from tests.conftest import write_tree
 from tests.test_scanner_shell import marked
 
@@ -176,6 +176,6 @@ def test_the_trainer_config_types_win_over_the_tree(tmp_path: Path) -> None:
         tmp_path,
         {"a.yaml": "shiny: 3\n", "exp.yaml": "o:\n  shiny: ${X_SHINY:0}\n  other: ${X_O:0}\n"},
     )
-    result = scan([tmp_path], root=tmp_path, jobs=1, config_types={"shiny": "bool"})
+    result = scan([tmp_path], Settings(config_types=(("shiny", "bool"),)), root=tmp_path, jobs=1)
     verdicts = {k.name: (k.kind, k.default_on) for k in result.knobs}
     assert verdicts == {"X_SHINY": (GateKind.BOOLEAN, False), "X_O": (GateKind.UNKNOWN, None)}

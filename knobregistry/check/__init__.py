@@ -8,7 +8,7 @@ here; the other checks are composed in knobregistry.families.
 from knobregistry.check.family import Check, CheckRun, Context
 from knobregistry.check.inventory import INVENTORY
 from knobregistry.check.reconcile import reconcile, required
-from knobregistry.check.run import CheckResult, run_check, scan_scope
+from knobregistry.check.run import CheckResult, run_check
 from knobregistry.check.where import Where
 from knobregistry.paths import shown
 
@@ -22,6 +22,5 @@ __all__ = [
     "reconcile",
     "required",
     "run_check",
-    "scan_scope",
     "shown",
 ]

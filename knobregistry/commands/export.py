@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check import scan_scope, shown
+from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.export import (
@@ -26,6 +26,7 @@ from knobregistry.feature import is_required
 from knobregistry.files import FileError
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
 from knobregistry.registry import Registry, RegistryError
+from knobregistry.scan_for import scan_for
 from knobregistry.stdout import write_exactly
 from scanner import ScanResult
 
@@ -160,4 +161,4 @@ def _scan(registry: Registry) -> ScanResult:
     if missing:
         shown = ", ".join(p.as_posix() for p in missing)
         raise ProfileError(f"--scan: the registry's scan paths do not exist: {shown}.")
-    return scan_scope(registry)
+    return scan_for(registry)

@@ -21,11 +21,13 @@ from knobregistry.init import (
 )
 from knobregistry.lock import LockError, locked
 from knobregistry.plural import counted
+from knobregistry.progress import reporting, terminal_reporter
 from knobregistry.pyproject import PyprojectError, project_settings
+from knobregistry.registry import Registry, ScanScope
+from knobregistry.scan_for import scan_for
 from knobregistry.site_reads import sites_disagree
 from knobregistry.stack_use import StackUse, stack_use
-from knobregistry.trainer_types import trainer_config_types
-from scanner import Role, scan
+from scanner import Role
 
 
 def _fail(message: str) -> NoReturn:
@@ -111,17 +113,20 @@ def init_command(
         settings = project_settings(folder)
     except PyprojectError as exc:
         _fail(str(exc))
-    result = scan(
-        targets,
-        exclude=exclude,
-        match=match,
+    # The scope the registry will hold, scanned as `knobs check` will scan it (and cached).
+    scope = ScanScope(paths=tuple(shown(p, folder) for p in targets), exclude=exclude, match=match)
+    starting = Registry(
+        path=output,
         root=folder,
-        launch_facts=settings.launch_facts,
-        accessors=settings.accessors,
-        printed_writes=settings.printed_writes,
-        env_blocks=settings.blocks,
-        config_types=trainer_config_types(),
+        version=1,
+        scan=scope,
+        knobs={},
+        external={},
+        config={},
+        profiles={},
     )
+    with reporting(terminal_reporter()):  # a count of the files done, on a terminal
+        result = scan_for(starting, targets, project=settings)
     for note in result.notes:
         click.echo(f"knobs init: note: {note}", err=True)
     use = stack_use(

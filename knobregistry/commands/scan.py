@@ -11,12 +11,13 @@ from rich.console import Console
 from knobregistry.cache import chosen_cache_dir
 from knobregistry.commands.cache_options import cache_options
 from knobregistry.commands.exit_codes import usage_error
+from knobregistry.progress import reporting, terminal_reporter
 from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.report.scan_json import render_scan_json
 from knobregistry.report.scan_table import render_scan_table
-from knobregistry.trainer_types import trainer_config_types
-from scanner import scan
-from scanner.source.files import DEFAULT_INCLUDE
+from knobregistry.scan_for import scan_with, settings_for
+from scanner import Settings
+from scanner.settings import DEFAULT_INCLUDE
 
 
 @click.command("scan")
@@ -88,22 +89,17 @@ def scan_command(
     ENV_VARS as the keys of the YAML blocks that set the environment.
     """
     try:
-        settings = project_settings(Path.cwd())
+        project = project_settings(Path.cwd())
     except PyprojectError as exc:
         usage_error("scan", str(exc))
-    result = scan(
-        paths or (Path(),),
-        include=include or DEFAULT_INCLUDE,
-        exclude=exclude,
-        match=match,
-        cache_dir=chosen_cache_dir(cache_dir, no_cache),
-        jobs=jobs,
-        launch_facts=settings.launch_facts,
-        accessors=settings.accessors,
-        printed_writes=settings.printed_writes,
-        env_blocks=settings.blocks,
-        config_types=trainer_config_types(),
-    )
+    asked = Settings(include=include, exclude=exclude, match=match, env_blocks=())
+    with reporting(terminal_reporter()):  # a count of the files done, on a terminal
+        result = scan_with(
+            paths or (Path(),),
+            settings_for(asked, project),
+            cache_dir=chosen_cache_dir(cache_dir, no_cache),
+            jobs=jobs,
+        )
     for note in result.notes:
         click.echo(f"knobs scan: note: {note}", err=True)
     if fmt == "json":

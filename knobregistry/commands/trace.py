@@ -16,15 +16,17 @@ import click
 
 from knobregistry.atomic import write_atomic
 from knobregistry.cache import default_cache_dir
-from knobregistry.check import scan_scope, shown
+from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.seconds import seconds_or_zero
 from knobregistry.files import FileError
 from knobregistry.printable import printable
 from knobregistry.profiles import ProfileError, ResolvedProfile, resolve_profile
+from knobregistry.progress import reporting, terminal_reporter
 from knobregistry.pyproject import PyprojectError
 from knobregistry.registry import Registry, RegistryError, find_registry
+from knobregistry.scan_for import scan_for
 from knobregistry.trace import (
     GRACE,
     CommandError,
@@ -129,7 +131,8 @@ def trace_command(
     resolved: ResolvedProfile | None = None
     if registry is not None:
         try:
-            scan = scan_scope(registry)
+            with reporting(terminal_reporter()):  # progress on a terminal
+                scan = scan_for(registry)
             resolved = resolve_profile(registry, profile) if profile is not None else None
         except RegistryError as error:
             fail_on_registry(error)

@@ -15,19 +15,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from knobregistry.check.run import scan_scope
 from knobregistry.diff.compare import KnobDiff, KnobState, compare, states
 from knobregistry.diff.git import GitError, Revision, extract, read_text, repository_root, resolve
 from knobregistry.paths import shown
-from knobregistry.pyproject import (
-    PYPROJECT,
-    PyprojectError,
-    ScannerSettings,
-    settings_of,
-    tool_table_of,
-)
+from knobregistry.pyproject import PYPROJECT, PyprojectError, settings_of, tool_table_of
 from knobregistry.registry import Registry, loads_registry, pyproject_problem
-from scanner import ScanResult
+from knobregistry.scan_for import scan_for
+from scanner import ScanResult, Settings
 from scanner.source.files import DEFAULT_INCLUDE
 
 
@@ -131,7 +125,7 @@ def _inside(registry: Path, root: Path) -> str:
     return rel
 
 
-def _project_settings(root: Path, revision: Revision, folder: PurePosixPath) -> ScannerSettings:
+def _project_settings(root: Path, revision: Revision, folder: PurePosixPath) -> Settings:
     """``[tool.knobs]`` of the pyproject.toml nearest the registry's ``folder`` at
     ``revision`` (read from git, as the code is)."""
     for at in (folder, *folder.parents):
@@ -145,7 +139,7 @@ def _project_settings(root: Path, revision: Revision, folder: PurePosixPath) -> 
                 return settings_of(table, f"{revision.name}:{path}")
         except PyprojectError as exc:
             raise pyproject_problem(exc) from exc
-    return ScannerSettings()
+    return settings_of(None, PYPROJECT)
 
 
 def _side(
@@ -162,8 +156,10 @@ def _side(
         if path == ".." or path.startswith("../"):
             raise DiffError(f"the scan path '{path}' at {revision.name} is outside the repository.")
     dest.mkdir(parents=True)
-    extract(root, revision.commit, paths, registry.scan.include or DEFAULT_INCLUDE, dest)
-    present = [p for p in registry.scan_paths() if p.exists()]
     project = _project_settings(root, revision, folder)
-    scan = scan_scope(registry, present, project=project) if present else ScanResult()
+    named = [pattern for pattern, _ in (*registry.scan.languages, *project.languages)]
+    include = [*(registry.scan.include or DEFAULT_INCLUDE), *named]
+    extract(root, revision.commit, paths, include, dest)
+    present = [p for p in registry.scan_paths() if p.exists()]
+    scan = scan_for(registry, present, project=project) if present else ScanResult()
     return _Side(revision, registry if text is not None else None, scan)

@@ -30,7 +30,7 @@ from knobregistry.registry.model import (
     TriageRecord,
     Verdict,
 )
-from scanner import Polarity, Role
+from scanner import Language, Polarity, Role
 
 _V = TypeVar("_V")
 
@@ -73,6 +73,10 @@ def _scan(entry: dict[str, Any]) -> ScanScope:
         launch_facts=_strings(entry.get("launch_facts")),
         accessors=_strings(entry.get("accessors")),
         env_blocks=_strings(entry.get("env_blocks")),
+        languages=tuple(
+            (str(pattern), Language(name))
+            for pattern, name in (entry.get("languages") or {}).items()
+        ),
     )
 
 

@@ -15,7 +15,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TypeAlias
 
-from scanner import Polarity, Role
+from scanner import Language, Polarity, Role, Settings
 
 KeyPath: TypeAlias = tuple[str | int, ...]
 JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
@@ -351,6 +351,20 @@ class ScanScope:
     launch_facts: tuple[str, ...] = ()  # more variables the launcher sets (globs)
     accessors: tuple[str, ...] = ()  # more callables that read the variable they name
     env_blocks: tuple[str, ...] = ()  # keys of YAML mappings that set the environment
+    languages: tuple[tuple[str, Language], ...] = ()  # file-name glob -> how it is read
+
+    def settings(self) -> Settings:
+        """The scanner settings the scope gives (an empty include or env_blocks: the
+        scanner's own, filled in by ``knobregistry.scan_for.settings_for``)."""
+        return Settings(
+            include=self.include,
+            exclude=self.exclude,
+            match=self.match,
+            launch_facts=self.launch_facts,
+            accessors=self.accessors,
+            env_blocks=self.env_blocks,
+            languages=self.languages,
+        )
 
 
 def nearest_position(

@@ -10,7 +10,8 @@ from rich.table import Table
 from knobregistry.feature import SWITCHES, is_launch_fact, is_undecided, undecided_reason
 from knobregistry.plural import counted
 from knobregistry.printable import printable
-from scanner import GateKind, Knob, ScanResult, Site
+from scanner import GateKind, Knob, Language, ScanResult, Site
+from scanner.run.readers import display
 
 
 def yes_no(value: bool | None) -> str:
@@ -46,8 +47,6 @@ def shown(value: str | None) -> str:
     return repr(value)
 
 
-LAYERS = {"python": "py", "shell": "sh", "yaml": "yaml", "dockerfile": "docker", "ci": "ci"}
-
 # The table's columns and the narrowest each may get (its longest header word).
 COLUMNS = (
     ("knob", 8),
@@ -72,7 +71,7 @@ def layers(knob: Knob) -> str:
     """Where the knob is read: ``py``, ``sh``, ``yaml``, ``docker`` (a Dockerfile ARG),
     ``ci`` (a CI workflow's scripts), joined by ``+``."""
     found = {s.language for s in knob.sites}
-    return "+".join(short for language, short in LAYERS.items() if language in found)
+    return "+".join(display(language) for language in Language if language in found)
 
 
 def _sites(knob: Knob) -> str:

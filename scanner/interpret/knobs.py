@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS
+from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Site, Write, WriteKind
 
 _SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE)
@@ -42,7 +43,11 @@ def link_writes(knobs: Iterable[Knob], writes: Sequence[Write]) -> tuple[Knob, .
     """``knobs``, each with the launcher writes (any language but Python) that set it."""
     setting: dict[str, list[Write]] = defaultdict(list)
     for write in writes:
-        if write.name is not None and write.language != "python" and write.kind not in _REMOVALS:
+        if (
+            write.name is not None
+            and write.language is not Language.PYTHON
+            and write.kind not in _REMOVALS
+        ):
             setting[write.name].append(write)
     return tuple(
         replace(k, set_by=tuple(sorted(setting[k.name], key=lambda w: w.sort_key)))

@@ -13,6 +13,7 @@ from typing import Final
 import yaml
 
 from scanner.conventions import is_launch_fact
+from scanner.languages import Language
 from scanner.model import LAUNCH_GATE, VALUE_GATE, ReadKind, Site
 from scanner.patterns import matches
 from scanner.settings import Settings
@@ -71,6 +72,6 @@ def _reads(
                 default=None,
                 gate=LAUNCH_GATE if is_launch_fact(name, facts) else VALUE_GATE,
                 function=path,
-                language="ci",
+                language=Language.CI,
             )
         at = value.find("$", found.end())

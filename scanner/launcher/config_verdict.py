@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Final
 
 from scanner.conventions import OFF_WORDS, ON_WORDS, name_words, says_disable
+from scanner.languages import Language
 from scanner.model import VALUE_GATE, Gate, GateKind, Polarity, Role, Site, unknown_gate
 from scanner.roles import WORDS
 
@@ -105,9 +106,13 @@ def handed_on(site: Site) -> tuple[str | None, str] | None:
     """For a site whose value is handed on (a YAML key, a shell ``--flag``), the config
     key it lands in and how a reason names it; None for any other site."""
     target = site.target
-    if site.language == "yaml":
+    if site.language is Language.YAML:
         return target, config_key(target)
-    if site.language in ("shell", "ci") and target is not None and target.startswith("-"):
+    if (
+        site.language in (Language.SHELL, Language.CI)
+        and target is not None
+        and target.startswith("-")
+    ):
         return target.lstrip("-").replace("-", "_"), f"the flag {target}"
     return None
 

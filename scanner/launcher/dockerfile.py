@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from scanner.conventions import is_launch_fact
+from scanner.languages import Language
 from scanner.launcher.config_verdict import judge
 from scanner.model import LAUNCH_GATE, FileResult, ReadKind, Site, Write, WriteKind
 from scanner.patterns import matches
@@ -159,7 +160,7 @@ def _env(rel: str, words: list[Word], function: str, settings: Settings) -> Iter
             kind=WriteKind.EXPORT,
             function=function,
             value=None if "$" in value else value,
-            language="dockerfile",
+            language=Language.DOCKERFILE,
         )
 
 
@@ -182,5 +183,5 @@ def _arg(rel: str, words: list[Word], function: str, settings: Settings) -> Iter
             default=value,
             gate=gate,
             function=function,
-            language="dockerfile",
+            language=Language.DOCKERFILE,
         )

@@ -19,6 +19,7 @@ from typing import Final
 
 import yaml
 
+from scanner.languages import Language
 from scanner.launcher.shell import SCRIPT, TOO_DEEP, analyse_shell
 from scanner.model import DynamicRead, FileResult, ScanError, Site, Write
 from scanner.settings import Settings
@@ -158,7 +159,11 @@ def _function(script: Script, function: str) -> str:
 def _moved_site(site: Site, script: Script) -> Site:
     line, column = place(script, site.line, site.column)
     return replace(
-        site, line=line, column=column, language="ci", function=_function(script, site.function)
+        site,
+        line=line,
+        column=column,
+        language=Language.CI,
+        function=_function(script, site.function),
     )
 
 
@@ -173,6 +178,6 @@ def _moved_write(write: Write, script: Script) -> Write:
         write,
         line=line,
         column=column,
-        language="ci",
+        language=Language.CI,
         function=_function(script, write.function),
     )

@@ -17,6 +17,7 @@ from typing import Final
 
 import yaml
 
+from scanner.languages import Language
 from scanner.model import Write, WriteKind
 from scanner.patterns import matches
 from scanner.settings import Settings
@@ -31,7 +32,7 @@ def block_writes(
     function: str,
     settings: Settings,
     *,
-    language: str = "yaml",
+    language: Language = Language.YAML,
     expanded: Sequence[str] = ("${", "$("),
 ) -> Iterator[Write]:
     """The writes of one environment mapping, at each entry's key; ``function`` is the

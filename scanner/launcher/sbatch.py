@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 from typing import Final
 
+from scanner.languages import Language
 from scanner.model import FileResult, Write, WriteKind
 from scanner.patterns import matches
 from scanner.settings import Settings
@@ -54,7 +55,7 @@ def directive_writes(rel: str, text: str, settings: Settings) -> list[Write]:
                     kind=WriteKind.EXPORT,
                     function=DIRECTIVES,
                     value=_unquoted(value) if equals else None,
-                    language="shell",
+                    language=Language.SHELL,
                 )
             )
     return writes

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from scanner.conventions import is_launch_fact, says_disable
+from scanner.languages import Language
 from scanner.launcher.config_verdict import on_off_default
 from scanner.launcher.shell_commands import command_writes
 from scanner.launcher.shell_syntax import (
@@ -676,7 +677,7 @@ class _Walker:
                 default=default,
                 gate=gate,
                 function=context.function,
-                language="shell",
+                language=Language.SHELL,
                 target=target if target != name else None,
                 default_computed=clip(computed) if computed is not None else None,
             )
@@ -735,7 +736,7 @@ class _Walker:
                 kind=kind,
                 function=context.function,
                 value=value,
-                language="shell",
+                language=Language.SHELL,
                 condition=clip(" && ".join(shown)) or None,
                 when=when,
                 computed=clip(computed) if value is None and computed is not None else None,

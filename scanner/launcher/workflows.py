@@ -23,6 +23,7 @@ from typing import Final
 
 import yaml
 
+from scanner.languages import Language
 from scanner.launcher.ci_expansions import expansion_reads
 from scanner.launcher.embedded import Embedded, Script, analyse_embedded, place, script_of
 from scanner.launcher.env_blocks import block_writes
@@ -172,7 +173,7 @@ def _steps(
 
 
 def _env(rel: str, block: yaml.MappingNode, where: str, settings: Settings) -> Iterator[Write]:
-    return block_writes(rel, block, where, settings, language="ci", expanded=GITHUB_EXPANDED)
+    return block_writes(rel, block, where, settings, language=Language.CI, expanded=GITHUB_EXPANDED)
 
 
 def _github_env(rel: str, script: Script, settings: Settings) -> Iterator[Write]:
@@ -195,7 +196,7 @@ def _github_env(rel: str, script: Script, settings: Settings) -> Iterator[Write]
             kind=WriteKind.PRINTED,
             function=script.function,
             value=None if "$" in value or "`" in value else value,
-            language="ci",
+            language=Language.CI,
         )
 
 
@@ -222,7 +223,7 @@ def _variables(
     """GitLab's ``variables:``; a variable given as ``{value: ..., description: ...}``
     has that value."""
     plain = yaml.MappingNode(block.tag, [(k, _get(v, "value") or v) for k, v in block.value])
-    return block_writes(rel, plain, where, settings, language="ci", expanded=GITLAB_EXPANDED)
+    return block_writes(rel, plain, where, settings, language=Language.CI, expanded=GITLAB_EXPANDED)
 
 
 def _rule_variables(

@@ -26,6 +26,7 @@ from typing import Final
 import yaml
 
 from scanner.conventions import is_launch_fact
+from scanner.languages import Language
 from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, config_key, judge, merge_types
 from scanner.launcher.env_blocks import env_block_writes
 from scanner.launcher.shell_syntax import SHELL_VARIABLES
@@ -187,7 +188,7 @@ def _reads(
             default=default,
             gate=gate,
             function=key or "<document>",
-            language="yaml",
+            language=Language.YAML,
             target=target,
         )
 

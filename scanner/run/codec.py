@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scanner.languages import Language
 from scanner.model import (
     DynamicRead,
     Gate,
@@ -199,7 +200,7 @@ def encode_site(site: Site) -> dict[str, Any]:
         "default": site.default,
         "function": site.function,
         "via": site.via,
-        "language": site.language,
+        "language": site.language.value,
         "target": site.target,
         "default_computed": site.default_computed,
         "gate": [
@@ -251,7 +252,7 @@ def decode_site(data: dict[str, Any]) -> Site:
         ),
         function=_text(data["function"]),
         via=_optional(data["via"]),
-        language=_text(data["language"]),
+        language=Language(_text(data["language"])),
         target=_optional(data["target"]),
         default_computed=_optional(data["default_computed"]),
     )
@@ -292,7 +293,7 @@ def encode_write(write: Write) -> list[Any]:
         write.function,
         write.value,
         write.via,
-        write.language,
+        write.language.value,
         write.condition,
         [list(pair) for pair in write.when],
         write.computed,
@@ -312,7 +313,7 @@ def decode_write(data: list[Any]) -> Write:
         function=_text(function),
         value=_optional(value),
         via=_optional(via),
-        language=_text(language),
+        language=Language(_text(language)),
         condition=_optional(condition),
         when=tuple((n, _text(v)) for n, v in _pairs(when)),
         computed=_optional(computed),

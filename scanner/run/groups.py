@@ -74,7 +74,7 @@ def analyse_groups(
         return None
     shapes = [_shape(found_plan, lines, members) for members in found_plan.components]
     keyed: dict[Key, list[int]] = {}
-    settings = options.settings()
+    settings = options.settings
     for at, found_shape in enumerate(shapes):
         shared = key(found_shape, settings, names) if found_shape is not None else None
         if shared is not None:

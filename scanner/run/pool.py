@@ -14,18 +14,21 @@ file's error, and a new pool takes the rest.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from scanner.model import ScanError
-from scanner.run.work import FileOutcome, FileTask, Options, process
+from scanner.run.readers import process
+from scanner.run.work import FileOutcome, FileTask, Options
+
+if TYPE_CHECKING:
+    # Imported where a pool is started: a warm scan starts none, and needs none of them.
+    import multiprocessing.context
+    from concurrent.futures import Executor, Future
 
 SERIAL_BELOW = 24  # fewer tasks than this are not worth starting workers for
 HUGE_BYTES = 512 * 1024  # files this large are parsed by one worker at a time
@@ -34,6 +37,7 @@ WORKER_DIED = (
     "The process analysing this file died (a crash in the parser, such as a stack "
     "overflow, or the out-of-memory killer); the file is not analysed."
 )
+INTERNAL_ERROR = "Internal error while analysing this file"
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -51,7 +55,7 @@ def safe_process(task: FileTask, options: Options) -> FileOutcome:
     try:
         return process(task, options)
     except Exception as exc:  # a scanner bug must not sink the whole scan
-        message = f"Internal error while analysing this file ({type(exc).__name__}: {exc})."
+        message = f"{INTERNAL_ERROR} ({type(exc).__name__}: {exc})."
         return FileOutcome(rel=task.rel, error=ScanError(task.rel, message))
 
 
@@ -76,6 +80,8 @@ class Runner:
             self._executor.shutdown(cancel_futures=True)
 
     def _context(self) -> multiprocessing.context.BaseContext:
+        import multiprocessing
+
         methods = multiprocessing.get_all_start_methods()
         return multiprocessing.get_context("fork" if "fork" in methods else None)
 
@@ -88,6 +94,8 @@ class Runner:
     def start(self) -> None:
         """Start the workers (if there are to be any), each loading the parser."""
         if self._executor is None and self.jobs > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
             self._executor = ProcessPoolExecutor(self.jobs, mp_context=self._context())
             for _ in range(self.jobs):
                 self._executor.submit(_load_parser)
@@ -114,6 +122,8 @@ class Runner:
         spread over the workers if they are already started."""
         if self._executor is None or not items or len(items) < SEARCH_ALONE_BELOW:
             return function(items)
+        from concurrent.futures.process import BrokenProcessPool
+
         size = -(-len(items) // (self.jobs * 4))
         batches = [items[at : at + size] for at in range(0, len(items), size)]
         try:
@@ -135,6 +145,9 @@ class Runner:
         the scan, so the workers take turns with those, and the others take the
         smallest files meanwhile.
         """
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
+
         sizes = {id(t): _size(t) for t in tasks}
         ordered = sorted(tasks, key=lambda t: sizes[id(t)], reverse=True)
         huge = deque(t for t in ordered if sizes[id(t)] > HUGE_BYTES)
@@ -170,6 +183,9 @@ class Runner:
 
     def _alone(self, work: Callable[[FileTask], FileOutcome], task: FileTask) -> FileOutcome:
         """``work(task)`` in a pool of its own: its error, when that kills the worker too."""
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
         single = ProcessPoolExecutor(1, mp_context=self._context())
         try:
             return single.submit(work, task).result()

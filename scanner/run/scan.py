@@ -8,105 +8,92 @@ finds new wrappers, only the files that mention their names are analysed again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import gc
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
-from scanner.accessors import prefilter
 from scanner.interpret.knobs import build_knobs, link_writes
 from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
 from scanner.roles import propose_roles
-from scanner.run.cache import Cache, CacheError, entry_key, prune
-from scanner.run.pool import Runner
+from scanner.run import snapshot
+from scanner.run.cache import Cache, prune
+from scanner.run.pool import INTERNAL_ERROR, WORKER_DIED, Runner
+from scanner.run.selection import Done, Progress, Selector
 from scanner.run.work import (
     FileOutcome,
     FileTask,
     Options,
     cached,
-    fingerprint,
 )
-from scanner.settings import ENV_BLOCKS
+from scanner.settings import Settings
 from scanner.source.constants import forget
 from scanner.source.files import (
-    DEFAULT_INCLUDE,
-    MAX_FILE_BYTES,
-    SourceError,
     SourceFile,
     iter_files,
-    read_bytes,
     relative,
-    unsupported_encoding,
 )
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_ROUNDS = 16
-# What a shell script or a YAML config must contain to be read (a Python file: see
-# prefilter). Every script is read: `unset X`, `[[ -v X ]]` need no `$`.
-_LAUNCHER_WANTED: dict[str, Callable[[bytes], bool]] = {
-    "shell": lambda data: True,
-    "yaml": lambda data: True,  # a file with no read still gives its keys' types
-    "dockerfile": lambda data: True,
-    "ci": lambda data: True,
-}
+# The parser and the analysis allocate millions of short-lived objects, few in cycles: the
+# collector's default (a collection every 700 allocations) cost 15-20% of a cold scan.
+GC_THRESHOLD = (50_000, 20, 20)
 
 
 def scan(
     paths: Iterable[str | Path],
+    settings: Settings | None = None,
     *,
-    include: Sequence[str] = DEFAULT_INCLUDE,
-    exclude: Sequence[str] = (),
-    match: Sequence[str] = (),
     root: str | Path | None = None,
-    max_file_bytes: int = MAX_FILE_BYTES,
     cache_dir: str | Path | None = None,
     jobs: int | None = None,
-    narrow: bool = True,
-    launch_facts: Sequence[str] = (),
-    accessors: Sequence[str] = (),
-    printed_writes: Sequence[str] = (),
-    config_types: Mapping[str, str] | None = None,
-    env_blocks: Sequence[str] = ENV_BLOCKS,
+    progress: Progress | None = None,
 ) -> ScanResult:
-    """Scan ``paths`` for environment reads.
+    """Scan ``paths`` for environment reads, as ``settings`` say (``Settings()`` when None:
+    every file the default ``include`` names, every variable).
 
-    ``include``: file-name patterns for files found in folders; ``exclude``:
-    globs of paths to skip; ``match``: shell-style patterns of variable names
-    to report (all when empty); ``root``: the folder output paths are relative
-    to (the current folder by default); ``cache_dir``: where to keep per-file
-    results (no cache when None); ``jobs``: worker processes (the machine's
-    CPUs by default, 1 for none); ``narrow``: parse only the statements that
-    matter (the results are the same either way); ``launch_facts``: patterns of
-    variables the project's launcher sets, besides the documented ones;
-    ``accessors``: names of callables that read the variable their first argument
-    names, besides those named like ``getenv``; ``printed_writes``: regular
-    expressions (groups ``name`` and ``value``) of lines launcher scripts print for
-    their runner to export, besides ``env.NAME=VALUE``; ``config_types``: the types of
-    trainer-config keys (``bool``, ``number``, ``text``), from the trainer's config
-    classes (see ``scanner.launcher.config_classes``), by which a YAML ``${VAR:1}`` is
-    judged; the tree's own YAML files add the types their literal values give;
-    ``env_blocks``: the keys of YAML mappings whose entries set the environment
-    (``ENV_VARS:``), reported as writes.
+    ``root``: the folder output paths are relative to (the current folder by default);
+    ``cache_dir``: where to keep per-file results (no cache when None); ``jobs``: worker
+    processes (the machine's CPUs by default, 1 for none); ``progress``: called with
+    ``(done, found)`` as files are done (it must not print to standard output).
 
     Python files, shell scripts (by name or by shebang), YAML configs, Dockerfiles and
-    CI workflows are all read (``include`` chooses); each site and write says its
+    CI workflows are all read (``settings.include`` chooses); each site and write says its
     ``language``.
     """
+    with _fewer_collections():
+        return _scan(paths, settings, root=root, cache_dir=cache_dir, jobs=jobs, progress=progress)
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """The garbage collector run less often during the scan (and in the workers it forks),
+    as it was set again after."""
+    before = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def _scan(
+    paths: Iterable[str | Path],
+    settings: Settings | None,
+    *,
+    root: str | Path | None,
+    cache_dir: str | Path | None,
+    jobs: int | None,
+    progress: Progress | None,
+) -> ScanResult:
     base = Path(root) if root is not None else Path.cwd()
+    settings = settings if settings is not None else Settings()
     options = Options(
-        match=tuple(match),
-        narrow=narrow,
-        max_file_bytes=max_file_bytes,
-        cache_dir=Path(cache_dir) if cache_dir is not None else None,
-        launch_facts=tuple(launch_facts),
-        accessors=tuple(accessors),
-        printed_writes=tuple(printed_writes),
-        config_types=tuple(sorted((config_types or {}).items())),
-        env_blocks=tuple(env_blocks),
+        settings=settings, cache_dir=Path(cache_dir) if cache_dir is not None else None
     )
     if options.cache_dir is not None:
         prune(options.cache_dir)
@@ -116,17 +103,35 @@ def scan(
     given = [Path(p) for p in paths]
     outside = [rel for rel in (relative(p, base) for p in given) if rel.split("/")[0] == ".."]
     linked = _linked_outside(given, base, outside)
-    for found in iter_files(given, root=base, include=include, exclude=exclude):
+    found_files = iter_files(
+        given,
+        root=base,
+        include=settings.include,
+        exclude=settings.exclude,
+        languages=settings.languages,
+    )
+    for found in found_files:
         if isinstance(found, ScanError):
             errors.append(found)
         else:
             files.append(found)
+    done = Done(len(files), progress)
+    store = Cache(options.cache_dir) if options.cache_dir is not None else None
+    found_status = snapshot.statuses(files) if store is not None else None
+    whole = snapshot.whole_key(settings, base, [relative(p, base) for p in given])
+    stored = snapshot.load(store, whole, found_status, files) if store is not None else None
+    if stored is not None:
+        # Nothing changed since the last scan of these paths: its outcomes, read at once.
+        done.finish()
+        result = _result(stored[0], set(), errors, stored[1], len(files), settings)
+        notes = (*result.notes, *_outside_notes(outside), *linked)
+        return replace(result, notes=notes)
     outcomes: dict[str, FileOutcome] = {}
     parsed: set[str] = set()  # files analysed in this scan, in any round
     counts = {"analyses": 0, "rounds": 0, "position_fallbacks": 0}
     index = WrapperIndex()
-    selector = _Selector(files, options)
-    selection = selector.select(prefilter(options.accessors))
+    selector = Selector(files, options, done)
+    selection = selector.select()
     with Runner(options, jobs) as runner:
         for _ in range(MAX_ROUNDS):
             counts["rounds"] += 1
@@ -144,11 +149,13 @@ def scan(
                 hit = cached(task, options, data) if data is not None else None
                 if hit is not None:
                     outcomes[file.rel] = hit
+                    done.add()
                 else:
                     todo.append(task)
                     runner.prepare(len(todo))
             for outcome in runner.run(todo):
                 outcomes[outcome.rel] = outcome
+                done.add()
                 if not outcome.cached:
                     parsed.add(outcome.rel)
                     counts["analyses"] += 1
@@ -161,11 +168,24 @@ def scan(
             index = WrapperIndex.of(facts.values())
             if not new:
                 break
+            done.finish()  # the later rounds analyse again files already counted
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
-    result = _result(outcomes, parsed, errors, index, len(files), options)
+    done.finish()
+    if store is not None and not any(_transient(o) for o in outcomes.values()):
+        snapshot.save(store, whole, found_status, outcomes, index)
+    result = _result(outcomes, parsed, errors, index, len(files), settings)
     stats = replace(result.stats, **counts)
     notes = (*result.notes, *_outside_notes(outside), *linked)
     return replace(result, notes=notes, stats=stats)
+
+
+def _transient(outcome: FileOutcome) -> bool:
+    """Whether an outcome may differ next time with nothing changed: a worker that died,
+    a scanner bug caught for one file."""
+    error = outcome.error
+    return error is not None and (
+        error.message == WORKER_DIED or error.message.startswith(INTERNAL_ERROR)
+    )
 
 
 def _outside_notes(outside: Sequence[str]) -> tuple[str, ...]:
@@ -193,108 +213,6 @@ def _linked_outside(given: Sequence[Path], base: Path, outside: Sequence[str]) -
     return tuple(notes)
 
 
-def _names_any(
-    new: WrapperIndex, max_bytes: int, files: Sequence[tuple[Path, str]]
-) -> list[bool | None]:
-    """For each file, whether it can call one of the ``new`` wrappers (None: unreadable,
-    and so for its worker to report)."""
-    found: list[bool | None] = []
-    for path, rel in files:
-        try:
-            data = read_bytes(path, max_bytes)
-        except SourceError:
-            found.append(None)
-            continue
-        found.append(bool(new.callable_from(data, rel)))
-    return found
-
-
-class _Selector:
-    """Picks the files each round analyses, reading every file's bytes once per round.
-
-    The first round also records a digest of every file. With a cache, the files
-    that mention a round's new wrappers are stored with those digests, so the next
-    scan looks for wrapper names only in the files whose bytes changed.
-    """
-
-    def __init__(self, files: list[SourceFile], options: Options) -> None:
-        self.files = files
-        self.options = options
-        self.digests: dict[str, str] = {}
-
-    def select(self, wanted: Callable[[bytes], bool]) -> Iterator[tuple[SourceFile, bytes | None]]:
-        """The files whose bytes are ``wanted`` (Python) or can hold a read or a write
-        (shell, YAML), with those bytes (None for a file that cannot be read, which its
-        worker reports), one at a time: memory holds one file. A file in an encoding
-        that is not read (UTF-16) is selected too, for its worker to report."""
-        for file in self.files:
-            data = self._read(file)
-            if (
-                data is None
-                or _LAUNCHER_WANTED.get(file.language, wanted)(data)
-                or unsupported_encoding(data) is not None
-            ):
-                yield file, data
-
-    def select_callers(
-        self, new: WrapperIndex, outcomes: dict[str, FileOutcome], runner: Runner
-    ) -> Iterator[tuple[SourceFile, bytes | None]]:
-        """The files that can call one of the ``new`` wrappers (the workers search them)."""
-        cache = Cache(self.options.cache_dir) if self.options.cache_dir is not None else None
-        key = entry_key(b"callers", fingerprint(tuple(new.wrappers.values())))
-        known = _known_selection(cache.get(key) if cache is not None else None)
-        unchanged = {
-            rel: names for rel, (digest, names) in known.items() if self.digests.get(rel) == digest
-        }
-        python = [f for f in self.files if f.language == "python"]
-        searched = [(f.path, f.rel) for f in python if f.rel not in unchanged]
-        search = partial(_names_any, new, self.options.max_file_bytes)
-        calls = dict(
-            zip((rel for _, rel in searched), runner.search(search, searched), strict=True)
-        )
-        found: list[str] = []
-        for file in python:
-            if unchanged.get(file.rel, calls.get(file.rel)) is False:
-                continue  # names none of them (unchanged since the last scan, or searched)
-            data = self._read(file)
-            if data is None:
-                if file.rel not in outcomes:
-                    yield file, None
-                continue
-            found.append(file.rel)
-            yield file, data
-        if cache is not None:
-            chosen = set(found)
-            entry = {rel: [digest, rel in chosen] for rel, digest in self.digests.items()}
-            with contextlib.suppress(CacheError):  # each file's entry reports it too
-                cache.put(key, entry)
-
-    def _read(self, file: SourceFile) -> bytes | None:
-        try:
-            data = read_bytes(file.path, self.options.max_file_bytes)
-        except SourceError:
-            return None
-        if self.options.cache_dir is not None and file.rel not in self.digests:
-            self.digests[file.rel] = hashlib.sha256(data).hexdigest()
-        return data
-
-
-def _known_selection(stored: object) -> dict[str, tuple[str, bool]]:
-    """``rel -> (digest, names a wrapper)`` from a cache entry; empty when malformed."""
-    if not isinstance(stored, dict):
-        return {}
-    known: dict[str, tuple[str, bool]] = {}
-    for rel, value in stored.items():
-        if (
-            isinstance(value, list)
-            and len(value) == 2
-            and isinstance(value[0], str)
-            and isinstance(value[1], bool)
-        ):
-            known[rel] = (value[0], value[1])
-    return known
-
-
 def _uncalled(wrapper: Wrapper) -> DynamicRead:
     """A wrapper that builds the name from its parameter, and that no call in the tree
     passes a known value: its read, with the pattern of the names it can read."""
@@ -318,10 +236,10 @@ def _result(
     errors: list[ScanError],
     index: WrapperIndex,
     count: int,
-    options: Options,
+    settings: Settings,
 ) -> ScanResult:
     ordered = [outcomes[rel] for rel in sorted(outcomes)]
-    sites = [s for o in ordered for s in o.result.sites if matches(s.name, options.match)]
+    sites = [s for o in ordered for s in o.result.sites if matches(s.name, settings.match)]
     found = [d for o in ordered for d in o.result.dynamic]
     called = {s.via for s in sites} | {d.via for d in found}
     found.extend(
@@ -329,10 +247,10 @@ def _result(
         for w in index.wrappers.values()
         if w.pattern is not None
         and w.qualname not in called
-        and dynamic_matches(w.pattern, options.match)
+        and dynamic_matches(w.pattern, settings.match)
     )
     dynamic = sorted(found, key=lambda d: d.sort_key)
-    sites = _config_verdicts(sites, ordered, options)
+    sites = _config_verdicts(sites, ordered, settings)
     writes = sorted((w for o in ordered for w in o.result.writes), key=lambda w: w.sort_key)
     errors = [*errors, *(o.error for o in ordered if o.error is not None)]
     problems = sorted({o.cache_problem for o in ordered if o.cache_problem})
@@ -353,7 +271,7 @@ def _result(
 
 
 def _config_verdicts(
-    sites: list[Site], ordered: Sequence[FileOutcome], options: Options
+    sites: list[Site], ordered: Sequence[FileOutcome], settings: Settings
 ) -> list[Site]:
     """Sites whose value is handed on to a config key (a YAML value, a shell flag) and
     left unknown for want of the key's type, or called a value for the words of a key
@@ -368,7 +286,7 @@ def _config_verdicts(
     if not handed:
         return sites
     types = merge_types(o.result.config_keys for o in ordered)
-    types.update(options.config_types)
+    types.update(settings.config_types)
     judged = list(sites)
     for i, (key, where) in handed:
         site = sites[i]

@@ -10,26 +10,20 @@ libcst.
 
 from __future__ import annotations
 
-import functools
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scanner.accessors import ENV_WORDS, accessor_names
+from scanner.languages import Language
 from scanner.model import FileResult, ScanError
 from scanner.run import codec
 from scanner.run.cache import Cache, CacheError, entry_key
-from scanner.settings import ENV_BLOCKS, Settings
+from scanner.settings import Settings
 from scanner.source.constants import ConstantLoader, still
-from scanner.source.files import (
-    MAX_FILE_BYTES,
-    SourceError,
-    decode_source,
-    read_bytes,
-    unsupported_encoding,
-)
-from scanner.source.split import in_groups
+from scanner.source.files import SourceError, decode_source
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 if TYPE_CHECKING:
@@ -41,53 +35,14 @@ Round = tuple[tuple[str, ...], str]  # names a local round added, and the narrow
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
-    """What changes a file's result (and so its cache key)."""
+    """What a worker is handed: the scan's settings, and where to cache (None: nowhere)."""
 
-    match: tuple[str, ...] = ()
-    narrow: bool = True
-    max_file_bytes: int = MAX_FILE_BYTES
+    settings: Settings = field(default_factory=Settings)
     cache_dir: Path | None = None
-    launch_facts: tuple[str, ...] = ()  # launcher-set variables besides the documented ones
-    accessors: tuple[str, ...] = ()  # more callables to take as accessors, by name
-    printed_writes: tuple[str, ...] = ()  # patterns of lines a launcher prints to export
-    config_types: tuple[tuple[str, str], ...] = ()  # trainer-config key -> type
-    env_blocks: tuple[str, ...] = ENV_BLOCKS  # keys of YAML mappings that set the environment
 
     def key(self) -> str:
-        """What the options add to every file's cache key (worked out once per options)."""
-        return _options_key(self)
-
-    def settings(self) -> Settings:
-        return Settings(
-            match=self.match,
-            launch_facts=self.launch_facts,
-            accessors=self.accessors,
-            printed_writes=self.printed_writes,
-            config_types=self.config_types,
-            env_blocks=self.env_blocks,
-        )
-
-
-@functools.lru_cache(maxsize=4)
-def _options_key(options: Options) -> str:
-    """A digest of the options: the trainer's config types alone are hundreds of keys."""
-    joined = "\0".join(
-        (
-            "match",
-            *options.match,
-            "launch",
-            *options.launch_facts,
-            "accessors",
-            *options.accessors,
-            "printed",
-            *options.printed_writes,
-            "types",
-            *(f"{k}={t}" for k, t in options.config_types),
-            "env_blocks",
-            *options.env_blocks,
-        )
-    )
-    return hashlib.sha256(joined.encode()).hexdigest()
+        """What the settings add to every file's cache key (derived from their fields)."""
+        return self.settings.key()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,7 +51,7 @@ class FileTask:
     rel: str
     module: str
     index: WrapperIndex  # every wrapper known so far; the file uses those it names
-    language: str = "python"  # "shell" and "yaml" files are read by scanner.launcher
+    language: Language = Language.PYTHON  # see scanner.run.readers
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -119,18 +74,9 @@ def fingerprint(wrappers: tuple[Wrapper, ...]) -> str:
     return digest.hexdigest()
 
 
-def process(task: FileTask, options: Options, data: bytes | None = None) -> FileOutcome:
-    """Find the wrappers a file defines and the sites, dynamic reads and writes it holds."""
-    if data is None:
-        try:
-            data = read_bytes(task.path, options.max_file_bytes)
-        except SourceError as exc:
-            return FileOutcome(rel=task.rel, error=ScanError(task.rel, str(exc)))
-    problem = unsupported_encoding(data)
-    if problem is not None:
-        return FileOutcome(rel=task.rel, error=ScanError(task.rel, problem))
-    if task.language != "python":
-        return _launcher(task, options, data)
+def python_outcome(task: FileTask, options: Options, data: bytes) -> FileOutcome:
+    """Find the wrappers a Python file defines and the sites, dynamic reads and writes it
+    holds (its bytes are in an encoding that is read)."""
     wrappers = task.index.callable_from(data, task.rel)
     if options.cache_dir is None:
         return _compute(task, data, wrappers, options, None).outcome
@@ -138,11 +84,11 @@ def process(task: FileTask, options: Options, data: bytes | None = None) -> File
     depends = fingerprint(wrappers)
     key = _key(task, options, data, depends)
     found = _stored(cache, task.rel, key)
-    if found is not None and _fresh(task, found[0]):
+    if found is not None and fresh(task, found[0]):
         return found[0]
     computed = _compute(task, data, wrappers, options, (cache, depends))
     outcome = computed.outcome
-    entry = _encode(outcome)
+    entry = encode_outcome(outcome)
     try:
         cache.put(key, entry)
         if computed.narrowed is not None:
@@ -182,68 +128,46 @@ def cached(task: FileTask, options: Options, data: bytes) -> FileOutcome | None:
     found = _stored(
         Cache(options.cache_dir), task.rel, _key(task, options, data, _depends(task, data))
     )
-    return found[0] if found is not None and _fresh(task, found[0]) else None
+    return found[0] if found is not None and fresh(task, found[0]) else None
 
 
 def _depends(task: FileTask, data: bytes) -> str:
     """What a file's cached outcome depends on besides its bytes and the options: the
     wrappers a Python file can call; a shell script or YAML config, its language."""
-    if task.language != "python":
-        return task.language
+    if task.language is not Language.PYTHON:
+        return str(task.language)
     return fingerprint(task.index.callable_from(data, task.rel))
 
 
-def _launcher(task: FileTask, options: Options, data: bytes) -> FileOutcome:
-    """The outcome of a shell script or a YAML config (no wrappers, no narrowing)."""
+LauncherAnalysis = Callable[[FileTask, Settings, bytes, str], FileOutcome]
+
+
+def launcher_outcome(
+    analysis: LauncherAnalysis, task: FileTask, options: Options, data: bytes
+) -> FileOutcome:
+    """The outcome of a shell script, a YAML config, a Dockerfile or a CI workflow
+    (no wrappers, no narrowing): ``analysis`` of its text, cached by its bytes."""
     found = cached(task, options, data)
     if found is not None:
         return found
-    outcome = _read_launcher(task, options, data)
-    if options.cache_dir is not None:
-        try:
-            Cache(options.cache_dir).put(
-                _key(task, options, data, _depends(task, data)), _encode(outcome)
-            )
-        except CacheError as exc:
-            return replace(outcome, cache_problem=str(exc))
-    return outcome
-
-
-def _read_launcher(task: FileTask, options: Options, data: bytes) -> FileOutcome:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         message = f"Cannot decode byte 0x{data[exc.start]:02x} on line {line} as UTF-8."
         return FileOutcome(rel=task.rel, error=ScanError(task.rel, message))
-    if task.language == "yaml":
-        from scanner.launcher.yaml_config import analyse_yaml
-
-        config = analyse_yaml(task.rel, text, options.settings())
-        return FileOutcome(rel=task.rel, result=config.result, error=config.error)
-    if task.language == "dockerfile":
-        from scanner.launcher.dockerfile import analyse_dockerfile
-
-        return FileOutcome(
-            rel=task.rel, result=analyse_dockerfile(task.rel, text, options.settings())
-        )
-    if task.language == "ci":
-        from scanner.launcher.workflows import analyse_ci
-
-        ci = analyse_ci(task.rel, text, options.settings())
-        return FileOutcome(rel=task.rel, result=ci.result, error=ci.error)
-    from scanner.launcher.sbatch import with_directives
-    from scanner.launcher.shell import TOO_DEEP, analyse_shell
-
-    try:
-        shell = analyse_shell(task.rel, data, options.settings(), task.path.absolute())
-    except RecursionError:
-        return FileOutcome(rel=task.rel, error=ScanError(task.rel, TOO_DEEP))
-    result = with_directives(shell.result, task.rel, text, options.settings())
-    return FileOutcome(rel=task.rel, result=result, error=shell.error, depends=shell.depends)
+    outcome = analysis(task, options.settings, data, text)
+    if options.cache_dir is not None:
+        try:
+            Cache(options.cache_dir).put(
+                _key(task, options, data, _depends(task, data)), encode_outcome(outcome)
+            )
+        except CacheError as exc:
+            return replace(outcome, cache_problem=str(exc))
+    return outcome
 
 
-def _fresh(task: FileTask, outcome: FileOutcome) -> bool:
+def fresh(task: FileTask, outcome: FileOutcome) -> bool:
     """Whether what an outcome learnt from other files (the constants it used, the
     packages that re-export its wrappers) still holds."""
     if not outcome.depends:
@@ -258,7 +182,7 @@ def _stored(cache: Cache, rel: str, key: str) -> tuple[FileOutcome, dict[str, An
     if not isinstance(stored, dict):
         return None
     try:
-        return _decode(rel, stored), stored
+        return decode_outcome(rel, stored), stored
     except (KeyError, TypeError, ValueError):
         return None  # a damaged or forged entry: a miss, recomputed and overwritten
 
@@ -304,17 +228,19 @@ def _compute(
         return Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, str(exc))))
     names = (
         *ENV_WORDS,
-        *accessor_names(text, options.accessors),
+        *accessor_names(text, options.settings.accessors),
         *(w.short_name for w in wrappers),
     )
-    if options.narrow and in_groups(data):
+    from scanner.source.split import in_groups  # the narrowing: not on a warm scan's path
+
+    if options.settings.narrow and in_groups(data):
         from scanner.run.groups import analyse_groups
 
         grouped = analyse_groups(task, data, text, names, wrappers, options)
         if grouped is not None:
             return grouped
     try:
-        source = Source.parse(text) if options.narrow else None
+        source = Source.parse(text) if options.settings.narrow else None
         narrowed = source.narrow(names) if source is not None else None
     except RecursionError:  # code nested deep enough to exhaust ast's own recursion
         problem = nesting_problem(text) or deep_message(1)
@@ -325,7 +251,7 @@ def _compute(
         store, depends = cache
         key = _narrowed_key(task, options, narrowed.digest(), depends)
         stored = _stored_narrow(store, task, key, source, names)
-        if stored is not None and _fresh(task, stored):
+        if stored is not None and fresh(task, stored):
             return Computed(outcome=stored)
     computed = analyse(task, data, text, names, source, narrowed, wrappers, options)
     if narrowed is None or cache is None:
@@ -388,7 +314,7 @@ def analyse(
     loader = ConstantLoader(task.path, task.module)
     try:
         parsed = ParsedModule.parse(
-            task.rel, task.module, text, narrowed, loader, options.accessors, lines
+            task.rel, task.module, text, narrowed, loader, options.settings.accessors, lines
         )
     except cst.ParserSyntaxError as exc:
         return Computed(
@@ -421,7 +347,7 @@ def analyse(
                     )
                 narrowed = wider
                 parsed = ParsedModule.parse(
-                    task.rel, task.module, text, narrowed, loader, options.accessors, lines
+                    task.rel, task.module, text, narrowed, loader, options.settings.accessors, lines
                 )
     else:
         settled = None  # no fixed point within the rounds allowed
@@ -430,7 +356,7 @@ def analyse(
         # are the same either way.
         whole = Source.parse(text)
         parsed.unfollowed = whole.narrow(names).unfollowed if whole is not None else frozenset()
-    result = analyze(parsed, index, options.settings())
+    result = analyze(parsed, index, options.settings)
     depends = tuple(sorted(loader.read.items()))
     outcome = FileOutcome(
         rel=task.rel,
@@ -449,7 +375,7 @@ def analyse(
     )
 
 
-def _encode(outcome: FileOutcome) -> dict[str, Any]:
+def encode_outcome(outcome: FileOutcome) -> dict[str, Any]:
     return {
         "wrappers": [codec.encode_wrapper(w) for w in outcome.wrappers],
         "sites": [codec.encode_site(s) for s in outcome.result.sites],
@@ -461,7 +387,7 @@ def _encode(outcome: FileOutcome) -> dict[str, Any]:
     }
 
 
-def _decode(rel: str, data: dict[str, Any]) -> FileOutcome:
+def decode_outcome(rel: str, data: dict[str, Any]) -> FileOutcome:
     """The outcome an entry holds; ValueError or TypeError when a field is not as stored."""
     error = codec.decode_optional(data["error"])
     return FileOutcome(

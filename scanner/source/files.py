@@ -4,29 +4,33 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from pathlib import Path
 
 from scanner.conventions import relative_path
+from scanner.languages import Language
 from scanner.model import ScanError
+from scanner.settings import DEFAULT_INCLUDE, DOCKERFILES, MAX_FILE_BYTES
 
-DOCKERFILES: tuple[str, ...] = ("Dockerfile", "Dockerfile.*", "Dockerfile_*", "*.Dockerfile")
-DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.sh", "*.bash", "*.yaml", "*.yml", *DOCKERFILES)
+__all__ = ["DEFAULT_INCLUDE", "DOCKERFILES", "MAX_FILE_BYTES"]
+
+Patterns = tuple[tuple[str, Language], ...]  # file-name glob -> the language it is read as
 # The languages of the layers a run's knobs live in, by file name (a CI workflow is a
 # YAML file known by its folder: ``ci_file``).
-LANGUAGES: tuple[tuple[str, str], ...] = (
-    ("*.py", "python"),
-    ("*.pyi", "python"),
-    ("*.sh", "shell"),
-    ("*.bash", "shell"),
-    ("*.yaml", "yaml"),
-    ("*.yml", "yaml"),
-    *((pattern, "dockerfile") for pattern in DOCKERFILES),
+LANGUAGES: Patterns = (
+    ("*.py", Language.PYTHON),
+    ("*.pyi", Language.PYTHON),
+    ("*.sh", Language.SHELL),
+    ("*.bash", Language.SHELL),
+    ("*.yaml", Language.YAML),
+    ("*.yml", Language.YAML),
+    *((pattern, Language.DOCKERFILE) for pattern in DOCKERFILES),
 )
 _SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh")
 # Folders nobody means to scan: version control, virtual environments, caches.
@@ -50,7 +54,6 @@ _NOT_SCRIPTS: frozenset[str] = frozenset(
         *("parquet", "c", "cc", "cpp", "cu", "cuh", "h", "hpp", "rs", "go", "java", "proto"),
     }
 )
-MAX_FILE_BYTES = 8 * 1024 * 1024
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
@@ -60,7 +63,7 @@ class SourceFile:
 
     path: Path  # as found on disk
     rel: str  # POSIX path relative to the scan root, used in every output
-    language: str = "python"  # "python", "shell", "yaml", "dockerfile" or "ci"
+    language: Language = Language.PYTHON
 
     @property
     def module(self) -> str:
@@ -122,6 +125,7 @@ def iter_files(
     root: Path,
     include: Sequence[str],
     exclude: Sequence[str],
+    languages: Patterns = (),
 ) -> Iterator[SourceFile | ScanError]:
     """Every file under ``paths`` to scan, sorted by relative path, each once.
 
@@ -130,7 +134,10 @@ def iter_files(
     that ``include`` does not name is a shell script when its first line names a shell
     and ``include`` takes shell scripts (``*.sh``), whatever its extension (``.slurm``,
     ``.sbatch``, none). A YAML file where CI workflows live is a ``ci`` file.
+    ``languages``: more file-name globs and the language each is read as (taken before
+    the scanner's own, and walked as if ``include`` named them).
     """
+    wanted = any_glob((*(pattern for pattern, _ in languages), *include))
     shebangs = "*.sh" in include
     found: dict[str, SourceFile | ScanError] = {}
     for path in paths:
@@ -145,18 +152,19 @@ def iter_files(
                 file_rel = prefix + shown(folder + name)
                 if exclude and excluded(file_rel, exclude):
                     continue
-                if any(fnmatchcase(name, p) for p in include):
-                    language = language_of(name, file_rel)
+                if wanted(name):
+                    language = language_of(name, file_rel, languages)
                 elif shebangs and _may_be_script(name) and shell_script(path / folder / name):
-                    language = "shell"
+                    language = Language.SHELL
                 else:
                     continue
                 found.setdefault(file_rel, SourceFile(path / folder / name, file_rel, language))
         elif path.exists() or path.is_symlink():
             if not excluded(rel, exclude):
-                language = language_of(path.name, rel)
-                if language == "python" and not path.name.endswith(".py") and shell_script(path):
-                    language = "shell"
+                language = language_of(path.name, rel, languages)
+                python = language is Language.PYTHON and not path.name.endswith(".py")
+                if python and not _configured(path.name, languages) and shell_script(path):
+                    language = Language.SHELL
                 found.setdefault(rel, SourceFile(path, rel, language))
         else:
             found.setdefault(rel, ScanError(rel, "No such file or folder."))
@@ -172,9 +180,8 @@ def _walk(top: str) -> Iterator[tuple[str, str | OSError]]:
     for dirpath, dirnames, filenames in os.walk(top, onerror=failed.append):
         while failed:
             yield _below(top, failed.pop(0))
-        dirnames[:] = sorted(
-            d for d in dirnames if d in CI_DIRS or not any(fnmatchcase(d, p) for p in SKIPPED_DIRS)
-        )
+        skipped = any_glob(SKIPPED_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if d in CI_DIRS or not skipped(d))
         folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
         folder = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
@@ -195,15 +202,20 @@ def _folder_message(error: OSError) -> str:
     return f"Cannot read the folder: {reason}; its files are not scanned."
 
 
-def language_of(name: str, rel: str | None = None) -> str:
-    """The language of a file, by its name (Python when the name says nothing); a YAML
-    file at ``rel`` where CI workflows live is ``ci``."""
-    for pattern, language in LANGUAGES:
+def language_of(name: str, rel: str | None = None, languages: Patterns = ()) -> Language:
+    """The language of a file, by its name (``languages`` first, then the scanner's own;
+    Python when no name says anything); a YAML file at ``rel`` where CI workflows live is
+    ``ci``."""
+    for pattern, language in (*languages, *LANGUAGES):
         if fnmatchcase(name, pattern):
-            if language == "yaml" and rel is not None and ci_file(rel):
-                return "ci"
+            if language is Language.YAML and rel is not None and ci_file(rel):
+                return Language.CI
             return language
-    return "python"
+    return Language.PYTHON
+
+
+def _configured(name: str, languages: Patterns) -> bool:
+    return any(fnmatchcase(name, pattern) for pattern, _ in languages)
 
 
 def ci_file(rel: str) -> bool:
@@ -220,6 +232,16 @@ def ci_file(rel: str) -> bool:
     if below[:1] == ["workflows"]:
         return True
     return below[:1] == ["actions"] and name in ("action.yml", "action.yaml")
+
+
+@lru_cache(maxsize=64)
+def any_glob(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """Whether a name matches any of ``patterns`` (as ``fnmatchcase``), in one regex match:
+    a scan asks it of every file name in the tree."""
+    if not patterns:
+        return lambda name: False
+    match = re.compile("|".join(f"(?:{translate(p)})" for p in patterns)).match
+    return lambda name: match(name) is not None
 
 
 def _may_be_script(name: str) -> bool:
