@@ -124,6 +124,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "torch": {"atomic", "checksum_format"},
     "lock": {"files", "printable", "procfs"},  # one writer of a registry at a time
     "stdout": {"files"},
+    "width": set(),  # how wide a command's output may be: the terminal's, COLUMNS, or 100
+    "columns": set(),  # tables laid out to a width, names never broken
     "diagnostics": set(),
     "codes": {"diagnostics"},
     "pyproject": {"scanner"},
@@ -163,11 +165,12 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "init": {"scanner", "catalogue", "export", "paths", "plural", "pyproject", "yaml_format"},
     "explain": {"scanner", "check", "paths", "profiles", "registry", "suggest", "yaml_format"},
     "diff": {
+        "columns",
         *("scanner", "check", "docsgen", "feature", "paths", "plural", "printable"),
         *("pyproject", "registry", "yaml_format"),
     },
     "trace": {
-        "catalogue",
+        *("catalogue", "columns"),
         *("scanner", "files", "jsontext", "paths", "plural", "printable", "procfs"),
         *("profiles", "pyproject", "registry"),
     },
@@ -178,6 +181,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     },
     # reporters, the test API, the pytest plugin
     "report": {
+        "columns",
         *("scanner", "__init__", "check", "codes", "diagnostics", "explain", "feature"),
         *("jsontext", "plural", "printable", "registry", "yaml_format"),
     },
@@ -190,7 +194,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
         *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),
-        *("stdout", "suggest", "trace", "trainer_types", "triage"),
+        *("stdout", "suggest", "trace", "trainer_types", "triage", "width"),
     },
     "cli": {"__init__"},
     "__main__": {"cli"},

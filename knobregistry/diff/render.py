@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from knobregistry.columns import Column, Wrap, layout, prose
 from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
 from knobregistry.docsgen.render import cell, table
 from knobregistry.feature import feature_values
@@ -84,20 +85,35 @@ def _blocking_sentence(row: KnobChange, code: str = "") -> str:
     return f"{code}{row.name}{code} {how} and {row.head.triage} ({where})"
 
 
-def render_diff_text(diff: KnobDiff) -> str:
-    """The rows as aligned columns, then one error line per blocking knob."""
+# The text table's columns: the knob whole (rows stack when names are too long for the
+# width), paths break after a `/`, the rest at blanks.
+TEXT_COLUMNS = (
+    Column("change"),
+    Column("knob", Wrap.WHOLE),
+    Column("default"),
+    Column("triage"),
+    Column("where", Wrap.PATH),
+)
+
+
+def render_diff_text(diff: KnobDiff, width: int) -> str:
+    """The rows as aligned columns, then one error line per blocking knob, each line at
+    most ``width`` characters but for a name or path longer than a line."""
     title = f"Knob changes from {diff.base} to {diff.head} ({diff.registry})"
     if not diff.rows:
-        return f"{title}: none.\n"
-    table = [["change", "knob", "default", "triage", "where"]]
-    for row in diff.rows:
-        change = ", ".join(c.value for c in row.changes)
-        table.append([change, row.name, _default(row, "->"), _triage(row, "->"), _where(row, "->")])
-    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]
-    lines = [f"{title}: {_counts(diff)}.", ""]
-    for r in table:
-        padded = [value.ljust(width) for value, width in zip(r, widths, strict=False)]
-        lines.append(("  " + "  ".join([*padded, r[-1]])).rstrip())
+        return "\n".join(prose(f"{title}: none.", width, rest="  ")) + "\n"
+    rows = [
+        [
+            ", ".join(c.value for c in row.changes),
+            row.name,
+            _default(row, "->"),
+            _triage(row, "->"),
+            _where(row, "->"),
+        ]
+        for row in diff.rows
+    ]
+    lines = [*prose(f"{title}: {_counts(diff)}.", width, rest="  "), ""]
+    lines += [line.plain for line in layout(TEXT_COLUMNS, rows, width, indent="  ")]
     if diff.blocking:
         lines.append("")
     for row in diff.blocking:
@@ -105,7 +121,7 @@ def render_diff_text(diff: KnobDiff) -> str:
         action = f"triage it in {diff.registry} before merging"
         if row.head.triage == NOT_REGISTERED:
             action = f"register and {action}; `knobs check` prints the entry to paste"
-        lines.append(f"error: {_blocking_sentence(row)}: {action}.")
+        lines += prose(f"error: {_blocking_sentence(row)}: {action}.", width, rest="  ")
     return "\n".join(lines) + "\n"
 
 
