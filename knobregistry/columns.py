@@ -181,15 +181,29 @@ def layout(
     *,
     indent: str = "",
     rule: bool = False,
+    header: bool = True,
     header_style: str = "",
 ) -> list[Text]:
-    """The table's lines, header first (and a rule under it when asked), each at most
-    ``width`` characters wide but for a name longer than the whole width."""
+    """The table's lines, header first (unless ``header`` is false; a rule under it when
+    asked), each at most ``width`` characters wide but for a name longer than the width."""
     widths = _widths(columns, rows, width - len(indent), stack=True)
     if widths is None:
-        return _stacked(columns, rows, width, indent=indent, rule=rule, header_style=header_style)
+        lines = _stacked(columns, rows, width, indent=indent, rule=rule, header_style=header_style)
+        return lines if header else lines[1 + _header_height(columns, rows, width, indent) :]
     head, body = _lines(columns, rows, widths, indent, rule, header_style)
-    return [*head, *(line for lines in body for line in lines)]
+    return [*(head if header else []), *(line for lines in body for line in lines)]
+
+
+def _header_height(
+    columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int, indent: str
+) -> int:
+    """How many lines the header of the stacked layout's inner table takes."""
+    at = _name_at(columns) or 0
+    rest = [*columns[:at], *columns[at + 1 :]]
+    others = [[*row[:at], *row[at + 1 :]] for row in rows]
+    inner = indent + GAP
+    widths = _widths(rest, others, width - len(inner), stack=False) or []
+    return max(len(wrap_text(c.header, w)) for c, w in zip(rest, widths, strict=True))
 
 
 def _lines(

@@ -36,6 +36,7 @@ from knobregistry.trace import (
     run_traced,
 )
 from knobregistry.trace.settings import trace_secrets
+from knobregistry.width import output_width
 from scanner import ScanResult
 
 
@@ -97,6 +98,7 @@ def trace_command(
     never written. See docs/trace.md.
     """
     cwd = Path.cwd()
+    width = output_width(sys.stderr)  # the report goes to standard error
     registry = _registry(registry_path, profile is not None)
     scan: ScanResult | None = None
     resolved: ResolvedProfile | None = None
@@ -122,7 +124,7 @@ def trace_command(
     if registry is not None and scan is not None:
         reconciled = reconcile(trace, registry, scan, cwd=cwd, profile=resolved)
     document = render_json(trace, reconciled, cwd)
-    report = document if fmt == "json" else render_table(trace, reconciled, cwd)
+    report = document if fmt == "json" else render_table(trace, reconciled, cwd, width)
     click.echo(report, nl=False, err=True)
     if out is not None:
         try:
