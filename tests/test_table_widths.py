@@ -43,7 +43,7 @@ TREE = {
             default_on: false
             on_value: "on"
             triage: untriaged
-            cost: Autotuning picks the fastest kernel for each shape, timed on the machine it runs on.
+            cost: Autotuning picks the fastest kernel for each shape, timed where it runs.
           TORCHINDUCTOR_CACHE_DIR:
             default: "/tmp/a/very/long/default/path/for/the/cache"
             default_on: null
@@ -210,8 +210,8 @@ def test_a_cli_without_columns_is_100_wide_when_piped(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "width", "wrap", "lines"),
     [
-        ("torch_like/_inductor/config.py:12 (+3)", 22, Wrap.PATH, ["torch_like/_inductor/", "config.py:12 (+3)"]),
-        ("torch_like/_inductor/config.py:12", 11, Wrap.PATH, ["torch_like/", "_inductor/", "…nfig.py:12"]),
+        ("torch_like/_inductor/config.py:12 (+3)", 22, Wrap.PATH, ["torch_like/_inductor/", "config.py:12 (+3)"]),  # noqa: E501
+        ("torch_like/_inductor/config.py:12", 11, Wrap.PATH, ["torch_like/", "_inductor/", "…nfig.py:12"]),  # noqa: E501
         ("on by default?", 8, Wrap.WORDS, ["on by", "default?"]),
         ("determinism", 6, Wrap.WORDS, ["deter…"]),
         (LONG, 10, Wrap.WHOLE, [LONG]),
