@@ -12,7 +12,6 @@ is why the breaking is done here and rich only styles the lines.
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -23,6 +22,8 @@ GAP = "  "
 ELLIPSIS = "…"
 # Where a path breaks: after a `/`, kept on the first line.
 _PATH_PIECE = re.compile(r"[^/]*/|[^/]+")
+# A word of a sentence and the blanks before it, kept as they are within a line.
+_WORDS = re.compile(r"( *)([^ ]+)")
 
 
 class Wrap(Enum):
@@ -254,12 +255,24 @@ def _stacked(
 
 def prose(text: str, width: int, first: str = "", rest: str = "") -> list[str]:
     """A sentence broken at blanks to ``width``, ``first`` before its first line and
-    ``rest`` before the others; a word longer than a line (a name, a path) stays whole."""
-    return textwrap.wrap(
-        text,
-        width,
-        initial_indent=first,
-        subsequent_indent=rest,
-        break_long_words=False,
-        break_on_hyphens=False,
-    ) or [first.rstrip()]
+    ``rest`` before the others; a path longer than a line breaks after a `/`, any other
+    word longer than a line (a name) stays whole. A line that fits is left as it is."""
+    if len(first) + len(text) <= width:
+        return [(first + text).rstrip()]
+    stripped = text.lstrip(" ")
+    first, text = first + text[: len(text) - len(stripped)], stripped
+    room = max(width - len(rest), 1)
+    pieces: list[tuple[str, str]] = []
+    for blanks, word in _WORDS.findall(text):
+        parts = _PATH_PIECE.findall(word) if len(word) > room else [word]
+        pieces += [(blanks if at == 0 else "", part) for at, part in enumerate(parts)]
+    lines: list[str] = []
+    line = first
+    for joint, piece in pieces:
+        if line.strip() and len(line) + len(joint) + len(piece) > width:
+            lines.append(line)
+            line = rest + piece
+        else:
+            line += (joint if line.strip() else "") + piece
+    lines.append(line.rstrip())
+    return lines

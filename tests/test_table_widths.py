@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.columns import Column, Wrap, layout, wrap_text
+from knobregistry.columns import Column, Wrap, layout, prose, wrap_text
 from knobregistry.width import PIPED, output_width
 from tests.conftest import REPO, run_knobs, write_tree
 
@@ -232,3 +232,21 @@ def test_a_table_that_fits_keeps_one_line_per_row() -> None:
         "CUBLAS_WORKSPACE_CONFIG  -        a/b.py:3",
         "X                        '1'      c.py:10",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        (
+            "  pkg/a/very/long/path/to/the/module_name.py:12:5: os.environ.get(name)",
+            ["  pkg/a/very/long/path/to/the/", "      module_name.py:12:5:", "      os.environ.get(name)"],  # noqa: E501
+        ),
+        (f"error: {LONG} is new", ["error:", f"      {LONG}", "      is new"]),
+        ("  label      fits as it is", ["  label      fits as it is"]),
+        ("  label      a value that goes on", ["  label      a value that goes", "      on"]),
+    ],
+)  # fmt: skip
+def test_sentences_break_at_blanks_and_long_paths_after_slashes(
+    text: str, lines: list[str]
+) -> None:
+    assert prose(text, 30, rest="      ") == lines
