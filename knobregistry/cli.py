@@ -75,4 +75,8 @@ def first_sentence(text: str) -> str:
 )
 @click.version_option(__version__, prog_name="knobs")
 def main() -> None:
-    """Find, register and pin the environment knobs that gate fused kernels."""
+    """Find, register and pin the environment knobs that gate fused kernels.
+
+    Tables and reports fit the terminal's width; piped or redirected, COLUMNS when
+    it is set to a positive number, else 100 columns.
+    """

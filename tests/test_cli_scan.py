@@ -225,12 +225,13 @@ LAUNCHED = {
 }
 
 LAUNCHED_TABLE = """\
-knob        default                  on by default?  polarity  role    off value  read in  sites            set by
-────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
-DEMO_FUSED  '1'                      yes             enable    kernel  '0'        py       src/model.py:3   launch/run.sh:2 '1' (+1)
-DEMO_OUT    -                        value           -         value   -          py       src/model.py:4   launch/run.sh:4 computed
-DEMO_ROOT   ${BASE}/runs (computed)  value           -         value   -          sh       launch/run.sh:7  -
-DEMO_ZONE   'us-central1'            value           -         value   -          sh       launch/run.sh:7  -
+knob        default                  on by     polarity  role    off    read  sites            set by
+                                     default?                    value  in
+───────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+DEMO_FUSED  '1'                      yes       enable    kernel  '0'    py    src/model.py:3   launch/run.sh:2 '1' (+1)
+DEMO_OUT    -                        value     -         value   -      py    src/model.py:4   launch/run.sh:4 computed
+DEMO_ROOT   ${BASE}/runs (computed)  value     -         value   -      sh    launch/run.sh:7  -
+DEMO_ZONE   'us-central1'            value     -         value   -      sh    launch/run.sh:7  -
 
 4 knobs (1 on by default), 0 dynamic reads, 0 errors; 2 files scanned.
 """  # noqa: E501

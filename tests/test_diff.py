@@ -84,7 +84,9 @@ def commit(root: Path, message: str) -> None:
 
 
 def diff(root: Path, *args: str) -> tuple[int, str, str]:
-    done = run_knobs("diff", *args, cwd=root)
+    # Wide enough for every row on one line: tests/test_table_widths.py lays them out at
+    # 80 and 120 columns.
+    done = run_knobs("diff", *args, cwd=root, env={"COLUMNS": "200"})
     return done.returncode, done.stdout, done.stderr
 
 
@@ -404,7 +406,7 @@ def test_compare_names_every_change(
     assert [c.value for row in rows for c in row.changes] == list(changes)
     if rows:
         diff = KnobDiff(base="a", head="b", registry="registry.yaml", rows=tuple(rows))
-        assert default in render_diff_text(diff)
+        assert default in render_diff_text(diff, 200)
         assert not diff.blocking
 
 
@@ -500,7 +502,9 @@ def test_many_first_registrations_wrap_their_names(tmp_path: Path) -> None:
         {n: replace(base, name=n) for n in names},
         {n: replace(base, name=n, triage="untriaged") for n in names},
     )
-    out = render_diff_text(KnobDiff(base="main", head="HEAD", registry="r.yaml", rows=tuple(rows)))
+    out = render_diff_text(
+        KnobDiff(base="main", head="HEAD", registry="r.yaml", rows=tuple(rows)), 100
+    )
     lines = out.splitlines()
     assert lines[:3] == [
         "Knob changes from main to HEAD (r.yaml): 30 registered for the first time.",

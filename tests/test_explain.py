@@ -148,7 +148,7 @@ def test_value_knob_and_unregistered_knob(root: Path) -> None:
     assert '  default "64"; a value (no on/off)\n' in block
     with (root / "pkg/model.py").open("a", encoding="utf-8") as file:
         file.write('DUMP = "PRIMUS_DUMP" in os.environ\n')
-    dump = run_knobs("explain", "PRIMUS_DUMP", cwd=root)
+    dump = run_knobs("explain", "PRIMUS_DUMP", cwd=root, env={"COLUMNS": "200"})  # one line each
     assert dump.stdout.splitlines()[:5] == [
         "PRIMUS_DUMP",
         "  registry   not registered in registry.yaml (the policy requires it)",

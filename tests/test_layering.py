@@ -125,6 +125,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "torch": {"atomic", "checksum_format"},
     "lock": {"files", "printable", "procfs"},  # one writer of a registry at a time
     "stdout": {"files"},
+    "width": set(),  # how wide a command's output may be: the terminal's, COLUMNS, or 100
+    "columns": set(),  # tables laid out to a width, names never broken
     "diagnostics": set(),
     "codes": {"diagnostics"},
     "pyproject": {"scanner"},
@@ -171,11 +173,12 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "explain": {"scanner", "check", "paths", "profiles", "registry", "scan_for", "suggest"}
     | {"yaml_format"},
     "diff": {
+        "columns",
         *("scanner", "check", "docsgen", "feature", "paths", "plural", "printable"),
         *("pyproject", "registry", "scan_for", "yaml_format"),
     },
     "trace": {
-        "catalogue",
+        *("catalogue", "columns"),
         *("scanner", "files", "jsontext", "paths", "plural", "printable", "procfs"),
         *("profiles", "pyproject", "registry"),
     },
@@ -186,6 +189,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     },
     # reporters, the test API, the pytest plugin
     "report": {
+        "columns",
         *("scanner", "__init__", "check", "codes", "diagnostics", "explain", "feature"),
         *("jsontext", "plural", "printable", "registry", "yaml_format"),
     },
@@ -199,6 +203,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
         *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),
         *("scan_for", "site_reads", "stdout", "suggest", "trace", "trainer_types", "triage"),
+        "width",
     },
     "cli": {"__init__"},
     "__main__": {"cli"},

@@ -211,7 +211,8 @@ Read at 1 site: off by default, so the feature it disables is on ("1" turns the 
 
 pkg/fused.py:3:12 (in <module>)
   default "0"; on by default: no; polarity disable; turned off by "0", "false", "no", "off", \
-"False", "FALSE", "No", "NO" and 12 more
+"False", "FALSE", "No",
+    "NO" and 12 more
     1 | import os
     2 |
   > 3 | ADAM_OFF = os.environ.get("X_DISABLE_FUSED_ADAM", "0") == "1"

@@ -50,13 +50,15 @@ Documented in docs/waivers.md#knb202-waiverwithoutowner
 
 
 def test_one_rule_page(tmp_path: Path) -> None:
-    done = run_knobs("rule", "KNB001", cwd=tmp_path)
+    # The page at 88 columns; tests/test_table_widths.py lays it out at 80 and 120.
+    done = run_knobs("rule", "KNB001", cwd=tmp_path, env={"COLUMNS": "88"})
     assert (done.returncode, done.stdout, done.stderr) == (0, KNB001, "")
 
 
 def test_a_rule_by_its_name_or_in_lower_case(tmp_path: Path) -> None:
-    assert run_knobs("rule", "waiverwithoutowner", cwd=tmp_path).stdout == KNB202
-    assert run_knobs("rule", "knb202", cwd=tmp_path).stdout == KNB202
+    at_88 = {"COLUMNS": "88"}
+    assert run_knobs("rule", "waiverwithoutowner", cwd=tmp_path, env=at_88).stdout == KNB202
+    assert run_knobs("rule", "knb202", cwd=tmp_path, env=at_88).stdout == KNB202
 
 
 def test_a_reserved_code_says_it_is_a_registry_error(tmp_path: Path) -> None:
@@ -68,7 +70,8 @@ def test_a_reserved_code_says_it_is_a_registry_error(tmp_path: Path) -> None:
 
 
 def test_without_a_code_every_code_is_listed(tmp_path: Path) -> None:
-    done = run_knobs("rule", cwd=tmp_path)
+    # Wide enough for one line per code: tests/test_table_widths.py wraps them.
+    done = run_knobs("rule", cwd=tmp_path, env={"COLUMNS": "200"})
     lines = done.stdout.splitlines()
     assert done.returncode == 0 and len(lines) == 27
     assert lines[0] == (

@@ -88,7 +88,7 @@ def test_sarif_links_each_rule_to_its_page() -> None:
 def test_knobs_rule_prints_the_declaration(tmp_path: Path, code: str) -> None:
     rule = _by_code(code)
     done = run_knobs("rule", code, cwd=tmp_path)
-    assert (done.returncode, done.stdout, done.stderr) == (0, render_rule(rule), "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, render_rule(rule, 120), "")
     assert done.stdout.endswith(f"\nDocumented in {rule.docs}\n")
     assert done.stdout.startswith(f"{rule.code} {rule.name} (")
 

@@ -1,5 +1,6 @@
-"""The scan table on a real terminal keeps every column at 80 and 120 columns: long
-names and paths fold, headers wrap; names with control characters are escaped."""
+"""The scan table (and check's report) on a real terminal at 80 and 120 columns: every
+column kept, no line wider than the terminal, names never broken (a row whose name does
+not fit goes under it), headers wrap; names with control characters are escaped."""
 
 from __future__ import annotations
 
@@ -29,12 +30,12 @@ TREE = {
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def _on_a_terminal(root: Path, columns: int) -> str:
-    """`knobs scan torch_like` with stdout on a pseudo-terminal COLUMNS wide."""
+def _on_a_terminal(root: Path, columns: int, *args: str) -> str:
+    """`knobs scan torch_like` (or ``args``) with stdout on a pseudo-terminal COLUMNS wide."""
     main, secondary = pty.openpty()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "knobregistry", "scan", "torch_like"],
+            [sys.executable, "-m", "knobregistry", *(args or ("scan", "torch_like"))],
             cwd=root,
             env={**os.environ, "COLUMNS": str(columns), "TERM": "xterm", "NO_COLOR": "1"},
             stdout=secondary,
@@ -53,78 +54,77 @@ def _on_a_terminal(root: Path, columns: int) -> str:
             chunks.append(chunk)
     finally:
         os.close(main)
-    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stderr == b""
     text = b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
     return text
 
 
-def _columns(lines: list[str]) -> list[str]:
-    """The table's columns, each one's lines joined by a space: a column is a run of
-    positions not blank in some line (rich separates columns by two blanks or more)."""
-    width = max(len(line) for line in lines)
-    rows = [line.ljust(width) for line in lines]
-    used = [any(row[i] != " " for row in rows) for i in range(width)]
-    spans: list[tuple[int, int]] = []
-    for i, filled in enumerate(used):
-        if filled and (not spans or i - spans[-1][1] > 1):  # one blank: a space in a cell
-            spans.append((i, i + 1))
-        elif filled:
-            spans[-1] = (spans[-1][0], i + 1)
-    return [" ".join(row[a:b].strip() for row in rows).strip() for a, b in spans]
+NAMES = (
+    "TORCHINDUCTOR_CACHE_DIR",
+    "TORCHINDUCTOR_MAX_AUTOTUNE",
+    "TORCHINDUCTOR_VERY_LONG_KNOB_NAME_FOR_FUSED_KERNELS",
+    "X\\x1b[31mRED\\nLINE",  # escaped: no colour, no line break from a name
+)
 
 
 @pytest.mark.parametrize("columns", [80, 120])
 def test_every_column_is_kept(tmp_path: Path, columns: int) -> None:
     root = write_tree(tmp_path, TREE)
     raw = _on_a_terminal(root, columns)
-    shown = ANSI.sub("", raw)
-    lines = shown.splitlines()
+    lines = ANSI.sub("", raw).splitlines()
     assert max(len(line) for line in lines) <= columns
-    rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
-    header = [" ".join(cell.split()) for cell in _columns(lines[:rule])]
-    body = [cell.replace(" ", "") for cell in _columns(lines[rule + 1 : lines.index("")])]
-    assert header == [
-        "knob",
-        "default",
-        "on by default?",
-        "polarity",
-        "role",
-        "off value",
-        "read in",
-        "sites",
-    ]
-    # Every cell is there in full, folded over lines: the long name and the sites too.
-    assert body[0] == (
-        "TORCHINDUCTOR_CACHE_DIRTORCHINDUCTOR_MAX_AUTOTUNE"
-        "TORCHINDUCTOR_VERY_LONG_KNOB_NAME_FOR_FUSED_KERNELS"
-        "X\\x1b[31mRED\\nLINE"  # escaped: no colour, no line break from a name
-    )
-    assert body[1].startswith("'/tmp/a/very/long/default/path/for/the/cache''off''1''1'")
-    assert body[-1] == "".join(
-        f"torch_like/_inductor/config_with_a_long_module_name.py:{line}" for line in (5, 4, 3, 6)
-    )
+    # Too long for a column beside eight others: each name on a line of its own.
+    assert [line for line in lines if line in NAMES] == sorted(NAMES)
+    rule = next(i for i, line in enumerate(lines) if line.lstrip().startswith("─"))
+    header = " ".join(" ".join(lines[:rule]).split())
+    assert header == "knob default on by polarity role off read sites default? value in"
+    # A path breaks after a '/' (and, at 80, is cut from its start): `file:line` stays whole.
+    sites = [line.split()[-1] for line in lines if ".py:" in line]
+    assert [re.sub(r".*?(\d+)$", r"\1", s) for s in sites] == ["5", "4", "3", "6"]
+    assert all(re.fullmatch(r"(…\w*|config_with_a_long_module)_name\.py:\d", s) for s in sites)
     assert "\x1b[31m" not in raw
-    assert "4 knobs (2 on by default), 0 dynamic reads, 0 errors; 1 file scanned." in shown
+    assert lines[-1] == "4 knobs (2 on by default), 0 dynamic reads, 0 errors; 1 file scanned."
 
 
 @pytest.mark.parametrize("columns", [80, 100, 120])
 def test_the_set_by_column_is_kept_whole(tmp_path: Path, columns: int) -> None:
+    where = "torch_like/launch/run_the_inductor_benchmarks.sh"
     root = write_tree(
         tmp_path,
         {
             **TREE,
-            "torch_like/launch/run_the_inductor_benchmarks.sh": (
+            where: (
                 "export TORCHINDUCTOR_MAX_AUTOTUNE=on\n"
                 "TORCHINDUCTOR_CACHE_DIR=$(mktemp -d) python -m torch_like\n"
             ),
         },
     )
-    shown = ANSI.sub("", _on_a_terminal(root, columns))
-    lines = shown.splitlines()
+    lines = ANSI.sub("", _on_a_terminal(root, columns)).splitlines()
     assert max(len(line) for line in lines) <= columns
-    rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
-    header = [" ".join(cell.split()) for cell in _columns(lines[:rule])]
-    body = [cell.replace(" ", "") for cell in _columns(lines[rule + 1 : lines.index("")])]
-    assert header[-2:] == ["sites", "set by"]
-    where = "torch_like/launch/run_the_inductor_benchmarks.sh"
-    assert body[-1] == f"{where}:2computed{where}:1'on'--"
+    rule = next(i for i, line in enumerate(lines) if line.lstrip().startswith("─"))
+    assert " ".join(" ".join(lines[:rule]).split()).endswith("sites set by default? value in")
+    for number, value in ((2, "computed"), (1, "'on'")):
+        # the path may break after a '/', never inside `file:line`; the value follows it
+        # on its line or under it
+        assert [
+            i
+            for i, line in enumerate(lines[:-1])
+            if re.search(rf"marks\.sh:{number}( {value})?$", line)
+            and (line.endswith(value) or lines[i + 1].endswith(value))
+        ]
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_check_on_a_terminal_breaks_its_sentences_not_its_entry(
+    tmp_path: Path, columns: int
+) -> None:
+    root = write_tree(
+        tmp_path, {**TREE, "registry.yaml": "version: 1\nscan:\n  paths: [torch_like]\n"}
+    )
+    lines = ANSI.sub("", _on_a_terminal(root, columns, "check")).splitlines()
+    # The entry to paste is never broken: a line of it may be wider than the terminal.
+    entry = [line for line in lines if line.startswith("      ")]
+    assert "      TORCHINDUCTOR_VERY_LONG_KNOB_NAME_FOR_FUSED_KERNELS:" in entry
+    assert [line for line in lines if len(line) > columns and line not in entry] == []
+    assert lines[0].startswith("torch_like/_inductor/config_with_a_long_module_name.py:")
+    assert lines[-1].startswith("Found 4 errors")

@@ -126,13 +126,14 @@ def without_c(tmp_path: Path) -> dict[str, str]:
     """An environment in which the interposer cannot be built: the C level is skipped."""
     cache = tmp_path / "empty-cache"
     cache.mkdir(exist_ok=True)
-    return {"CC": "/nonexistent/cc", "KNOBS_CACHE_DIR": str(cache)}
+    # Wide enough for each note on one line: tests/test_table_widths.py wraps them.
+    return {"CC": "/nonexistent/cc", "KNOBS_CACHE_DIR": str(cache), "COLUMNS": "200"}
 
 
 def clean(env: dict[str, str] | None = None) -> dict[str, str]:
     """``env`` for a run; the test process itself sets no APP_ variable."""
     assert not [name for name in os.environ if name.startswith("APP_")]
-    return env or {}
+    return {"COLUMNS": "200", **(env or {})}
 
 
 def trace_json(cwd: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:

@@ -39,7 +39,8 @@ def knobs_trace(
     cwd: Path, *args: str, env: Mapping[str, str] | None = None, c_level: bool = False
 ) -> subprocess.CompletedProcess[str]:
     """The real `knobs trace`; the C level off unless asked for (golden text)."""
-    environment = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"}
+    # Wide enough for each note on one line: tests/test_table_widths.py wraps them.
+    environment = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
     if not c_level:
         (cwd / "empty-cache").mkdir(exist_ok=True)
         environment.update(CC="/nonexistent/cc", KNOBS_CACHE_DIR=str(cwd / "empty-cache"))

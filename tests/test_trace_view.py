@@ -357,7 +357,9 @@ def test_a_library_read_shown_by_none_says_all_lists_it(tmp_path: Path) -> None:
         not_read=(),
         known=("SHOP_MINE",),
     )
-    table = render_table(trace, reconciled, tmp_path, default_view(trace, reconciled, tmp_path))
+    table = render_table(
+        trace, reconciled, tmp_path, default_view(trace, reconciled, tmp_path), 200
+    )
     assert table.splitlines()[-5:] == [
         "Against registry.yaml (the static scan of its scope: 1 knob):",
         "  not in the static inventory: 1",

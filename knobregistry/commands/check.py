@@ -17,6 +17,7 @@ from knobregistry.families import CHECKS, with_baseline
 from knobregistry.progress import reporting, terminal_reporter
 from knobregistry.registry import RegistryError
 from knobregistry.report.check_formats import CHECK_FORMATS, formats_help
+from knobregistry.width import output_width
 
 FORMATS = tuple(CHECK_FORMATS)
 
@@ -115,6 +116,6 @@ def check_command(
 def _print(result: CheckResult, fmt: str) -> None:
     renderer = CHECK_FORMATS[fmt]
     if renderer.rich is not None and sys.stdout.isatty():
-        renderer.rich(result, Console(highlight=False, soft_wrap=True))
+        renderer.rich(result, Console(highlight=False, width=output_width(sys.stdout)))
     else:
         click.echo(renderer.render(result), nl=False)

@@ -3,6 +3,7 @@ if unsafe."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -11,6 +12,7 @@ from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, registry_option
 from knobregistry.diff import DiffError, knob_diff, render_diff_markdown, render_diff_text
 from knobregistry.registry import RegistryError, find_registry
+from knobregistry.width import output_width
 
 
 @click.command("diff")
@@ -24,7 +26,8 @@ from knobregistry.registry import RegistryError, find_registry
     type=click.Choice(["text", "markdown"]),
     default="text",
     show_default=True,
-    help="text: aligned columns; markdown: a table for a pull-request comment.",
+    help="text: aligned columns as wide as the terminal (piped: $COLUMNS, else 100); "
+    "markdown: a table for a pull-request comment.",
 )
 def diff_command(base: str, head: str, registry_path: Path | None, fmt: str) -> None:
     """List the knobs that HEAD (default: HEAD) adds, removes, flips or moves since BASE.
@@ -52,6 +55,8 @@ def diff_command(base: str, head: str, registry_path: Path | None, fmt: str) -> 
         usage_error("diff", str(error))
     for note in diff.notes:
         click.echo(f"knobs diff: note: {note}", err=True)
-    render = render_diff_markdown if fmt == "markdown" else render_diff_text
-    click.echo(render(diff), nl=False)
+    if fmt == "markdown":
+        click.echo(render_diff_markdown(diff), nl=False)
+    else:
+        click.echo(render_diff_text(diff, output_width(sys.stdout)), nl=False)
     context.exit(ExitCode.DRIFT if diff.blocking else ExitCode.OK)

@@ -14,6 +14,7 @@ from knobregistry.commands.registry_args import fail_on_registry, open_registry,
 from knobregistry.explain import explain, suggestions
 from knobregistry.registry import RegistryError
 from knobregistry.report.explain import print_explain_rich, render_explain_text
+from knobregistry.width import output_width
 
 
 @click.command("explain")
@@ -43,6 +44,6 @@ def explain_command(knob: str, registry_path: Path | None) -> None:
         )
         click.get_current_context().exit(ExitCode.USAGE)
     elif sys.stdout.isatty():
-        print_explain_rich(explanation, Console(highlight=False))
+        print_explain_rich(explanation, Console(highlight=False, width=output_width(sys.stdout)))
     else:
-        click.echo(render_explain_text(explanation), nl=False)
+        click.echo(render_explain_text(explanation, output_width(sys.stdout)), nl=False)

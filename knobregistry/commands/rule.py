@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from knobregistry.codes import RULES, find_rule
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.report.rule import render_rule, render_rule_list
 from knobregistry.suggest import closest
+from knobregistry.width import output_width
 
 
 @click.command("rule")
@@ -20,7 +23,7 @@ def rule_command(code: str | None) -> None:
     same text is in the user guide, beside the check it belongs to.
     """
     if code is None:
-        click.echo(render_rule_list(RULES), nl=False)
+        click.echo(render_rule_list(RULES, output_width(sys.stdout)), nl=False)
         return
     found = find_rule(code)
     if found is None:
@@ -31,4 +34,4 @@ def rule_command(code: str | None) -> None:
             f"Error: {code} is no code of knobs check; `knobs rule` lists them.{hint}", err=True
         )
         click.get_current_context().exit(ExitCode.USAGE)
-    click.echo(render_rule(found), nl=False)
+    click.echo(render_rule(found, output_width(sys.stdout)), nl=False)

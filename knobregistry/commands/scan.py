@@ -16,6 +16,7 @@ from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.report.scan_json import render_scan_json
 from knobregistry.report.scan_table import render_scan_table
 from knobregistry.scan_for import scan_with, settings_for
+from knobregistry.width import output_width
 from scanner import Settings
 from scanner.settings import DEFAULT_INCLUDE
 
@@ -105,6 +106,5 @@ def scan_command(
     if fmt == "json":
         click.echo(render_scan_json(result), nl=False)
     else:
-        # Piped output is not folded to 80 columns: a table is as wide as its content.
-        width = None if sys.stdout.isatty() else 200
+        width = output_width(sys.stdout)
         render_scan_table(result, Console(highlight=False, width=width))

@@ -40,6 +40,7 @@ from knobregistry.trace import (
 )
 from knobregistry.trace.settings import trace_secrets
 from knobregistry.trace.view import EVERYTHING, View, default_view, only_view
+from knobregistry.width import output_width
 from scanner import ScanResult
 
 
@@ -126,6 +127,7 @@ def trace_command(
     is given.
     """
     cwd = Path.cwd()
+    width = output_width(sys.stderr)  # the report goes to standard error
     registry = _registry(registry_path, profile is not None)
     scan: ScanResult | None = None
     resolved: ResolvedProfile | None = None
@@ -153,7 +155,7 @@ def trace_command(
         reconciled = reconcile(trace, registry, scan, cwd=cwd, profile=resolved)
     view = _view(trace, reconciled, cwd, everything=everything, only=only)
     document = render_json(trace, reconciled, cwd, view if only else EVERYTHING)
-    report = document if fmt == "json" else render_table(trace, reconciled, cwd, view)
+    report = document if fmt == "json" else render_table(trace, reconciled, cwd, view, width)
     click.echo(report, nl=False, err=True)
     if out is not None:
         try:

@@ -6,6 +6,7 @@ import json
 import textwrap
 from collections.abc import Sequence
 
+from knobregistry.columns import Column, Wrap, layout, prose
 from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
 from knobregistry.docsgen.render import cell, table
 from knobregistry.feature import feature_values
@@ -65,10 +66,6 @@ def _triage(row: KnobChange, arrow: str) -> str:
     return row.head.triage
 
 
-# The lines of names of the first registrations wrap here: a list of 42 names stays readable.
-NAMES_WIDTH = 100
-
-
 def _where(row: KnobChange, arrow: str) -> str:
     if row.head is None:
         return row.base.first if row.base is not None else ""
@@ -117,20 +114,23 @@ def _by_triage(rows: Sequence[KnobChange]) -> dict[str, list[str]]:
     return {status: sorted(groups[status]) for status in sorted(groups)}
 
 
-def _first_registered_text(diff: KnobDiff) -> list[str]:
+def _first_registered_text(diff: KnobDiff, width: int) -> list[str]:
     """One line for the knobs registered for the first time, then their names by status."""
     rows = diff.first_registered
     if not rows:
         return []
     groups = _by_triage(rows)
-    lines = [
-        f"  {counted(len(rows), 'knob')} registered for the first time (not registered at "
-        f"{diff.base}): {', '.join(f'{len(n)} {s}' for s, n in groups.items())}."
-    ]
+    lines = prose(
+        f"{counted(len(rows), 'knob')} registered for the first time (not registered at "
+        f"{diff.base}): {', '.join(f'{len(n)} {s}' for s, n in groups.items())}.",
+        width,
+        first="  ",
+        rest="    ",
+    )
     for status, names in groups.items():
         lines += textwrap.wrap(
             ", ".join(names),
-            width=NAMES_WIDTH,
+            width=width,
             initial_indent=f"    {status}: ",
             subsequent_indent="      ",
             break_long_words=False,
@@ -147,24 +147,33 @@ def _blocking_sentence(row: KnobChange, code: str = "") -> str:
     return f"{code}{row.name}{code} {how} and {row.head.triage} ({where})"
 
 
-def render_diff_text(diff: KnobDiff) -> str:
-    """The rows as aligned columns, then one error line per blocking knob."""
+# The text table's columns: the knob whole (rows stack when names are too long for the
+# width), paths break after a `/`, the rest at blanks.
+TEXT_COLUMNS = (
+    Column("change"),
+    Column("knob", Wrap.WHOLE),
+    Column("default"),
+    Column("triage"),
+    Column("where", Wrap.PATH),
+)
+
+
+def render_diff_text(diff: KnobDiff, width: int) -> str:
+    """The rows as aligned columns, then one error line per blocking knob, each line at
+    most ``width`` characters but for a name or path longer than a line."""
     title = f"Knob changes from {diff.base} to {diff.head} ({diff.registry})"
     if not diff.rows:
-        return f"{title}: none.\n"
-    lines = [f"{title}: {_counts(diff)}.", ""]
+        return "\n".join(prose(f"{title}: none.", width, rest="  ")) + "\n"
+    lines = [*prose(f"{title}: {_counts(diff)}.", width, rest="  "), ""]
     if diff.listed:
-        table = [["change", "knob", "default", "triage", "where"]]
-        for row in diff.listed:
-            cells = [_default(row, "->"), _triage(row, "->"), _where(row, "->")]
-            table.append([_change(row), row.name, *cells])
-        widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]
-        for r in table:
-            padded = [value.ljust(width) for value, width in zip(r, widths, strict=False)]
-            lines.append(("  " + "  ".join([*padded, r[-1]])).rstrip())
+        rows = [
+            [_change(row), row.name, _default(row, "->"), _triage(row, "->"), _where(row, "->")]
+            for row in diff.listed
+        ]
+        lines += [line.plain for line in layout(TEXT_COLUMNS, rows, width, indent="  ")]
     if diff.listed and diff.first_registered:
         lines.append("")
-    lines += _first_registered_text(diff)
+    lines += _first_registered_text(diff, width)
     if diff.blocking:
         lines.append("")
     for row in diff.blocking:
@@ -172,7 +181,7 @@ def render_diff_text(diff: KnobDiff) -> str:
         action = f"triage it in {diff.registry} before merging"
         if row.head.triage == NOT_REGISTERED:
             action = f"register and {action}; `knobs check` prints the entry to paste"
-        lines.append(f"error: {_blocking_sentence(row)}: {action}.")
+        lines += prose(f"error: {_blocking_sentence(row)}: {action}.", width, rest="  ")
     return "\n".join(lines) + "\n"
 
 

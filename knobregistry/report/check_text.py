@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.text import Text
 
 from knobregistry.check import CheckResult
+from knobregistry.columns import prose
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.plural import counted
 
@@ -54,17 +55,37 @@ def render_check_text(result: CheckResult) -> str:
 
 
 def print_check_rich(result: CheckResult, console: Console) -> None:
-    """The same lines, styled for a terminal."""
+    """The same lines, styled for a terminal and broken at blanks to its width: a report
+    line goes on under a two-blank indent, a sentence of the fix under the fix's; the
+    entry to paste is never broken, so that it pastes as it is."""
+    width = console.width
     for diagnostic in result.diagnostics:
-        line = Text()
-        line.append(diagnostic.location(), style="bold")
-        line.append(": ")
-        line.append(diagnostic.code, style=_STYLES[diagnostic.severity])
-        line.append(" " + diagnostic.message)
-        console.print(line)
-        for fix in fix_lines(diagnostic):
-            console.print(Text(fix, style="dim"))
+        where = diagnostic.location()
+        lines = prose(diagnostic.render(), width, rest="  ")
+        first = Text(lines[0])
+        first.stylize("bold", 0, len(where))
+        first.stylize(
+            _STYLES[diagnostic.severity], len(where) + 2, len(where) + 2 + len(diagnostic.code)
+        )
+        console.print(first, soft_wrap=True)
+        for line in lines[1:]:
+            console.print(Text(line), soft_wrap=True)
+        for fix in _fix_lines_to(diagnostic, width):
+            console.print(Text(fix, style="dim"), soft_wrap=True)
     if result.diagnostics:
         console.print()
     style = "bold red" if result.drift else "bold green"
-    console.print(Text(summary(result), style=style))
+    for line in prose(summary(result), width):
+        console.print(Text(line, style=style), soft_wrap=True)
+
+
+def _fix_lines_to(diagnostic: Diagnostic, width: int) -> list[str]:
+    """The fix under the report line: its sentences broken to ``width``, its indented lines
+    (an entry to paste, a command) whole."""
+    lines: list[str] = []
+    for line in (diagnostic.fix or "").splitlines():
+        if not line or line[0].isspace():
+            lines.append(FIX_INDENT + line if line else "")
+        else:
+            lines += prose(line, width, FIX_INDENT, FIX_INDENT)
+    return lines

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.text import Text
 
+from knobregistry.columns import ELLIPSIS, prose
 from knobregistry.explain import Explanation, Setter, SiteContext
 from knobregistry.feature import feature_on_by_default
 from knobregistry.plural import counted
@@ -228,38 +229,57 @@ def _code(text: str) -> str:
     return printable(text.expandtabs())
 
 
-def render_explain_text(explanation: Explanation) -> str:
-    """Plain text, with the code around each site and a marker on its line."""
+def _fitted(lines: list[str], width: int, rest: str) -> list[str]:
+    """``lines`` broken at blanks to ``width``, each going on under ``rest``."""
+    return [part for line in lines for part in (prose(line, width, rest=rest) if line else [""])]
+
+
+def _code_line(line: str, width: int) -> str:
+    """A line of code cut with an ellipsis at ``width``: the file holds it whole."""
+    return line if len(line) <= width else line[: width - 1] + ELLIPSIS
+
+
+def render_explain_text(explanation: Explanation, width: int) -> str:
+    """Plain text, with the code around each site and a marker on its line, each line at
+    most ``width`` characters but for a word (a name, a path) longer than a line."""
+    header = header_lines(explanation)
+    lines = [header[0], *_fitted(header[1:], width, " " * (2 + LABEL))]
     setters = setter_lines(explanation)
-    lines = [*header_lines(explanation), *(["", *setters] if setters else [])]
-    lines += ["", _sites_intro(explanation)]
-    width = max((len(str(n)) for c in explanation.sites for n, _ in c.lines), default=1)
+    if setters:
+        lines += ["", *_fitted(setters, width, "      ")]
+    lines += ["", *_fitted([_sites_intro(explanation)], width, "  ")]
+    digits = max((len(str(n)) for c in explanation.sites for n, _ in c.lines), default=1)
     for context in explanation.sites:
-        lines += ["", _site_head(context), f"  {verdict(context.site)}"]
+        lines += ["", *_fitted([_site_head(context)], width, "  ")]
+        lines += _fitted([f"  {verdict(context.site)}"], width, "    ")
         for number, text in context.lines:
             mark = ">" if number == context.site.line else " "
-            lines.append(f"  {mark} {number:>{width}} | {_code(text)}".rstrip())
+            lines.append(_code_line(f"  {mark} {number:>{digits}} | {_code(text)}".rstrip(), width))
     return "\n".join(lines) + "\n"
 
 
 def print_explain_rich(explanation: Explanation, console: Console) -> None:
-    """The same, styled, with highlighted code."""
+    """The same, styled, with highlighted code (cut at the console's width)."""
+    width = console.width
     header = header_lines(explanation)
-    console.print(Text(header[0], style="bold"))
-    for line in header[1:]:
-        console.print(Text(line))
+    console.print(Text(header[0], style="bold"), soft_wrap=True)
+    for line in _fitted(header[1:], width, " " * (2 + LABEL)):
+        console.print(Text(line), soft_wrap=True)
     setters = setter_lines(explanation)
     if setters:
         console.print()
-        console.print(Text(setters[0], style="bold"))
-        for line in setters[1:]:
-            console.print(Text(line))
+        console.print(Text(setters[0], style="bold"), soft_wrap=True)
+        for line in _fitted(setters[1:], width, "      "):
+            console.print(Text(line), soft_wrap=True)
     console.print()
-    console.print(Text(_sites_intro(explanation)))
+    for line in _fitted([_sites_intro(explanation)], width, "  "):
+        console.print(Text(line), soft_wrap=True)
     for context in explanation.sites:
         console.print()
-        console.print(Text(_site_head(context), style="bold"))
-        console.print(Text(f"  {verdict(context.site)}", style="dim"))
+        for line in _fitted([_site_head(context)], width, "  "):
+            console.print(Text(line, style="bold"), soft_wrap=True)
+        for line in _fitted([f"  {verdict(context.site)}"], width, "    "):
+            console.print(Text(line, style="dim"), soft_wrap=True)
         if context.lines:
             code = "\n".join(_code(text) for _, text in context.lines)
             console.print(

@@ -2,50 +2,57 @@
 
 from __future__ import annotations
 
-import textwrap
-
+from knobregistry.columns import Column, Wrap, layout, prose
 from knobregistry.diagnostics import Rule
 
-WIDTH = 88
+LIST_COLUMNS = (Column("code"), Column("name", Wrap.WHOLE), Column("severity"), Column("meaning"))
 
 
-def _paragraph(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent)
+def render_rule(rule: Rule, width: int) -> str:
+    """One rule's page: code, name and severity; what it means; an example; the fix; each
+    line at most ``width`` characters but for a word longer than a line."""
 
+    def _paragraph(text: str, indent: str = "") -> list[str]:
+        return prose(text, width, indent, indent)
 
-def render_rule(rule: Rule) -> str:
-    """One rule's page: code, name and severity; what it means; an example; the fix."""
     severity = (
         "a registry error, reported when the registry loads"
         if rule.reserved
         else (rule.severity.value)
     )
     lines = [
-        f"{rule.code} {rule.name} ({severity})",
+        *prose(f"{rule.code} {rule.name} ({severity})", width, rest="  "),
         "",
         *_paragraph(rule.title),
         "",
         *_paragraph(rule.description),
         "",
         "Example:",
-        *(f"    {line}".rstrip() for line in rule.example.splitlines()),
+        *(
+            shown
+            for line in rule.example.splitlines()
+            for shown in (prose(line, width, "    ", "        ") if line.strip() else [""])
+        ),
         "",
         "Fix:",
         *_paragraph(rule.help, "    "),
         "",
-        f"Documented in {rule.docs}",
+        *prose(f"Documented in {rule.docs}", width, rest="  "),
     ]
     return "\n".join(lines) + "\n"
 
 
-def render_rule_list(rules: tuple[Rule, ...]) -> str:
-    """Every code, one line each: code, name, severity, what it means."""
-    name_width = max(len(rule.name) for rule in rules)
-    severity = {r.code: "(registry error)" if r.reserved else r.severity.value for r in rules}
-    severity_width = max(len(s) for s in severity.values())
-    lines = [
-        f"{rule.code}  {rule.name:<{name_width}}  {severity[rule.code]:<{severity_width}}  "
-        f"{rule.title}"
+def render_rule_list(rules: tuple[Rule, ...], width: int) -> str:
+    """Every code, one row each (no header): code, name, severity, what it means, laid out
+    to ``width``."""
+    rows = [
+        [
+            rule.code,
+            rule.name,
+            "(registry error)" if rule.reserved else rule.severity.value,
+            rule.title,
+        ]
         for rule in rules
     ]
-    return "\n".join(lines) + "\n"
+    lines = layout(LIST_COLUMNS, rows, width, header=False)
+    return "\n".join(line.plain for line in lines) + "\n"

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
+from knobregistry.columns import Cell, Column, Wrap, layout, prose
 from knobregistry.feature import SWITCHES, is_launch_fact, is_undecided, undecided_reason
 from knobregistry.plural import counted
 from knobregistry.printable import printable
@@ -47,24 +46,20 @@ def shown(value: str | None) -> str:
     return repr(value)
 
 
-# The table's columns and the narrowest each may get (its longest header word).
+# The table's columns: a knob name is never broken (rows stack when names are too long
+# for the width), paths break after a `/`, the rest at blanks.
 COLUMNS = (
-    ("knob", 8),
-    ("default", 7),
-    ("on by default?", 8),
-    ("polarity", 8),
-    ("role", 4),
-    ("off value", 5),
-    ("read in", 4),
-    ("sites", 8),
+    Column("knob", Wrap.WHOLE),
+    Column("default", Wrap.PATH),
+    Column("on by default?"),
+    Column("polarity"),
+    Column("role"),
+    Column("off value", Wrap.PATH),
+    Column("read in"),
+    Column("sites", Wrap.PATH),
 )
 # Shown only when a launcher of the scan sets some knob.
-SET_BY = ("set by", 6)
-# With it, on a terminal under WIDE columns, the widths are set here: rich shares out the
-# width evenly and then honours min_width, which leaves nine columns past 80 and cut.
-NARROWED = {"on by default?": 8, "polarity": 8, "role": 7, "off value": 5, "read in": 5}
-SHARED = ("knob", "default", "sites", "set by")  # these share what is left
-WIDE = 120
+SET_BY = Column("set by", Wrap.PATH)
 
 
 def layers(knob: Knob) -> str:
@@ -92,74 +87,65 @@ def set_by(knob: Knob) -> str:
 
 
 def render_scan_table(result: ScanResult, console: Console) -> None:
-    """Print the knob table, dynamic reads, errors and a summary line."""
+    """Print the knob table, dynamic reads, errors and a summary line, each line at most
+    the console's width."""
+    width = console.width
     if result.knobs:
-        table = Table(
-            box=box.SIMPLE,
-            show_edge=False,
-            pad_edge=False,
-            collapse_padding=True,
-            header_style="bold",
-        )
-        # No column is ever dropped: each folds (long names, paths) or wraps (headers) to
-        # fit, down to 80 columns; min_width keeps every header word and short value whole,
-        # and padding collapsed to two blanks between columns leaves them the room.
         setters = any(k.set_by for k in result.knobs)
-        widths = _narrow_widths(console.width) if setters and console.width < WIDE else {}
-        for header, least in (*COLUMNS, SET_BY) if setters else COLUMNS:
-            width = widths.get(header)
-            table.add_column(header, overflow="fold", min_width=least, width=width)
+        rows: list[list[Cell]] = []
         for knob in result.knobs:
-            default = _default(knob)
             on = on_by_default(knob)
-            if knob.conflict:
-                on = f"[red]{on} (conflict)[/red]"
-            row = [
-                escape(printable(knob.name)),
-                escape(default),
-                on,
+            row: list[Cell] = [
+                printable(knob.name),
+                _default(knob),
+                Text(f"{on} (conflict)", style="red") if knob.conflict else on,
                 polarity(knob),
                 knob.role.value,
-                escape(shown(knob.off_value)),
+                shown(knob.off_value),
                 layers(knob),
-                escape(printable(_sites(knob))),
+                printable(_sites(knob)),
             ]
             if setters:
-                row.append(escape(printable(set_by(knob))))
-            table.add_row(*row)
-        with console.capture() as captured:
-            console.print(table)
-        # Rich pads every cell to its column's width; trailing blanks only get in the way.
-        console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+                row.append(printable(set_by(knob)))
+            rows.append(row)
+        columns = (*COLUMNS, SET_BY) if setters else COLUMNS
+        for line in layout(columns, rows, width, rule=True, header_style="bold"):
+            console.print(line, soft_wrap=True)
     for knob in result.knobs:
         if knob.conflict_reason:
-            name, reason = escape(printable(knob.name)), escape(knob.conflict_reason)
-            console.print(f"[red]conflict[/red] {name}: {reason}")
+            _said(console, "conflict", "red", f"{printable(knob.name)}: {knob.conflict_reason}")
     for knob in result.knobs:
         if is_undecided(knob):
-            reason = escape(knob.reason or undecided_reason(knob))
-            console.print(f"[yellow]undecided[/yellow] {escape(printable(knob.name))}: {reason}")
+            reason = knob.reason or undecided_reason(knob)
+            _said(console, "undecided", "yellow", f"{printable(knob.name)}: {reason}")
     if result.dynamic:
-        console.print("\n[bold]dynamic reads[/bold] (name not resolved):")
+        console.print()
+        console.print(Text.assemble(("dynamic reads", "bold"), " (name not resolved):"))
         for read in result.dynamic:
             where = f"{read.path}:{read.line}:{read.column}"
-            console.print(f"  {escape(printable(where))}: {escape(printable(read.expression))}")
-            console.print(f"    {escape(read.reason)}")
+            _lines(console, f"{printable(where)}: {printable(read.expression)}", "  ", "      ")
+            _lines(console, read.reason, "    ", "    ")
     if result.errors:
-        console.print("\n[bold]errors[/bold] (files skipped):")
+        console.print()
+        console.print(Text.assemble(("errors", "bold"), " (files skipped):"))
         for error in result.errors:
-            console.print(f"  {escape(printable(error.path))}: {escape(printable(error.message))}")
-    console.print("\n" + summary(result))
+            text = f"{printable(error.path)}: {printable(error.message)}"
+            _lines(console, text, "  ", "    ")
+    console.print()
+    _lines(console, summary(result), "", "")
 
 
-def _narrow_widths(total: int) -> dict[str, int]:
-    """Each column's width for the nine columns in ``total`` characters (two blanks
-    between columns), no column under its header's longest word."""
-    least = dict((*COLUMNS, SET_BY))
-    room = total - 2 * len(least) + 2 - sum(NARROWED.values())
-    share, extra = divmod(room, len(SHARED))
-    shared = {name: max(share + (at < extra), least[name]) for at, name in enumerate(SHARED)}
-    return {**NARROWED, **shared}
+def _said(console: Console, label: str, style: str, text: str) -> None:
+    """``label`` in its colour, then ``text`` broken to the width under a hanging indent."""
+    lines = prose(f"{label} {text}", console.width, rest="    ")
+    console.print(Text.assemble((label, style), lines[0][len(label) :]), soft_wrap=True)
+    for line in lines[1:]:
+        console.print(Text(line), soft_wrap=True)
+
+
+def _lines(console: Console, text: str, first: str, rest: str) -> None:
+    for line in prose(text, console.width, first, rest):
+        console.print(Text(line), soft_wrap=True)
 
 
 def _default(knob: Knob) -> str:

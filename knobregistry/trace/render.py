@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from knobregistry.columns import Column, Wrap, layout, prose
 from knobregistry.plural import counted
 from knobregistry.printable import printable
 from knobregistry.trace.catalogued import catalogued
@@ -150,11 +151,35 @@ def _reconciled_json(reconciled: Reconciled, cwd: Path) -> dict[str, object]:
     return out
 
 
+READS = (
+    Column("VARIABLE", Wrap.WHOLE),
+    Column("LEVEL"),
+    Column("VALUE"),
+    Column("READS"),
+    Column("SITE", Wrap.PATH),
+)
+STACK = (Column("", Wrap.WHOLE), Column(""))
+MISSING = (Column("", Wrap.WHOLE), Column(""), Column(""), Column("", Wrap.PATH))
+
+
 def render_table(
-    trace: Trace, reconciled: Reconciled | None, cwd: Path, view: View = EVERYTHING
+    trace: Trace, reconciled: Reconciled | None, cwd: Path, view: View, width: int
 ) -> str:
     """The report for people: the profile's differences, the reads ``view`` shows and a
-    line for the others, then each section of the reconcile."""
+    line for the others, then each section of the reconcile; each line at most ``width``
+    characters but for a name or path longer than a line."""
+    lines = _report(trace, reconciled, cwd, view, width)
+    fitted = [
+        part
+        for line in lines
+        for part in prose(line, width, rest=" " * (len(line) - len(line.lstrip()) + 2))
+    ]
+    return "\n".join(fitted) + "\n"
+
+
+def _report(
+    trace: Trace, reconciled: Reconciled | None, cwd: Path, view: View, width: int
+) -> list[str]:
     lines = [_headline(trace)]
     if trace.c_level is not None:
         lines.append(f"note: the C level was skipped: {trace.c_level}.")
@@ -175,19 +200,19 @@ def render_table(
         lines += _profile_table(reconciled, cwd)
     reads = [r for r in trace.reads if view.shows(r.name)]
     if reads:
-        rows = [("VARIABLE", "LEVEL", "VALUE", "READS", "SITE")]
-        rows += [
+        rows = [
             (printable(r.name), r.level.value, _shown_value(r), str(r.count), _first(r.sites, cwd))
             for r in reads
         ]
-        lines += _columns(rows, indent="")
+        lines += _columns(READS, rows, "", width)
     summary = view.summary()
     if summary is not None:
         lines.append(summary)
     labels = catalogued(reads)
     if labels:
         lines.append("Stack settings the run consulted (`knobs catalogue` has their sources):")
-        lines += _columns([(printable(c.name), printable(c.label())) for c in labels], indent="  ")
+        labelled = [(printable(c.name), printable(c.label())) for c in labels]
+        lines += _columns(STACK, labelled, "  ", width, header=False)
     if trace.copies:
         first = trace.copies[0].site
         lines.append(
@@ -197,8 +222,8 @@ def render_table(
     if reconciled is None:
         lines.append("No registry: the reads were not reconciled (name one with --registry PATH).")
     else:
-        lines += _reconciled_table(reconciled, cwd, view)
-    return "\n".join(lines) + "\n"
+        lines += _reconciled_table(reconciled, cwd, view, width)
+    return lines
 
 
 def _unreadable(unreadable: Unreadable) -> str:
@@ -233,7 +258,7 @@ def _processes(n: int) -> str:
     return f"{n} process" + ("" if n == 1 else "es")
 
 
-def _reconciled_table(reconciled: Reconciled, cwd: Path, view: View) -> list[str]:
+def _reconciled_table(reconciled: Reconciled, cwd: Path, view: View, width: int) -> list[str]:
     lines = [
         f"Against {reconciled.registry} (the static scan of its scope: "
         f"{counted(reconciled.inventory, 'knob')}):"
@@ -241,7 +266,7 @@ def _reconciled_table(reconciled: Reconciled, cwd: Path, view: View) -> list[str
     missing = [m for m in reconciled.missing if view.picks(m.name)]
     lines.append(f"  not in the static inventory: {len(missing)}")
     listed = [m for m in missing if m.kind is not MissKind.OUTSIDE_SCOPE and view.shows(m.name)]
-    lines += _columns([_missing_row(m, cwd) for m in listed], indent="    ")
+    lines += _columns(MISSING, [_missing_row(m, cwd) for m in listed], "    ", width, header=False)
     outside = sum(1 for m in missing if m.kind is MissKind.OUTSIDE_SCOPE)
     if outside:
         above = sum(1 for m in missing if m.kind is MissKind.OUTSIDE_SCOPE and view.shows(m.name))
@@ -336,12 +361,14 @@ def _first(sites: Sequence[TraceSite], cwd: Path) -> str:
     return _where(sites[0], cwd) + more
 
 
-def _columns(rows: Sequence[tuple[str, ...]], *, indent: str) -> list[str]:
+def _columns(
+    columns: tuple[Column, ...],
+    rows: Sequence[tuple[str, ...]],
+    indent: str,
+    width: int,
+    *,
+    header: bool = True,
+) -> list[str]:
     if not rows:
         return []
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    out = []
-    for row in rows:
-        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-        out.append((indent + "  ".join(cells)).rstrip())
-    return out
+    return [line.plain for line in layout(columns, rows, width, indent=indent, header=header)]

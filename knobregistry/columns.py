@@ -1,0 +1,278 @@
+"""Tables that fit a width: every command's columns are laid out here.
+
+A cell breaks only where a reader expects it: at a blank, and in a path after a `/`.
+A knob name is never broken or cut: when the names do not fit beside the other
+columns, each row's name goes on a line of its own above the row (the stacked
+layout). Only when a column cannot get even its longest word is a word cut, with an
+ellipsis: at its end for words, at its start for paths, so that `file:line` keeps its
+line number whole. rich wraps at blanks only and folds a long word anywhere, which
+is why the breaking is done here and rich only styles the lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from rich.text import Text
+
+GAP = "  "
+ELLIPSIS = "…"
+# Where a path breaks: after a `/`, kept on the first line.
+_PATH_PIECE = re.compile(r"[^/]*/|[^/]+")
+# A word of a sentence and the blanks before it, kept as they are within a line.
+_WORDS = re.compile(r"( *)([^ ]+)")
+
+
+class Wrap(Enum):
+    """How a column's cells may break."""
+
+    WORDS = "words"  # at blanks; a word too long is cut at its end
+    PATH = "path"  # at blanks and after `/`; a piece too long keeps its end
+    WHOLE = "whole"  # never: a knob name
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column's header and how its cells break."""
+
+    header: str
+    wrap: Wrap = Wrap.WORDS
+
+
+Cell = str | Text
+
+
+def _pieces(text: str, wrap: Wrap) -> list[tuple[str, str]]:
+    """The unbreakable pieces of ``text``, each with what joins it to the one before."""
+    if wrap is Wrap.WHOLE:
+        return [("", text)]
+    pieces: list[tuple[str, str]] = []
+    for word in text.split(" "):
+        if not word:
+            continue
+        parts = _PATH_PIECE.findall(word) if wrap is Wrap.PATH else [word]
+        pieces += [(" " if at == 0 else "", part) for at, part in enumerate(parts)]
+    return pieces
+
+
+def _cut(piece: str, width: int, wrap: Wrap) -> str:
+    if len(piece) <= width or wrap is Wrap.WHOLE:
+        return piece
+    if width <= 1:
+        return ELLIPSIS[:width]
+    if wrap is Wrap.PATH:
+        return ELLIPSIS + piece[len(piece) - width + 1 :]
+    return piece[: width - 1] + ELLIPSIS
+
+
+def wrap_text(text: str, width: int, wrap: Wrap = Wrap.WORDS) -> list[str]:
+    """``text`` broken into lines of at most ``width`` characters (a WHOLE text is one line)."""
+    lines: list[str] = []
+    line = ""
+    for joint, piece in _pieces(text, wrap):
+        piece = _cut(piece, width, wrap)
+        if line and len(line) + len(joint) + len(piece) <= width:
+            line += joint + piece
+        else:
+            if line:
+                lines.append(line)
+            line = piece
+    return [*lines, line] if line or not lines else lines
+
+
+def least_width(text: str, wrap: Wrap) -> int:
+    """The narrowest width that breaks ``text`` without cutting: its longest piece."""
+    return max((len(piece) for _, piece in _pieces(text, wrap)), default=0)
+
+
+def fit(
+    least: Sequence[int], most: Sequence[int], room: int, cells: Sequence[int] | None = None
+) -> list[int] | None:
+    """Widths that sum to at most ``room``: from each column's widest, headers wider than
+    their cells wrap first (the longest first, down to ``cells``, the widest cell), then
+    the widest column gives way a character at a time, none under its least; None when
+    even the least do not fit."""
+    widths = list(most)
+    floor = [max(c, n) for c, n in zip(cells or least, least, strict=True)]
+    while sum(widths) > room:
+        headers = [i for i, w in enumerate(widths) if w > floor[i]]
+        if not headers:
+            break
+        longest = max(headers, key=lambda i: (widths[i] - floor[i], i))
+        widths[longest] = floor[longest]
+    while sum(widths) > room:
+        shrinkable = [i for i, w in enumerate(widths) if w > least[i]]
+        if not shrinkable:
+            return None
+        widest = max(shrinkable, key=lambda i: (widths[i], i))
+        widths[widest] -= 1
+    return widths
+
+
+def _squeeze(least: Sequence[int], wraps: Sequence[Wrap], room: int) -> list[int]:
+    """The last resort: widths under the least, words cut with an ellipsis (never under 2,
+    never a WHOLE column)."""
+    widths = list(least)
+    while sum(widths) > room:
+        shrinkable = [i for i, w in enumerate(widths) if w > 2 and wraps[i] is not Wrap.WHOLE]
+        if not shrinkable:
+            break
+        widest = max(shrinkable, key=lambda i: (widths[i], i))
+        widths[widest] -= 1
+    return widths
+
+
+def _plain(cell: Cell) -> str:
+    return cell.plain if isinstance(cell, Text) else cell
+
+
+def _style(cell: Cell) -> str:
+    return str(cell.style) if isinstance(cell, Text) else ""
+
+
+def _row_lines(
+    cells: Sequence[Cell], widths: Sequence[int], wraps: Sequence[Wrap], indent: str
+) -> list[Text]:
+    broken = [wrap_text(_plain(c), w, wr) for c, w, wr in zip(cells, widths, wraps, strict=True)]
+    out: list[Text] = []
+    for at in range(max(len(b) for b in broken)):
+        line = Text(indent)
+        for column, (cell, lines, width) in enumerate(zip(cells, broken, widths, strict=True)):
+            if column:
+                line.append(GAP)
+            text = lines[at] if at < len(lines) else ""
+            line.append(text.ljust(width), style=_style(cell))
+        line.rstrip()
+        out.append(line)
+    return out
+
+
+def _widths(
+    columns: Sequence[Column], rows: Sequence[Sequence[Cell]], room: int, *, stack: bool
+) -> list[int] | None:
+    """Each column's width in ``room`` characters (gaps counted), or None when a WHOLE
+    column leaves the others too little."""
+    texts = [[_plain(c) for c in row] for row in rows]
+    least = [
+        max(
+            least_width(column.header, Wrap.WORDS),
+            *(
+                least_width(t[i], column.wrap) if column.wrap is not Wrap.WHOLE else len(t[i])
+                for t in texts
+            ),
+        )
+        for i, column in enumerate(columns)
+    ]
+    cells = [max((len(t[i]) for t in texts), default=0) for i in range(len(columns))]
+    most = [max(len(c.header), cells[i]) for i, c in enumerate(columns)]
+    room -= len(GAP) * (len(columns) - 1)
+    widths = fit(least, most, room, cells)
+    if widths is None and not (stack and len(columns) > 1 and _name_at(columns) is not None):
+        widths = _squeeze(least, [c.wrap for c in columns], room)
+    return widths
+
+
+def layout(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Cell]],
+    width: int,
+    *,
+    indent: str = "",
+    rule: bool = False,
+    header: bool = True,
+    header_style: str = "",
+) -> list[Text]:
+    """The table's lines, header first (unless ``header`` is false; a rule under it when
+    asked), each at most ``width`` characters wide but for a name longer than the width."""
+    widths = _widths(columns, rows, width - len(indent), stack=True)
+    if widths is None:
+        lines = _stacked(columns, rows, width, indent=indent, rule=rule, header_style=header_style)
+        return lines if header else lines[1 + _header_height(columns, rows, width, indent) :]
+    head, body = _lines(columns, rows, widths, indent, rule, header_style)
+    return [*(head if header else []), *(line for lines in body for line in lines)]
+
+
+def _header_height(
+    columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int, indent: str
+) -> int:
+    """How many lines the header of the stacked layout's inner table takes."""
+    at = _name_at(columns) or 0
+    rest = [*columns[:at], *columns[at + 1 :]]
+    others = [[*row[:at], *row[at + 1 :]] for row in rows]
+    inner = indent + GAP
+    widths = _widths(rest, others, width - len(inner), stack=False) or []
+    return max(len(wrap_text(c.header, w)) for c, w in zip(rest, widths, strict=True))
+
+
+def _lines(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Cell]],
+    widths: Sequence[int],
+    indent: str,
+    rule: bool,
+    header_style: str,
+) -> tuple[list[Text], list[list[Text]]]:
+    """The header's lines, and each row's."""
+    headers: list[Cell] = [Text(c.header, style=header_style) for c in columns]
+    head = _row_lines(headers, widths, [Wrap.WORDS] * len(columns), indent)
+    if rule:
+        head.append(Text(indent + "─" * (sum(widths) + len(GAP) * (len(widths) - 1))))
+    wraps = [c.wrap for c in columns]
+    return head, [_row_lines(row, widths, wraps, indent) for row in rows]
+
+
+def _name_at(columns: Sequence[Column]) -> int | None:
+    """The first WHOLE column: the one that stacks."""
+    return next((i for i, c in enumerate(columns) if c.wrap is Wrap.WHOLE), None)
+
+
+def _stacked(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Cell]],
+    width: int,
+    *,
+    indent: str,
+    rule: bool,
+    header_style: str,
+) -> list[Text]:
+    """Each row's name (its WHOLE cell) on a line of its own, the rest of the row indented
+    under it."""
+    at = _name_at(columns) or 0
+    inner = indent + GAP
+    rest = [*columns[:at], *columns[at + 1 :]]
+    others = [[*row[:at], *row[at + 1 :]] for row in rows]
+    widths = _widths(rest, others, width - len(inner), stack=False) or []
+    head, body = _lines(rest, others, widths, inner, rule, header_style)
+    out = [Text(indent + columns[at].header, style=header_style), *head]
+    for row, lines in zip(rows, body, strict=True):
+        out.append(Text(indent + _plain(row[at]), style=_style(row[at])))
+        out += lines
+    return out
+
+
+def prose(text: str, width: int, first: str = "", rest: str = "") -> list[str]:
+    """A sentence broken at blanks to ``width``, ``first`` before its first line and
+    ``rest`` before the others; a path longer than a line breaks after a `/`, any other
+    word longer than a line (a name) stays whole. A line that fits is left as it is."""
+    if len(first) + len(text) <= width:
+        return [(first + text).rstrip()]
+    stripped = text.lstrip(" ")
+    first, text = first + text[: len(text) - len(stripped)], stripped
+    room = max(width - len(rest), 1)
+    pieces: list[tuple[str, str]] = []
+    for blanks, word in _WORDS.findall(text):
+        parts = _PATH_PIECE.findall(word) if len(word) > room else [word]
+        pieces += [(blanks if at == 0 else "", part) for at, part in enumerate(parts)]
+    lines: list[str] = []
+    line = first
+    for joint, piece in pieces:
+        if line.strip() and len(line) + len(joint) + len(piece) > width:
+            lines.append(line)
+            line = rest + piece
+        else:
+            line += (joint if line.strip() else "") + piece
+    lines.append(line.rstrip())
+    return lines
