@@ -127,4 +127,5 @@ def test_check_on_a_terminal_breaks_its_sentences_not_its_entry(
     assert "      TORCHINDUCTOR_VERY_LONG_KNOB_NAME_FOR_FUSED_KERNELS:" in entry
     assert [line for line in lines if len(line) > columns and line not in entry] == []
     assert lines[0].startswith("torch_like/_inductor/config_with_a_long_module_name.py:")
-    assert lines[-1].startswith("Found 4 errors")
+    assert lines[-1].startswith("Found 3 errors")  # the name with control characters cannot be
+    # registered, so check leaves it out as init does (tests/test_adopt.py)

@@ -118,7 +118,9 @@ def project(tmp_path: Path) -> Path:
 def trace(project: Path, tmp_path: Path, *options: str) -> tuple[int, str, str]:
     cache = tmp_path / "empty-cache"
     cache.mkdir(exist_ok=True)
-    env = {**ENV, "KNOBS_CACHE_DIR": str(cache)}
+    # The goldens are of the content: a width they never reach (tests/test_table_widths.py
+    # holds the 80 and 120 columns).
+    env = {**ENV, "KNOBS_CACHE_DIR": str(cache), "COLUMNS": "200"}
     command = ("--", sys.executable, "app/main.py")
     done = run_knobs("trace", "--profile", "bitwise", *options, *command, cwd=project, env=env)
     return done.returncode, done.stdout, done.stderr
@@ -145,7 +147,8 @@ LIBX_THREADS             python  '4'    1      vendor/libx.py:10
 SHOP_BLOCK               python  unset  1      app/main.py:11
 SHOP_FUSED               python  '1'    1      app/main.py:10
 SHOP_TOOL_MODE           python  unset  1      tools/helper.py:5
-4 other variables read, not shown: 3 of the system and interpreter (PATH, HOME, PYTHON*, ...) and 1 unset, read only by libraries or native code and unknown to the registry; --all shows them, --only PATTERN picks names.
+4 other variables read, not shown: 3 of the system and interpreter (PATH, HOME, PYTHON*, ...) and 1 unset, read only by libraries or native code and unknown to the registry; --all shows them, --only
+  PATTERN picks names.
 """  # noqa: E501
     + STACK
     + """\
