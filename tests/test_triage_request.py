@@ -40,7 +40,8 @@ def other_value(name: str) -> Any:
     if isinstance(param.type, click.IntRange):
         return SweepRequest.default(name) + 1
     for text in ("regex:step ([0-9]+)", "fast"):  # the first the journal takes for it
-        header = header_of(SweepRequest(command=("true",), **{name: text}))
+        values: dict[str, Any] = {"command": ("true",), name: text}
+        header = header_of(SweepRequest(**values))
         if header_problem(journal_header(header)) is None:
             return text
     raise AssertionError(f"no sample text is a valid {name}: add one")
