@@ -71,7 +71,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--timing",
         action="store_true",
-        help="print the training loop's time at the end: 'train time S s'",
+        help="print the loop's time and its modelled GPU time at the end (see modelled_time)",
     )
     parser.add_argument(
         "--save-tensors",
@@ -106,7 +106,7 @@ def train(args: argparse.Namespace, dump: TextIO | None) -> dict[str, torch.Tens
             dump.write(json.dumps(record) + "\n")
         optimizer.step()
     if args.timing:
-        print(f"train time {time.perf_counter() - start:.6f} s", flush=True)
+        print(timing(time.perf_counter() - start, optimizer, args.steps), flush=True)
 
     return {name: p.detach().clone() for name, p in model.named_parameters()}
 
@@ -131,6 +131,48 @@ def main(argv: list[str] | None = None) -> int:
     if args.save_tensors is not None:
         torch.save(params, args.save_tensors)
     return 0
+
+
+# What one step of each path the bitwise profile turns off would take on a GPU, in
+# microseconds, at the shapes these kernels stand for: a fused path's kernel against the
+# separate kernels and memory round trips of the path it replaces. On the CPU the Triton
+# kernels run in Triton's interpreter and the atomic paths are Python loops, so the wall
+# time orders them by noise (it varies from run to run by more than they save); this
+# model orders them as a GPU would, the same in every run.
+MODELLED_US = {
+    "linear cross-entropy": {"fused": 40, "logits": 100},  # TOY_FUSED_LINEAR_CE
+    "AdamW": {"fused": 20, "per parameter": 60},  # TOY_FUSED_ADAMW
+    "embedding backward": {  # TOY_EMBED_GRAD_PARALLEL, TOY_EMBED_GRAD_ATOMIC
+        "F.embedding": 60,  # both off: torch's deterministic backward (sort, then reduce)
+        "parallel, per-block buffers": 30,
+        "one thread, atomic adds": 40,
+        "parallel, atomic adds": 10,
+    },
+}
+
+
+def modelled_time(optimizer: torch.optim.Optimizer, steps: int) -> int:
+    """The modelled GPU time of ``steps`` steps of the paths that ran (MODELLED_US)."""
+    from toymodel.workers import ran, started
+
+    parallel = started("toy-embed-grad")
+    atomic = "embed-grad-atomic" in ran
+    if parallel:
+        embedding = "parallel, atomic adds" if atomic else "parallel, per-block buffers"
+    else:
+        embedding = "one thread, atomic adds" if atomic else "F.embedding"
+    step = (
+        MODELLED_US["linear cross-entropy"]["fused" if started("toy-linear-ce") else "logits"]
+        + MODELLED_US["AdamW"]["fused" if optimizer.defaults.get("fused") else "per parameter"]
+        + MODELLED_US["embedding backward"][embedding]
+    )
+    return step * steps
+
+
+def timing(seconds: float, optimizer: torch.optim.Optimizer, steps: int) -> str:
+    """`train time S s` (measured) and `modelled GPU time T us` (modelled_time)."""
+    modelled = modelled_time(optimizer, steps)
+    return f"train time {seconds:.6f} s\nmodelled GPU time {modelled} us"
 
 
 if __name__ == "__main__":

@@ -334,13 +334,20 @@ def test_bisect_finds_the_pair_in_fewer_runs_than_the_pair_sweep(tmp_path: Path)
     assert broken == [["K03", "K09"]]
     assert document["bisect"]["minimal"] == ["K03", "K09"]
     assert document["bisect"]["tests"][0]["knobs"] == [f"K{i:02d}" for i in range(1, 13)]
-    # 66 pairs x 2 runs, against everything on plus 21 ddmin tests (x 2 runs).
+    # 66 pairs against everything on plus 21 ddmin tests, of which 9 are a knob alone or a
+    # pair the sweep had judged: the bisection runs the 13 others (x 2 runs).
+    reused = document["bisect"]["reused"]
+    assert len(document["bisect"]["tests"]) + len(reused) == 22
+    assert [o["sweep"] for o in reused] == ["pairs"] * 2 + ["alone"] * 2 + ["pairs"] * 1 + [
+        "alone"
+    ] * 2 + ["pairs"] * 2
+    assert all(len(o["knobs"]) > 2 for o in document["bisect"]["tests"])
     assert document["runs_spent"] == {
-        "total": 2 + 24 + 132 + 44,
+        "total": 2 + 24 + 132 + 26,
         "baseline": 2,
         "alone": 24,
         "pairs": 132,
-        "bisect": 44,
+        "bisect": 26,
         "search": 0,
     }
     assert done.returncode == 1

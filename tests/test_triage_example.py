@@ -14,7 +14,9 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -148,3 +150,46 @@ def test_two_knobs_reproducible_alone_break_together() -> None:
         (list(pair), "breaks-bitwise")
     ]
     assert done.returncode == 1
+
+
+BITWISE = {
+    "TOY_EMBED_GRAD_ATOMIC": "0",
+    "TOY_EMBED_GRAD_PARALLEL": "0",
+    "TOY_FUSED_ADAMW": "0",
+    "TOY_FUSED_LINEAR_CE": "0",
+}
+
+
+def modelled_time(on: tuple[str, ...]) -> int:
+    """The modelled GPU time train.py --timing prints, with ``on`` back on over bitwise."""
+    environment = {**os.environ, **BITWISE, **dict.fromkeys(on, "1")}
+    done = subprocess.run(
+        [sys.executable, "train.py", "--steps", "2", "--timing"],
+        cwd=EXAMPLE,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = re.search(r"^modelled GPU time (\d+) us$", done.stdout, re.MULTILINE)
+    assert found is not None, done.stdout
+    return int(found.group(1))
+
+
+def test_the_demo_search_orders_the_knobs_by_a_modelled_time_the_same_every_run() -> None:
+    """`make demo`'s search orders the knobs reproducible alone by the modelled GPU time, so
+    it always turns the embedding pair back on together (wall time on the CPU is noise)."""
+    settings = [(), ("TOY_FUSED_ADAMW",), ("TOY_EMBED_GRAD_PARALLEL",)]
+    settings += [("TOY_EMBED_GRAD_ATOMIC",), ("TOY_EMBED_GRAD_PARALLEL", "TOY_EMBED_GRAD_ATOMIC")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        times = dict(zip(settings, pool.map(modelled_time, settings), strict=True))
+    baseline = times[()]
+    assert {s: round(baseline / t, 2) for s, t in times.items()} == {
+        (): 1.0,
+        ("TOY_FUSED_ADAMW",): 1.22,
+        ("TOY_EMBED_GRAD_PARALLEL",): 1.16,
+        ("TOY_EMBED_GRAD_ATOMIC",): 1.1,
+        ("TOY_EMBED_GRAD_PARALLEL", "TOY_EMBED_GRAD_ATOMIC"): 1.29,
+    }
+    makefile = (REPO / "Makefile").read_text()
+    assert "--cost 'regex:modelled GPU time ([0-9]+) us'" in makefile

@@ -31,7 +31,7 @@ import torch
 import torch.nn.functional as F
 
 from toymodel.envs import fusion_enabled
-from toymodel.workers import WORKERS, pool
+from toymodel.workers import WORKERS, pool, ran
 
 
 def _scatter(ids: torch.Tensor, grad: torch.Tensor, rows: int) -> torch.Tensor:
@@ -61,6 +61,7 @@ def _scatter(ids: torch.Tensor, grad: torch.Tensor, rows: int) -> torch.Tensor:
     for own in owns:  # in block order
         if own is not None:
             grad_weight.add_(own)
+    ran.add("embed-grad-atomic" if atomic else "embed-grad-buffers")
     return grad_weight
 
 

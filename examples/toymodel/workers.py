@@ -17,3 +17,13 @@ def pool(name: str) -> ThreadPoolExecutor:
         if name not in _pools:
             _pools[name] = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix=name)
         return _pools[name]
+
+
+def started(name: str) -> bool:
+    """Whether the pool named ``name`` was started: its fused path ran."""
+    with _lock:
+        return name in _pools
+
+
+# The paths that ran where no pool tells (train.py models their GPU time).
+ran: set[str] = set()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
@@ -33,39 +33,28 @@ from knobregistry.docsgen.follow import follow_docs
 from knobregistry.lock import LockError, locked
 from knobregistry.registry import Registry, RegistryError, load_registry
 from knobregistry.triage import (
-    CompareError,
     Host,
-    Options,
-    PlanError,
     Recorded,
     RecordError,
     Status,
     TriageResult,
-    make_plan,
-    parse_compare,
     record_triage,
     status_of,
-    triage,
 )
-from knobregistry.triage.cost import CostError, parse_cost
-from knobregistry.triage.executors import (
-    EXECUTORS,
-    SlurmError,
-    check_executor,
-    make_runner,
-)
-from knobregistry.triage.journal import Header, JournalError
+from knobregistry.triage.executors import EXECUTORS
+from knobregistry.triage.journal import Header, Journal, JournalError
 from knobregistry.triage.plan import baseline
 from knobregistry.triage.probe import Probe, find_probe, run_probe
 from knobregistry.triage.progress import ConsoleProgress
 from knobregistry.triage.report import print_table, render_json
+from knobregistry.triage.request import SweepRequest
 from knobregistry.triage.signals import exit_status, interruptible
-from knobregistry.triage.slots import SlotError, make_slots
 from knobregistry.triage.trace_evidence import (
     TraceEvidence,
     TraceEvidenceError,
     load_trace_evidence,
 )
+from knobregistry.triage.use_case import Execution, Refused, run_triage
 
 
 class TriageExit(IntEnum):
@@ -107,15 +96,15 @@ _EXIT = {
     "--runs",
     "-n",
     type=click.IntRange(min=2),
-    default=2,
+    default=SweepRequest.default("runs"),
     show_default=True,
     help="Runs per setting; all must match.",
 )
 @click.option(
     "--compare",
     "-c",
-    "compare_text",
-    default="stdout",
+    "compare",
+    default=SweepRequest.default("compare"),
     show_default=True,
     metavar="MODE",
     help="stdout, regex:PATTERN (only the stdout lines it matches; rank by rank when they carry "
@@ -172,7 +161,7 @@ _EXIT = {
 )
 @click.option(
     "--cost",
-    "cost_text",
+    "cost",
     metavar="METRIC",
     help="Also measure what each knob costs when off: wall (each run's wall time) or "
     "regex:PATTERN (the number its one capture group finds in stdout, e.g. "
@@ -196,6 +185,12 @@ _EXIT = {
     show_default=True,
     metavar="NAME",
     help="With --search and --record: the profile to write the verified combination as.",
+)
+@click.option(
+    "--allow-known-breaking",
+    is_flag=True,
+    help="Without --profile: triage even though the baseline keeps on a knob the registry "
+    "records as breaks-bitwise (every setting then runs with it on).",
 )
 @click.option("--record", is_flag=True, help="Write the verdicts and evidence into the registry.")
 @click.option(
@@ -225,32 +220,8 @@ _EXIT = {
     help="table: for people; json: one document for machines.",
 )
 @triage_journal.folder_options
-def triage_command(
-    command: tuple[str, ...],
-    registry_path: Path | None,
-    profile: str | None,
-    knobs: tuple[str, ...],
-    runs: int,
-    compare_text: str,
-    jobs: int,
-    devices_per_run: int | None,
-    executor: str,
-    slurm_args: tuple[str, ...],
-    timeout: float | None,
-    pairs: bool,
-    bisect: bool,
-    cost_text: str | None,
-    cost_higher_is_better: bool,
-    search: str | None,
-    search_profile: str,
-    record: bool,
-    trace_file: Path | None,
-    probe_text: str | None,
-    fmt: str,
-    folder: Path | None,
-    resume_dir: Path | None,
-    yes: bool,
-) -> None:
+@click.pass_context
+def triage_command(ctx: click.Context, /, **_: object) -> None:
     """Run COMMAND under knob settings and find which knobs break bitwise reproducibility.
 
     \b
@@ -277,101 +248,81 @@ def triage_command(
     Exit status: 0 reproducible; 1 a knob breaks reproducibility; 2 bad usage;
     3 the baseline is not reproducible; 4 a run failed or timed out.
     """
-    resumed = triage_journal.open_journal(resume_dir) if resume_dir is not None else None
-    if resumed is not None:
-        if folder is not None:
-            usage_error("triage", "--dir starts a sweep and --resume continues one; give one.")
-        command = command or resumed.header.command
-        given = triage_journal.journaled_parameters(resumed)
-        compare_text = given.get("compare_text", compare_text)
-        knobs = given.get("knobs", knobs)
-        profile = given.get("profile", profile)
-        runs = given.get("runs", runs)
-        pairs = given.get("pairs", pairs)
-        bisect = given.get("bisect", bisect)
-        cost_text = given.get("cost_text", cost_text)
-        cost_higher_is_better = given.get("cost_higher_is_better", cost_higher_is_better)
-        search = given.get("search", search)
-    if not command:
+    params = ctx.params
+    request = SweepRequest.from_values(params)
+    if not request.command:
         raise click.UsageError("Missing argument 'COMMAND...'.")
+    resumed: Journal | None = params["resume"]
+    if resumed is not None and params["folder"] is not None:
+        usage_error("triage", "--dir starts a sweep and --resume continues one; give one.")
     try:
-        registry = open_registry(registry_path)
+        registry = open_registry(params["registry_path"])
     except RegistryError as error:
         fail_on_registry(error)
-    if search is not None and profile is None and not knobs:
-        profile = "bitwise"  # the search re-enables what the bitwise profile turns off
-    try:
-        mode = parse_compare(compare_text)
-        plan = make_plan(registry, profile, knobs)
-        if cost_text is None and cost_higher_is_better:
-            raise CostError("--cost-higher-is-better goes with --cost regex:PATTERN.")
-        if cost_text is None and search is not None:
-            cost_text = "wall"  # the search orders the knobs by what they save
-        cost = parse_cost(cost_text, cost_higher_is_better) if cost_text is not None else None
-        check_executor(executor, slurm_args, devices_per_run)
-        slots = make_slots(jobs, devices_per_run, os.environ)
-    except (CompareError, PlanError, CostError, SlurmError, SlotError) as exc:
-        usage_error("triage", str(exc))
-    trace: TraceEvidence | None = None
-    if trace_file is not None:
-        if not record:
-            usage_error(
-                "triage", "--trace cites a trace in the records --record writes; add --record."
-            )
-        try:
-            trace = load_trace_evidence(trace_file, registry.root)
-        except TraceEvidenceError as exc:
-            usage_error("triage", str(exc))
+    trace = _trace(params["trace_file"], params["record"], registry)
+    execution = Execution(**{f.name: params[f.name] for f in fields(Execution)})
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-    options = Options(
-        runs=runs,
-        jobs=jobs,
-        pairs=pairs,
-        bisect=bisect,
-        cost=cost,
-        search=search is not None,
-        slots=slots,
-    )
-    header = Header(
-        command=command,
-        origin=str(Path.cwd()),
-        compare=str(mode),
-        knobs=plan.names,
-        profile=profile,
-        runs=runs,
-        pairs=pairs,
-        bisect=bisect,
-        cost=str(cost) if cost is not None else None,
-        cost_higher_is_better=cost_higher_is_better,
-        search=search,
-        registry=shown(registry.path, Path.cwd()),
-        registry_sha256=triage_journal.registry_sha256(registry.path),
-    )
+    started: list[triage_journal.Folder] = []
+
+    def start(header: Header) -> Journal:
+        started.append(triage_journal.start(header, params["folder"], resumed, params["yes"]))
+        return started[0].journal
+
     with interruptible():
-        sweep = triage_journal.start(header, folder, resumed, resume_dir, yes)
-        runner = make_runner(
-            executor, command, Path.cwd(), sweep.journal.runs_folder, timeout, slurm_args
-        )
         try:
             with ConsoleProgress(stderr) as progress:
-                result = triage(plan, runner, mode, options, os.environ, progress, sweep.journal)
+                triaged = run_triage(
+                    request,
+                    registry,
+                    execution,
+                    registry_shown=shown(registry.path, Path.cwd()),
+                    start=start,
+                    progress=progress,
+                    environment=os.environ,
+                    origin=Path.cwd(),
+                )
+        except Refused as exc:
+            usage_error("triage", str(exc))
         except KeyboardInterrupt as exc:
-            triage_journal.interrupted(sweep)
+            if not started:
+                raise
+            triage_journal.interrupted(started[0])
             click.echo("knobs triage: interrupted; every run was stopped.", err=True)
             sys.exit(exit_status(exc))
         except JournalError as exc:  # another sweep's verdict, or no write; every run stopped
             usage_error("triage", str(exc))
+        (sweep,) = started
         triage_journal.finish(sweep)
         evidence = _Evidence(
-            probe=find_probe(command, Path.cwd(), probe_text),
+            probe=find_probe(request.command, Path.cwd(), params["probe_text"]),
             folder=sweep.journal.runs_folder / "probe",  # in triage's own folder, removed with it
-            environment=plan.environment(baseline(), os.environ),
-            timeout=timeout,
+            environment=triaged.resolved.plan.environment(baseline(), os.environ),
+            timeout=execution.timeout,
         )
         try:
-            _finish(registry, result, record, fmt, trace, evidence, search_profile)
+            _finish(
+                registry,
+                triaged.result,
+                params["record"],
+                params["fmt"],
+                trace,
+                evidence,
+                params["search_profile"],
+            )
         finally:
             triage_journal.clean(sweep)
+
+
+def _trace(path: Path | None, record: bool, registry: Registry) -> TraceEvidence | None:
+    """The trace --trace cites, read; exits 2 without --record or on a trace it cannot use."""
+    if path is None:
+        return None
+    if not record:
+        usage_error("triage", "--trace cites a trace in the records --record writes; add --record.")
+    try:
+        return load_trace_evidence(path, registry.root)
+    except TraceEvidenceError as exc:
+        usage_error("triage", str(exc))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import tempfile
 from collections.abc import Callable
@@ -36,9 +35,11 @@ def folder_options(function: F) -> F:
     )(function)
     function = click.option(
         "--resume",
-        "resume_dir",
+        "resume",
         type=click.Path(path_type=Path, file_okay=False),
         metavar="DIR",
+        is_eager=True,  # read first: its journal gives the other parameters' defaults
+        callback=_resume,
         help="Continue the interrupted sweep journaled in DIR: finished runs are not run "
         "again. COMMAND and the options that define the sweep may be left out (the journal's "
         "are used); given, they must match it.",
@@ -54,40 +55,15 @@ def folder_options(function: F) -> F:
     return function
 
 
-# The parameters that define a sweep, taken from the journal on --resume when not given.
-SWEEP_PARAMETERS = (
-    "compare_text",
-    "knobs",
-    "profile",
-    "runs",
-    "pairs",
-    "bisect",
-    "cost_text",
-    "cost_higher_is_better",
-    "search",
-)
-
-
-def journaled_parameters(journal: Journal) -> dict[str, Any]:
-    """The journal's values of the sweep's parameters that were not given on the command line."""
-    header = journal.header
-    values: dict[str, Any] = {
-        "compare_text": header.compare,
-        "knobs": header.knobs,
-        "profile": header.profile,
-        "runs": header.runs,
-        "pairs": header.pairs,
-        "bisect": header.bisect,
-        "cost_text": header.cost,
-        "cost_higher_is_better": header.cost_higher_is_better,
-        "search": header.search,
-    }
-    context = click.get_current_context()
-    return {
-        name: value
-        for name, value in values.items()
-        if context.get_parameter_source(name) in (ParameterSource.DEFAULT, None)
-    }
+def _resume(context: click.Context, _: click.Parameter, folder: Path | None) -> Journal | None:
+    """The journal --resume names; its sweep's parameters become the defaults of the
+    command line's (click's default_map), so what is typed still wins and a resumed sweep
+    is made as a new one is."""
+    if folder is None:
+        return None
+    journal = open_journal(folder)
+    context.default_map = {**(context.default_map or {}), **journal.header.values()}
+    return journal
 
 
 def open_journal(resume: Path) -> Journal:
@@ -96,11 +72,6 @@ def open_journal(resume: Path) -> Journal:
         return Journal.open(resume)
     except JournalError as exc:
         usage_error("triage", f"cannot resume: {exc}")
-
-
-def registry_sha256(path: Path) -> str:
-    """The SHA-256 of the registry's bytes (a sweep resumes only on the same registry)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +83,11 @@ class Folder:
     resumed: bool
 
 
-def start(
-    header: Header, folder: Path | None, resumed: Journal | None, resume: Path | None, yes: bool
-) -> Folder:
+def start(header: Header, folder: Path | None, resumed: Journal | None, yes: bool) -> Folder:
     """Check a resumed journal against ``header`` and its seal, then stop what its runs left
     running; or start a new journal. Say where it is."""
-    if resumed is not None and resume is not None:
+    if resumed is not None:
+        resume = resumed.folder
         found = differences(resumed.header, header)
         if found:
             usage_error(

@@ -5,6 +5,10 @@ Runs of independent settings go to a pool of ``jobs`` workers; each setting is
 judged as soon as its last run ends, and its run folders are then removed. A
 journal (see journal.py) is told of every run and verdict as it comes, and
 gives back those of an interrupted sweep, which are then not run again.
+
+A setting is judged once per sweep: the bisection and the search take the verdict
+of any setting an earlier part of the sweep judged (the same knobs on, so the same
+environment) instead of running it again.
 """
 
 from __future__ import annotations
@@ -145,6 +149,7 @@ class _Session:
         self.plan, self.runner, self.mode, self.options = plan, runner, mode, options
         self.environment, self.progress = environment, progress
         self.numbers = count(1)
+        self.known: dict[frozenset[tuple[str, str | None]], Outcome] = {}  # by environment
         self.pool: ThreadPoolExecutor | None = None
         self.journal: Journal = NoJournal()
         self.slots = SlotPool(options.slots) if options.slots is not None else None
@@ -158,7 +163,7 @@ class _Session:
         clean = tuple(o.setting.knobs[0] for o in alone if o.verdict is Verdict.REPRODUCIBLE)
         pairs = self.sweep(Sweep.PAIRS, plans.pairs(clean)) if self.options.pairs else None
         bisection = self.bisect(clean) if self.options.bisect else None
-        search = self.search(baseline, [*alone, *(pairs or ())]) if self.options.search else None
+        search = self.search(baseline, alone) if self.options.search else None
         return self.result(baseline, alone, pairs, bisection, search)
 
     def result(
@@ -193,26 +198,38 @@ class _Session:
         if len(knobs) < 2:
             return Bisection(knobs, ())
         tests: list[Outcome] = []
+        reused: list[Outcome] = []
 
         def fails(subset: tuple[str, ...]) -> bool:
-            (outcome,) = self.evaluate([Setting(Sweep.BISECT, subset)])
-            tests.append(outcome)
+            outcome, ran = self.judge(Sweep.BISECT, subset)
+            (tests if ran else reused).append(outcome)
             return outcome.verdict is Verdict.BREAKS_BITWISE
 
         if not fails(knobs):
-            return Bisection(knobs, tuple(tests))
+            return Bisection(knobs, tuple(tests), reused=tuple(reused))
         minimal = plans.ddmin(knobs, fails)
-        return Bisection(knobs, tuple(tests), minimal)
+        return Bisection(knobs, tuple(tests), minimal, reused=tuple(reused))
 
-    def search(self, baseline: Outcome, judged: Sequence[Outcome]) -> Search:
+    def judge(self, sweep: Sweep, knobs: tuple[str, ...]) -> tuple[Outcome, bool]:
+        """The verdict on ``knobs`` on, and whether it was run now: a setting of the same
+        environment judged earlier in the sweep is not run again."""
+        known = self.known.get(self.key(Setting(sweep, knobs)))
+        if known is not None:
+            return known, False
+        (outcome,) = self.evaluate([Setting(sweep, knobs)])
+        return outcome, True
+
+    def key(self, setting: Setting) -> frozenset[tuple[str, str | None]]:
+        """What ``setting`` sets over the caller's environment: settings alike in it are one."""
+        return frozenset(self.plan.overrides(setting).items())
+
+    def search(self, baseline: Outcome, alone: Sequence[Outcome]) -> Search:
         """Turn the candidates reproducible alone back on one by one, the largest
         measured benefit first, keeping each whose growing combination still runs
         reproducibly as a whole; when one breaks it, name the knobs that break together
-        by delta debugging. A knob measurably slower on than off stays off. ``judged``
-        (alone and pair outcomes) is never run again."""
+        by delta debugging. A knob measurably slower on than off stays off. ``alone``'s
+        costs order the knobs; no setting the sweep judged is run again."""
         self.progress.phase(Sweep.SEARCH, 0, None)
-        known = {frozenset(o.setting.knobs): o for o in (baseline, *judged)}
-        alone = [o for o in judged if o.setting.sweep is Sweep.ALONE]
         costs = {
             o.setting.knobs[0]: self.cost(o, baseline)
             for o in alone
@@ -232,11 +249,10 @@ class _Session:
         tests: list[Outcome] = []
 
         def test(knobs: tuple[str, ...]) -> Outcome:
-            key = frozenset(knobs)
-            if key not in known:
-                (known[key],) = self.evaluate([Setting(Sweep.SEARCH, knobs)])
-                tests.append(known[key])
-            return known[key]
+            outcome, ran = self.judge(Sweep.SEARCH, knobs)
+            if ran:
+                tests.append(outcome)
+            return outcome
 
         def breaks(knobs: tuple[str, ...]) -> bool:
             return test(knobs).verdict is Verdict.BREAKS_BITWISE
@@ -305,6 +321,7 @@ class _Session:
             journaled = self.journal.judged(number, setting)
             if journaled is not None:
                 outcomes[position] = journaled
+                self.known[self.key(setting)] = journaled
                 self.progress.outcome(journaled)
                 continue
             env = self.plan.environment(setting, self.environment)
@@ -334,6 +351,7 @@ class _Session:
             setting=setting, verdict=verdict, runs=len(done), detail=detail or None, samples=samples
         )
         self.journal.outcome(number, outcome)
+        self.known[self.key(setting)] = outcome
         self.runner.remove(done[0].folder.parent)  # the setting's folder, in triage's own
         self.progress.outcome(outcome)
         return outcome

@@ -26,6 +26,7 @@ from knobregistry.printable import printable
 from knobregistry.schema_words import TYPE_NAMES, either, fitting_branch
 from knobregistry.triage.compare import CompareError, parse_compare
 from knobregistry.triage.cost import CostError, parse_cost
+from knobregistry.triage.request import header_schema
 
 KINDS = ("started", "run", "outcome")  # the lines after the header, by their one key
 _TYPE_NAMES = {**TYPE_NAMES, "number": "a finite number"}
@@ -33,9 +34,15 @@ _TYPE_NAMES = {**TYPE_NAMES, "number": "a finite number"}
 
 @functools.cache
 def load_schema() -> dict[str, Any]:
-    """The journal's JSON Schema, as shipped in the package."""
+    """The journal's JSON Schema, as shipped in the package, with the header's sweep
+    parameters from their declaration (request.py)."""
     text = resources.files("knobregistry.triage").joinpath("journal.schema.json").read_text()
     schema: dict[str, Any] = json.loads(text)
+    header = schema["$defs"]["header"]
+    properties, required = header_schema()
+    journal, format_, *rest = header["required"]
+    header["required"] = [journal, format_, *required, *rest]
+    header["properties"] = {**header["properties"], **properties}
     return schema
 
 

@@ -113,31 +113,38 @@ class CostMetric:
 class Bisection:
     """A delta-debugging search over the knobs that were reproducible alone.
 
-    ``tests`` are the settings run, in order; the first turns every knob in ``knobs``
-    on (none run when fewer than two knobs were reproducible alone). ``minimal`` is a
-    minimal set of knobs that together break reproducibility: empty when everything
-    on was reproducible, or the first test failed to run.
+    ``tests`` are the settings it ran, in order; ``reused`` those it needed that an
+    earlier sweep had judged (a knob alone, a pair), taken as they were. The first
+    setting it needs turns every knob in ``knobs`` on (none when fewer than two knobs
+    were reproducible alone). ``minimal`` is a minimal set of knobs that together break
+    reproducibility: empty when everything on was reproducible, or that failed to run.
     """
 
     knobs: tuple[str, ...]
     tests: tuple[Outcome, ...]
     minimal: tuple[str, ...] = ()
+    reused: tuple[Outcome, ...] = ()
 
     @property
     def runs(self) -> int:
+        """Runs of the command the bisection spent (reused settings cost none)."""
         return sum(test.runs for test in self.tests)
 
     @property
     def start(self) -> Outcome | None:
-        return self.tests[0] if self.tests else None
+        """The setting of every knob on together."""
+        return self._of(self.knobs)
 
     @property
     def culprit(self) -> Outcome | None:
-        """The test of the minimal set, when one was found."""
-        for test in self.tests:
-            if self.minimal and test.setting.knobs == self.minimal:
-                return test
-        return None
+        """The setting of the minimal set, when one was found."""
+        return self._of(self.minimal) if self.minimal else None
+
+    def _of(self, knobs: tuple[str, ...]) -> Outcome | None:
+        wanted = frozenset(knobs)
+        return next(
+            (o for o in (*self.tests, *self.reused) if frozenset(o.setting.knobs) == wanted), None
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from knobregistry.registry import Triage, Verdict
+from knobregistry.registry import Sweep, Triage, Verdict
 from knobregistry.triage import checksums
 from knobregistry.triage.cost import knob_costs
 from knobregistry.triage.host import Host
@@ -47,13 +47,13 @@ def knob_updates(
         for name in result.candidates:
             build.pairs(name, [o for o in result.pairs if name in o.setting.knobs])
     bisection = result.bisection
-    if bisection is not None and bisection.start is not None:
+    if bisection is not None:  # what it took from the pair sweep, that sweep recorded
         start = bisection.start
-        if start.verdict is Verdict.REPRODUCIBLE:
+        if start is not None and start.verdict is Verdict.REPRODUCIBLE and _ran(start):
             for name in bisection.knobs:
                 build.add(name, start, tuple(k for k in bisection.knobs if k != name))
         culprit = bisection.culprit
-        if culprit is not None:
+        if culprit is not None and _ran(culprit):
             for name in bisection.minimal:
                 build.add(name, culprit, tuple(k for k in bisection.minimal if k != name))
     if result.search is not None:
@@ -69,6 +69,11 @@ def knob_updates(
         for name in result.candidates
         if build.records[name] or name in measured
     ]
+
+
+def _ran(outcome: Outcome) -> bool:
+    """Whether the bisection ran ``outcome`` itself (else an earlier sweep judged it)."""
+    return outcome.setting.sweep is Sweep.BISECT
 
 
 def _search_records(build: _Builder, result: TriageResult, search: Search) -> None:

@@ -217,15 +217,26 @@ def _bisection_lines(result: TriageResult) -> list[str]:
     count = len(bisection.knobs)
     every = f"all {count} knobs that were reproducible alone"
     if start.verdict is Verdict.REPRODUCIBLE:
-        return [f"Bisect: {every}, on together, are reproducible (1 test, {start.runs} runs)."]
+        spent = (
+            f"1 test, {start.runs} runs"
+            if bisection.tests
+            else f"as the {start.setting.sweep.value} sweep judged them"
+        )
+        return [f"Bisect: {every}, on together, are reproducible ({spent})."]
     if start.verdict is Verdict.ERROR:
         return [f"Bisect: {every}, on together, could not be judged (a run failed)."]
     pairs = count * (count - 1) // 2
+    reused = (
+        f" and took {counted(len(bisection.reused), 'setting')} the sweep had judged"
+        if bisection.reused
+        else ""
+    )
     return [
         f"Bisect: {every}, on together, break reproducibility; a minimal set responsible: "
         f"{' + '.join(bisection.minimal)}.",
-        f"Bisect spent {len(bisection.tests)} tests ({bisection.runs} runs); sweeping every pair "
-        f"of the {count} knobs takes {pairs} tests ({pairs * result.runs} runs).",
+        f"Bisect spent {counted(len(bisection.tests), 'test')} ({bisection.runs} runs){reused}; "
+        f"sweeping every pair of the {count} knobs takes {pairs} tests "
+        f"({pairs * result.runs} runs).",
     ]
 
 
@@ -274,6 +285,7 @@ def render_json(result: TriageResult, host: Host | None, recorded: Recorded | No
             "knobs": list(bisection.knobs),
             "minimal": list(bisection.minimal),
             "tests": [_outcome(o) for o in bisection.tests],
+            "reused": [_outcome(o) for o in bisection.reused],
             "runs": bisection.runs,
         },
         "runs_spent": {
