@@ -1,4 +1,5 @@
-"""Running a command with its standard error on a pseudo-terminal, as a user sees it."""
+"""Running a command with its standard error (or output) on a pseudo-terminal, as a user
+sees it."""
 
 from __future__ import annotations
 
@@ -8,12 +9,18 @@ import subprocess
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 
-def on_a_terminal(command: list[str], cwd: Path, env: Mapping[str, str]) -> tuple[int, str, str]:
-    """Run ``command`` with standard error on a pseudo-terminal: its exit status, standard
-    output and what the terminal was shown. The terminal is read while the command runs: a
-    full terminal would block its writes."""
+def on_a_terminal(
+    command: list[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    terminal: Literal["stdout", "stderr"] = "stderr",
+) -> tuple[int, str, str]:
+    """Run ``command`` with ``terminal`` (standard error, or output) on a pseudo-terminal: its
+    exit status, the other stream and what the terminal was shown. The terminal is read
+    while the command runs: a full terminal would block its writes."""
     main, secondary = pty.openpty()
     chunks: list[bytes] = []
     reader = threading.Thread(target=_drain, args=(main, chunks))
@@ -23,8 +30,8 @@ def on_a_terminal(command: list[str], cwd: Path, env: Mapping[str, str]) -> tupl
             command,
             cwd=cwd,
             env=dict(env),
-            stdout=subprocess.PIPE,
-            stderr=secondary,
+            stdout=secondary if terminal == "stdout" else subprocess.PIPE,
+            stderr=secondary if terminal == "stderr" else subprocess.PIPE,
             text=True,
             check=False,
         )
@@ -32,7 +39,8 @@ def on_a_terminal(command: list[str], cwd: Path, env: Mapping[str, str]) -> tupl
         os.close(secondary)
         reader.join()
         os.close(main)
-    return done.returncode, done.stdout, b"".join(chunks).decode("utf-8", "replace")
+    other = done.stderr if terminal == "stdout" else done.stdout
+    return done.returncode, other, b"".join(chunks).decode("utf-8", "replace")
 
 
 def _drain(fd: int, chunks: list[bytes]) -> None:

@@ -5,15 +5,14 @@ not fit goes under it), headers wrap; names with control characters are escaped.
 from __future__ import annotations
 
 import os
-import pty
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import write_tree
+from tests.terminal import on_a_terminal
 
 TREE = {
     "torch_like/_inductor/config_with_a_long_module_name.py": """
@@ -32,31 +31,14 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 def _on_a_terminal(root: Path, columns: int, *args: str) -> str:
     """`knobs scan torch_like` (or ``args``) with stdout on a pseudo-terminal COLUMNS wide."""
-    main, secondary = pty.openpty()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "knobregistry", *(args or ("scan", "torch_like"))],
-            cwd=root,
-            env={**os.environ, "COLUMNS": str(columns), "TERM": "xterm", "NO_COLOR": "1"},
-            stdout=secondary,
-            stderr=subprocess.PIPE,
-            check=False,
-        )
-        os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # EIO: the other end is closed
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(main)
-    assert done.stderr == b""
-    text = b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
-    return text
+    _, stderr, shown = on_a_terminal(
+        [sys.executable, "-m", "knobregistry", *(args or ("scan", "torch_like"))],
+        root,
+        {**os.environ, "COLUMNS": str(columns), "TERM": "xterm", "NO_COLOR": "1"},
+        terminal="stdout",
+    )
+    assert stderr == ""
+    return shown.replace("\r\n", "\n")
 
 
 NAMES = (
