@@ -162,7 +162,8 @@ def _differences(expected: Expected, site: Site) -> list[str]:
     if polarity != expected.polarity:
         differences.append(f"polarity expected {expected.polarity!r}, found {polarity!r}")
     if expected.language is not None and site.language != expected.language:
-        differences.append(f"language expected {expected.language!r}, found {site.language.value!r}")
+        language = site.language.value
+        differences.append(f"language expected {expected.language!r}, found {language!r}")
     return differences
 
 
