@@ -17,6 +17,17 @@ import pytest
 from tests.slurm_cluster import Cluster, ClusterUnavailable, start
 
 REPO = Path(__file__).resolve().parent.parent
+# A git that commits the same way on any machine: fixed author, dates, no user config.
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Knobs Test",
+    "GIT_AUTHOR_EMAIL": "knobs@example.com",
+    "GIT_COMMITTER_NAME": "Knobs Test",
+    "GIT_COMMITTER_EMAIL": "knobs@example.com",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+0000",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+0000",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:

@@ -10,19 +10,8 @@ from pathlib import Path
 import pytest
 
 from knobregistry.diff import KnobDiff, KnobState, compare, render_diff_text
-from tests.conftest import run_knobs
+from tests.conftest import GIT_ENV, run_knobs
 from tests.sample_project import append, edit, project
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Knobs Test",
-    "GIT_AUTHOR_EMAIL": "knobs@example.com",
-    "GIT_COMMITTER_NAME": "Knobs Test",
-    "GIT_COMMITTER_EMAIL": "knobs@example.com",
-    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+0000",
-    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+0000",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 ROPE = 'ROPE = env_flag("PRIMUS_ROPE_TRITON")\n'
 

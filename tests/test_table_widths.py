@@ -17,7 +17,7 @@ import pytest
 
 from knobregistry.columns import Column, Wrap, layout, prose, wrap_text
 from knobregistry.width import PIPED, output_width
-from tests.conftest import REPO, run_knobs, write_tree
+from tests.conftest import GIT_ENV, REPO, run_knobs, write_tree
 
 GOLDEN = Path(__file__).parent / "data" / "widths"
 WIDTHS = (80, 120)
@@ -66,16 +66,6 @@ import os
 os.environ.get("{LONG}", "1")
 os.environ.get("TORCHINDUCTOR_MAX_AUTOTUNE", "off")
 """
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Knobs Test",
-    "GIT_AUTHOR_EMAIL": "knobs@example.com",
-    "GIT_COMMITTER_NAME": "Knobs Test",
-    "GIT_COMMITTER_EMAIL": "knobs@example.com",
-    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+0000",
-    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+0000",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 def _git(root: Path, *args: str) -> None:
