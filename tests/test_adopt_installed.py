@@ -5,12 +5,10 @@ running the benchmark itself, as it takes minutes)."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import REPO
+from tests.processes import benchmark_lines
 
 LINE = re.compile(
     r"megatron\.core: (\d+) knobs registered \((\d+) with sites that disagree, (\d+) "
@@ -21,15 +19,7 @@ LINE = re.compile(
 
 @pytest.mark.slow
 def test_init_then_check_passes_on_the_installed_megatron_core() -> None:
-    done = subprocess.run(
-        [sys.executable, "benchmarks/adopt_bench.py", "megatron.core"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    first, summary = done.stdout.splitlines()
+    first, summary = benchmark_lines("adopt_bench.py", "megatron.core")
     found = LINE.fullmatch(first)
     assert found is not None, first
     knobs, sites = int(found[1]), int(found[2])

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import REPO, write_tree
+from tests.conftest import write_tree
+from tests.processes import benchmark_lines
 
 LABELS = [
     "(a) grep -rlE",
@@ -20,15 +19,7 @@ LABELS = [
 
 
 def test_the_scan_benchmark_measures_every_run_and_finds_every_reference_read() -> None:
-    done = subprocess.run(
-        [sys.executable, "benchmarks/scan_bench.py", "examples"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = done.stdout.splitlines()
+    lines = benchmark_lines("scan_bench.py", "examples")
     assert len(lines) == 10
     assert re.fullmatch(r"tree: examples x1: \d+ Python files, [\d.]+ MB", lines[0])
     assert lines[1].split() == ["wall", "cpu", "peak"]
@@ -53,15 +44,7 @@ def test_the_layers_benchmark_reports_each_layer(tmp_path: Path) -> None:
             "conf.yaml": "a: ${X_YAML:1}\n",
         },
     )
-    done = subprocess.run(
-        [sys.executable, "benchmarks/layers_bench.py", str(tmp_path), "--repeat", "1"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = done.stdout.splitlines()
+    lines = benchmark_lines("layers_bench.py", tmp_path, "--repeat", "1")
     assert lines[0] == f"{tmp_path}:"
     assert re.fullmatch(
         r"  python only: cold [\d.]+ s, warm [\d.]+ s; 1 files; python: 1 names / 1 sites",
@@ -79,15 +62,8 @@ def test_the_huge_file_benchmark_finds_every_read_at_its_line_and_column() -> No
     # 3,000 reads: enough to be analysed in groups (scanner.source.split.MANY_READS), and
     # each read checked for its line, column (moved by names of growing length), default
     # and verdict, by the benchmark itself (exit 1 on any that is wrong).
-    done = subprocess.run(
-        [sys.executable, "benchmarks/huge_file_bench.py", "--reads", "3000"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    rows = [line for line in done.stdout.splitlines() if " reads " in line and "{" in line]
+    lines = benchmark_lines("huge_file_bench.py", "--reads", "3000")
+    rows = [line for line in lines if " reads " in line and "{" in line]
     assert [row.split("  ")[0] for row in rows] == [
         "module.py, whole file (baseline)",
         "functions.py, whole file (baseline)",
@@ -101,15 +77,7 @@ def test_the_huge_file_benchmark_finds_every_read_at_its_line_and_column() -> No
 def test_the_hostile_launchers_benchmark_measures_each_form_and_finds_what_it_should() -> None:
     # Each form at 2 and 8 KB; the benchmark itself checks what each scan found (exit 1 on
     # any that is wrong): the reads it can find, or the nesting error.
-    done = subprocess.run(
-        [sys.executable, "benchmarks/hostile_launchers.py", "--sizes", "2,8"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = done.stdout.splitlines()
+    lines = benchmark_lines("hostile_launchers.py", "--sizes", "2,8")
     forms = [
         "plain launcher (baseline)",
         '5a YAML value of unclosed "${A:',
@@ -136,22 +104,14 @@ def test_the_hostile_launchers_benchmark_measures_each_form_and_finds_what_it_sh
         assert re.fullmatch(
             "  " + re.escape(f"{form:34}") + r"    8/2    KB +[\d.]+   baseline x[\d.]+", line
         ), line
-    assert re.search(r"5b nested .* 8 KB .* 0 reads, 0 writes, 1 errors\n", done.stdout)
+    assert re.search(r"5b nested .* 8 KB .* 0 reads, 0 writes, 1 errors\n", "\n".join(lines))
 
 
 def test_the_checksums_benchmark_prints_each_way_and_its_ratio() -> None:
-    done = subprocess.run(
-        [
-            *(sys.executable, "benchmarks/checksums_overhead.py", "--layers", "1", "--dim"),
-            *("8", "--seq", "4", "--steps", "2", "--repeat", "1"),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
+    lines = benchmark_lines(
+        "checksums_overhead.py",
+        *("--layers", "1", "--dim", "8", "--seq", "4", "--steps", "2", "--repeat", "1"),
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = done.stdout.splitlines()
     assert len(lines) == 5
     assert lines[0].startswith("model: 1 blocks, dim 8, 6 modules, 0.00 M parameters; batch 8x4")
     assert re.fullmatch(r"\(a\) unhooked +[\d.]+ s/step", lines[1])

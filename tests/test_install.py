@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.processes import run_command
 
 SOURCES = ("pyproject.toml", "README.md", "knobregistry", "scanner")
 
@@ -21,14 +22,7 @@ SOURCES = ("pyproject.toml", "README.md", "knobregistry", "scanner")
 def _run(*command: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
     environment.pop("PYTHONPATH", None)
-    return subprocess.run(
-        [str(c) for c in command],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_command(*command, cwd=cwd, env=environment)
 
 
 def _built_wheel(tmp_path: Path) -> Path:

@@ -18,6 +18,7 @@ import pytest
 from knobregistry.columns import Column, Wrap, layout, prose, wrap_text
 from knobregistry.width import PIPED, output_width
 from tests.conftest import GIT_ENV, REPO, run_knobs, write_tree
+from tests.processes import run_python
 
 GOLDEN = Path(__file__).parent / "data" / "widths"
 WIDTHS = (80, 120)
@@ -184,14 +185,7 @@ def test_piped_output_takes_columns_or_100(
 def test_a_cli_without_columns_is_100_wide_when_piped(tmp_path: Path) -> None:
     env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb"}
     env.pop("COLUMNS", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "knobregistry", "rule"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_python("-m", "knobregistry", "rule", cwd=tmp_path, env=env)
     at_100 = run_knobs("rule", cwd=tmp_path, env={"COLUMNS": "100"}).stdout
     assert (done.returncode, done.stdout) == (0, at_100)
     assert max(len(line) for line in done.stdout.splitlines()) <= 100

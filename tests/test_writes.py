@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from knobregistry.atomic import write_atomic
-from tests.conftest import REPO, as_nobody, run_knobs, write_tree
+from tests.conftest import as_nobody, run_knobs, write_tree
+from tests.processes import run_command, run_python
 
 REGISTRY = """\
 version: 1
@@ -65,14 +66,7 @@ def unprivileged(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     if prefix is None:
         pytest.skip("running as root, and no unprivileged user can run this checkout")
     environment = {**os.environ, "NO_COLOR": "1", "KNOBS_CACHE_DIR": str(cwd / ".cache")}
-    return subprocess.run(
-        [*prefix, *KNOBS, *args],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_command(*prefix, *KNOBS, *args, cwd=cwd, env=environment)
 
 
 def read_only_folder(project: Path) -> Path:
@@ -296,13 +290,7 @@ def test_an_observed_signal_leaves_no_temporary_file(tmp_path: Path, name: str) 
     target.write_text("old\n")
     script = tmp_path / "interrupt.py"
     script.write_text(INTERRUPTED_WRITE)
-    result = subprocess.run(
-        [sys.executable, str(script), str(target), name],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_python(script, target, name)
     assert result.returncode == -getattr(signal, name), result.stderr
     assert result.stdout == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["env.sh", "interrupt.py"]
@@ -316,13 +304,7 @@ def test_a_write_killed_with_sigkill_is_cleaned_up_by_the_next(tmp_path: Path) -
     target.write_text("old\n")
     script = tmp_path / "interrupt.py"
     script.write_text(INTERRUPTED_WRITE)
-    result = subprocess.run(
-        [sys.executable, str(script), str(target), "SIGKILL"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_python(script, target, "SIGKILL")
     assert result.returncode == -signal.SIGKILL
     (stray,) = (p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp"))
     assert re.fullmatch(r"\.env\.sh\.\d+\.\w+\.tmp", stray)
