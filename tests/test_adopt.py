@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable, Mapping
 from pathlib import Path
+
+import pytest
 
 from knobregistry.registry import holds_name, load_registry
 from knobregistry.registry.model import VARIABLE_NAME
-from tests.conftest import REPO, run_knobs
+from tests.conftest import REPO, run_knobs, write_tree
+from tests.sample_project import edit
 
 SAMPLE = REPO / "tests" / "data" / "adopt" / "vendored"
 
@@ -80,6 +84,14 @@ def adopted(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def initialised(root: Path, scope: str, files: Mapping[str, str]) -> str:
+    """The registry `knobs init SCOPE` writes for ``files``, written under ``root``."""
+    write_tree(root, files)
+    init = run_knobs("init", scope, cwd=root)
+    assert (init.returncode, init.stderr) == (0, "")
+    return (root / "registry.yaml").read_text(encoding="utf-8")
+
+
 def test_init_then_check_passes_on_code_you_do_not_own(tmp_path: Path) -> None:
     root = adopted(tmp_path)
     text = (root / "registry.yaml").read_text(encoding="utf-8")
@@ -100,11 +112,7 @@ def test_init_then_check_passes_on_code_you_do_not_own(tmp_path: Path) -> None:
 def test_a_recorded_site_that_changes_its_default_fails(tmp_path: Path) -> None:
     root = adopted(tmp_path)
     config = root / "vendored/inductor/config.py"
-    text = config.read_text(encoding="utf-8")
-    config.write_text(
-        text.replace('"TORCHINDUCTOR_SIZE_ASSERTS", "1"', '"TORCHINDUCTOR_SIZE_ASSERTS", "0"'),
-        encoding="utf-8",
-    )
+    edit(config, '"TORCHINDUCTOR_SIZE_ASSERTS", "1"', '"TORCHINDUCTOR_SIZE_ASSERTS", "0"')
     result = run_knobs("check", cwd=root)
     assert result.returncode == 1
     assert (
@@ -128,22 +136,47 @@ def test_a_recorded_site_that_changes_its_default_fails(tmp_path: Path) -> None:
     )
 
 
-def test_a_new_site_that_reads_it_another_way_fails(tmp_path: Path) -> None:
-    root = adopted(tmp_path)
+def read_another_way(root: Path) -> None:
+    """A new module reads TORCHINDUCTOR_SIZE_ASSERTS as no recorded site does."""
     (root / "vendored/inductor/fast.py").write_text(
         'import os\n\nFAST = os.environ.get("TORCHINDUCTOR_SIZE_ASSERTS", "0") == "1"\n',
         encoding="utf-8",
     )
-    result = run_knobs("check", cwd=root)
-    lines = [line for line in result.stdout.splitlines() if ": KNB003 " in line]
-    assert (result.returncode, lines) == (
-        1,
-        [
+
+
+def remove_a_recorded_site(root: Path) -> None:
+    """The module of a recorded site is gone."""
+    (root / "vendored/testing/inductor_utils.py").unlink()
+
+
+@pytest.mark.parametrize(
+    ("drift", "finding"),
+    [
+        pytest.param(
+            read_another_way,
             "vendored/inductor/fast.py:3:8: KNB003 TORCHINDUCTOR_SIZE_ASSERTS is not read as "
             "registry.yaml:90 records under `sites`: read at vendored/inductor/fast.py (in "
-            '<module>): default "0", off by default, "0" turns it off.'
-        ],
-    )
+            '<module>): default "0", off by default, "0" turns it off.',
+            id="a-new-site-that-reads-it-another-way",
+        ),
+        pytest.param(
+            remove_a_recorded_site,
+            "vendored/inductor/config.py:4:16: KNB003 TORCHINDUCTOR_SIZE_ASSERTS is not read as "
+            "registry.yaml:90 records under `sites`: no longer read at "
+            "vendored/testing/inductor_utils.py (in patch_size_asserts): no default, off by "
+            "default, only unsetting turns it off.",
+            id="a-recorded-site-that-is-gone",
+        ),
+    ],
+)
+def test_sites_that_drift_from_the_record_fail(
+    tmp_path: Path, drift: Callable[[Path], None], finding: str
+) -> None:
+    root = adopted(tmp_path)
+    drift(root)
+    result = run_knobs("check", cwd=root)
+    lines = [line for line in result.stdout.splitlines() if ": KNB003 " in line]
+    assert (result.returncode, lines) == (1, [finding])
 
 
 def test_a_new_site_that_reads_it_a_recorded_way_in_a_recorded_scope_passes(
@@ -158,22 +191,6 @@ def test_a_new_site_that_reads_it_a_recorded_way_in_a_recorded_scope_passes(
     assert (result.returncode, result.stdout.splitlines()[-1]) == (
         0,
         "Found 2 notes: 6 knobs in 5 files checked against registry.yaml (policy all).",
-    )
-
-
-def test_a_recorded_site_that_is_gone_fails(tmp_path: Path) -> None:
-    root = adopted(tmp_path)
-    (root / "vendored/testing/inductor_utils.py").unlink()
-    result = run_knobs("check", cwd=root)
-    lines = [line for line in result.stdout.splitlines() if ": KNB003 " in line]
-    assert (result.returncode, lines) == (
-        1,
-        [
-            "vendored/inductor/config.py:4:16: KNB003 TORCHINDUCTOR_SIZE_ASSERTS is not read as "
-            "registry.yaml:90 records under `sites`: no longer read at "
-            "vendored/testing/inductor_utils.py (in patch_size_asserts): no default, off by "
-            "default, only unsetting turns it off."
-        ],
     )
 
 
@@ -204,11 +221,9 @@ def test_without_sites_the_conflict_fails_and_its_fix_shows_them(tmp_path: Path)
 
 def test_a_site_record_missing_a_key_is_a_registry_error(tmp_path: Path) -> None:
     root = adopted(tmp_path)
-    registry = root / "registry.yaml"
-    text = registry.read_text(encoding="utf-8")
-    broken = text.replace('{path: "vendored/inductor/config.py", function: "<module>", ', "{")
-    assert broken != text
-    registry.write_text(broken, encoding="utf-8")
+    edit(
+        root / "registry.yaml", '{path: "vendored/inductor/config.py", function: "<module>", ', "{"
+    )
     result = run_knobs("check", cwd=root)
     assert result.returncode == 2
     assert "knobs.TORCHINDUCTOR_SIZE_ASSERTS.sites[0]" in result.stderr + result.stdout
@@ -250,11 +265,7 @@ def test_reads_of_one_scope_with_and_without_a_default_are_recorded_in_order(
     """A launcher script in the style of Megatron-LM's docker/common/install.sh: reads with
     no default beside one with a default, switches beside a value, in one scope. The records
     sort with `null` first (init used to fail, comparing None with a string)."""
-    (tmp_path / "docker").mkdir()
-    (tmp_path / "docker/install.sh").write_text(INSTALL_SH, encoding="utf-8")
-    init = run_knobs("init", "docker", cwd=tmp_path)
-    assert (init.returncode, init.stderr) == (0, "")
-    text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
+    text = initialised(tmp_path, "docker", {"docker/install.sh": INSTALL_SH})
     assert (
         "    sites:\n"
         '      - {path: "docker/install.sh", function: "<script>", default: null, '
@@ -294,13 +305,8 @@ test:build_image:
 def test_a_launch_fact_tested_by_a_script_is_no_drift(tmp_path: Path) -> None:
     """CI_COMMIT_BRANCH, set by the CI (a launch fact, `default_on: null`), is tested like a
     switch by a build script, as in Megatron-LM's .gitlab/: no KNB003 for those sites."""
-    (tmp_path / "ci/.gitlab/scripts").mkdir(parents=True)
-    (tmp_path / "ci/.gitlab/stages").mkdir(parents=True)
-    (tmp_path / "ci/.gitlab/scripts/build.sh").write_text(BUILD_SH, encoding="utf-8")
-    (tmp_path / "ci/.gitlab/stages/01.build.yml").write_text(BUILD_YML, encoding="utf-8")
-    init = run_knobs("init", "ci", cwd=tmp_path)
-    assert (init.returncode, init.stderr) == (0, "")
-    text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
+    files = {"ci/.gitlab/scripts/build.sh": BUILD_SH, "ci/.gitlab/stages/01.build.yml": BUILD_YML}
+    text = initialised(tmp_path, "ci", files)
     assert (
         "  CI_COMMIT_BRANCH:\n"
         "    # a launch fact (set by the launcher, not a switch); read at "
