@@ -8,7 +8,7 @@ from rich.text import Text
 from knobregistry.check import CheckResult
 from knobregistry.columns import prose
 from knobregistry.diagnostics import Diagnostic, Severity
-from knobregistry.plural import counted
+from knobregistry.plural import counted, nonzero
 
 FIX_INDENT = "    "
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
@@ -16,12 +16,11 @@ _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity
 
 def summary(result: CheckResult) -> str:
     """The closing line: what was found, and what was checked against what."""
-    counts = [
-        counted(result.count(severity), severity.value)
+    counts = nonzero(
+        (result.count(severity), counted(result.count(severity), severity.value))
         for severity in (Severity.ERROR, Severity.WARNING, Severity.NOTE)
-        if result.count(severity)
-    ]
-    head = "Found " + " and ".join(counts) if counts else "No problems"
+    )
+    head = f"Found {counts}" if counts else "No problems"
     scope = (
         f"{counted(result.knobs, 'knob')} in {counted(result.files, 'file')} checked against "
         f"{result.registry} (policy {result.policy.value})"

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from knobregistry.columns import Column, Wrap, layout, prose
-from knobregistry.plural import counted
+from knobregistry.plural import counted, nonzero
 from knobregistry.printable import printable
 from knobregistry.trace.catalogued import catalogued
 from knobregistry.trace.model import (
@@ -228,17 +228,14 @@ def _report(
 
 def _unreadable(unreadable: Unreadable) -> str:
     """One line for what the record folder held that was not a record."""
-    parts = []
-    if unreadable.files:
-        parts.append(f"{counted(unreadable.files, 'file')} (links, pipes, devices, or too large)")
-    if unreadable.lines:
-        parts.append(
-            f"{counted(unreadable.lines, 'line')} (not records, or fields of a wrong type or "
-            "length)"
-        )
+    files = f"{counted(unreadable.files, 'file')} (links, pipes, devices, or too large)"
+    lines = (
+        f"{counted(unreadable.lines, 'line')} (not records, or fields of a wrong type or length)"
+    )
+    skipped = nonzero([(unreadable.files, files), (unreadable.lines, lines)])
     return (
         "warning: the record folder held what is no record of the trace (the traced program "
-        f"can write there); skipped {' and '.join(parts)}."
+        f"can write there); skipped {skipped}."
     )
 
 

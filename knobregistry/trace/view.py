@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.plural import counted
+from knobregistry.plural import counted, nonzero
 from knobregistry.printable import printable
 from knobregistry.trace.catalogued import catalogued
 from knobregistry.trace.model import MissKind, Read, Reconciled, Seen, Trace
@@ -109,16 +109,14 @@ class View:
         hidden = self.system + self.unset_elsewhere
         if not hidden:
             return None
-        parts = []
-        if self.system:
-            parts.append(f"{self.system} of the system and interpreter (PATH, HOME, PYTHON*, ...)")
-        if self.unset_elsewhere:
-            parts.append(
-                f"{self.unset_elsewhere} unset, read only by libraries or native code and "
-                "unknown to the registry"
-            )
+        system = f"{self.system} of the system and interpreter (PATH, HOME, PYTHON*, ...)"
+        unset = (
+            f"{self.unset_elsewhere} unset, read only by libraries or native code and unknown "
+            "to the registry"
+        )
+        parts = nonzero([(self.system, system), (self.unset_elsewhere, unset)])
         return (
-            f"{counted(hidden, 'other variable')} read, not shown: {' and '.join(parts)}; "
+            f"{counted(hidden, 'other variable')} read, not shown: {parts}; "
             "--all shows them, --only PATTERN picks names."
         )
 
