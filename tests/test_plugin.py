@@ -7,12 +7,14 @@ Each run is a subprocess: an in-process run would drop the modules it imported f
 from __future__ import annotations
 
 import re
+import textwrap
 from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
 
 from tests.sample_project import ENVS, MODEL, NEW_GATE, NEW_GATE_FAILURE
+from tests.sample_project import REGISTRY as SAMPLE_REGISTRY
 
 pytest_plugins = ["pytester"]
 
@@ -21,28 +23,10 @@ PLUGIN_MODULE = "knobregistry.pytest_plugin"
 INSTALLED = any(ep.value == PLUGIN_MODULE for ep in entry_points(group="pytest11"))
 PLUGIN = () if INSTALLED else ("-p", PLUGIN_MODULE)
 
-REGISTRY = """\
-version: 1
-scan:
-  paths: [pkg]
-knobs:
-  PRIMUS_HC_TRITON:
-    default: "1"
-    default_on: true
-    triage: breaks-bitwise
-  PRIMUS_ROPE_TRITON:
-    default: "1"
-    default_on: true
-    triage: reproducible
-  PRIMUS_FP8:
-    default: "0"
-    default_on: false
-    triage: untriaged
-  PRIMUS_BLOCK:
-    default: "64"
-    default_on: null
-    triage: exempt
-    reason: A block size, not a kernel switch.
+# The sample project's registry, with a profile for the profiles check to hold.
+REGISTRY = (
+    textwrap.dedent(SAMPLE_REGISTRY).lstrip("\n")
+    + """\
 profiles:
   fast:
     description: Every fusion on.
@@ -53,6 +37,7 @@ profiles:
       - default_on: true
         set: "on"
 """
+)
 
 INI = "[pytest]\nknobs_registry = registry.yaml\naddopts = -p no:cacheprovider\n"
 
@@ -266,7 +251,7 @@ def test_the_project_scanner_settings_reach_the_plugin_scan(project: pytest.Pyte
     )
     registry = project.path / "registry.yaml"
     registry.write_text(
-        REGISTRY.replace("  paths: [pkg]\n", "  paths: [pkg]\n  policy: default-on\n"),
+        REGISTRY.replace("  policy: all\n", "  policy: default-on\n"),
         encoding="utf-8",
     )
     failed = project.runpytest_subprocess(*PLUGIN)
