@@ -100,6 +100,9 @@ external:
   APP_ONLY_FROM_C:
     library: the C library
     description: Read only through getenv.
+"""
+# The profile of every registry the trace tests hold (test_trace_view's too).
+BITWISE = """\
 profiles:
   bitwise:
     description: Bit for bit.
@@ -117,7 +120,9 @@ needs_compiler = pytest.mark.skipif(
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project with its registry; `.git` stops the registry search at its root."""
-    root = write_tree(tmp_path / "project", {"app/main.py": PROGRAM, "registry.yaml": REGISTRY})
+    root = write_tree(
+        tmp_path / "project", {"app/main.py": PROGRAM, "registry.yaml": REGISTRY + BITWISE}
+    )
     (root / ".git").mkdir()
     return root
 

@@ -23,7 +23,7 @@ from knobregistry.trace.model import (
 from knobregistry.trace.render import render_table
 from knobregistry.trace.view import default_view, is_system, only_view, project_prefixes
 from tests.conftest import REPO, run_knobs, write_tree
-from tests.test_trace_cli import GOLDEN_TABLE
+from tests.test_trace_cli import BITWISE, GOLDEN_TABLE
 
 MAIN = """\
 import os
@@ -77,12 +77,6 @@ knobs:
     default_on: null
     triage: exempt
     reason: A block size.
-profiles:
-  bitwise:
-    description: Bit for bit.
-    kind: bitwise
-    select:
-      - {default_on: true, set: "off"}
 """
 
 # A fixed environment: PATH and HOME are shown by --all, so their values must not be the
@@ -108,7 +102,7 @@ def project(tmp_path: Path) -> Path:
             "app/main.py": MAIN,
             "vendor/libx.py": LIBRARY,
             "tools/helper.py": TOOL,
-            "registry.yaml": REGISTRY,
+            "registry.yaml": REGISTRY + BITWISE,
         },
     )
     (root / ".git").mkdir()
@@ -136,10 +130,28 @@ Stack settings the run consulted (`knobs catalogue` has their sources):
   CUBLAS_WORKSPACE_CONFIG  cuBLAS: workspace configuration; deterministic: :4096:8; this run: unset
 """
 
+OPENING = HEAD + C_SKIPPED + PROFILE
+
+
+def against(missing: int, listed: str = "") -> str:
+    """The closing lines, against registry.yaml: ``missing`` variables not in the static
+    inventory, each read only by libraries, and ``listed`` says where they are shown."""
+    libraries = (
+        f"    and {missing} variables read only by Python code outside the scope (libraries): "
+        f"{listed}\n"
+    )
+    return (
+        "Against registry.yaml (the static scan of its scope: 2 knobs):\n"
+        f"  not in the static inventory: {missing}\n"
+        + (libraries if missing else "")
+        + "  dynamic reads the run resolved: 0\n"
+        "  registered, never read: 0\n"
+    )
+
+
+IN_THE_READS = "in the reads above, and in the JSON trace"
 DEFAULT = (
-    HEAD
-    + C_SKIPPED
-    + PROFILE
+    OPENING
     + """\
 VARIABLE                 LEVEL   VALUE  READS  SITE
 CUBLAS_WORKSPACE_CONFIG  python  unset  1      vendor/libx.py:6
@@ -151,19 +163,10 @@ SHOP_TOOL_MODE           python  unset  1      tools/helper.py:5
   PATTERN picks names.
 """  # noqa: E501
     + STACK
-    + """\
-Against registry.yaml (the static scan of its scope: 2 knobs):
-  not in the static inventory: 7
-    and 7 variables read only by Python code outside the scope (libraries): 3 in the reads above, 4 more with --all; all in the JSON trace
-  dynamic reads the run resolved: 0
-  registered, never read: 0
-"""  # noqa: E501
+    + against(7, "3 in the reads above, 4 more with --all; all in the JSON trace")
 )
-
 EVERYTHING = (
-    HEAD
-    + C_SKIPPED
-    + PROFILE
+    OPENING
     + """\
 VARIABLE                 LEVEL   VALUE            READS  SITE
 CUBLAS_WORKSPACE_CONFIG  python  unset            1      vendor/libx.py:6
@@ -177,50 +180,37 @@ SHOP_FUSED               python  '1'              1      app/main.py:10
 SHOP_TOOL_MODE           python  unset            1      tools/helper.py:5
 """
     + STACK
-    + """\
-Against registry.yaml (the static scan of its scope: 2 knobs):
-  not in the static inventory: 7
-    and 7 variables read only by Python code outside the scope (libraries): in the reads above, and in the JSON trace
-  dynamic reads the run resolved: 0
-  registered, never read: 0
-"""  # noqa: E501
+    + against(7, IN_THE_READS)
 )
-
 ONLY = (
-    HEAD
-    + C_SKIPPED
-    + PROFILE
+    OPENING
     + """\
 VARIABLE      LEVEL   VALUE            READS  SITE
 LIBX_CACHE    python  unset            1      vendor/libx.py:5
 LIBX_THREADS  python  '4'              1      vendor/libx.py:10
 PATH          python  '/usr/bin:/bin'  1      vendor/libx.py:8
 3 of 9 variables read match --only 'LIBX_*', 'PATH'.
-Against registry.yaml (the static scan of its scope: 2 knobs):
-  not in the static inventory: 3
-    and 3 variables read only by Python code outside the scope (libraries): in the reads above, and in the JSON trace
-  dynamic reads the run resolved: 0
-  registered, never read: 0
-"""  # noqa: E501
+"""
+    + against(3, IN_THE_READS)
 )
+NOTHING = OPENING + "0 of 9 variables read match --only 'shop_*'.\n" + against(0)
 
 
-def test_default_view_shows_what_matters_and_the_profile_first(
-    project: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        # By default what matters to the project, the profile's differences first.
+        pytest.param((), DEFAULT, id="default"),
+        pytest.param(("--all",), EVERYTHING, id="all-shows-every-read"),
+        pytest.param(("--only", "LIBX_*", "--only", "PATH"), ONLY, id="only-picks-by-glob"),
+        # Names are case-sensitive: a pattern can match nothing, and says so.
+        pytest.param(("--only", "shop_*"), NOTHING, id="only-matching-nothing"),
+    ],
+)
+def test_the_table_shows_the_view_asked_for(
+    project: Path, tmp_path: Path, options: tuple[str, ...], expected: str
 ) -> None:
-    assert trace(project, tmp_path) == (1, "True 64 4 fast\n", DEFAULT)
-
-
-def test_all_shows_every_read(project: Path, tmp_path: Path) -> None:
-    assert trace(project, tmp_path, "--all") == (1, "True 64 4 fast\n", EVERYTHING)
-
-
-def test_only_picks_names_by_glob(project: Path, tmp_path: Path) -> None:
-    assert trace(project, tmp_path, "--only", "LIBX_*", "--only", "PATH") == (
-        1,
-        "True 64 4 fast\n",
-        ONLY,
-    )
+    assert trace(project, tmp_path, *options) == (1, "True 64 4 fast\n", expected)
 
 
 def test_json_keeps_every_record_unless_only_is_given(project: Path, tmp_path: Path) -> None:
@@ -243,18 +233,6 @@ def test_json_keeps_every_record_unless_only_is_given(project: Path, tmp_path: P
     assert document["catalogued"] == []
     # The profile's differences decide the exit status: --only never hides them.
     assert [d["name"] for d in document["profile_differences"]] == ["SHOP_FUSED"]
-
-
-def test_only_that_matches_nothing_says_so(project: Path, tmp_path: Path) -> None:
-    code, _, err = trace(project, tmp_path, "--only", "shop_*")  # names are case-sensitive
-    assert code == 1
-    assert err == HEAD + C_SKIPPED + PROFILE + (
-        "0 of 9 variables read match --only 'shop_*'.\n"
-        "Against registry.yaml (the static scan of its scope: 2 knobs):\n"
-        "  not in the static inventory: 0\n"
-        "  dynamic reads the run resolved: 0\n"
-        "  registered, never read: 0\n"
-    )
 
 
 @pytest.mark.parametrize(
