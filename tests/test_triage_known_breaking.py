@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_knobs, write_tree
+from tests.test_triage_ownership import runs_logged
 
 REGISTRY = """
 version: 1
@@ -66,11 +67,6 @@ def project(tmp_path: Path) -> Path:
     return write_tree(tmp_path, {"registry.yaml": REGISTRY, "job.py": JOB})
 
 
-def runs(project: Path) -> int:
-    log = project / "runs.log"
-    return len(log.read_text().splitlines()) if log.exists() else 0
-
-
 def test_a_baseline_that_keeps_a_breaking_knob_on_is_refused(project: Path) -> None:
     done = run_knobs("triage", *KNOBS, "--", sys.executable, "job.py", cwd=project)
     assert (done.returncode, done.stdout) == (2, "")
@@ -81,7 +77,7 @@ def test_a_baseline_that_keeps_a_breaking_knob_on_is_refused(project: Path) -> N
         "(--profile bitwise), turn them off (SYN_ATOMIC=0, SYN_LOOSE=0), or triage with them "
         "on as asked (--allow-known-breaking).\n"
     )
-    assert runs(project) == 0
+    assert runs_logged(project) == 0
     assert not (project / ".knobs").exists()  # refused before a journal was started
 
 
@@ -115,4 +111,4 @@ def test_a_profile_the_knobs_off_or_allowing_it_starts_the_sweep(
         cwd=project, env={**os.environ, **environment},
     )  # fmt: skip
     assert done.returncode == code, done.stderr
-    assert runs(project) > 0
+    assert runs_logged(project) > 0
