@@ -99,11 +99,27 @@ def test_export_output_that_cannot_be_written(project: Path, target: str, reason
     assert result.stderr == f"knobs export: error: cannot write {shown}: {reason}.\n"
 
 
-def test_export_into_a_read_only_folder(project: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        pytest.param(
+            ("export", "-p", "bitwise", "-o", "ro/env.sh"),
+            "knobs export: error: cannot write ro/env.sh: Permission denied.\n",
+            id="export",
+        ),
+        pytest.param(
+            ("docs", "--write", "ro/knobs.md", "-r", "registry.yaml"),
+            "knobs docs: error: cannot write ro/knobs.md: Permission denied.\n",
+            id="docs",
+        ),
+    ],
+)
+def test_a_write_into_a_read_only_folder(
+    project: Path, command: tuple[str, ...], error: str
+) -> None:
     read_only_folder(project)
-    result = unprivileged("export", "-p", "bitwise", "-o", "ro/env.sh", cwd=project)
-    assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == "knobs export: error: cannot write ro/env.sh: Permission denied.\n"
+    result = unprivileged(*command, cwd=project)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", error)
 
 
 def test_export_to_a_full_standard_output(project: Path) -> None:
@@ -189,13 +205,6 @@ def test_docs_write_of_a_fifo_does_not_hang(project: Path) -> None:
     assert result.stderr == (
         "knobs docs: error: cannot read knobs.md: it is a named pipe, not a regular file.\n"
     )
-
-
-def test_docs_write_into_a_read_only_folder(project: Path) -> None:
-    read_only_folder(project)
-    result = unprivileged("docs", "--write", "ro/knobs.md", "-r", "registry.yaml", cwd=project)
-    assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == "knobs docs: error: cannot write ro/knobs.md: Permission denied.\n"
 
 
 def test_docs_write_into_a_missing_folder(project: Path) -> None:
