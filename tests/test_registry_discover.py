@@ -65,22 +65,28 @@ def test_pyproject_without_the_setting_is_passed_over(tmp_path: Path) -> None:
     assert find_registry(start=tmp_path / "pkg") == registry
 
 
-def test_pyproject_naming_a_missing_file(tmp_path: Path) -> None:
-    pyproject = _touch(tmp_path / "pyproject.toml", '[tool.knobs]\nregistry = "knobs.yaml"\n')
+@pytest.mark.parametrize(
+    ("setting", "problem"),
+    [
+        pytest.param(
+            'registry = "knobs.yaml"',
+            "registry names 'knobs.yaml', which is not a file.",
+            id="naming-a-missing-file",
+        ),
+        pytest.param(
+            "registry = 3",
+            'registry must be a path, such as "registry.yaml".',
+            id="with-a-wrong-type",
+        ),
+    ],
+)
+def test_pyproject_with_a_setting_that_names_no_registry(
+    tmp_path: Path, setting: str, problem: str
+) -> None:
+    pyproject = _touch(tmp_path / "pyproject.toml", f"[tool.knobs]\n{setting}\n")
     with pytest.raises(RegistryError) as caught:
         find_registry(start=tmp_path)
-    assert str(caught.value) == (
-        f"{pyproject.as_posix()}: [tool.knobs] registry names 'knobs.yaml', which is not a file."
-    )
-
-
-def test_pyproject_with_a_wrong_type(tmp_path: Path) -> None:
-    pyproject = _touch(tmp_path / "pyproject.toml", "[tool.knobs]\nregistry = 3\n")
-    with pytest.raises(RegistryError) as caught:
-        find_registry(start=tmp_path)
-    assert str(caught.value) == (
-        f'{pyproject.as_posix()}: [tool.knobs] registry must be a path, such as "registry.yaml".'
-    )
+    assert str(caught.value) == f"{pyproject.as_posix()}: [tool.knobs] {problem}"
 
 
 def test_invalid_pyproject(tmp_path: Path) -> None:
