@@ -22,6 +22,7 @@ import yaml
 
 from scanner import Gate, GateKind, Language, Role, ScanResult, scan
 from tests.conftest import REPO
+from tests.processes import benchmark_lines, run_python
 
 BENCH = REPO / "tests" / "data" / "bench"
 
@@ -58,16 +59,7 @@ LAUNCHER = "tests/data/bench/launcher_verdicts.yaml"
 
 def run_benchmark(*args: str) -> list[str]:
     """``benchmarks/accuracy.py ARGS`` on the fixtures, serially; its output lines."""
-    done = subprocess.run(
-        [sys.executable, "benchmarks/accuracy.py", "--fixtures", "--jobs", "1", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout.splitlines()
+    return benchmark_lines("accuracy.py", "--fixtures", "--jobs", "1", *args, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -194,26 +186,14 @@ def test_the_verdict_section_counts_every_fixture_entry_once(output: list[str]) 
     ],
 )
 def test_a_missing_tree_fails_before_measuring(tmp_path: Path, option: str, what: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "benchmarks/accuracy.py", "--fixtures", option, str(tmp_path / "no")],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_python("benchmarks/accuracy.py", "--fixtures", option, tmp_path / "no")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"accuracy: {option} {tmp_path / 'no'}: not a folder ({what})\n"
 
 
 def test_the_benchmark_modules_import_without_side_effects() -> None:
     code = "import accuracy, accuracy_sources, accuracy_trace, accuracy_verdicts"
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=REPO / "benchmarks",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_python("-c", code, cwd=REPO / "benchmarks")
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 

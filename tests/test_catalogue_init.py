@@ -4,7 +4,6 @@ the bitwise export then holds them, and `--format python` writes the calls as a 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import yaml
 from knobregistry.catalogue import Platform
 from knobregistry.stack_use import imported_modules, project_packages, torch_platform
 from tests.conftest import REPO, run_knobs, write_tree
+from tests.processes import run_python
 
 GOLDEN = REPO / "tests" / "data" / "catalogue"
 KERNEL = 'import os\nFUSED = os.environ.get("DEMO_FUSED", "1") != "0"\n'
@@ -130,9 +130,7 @@ def test_export_python_is_a_module_that_makes_the_calls(project: Path) -> None:
         "print(torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.benchmark,"
         " torch.backends.cudnn.deterministic)\n"
     )
-    ran = subprocess.run(
-        [sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, check=False
-    )
+    ran = run_python("-c", probe, cwd=project)
     assert (ran.returncode, ran.stdout) == (0, "True False True\n"), ran.stderr
 
 

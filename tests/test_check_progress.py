@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_knobs, write_tree
+from tests.processes import run_python
 from tests.terminal import on_a_terminal
 
 pytestmark = pytest.mark.skipif(
@@ -56,14 +57,7 @@ def _project(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 def _check(root: Path, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", IMPORTED_TORCH],
-        cwd=root,
-        env={**environment, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_python("-c", IMPORTED_TORCH, cwd=root, env={**environment, "PYTHONPATH": str(REPO)})
 
 
 @pytest.mark.slow

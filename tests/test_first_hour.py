@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 from tests.conftest import run_knobs, write_tree
+from tests.processes import run_command, run_python
 
 GATES = """
     import os
@@ -76,18 +76,10 @@ def test_init_check_export_then_sourcing_turns_every_default_on_kernel_off(tmp_p
     stale = {"MYP_ATTN_TRITON": "1", "MYP_NORM": "off", "MYP_DATA_ROOT": "/data"}
     environment = {**os.environ, **stale, "MYP_COMPILE_DISABLE": "1"}
     environment["PYTHONPATH"] = str(root / "src")
-    before = subprocess.run(
-        [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True, check=False
-    )
+    before = run_python("-c", PROBE, cwd=root, env=environment)
     assert (before.returncode, before.stdout) == (0, "True False True /data\n")
-    after = subprocess.run(
-        ["sh", "-c", f'. ./env.sh && exec "{sys.executable}" -c "$0"', PROBE],
-        cwd=root,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    source = f'. ./env.sh && exec "{sys.executable}" -c "$0"'
+    after = run_command("sh", "-c", source, PROBE, cwd=root, env=environment)
     # MYP_NORM, whose role nobody knows, is back to the code's default (--unset-others).
     assert (after.returncode, after.stdout, after.stderr) == (0, "False True False /data\n", "")
 
