@@ -6,36 +6,30 @@ import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
+from tests.processes import run_python
 
 # Material prints a banner about MkDocs 2 on every build; it is not a build warning.
 QUIET_THEME = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
-# Pages other work is writing: built from a stub until they land (issue 7 writes triage.md).
-PENDING = {"triage.md": "# Triage\n\nThe `knobs triage` guide.\n"}
+
+def build_site(folder: Path) -> subprocess.CompletedProcess[str]:
+    """`mkdocs build --strict` of a copy of the guide (docs/ and mkdocs.yml) in ``folder``;
+    the site is written to ``folder/site``."""
+    shutil.copytree(REPO / "docs", folder / "docs")
+    shutil.copy(REPO / "mkdocs.yml", folder / "mkdocs.yml")
+    build = ("-m", "mkdocs", "build", "--strict", "--site-dir", "site")
+    return run_python(*build, cwd=folder, env=QUIET_THEME)
 
 
 def test_the_guide_builds_strictly(tmp_path: Path) -> None:
     if importlib.util.find_spec("mkdocs") is None:
         pytest.fail("mkdocs is not installed: pip install -e '.[dev]' installs it")
-    shutil.copytree(REPO / "docs", tmp_path / "docs")
-    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
-    for name, text in PENDING.items():
-        if not (tmp_path / "docs" / name).exists():
-            (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "site"],
-        env=QUIET_THEME,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = build_site(tmp_path)
     assert done.returncode == 0, done.stderr
     assert "WARNING" not in done.stderr
     site = tmp_path / "site"
@@ -50,5 +44,5 @@ def test_the_guide_builds_strictly(tmp_path: Path) -> None:
 
 def test_every_page_is_in_the_navigation() -> None:
     config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
-    pages = {p.name for p in (REPO / "docs").glob("*.md")} | set(PENDING)
+    pages = {p.name for p in (REPO / "docs").glob("*.md")}
     assert {name for name in pages if f": {name}\n" not in config} == set()

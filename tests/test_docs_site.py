@@ -10,13 +10,11 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
-from tests.test_docs_build import QUIET_THEME
+from tests.test_docs_build import build_site
 
 # Typed into the search box once the page has loaded.
 PROBE = """<script>
@@ -35,16 +33,7 @@ EXTERNAL = re.compile(r'<(?:script|img)[^>]* src="https?://|<link[^>]* href="htt
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("docs-site")
-    shutil.copytree(REPO / "docs", folder / "docs")
-    shutil.copy(REPO / "mkdocs.yml", folder / "mkdocs.yml")
-    done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "site"],
-        env=QUIET_THEME,
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = build_site(folder)
     assert done.returncode == 0, done.stderr
     return folder / "site"
 
