@@ -138,15 +138,36 @@ def test_export_to_a_full_standard_output(project: Path) -> None:
     )
 
 
-def test_export_through_a_symlink_writes_the_file_it_points_to(project: Path) -> None:
-    (project / "shared").mkdir()
-    (project / "shared" / "env.sh").write_text("old\n")
-    (project / "env.sh").symlink_to("shared/env.sh")
-    result = run_knobs("export", "-p", "bitwise", "-o", "env.sh", cwd=project)
+@pytest.mark.parametrize(
+    ("command", "link", "target", "written"),
+    [
+        pytest.param(
+            ("export", "-p", "bitwise", "-o", "env.sh"),
+            "env.sh",
+            "shared/env.sh",
+            "export DEMO_FUSED='0'\n",
+            id="export",
+        ),
+        pytest.param(
+            ("docs", "--write", "knobs.md", "-r", "registry.yaml"),
+            "knobs.md",
+            "docs/knobs.md",
+            "DEMO_FUSED",
+            id="docs",
+        ),
+    ],
+)
+def test_a_write_through_a_symlink_writes_the_file_it_points_to(
+    project: Path, command: tuple[str, ...], link: str, target: str, written: str
+) -> None:
+    (project / target).parent.mkdir()
+    (project / target).write_text("old\n")
+    (project / link).symlink_to(target)
+    result = run_knobs(*command, cwd=project)
     assert result.returncode == 0, result.stderr
-    assert (project / "env.sh").is_symlink()
-    assert "export DEMO_FUSED='0'\n" in (project / "shared" / "env.sh").read_text()
-    assert leftovers(project) == leftovers(project / "shared") == []
+    assert (project / link).is_symlink()
+    assert written in (project / target).read_text()
+    assert leftovers(project) == leftovers((project / target).parent) == []
 
 
 # --- check --write-baseline -----------------------------------------------------------------
@@ -214,16 +235,6 @@ def test_docs_write_into_a_missing_folder(project: Path) -> None:
         "knobs docs: error: cannot write missing/knobs.md: the folder missing does not exist.\n"
     )
     assert not (project / "missing").exists()
-
-
-def test_docs_write_through_a_symlink(project: Path) -> None:
-    (project / "docs").mkdir()
-    (project / "docs" / "knobs.md").write_text("# Knobs\n")
-    (project / "knobs.md").symlink_to("docs/knobs.md")
-    result = run_knobs("docs", "--write", "knobs.md", "-r", "registry.yaml", cwd=project)
-    assert result.returncode == 0, result.stderr
-    assert (project / "knobs.md").is_symlink()
-    assert "DEMO_FUSED" in (project / "docs" / "knobs.md").read_text()
 
 
 # --- triage --record ------------------------------------------------------------------------
