@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sample_project import ENVS, MODEL, NEW_GATE, NEW_GATE_FAILURE
+from tests.sample_project import ENVS, MODEL, NEW_GATE, NEW_GATE_FAILURE, edit
 from tests.sample_project import REGISTRY as SAMPLE_REGISTRY
 
 pytest_plugins = ["pytester"]
@@ -249,11 +249,7 @@ def test_the_project_scanner_settings_reach_the_plugin_scan(project: pytest.Pyte
     model.write_text(
         MODEL + 'ELASTIC = os.environ.get("MYLAUNCHER_ELASTIC", "1") != "0"\n', encoding="utf-8"
     )
-    registry = project.path / "registry.yaml"
-    registry.write_text(
-        REGISTRY.replace("  policy: all\n", "  policy: default-on\n"),
-        encoding="utf-8",
-    )
+    edit(project.path / "registry.yaml", "  policy: all\n", "  policy: default-on\n")
     failed = project.runpytest_subprocess(*PLUGIN)
     failed.assert_outcomes(passed=4, failed=1)
     failed.stdout.fnmatch_lines(
