@@ -18,7 +18,6 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from importlib import metadata
 from pathlib import Path
 from typing import TypeVar
 
@@ -33,6 +32,8 @@ T = TypeVar("T")
 def cache_file(distribution: str, origin: str, what: Sequence[str]) -> Path | None:
     """Where the field list of ``distribution`` as installed at ``origin`` is kept; None
     when the distribution has no version to key it by."""
+    from importlib import metadata  # email, zipfile, csv: not on a warm scan's path
+
     try:
         version = metadata.version(distribution)
     except metadata.PackageNotFoundError:
