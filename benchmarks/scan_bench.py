@@ -59,6 +59,7 @@ class Run:
 
 
 def _children() -> dict[int, list[int]]:
+    """Every process's children, from the parent each process names (every /proc entry)."""
     tree: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -70,6 +71,22 @@ def _children() -> dict[int, list[int]]:
             continue
         tree.setdefault(int(fields[1]), []).append(int(entry.name))
     return tree
+
+
+def _children_of(pid: int) -> list[int] | None:
+    """The children of ``pid`` from its threads' ``children`` files (the kernel keeps them);
+    None where the kernel does not."""
+    found: list[int] = []
+    try:
+        for task in os.scandir(f"/proc/{pid}/task"):
+            found.extend(int(p) for p in Path(task.path, "children").read_text().split())
+    except FileNotFoundError:
+        # The process ended (no children), or a thread did, or the kernel keeps no such file
+        # (then the caller reads all of /proc, as it does for a thread that ended).
+        return None if Path(f"/proc/{pid}").exists() else []
+    except OSError:
+        return []  # the process ended meanwhile
+    return found
 
 
 def _pss_kb(pid: int) -> int:
@@ -84,14 +101,26 @@ def _pss_kb(pid: int) -> int:
     return 0
 
 
-def _tree_pss_kb(root: int) -> int:
-    children = _children()
-    total, pending = 0, [root]
+def process_tree(root: int) -> list[int]:
+    """``root`` and its descendants, parents first. Sampled every 50 ms beside the run being
+    measured, so cheaply: from the tree's own ``children`` files (reading all of /proc took
+    2 ms a sample, 4% of a core taken from the scan), from all of /proc only where a process
+    has none."""
+    children: dict[int, list[int]] | None = None
+    found, pending = [], [root]
     while pending:
-        pid = pending.pop()
-        total += _pss_kb(pid)
-        pending.extend(children.get(pid, ()))
-    return total
+        pid = pending.pop(0)
+        found.append(pid)
+        below = _children_of(pid) if children is None else None
+        if below is None:
+            children = children if children is not None else _children()
+            below = children.get(pid, [])
+        pending.extend(sorted(below))
+    return found
+
+
+def _tree_pss_kb(root: int) -> int:
+    return sum(_pss_kb(pid) for pid in process_tree(root))
 
 
 def measure(label: str, command: list[str], cwd: Path) -> Run:

@@ -1,17 +1,26 @@
 """The types of the trainers' config keys, for the scanner's YAML verdicts: read from the
 source of megatron-core's and torchtitan's config classes where they are installed,
-never imported (importing them imports torch)."""
+never imported (importing them imports torch). Every scan needs them (they are part of its
+settings' key), so they are kept on disk under the status of the files they are read from
+(``knobregistry.fields_cache``): a warm scan reads one small file instead of parsing ten."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
-from collections.abc import Iterator, Mapping
+import json
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
+from knobregistry.cache import default_cache_dir
+from knobregistry.fields_cache import cached_at
 from scanner.launcher.config_classes import field_types
-from scanner.launcher.config_verdict import merge_types
+from scanner.launcher.config_verdict import BOOL, MIXED, NUMBER, TEXT, merge_types
+
+FORMAT = 1  # bump when the stored table or what it is read with changes
+_KINDS = frozenset({BOOL, MIXED, NUMBER, TEXT})
 
 # The dataclasses a Megatron trainer config is built from (TransformerConfig
 # inherits ModelParallelConfig's fields; MLATransformerConfig adds MLA's). Kept here,
@@ -39,8 +48,40 @@ _SOURCES: Mapping[str, tuple[str, ...]] = {
 def trainer_config_types() -> Mapping[str, str]:
     """Every config key the installed trainers' config classes type (bool, number, text,
     or mixed where two disagree); empty when neither is installed."""
-    tables = [field_types(_read(path)) for path in _source_files()]
-    return MappingProxyType(merge_types(table.items() for table in tables))
+    sources = list(_source_files())
+    types = cached_at(_stored_at(sources), lambda: _types(sources), (dict, _decode), None)
+    return MappingProxyType(types)
+
+
+def _types(sources: Sequence[Path]) -> dict[str, str]:
+    tables = [field_types(_read(path)) for path in sources]
+    return merge_types(table.items() for table in tables)
+
+
+def _stored_at(sources: Sequence[Path]) -> Path | None:
+    """Where the types read from ``sources`` are kept: named by the path, size, modification
+    and change times of each (an edit, a reinstall or another trainer changes the name);
+    None when there is nothing to read or a file's status cannot be had."""
+    if not sources:
+        return None
+    status: list[object] = [FORMAT]
+    for path in sources:
+        try:
+            found = path.stat()
+        except OSError:
+            return None
+        status.append([str(path), found.st_size, found.st_mtime_ns, found.st_ctime_ns])
+    digest = hashlib.sha256(json.dumps(status).encode("utf-8")).hexdigest()[:24]
+    return default_cache_dir() / "trainer-types" / f"{digest}.json"
+
+
+def _decode(document: object) -> dict[str, str]:
+    """The stored table; ValueError when it is not one."""
+    if not isinstance(document, dict) or not all(
+        isinstance(key, str) and kind in _KINDS for key, kind in document.items()
+    ):
+        raise ValueError("not a table of config key types")
+    return document
 
 
 def _source_files() -> Iterator[Path]:

@@ -137,11 +137,13 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # profiles and what renders them
     # the types of the trainers' config keys, read from megatron-core's and torchtitan's
     # source (and the megatron config classes profiles import fields from)
-    "trainer_types": {"scanner"},
+    # what is read from an installed trainer, kept in the user's cache folder
+    "fields_cache": {"atomic", "cache", "jsontext", "progress"},
+    "trainer_types": {"scanner", "cache", "fields_cache"},
     "profiles": {
         "catalogue",
         *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
-        *("jsontext", "registry", "suggest", "trainer_types"),
+        *("fields_cache", "jsontext", "registry", "suggest", "trainer_types"),
     },
     "export": {"scanner", "catalogue", "plural", "profiles", "registry", "surrogates"},
     # the one scan of a registry's scope (or a command line's paths): settings, cache, progress

@@ -20,12 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scanner import ScanResult, Settings, scan
+from scanner.accessors import holds_word
 from scanner.interpret.expressions import _literal
 from scanner.run import pool as scanner_pool
 from scanner.run.cache import Cache
 from scanner.run.readers import process
 from scanner.run.work import FileOutcome, FileTask, Options
-from scanner.syntax.index import WrapperIndex
+from scanner.syntax.index import WrapperIndex, _called, _calls
 from scanner.syntax.walk import _FORMATTING, walk
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.strategies import gate_sources, module_sources
@@ -455,3 +456,29 @@ def test_a_cached_result_follows_the_other_files_it_learnt_from(tmp_path: Path) 
     (tree / "pkg/__init__.py").write_text("")
     gone = scan([tree], root=tree, cache_dir=cache)
     assert [k.name for k in gone.knobs] == ["PRIMUS_SECOND"]
+
+
+CALLS = [
+    ("foo(1)", True),
+    ("x.foo (1)", True),
+    ("import m.foo as f", True),
+    ("def foo(): pass", False),
+    ("class foo(Base): pass", False),
+    ("afoo(1)", False),
+    ("foo_x(1)", False),
+    ("foo = 1", False),
+    ("def foo(): pass\nfoo()", True),
+    ("# foo\nfoo\n(", True),
+]
+
+
+@pytest.mark.parametrize(("text", "called"), CALLS, ids=[t for t, _ in CALLS])
+def test_a_call_of_a_wrapper_is_found_where_it_occurs(text: str, called: bool) -> None:
+    assert _calls(text.encode(), b"foo") is called
+
+
+@given(st.text(alphabet="fo (_.\nadeslcm", max_size=60))
+def test_looking_at_each_occurrence_agrees_with_searching_the_whole_file(text: str) -> None:
+    data = text.encode()
+    whole = holds_word(data, b"foo") and _called(b"foo").search(data) is not None
+    assert _calls(data, b"foo") is whole

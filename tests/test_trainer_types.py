@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry import trainer_types
 from knobregistry.trainer_types import trainer_config_types
 from scanner.launcher.config_classes import field_types
 from tests.conftest import run_knobs, write_tree
@@ -71,6 +72,27 @@ def test_megatron_core_types_its_transformer_config_keys() -> None:
         "bf16": "bool",
         "num_layers": "number",
     }
+
+
+def test_the_types_are_kept_under_the_status_of_their_source_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "config.py"
+    source.write_text("class C:\n    fused: bool = True\n", encoding="utf-8")
+    monkeypatch.setenv("KNOBS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(trainer_types, "_source_files", lambda: iter([source]))
+    read = trainer_types.trainer_config_types.__wrapped__  # without the per-process cache
+    assert dict(read()) == {"fused": "bool"}
+    (stored,) = (tmp_path / "cache" / "trainer-types").iterdir()
+    stored.write_text('{"fused": "number"}\n', encoding="utf-8")
+    assert dict(read()) == {"fused": "number"}  # the stored table is read, not the source
+    stored.write_text("{not json", encoding="utf-8")
+    assert dict(read()) == {"fused": "bool"}  # a damaged table is read again from the source
+    stored.write_text('{"fused": ["bool"]}\n', encoding="utf-8")
+    assert dict(read()) == {"fused": "bool"}  # so is one that is not a table of types
+    source.write_text("class C:\n    fused: int = 1\n", encoding="utf-8")
+    assert dict(read()) == {"fused": "number"}  # an edited source is read again
+    assert len(list((tmp_path / "cache" / "trainer-types").iterdir())) == 2
 
 
 def test_scan_judges_a_yaml_knob_by_the_trainer_key_it_feeds(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from knobregistry.cache import chosen_cache_dir
 from knobregistry.commands.cache_options import cache_options
@@ -14,9 +13,7 @@ from knobregistry.commands.exit_codes import usage_error
 from knobregistry.progress import reporting, terminal_reporter
 from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.report.scan_json import render_scan_json
-from knobregistry.report.scan_table import render_scan_table
 from knobregistry.scan_for import scan_with, settings_for
-from knobregistry.width import output_width
 from scanner import Settings
 from scanner.settings import DEFAULT_INCLUDE
 
@@ -106,5 +103,10 @@ def scan_command(
     if fmt == "json":
         click.echo(render_scan_json(result), nl=False)
     else:
-        width = output_width(sys.stdout)
-        render_scan_table(result, Console(highlight=False, width=width))
+        # rich and the table: not loaded for JSON, which scripts and the CI guard read
+        from rich.console import Console
+
+        from knobregistry.report.scan_table import render_scan_table
+        from knobregistry.width import output_width
+
+        render_scan_table(result, Console(highlight=False, width=output_width(sys.stdout)))

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from types import MappingProxyType
 
+from knobregistry.fields_cache import cached_fields
 from knobregistry.profiles.backend_keys import ClassesMissing
-from knobregistry.profiles.fields_cache import cached_fields
 from knobregistry.trainer_types import CONFIG_CLASSES
 
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
+from knobregistry.fields_cache import cached_fields
 from knobregistry.profiles.backend_keys import ClassesMissing
-from knobregistry.profiles.fields_cache import cached_fields
 
 # The root config class, newest layout first: torchtitan 0.3 nests it in the
 # trainer (`Trainer.Config`); 0.1 and 0.2 have `JobConfig` in config.job_config,

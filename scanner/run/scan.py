@@ -40,8 +40,10 @@ from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_ROUNDS = 16
 # The parser and the analysis allocate millions of short-lived objects, few in cycles: the
-# collector's default (a collection every 700 allocations) cost 15-20% of a cold scan.
-GC_THRESHOLD = (50_000, 20, 20)
+# collector's default (a collection every 700 allocations) cost 15-20% of a cold scan, and
+# one every 50,000 still 36 collections and 0.4-0.75 s of torch's (4 and 0.3 s at 200,000,
+# at the same peak memory).
+GC_THRESHOLD = (200_000, 20, 20)
 
 
 def scan(

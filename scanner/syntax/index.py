@@ -98,8 +98,20 @@ def _called(name: bytes) -> re.Pattern[bytes]:
 
 
 def _calls(data: bytes, name: bytes) -> bool:
-    """Whether ``data`` calls ``name`` (or imports it under another name)."""
-    return holds_word(data, name) and _called(name).search(data) is not None
+    """Whether ``data`` calls ``name`` (or imports it under another name).
+
+    The pattern is tried where ``name`` occurs (its assertions look behind that point):
+    searched for, a pattern that starts with assertions is tried at every byte of the file.
+    """
+    if not holds_word(data, name):
+        return False
+    called = _called(name)
+    at = data.find(name)
+    while at >= 0:
+        if called.match(data, at) is not None:
+            return True
+        at = data.find(name, at + 1)
+    return False
 
 
 @lru_cache(maxsize=1024)

@@ -1,10 +1,14 @@
-"""Trainer config field lists kept on disk, keyed by the trainer package's version.
+"""What is read from an installed trainer, kept on disk: its config field lists, keyed by
+the trainer package's version, and the types of its config keys, keyed by the status of the
+source files they are read from.
 
 Reading megatron-core's (or torchtitan's) config dataclasses imports torch: seconds
 on every `knobs check` and pre-commit run. The list depends only on the installed
 release, so it is computed once and kept as JSON in the user's cache folder
 (``$KNOBS_CACHE_DIR``, else platformdirs' user cache, as scans use), under a name
 made of the package, its version, where it is installed and what is read from it.
+The key types every scan needs are read from the config classes' source (no import), which
+still costs a warm scan tens of milliseconds: they are kept the same way.
 A cache that cannot be read or written is ignored: the list is computed again.
 """
 
@@ -13,11 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from importlib import metadata
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TypeVar
 
-from knobregistry.atomic import write_atomic
 from knobregistry.cache import default_cache_dir
 from knobregistry.jsontext import loads
 from knobregistry.progress import step
@@ -29,6 +32,8 @@ T = TypeVar("T")
 def cache_file(distribution: str, origin: str, what: Sequence[str]) -> Path | None:
     """Where the field list of ``distribution`` as installed at ``origin`` is kept; None
     when the distribution has no version to key it by."""
+    from importlib import metadata  # email, zipfile, csv: not on a warm scan's path
+
     try:
         version = metadata.version(distribution)
     except metadata.PackageNotFoundError:
@@ -50,17 +55,30 @@ def cached_fields(
 
     ``codec`` turns a result into JSON (None: do not store it, a failure, so a fixed
     install is read again) and JSON back into a result (raising on a bad document)."""
+    return cached_at(cache_file(distribution, origin, what), compute, codec, label)
+
+
+def cached_at(
+    path: Path | None,
+    compute: Callable[[], T],
+    codec: tuple[Callable[[T], object | None], Callable[[object], T]],
+    label: str | None,
+) -> T:
+    """The result stored at ``path``, else ``compute()`` (shown as the step ``label``, when
+    there is one), stored there (nowhere when ``path`` is None); ``codec`` as for
+    ``cached_fields``."""
     encode, decode = codec
-    path = cache_file(distribution, origin, what)
     if path is not None:
         try:
             return decode(loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             pass  # absent or unreadable: compute it
-    with step(label):
+    with step(label) if label is not None else nullcontext():
         result = compute()
     document = encode(result)
     if document is not None and path is not None:
+        from knobregistry.atomic import write_atomic  # signals and temporary files: on a miss only
+
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, json.dumps(document, sort_keys=True) + "\n")
