@@ -15,12 +15,14 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from scanner import ScanError, Settings, scan
 from scanner.run import pool as scanner_pool
+from scanner.run.cache import Cache, CacheError
 from scanner.run.readers import process
 from scanner.run.work import FileOutcome, FileTask, Options
 from scanner.source.depth import MAX_DEPTH
@@ -388,3 +390,33 @@ def test_a_lone_surrogate_in_the_code_is_escaped_in_json(tmp_path: Path) -> None
     assert b'"default": "\\ud800"' in done.stdout
     data = json.loads(done.stdout.decode("utf-8"))
     assert data["knobs"][0]["sites"][0]["default"] == "\ud800"
+
+
+def test_a_cache_that_cannot_be_written_changes_nothing_but_the_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outcome keeps what the file learnt from others (which a warm scan checks)."""
+    write_tree(
+        tmp_path,
+        {
+            "consts.py": 'NAME = "TOY_KNOB"\n',
+            "use.py": """
+                import os
+                from consts import NAME
+
+
+                def on():
+                    return os.environ.get(NAME, "1") != "0"
+            """,
+        },
+    )
+    task = FileTask(path=tmp_path / "use.py", rel="use.py", module="use", index=WrapperIndex())
+    uncached = process(task, Options())
+
+    def refuse(*_: object) -> None:
+        raise CacheError("no space left on device")
+
+    monkeypatch.setattr(Cache, "put", refuse)
+    outcome = process(task, Options(cache_dir=tmp_path / "cache"))
+    assert uncached.depends == (("consts.py", uncached.depends[0][1]),)
+    assert outcome == replace(uncached, cache_problem="no space left on device")

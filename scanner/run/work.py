@@ -110,14 +110,7 @@ def python_outcome(task: FileTask, options: Options, data: bytes) -> FileOutcome
                 narrowed_key = _narrowed_key(task, options, computed.settled_narrowed, settled)
                 cache.put(narrowed_key, {**entry, "rounds": []})
     except CacheError as exc:
-        return FileOutcome(
-            rel=outcome.rel,
-            wrappers=outcome.wrappers,
-            result=outcome.result,
-            error=outcome.error,
-            cached=False,
-            cache_problem=str(exc),
-        )
+        return replace(outcome, cache_problem=str(exc))
     return outcome
 
 
