@@ -23,7 +23,14 @@ def cache_options(function: F) -> F:
             "cache folder). Entries are keyed by file content, so a warm scan re-parses "
             "only what changed.",
         ),
-        click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
+        click.option(
+            "--no-cache",
+            is_flag=True,
+            help=(
+                "Neither read nor write the scan cache (the config key types of an installed"
+                " trainer are still kept in the user cache folder, keyed by its sources)."
+            ),
+        ),
         click.option(
             "--jobs",
             "-j",
