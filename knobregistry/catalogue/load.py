@@ -9,24 +9,30 @@ from importlib import resources
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
 
 from knobregistry.catalogue.model import Entry, Kind, Platform
+from knobregistry.validated import known_valid, remember_valid
 
 
 class CatalogueError(Exception):
     """A catalogue file that is not valid: the installation is broken."""
 
 
+@cache
+def _schema_text() -> str:
+    return resources.files("knobregistry.catalogue").joinpath("schema.json").read_text("utf-8")
+
+
 def schema() -> dict[str, Any]:
     """The JSON schema of one catalogue file."""
-    text = resources.files("knobregistry.catalogue").joinpath("schema.json").read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: dict[str, Any] = json.loads(_schema_text())
     return loaded
 
 
 def problems(document: object) -> list[str]:
     """What is wrong with one loaded catalogue file, one line per problem (none: valid)."""
+    from jsonschema import Draft202012Validator  # only for a file not known valid
+
     validator = Draft202012Validator(schema())
     return sorted(
         f"{'/'.join(str(p) for p in error.absolute_path) or '(top)'}: {error.message}"
@@ -43,9 +49,11 @@ def entries() -> tuple[Entry, ...]:
     files.sort(key=lambda f: f.name)
     for file in files:
         document = yaml.safe_load(file.read_text("utf-8"))
-        wrong = problems(document)
-        if wrong:
-            raise CatalogueError(f"catalogue file {file.name} is not valid: {'; '.join(wrong)}")
+        if not known_valid(_schema_text(), document):
+            wrong = problems(document)
+            if wrong:
+                raise CatalogueError(f"catalogue file {file.name} is not valid: {'; '.join(wrong)}")
+            remember_valid(_schema_text(), document)
         found.extend(_entries(document))
     return tuple(found)
 

@@ -13,11 +13,9 @@ import importlib.util
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from types import MappingProxyType
 
 from knobregistry.profiles.backend_keys import ClassesMissing
-from knobregistry.profiles.fields_cache import cached_fields
 from knobregistry.trainer_types import CONFIG_CLASSES
 
 
@@ -50,6 +48,8 @@ def megatron_available() -> bool:
 def megatron_fields() -> MegatronFields | MegatronMissing:
     """The config dataclasses' fields, or why they could not be read; kept on disk by
     megatron-core's version (see fields_cache), so torch is imported once per release."""
+    from knobregistry.profiles.fields_cache import cached_fields  # imports importlib.metadata
+
     origin = _origin()
     if origin is None:
         return MegatronMissing("megatron-core is not installed")
@@ -105,6 +105,8 @@ def _import_fields() -> MegatronFields | MegatronMissing:
 
 
 def _version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("megatron-core")
     except metadata.PackageNotFoundError:
