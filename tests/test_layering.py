@@ -204,6 +204,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("catalogue", "stack_use"),
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
+        "paths",
         *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),
         *("scan_for", "site_reads", "stdout", "suggest", "trace", "trainer_types", "triage"),
         "width",

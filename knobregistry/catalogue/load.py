@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -20,7 +20,8 @@ class CatalogueError(Exception):
 
 @cache
 def _schema_text() -> str:
-    return resources.files("knobregistry.catalogue").joinpath("schema.json").read_text("utf-8")
+    # beside this module (importlib.resources would import zipfile to say the same)
+    return Path(__file__).with_name("schema.json").read_text("utf-8")
 
 
 def schema() -> dict[str, Any]:
@@ -44,7 +45,7 @@ def problems(document: object) -> list[str]:
 def entries() -> tuple[Entry, ...]:
     """Every setting of every library, by file name then file order."""
     found: list[Entry] = []
-    folder = resources.files("knobregistry.catalogue").joinpath("data")
+    folder = Path(__file__).with_name("data")
     files = [f for f in folder.iterdir() if f.name.endswith(".yaml")]
     files.sort(key=lambda f: f.name)
     for file in files:

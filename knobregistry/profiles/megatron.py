@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from knobregistry.profiles.backend_keys import ClassesMissing
+from knobregistry.profiles.fields_cache import cached_fields
 from knobregistry.trainer_types import CONFIG_CLASSES
 
 
@@ -48,8 +49,6 @@ def megatron_available() -> bool:
 def megatron_fields() -> MegatronFields | MegatronMissing:
     """The config dataclasses' fields, or why they could not be read; kept on disk by
     megatron-core's version (see fields_cache), so torch is imported once per release."""
-    from knobregistry.profiles.fields_cache import cached_fields  # imports importlib.metadata
-
     origin = _origin()
     if origin is None:
         return MegatronMissing("megatron-core is not installed")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knobregistry.profiles.backend_keys import ClassesMissing
+from knobregistry.profiles.fields_cache import cached_fields
 
 # The root config class, newest layout first: torchtitan 0.3 nests it in the
 # trainer (`Trainer.Config`); 0.1 and 0.2 have `JobConfig` in config.job_config,
@@ -62,8 +63,6 @@ def torchtitan_available() -> bool:
 def torchtitan_fields() -> TorchTitanFields | TorchTitanMissing:
     """The job config's dotted keys, or why they could not be read; kept on disk by
     torchtitan's version (see fields_cache), so torch is imported once per release."""
-    from knobregistry.profiles.fields_cache import cached_fields  # imports importlib.metadata
-
     origin = _origin()
     if origin is None:
         return TorchTitanMissing("torchtitan is not installed")

@@ -7,7 +7,7 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knobregistry.registry.checks import semantic_problems
@@ -40,7 +40,8 @@ _REQUIRED_HINTS: dict[str | tuple[str | int, str], str] = {
 
 @functools.cache
 def _schema_text() -> str:
-    return resources.files("knobregistry.registry").joinpath("schema.json").read_text("utf-8")
+    # beside this module (importlib.resources would import zipfile to say the same)
+    return Path(__file__).with_name("schema.json").read_text("utf-8")
 
 
 @functools.cache
