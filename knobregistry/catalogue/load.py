@@ -13,6 +13,10 @@ import yaml
 from knobregistry.catalogue.model import Entry, Kind, Platform
 from knobregistry.validated import known_valid, remember_valid
 
+# libyaml's safe loader where PyYAML was built with it: the same documents (a test holds
+# every shipped file to it), in a tenth of the time of the pure-Python one.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 class CatalogueError(Exception):
     """A catalogue file that is not valid: the installation is broken."""
@@ -49,7 +53,7 @@ def entries() -> tuple[Entry, ...]:
     files = [f for f in folder.iterdir() if f.name.endswith(".yaml")]
     files.sort(key=lambda f: f.name)
     for file in files:
-        document = yaml.safe_load(file.read_text("utf-8"))
+        document = yaml.load(file.read_text("utf-8"), Loader=SAFE_LOADER)
         if not known_valid(_schema_text(), document):
             wrong = problems(document)
             if wrong:
