@@ -6,9 +6,11 @@ Copies the bundled example (examples/) into a temporary git repository and runs
 each command there in a subprocess: the best wall and user seconds of N runs
 after one warm-up run (which fills the check cache and the bytecode cache: the
 children write bytecode under the temporary folder even where
-PYTHONDONTWRITEBYTECODE is set), then one run under `python -X importtime` for
-the seconds spent importing, the number of modules imported, and which heavy
-packages (jsonschema, rich, libcst, yaml, torch) were among them.
+PYTHONDONTWRITEBYTECODE is set), then N runs under `python -X importtime` for
+the seconds spent importing (the least), the number of modules imported, and
+which heavy packages (jsonschema, rich, libcst, yaml, torch) were among them.
+Run the revisions to compare one after the other: on a shared machine the figures
+move with the load (the module counts do not).
 
 --save writes the figures as JSON; --baseline reads such a file and prints each
 figure's ratio to it (after / before), to compare two revisions.
@@ -128,7 +130,7 @@ def measure(root: Path, environment: dict[str, str], repeat: int) -> dict[str, F
         knobs(root, environment, arguments)  # warm-up: bytecode and check cache
         runs = [timed(root, environment, arguments) for _ in range(repeat)]
         wall, user = min(runs)
-        seconds, modules, heavy = imports(root, environment, arguments)
+        seconds, modules, heavy = min(imports(root, environment, arguments) for _ in range(repeat))
         figures[label] = Figures(wall, user, seconds, modules, heavy)
     return figures
 
