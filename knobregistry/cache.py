@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 
 def default_cache_dir() -> Path:
     """``$KNOBS_CACHE_DIR``, else the user's cache folder (``~/.cache/knobregistry`` on Linux)."""
     configured = os.environ.get("KNOBS_CACHE_DIR")
     if configured:
         return Path(configured)
+    import platformdirs  # only when $KNOBS_CACHE_DIR does not say
+
     return Path(platformdirs.user_cache_dir("knobregistry", appauthor=False))
 
 

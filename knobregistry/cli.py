@@ -8,7 +8,6 @@ lazily loading subcommands).
 from __future__ import annotations
 
 import importlib
-import inspect
 
 import click
 
@@ -63,6 +62,8 @@ class LazyGroup(click.Group):
 
 def first_sentence(text: str) -> str:
     """The first sentence of a docstring's first paragraph, on one line."""
+    import inspect  # only for the command list of --help (it imports ast and tokenize)
+
     paragraph = " ".join(inspect.cleandoc(text).split("\n\n")[0].split())
     end = paragraph.find(". ")
     return paragraph if end < 0 else paragraph[: end + 1]

@@ -6,7 +6,9 @@ columns, each row's name goes on a line of its own above the row (the stacked
 layout). Only when a column cannot get even its longest word is a word cut, with an
 ellipsis: at its end for words, at its start for paths, so that `file:line` keeps its
 line number whole. rich wraps at blanks only and folds a long word anywhere, which
-is why the breaking is done here and rich only styles the lines.
+is why the breaking is done here and rich only styles the lines. Lines are laid out
+as plain segments; rich is imported only by `layout`, for a terminal's styled lines
+(`layout_lines` gives the same lines as text, for piped output).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING, TypeAlias
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 GAP = "  "
 ELLIPSIS = "…"
@@ -42,7 +46,42 @@ class Column:
     wrap: Wrap = Wrap.WORDS
 
 
-Cell = str | Text
+Cell: TypeAlias = "str | Text"
+
+
+@dataclass(frozen=True, slots=True)
+class _Styled:
+    """A header cell: its text and style, without rich."""
+
+    plain: str
+    style: str
+
+
+_AnyCell: TypeAlias = "str | Text | _Styled"
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """A laid-out line: its first text and that text's style, then styled segments."""
+
+    first: str
+    style: str = ""
+    segments: tuple[tuple[str, str], ...] = ()
+    strip: bool = False  # trailing blanks removed (a row's line)
+
+    def plain(self) -> str:
+        text = self.first + "".join(segment for segment, _ in self.segments)
+        return text.rstrip() if self.strip else text
+
+    def text(self) -> Text:
+        from rich.text import Text
+
+        line = Text(self.first, style=self.style)
+        for segment, style in self.segments:
+            line.append(segment, style=style)
+        if self.strip:
+            line.rstrip()
+        return line
 
 
 def _pieces(text: str, wrap: Wrap) -> list[tuple[str, str]]:
@@ -125,28 +164,27 @@ def _squeeze(least: Sequence[int], wraps: Sequence[Wrap], room: int) -> list[int
     return widths
 
 
-def _plain(cell: Cell) -> str:
-    return cell.plain if isinstance(cell, Text) else cell
+def _plain(cell: _AnyCell) -> str:
+    return cell if isinstance(cell, str) else cell.plain
 
 
-def _style(cell: Cell) -> str:
-    return str(cell.style) if isinstance(cell, Text) else ""
+def _style(cell: _AnyCell) -> str:
+    return "" if isinstance(cell, str) else str(cell.style)
 
 
 def _row_lines(
-    cells: Sequence[Cell], widths: Sequence[int], wraps: Sequence[Wrap], indent: str
-) -> list[Text]:
+    cells: Sequence[_AnyCell], widths: Sequence[int], wraps: Sequence[Wrap], indent: str
+) -> list[_Line]:
     broken = [wrap_text(_plain(c), w, wr) for c, w, wr in zip(cells, widths, wraps, strict=True)]
-    out: list[Text] = []
+    out: list[_Line] = []
     for at in range(max(len(b) for b in broken)):
-        line = Text(indent)
+        segments: list[tuple[str, str]] = []
         for column, (cell, lines, width) in enumerate(zip(cells, broken, widths, strict=True)):
             if column:
-                line.append(GAP)
+                segments.append((GAP, ""))
             text = lines[at] if at < len(lines) else ""
-            line.append(text.ljust(width), style=_style(cell))
-        line.rstrip()
-        out.append(line)
+            segments.append((text.ljust(width), _style(cell)))
+        out.append(_Line(indent, segments=tuple(segments), strip=True))
     return out
 
 
@@ -187,6 +225,32 @@ def layout(
 ) -> list[Text]:
     """The table's lines, header first (unless ``header`` is false; a rule under it when
     asked), each at most ``width`` characters wide but for a name longer than the width."""
+    lines = _layout(columns, rows, width, indent, rule, header, header_style)
+    return [line.text() for line in lines]
+
+
+def layout_lines(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Cell]],
+    width: int,
+    *,
+    indent: str = "",
+    rule: bool = False,
+    header: bool = True,
+) -> list[str]:
+    """The lines of `layout` as plain text, without importing rich (for piped output)."""
+    return [line.plain() for line in _layout(columns, rows, width, indent, rule, header, "")]
+
+
+def _layout(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Cell]],
+    width: int,
+    indent: str,
+    rule: bool,
+    header: bool,
+    header_style: str,
+) -> list[_Line]:
     widths = _widths(columns, rows, width - len(indent), stack=True)
     if widths is None:
         lines = _stacked(columns, rows, width, indent=indent, rule=rule, header_style=header_style)
@@ -214,12 +278,12 @@ def _lines(
     indent: str,
     rule: bool,
     header_style: str,
-) -> tuple[list[Text], list[list[Text]]]:
+) -> tuple[list[_Line], list[list[_Line]]]:
     """The header's lines, and each row's."""
-    headers: list[Cell] = [Text(c.header, style=header_style) for c in columns]
+    headers = [_Styled(c.header, header_style) for c in columns]
     head = _row_lines(headers, widths, [Wrap.WORDS] * len(columns), indent)
     if rule:
-        head.append(Text(indent + "─" * (sum(widths) + len(GAP) * (len(widths) - 1))))
+        head.append(_Line(indent + "─" * (sum(widths) + len(GAP) * (len(widths) - 1))))
     wraps = [c.wrap for c in columns]
     return head, [_row_lines(row, widths, wraps, indent) for row in rows]
 
@@ -237,7 +301,7 @@ def _stacked(
     indent: str,
     rule: bool,
     header_style: str,
-) -> list[Text]:
+) -> list[_Line]:
     """Each row's name (its WHOLE cell) on a line of its own, the rest of the row indented
     under it."""
     at = _name_at(columns) or 0
@@ -246,9 +310,9 @@ def _stacked(
     others = [[*row[:at], *row[at + 1 :]] for row in rows]
     widths = _widths(rest, others, width - len(inner), stack=False) or []
     head, body = _lines(rest, others, widths, inner, rule, header_style)
-    out = [Text(indent + columns[at].header, style=header_style), *head]
+    out = [_Line(indent + columns[at].header, header_style), *head]
     for row, lines in zip(rows, body, strict=True):
-        out.append(Text(indent + _plain(row[at]), style=_style(row[at])))
+        out.append(_Line(indent + _plain(row[at]), _style(row[at])))
         out += lines
     return out
 

@@ -14,7 +14,6 @@ import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
 
@@ -50,6 +49,8 @@ class StackUse:
 
 def installed_packages() -> dict[str, str]:
     """Every distribution installed where knobs runs, normalised -> its version."""
+    from importlib import metadata  # slow to import: only when the environment is asked
+
     out: dict[str, str] = {}
     for dist in metadata.distributions():
         name = dist.metadata["Name"]

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from knobregistry.catalogue import Entry, Platform, applicable, entries, for_name, libraries
-from knobregistry.catalogue.load import problems
+from knobregistry.catalogue.load import SAFE_LOADER, problems
 from scanner.determinism import SETTINGS
 from tests.conftest import REPO, run_knobs
 
@@ -26,6 +26,17 @@ SOURCE = re.compile(r"https://\S+\Z|[\w.-]+/[\w.-]+(@[\w.]+)? [\w./-]+")
 def test_each_file_is_valid_against_the_schema(name: str) -> None:
     document = yaml.safe_load(DATA.joinpath(name).read_text("utf-8"))
     assert problems(document) == []
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_each_file_loads_the_same_with_the_loader_the_catalogue_uses(name: str) -> None:
+    # entries() loads with libyaml's safe loader where there is one; it must read each
+    # shipped file exactly as PyYAML's own safe loader does (values and their types).
+    text = DATA.joinpath(name).read_text("utf-8")
+    loaded = yaml.load(text, Loader=SAFE_LOADER)
+    expected = yaml.safe_load(text)
+    assert repr(loaded) == repr(expected)
+    assert loaded["settings"]
 
 
 def test_the_schema_refuses_an_entry_without_a_source() -> None:

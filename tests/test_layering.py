@@ -107,7 +107,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "plural": set(),
     "printable": set(),
     "schema_words": set(),
-    "catalogue": set(),  # the shipped determinism settings of the stack (package data)
+    # the shipped determinism settings of the stack (package data)
+    "catalogue": {"validated"},
     "suggest": set(),
     "progress": set(),
     "files": set(),
@@ -118,6 +119,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "paths": {"scanner"},
     "feature": {"scanner"},
     "cache": set(),
+    # documents already found valid against a schema, by hash (skips importing jsonschema)
+    "validated": {"cache"},
     "atomic": {"files"},
     "checksum_format": set(),  # the checksum records' format: the recorder's and triage's
     # the runtime a training script imports (torch, an optional dependency); no CLI part
@@ -130,7 +133,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "diagnostics": set(),
     "codes": {"diagnostics"},
     "pyproject": {"scanner"},
-    "registry": {"scanner", "files", "pyproject", "schema_words", "surrogates"},
+    "registry": {"scanner", "files", "pyproject", "schema_words", "surrogates", "validated"},
     "yaml_format": {"scanner", "feature", "surrogates"},
     # how each site reads a knob whose sites disagree (`sites:`): init writes it, check holds it
     "site_reads": {"scanner", "feature", "yaml_format"},
@@ -203,6 +206,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("catalogue", "stack_use"),
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
         *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
+        "paths",
         *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),
         *("scan_for", "site_reads", "stdout", "suggest", "trace", "trainer_types", "triage"),
         "width",

@@ -7,7 +7,6 @@ from datetime import date, datetime
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from knobregistry.baseline import BaselineError, write_baseline
 from knobregistry.check import CheckResult, run_check
@@ -116,6 +115,8 @@ def check_command(
 def _print(result: CheckResult, fmt: str) -> None:
     renderer = CHECK_FORMATS[fmt]
     if renderer.rich is not None and sys.stdout.isatty():
+        from rich.console import Console  # rich only on a terminal
+
         renderer.rich(result, Console(highlight=False, width=output_width(sys.stdout)))
     else:
         click.echo(renderer.render(result), nl=False)

@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.diagnostics import Diagnostic, Severity
@@ -23,6 +22,7 @@ from knobregistry.docsgen import (
 )
 from knobregistry.docsgen.sync import marker_diagnostic
 from knobregistry.files import FileError, read_text
+from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.registry import Registry, RegistryError, find_registry
 from knobregistry.report.check_text import fix_lines

@@ -6,12 +6,11 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.explain import explain, suggestions
+from knobregistry.paths import shown
 from knobregistry.registry import RegistryError
 from knobregistry.report.explain import print_explain_rich, render_explain_text
 from knobregistry.width import output_width
@@ -44,6 +43,8 @@ def explain_command(knob: str, registry_path: Path | None) -> None:
         )
         click.get_current_context().exit(ExitCode.USAGE)
     elif sys.stdout.isatty():
+        from rich.console import Console  # rich only on a terminal
+
         print_explain_rich(explanation, Console(highlight=False, width=output_width(sys.stdout)))
     else:
         click.echo(render_explain_text(explanation, output_width(sys.stdout)), nl=False)

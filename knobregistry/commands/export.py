@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from knobregistry.atomic import write_atomic
-from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.export import (
@@ -24,6 +23,7 @@ from knobregistry.export import (
 from knobregistry.export.review import render_review, summary, undecided_message
 from knobregistry.feature import is_required
 from knobregistry.files import FileError
+from knobregistry.paths import shown
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
 from knobregistry.registry import Registry, RegistryError
 from knobregistry.scan_for import scan_for

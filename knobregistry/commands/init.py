@@ -10,7 +10,6 @@ import click
 
 from knobregistry.atomic import write_atomic
 from knobregistry.catalogue import Platform
-from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.feature import undecided_gate
 from knobregistry.init import (
@@ -20,6 +19,7 @@ from knobregistry.init import (
     shipped_schema,
 )
 from knobregistry.lock import LockError, locked
+from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.progress import reporting, terminal_reporter
 from knobregistry.pyproject import PyprojectError, project_settings

@@ -16,11 +16,11 @@ import click
 
 from knobregistry.atomic import write_atomic
 from knobregistry.cache import default_cache_dir
-from knobregistry.check import shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.seconds import seconds_or_zero
 from knobregistry.files import FileError
+from knobregistry.paths import shown
 from knobregistry.printable import printable
 from knobregistry.profiles import ProfileError, ResolvedProfile, resolve_profile
 from knobregistry.progress import reporting, terminal_reporter

@@ -11,8 +11,6 @@ import json
 import re
 
 from knobregistry.codes import RULES
-from knobregistry.export.shell import sh_lines
-from knobregistry.export.structured import config_yaml
 from knobregistry.profiles import resolve_profile
 from knobregistry.registry import KnobEntry, Pass, Registry, Triage
 from scanner import Polarity
@@ -102,6 +100,9 @@ def fence(text: str, info: str) -> list[str]:
 
 def render_profile(registry: Registry, name: str) -> list[str]:
     """A profile's recipe: what it is, its environment, its trainer config, what it costs."""
+    from knobregistry.export.shell import sh_lines  # the exporters, only when a doc has a recipe
+    from knobregistry.export.structured import config_yaml
+
     resolved = resolve_profile(registry, name)
     about = f"kind {resolved.kind.value}"
     if len(resolved.chain) > 1:

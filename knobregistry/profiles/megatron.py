@@ -13,7 +13,6 @@ import importlib.util
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from types import MappingProxyType
 
 from knobregistry.fields_cache import cached_fields
@@ -105,6 +104,8 @@ def _import_fields() -> MegatronFields | MegatronMissing:
 
 
 def _version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("megatron-core")
     except metadata.PackageNotFoundError:

@@ -14,7 +14,6 @@ import importlib
 import importlib.util
 import warnings
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any
 
 from knobregistry.fields_cache import cached_fields
@@ -138,6 +137,8 @@ def _sections(item: dataclasses.Field[Any]) -> list[type[Any]]:
 
 
 def _version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("torchtitan")
     except metadata.PackageNotFoundError:

@@ -7,16 +7,18 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
-from importlib import resources
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from knobregistry.registry.checks import semantic_problems
 from knobregistry.registry.document import Document
 from knobregistry.registry.model import KeyPath, RegistryProblem, cut, quote
 from knobregistry.schema_words import TYPE_NAMES, either, fitting_branch
+from knobregistry.validated import known_valid, remember_valid
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 # Added to "missing required key" messages: what to write.
 _REQUIRED_HINTS: dict[str | tuple[str | int, str], str] = {
@@ -37,23 +39,34 @@ _REQUIRED_HINTS: dict[str | tuple[str | int, str], str] = {
 
 
 @functools.cache
+def _schema_text() -> str:
+    # beside this module (importlib.resources would import zipfile to say the same)
+    return Path(__file__).with_name("schema.json").read_text("utf-8")
+
+
+@functools.cache
 def load_schema() -> dict[str, Any]:
     """The registry's JSON Schema, as shipped in the package."""
-    text = resources.files("knobregistry.registry").joinpath("schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    schema: dict[str, Any] = json.loads(_schema_text())
     return schema
 
 
 @functools.cache
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator  # only when a registry is not known valid
+
     return Draft202012Validator(load_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def validate_document(doc: Document) -> tuple[RegistryProblem, ...]:
     """Every problem in a parsed registry: loading, schema and semantic ones, sorted."""
     problems = list(doc.problems)
-    for error in _validator().iter_errors(doc.data):
-        problems.extend(_problems_for(doc, error))
+    if not known_valid(_schema_text(), doc.data):
+        errors = list(_validator().iter_errors(doc.data))
+        for error in errors:
+            problems.extend(_problems_for(doc, error))
+        if not errors:
+            remember_valid(_schema_text(), doc.data)
     if isinstance(doc.data, dict):
         problems.extend(semantic_problems(doc))
     unique = {(p.line, p.column, p.key_path, p.message): p for p in problems}

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from knobregistry.check import CheckResult
 from knobregistry.report.check_github import render_check_github
 from knobregistry.report.check_json import render_check_json
 from knobregistry.report.check_sarif import render_check_sarif
 from knobregistry.report.check_text import print_check_rich, render_check_text
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from knobregistry.check import CheckResult
 
 
 @dataclass(frozen=True, slots=True)

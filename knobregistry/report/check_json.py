@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from knobregistry.check import CheckResult
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.jsontext import dumps
+
+if TYPE_CHECKING:
+    from knobregistry.check import CheckResult
 
 FORMAT_VERSION = 1
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from knobregistry import __version__
-from knobregistry.check import CheckResult
 from knobregistry.diagnostics import Diagnostic, Rule, Severity
 from knobregistry.jsontext import dumps
+
+if TYPE_CHECKING:
+    from knobregistry.check import CheckResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
-from knobregistry.check import CheckResult
-from knobregistry.columns import prose
 from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.plural import counted, nonzero
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from knobregistry.check import CheckResult
 
 FIX_INDENT = "    "
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
@@ -57,6 +59,10 @@ def print_check_rich(result: CheckResult, console: Console) -> None:
     """The same lines, styled for a terminal and broken at blanks to its width: a report
     line goes on under a two-blank indent, a sentence of the fix under the fix's; the
     entry to paste is never broken, so that it pastes as it is."""
+    from rich.text import Text  # rich only on a terminal: piped output is plain text
+
+    from knobregistry.columns import prose
+
     width = console.width
     for diagnostic in result.diagnostics:
         where = diagnostic.location()
@@ -81,6 +87,8 @@ def print_check_rich(result: CheckResult, console: Console) -> None:
 def _fix_lines_to(diagnostic: Diagnostic, width: int) -> list[str]:
     """The fix under the report line: its sentences broken to ``width``, its indented lines
     (an entry to paste, a command) whole."""
+    from knobregistry.columns import prose
+
     lines: list[str] = []
     for line in (diagnostic.fix or "").splitlines():
         if not line or line[0].isspace():

@@ -8,9 +8,7 @@ setting) it is shown as `\\n`, so that no part can pose as another.
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.syntax import Syntax
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from knobregistry.columns import ELLIPSIS, prose
 from knobregistry.explain import Explanation, Setter, SiteContext
@@ -20,6 +18,9 @@ from knobregistry.printable import printable
 from knobregistry.registry import Evidence, KnobEntry
 from knobregistry.yaml_format import gate_summary, quoted
 from scanner import GateKind, Knob, Polarity, Site
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 LABEL = 11  # width of the field labels
 MAX_VALUES = 8  # off values listed per site
@@ -260,6 +261,9 @@ def render_explain_text(explanation: Explanation, width: int) -> str:
 
 def print_explain_rich(explanation: Explanation, console: Console) -> None:
     """The same, styled, with highlighted code (cut at the console's width)."""
+    from rich.syntax import Syntax  # rich (and pygments) only on a terminal
+    from rich.text import Text
+
     width = console.width
     header = header_lines(explanation)
     console.print(Text(header[0], style="bold"), soft_wrap=True)

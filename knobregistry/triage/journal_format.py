@@ -16,17 +16,17 @@ import math
 import os
 from collections.abc import Mapping
 from importlib import resources
-from typing import Any
-
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from knobregistry.printable import printable
 from knobregistry.schema_words import TYPE_NAMES, either, fitting_branch
 from knobregistry.triage.compare import CompareError, parse_compare
 from knobregistry.triage.cost import CostError, parse_cost
 from knobregistry.triage.request import header_schema
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
 KINDS = ("started", "run", "outcome")  # the lines after the header, by their one key
 _TYPE_NAMES = {**TYPE_NAMES, "number": "a finite number"}
@@ -58,6 +58,8 @@ def _number(_: object, value: object) -> bool:
 
 @functools.cache
 def _validator(kind: str) -> Validator:
+    from jsonschema import Draft202012Validator, validators  # only when a journal is read
+
     checker = Draft202012Validator.TYPE_CHECKER.redefine_many(
         {"integer": _integer, "number": _number}
     )
