@@ -15,6 +15,8 @@ import contextlib
 import importlib
 import io
 import os
+import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ import click
 
 # Exit status of a child that failed before the command could report (EX_SOFTWARE).
 CHILD_FAILED = 70
+HANG_GUARD_S = 120  # a child that hangs fails its test instead of blocking the suite
 # The packages whose modules a child imports that the test process then imports too, so
 # that the next child finds them imported (as LibCST's runner warms the parser before it
 # forks): the command line's own and its dependencies', never a project's stand-ins.
@@ -47,7 +50,7 @@ def run_forked(
         pid = os.fork()
         if pid == 0:  # the child: never returns
             _child(main, list(args), cwd, env or {}, path, (out, err, imported))
-        _, status = os.waitpid(pid, 0)
+        status = _wait(pid)
         for stream in (out, err, imported):
             stream.seek(0)
         _import(imported.read().decode("utf-8").split())
@@ -57,6 +60,21 @@ def run_forked(
             out.read().decode("utf-8"),
             err.read().decode("utf-8"),
         )
+
+
+def _wait(pid: int) -> int:
+    """The child's wait status; a child that hangs is killed after HANG_GUARD_S, and the
+    test fails instead of blocking the suite (nothing is timed)."""
+    fd = os.pidfd_open(pid)  # readable once the child has exited
+    try:
+        ready, _, _ = select.select([fd], [], [], HANG_GUARD_S)
+    finally:
+        os.close(fd)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise AssertionError(f"`knobs` in a forked child did not end in {HANG_GUARD_S} s")
+    return os.waitpid(pid, 0)[1]
 
 
 def _child(
