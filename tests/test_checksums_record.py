@@ -221,8 +221,10 @@ def test_the_runtime_is_not_imported_by_the_cli() -> None:
 
 
 # Two ranks (gloo, on the CPU), each training its own copy of the model on its own half
-# of the batch with the gradients all-reduced; with NUDGE=1, rank 1's second linear layer
-# adds a tiny value to its output in step 0.
+# of the batch with the gradients all-reduced, three times over in one launch (starting
+# torch is most of the cost): `same`, `again`, then `nudged`, where rank 1's second linear
+# layer adds a tiny value to its output in step 0. Each training records into its own
+# folder (KNOBS_CHECKSUMS set before checksums_from_env), from a fresh model and optimizer.
 TWO_RANKS = """
 import os, sys
 import torch
@@ -231,26 +233,30 @@ from torch import nn
 from knobregistry.torch import checksums_from_env
 
 class Nudge(nn.Module):
-    def __init__(self):
+    def __init__(self, nudge):
         super().__init__()
+        self.nudge = nudge
         self.step = 0
     def forward(self, x):
         self.step += 1
-        on = os.environ.get("NUDGE") == "1" and dist.get_rank() == 1 and self.step == 1
+        on = self.nudge and dist.get_rank() == 1 and self.step == 1
         return x + 1e-6 if on else x
 
 dist.init_process_group("gloo")
-torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2), Nudge())
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-checksums_from_env(model, optimizer)
 x = torch.linspace(-1, 1, 30).reshape(10, 3)[5 * dist.get_rank() :][:5]
-for _ in range(2):
-    optimizer.zero_grad()
-    model(x).square().sum().backward()
-    for p in model.parameters():
-        dist.all_reduce(p.grad)
-    optimizer.step()
+for name, nudge in (("same", False), ("again", False), ("nudged", True)):
+    os.environ["KNOBS_CHECKSUMS"] = os.path.join(sys.argv[1], name, "ck")
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2), Nudge(nudge))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    checksums = checksums_from_env(model, optimizer)
+    for _ in range(2):
+        optimizer.zero_grad()
+        model(x).square().sum().backward()
+        for p in model.parameters():
+            dist.all_reduce(p.grad)
+        optimizer.step()
+    checksums.close()
 dist.barrier()
 sys.stdout.flush()
 os._exit(0)  # gloo's teardown at exit can abort
@@ -263,11 +269,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def run_two_ranks(script: Path, folder: Path, nudge: bool) -> None:
+def run_two_ranks(script: Path, folder: Path) -> None:
     port = str(_free_port())
     ranks = [
         subprocess.Popen(
-            [sys.executable, str(script)],
+            [sys.executable, str(script), str(folder)],
             env={
                 **os.environ,
                 "PYTHONPATH": str(REPO),
@@ -275,8 +281,6 @@ def run_two_ranks(script: Path, folder: Path, nudge: bool) -> None:
                 "WORLD_SIZE": "2",
                 "MASTER_ADDR": "127.0.0.1",
                 "MASTER_PORT": port,
-                "KNOBS_CHECKSUMS": str(folder / "ck"),
-                "NUDGE": "1" if nudge else "0",
             },
             stderr=subprocess.PIPE,
             text=True,
@@ -298,8 +302,7 @@ def as_run(folder: Path, index: int) -> Run:
 @pytest.mark.slow
 def test_two_ranks_each_write_their_file_and_the_nudged_rank_is_named(tmp_path: Path) -> None:
     write_tree(tmp_path, {"two.py": TWO_RANKS})
-    for name, nudge in (("same", False), ("again", False), ("nudged", True)):
-        run_two_ranks(tmp_path / "two.py", tmp_path / name, nudge)
+    run_two_ranks(tmp_path / "two.py", tmp_path)
     assert sorted(p.name for p in (tmp_path / "same" / "ck").iterdir()) == [
         "rank-0.jsonl",
         "rank-1.jsonl",

@@ -198,3 +198,65 @@ def test_a_probe_interrupted_is_stopped_with_its_children(tmp_path: Path) -> Non
     pid = int((tmp_path / "pid").read_text())
     assert not alive(pid)
     assert not (tmp_path / "probe").exists()
+
+
+# A stand-in torch package: its build file (torch/version.py) in one of the forms a build
+# writes, or one that is not literals; importing it says so on standard error.
+STAND_IN_INIT = """
+import sys
+from . import version
+
+class cuda:
+    @staticmethod
+    def device_count():
+        return 2 if version.cuda else 0
+
+    @staticmethod
+    def get_device_name(index):
+        return "Stand-in GPU"
+
+print("torch imported", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    ("version_py", "host", "imported"),
+    [
+        (
+            "from typing import Optional\n\n__version__ = '2.13.0+cpu'\n"
+            "cuda: Optional[str] = None\nhip: Optional[str] = None\n",
+            (None, 0, None),
+            "",
+        ),
+        (
+            "__version__ = '2.13.0+cpu'\ncuda = None\ngit_version = 'abc'\nhip = None\n",
+            (None, 0, None),
+            "",
+        ),
+        (
+            "from typing import Optional\n\ncuda: Optional[str] = '12.8'\n"
+            "hip: Optional[str] = None\n",
+            ("Stand-in GPU", 2, "12.8"),
+            "torch imported\n",
+        ),
+        ("cuda = None\nhip = 'x' if False else None\n", (None, 0, None), "torch imported\n"),
+        ("cuda = None\n", (None, 0, None), "torch imported\n"),
+    ],
+    ids=["cpu-annotated", "cpu-plain", "cuda", "not-literal", "no-hip"],
+)
+def test_a_cpu_build_of_torch_is_known_from_its_build_file_without_importing_it(
+    tmp_path: Path, version_py: str, host: tuple[object, ...], imported: str
+) -> None:
+    """A CPU build sees no GPU: the probe reads torch/version.py instead of importing torch
+    (seconds); any other build, or a file it cannot read as literals, is imported."""
+    write_tree(tmp_path, {"torch/__init__.py": STAND_IN_INIT, "torch/version.py": version_py})
+    done = subprocess.run(
+        [sys.executable, "-c", SOURCE],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    report = json.loads(done.stdout)
+    assert (report["gpu"], report["gpus"], report["versions"].get("cuda")) == host
+    assert done.stderr == imported

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
 
+from knobregistry import procfs
 from knobregistry.triage import ORIGIN_VARIABLE, RUN_DIR_VARIABLE, Runner, resolve_arguments
+from knobregistry.triage.runner import _group_empty
 from tests.conftest import write_tree
 
 
@@ -111,3 +115,41 @@ def test_a_timeout_stops_the_run_and_its_children(tmp_path: Path) -> None:
             break
         time.sleep(0.05)
     assert _gone(pid)
+
+
+# The run's leader starts a member that forks a child, leaves the run's group and never
+# reaps the child: the child, exited at once, stays in the run's group as a zombie.
+ZOMBIE_MAKER = """
+import os, sys, time
+child = os.fork()
+if child == 0:
+    os._exit(0)
+os.setpgid(0, 0)
+print(child, os.getpid(), flush=True)
+time.sleep(300)
+"""
+
+
+def test_a_zombie_left_in_the_group_is_not_a_run_still_going(tmp_path: Path) -> None:
+    """When a run has exited, triage waits (up to a grace period) for what it started to end;
+    a zombie has ended, though it stays in the group until its parent, or init, reaps it."""
+    write_tree(tmp_path, {"zombie.py": ZOMBIE_MAKER})
+    leader = subprocess.Popen(
+        [
+            "sh",
+            "-c",
+            f'"{sys.executable}" zombie.py > pids & while [ ! -s pids ]; do sleep 0.01; done',
+        ],
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    os.waitid(os.P_PID, leader.pid, os.WEXITED | os.WNOWAIT)  # exited, its group id kept
+    zombie, member = map(int, (tmp_path / "pids").read_text().split())
+    try:
+        found = procfs.state(zombie)
+        assert found is not None and found.zombie
+        assert os.getpgid(zombie) == leader.pid != os.getpgid(member)
+        assert _group_empty(leader)
+    finally:
+        os.kill(member, signal.SIGKILL)
+        leader.wait()

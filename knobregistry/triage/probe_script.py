@@ -9,6 +9,7 @@ Fields are null when unknown; a package that is not installed is left out of
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import importlib.util
 import json
@@ -46,6 +47,30 @@ def _driver() -> str | None:
         return None
 
 
+def _torch_build() -> dict[str, object] | None:
+    """torch.version's ``cuda`` and ``hip``, read from the source of torch/version.py (a
+    file of literal assignments that the build writes) without importing torch; None when
+    it cannot be found or read that way."""
+    try:
+        spec = importlib.util.find_spec("torch")
+        folders = list(spec.submodule_search_locations or ()) if spec else []
+        tree = ast.parse(Path(folders[0], "version.py").read_text(encoding="utf-8"))
+    except (ImportError, ValueError, IndexError, OSError, SyntaxError):
+        return None
+    build: dict[str, object] = {}
+    for node in tree.body:
+        target: ast.expr | None = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and target.id in ("cuda", "hip") and value is not None:
+            try:
+                build[target.id] = ast.literal_eval(value)
+            except ValueError:
+                return None
+    return build if set(build) == {"cuda", "hip"} else None
+
+
 def probe() -> dict[str, object]:
     versions = {"python": platform.python_version()}
     for key, names in (
@@ -58,7 +83,10 @@ def probe() -> dict[str, object]:
             versions[key] = found
     gpu: str | None = None
     gpus: int | None = None
-    if "torch" in versions and importlib.util.find_spec("torch") is not None:
+    build = _torch_build() if "torch" in versions else None
+    if build is not None and build == {"cuda": None, "hip": None}:
+        gpus = 0  # a CPU build of torch sees no GPU: no need to import it (seconds)
+    elif "torch" in versions and importlib.util.find_spec("torch") is not None:
         try:
             import torch
 

@@ -228,11 +228,15 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
 
 
 def _group_empty(process: subprocess.Popen[bytes]) -> bool:
-    """Whether no process but the (exited, unreaped) leader is left in the run's group."""
+    """Whether no process but the (exited, unreaped) leader is left running in the run's
+    group. A zombie runs nothing: it waits for its parent, or for init where the leader
+    was its parent (in a container, init may reap it only seconds later)."""
     pids = procfs.pids()
     if pids is None:  # no /proc: wait out the grace period
         return False
-    return not any(pid != process.pid and _pgid(pid) == process.pid for pid in pids)
+    return not any(
+        pid != process.pid and _pgid(pid) == process.pid and procfs.alive(pid) for pid in pids
+    )
 
 
 def _pgid(pid: int) -> int | None:
