@@ -55,12 +55,13 @@ typecheck: $(VENV)/.dev
 # Tests run on every core (pytest-xdist); a worker that finishes early steals
 # tests from the other, so the slowest ones do not end the run alone. Most tests start
 # `knobs` in a subprocess: where the environment says not to write bytecode
-# (PYTHONDONTWRITEBYTECODE), each would compile the package again, so the bytecode is
-# written, into the virtual environment rather than beside the sources.
-PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycache \
-	$(BIN)/python -m pytest -n auto --dist worksteal
+# (PYTHONDONTWRITEBYTECODE), each would compile the package again, so knobregistry and
+# scanner are compiled once first, into their __pycache__ (which git ignores), as pip
+# compiled the installed packages.
+PYTEST := $(BIN)/python -m pytest -n auto --dist worksteal
 
 unit: $(VENV)/.dev
+	$(BIN)/python -m compileall -q knobregistry scanner
 	$(PYTEST)
 
 test: lint typecheck unit
@@ -68,6 +69,7 @@ test: lint typecheck unit
 # The inner loop: every test but those marked slow (the example's training runs,
 # Slurm jobs, megatron-core), without lint and typecheck.
 test-fast: $(VENV)/.dev
+	$(BIN)/python -m compileall -q knobregistry scanner
 	$(PYTEST) -m 'not slow'
 
 # The user guide as a site that opens from disk: site/index.html.

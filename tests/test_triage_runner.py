@@ -124,6 +124,7 @@ import os, sys, time
 child = os.fork()
 if child == 0:
     os._exit(0)
+os.waitid(os.P_PID, child, os.WEXITED | os.WNOWAIT)  # it has exited: a zombie, not reaped
 os.setpgid(0, 0)
 print(child, os.getpid(), flush=True)
 time.sleep(300)
