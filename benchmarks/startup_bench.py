@@ -74,18 +74,14 @@ def project(root: Path) -> Path:
     return root
 
 
-def knobs(root: Path, environment: dict[str, str], arguments: tuple[str, ...]) -> None:
-    """Run `knobs ARGUMENTS` once in ``root``; stop the benchmark when it fails."""
-    done = subprocess.run(
-        [sys.executable, "-m", "knobregistry", *arguments],
-        cwd=root,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def knobs(root: Path, environment: dict[str, str], arguments: tuple[str, ...], *python: str) -> str:
+    """Run `knobs ARGUMENTS` once in ``root`` (``python``: the interpreter's options) and
+    give its standard error; stop the benchmark when it fails."""
+    command = [sys.executable, *python, "-m", "knobregistry", *arguments]
+    done = subprocess.run(command, cwd=root, env=environment, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"knobs {' '.join(arguments)} failed:\n{done.stdout}{done.stderr}")
+    return done.stderr
 
 
 def timed(
@@ -103,17 +99,10 @@ def imports(
     root: Path, environment: dict[str, str], arguments: tuple[str, ...]
 ) -> tuple[float, int, tuple[str, ...]]:
     """Seconds spent importing, modules imported, and the heavy packages among them."""
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "knobregistry", *arguments],
-        cwd=root,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    report = knobs(root, environment, arguments, "-X", "importtime")
     total = 0
     names = []
-    for line in done.stderr.splitlines():
+    for line in report.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
             continue
         own, _, name = line.removeprefix("import time:").split("|")

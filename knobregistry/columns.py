@@ -7,8 +7,8 @@ layout). Only when a column cannot get even its longest word is a word cut, with
 ellipsis: at its end for words, at its start for paths, so that `file:line` keeps its
 line number whole. rich wraps at blanks only and folds a long word anywhere, which
 is why the breaking is done here and rich only styles the lines. Lines are laid out
-as plain segments; rich is imported only by `layout`, for a terminal's styled lines
-(`layout_lines` gives the same lines as text, for piped output).
+as plain segments: a `Line` gives its plain text for a pipe, and imports rich only
+when asked for a terminal's styled text.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ _AnyCell: TypeAlias = "str | Text | _Styled"
 
 
 @dataclass(frozen=True, slots=True)
-class _Line:
+class Line:
     """A laid-out line: its first text and that text's style, then styled segments."""
 
     first: str
@@ -69,11 +69,14 @@ class _Line:
     segments: tuple[tuple[str, str], ...] = ()
     strip: bool = False  # trailing blanks removed (a row's line)
 
+    @property
     def plain(self) -> str:
+        """The line as plain text (no rich: for piped output)."""
         text = self.first + "".join(segment for segment, _ in self.segments)
         return text.rstrip() if self.strip else text
 
     def text(self) -> Text:
+        """The line as rich text, styled (for a terminal)."""
         from rich.text import Text
 
         line = Text(self.first, style=self.style)
@@ -174,9 +177,9 @@ def _style(cell: _AnyCell) -> str:
 
 def _row_lines(
     cells: Sequence[_AnyCell], widths: Sequence[int], wraps: Sequence[Wrap], indent: str
-) -> list[_Line]:
+) -> list[Line]:
     broken = [wrap_text(_plain(c), w, wr) for c, w, wr in zip(cells, widths, wraps, strict=True)]
-    out: list[_Line] = []
+    out: list[Line] = []
     for at in range(max(len(b) for b in broken)):
         segments: list[tuple[str, str]] = []
         for column, (cell, lines, width) in enumerate(zip(cells, broken, widths, strict=True)):
@@ -184,7 +187,7 @@ def _row_lines(
                 segments.append((GAP, ""))
             text = lines[at] if at < len(lines) else ""
             segments.append((text.ljust(width), _style(cell)))
-        out.append(_Line(indent, segments=tuple(segments), strip=True))
+        out.append(Line(indent, segments=tuple(segments), strip=True))
     return out
 
 
@@ -222,35 +225,10 @@ def layout(
     rule: bool = False,
     header: bool = True,
     header_style: str = "",
-) -> list[Text]:
+) -> list[Line]:
     """The table's lines, header first (unless ``header`` is false; a rule under it when
-    asked), each at most ``width`` characters wide but for a name longer than the width."""
-    lines = _layout(columns, rows, width, indent, rule, header, header_style)
-    return [line.text() for line in lines]
-
-
-def layout_lines(
-    columns: Sequence[Column],
-    rows: Sequence[Sequence[Cell]],
-    width: int,
-    *,
-    indent: str = "",
-    rule: bool = False,
-    header: bool = True,
-) -> list[str]:
-    """The lines of `layout` as plain text, without importing rich (for piped output)."""
-    return [line.plain() for line in _layout(columns, rows, width, indent, rule, header, "")]
-
-
-def _layout(
-    columns: Sequence[Column],
-    rows: Sequence[Sequence[Cell]],
-    width: int,
-    indent: str,
-    rule: bool,
-    header: bool,
-    header_style: str,
-) -> list[_Line]:
+    asked), each at most ``width`` characters wide but for a name longer than the width:
+    ``plain`` text for a pipe, ``text()`` for a terminal (rich, imported then)."""
     widths = _widths(columns, rows, width - len(indent), stack=True)
     if widths is None:
         lines = _stacked(columns, rows, width, indent=indent, rule=rule, header_style=header_style)
@@ -278,12 +256,12 @@ def _lines(
     indent: str,
     rule: bool,
     header_style: str,
-) -> tuple[list[_Line], list[list[_Line]]]:
+) -> tuple[list[Line], list[list[Line]]]:
     """The header's lines, and each row's."""
     headers = [_Styled(c.header, header_style) for c in columns]
     head = _row_lines(headers, widths, [Wrap.WORDS] * len(columns), indent)
     if rule:
-        head.append(_Line(indent + "─" * (sum(widths) + len(GAP) * (len(widths) - 1))))
+        head.append(Line(indent + "─" * (sum(widths) + len(GAP) * (len(widths) - 1))))
     wraps = [c.wrap for c in columns]
     return head, [_row_lines(row, widths, wraps, indent) for row in rows]
 
@@ -301,7 +279,7 @@ def _stacked(
     indent: str,
     rule: bool,
     header_style: str,
-) -> list[_Line]:
+) -> list[Line]:
     """Each row's name (its WHOLE cell) on a line of its own, the rest of the row indented
     under it."""
     at = _name_at(columns) or 0
@@ -310,9 +288,9 @@ def _stacked(
     others = [[*row[:at], *row[at + 1 :]] for row in rows]
     widths = _widths(rest, others, width - len(inner), stack=False) or []
     head, body = _lines(rest, others, widths, inner, rule, header_style)
-    out = [_Line(indent + columns[at].header, header_style), *head]
+    out = [Line(indent + columns[at].header, header_style), *head]
     for row, lines in zip(rows, body, strict=True):
-        out.append(_Line(indent + _plain(row[at]), _style(row[at])))
+        out.append(Line(indent + _plain(row[at]), _style(row[at])))
         out += lines
     return out
 

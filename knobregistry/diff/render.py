@@ -6,7 +6,7 @@ import json
 import textwrap
 from collections.abc import Sequence
 
-from knobregistry.columns import Column, Wrap, layout_lines, prose
+from knobregistry.columns import Column, Wrap, layout, prose
 from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
 from knobregistry.docsgen.render import cell, table
 from knobregistry.feature import feature_values
@@ -170,7 +170,7 @@ def render_diff_text(diff: KnobDiff, width: int) -> str:
             [_change(row), row.name, _default(row, "->"), _triage(row, "->"), _where(row, "->")]
             for row in diff.listed
         ]
-        lines += layout_lines(TEXT_COLUMNS, rows, width, indent="  ")
+        lines += [line.plain for line in layout(TEXT_COLUMNS, rows, width, indent="  ")]
     if diff.listed and diff.first_registered:
         lines.append("")
     lines += _first_registered_text(diff, width)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knobregistry.columns import Column, Wrap, layout_lines, prose
+from knobregistry.columns import Column, Wrap, layout, prose
 from knobregistry.diagnostics import Rule
 
 LIST_COLUMNS = (Column("code"), Column("name", Wrap.WHOLE), Column("severity"), Column("meaning"))
@@ -54,4 +54,4 @@ def render_rule_list(rules: tuple[Rule, ...], width: int) -> str:
         ]
         for rule in rules
     ]
-    return "\n".join(layout_lines(LIST_COLUMNS, rows, width, header=False)) + "\n"
+    return "\n".join(line.plain for line in layout(LIST_COLUMNS, rows, width, header=False)) + "\n"

@@ -110,7 +110,7 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
             rows.append(row)
         columns = (*COLUMNS, SET_BY) if setters else COLUMNS
         for line in layout(columns, rows, width, rule=True, header_style="bold"):
-            console.print(line, soft_wrap=True)
+            console.print(line.text(), soft_wrap=True)
     for knob in result.knobs:
         if knob.conflict_reason:
             _said(console, "conflict", "red", f"{printable(knob.name)}: {knob.conflict_reason}")

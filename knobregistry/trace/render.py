@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from knobregistry.columns import Column, Wrap, layout_lines, prose
+from knobregistry.columns import Column, Wrap, layout, prose
 from knobregistry.plural import counted, nonzero
 from knobregistry.printable import printable
 from knobregistry.trace.catalogued import catalogued
@@ -368,4 +368,4 @@ def _columns(
 ) -> list[str]:
     if not rows:
         return []
-    return layout_lines(columns, rows, width, indent=indent, header=header)
+    return [line.plain for line in layout(columns, rows, width, indent=indent, header=header)]
