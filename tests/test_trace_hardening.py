@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from knobregistry.trace.python_hook import MAX_NAME, MAX_VALUE, PAIRS, VALUES, s
 from knobregistry.trace.records import collect
 from knobregistry.trace.session import HOOK, traced_environment
 from tests.conftest import REPO, write_tree
+from tests.test_plugin import PLUGIN
 
 pytest_plugins = ["pytester"]
 
@@ -452,11 +452,7 @@ def test_the_pytest_plugin_escapes_the_names_it_lists(pytester: pytest.Pytester)
         app='import os\n\ndef read():\n    return os.environ.get("DEMO_\\x1b[2J")\n',
         test_app="import app\n\ndef test_reads():\n    app.read()\n",
     )
-    installed = any(
-        ep.value == "knobregistry.pytest_plugin" for ep in entry_points(group="pytest11")
-    )
-    plugin = () if installed else ("-p", "knobregistry.pytest_plugin")
-    result = pytester.runpytest_subprocess(*plugin, "--knobs-trace", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(*PLUGIN, "--knobs-trace", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "\x1b" not in result.stdout.str()
     assert "  DEMO_\\x1b[2J  app.py:4" in result.stdout.str().splitlines()
