@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from knobregistry.cache import default_cache_dir
 
 FOLDER = "valid-v1"
+T = TypeVar("T")
 
 
 def _marker(schema_text: str, data: object) -> Path:
@@ -45,3 +48,16 @@ def remember_valid(schema_text: str, data: object) -> None:
         os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o644))
     except OSError:
         return
+
+
+def problems_unless_known_valid(
+    schema_text: str, data: object, find: Callable[[], Sequence[T]]
+) -> Sequence[T]:
+    """The problems ``find`` finds in ``data``: none, without calling it, when ``data`` was
+    found valid against this schema before; a document found valid now is remembered."""
+    if known_valid(schema_text, data):
+        return ()
+    found = find()
+    if not found:
+        remember_valid(schema_text, data)
+    return found

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from knobregistry.registry import RegistryError, load_registry
-from knobregistry.validated import FOLDER, known_valid, remember_valid
+from knobregistry.validated import FOLDER, known_valid, problems_unless_known_valid, remember_valid
 from tests.conftest import write_tree
 
 SCHEMA = '{"type": "object"}'
@@ -90,3 +90,19 @@ def test_loading_a_valid_registry_remembers_it_and_an_invalid_one_is_not(
             load_registry(tmp_path / "bad" / "registry.yaml")
     assert len(list((cache / FOLDER).iterdir())) == 1
     assert load_registry(tmp_path / "good" / "registry.yaml").knobs["DEMO_FUSED"].default == "1"
+
+
+def test_problems_are_looked_for_until_a_document_is_found_valid(cache: Path) -> None:
+    calls: list[object] = []
+
+    def find(found: list[str]) -> list[str]:
+        calls.append(found)
+        return found
+
+    data = {"value": 1}
+    assert problems_unless_known_valid(SCHEMA, data, lambda: find(["bad"])) == ["bad"]
+    assert not known_valid(SCHEMA, data)  # a failure is not remembered
+    assert problems_unless_known_valid(SCHEMA, data, lambda: find([])) == []
+    assert known_valid(SCHEMA, data)
+    assert problems_unless_known_valid(SCHEMA, data, lambda: find(["never asked"])) == ()
+    assert calls == [["bad"], []]

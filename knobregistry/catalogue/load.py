@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from knobregistry.catalogue.model import Entry, Kind, Platform
-from knobregistry.validated import known_valid, remember_valid
+from knobregistry.validated import problems_unless_known_valid
 
 # libyaml's safe loader where PyYAML was built with it: the same documents (a test holds
 # every shipped file to it), in a tenth of the time of the pure-Python one.
@@ -54,11 +54,9 @@ def entries() -> tuple[Entry, ...]:
     files.sort(key=lambda f: f.name)
     for file in files:
         document = yaml.load(file.read_text("utf-8"), Loader=SAFE_LOADER)
-        if not known_valid(_schema_text(), document):
-            wrong = problems(document)
-            if wrong:
-                raise CatalogueError(f"catalogue file {file.name} is not valid: {'; '.join(wrong)}")
-            remember_valid(_schema_text(), document)
+        wrong = problems_unless_known_valid(_schema_text(), document, partial(problems, document))
+        if wrong:
+            raise CatalogueError(f"catalogue file {file.name} is not valid: {'; '.join(wrong)}")
         found.extend(_entries(document))
     return tuple(found)
 

@@ -14,7 +14,7 @@ from knobregistry.registry.checks import semantic_problems
 from knobregistry.registry.document import Document
 from knobregistry.registry.model import KeyPath, RegistryProblem, cut, quote
 from knobregistry.schema_words import TYPE_NAMES, either, fitting_branch
-from knobregistry.validated import known_valid, remember_valid
+from knobregistry.validated import problems_unless_known_valid
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -61,12 +61,11 @@ def _validator() -> Draft202012Validator:
 def validate_document(doc: Document) -> tuple[RegistryProblem, ...]:
     """Every problem in a parsed registry: loading, schema and semantic ones, sorted."""
     problems = list(doc.problems)
-    if not known_valid(_schema_text(), doc.data):
-        errors = list(_validator().iter_errors(doc.data))
-        for error in errors:
-            problems.extend(_problems_for(doc, error))
-        if not errors:
-            remember_valid(_schema_text(), doc.data)
+    errors = problems_unless_known_valid(
+        _schema_text(), doc.data, lambda: list(_validator().iter_errors(doc.data))
+    )
+    for error in errors:
+        problems.extend(_problems_for(doc, error))
     if isinstance(doc.data, dict):
         problems.extend(semantic_problems(doc))
     unique = {(p.line, p.column, p.key_path, p.message): p for p in problems}
