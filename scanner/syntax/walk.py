@@ -92,19 +92,12 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     for name in _FIELDS.get(type(node)) or _child_fields(type(node)):
         value = getattr(node, name)
         kind: type[object] = type(value)
-        if kind is tuple or kind is list:
-            for item in value:
-                take = wanted.get(type(item))
-                if take is None:
-                    take = _wanted(type(item))
-                if take:
-                    found.append(item)
-        else:
-            take = wanted.get(kind)
+        for item in value if kind is tuple or kind is list else (value,):
+            take = wanted.get(type(item))
             if take is None:
-                take = _wanted(kind)
+                take = _wanted(type(item))
             if take:
-                found.append(value)
+                found.append(item)
     return found
 
 
