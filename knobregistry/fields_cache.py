@@ -29,14 +29,21 @@ FORMAT = 1  # bump when the stored document changes shape
 T = TypeVar("T")
 
 
-def cache_file(distribution: str, origin: str, what: Sequence[str]) -> Path | None:
-    """Where the field list of ``distribution`` as installed at ``origin`` is kept; None
-    when the distribution has no version to key it by."""
+def installed_version(distribution: str) -> str | None:
+    """The installed version of ``distribution``; None when it is not installed."""
     from importlib import metadata  # email, zipfile, csv: not on a warm scan's path
 
     try:
-        version = metadata.version(distribution)
+        return metadata.version(distribution)
     except metadata.PackageNotFoundError:
+        return None
+
+
+def cache_file(distribution: str, origin: str, what: Sequence[str]) -> Path | None:
+    """Where the field list of ``distribution`` as installed at ``origin`` is kept; None
+    when the distribution has no version to key it by."""
+    version = installed_version(distribution)
+    if version is None:
         return None
     key = json.dumps([FORMAT, distribution, version, origin, list(what)])
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]

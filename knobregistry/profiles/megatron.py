@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from knobregistry.fields_cache import cached_fields
+from knobregistry.fields_cache import cached_fields, installed_version
 from knobregistry.profiles.backend_keys import ClassesMissing
 from knobregistry.trainer_types import CONFIG_CLASSES
 
@@ -104,9 +104,4 @@ def _import_fields() -> MegatronFields | MegatronMissing:
 
 
 def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("megatron-core")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    return installed_version("megatron-core") or "unknown"

@@ -16,7 +16,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from knobregistry.fields_cache import cached_fields
+from knobregistry.fields_cache import cached_fields, installed_version
 from knobregistry.profiles.backend_keys import ClassesMissing
 
 # The root config class, newest layout first: torchtitan 0.3 nests it in the
@@ -137,9 +137,4 @@ def _sections(item: dataclasses.Field[Any]) -> list[type[Any]]:
 
 
 def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("torchtitan")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    return installed_version("torchtitan") or "unknown"
