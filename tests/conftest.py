@@ -42,11 +42,15 @@ def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     return root
 
 
+# What every `knobs` a test runs sees: a fixed width, no colour (FORCE_COLOR removed).
+CLI_ENV = {"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"}
+
+
 def run_knobs(
     *args: str, cwd: Path, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run the real `knobs` command line in a subprocess."""
-    environment = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"}
+    environment = {**os.environ, **CLI_ENV}
     environment.pop("FORCE_COLOR", None)
     if env:
         environment.update(env)

@@ -26,6 +26,8 @@ from typing import BinaryIO, NoReturn
 
 import click
 
+from tests.conftest import CLI_ENV
+
 # Exit status of a child that failed before the command could report (EX_SOFTWARE).
 CHILD_FAILED = 70
 HANG_GUARD_S = 120  # a child that hangs fails its test instead of blocking the suite
@@ -94,8 +96,9 @@ def _child(
         sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8")
         sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8")
         os.chdir(cwd)
-        os.environ.update({"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb", **env})
+        os.environ.update(CLI_ENV)
         os.environ.pop("FORCE_COLOR", None)
+        os.environ.update(env)  # after, as run_knobs: a test may set any of them
         _fresh(path)
         try:
             command.main(args=args, prog_name="python -m knobregistry")
