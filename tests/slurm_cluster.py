@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import pwd
-import shutil
 import signal
 import socket
 import subprocess
@@ -22,10 +21,11 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests import apt
+
 PACKAGES = ("slurm-wlm", "munge")
 DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sbatch", "squeue", "scancel", "scontrol", "sinfo")
-INSTALL_TIMEOUT_S = 300
 START_TIMEOUT_S = 30
 
 
@@ -109,33 +109,10 @@ def start(folder: Path) -> Cluster:
 
 def install() -> None:
     """Install Slurm and munge with apt-get when any of their commands is missing."""
-    missing = [name for name in (*DAEMONS, *CLIENTS) if shutil.which(name) is None]
-    if not missing:
-        return
-    if shutil.which("apt-get") is None:
-        raise ClusterUnavailable(
-            f"Slurm is not installed ({', '.join(missing)} missing) and there is no apt-get "
-            f"to install {' and '.join(PACKAGES)}"
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (
-        ["apt-get", "update"],
-        ["apt-get", "install", "-y", "--no-install-recommends", *PACKAGES],
-    ):
-        try:
-            done = subprocess.run(
-                command, env=env, capture_output=True, text=True,
-                timeout=INSTALL_TIMEOUT_S, check=False,
-            )  # fmt: skip
-        except subprocess.TimeoutExpired:
-            raise ClusterUnavailable(
-                f"`{' '.join(command)}` took more than {INSTALL_TIMEOUT_S} s"
-            ) from None
-        if done.returncode != 0:
-            said = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
-            raise ClusterUnavailable(
-                f"`{' '.join(command)}` failed with status {done.returncode}: {said}"
-            )
+    try:
+        apt.install(PACKAGES, (*DAEMONS, *CLIENTS), "Slurm")
+    except apt.Unavailable as exc:
+        raise ClusterUnavailable(str(exc)) from None
 
 
 def _config(folder: Path, munge_socket: Path) -> str:

@@ -290,7 +290,7 @@ def test_options_that_do_not_go_together_are_refused(
 
 
 def test_without_slurm_or_apt_get_the_cluster_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tests.slurm_cluster.shutil.which", lambda name: None)
+    monkeypatch.setattr("tests.apt.shutil.which", lambda name: None)
     with pytest.raises(cluster_module.ClusterUnavailable) as unavailable:
         cluster_module.install()
     assert str(unavailable.value) == (
