@@ -14,6 +14,10 @@ have to delete), or ungraded (new since the last review: read it). The trees gra
     megatron-core  the megatron-core 0.16.1 wheel, unpacked
     torchtitan     pytorch/torchtitan at b5bcd76c6 (its repository: launchers included)
     megatron-lm    NVIDIA/Megatron-LM at d98e8a64 (its examples/: launchers only)
+    vllm           the vllm 0.33.0 wheel, unpacked
+    transformers   the transformers 5.25.0 wheel, unpacked
+    deepspeed      deepspeed 0.19.8: the wheel `pip wheel --no-deps` builds from its sdist
+    maxtext        AI-Hypercomputer/maxtext at e591f30cbbf217ed67ef71263ec0538239f9c3b8
 
 A measurement, not a gate: exits 0, or 2 when something could not run.
 """

@@ -102,10 +102,12 @@ def _code_paths_dropped(words: Sequence[str]) -> list[str]:
 # holds compiled code or files.
 _OWN_CODE_KERNEL: Final = _words("CACHE CACHED")
 
-# Words that say a knob tunes the runtime around a kernel (its memory, its scheduling),
-# not which kernel computes: with them, a kernel word no longer names a kernel choice
-# (CUDA_GRAPH_CAPTURE_FREEZE_GC freezes the garbage collector while a graph is captured).
-RUNTIME_WORDS: Final = _words("GC ALLOC ALLOCATOR MEMORY MEM PRIORITY AFFINITY")
+# Words that say a knob tunes the runtime around a kernel (its memory, its scheduling, its
+# support for a use), not which kernel computes: with them, a kernel word no longer names a
+# kernel choice (CUDA_GRAPH_CAPTURE_FREEZE_GC freezes the garbage collector while a graph is
+# captured; NCCL_GRAPH_MIXING_SUPPORT=0 drops NCCL's support for graph-captured and eager
+# collectives in flight together, and turns no graph off).
+RUNTIME_WORDS: Final = _words("GC ALLOC ALLOCATOR MEMORY MEM PRIORITY AFFINITY SUPPORT")
 
 # Inside one level, the first role of this order that a word names wins.
 PRECEDENCE: Final = (

@@ -12,6 +12,21 @@ from scanner import Role, scan
 from scanner.determinism import SETTINGS, deterministic_writes
 from tests.conftest import write_tree
 
+# transformers 5.25.0, generation/configuration_utils.py: NCCL_GRAPH_MIXING_SUPPORT=0 drops
+# NCCL's support for graph-captured and eager collectives in flight together (transformers
+# sets it for speed); it turns no CUDA graph off, so a recipe has no business with it.
+GRAPH_MIXING = """\
+import os
+
+
+class ContinuousBatchingConfig:
+    def __post_init__(self):
+        graph_mixing_supported = os.environ.get("NCCL_GRAPH_MIXING_SUPPORT", "1") == "1"
+        distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+        if self.disable_nccl_graph_mixing and graph_mixing_supported and distributed:
+            os.environ.setdefault("NCCL_GRAPH_MIXING_SUPPORT", "0")
+"""
+
 CASES: list[tuple[str, dict[str, str], str, Role, str]] = [
     (
         "a-triton-gate",
@@ -144,6 +159,14 @@ CASES: list[tuple[str, dict[str, str], str, Role, str]] = [
         "runtime around a kernel): it does not say which",
     ),
     (
+        "support-for-a-use-is-no-kernel-choice",
+        {"generation/config.py": GRAPH_MIXING},
+        "NCCL_GRAPH_MIXING_SUPPORT",
+        Role.UNKNOWN,
+        "the name NCCL_GRAPH_MIXING_SUPPORT says GRAPH (a kernel choice) but also SUPPORT (the "
+        "runtime around a kernel): it does not say which",
+    ),
+    (
         "a-library-cache-is-no-kernel-choice",
         {"run.sh": "export MIOPEN_DISABLE_CACHE=${MIOPEN_DISABLE_CACHE:-1}\n"},
         "MIOPEN_DISABLE_CACHE",
@@ -216,3 +239,13 @@ def test_the_catalogue_is_data_in_one_place() -> None:
         [("NCCL_ALGO", "Tree"), ("TORCH_COMPILE_DISABLE", "1"), ("OTHER", "1")]
     )
     assert [s.name for s in found] == ["TORCH_COMPILE_DISABLE"]  # Tree is no determinism
+
+
+def test_a_support_switch_is_read_where_the_code_reads_it(tmp_path: Path) -> None:
+    """The NCCL_GRAPH_MIXING_SUPPORT read keeps its verdict (on unless "1" is changed) and
+    its place: only its role changed, from kernel to unknown."""
+    write_tree(tmp_path, {"generation/config.py": GRAPH_MIXING})
+    knob = scan([tmp_path], root=tmp_path, jobs=1).knob("NCCL_GRAPH_MIXING_SUPPORT")
+    assert knob is not None
+    assert [(s.path, s.line, s.column) for s in knob.sites] == [("generation/config.py", 6, 34)]
+    assert (knob.default_on, knob.role) == (True, Role.UNKNOWN)
