@@ -344,6 +344,8 @@ def _plain_call(
         function = ops.FUNCTIONS.get(qualified)
     if function is None and _last_name(func) == "strtobool":
         function = ops.strtobool  # the well-known contract, whichever module defines it
+    if _takes_path(func, frame, qualified):
+        ev.note_path(args)
     if function is not None and plain and all(a.plain for a in args):
         if function in ops.NUMBERS and any(a.site for a in args):
             ev.seen.counted = True
@@ -354,6 +356,17 @@ def _plain_call(
         ev.note_opaque(dotted(func) or "a call")
         ev.note_passed(args)
     return derived(UNKNOWN, *args, *([receiver] if receiver is not None else []))
+
+
+def _takes_path(func: cst.BaseExpression, frame: Frame, qualified: str | None) -> bool:
+    """Whether the callee is a library function that takes a filesystem path."""
+    if qualified is not None:
+        return qualified in ops.PATH_FUNCTIONS
+    return (
+        isinstance(func, cst.Name)
+        and func.value in ops.PATH_BUILTINS
+        and frame.lookup(func.value) is None
+    )
 
 
 def _last_name(func: cst.BaseExpression) -> str:

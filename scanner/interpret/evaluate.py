@@ -70,6 +70,7 @@ class Observation:
     complete: bool = True  # False when the step budget ran out
     reached: bool = False  # the site read the variable
     numeric: bool = False  # the value was used as a number (arithmetic, compared to 2, ...)
+    path: bool = False  # the site's value was handed to a function that takes a path
     opaque: list[str] = field(default_factory=list)  # calls that took the value out of sight
     undecided: list[str] = field(default_factory=list)  # branches on the value left unknown
     limits: list[str] = field(default_factory=list)  # why a call could not be followed
@@ -529,6 +530,12 @@ class Evaluator:
         site's number passed on this way is a value (a thread count, a port)."""
         if any(v.site and _is_number(v.value) for v in values):
             self.seen.numeric = True
+
+    def note_path(self, values: Sequence[V]) -> None:
+        """Values handed to a function that takes a path (``os.path.isfile``, ``open``): the
+        site's value passed this way is a location, a value knob."""
+        if any(v.site for v in values):
+            self.seen.path = True
 
     def note_opaque(self, callee: str) -> None:
         if self._at_site == 0:

@@ -15,8 +15,9 @@ A switch is judged by the universal convention where an on word and an off word
 select different outcomes (``1 true yes on`` against ``0 false no off``): the on
 word's outcome is "on", so ``get(N, "1") == "0"`` is on by default. Where no
 such pair differs, a condition on strings (``== "fast"``, ``!= "eager"``,
-``in ("DEBUG", "INFO")``) is on when it holds. A value used as a number is a
-value knob. What cannot be decided is ``unknown``, with the reason.
+``in ("DEBUG", "INFO")``) is on when it holds. A value used as a number, or handed to
+a function that takes a path (``os.path.isfile``), is a value knob. What cannot be
+decided is ``unknown``, with the reason.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def verdict(
         return unknown_gate(limits[0])
     if not any(obs.reached for obs in observations):
         return unknown_gate("the read sits in code the scanner does not run")
-    if any(obs.numeric for obs in observations):
+    if any(obs.numeric or obs.path for obs in observations):
         return VALUE_GATE
     if _dispatch(observations):
         return VALUE_GATE

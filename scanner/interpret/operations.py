@@ -179,6 +179,24 @@ FUNCTIONS: dict[str, Callable[..., object]] = {
     "sysconfig.get_config_var": config_var,
 }
 
+# Library functions that take a filesystem path (qualified names, and the builtin
+# ``open``): the site's value handed to one is a location (a library file, a cache
+# folder), not a switch, whatever the name's words say.
+PATH_FUNCTIONS: frozenset[str] = frozenset(
+    f"{module}.{name}"
+    for module, names in (
+        ("os.path", "isfile isdir exists lexists islink realpath abspath expanduser expandvars"),
+        ("os.path", "normpath join dirname basename getsize getmtime"),
+        ("os", "listdir scandir makedirs mkdir stat remove unlink"),
+        ("shutil", "rmtree copy copy2 copyfile copytree move"),
+        ("pathlib", "Path"),
+        ("glob", "glob"),
+        ("io", "open"),
+    )
+    for name in names.split()
+)
+PATH_BUILTINS: frozenset[str] = frozenset({"open"})
+
 _ACCESSOR_TRUE = frozenset({"1", "true", "on", "yes", "y"})
 
 
