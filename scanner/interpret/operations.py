@@ -187,7 +187,7 @@ PATH_FUNCTIONS: frozenset[str] = frozenset(
     for module, names in (
         ("os.path", "isfile isdir exists lexists islink realpath abspath expanduser expandvars"),
         ("os.path", "normpath join dirname basename getsize getmtime"),
-        ("os", "listdir scandir makedirs mkdir stat remove unlink"),
+        ("os", "access chdir listdir scandir walk makedirs mkdir rmdir stat remove unlink"),
         ("shutil", "rmtree copy copy2 copyfile copytree move"),
         ("pathlib", "Path"),
         ("glob", "glob"),

@@ -19,3 +19,11 @@ def dump(text):
     with open(os.environ["PRIMUS_FUSED_DUMP_FILE"], "w") as out:
 #             ^ PRIMUS_FUSED_DUMP_FILE none function=dump read=subscript
         out.write(text)
+
+
+def writable_cache():
+    current = os.environ.get("PRIMUS_FLYDSL_CACHE_DIR")
+#             ^ PRIMUS_FLYDSL_CACHE_DIR none function=writable_cache
+    if current and os.access(current, os.W_OK):
+        return
+    os.makedirs("/tmp/flydsl", exist_ok=True)
