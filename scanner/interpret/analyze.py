@@ -18,6 +18,7 @@ from scanner.interpret.gates import Probes, names_an_index, site_default, verdic
 from scanner.interpret.module import ParsedModule, flow_frame
 from scanner.interpret.objects import parse_classes
 from scanner.interpret.owners import owner_of
+from scanner.interpret.quiet import passed_names
 from scanner.interpret.uses import name_matcher, used_beyond_tests
 from scanner.interpret.values import Opaque, V
 from scanner.model import (
@@ -191,8 +192,9 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                     )
                 )
             continue
+        quiet = _quiet_here(parsed, event, index)
         for name in resolved:
-            if not matches(name, match):
+            if not matches(name, match) or name in quiet:
                 continue
             gate, default = judge(parsed, event, name, index, settings)
             sites.append(
@@ -210,6 +212,21 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                 )
             )
     return FileResult(tuple(sites), tuple(dynamic), tuple(writes))
+
+
+def _quiet_here(parsed: ParsedModule, event: Event, index: WrapperIndex) -> frozenset[str]:
+    """The variables a call of a wrapper reads by names of the wrapper's own and gives
+    nothing back from (their sites are in its body), less any name its arguments hold."""
+    wrapper = event.wrapper
+    if wrapper is None or wrapper.kind != FUNCTION or not wrapper.quiet:
+        return frozenset()
+    assert isinstance(event.node, cst.Call)
+    evaluator = parsed.evaluator(index)
+    frame = parsed.resolver(event, index)
+    values = [evaluator.evaluate(arg.value, frame) for arg in event.node.args]
+    if any(not v.known for v in values):
+        return frozenset()  # an argument may name anything
+    return frozenset(wrapper.quiet) - passed_names(values)
 
 
 def descriptor_classes(parsed: ParsedModule, index: WrapperIndex) -> frozenset[str]:

@@ -14,6 +14,8 @@ nothing back that depends on it (it reads only to restore the old value or to lo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from scanner.interpret.analyze import resolve_names
@@ -24,6 +26,7 @@ from scanner.interpret.frames import Frame
 from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
 from scanner.interpret.owners import Owner, owner_of
+from scanner.interpret.quiet import quiet_names
 from scanner.interpret.values import UNKNOWN, V
 from scanner.model import WriteKind
 from scanner.syntax.events import Event
@@ -37,11 +40,11 @@ def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
     found: dict[tuple[str, str], Wrapper] = {}
     always_written: set[str] = set()  # setters that write whatever the variable held
     events = parsed.events(index)
-    for event in events:
+    resolved = [resolve_names(parsed, event, index) for event in events]
+    for event, names in zip(events, resolved, strict=True):
         if event.unit.scope is None:
             continue
         depends: set[str] = set()
-        names = resolve_names(parsed, event, index)
         if any(n.known and isinstance(n.value, str) for n in names):
             continue
         for name in names:
@@ -58,6 +61,10 @@ def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
         if (qualname, kind) in found:
             continue
         found[(qualname, kind)] = _function(parsed, event, owner, qualname, kind)
+        if kind == FUNCTION:
+            quiet = quiet_names(owner.function, events, resolved)
+            if quiet:
+                found[(qualname, kind)] = replace(found[(qualname, kind)], quiet=quiet)
     for qualname in always_written:
         reader = found.get((qualname, FUNCTION))
         if reader is not None and not _answers(parsed, index, reader):

@@ -151,6 +151,7 @@ def encode_wrapper(wrapper: Wrapper) -> dict[str, Any]:
         "pattern": wrapper.pattern,
         "read_at": [wrapper.read_line, wrapper.read_column],
         "exported_by": list(wrapper.exported_by),
+        "quiet": list(wrapper.quiet),
     }
 
 
@@ -182,6 +183,7 @@ def decode_wrapper(data: dict[str, Any]) -> Wrapper:
         read_line=_number(read_line),
         read_column=_number(read_column),
         exported_by=_texts(data["exported_by"]),
+        quiet=_texts(data["quiet"]),
     )
 
 

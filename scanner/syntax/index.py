@@ -46,6 +46,9 @@ class Wrapper:
     read_line: int = 0  # where that read is (for a wrapper nobody calls)
     read_column: int = 0
     exported_by: tuple[str, ...] = ()  # packages whose __init__ re-exports it
+    # Variables it reads by names of its own that a call gives nothing back from: their
+    # reads are sites in its body, and its calls are no sites of them.
+    quiet: tuple[str, ...] = ()
 
     @property
     def short_name(self) -> str:
