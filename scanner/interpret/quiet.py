@@ -55,6 +55,7 @@ def quiet_names(
     parents = _parents(function)
     writes = {id(e.node) for e in events if e.kind is WriteKind.SET and id(e.node) in inside}
     declared = _declared_outside(function)
+    loads = _loads(function)
     defaults = [p.default for p in param_list(function.params) if p.default is not None]
     quiet: dict[str, bool] = {}
     for event, resolved in zip(events, names, strict=True):
@@ -67,7 +68,7 @@ def quiet_names(
             ok = (
                 event.unit.scope is function
                 and _own_name(knob, defaults)
-                and _quiet_read(event, knob, parents, writes, declared, function)
+                and _quiet_read(event, parents, writes, declared, loads)
             )
             quiet[knob] = quiet.get(knob, True) and ok
     return tuple(sorted(k for k, ok in quiet.items() if ok))
@@ -108,11 +109,10 @@ def _own_name(knob: str, defaults: Sequence[cst.BaseExpression]) -> bool:
 
 def _quiet_read(
     event: Event,
-    knob: str,
     parents: dict[int, cst.CSTNode],
     writes: set[int],
     declared: frozenset[str],
-    function: cst.FunctionDef,
+    loads: dict[str, list[cst.CSTNode]],
 ) -> bool:
     if event.kind not in _QUIET_READS or event.wrapper is not None:
         return False
@@ -130,7 +130,7 @@ def _quiet_read(
                 return False  # a global or nonlocal: kept beyond the call
             if name not in tainted:
                 tainted.add(name)
-                pending.extend(_loads(function, name))
+                pending.extend(loads.get(name, ()))
     return True
 
 
@@ -181,20 +181,20 @@ def _pure_call(call: cst.CSTNode | None) -> bool:
     )
 
 
-def _loads(function: cst.FunctionDef, name: str) -> list[cst.CSTNode]:
-    """The uses of a local in ``function`` (every Name node spelling it but the targets it
-    is bound by, which the walk does not reach as loads)."""
+def _loads(function: cst.FunctionDef) -> dict[str, list[cst.CSTNode]]:
+    """The uses of each local in ``function``: every Name node spelling it but the targets
+    it is bound by, which the walk does not reach as loads."""
     targets: set[int] = set()
     for node in nodes(function):
         if isinstance(node, cst.Assign):
             targets.update(id(t.target) for t in node.targets)
         elif isinstance(node, cst.AnnAssign | cst.AugAssign):
             targets.add(id(node.target))
-    return [
-        node
-        for node in nodes(function.body)
-        if isinstance(node, cst.Name) and node.value == name and id(node) not in targets
-    ]
+    found: dict[str, list[cst.CSTNode]] = {}
+    for node in nodes(function.body):
+        if isinstance(node, cst.Name) and id(node) not in targets:
+            found.setdefault(node.value, []).append(node)
+    return found
 
 
 def _declared_outside(function: cst.FunctionDef) -> frozenset[str]:
