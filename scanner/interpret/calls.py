@@ -337,14 +337,20 @@ def _plain_call(
     args = [ev.expr(arg.value, frame) for arg in node.args]
     plain = all(arg.keyword is None and not arg.star for arg in node.args)
     values = [a.value for a in args]
+    # The builtin a bare name calls, unless a local or a module-level name shadows it.
+    builtin = (
+        func.value
+        if isinstance(func, cst.Name) and frame.lookup(func.value) is None and qualified is None
+        else None
+    )
     function = None
-    if isinstance(func, cst.Name) and frame.lookup(func.value) is None and qualified is None:
-        function = ops.BUILTINS.get(func.value)
+    if builtin is not None:
+        function = ops.BUILTINS.get(builtin)
     elif qualified is not None:
         function = ops.FUNCTIONS.get(qualified)
     if function is None and _last_name(func) == "strtobool":
         function = ops.strtobool  # the well-known contract, whichever module defines it
-    if _takes_path(func, frame, qualified):
+    if qualified in ops.PATH_FUNCTIONS or builtin in ops.PATH_BUILTINS:
         ev.note_path(args)
     if function is not None and plain and all(a.plain for a in args):
         if function in ops.NUMBERS and any(a.site for a in args):
@@ -356,17 +362,6 @@ def _plain_call(
         ev.note_opaque(dotted(func) or "a call")
         ev.note_passed(args)
     return derived(UNKNOWN, *args, *([receiver] if receiver is not None else []))
-
-
-def _takes_path(func: cst.BaseExpression, frame: Frame, qualified: str | None) -> bool:
-    """Whether the callee is a library function that takes a filesystem path."""
-    if qualified is not None:
-        return qualified in ops.PATH_FUNCTIONS
-    return (
-        isinstance(func, cst.Name)
-        and func.value in ops.PATH_BUILTINS
-        and frame.lookup(func.value) is None
-    )
 
 
 def _last_name(func: cst.BaseExpression) -> str:
