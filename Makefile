@@ -11,7 +11,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c co
 # as pip skips them, so the status is not checked.
 COMPILE = $(BIN)/python -c 'import compileall, sys; compileall.compile_dir(sys.argv[1], quiet=2, workers=0)' $(VENV)/lib
 
-.PHONY: demo test test-fast lint typecheck unit docs dist clean
+.PHONY: demo test test-fast lint typecheck bytecode unit docs dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,20 +64,21 @@ typecheck: $(VENV)/.dev
 # tests from the other, so the slowest ones do not end the run alone. Most tests start
 # `knobs` in a subprocess: where the environment says not to write bytecode
 # (PYTHONDONTWRITEBYTECODE), each would compile the package again, so knobregistry and
-# scanner are compiled once first, into their __pycache__ (which git ignores), as pip
-# compiled the installed packages.
+# scanner are compiled once first (bytecode), into their __pycache__ (which git
+# ignores), as pip compiled the installed packages.
 PYTEST := $(BIN)/python -m pytest -n auto --dist worksteal
 
-unit: $(VENV)/.dev
+bytecode: $(VENV)/.dev
 	$(BIN)/python -m compileall -q knobregistry scanner
+
+unit: bytecode
 	$(PYTEST)
 
 test: lint typecheck unit
 
 # The inner loop: every test but those marked slow (the example's training runs,
 # Slurm jobs, megatron-core), without lint and typecheck.
-test-fast: $(VENV)/.dev
-	$(BIN)/python -m compileall -q knobregistry scanner
+test-fast: bytecode
 	$(PYTEST) -m 'not slow'
 
 # The user guide as a site that opens from disk: site/index.html.
