@@ -21,6 +21,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from knobregistry.procfs import alive
 from tests import apt
 
 PACKAGES = ("slurm-wlm", "munge")
@@ -204,16 +205,8 @@ def _stop_pid_files(paths: list[Path]) -> None:
             pids.append(pid)
     deadline = time.monotonic() + 10
     while pids and time.monotonic() < deadline:
-        pids = [pid for pid in pids if _alive(pid)]
+        pids = [pid for pid in pids if alive(pid)]
         time.sleep(0.05)
     for pid in pids:
         with suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
