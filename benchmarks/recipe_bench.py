@@ -123,8 +123,63 @@ def grade(line: Line, graded: dict[str, dict[str, str]]) -> tuple[str, str]:
     return str(entry.get("grade", "ungraded")), str(entry.get("why", ""))
 
 
-def run_tree(name: str, path: Path, grades: dict[str, dict[str, str]]) -> list[str]:
-    """The report of one tree."""
+@dataclass(frozen=True)
+class Needed:
+    """A setting a bitwise run of the tree needs, found by reading its code (should/)."""
+
+    name: str
+    values: tuple[str | None, ...]  # the value, and any other with the same effect
+    kind: str
+    where: str
+
+
+def load_should(folder: Path, tree: str) -> list[Needed] | None:
+    """The should-have settings of ``tree`` (``should/TREE.yaml``), or None when it has none."""
+    path = folder / f"{tree}.yaml"
+    if not path.is_file():
+        return None
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise BenchError(f"cannot read {path}: {error}") from error
+    needed = []
+    for entry in data.get("should") or []:
+        value = entry.get("value")
+        also = [str(v) for v in entry.get("also") or []]
+        values = (None,) if value is None else (str(value), *also)
+        needed.append(Needed(str(entry["name"]), values, str(entry.get("kind", "")),
+                             str(entry.get("where", ""))))
+    return needed
+
+
+@dataclass(frozen=True)
+class Row:
+    """One tree's figures."""
+
+    tree: str
+    lines: int
+    counts: Counter[str]
+    should: int | None
+    present: int
+
+    def cells(self) -> list[str]:
+        should = "-" if self.should is None else str(self.should)
+        share = (
+            f"{100 * self.present / self.should:.0f}%" if self.should else "-"
+        )
+        return [self.tree, str(self.lines), *(str(self.counts[g]) for g in (*GRADES, "ungraded")),
+                should, str(self.present), share]
+
+
+def present(needed: Needed, lines: list[Line]) -> bool:
+    """Whether the export sets ``needed`` to one of its values."""
+    return any(line.name == needed.name and line.value in needed.values for line in lines)
+
+
+def run_tree(
+    name: str, path: Path, grades: dict[str, dict[str, str]], should: list[Needed] | None
+) -> tuple[list[str], Row]:
+    """The report of one tree, and its row of the summary."""
     with tempfile.TemporaryDirectory(prefix="recipe-bench-") as scratch:
         copy = Path(scratch) / name
         shutil.copytree(path, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
@@ -144,6 +199,26 @@ def run_tree(name: str, path: Path, grades: dict[str, dict[str, str]]) -> list[s
     out.extend(f"    {item}" for item in left)
     shown = ", ".join(f"{counts[g]} {g}" for g in (*GRADES, "ungraded"))
     out.append(f"  graded: {shown}")
+    found = 0
+    if should is not None:
+        missing = [n for n in should if not present(n, lines)]
+        found = len(should) - len(missing)
+        out.append(f"  should-have: {found} of {len(should)} present")
+        out.extend(
+            f"    missing: {n.name}={n.values[0] if n.values[0] is not None else '(unset)'}"
+            f" ({n.kind}, {n.where})"
+            for n in missing
+        )
+    return out, Row(name, len(lines), counts, None if should is None else len(should), found)
+
+
+HEADERS = ["tree", "lines", *GRADES, "ungraded", "should-have", "present", "share"]
+
+
+def table(rows: list[Row]) -> list[str]:
+    """The summary as a Markdown table."""
+    out = ["| " + " | ".join(HEADERS) + " |", "|" + " --- |" * len(HEADERS)]
+    out.extend("| " + " | ".join(row.cells()) + " |" for row in rows)
     return out
 
 
@@ -151,15 +226,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("trees", nargs="+", metavar="NAME=PATH", help="a tree to review")
     parser.add_argument("--grades", type=Path, default=HERE / "recipe_grades.yaml")
+    parser.add_argument(
+        "--should", type=Path, default=HERE / "should",
+        help="the folder of should-have lists, one TREE.yaml per tree (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     try:
         grades = load_grades(args.grades)
+        rows = []
         for item in args.trees:
             name, sep, where = item.partition("=")
             path = Path(where)
             if not sep or not path.is_dir():
                 raise BenchError(f"{item}: expected NAME=PATH, a folder")
-            print("\n".join(run_tree(name, path, grades.get(name) or {})), flush=True)
+            report, row = run_tree(name, path, grades.get(name) or {}, load_should(args.should, name))
+            print("\n".join(report), flush=True)
+            rows.append(row)
+        print("\n" + "\n".join(table(rows)))
     except BenchError as error:
         print(f"recipe_bench: {error}", file=sys.stderr)
         return 2

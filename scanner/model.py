@@ -116,6 +116,42 @@ def unknown_gate(reason: str) -> Gate:
     return Gate(kind=GateKind.UNKNOWN, reason=reason)
 
 
+class DecisionKind(str, Enum):
+    """Where the code decides something with a site's value."""
+
+    READ = "read"  # the value the read itself gives, which a test around it decides with
+    TEST = "test"  # a branch test in the site's scope: if, elif, while, a ternary, assert
+    RETURN = "return"  # what the site's function returns, which its callers decide with
+    STORE = "store"  # the value bound to a name or an attribute, which others test
+
+
+Outcome = str | bool | int | float | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
+    """A place the code decides with a site's value, and what it decided under each probe.
+
+    ``outcomes`` pairs each probed value of the variable (None: unset) with the value the
+    decision took under it: a test's truth, what the function returned, what was stored.
+    A test that holds the read is placed at the site (``holds_read``); another is placed at
+    the ``def`` line of the function it sits in, with its text as ``ast.unparse`` writes
+    it in ``name``. A return or a store is placed at the site, and ``name`` says what
+    carries the value on (the function's qualified name; the name or attribute bound,
+    with ``store`` saying which: ``global``, ``local``, ``attr``, ``other``). A read is
+    placed at the site: its outcomes are what the read gave (the value, or what the
+    wrapper or accessor returned), for the tests around it.
+    """
+
+    kind: DecisionKind
+    line: int
+    column: int
+    outcomes: tuple[tuple[str | None, Outcome], ...]
+    holds_read: bool = False
+    name: str | None = None
+    store: str | None = None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Site:
     """One place in the source that reads a knob."""
@@ -136,6 +172,8 @@ class Site:
     # A default computed at run time (``${X:-${HOME}/out}``), as written; ``default`` is None
     # then: its value is unknown, and nothing acts on it.
     default_computed: str | None = None
+    # Where the code decides with the value (Python): what a role is proposed from.
+    decisions: tuple[Decision, ...] = field(default=(), compare=False)
 
     @property
     def default_on(self) -> bool | None:

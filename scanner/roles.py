@@ -25,7 +25,8 @@ from typing import Final
 from scanner.conventions import name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
-from scanner.model import GateKind, Knob, Role, Site, Write
+from scanner.model import GateKind, Knob, Polarity, Role, Site, Write
+from scanner.reach.evidence import CodeReach, Evidence
 
 
 def _words(text: str) -> frozenset[str]:
@@ -158,19 +159,49 @@ class Proposal:
     reason: str
 
 
-def propose_roles(knobs: Iterable[Knob], writes: Sequence[Write]) -> tuple[Knob, ...]:
-    """``knobs``, each with its proposed role and reason."""
+def propose_roles(
+    knobs: Iterable[Knob], writes: Sequence[Write], code: CodeReach | None = None
+) -> tuple[Knob, ...]:
+    """``knobs``, each with its proposed role and reason (``code``: what the tree's code
+    reaches, to read each knob's branches)."""
     implied = _implied_writes(writes)
     out = []
     for knob in knobs:
-        found = propose(knob, implied.get(knob.name, ()))
-        out.append(replace(knob, role=found.role, role_reason=found.reason))
+        evidence = code.evidence(knob) if code is not None and knob.kind in _READABLE else None
+        found = propose(knob, implied.get(knob.name, ()), evidence)
+        knob = replace(knob, role=found.role, role_reason=found.reason)
+        if evidence is not None and found.role is evidence.role:
+            knob = _polarity_from(knob, evidence)
+        out.append(knob)
     return tuple(out)
 
 
-def propose(knob: Knob, implied: Sequence[tuple[str, Write]] = ()) -> Proposal:
+# Verdicts whose branches are read for a role: switches, and values that choose.
+_READABLE = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.VALUE)
+
+
+def _polarity_from(knob: Knob, evidence: Evidence) -> Knob:
+    """The knob's polarity as its branches show it: the value that leads away from the
+    kernel (or turns the mode on) is an off value of an enable knob, or an on value of a
+    disable knob, whatever any name says."""
+    value = evidence.value
+    sites = [s.gate for s in knob.sites]
+    off_values = {v for g in sites for v in g.off_values} | {knob.off_value}
+    on_values = {v for g in sites for v in g.on_values} | {knob.on_value}
+    leads_away = evidence.role is Role.KERNEL and evidence.default_reaches
+    turns_on = not leads_away
+    if (leads_away and value in off_values) or (turns_on and value in on_values):
+        return replace(knob, polarity=Polarity.ENABLE)
+    if (leads_away and value in on_values) or (turns_on and value in off_values):
+        return replace(knob, polarity=Polarity.DISABLE)
+    return knob
+
+
+def propose(
+    knob: Knob, implied: Sequence[tuple[str, Write]] = (), evidence: Evidence | None = None
+) -> Proposal:
     """The role of ``knob``; ``implied`` holds the launcher writes made when the knob holds
-    a given value, with that value."""
+    a given value, with that value; ``evidence``, what its branches reach."""
     if knob.kind is GateKind.LAUNCH:
         return Proposal(Role.FACT, "set by the launcher or the system, not a switch")
     known = setting(knob.name)
@@ -180,6 +211,8 @@ def propose(knob: Knob, implied: Sequence[tuple[str, Write]] = ()) -> Proposal:
             f"a determinism setting of {known.library} in the catalogue: "
             f"{known.value!r} gives {known.effect}",
         )
+    if evidence is not None:
+        return _braked(knob, evidence) or Proposal(evidence.role, evidence.reason)
     mode = _deterministic_mode(knob, implied)
     if mode is not None:
         return mode
@@ -190,6 +223,33 @@ def propose(knob: Knob, implied: Sequence[tuple[str, Write]] = ()) -> Proposal:
     if all(_TEST_FILE.search(site.path) for site in knob.sites):
         return Proposal(Role.DEBUG, "read only by tests and benchmarks")
     return _from_words(knob)
+
+
+# The roles a recipe acts on: only code, the catalogue or a person can give them.
+ACTED_ON: Final = (Role.KERNEL, Role.DETERMINISM)
+# Words that name what is computed: a knob whose code reaches a kernel but whose name (or,
+# for a choice, the value chosen) says one of these, and no implementation word, may change
+# what is computed when turned off (an FP8 path, a LoRA adapter): a person must say.
+COMPUTED: Final = _words(
+    """FP4 FP6 FP8 FP16 FP32 BF16 MXFP4 MXFP6 MXFP8 NVFP4 INT4 INT8 PRECISION DTYPE QUANT
+    QUANTIZE QUANTIZED QUANTIZATION AMP LORA MTP MLA DROPOUT MODEL ARCHITECTURE TRAINABLE
+    LOSS OPTIMIZER"""
+)
+
+
+def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
+    """Unknown, for a kernel choice whose name (or chosen value) says what is computed."""
+    if evidence.role is not Role.KERNEL:
+        return None
+    words = [*name_words(knob.name), *name_words(evidence.value or "")]
+    computed = COMPUTED.intersection(words)
+    if not computed or IMPLEMENTATIONS.intersection(words):
+        return None
+    return Proposal(
+        Role.UNKNOWN,
+        f"{evidence.reason}; but the name says {min(computed)}, what is computed, so the "
+        "other value may change the result itself: a person must say",
+    )
 
 
 def _implied_writes(writes: Sequence[Write]) -> dict[str, list[tuple[str, Write]]]:
@@ -241,6 +301,12 @@ def _from_words(knob: Knob) -> Proposal:
                     Role.UNKNOWN,
                     f"{where} {subject} says {word} (a kernel choice) but also "
                     f"{min(runtime)} (the runtime around a kernel): it does not say which",
+                )
+            if role in ACTED_ON:
+                return Proposal(
+                    Role.UNKNOWN,
+                    f"{where} {subject} says {word}, a hint of {WHAT[role]}, but no code it "
+                    "reaches shows one: words alone are not evidence",
                 )
             return Proposal(role, f"{where} {subject} says {word} ({WHAT[role]})")
     return Proposal(

@@ -62,10 +62,16 @@ from scanner import ScanResult
     help="Scan the registry's scope first, so select rules also cover knobs not yet registered.",
 )
 @click.option(
+    "--strict",
+    is_flag=True,
+    help="Write nothing and exit 2 when a rule would set a knob whose gate or role nobody has "
+    "decided (for CI: the recipe is complete only when every such knob is decided).",
+)
+@click.option(
     "--skip-undecided",
     is_flag=True,
-    help="Write the profile even when a rule would set knobs whose gate the scanner could not "
-    "decide: leave them as the code has them, and name them in the file's header.",
+    hidden=True,
+    help="What the export does without --strict (kept for scripts that pass it).",
 )
 @click.option(
     "--explain",
@@ -86,6 +92,7 @@ def export_command(
     unset_others: bool,
     check_env: bool,
     use_scan: bool,
+    strict: bool,
     skip_undecided: bool,
     explain: bool,
     output: Path | None,
@@ -100,9 +107,11 @@ def export_command(
       knobs export --profile bitwise --check-env || exit 1
       knobs export --profile bitwise --explain
 
-    A knob whose gate the scanner could not decide is never set: when a rule would set
-    one, the export stops (exit 2) and names them, unless --skip-undecided. Standard
-    error says how many variables it set, by role, and what it left as the code has it.
+    A knob whose gate the scanner could not decide, or whose role nobody knows, is never
+    set: where a rule would have set one, it is left as the code has it and named in the
+    file's header and on standard error (with --strict, nothing is written and the export
+    exits 2). Standard error says how many variables it set, by role, and what it left as
+    the code has it.
     """
     if check_env and output is not None:
         usage_error("export", "--check-env writes nothing; leave out --output.")
@@ -135,7 +144,7 @@ def export_command(
         )
         if explain:
             text = render_review(export)
-        elif resolved.undecided and not skip_undecided:
+        elif strict and (resolved.undecided or resolved.unknown_roles):
             raise ProfileError(undecided_message(resolved))
         else:
             text = render(export, fmt)

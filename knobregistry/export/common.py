@@ -128,7 +128,10 @@ def header(export: Export, fmt: ExportFormat) -> list[str]:
         lines.append(price)
     if resolved.undecided:
         held = ", ".join(item.name for item in resolved.undecided)
-        lines.append(f"Left as the code has them, their gate undecided (--skip-undecided): {held}.")
+        lines.append(f"Left as the code has them, their gate undecided: {held}.")
+    if resolved.unknown_roles:
+        held = ", ".join(item.name for item in resolved.unknown_roles)
+        lines.append(f"Left as the code has them, their role unknown: {held}.")
     calls = list(stack_calls(resolved.config))
     trainer = len(trainer_config(resolved.config))
     # A file of variables names where the trainer's keys are; the python module names them

@@ -58,19 +58,23 @@ def summary(export: Export) -> list[str]:
             f"Left as the code has them: {counted(len(resolved.left), 'knob')} ({parts}); "
             f"`{explain_command(export)}` lists them."
         )
+    if resolved.undecided:
+        held = ", ".join(item.name for item in resolved.undecided)
+        lines.append(f"Undecided, so not set: {held}.")
     return lines
 
 
 def undecided_message(resolved: ResolvedProfile) -> str:
-    """Why an export stops: the knobs a rule would set whose gate nobody has decided."""
-    held = resolved.undecided
+    """Why a --strict export stops: the knobs a rule would set whose gate or role nobody
+    has decided."""
+    held = (*resolved.undecided, *resolved.unknown_roles)
     lines = [
-        f"profile '{resolved.name}' would set {counted(len(held), 'knob')} whose gate the "
-        "scanner could not decide; nothing is written:",
-        *(f"  {item.name}: {item.reason}" for item in held),
-        "Read the code around each (`knobs explain NAME`), write its `default_on` in the "
-        "registry and remove `undecided`; or pass --skip-undecided to leave them as the "
-        "code has them.",
+        f"--strict: profile '{resolved.name}' would set {counted(len(held), 'knob')} whose "
+        "gate or role nobody has decided; nothing is written:",
+        *(f"  {item.name} ({item.why.value}): {item.reason}" for item in held),
+        "Read the code around each (`knobs explain NAME`) and write what it does in the "
+        "registry: `default_on` for an undecided gate (then remove `undecided`), `role` for "
+        "an unknown role. Without --strict, the export leaves them as the code has them.",
     ]
     return "\n".join(lines)
 

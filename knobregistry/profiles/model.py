@@ -119,8 +119,13 @@ class ResolvedProfile:
 
     @property
     def undecided(self) -> tuple[LeftAlone, ...]:
-        """The knobs left alone because their gate is undecided: an export stops on them."""
+        """The knobs left alone because their gate is undecided."""
         return tuple(item for item in self.left if item.why is Why.UNDECIDED)
+
+    @property
+    def unknown_roles(self) -> tuple[LeftAlone, ...]:
+        """The knobs left alone because nobody knows what they control."""
+        return tuple(item for item in self.left if item.why is Why.UNKNOWN_ROLE)
 
     def intent(self, name: str) -> Intent | None:
         """What the value of ``name`` is meant to do to its feature: the rule's action,

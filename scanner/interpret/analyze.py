@@ -10,6 +10,7 @@ import libcst as cst
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS, is_launch_fact, says_disable
 from scanner.interpret.classify import is_number
+from scanner.interpret.decisions import decisions
 from scanner.interpret.evaluate import NOT_SEEN, Evaluator, Observation
 from scanner.interpret.expressions import iterable_items
 from scanner.interpret.follow import follow_store
@@ -24,6 +25,7 @@ from scanner.interpret.values import Opaque, V
 from scanner.model import (
     LAUNCH_GATE,
     VALUE_GATE,
+    Decision,
     DynamicRead,
     FileResult,
     Gate,
@@ -196,7 +198,7 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
         for name in resolved:
             if not matches(name, match) or name in quiet:
                 continue
-            gate, default = judge(parsed, event, name, index, settings)
+            gate, default, decided = judged(parsed, event, name, index, settings)
             sites.append(
                 Site(
                     name=name,
@@ -209,6 +211,7 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                     function=event.function,
                     via=event.wrapper.qualname if event.wrapper is not None else None,
                     target=event.binding.name if event.binding is not None else None,
+                    decisions=decided,
                 )
             )
     return FileResult(tuple(sites), tuple(dynamic), tuple(writes))
@@ -240,13 +243,14 @@ def descriptor_classes(parsed: ParsedModule, index: WrapperIndex) -> frozenset[s
     return frozenset(found)
 
 
-def judge(
+def judged(
     parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex, settings: Settings
-) -> tuple[Gate, str | None]:
-    """The gate verdict of one site for ``knob``, and the default written at it."""
+) -> tuple[Gate, str | None, tuple[Decision, ...]]:
+    """The gate verdict of one site for ``knob``, the default written at it, and where the
+    code decides with its value."""
     if is_launch_fact(knob, settings.launch_facts):
         probes: Probes = [(None, _probe(parsed, event, knob, None, index))]
-        return LAUNCH_GATE, _default(parsed, event, index, probes)
+        return LAUNCH_GATE, _default(parsed, event, index, probes), ()
     named = tuple(s for s in named_strings(parsed, event) if s != knob)
     first = tuple(dict.fromkeys((*FIRST_PROBES, *named, *_partners(named))))
     probes = []
@@ -280,7 +284,8 @@ def judge(
     disable = says_disable(knob) or _bound_condition_says_disable(event, probes)
     if disable and gate.kind in _SWITCHES:
         gate = replace(gate, polarity=Polarity.DISABLE)
-    return gate, _default(parsed, event, index, probes)
+    found = decisions(parsed, event, probes) if gate.kind in _DECIDING else ()
+    return gate, _default(parsed, event, index, probes), found
 
 
 def _partners(named: Sequence[str]) -> list[str]:
@@ -306,6 +311,8 @@ def _bound_condition_says_disable(event: Event, probes: Probes) -> bool:
 
 
 _SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.UNKNOWN)
+# Verdicts whose decisions a role may be proposed from: switches, and values that choose.
+_DECIDING = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.VALUE)
 _DIRECT = (ReadKind.GET, ReadKind.GETENV, ReadKind.ACCESSOR)
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from scanner.languages import Language
 from scanner.model import (
+    Decision,
+    DecisionKind,
     DynamicRead,
     Gate,
     GateKind,
@@ -217,7 +219,39 @@ def encode_site(site: Site) -> dict[str, Any]:
             list(gate.choices),
             gate.condition,
         ],
+        "decisions": [_encode_decision(d) for d in site.decisions],
     }
+
+
+def _encode_decision(decision: Decision) -> list[Any]:
+    return [
+        decision.kind.value,
+        decision.line,
+        decision.column,
+        [[value, outcome] for value, outcome in decision.outcomes],
+        decision.holds_read,
+        decision.name,
+        decision.store,
+    ]
+
+
+def _decode_decision(data: Any) -> Decision:
+    kind, line, column, outcomes, holds_read, name, store = _list(data)
+    pairs = []
+    for pair in _list(outcomes):
+        value, outcome = _list(pair)
+        if outcome is not None and not isinstance(outcome, str | bool | int | float):
+            raise TypeError("an outcome must be a plain value")
+        pairs.append((_optional(value), outcome))
+    return Decision(
+        kind=DecisionKind(_text(kind)),
+        line=_number(line),
+        column=_number(column),
+        outcomes=tuple(pairs),
+        holds_read=_flag(holds_read),
+        name=_optional(name),
+        store=_optional(store),
+    )
 
 
 def decode_site(data: dict[str, Any]) -> Site:
@@ -257,6 +291,7 @@ def decode_site(data: dict[str, Any]) -> Site:
         language=Language(_text(data["language"])),
         target=_optional(data["target"]),
         default_computed=_optional(data["default_computed"]),
+        decisions=tuple(_decode_decision(d) for d in _list(data.get("decisions", []))),
     )
 
 

@@ -18,6 +18,9 @@ from scanner.interpret.knobs import build_knobs, link_writes
 from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
+from scanner.languages import Language
+from scanner.reach.evidence import CodeReach
+from scanner.reach.modules import Tree
 from scanner.roles import propose_roles
 from scanner.run import snapshot
 from scanner.run.cache import Cache, prune
@@ -125,7 +128,7 @@ def _scan(
     if stored is not None:
         # Nothing changed since the last scan of these paths: its outcomes, read at once.
         done.finish()
-        result = _result(stored[0], set(), errors, stored[1], len(files), settings)
+        result = _result(stored[0], set(), errors, stored[1], files, settings)
         notes = (*result.notes, *_outside_notes(outside), *linked)
         return replace(result, notes=notes)
     outcomes: dict[str, FileOutcome] = {}
@@ -175,7 +178,7 @@ def _scan(
     done.finish()
     if store is not None and not any(_transient(o) for o in outcomes.values()):
         snapshot.save(store, whole, found_status, outcomes, index)
-    result = _result(outcomes, parsed, errors, index, len(files), settings)
+    result = _result(outcomes, parsed, errors, index, files, settings)
     stats = replace(result.stats, **counts)
     notes = (*result.notes, *_outside_notes(outside), *linked)
     return replace(result, notes=notes, stats=stats)
@@ -237,7 +240,7 @@ def _result(
     parsed: set[str],
     errors: list[ScanError],
     index: WrapperIndex,
-    count: int,
+    files: Sequence[SourceFile],
     settings: Settings,
 ) -> ScanResult:
     ordered = [outcomes[rel] for rel in sorted(outcomes)]
@@ -257,13 +260,15 @@ def _result(
     errors = [*errors, *(o.error for o in ordered if o.error is not None)]
     problems = sorted({o.cache_problem for o in ordered if o.cache_problem})
     notes = tuple(f"The cache was skipped: {p}" for p in problems[:1])
+    knobs = build_knobs(sites)
+    tree = Tree({f.rel: (f.path, f.module) for f in files if f.language is Language.PYTHON})
     return ScanResult(
-        knobs=link_writes(propose_roles(build_knobs(sites), writes), writes),
+        knobs=link_writes(propose_roles(knobs, writes, CodeReach(tree, knobs)), writes),
         dynamic=tuple(dynamic),
         writes=tuple(writes),
         errors=tuple(sorted(errors, key=lambda e: e.path)),
         wrappers=tuple(w.info() for w in index.wrappers.values()),
-        files_scanned=count,
+        files_scanned=len(files),
         notes=notes,
         stats=ScanStats(
             files_parsed=len(parsed),

@@ -1,0 +1,337 @@
+"""The branches a variable's value decides, found with ``ast`` from a site's decisions.
+
+A test the probes saw (``scanner.interpret.decisions``) is found where it was placed, and
+its two sides are the branches: an ``if``'s body and its ``else`` (or, when the body
+always leaves, the statements after the ``if``), a ternary's two values, a ``while``'s
+body. A value that leaves the site's function (returned, or stored in a module name or an
+attribute) is followed to the tests that use it: calls of the function, loads of the name
+(in its module and in the modules that import it), ``self.`` loads of the attribute in
+its class; a caller that returns the value on, or stores it, carries it one step further.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from scanner.model import Decision, DecisionKind, Outcome, Site
+from scanner.reach.modules import Module, Tree
+from scanner.reach.truth import IsCarrier, truths
+
+MAX_CARRY = 3  # returns and stores a carried value is followed through
+MAX_CONSUMERS = 64  # tests that use one carried value
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_TESTED = (ast.If, ast.While, ast.IfExp)
+# Per probed value, whether the branch runs under each choice of the rest of its test
+# (the same choices, in the same order, for every value).
+Taken = Mapping[str | None, tuple[bool, ...]]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Branch:
+    """Code that runs, or not, as the variable's value decides."""
+
+    module: Module
+    code: tuple[ast.stmt, ...] | ast.expr  # statements, or a ternary's value
+    owner: str | None  # the class of the method it sits in
+    taken: Taken
+    test: ast.expr  # the test that decides it
+    holds: bool  # whether it runs when the test holds
+
+    @property
+    def where(self) -> str:
+        return f"{self.module.rel}:{self.test.lineno}"
+
+    def described(self) -> str:
+        test = self.test
+        holds = self.holds
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, holds = test.operand, not holds
+        text = ast.unparse(test)
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        if not holds:
+            shown = f"not ({shown})" if " " in shown else f"not {shown}"
+        return f"the branch of `{shown}` at {self.where}"
+
+
+class Carriers:
+    """The carried values of a scan, and the modules that can use them: the module that
+    defines one, and the modules whose text names it beside its module (as an import of
+    it, or of its module, must). The tree is searched once, for all of them."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self._mentions: dict[tuple[str, str], list[str]] = {}
+        self._wanted: set[tuple[str, str]] = set()
+
+    def want(self, carried: Iterable[tuple[str, str]]) -> None:
+        """``(module, name)`` pairs to look for: all of them are searched for together
+        the next time one that was not searched yet is asked for."""
+        self._wanted.update(c for c in carried if c not in self._mentions)
+
+    def modules_naming(self, module: Module, name: str) -> list[str]:
+        """The modules that may use ``module``'s ``name``: ``module`` itself, and those
+        whose text holds ``name`` and the last part of ``module``'s name."""
+        key = (module.name, name)
+        if key not in self._mentions:
+            self._wanted.add(key)
+            self._search()
+        found = self._mentions[key]
+        return [module.rel, *(rel for rel in found if rel != module.rel)]
+
+    def _search(self) -> None:
+        wanted = [
+            (key, key[1].encode(), key[0].rsplit(".", 1)[-1].encode())
+            for key in sorted(self._wanted)
+        ]
+        self._wanted.clear()
+        for key, _, _ in wanted:
+            self._mentions[key] = []
+        for rel in self.tree.rels():
+            data = self.tree.data(rel)
+            if data is None:
+                continue
+            for key, name, home in wanted:
+                if name in data and home in data:
+                    self._mentions[key].append(rel)
+
+
+def carried_names(site: Site, module_name: str) -> list[tuple[str, str]]:
+    """The ``(module, name)`` a site's decisions carry its value under, to search for."""
+    names = []
+    for decision in site.decisions:
+        if decision.kind is DecisionKind.RETURN and decision.name and "<" not in decision.name:
+            names.append((module_name, decision.name.split(".", 1)[0]))
+        elif decision.kind is DecisionKind.STORE and decision.store == "global" and decision.name:
+            names.append((module_name, decision.name))
+    return names
+
+
+def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
+    """Every branch the site's value decides."""
+    module = tree.module_at(site.path)
+    if module is None:
+        return []
+    found: list[Branch] = []
+    for decision in site.decisions:
+        if decision.kind is DecisionKind.READ:
+            read = _read_node(module, site)
+            if read is not None:
+                found.extend(_uses(module, read, decision.outcomes, tree, carriers, MAX_CARRY))
+        elif decision.kind is DecisionKind.TEST:
+            test = _find_test(module, decision, site)
+            if test is not None:
+                taken = _taken_by_outcomes(decision.outcomes)
+                found.extend(_sides(module, test, taken))
+        elif decision.kind is DecisionKind.RETURN and decision.name and "<" not in decision.name:
+            carried = module.qualified(decision.name)
+            found.extend(_returned(module, carried, decision.outcomes, tree, carriers, 0))
+        elif decision.kind is DecisionKind.STORE and decision.name:
+            found.extend(_stored(module, site, decision, tree, carriers, 0))
+    return found
+
+
+def _taken_by_outcomes(
+    outcomes: Sequence[tuple[str | None, Outcome]],
+) -> dict[str | None, tuple[bool, ...]]:
+    return {value: (bool(outcome),) for value, outcome in outcomes}
+
+
+def _find_test(module: Module, decision: Decision, site: Site) -> ast.expr | None:
+    """The test a decision was placed at: the innermost one around the read, or the first
+    of that text in the function whose ``def`` is on the decision's line."""
+    if not decision.holds_read:
+        function = module.function_at(decision.line)
+        if function is None or decision.name is None:
+            return None
+        return next(
+            (
+                node.test
+                for node in ast.walk(function)
+                if isinstance(node, _TESTED) and ast.unparse(node.test) == decision.name
+            ),
+            None,
+        )
+    best: ast.expr | None = None
+    for node in module.tests_near(site.line):
+        test = node.test
+        if _spans(module, test, site.line, site.column) and (
+            best is None
+            or _spans(module, best, test.lineno, module.column(test.lineno, test.col_offset))
+        ):
+            best = test
+    return best
+
+
+def _spans(module: Module, node: ast.expr, line: int, column: int) -> bool:
+    end_line = node.end_lineno or node.lineno
+    start = (node.lineno, module.column(node.lineno, node.col_offset))
+    end = (end_line, module.column(end_line, node.end_col_offset or 0))
+    return start <= (line, column) < end
+
+
+def _sides(module: Module, test: ast.expr, taken: Taken) -> Iterator[Branch]:
+    """The two sides of the statement or ternary ``test`` decides."""
+    owner_node = module.parent(test)
+    owner = module.owner_class(test)
+    runs = dict(taken)
+    skips = {value: tuple(not ran for ran in choices) for value, choices in taken.items()}
+    if isinstance(owner_node, ast.IfExp):
+        yield Branch(module, owner_node.body, owner, runs, test, True)
+        yield Branch(module, owner_node.orelse, owner, skips, test, False)
+    elif isinstance(owner_node, ast.If):
+        yield Branch(module, tuple(owner_node.body), owner, runs, test, True)
+        other = tuple(owner_node.orelse)
+        if not other and _leaves(owner_node.body):
+            other = module.after(owner_node)
+        yield Branch(module, other, owner, skips, test, False)
+    elif isinstance(owner_node, ast.While):
+        yield Branch(module, tuple(owner_node.body), owner, runs, test, True)
+
+
+def _leaves(body: Sequence[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], _EXITS)
+
+
+def _returned(
+    home: Module, carried: str, outcomes: Sequence[tuple[str | None, Outcome]], tree: Tree,
+    carriers: Carriers, depth: int,
+) -> Iterator[Branch]:
+    """The branches decided by calls of the function ``carried`` (defined in ``home``)
+    returns the value of."""
+    short = carried.rsplit(".", 1)[-1]
+    count = 0
+    for rel in carriers.modules_naming(home, carried[len(home.name) + 1 :].split(".", 1)[0]):
+        module = tree.module(rel)
+        if module is None:
+            continue
+        aliases = {short, *(local for local, target in module.imports.items() if target == carried)}
+        for call in (c for alias in sorted(aliases) for c in module.calls_named(alias)):
+            owner = module.owner_class(call)
+            if module.resolve(call.func, owner) != carried:
+                continue
+            for branch in _uses(module, call, outcomes, tree, carriers, depth):
+                count += 1
+                if count > MAX_CONSUMERS:
+                    return
+                yield branch
+
+
+def _stored(
+    module: Module, site: Site, decision: Decision, tree: Tree, carriers: Carriers, depth: int
+) -> Iterator[Branch]:
+    """The branches decided by loads of the module name or attribute the value is stored in."""
+    name = decision.name
+    assert name is not None
+    if decision.store == "local":
+        function = module.function_node_around_line(site.line)
+        if function is not None:
+            yield from _local_tests(module, function, name, decision.outcomes)
+        return
+    if decision.store == "attr":
+        owner = module.owner_class_at(site.line)
+        for node in module.attribute_loads(name):
+            if module.owner_class(node) == owner and owner is not None:
+                yield from _uses(module, node, decision.outcomes, tree, carriers, depth)
+        return
+    if decision.store != "global":
+        return
+    carried = module.qualified(name)
+    for rel in carriers.modules_naming(module, name):
+        user = tree.module(rel)
+        if user is None:
+            continue
+        for node in user.loads_named(name):
+            if user.resolve(node, user.owner_class(node)) == carried:
+                yield from _uses(user, node, decision.outcomes, tree, carriers, depth)
+
+
+def _uses(
+    module: Module, carrier: ast.expr, outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree, carriers: Carriers, depth: int,
+) -> Iterator[Branch]:
+    """The branches a use of the carried value decides: the test it takes part in, or,
+    when the value itself is returned or bound to a local, the tests further on."""
+    node: ast.AST = carrier
+    for outer in module.ancestors(carrier):
+        if isinstance(outer, _TESTED) and outer.test is node:
+            yield from _decided(module, outer.test, lambda n: n is carrier, outcomes)
+            return
+        if isinstance(outer, ast.Return) and node is carrier and depth < MAX_CARRY:
+            function = module.function_around(outer)
+            if function is not None:
+                carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
+                yield from _returned(module, function, outcomes, tree, carriers, depth + 1)
+            return
+        if isinstance(outer, ast.Assign) and outer.value is carrier and len(outer.targets) == 1:
+            target = outer.targets[0]
+            function = module.function_node_around(outer)
+            if isinstance(target, ast.Name) and function is not None:
+                yield from _local_tests(module, function, target.id, outcomes)
+            return
+        if not isinstance(outer, ast.expr):
+            return
+        node = outer
+
+
+def _local_tests(
+    module: Module,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+) -> Iterator[Branch]:
+    """The tests of the local ``name`` in ``function``, which holds the carried value."""
+    for node in ast.walk(function):
+        if isinstance(node, _TESTED) and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.test)
+        ):
+            yield from _decided(
+                module,
+                node.test,
+                lambda n: isinstance(n, ast.Name) and n.id == name,
+                outcomes,
+            )
+
+
+def _read_node(module: Module, site: Site) -> ast.expr | None:
+    """The node of the site's read: of the nodes that start where the site does, the
+    innermost call (``os.environ.get(N)``, ``getenv_bool(N)``), else subscript, else
+    attribute (``envs.N``)."""
+    starting = [
+        node
+        for node in module.locate.nodes_on(site.line)
+        if isinstance(node, ast.expr)
+        and getattr(node, "lineno", None) == site.line
+        and module.column(node.lineno, node.col_offset) == site.column
+    ]
+    for kind in (ast.Call, ast.Subscript, ast.Attribute):
+        found: ast.expr | None = None
+        for node in starting:
+            if isinstance(node, kind) and (found is None or _inside(node, found)):
+                found = node
+        if found is not None:
+            return found
+    return None
+
+
+def _inside(node: ast.expr, other: ast.expr) -> bool:
+    end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+    other_end = (other.end_lineno or other.lineno, other.end_col_offset or 0)
+    return end < other_end
+
+
+def _decided(
+    module: Module, test: ast.expr, is_carrier: IsCarrier,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+) -> Iterator[Branch]:
+    """The sides of ``test`` with, per probed value, whether the side runs."""
+    taken: dict[str | None, tuple[bool, ...]] = {}
+    for value, outcome in outcomes:
+        found = truths(test, is_carrier, outcome)
+        if found is None:
+            return
+        taken[value] = found
+    if len(set(taken.values())) < 2:
+        return  # the carried value does not change what runs
+    yield from _sides(module, test, taken)

@@ -1,0 +1,224 @@
+"""What a piece of code reaches: its own marks and those of the functions it calls.
+
+Calls are followed through the tree (imports, re-exports, ``self.`` methods, a class's
+``__init__``/``forward``/``__call__``, an autograd Function's ``forward`` and
+``backward`` through ``.apply``), each function once per scan. A mark is *always*
+reached when no branch of the code on the way decides it (the statements of a block, a
+loop's body, a call's target); one under an ``if``, a short circuit or an exception
+handler is reached only sometimes. A reference to a function (``impl = fused_op``) counts
+as a call: the value is called later.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from scanner.reach.marks import Mark, decorator_marks, node_marks
+from scanner.reach.modules import Definition, Module, Tree
+
+MAX_DEPTH = 8  # calls followed from a branch
+MAX_FUNCTIONS = 20_000  # functions read per scan
+MAX_REEXPORTS = 4  # re-exports followed to a definition
+_CLASS_ENTRY = ("__init__", "forward", "__call__")
+_FUNCTION_ENTRY = ("forward", "backward")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One call on the way from a branch to a mark."""
+
+    text: str  # "calls fused_rms_norm"
+    path: str
+    line: int
+
+    def shown(self) -> str:
+        return f"{self.text} ({self.path}:{self.line})"
+
+
+@dataclass(slots=True)
+class Found:
+    """The marks a piece of code reaches, each with the calls that lead to it (the
+    fewest), and those it reaches whatever its branches decide."""
+
+    marks: dict[Mark, tuple[Step, ...]] = field(default_factory=dict)
+    always: set[Mark] = field(default_factory=set)
+
+    def add(self, mark: Mark, steps: tuple[Step, ...], always: bool) -> None:
+        known = self.marks.get(mark)
+        if known is None or len(steps) < len(known):
+            self.marks[mark] = steps
+        if always:
+            self.always.add(mark)
+
+    def merge(self, other: Found, step: Step | None, always: bool) -> None:
+        for mark, steps in other.marks.items():
+            self.add(mark, (step, *steps) if step is not None else steps, always and mark in other.always)
+
+
+class Reach:
+    """Follows code through the tree to its marks; one per scan (it remembers functions)."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self._functions: dict[str, Found] = {}
+        self._active: set[str] = set()
+        self._read = 0
+
+    def of_statements(
+        self, module: Module, statements: Sequence[ast.stmt], owner: str | None, depth: int = 0
+    ) -> Found:
+        """What ``statements`` of ``module`` reach (``owner``: the class of a method)."""
+        found = Found()
+        walker = _Walker(self, module, owner, depth, found)
+        for statement in statements:
+            walker.visit(statement, always=True)
+        return found
+
+    def of_expression(
+        self, module: Module, node: ast.expr, owner: str | None, depth: int = 0
+    ) -> Found:
+        """What evaluating ``node`` reaches."""
+        found = Found()
+        _Walker(self, module, owner, depth, found).visit(node, always=True)
+        return found
+
+    def function(self, dotted: str, depth: int) -> tuple[Found, Step | None] | None:
+        """What calling the tree's ``dotted`` reaches, and the step that shows the call;
+        None when it is no definition of the tree."""
+        located = self._locate(dotted)
+        if located is None:
+            return None
+        module, local, node = located
+        key = f"{module.name}.{local}"
+        step = Step(f"calls {local}", module.rel, node.lineno)
+        known = self._functions.get(key)
+        if known is not None:
+            return known, step
+        if key in self._active or depth >= MAX_DEPTH or self._read >= MAX_FUNCTIONS:
+            return Found(), step
+        self._active.add(key)
+        self._read += 1
+        try:
+            found = self._definition(module, local, node, depth)
+        finally:
+            self._active.discard(key)
+        self._functions[key] = found
+        return found, step
+
+    def _definition(self, module: Module, local: str, node: Definition, depth: int) -> Found:
+        if isinstance(node, ast.ClassDef):
+            found = Found()
+            for entry in _CLASS_ENTRY + _FUNCTION_ENTRY:
+                inner = self.function(module.qualified(f"{local}.{entry}"), depth + 1)
+                if inner is not None:
+                    found.merge(inner[0], inner[1], always=False)
+            return found
+        found = Found()
+        for mark in decorator_marks(module, node):
+            found.add(mark, (), always=True)
+        owner = module.qualified(local.rsplit(".", 1)[0]) if "." in local else None
+        walker = _Walker(self, module, owner, depth + 1, found)
+        for statement in node.body:
+            walker.visit(statement, always=True)
+        return found
+
+    def _locate(self, dotted: str) -> tuple[Module, str, Definition] | None:
+        """The definition ``dotted`` names, through re-exports of packages."""
+        for _ in range(MAX_REEXPORTS):
+            split = self.tree.split(dotted)
+            if split is None:
+                return None
+            module, rest = split
+            node = module.definitions.get(rest)
+            if node is not None:
+                return module, rest, node
+            head, _, tail = rest.partition(".")
+            target = module.imports.get(head)
+            if target is None:
+                return None
+            dotted = f"{target}.{tail}" if tail else target
+        return None
+
+
+class _Walker:
+    """One walk of code, adding what it reaches to ``found``."""
+
+    def __init__(self, reach: Reach, module: Module, owner: str | None, depth: int,
+                 found: Found) -> None:
+        self.reach = reach
+        self.module = module
+        self.owner = owner
+        self.depth = depth
+        self.found = found
+
+    def visit(self, node: ast.AST, *, always: bool) -> None:
+        for mark in node_marks(self.module, node):
+            self.found.add(mark, (), always)
+        if isinstance(node, ast.Call):
+            self._call(node, always)
+        elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
+            self._reference(node, always)
+            if isinstance(node, ast.Attribute):
+                self.visit(node.value, always=always)
+            return
+        for child, child_always in _children(node, always):
+            self.visit(child, always=child_always)
+
+    def _call(self, call: ast.Call, always: bool) -> None:
+        func = call.func
+        if isinstance(func, ast.Subscript):  # kernel[grid](...): a Triton launch
+            func = func.value
+        if isinstance(func, ast.Attribute) and func.attr == "apply":
+            self._follow(func.value, always, entries=_FUNCTION_ENTRY)
+        else:
+            self._follow(func, always)
+
+    def _reference(self, node: ast.Name | ast.Attribute, always: bool) -> None:
+        self._follow(node, always)
+
+    def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
+        dotted = self.module.resolve(node, self.owner)
+        if dotted is None:
+            return
+        for name in [f"{dotted}.{e}" for e in entries] or [dotted]:
+            reached = self.reach.function(name, self.depth)
+            if reached is not None:
+                found, step = reached
+                self.found.merge(found, step, always)
+
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _children(node: ast.AST, always: bool) -> Iterable[tuple[ast.AST, bool]]:
+    """The children of ``node`` to walk, each with whether it runs whenever ``node`` does."""
+    if isinstance(node, ast.If | ast.While):
+        yield node.test, always
+        for child in (*node.body, *node.orelse):
+            yield child, False
+    elif isinstance(node, ast.IfExp):
+        yield node.test, always
+        yield node.body, False
+        yield node.orelse, False
+    elif isinstance(node, ast.BoolOp):
+        yield node.values[0], always
+        for value in node.values[1:]:
+            yield value, False
+    elif isinstance(node, ast.Try):
+        for child in (*node.body, *node.orelse, *node.finalbody):
+            yield child, always
+        for handler in node.handlers:
+            yield handler, False
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        for decorator in node.decorator_list:
+            yield decorator, always
+        for child in node.body:  # a closure runs when it is called: sometimes
+            yield child, False
+    elif isinstance(node, ast.Lambda):
+        yield node.body, False
+    elif isinstance(node, ast.ClassDef):
+        return
+    else:
+        yield from ((child, always) for child in ast.iter_child_nodes(node))

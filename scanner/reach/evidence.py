@@ -1,0 +1,215 @@
+"""A knob's role from what its value switches between, with the chain of evidence.
+
+For the variable unset (its default) and each other value the probes tried, the branches
+that run under one and not the other are followed to their marks. A value that leaves
+behind a kernel the default reaches (a Triton kernel, autotuning, a compiled path, ...),
+where what runs instead does not always reach a kernel, turns a *kernel* path off: the
+knob is a kernel choice, and that value is the one a bitwise recipe writes, whatever the
+variable or the names around it are called. A value that runs code the default does not,
+which makes the run deterministic, is the framework's *deterministic* mode. Where each
+value reaches a kernel of its own, the code does not say which is safe: unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from scanner.languages import Language
+from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
+from scanner.model import GateKind, Knob, Role
+from scanner.reach.branches import Branch, Carriers, branches, carried_names
+from scanner.reach.calls import Found, Reach, Step
+from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
+from scanner.reach.modules import Tree
+
+
+SWITCH_WORDS = frozenset({*ON_WORDS, *OFF_WORDS, EMPTY})
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A role the code shows, why, and the value that does it (the value that leads away
+    from the kernel for a kernel choice, the value that turns a deterministic mode on)."""
+
+    role: Role
+    reason: str
+    value: str | None = None
+    default_reaches: bool = False  # the kernel (or the mode) is what runs when unset
+
+
+class CodeReach:
+    """The tree and what its code reaches, shared by every knob of one scan."""
+
+    def __init__(self, tree: Tree, knobs: Iterable[Knob]) -> None:
+        self.tree = tree
+        self.reach = Reach(tree)
+        self.carriers = Carriers(tree)
+        self.carriers.want(
+            carried
+            for knob in knobs
+            for site in knob.sites
+            if site.decisions and (module := tree.module_name_at(site.path)) is not None
+            for carried in carried_names(site, module)
+        )
+        # By the branch's test and side: the tests live as long as the tree's modules.
+        self._found: dict[tuple[str, int, bool], Found] = {}
+
+    def found(self, branch: Branch) -> Found:
+        key = (branch.module.rel, id(branch.test), branch.holds)
+        known = self._found.get(key)
+        if known is None:
+            code = branch.code
+            if isinstance(code, tuple):
+                known = self.reach.of_statements(branch.module, code, branch.owner)
+            else:
+                known = self.reach.of_expression(branch.module, code, branch.owner)
+            self._found[key] = known
+        return known
+
+    def evidence(self, knob: Knob) -> Evidence | None:
+        """What the knob's branches show about its role; None when they show nothing."""
+        found = [
+            b
+            for site in knob.sites
+            if site.language is Language.PYTHON and site.decisions
+            for b in branches(site, self.tree, self.carriers)
+        ]
+        if not found:
+            return None
+        return _Judged(self, knob, found).evidence()
+
+
+class _Judged:
+    def __init__(self, code: CodeReach, knob: Knob, found: list[Branch]) -> None:
+        self.code = code
+        self.knob = knob
+        self.branches = found
+
+    def evidence(self) -> Evidence | None:
+        values = self._values()
+        for value in values:
+            kernel = self._turns_off(value)
+            if kernel is not None:
+                return kernel
+        for value in values:
+            mode = self._turns_on_mode(value)
+            if mode is not None:
+                return mode
+        for value in values:
+            kernel = self._turns_on(value)
+            if kernel is not None:
+                return kernel
+        for value in values:
+            both = self._both_kernels(value)
+            if both is not None:
+                return both
+        return None
+
+    def _values(self) -> list[str]:
+        """The set values to weigh against the unset one: the knob's off and on values
+        first, then every other value the probes tried. A value knob (a size, a path, a
+        backend name) is weighed only with the strings its code compares it with: a
+        choice, never a switch."""
+        seen = [self.knob.off_value, self.knob.on_value]
+        for branch in self.branches:
+            seen.extend(branch.taken)
+        values = [v for v in dict.fromkeys(seen) if v is not None]
+        if self.knob.kind is GateKind.VALUE:
+            values = [v for v in values if v.lower() not in SWITCH_WORDS]
+        return values
+
+    def _only(self, first: str | None, second: str | None) -> list[Branch]:
+        """The branches that run under ``first`` and not ``second`` for some choice of the
+        rest of their tests."""
+        found = []
+        for branch in self.branches:
+            under, other = branch.taken.get(first), branch.taken.get(second)
+            if under is not None and other is not None and any(
+                a and not b for a, b in zip(under, other, strict=True)
+            ):
+                found.append(branch)
+        return found
+
+    def _marks(self, chosen: Sequence[Branch], *, always: bool = False) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
+        marks: dict[Mark, tuple[Branch, tuple[Step, ...]]] = {}
+        for branch in chosen:
+            found = self.code.found(branch)
+            for mark, steps in found.marks.items():
+                if always and mark not in found.always:
+                    continue
+                if mark not in marks or len(steps) < len(marks[mark][1]):
+                    marks[mark] = (branch, steps)
+        return marks
+
+    def _turns_off(self, value: str) -> Evidence | None:
+        lost = _kernel(self._marks(self._only(None, value)))
+        instead = self._only(value, None)
+        left = {m: w for m, w in lost.items() if m not in _kernel(self._marks(instead))}
+        if not left or _kernel(self._marks(instead, always=True)):
+            return None
+        mark, (branch, steps) = _first(left)
+        return Evidence(
+            Role.KERNEL,
+            f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+            f"{self.knob.name}={value!r} leaves that branch, and what runs instead reaches "
+            "no such kernel",
+            value=value,
+            default_reaches=True,
+        )
+
+    def _turns_on(self, value: str) -> Evidence | None:
+        gained = _kernel(self._marks(self._only(value, None)))
+        instead = self._only(None, value)
+        left = {m: w for m, w in gained.items() if m not in _kernel(self._marks(instead))}
+        if not left or _kernel(self._marks(instead, always=True)):
+            return None
+        mark, (branch, steps) = _first(left)
+        return Evidence(
+            Role.KERNEL,
+            f"{self.knob.name}={value!r} runs {branch.described()}, which reaches "
+            f"{_chain(steps, mark)}; unset, it does not",
+            value=value,
+        )
+
+    def _turns_on_mode(self, value: str) -> Evidence | None:
+        gained = _of(self._marks(self._only(value, None)), MarkKind.DETERMINISM)
+        if not gained:
+            return None
+        mark, (branch, steps) = _first(gained)
+        return Evidence(
+            Role.DETERMINISM,
+            f"{self.knob.name}={value!r} runs {branch.described()}, which reaches "
+            f"{_chain(steps, mark)}: a deterministic mode",
+            value=value,
+        )
+
+    def _both_kernels(self, value: str) -> Evidence | None:
+        lost = _kernel(self._marks(self._only(None, value), always=True))
+        gained = _kernel(self._marks(self._only(value, None), always=True))
+        if not lost or not gained:
+            return None
+        first, (_, first_steps) = _first(lost)
+        second, (_, second_steps) = _first(gained)
+        return Evidence(
+            Role.UNKNOWN,
+            f"each value reaches a kernel of its own: unset, {_chain(first_steps, first)}; "
+            f"{self.knob.name}={value!r}, {_chain(second_steps, second)}",
+        )
+
+
+def _kernel(marks: dict[Mark, tuple[Branch, tuple[Step, ...]]]) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
+    return {m: w for m, w in marks.items() if m.kind in KERNEL_MARKS}
+
+
+def _of(marks: dict[Mark, tuple[Branch, tuple[Step, ...]]], kind: MarkKind) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
+    return {m: w for m, w in marks.items() if m.kind is kind}
+
+
+def _first(marks: dict[Mark, tuple[Branch, tuple[Step, ...]]]) -> tuple[Mark, tuple[Branch, tuple[Step, ...]]]:
+    """The mark shown as the evidence: the one fewest calls away, then by place."""
+    return min(marks.items(), key=lambda item: (len(item[1][1]), item[0].path, item[0].line, item[0].what))
+
+
+def _chain(steps: tuple[Step, ...], mark: Mark) -> str:
+    return " -> ".join([*(s.shown() for s in steps), mark.shown()])

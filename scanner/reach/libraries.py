@@ -1,0 +1,63 @@
+"""Kernel libraries whose entry points are fused or tuned kernels, as data with a source.
+
+A call into one of these packages from a gate's branch is evidence that the branch runs
+a kernel of the library, not plain PyTorch (their functions are fused CUDA, HIP or Triton
+kernels, which is what each source documents). A module of the scanned tree is never
+taken for the library: a tree that is the library itself is read as code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+
+@dataclass(frozen=True, slots=True)
+class Library:
+    """A package of fused kernels, by the import prefix its entry points have."""
+
+    prefix: str
+    name: str
+    source: str
+
+
+LIBRARIES: Final[tuple[Library, ...]] = (
+    Library("transformer_engine", "Transformer Engine",
+            "https://github.com/NVIDIA/TransformerEngine"),
+    Library("apex", "NVIDIA Apex", "https://github.com/NVIDIA/apex"),
+    Library("flash_attn", "FlashAttention", "https://github.com/Dao-AILab/flash-attention"),
+    Library("flashinfer", "FlashInfer", "https://github.com/flashinfer-ai/flashinfer"),
+    Library("flash_mla", "FlashMLA", "https://github.com/deepseek-ai/FlashMLA"),
+    Library("deep_gemm", "DeepGEMM", "https://github.com/deepseek-ai/DeepGEMM"),
+    Library("deep_ep", "DeepEP", "https://github.com/deepseek-ai/DeepEP"),
+    Library("liger_kernel", "Liger-Kernel", "https://github.com/linkedin/Liger-Kernel"),
+    Library("aiter", "AITER", "https://github.com/ROCm/aiter"),
+    Library("xformers", "xFormers", "https://github.com/facebookresearch/xformers"),
+    Library("sgl_kernel", "sgl-kernel",
+            "https://github.com/sgl-project/sglang/tree/main/sgl-kernel"),
+    Library("primus_turbo", "Primus-Turbo", "https://github.com/AMD-AGI/Primus-Turbo"),
+    Library("fla", "flash-linear-attention", "https://github.com/fla-org/flash-linear-attention"),
+    Library("mamba_ssm", "Mamba's fused kernels", "https://github.com/state-spaces/mamba"),
+    Library("causal_conv1d", "causal-conv1d", "https://github.com/Dao-AILab/causal-conv1d"),
+    Library("grouped_gemm", "grouped_gemm", "https://github.com/fanshiqing/grouped_gemm"),
+    Library("triton_kernels", "triton_kernels",
+            "https://github.com/triton-lang/triton/tree/main/python/triton_kernels"),
+    Library("tilelang", "TileLang", "https://github.com/tile-ai/tilelang"),
+    Library("flydsl", "FlyDSL", "https://github.com/ROCm/FlyDSL"),
+    Library("vllm._custom_ops", "vLLM's custom ops",
+            "https://github.com/vllm-project/vllm/blob/main/vllm/_custom_ops.py"),
+    Library("megatron.core.fusions", "Megatron Core's fused kernels",
+            "https://github.com/NVIDIA/Megatron-LM/tree/main/megatron/core/fusions"),
+)
+_BY_PREFIX: Final[Mapping[str, Library]] = {library.prefix: library for library in LIBRARIES}
+
+
+def library_of(dotted: str) -> str | None:
+    """The name of the kernel library ``dotted`` (a resolved call) belongs to, or None."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        found = _BY_PREFIX.get(".".join(parts[:cut]))
+        if found is not None:
+            return found.name
+    return None

@@ -1,0 +1,201 @@
+"""What a piece of code does that makes a gate a kernel choice or a deterministic mode.
+
+A *mark* is code evidence, found with ``ast`` in the statements a branch runs and the
+functions it calls: a ``@triton.jit`` or ``@triton.autotune`` function, ``triton.Config``
+lists and ``do_bench`` tuning, ``torch.compile`` and dynamo, CUDA graph capture, custom
+ops, atomics (``tl.atomic_*``, ``index_add_``, ``scatter_add_``), an entry point of a
+known kernel library (``scanner.reach.libraries``), or a call that makes the run
+deterministic (``torch.use_deterministic_algorithms(True)``, ``deterministic=True``, a
+determinism setting of the stack written into the environment).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from enum import Enum
+
+from scanner.determinism import SETTINGS
+from scanner.reach.libraries import library_of
+from scanner.reach.modules import Module
+
+
+class MarkKind(str, Enum):
+    """What a mark says the code does."""
+
+    TRITON = "a Triton kernel"
+    AUTOTUNE = "autotuning"
+    COMPILE = "a compiled path"
+    GRAPH = "CUDA graph capture"
+    CUSTOM_OP = "a custom op"
+    ATOMIC = "atomics"
+    LIBRARY = "a fused kernel library"
+    DETERMINISM = "a deterministic mode"
+
+
+KERNEL_MARKS = frozenset(MarkKind) - {MarkKind.DETERMINISM}
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One piece of code evidence, where it is written."""
+
+    kind: MarkKind
+    what: str  # as the evidence shows it: "@triton.jit _hc_kernel", "torch.compile"
+    path: str
+    line: int
+
+    def shown(self) -> str:
+        return f"{self.what} at {self.path}:{self.line}"
+
+
+_TRITON_DECORATORS = {
+    "triton.jit": MarkKind.TRITON,
+    "triton.language.jit": MarkKind.TRITON,
+    "triton.autotune": MarkKind.AUTOTUNE,
+    "triton.heuristics": MarkKind.TRITON,
+    "torch.compile": MarkKind.COMPILE,
+    "torch.jit.script": MarkKind.COMPILE,
+    "torch.library.custom_op": MarkKind.CUSTOM_OP,
+    "torch.library.triton_op": MarkKind.CUSTOM_OP,
+    "torch._library.triton.triton_op": MarkKind.CUSTOM_OP,
+}
+_CALLS = {
+    "torch.compile": MarkKind.COMPILE,
+    "torch.jit.script": MarkKind.COMPILE,
+    "torch.jit.trace": MarkKind.COMPILE,
+    "torch._dynamo.optimize": MarkKind.COMPILE,
+    "torch.cuda.graph": MarkKind.GRAPH,
+    "torch.cuda.CUDAGraph": MarkKind.GRAPH,
+    "torch.cuda.make_graphed_callables": MarkKind.GRAPH,
+    "torch.cuda.graphs.graph": MarkKind.GRAPH,
+    "torch.cuda.graphs.CUDAGraph": MarkKind.GRAPH,
+    "triton.autotune": MarkKind.AUTOTUNE,
+    "triton.testing.do_bench": MarkKind.AUTOTUNE,
+    "triton.testing.do_bench_cudagraph": MarkKind.AUTOTUNE,
+    "torch.library.custom_op": MarkKind.CUSTOM_OP,
+    "torch.library.Library": MarkKind.CUSTOM_OP,
+    "torch.index_add": MarkKind.ATOMIC,
+    "torch.scatter_add": MarkKind.ATOMIC,
+    "torch.use_deterministic_algorithms": MarkKind.DETERMINISM,
+}
+_ATOMIC_METHODS = frozenset({"index_add_", "scatter_add_", "scatter_reduce_", "index_reduce_"})
+_TRITON_ATOMICS = ("triton.language.atomic_", "tl.atomic_")
+_DETERMINISTIC_FLAGS = frozenset(
+    {"torch.backends.cudnn.deterministic", "torch.backends.cuda.matmul.deterministic"}
+)
+
+
+def decorator_marks(module: Module, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Mark]:
+    """The marks a function's decorators give it (``@triton.jit`` makes it a kernel)."""
+    found = []
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = module.resolve(target)
+        kind = _TRITON_DECORATORS.get(name or "")
+        if kind is not None:
+            found.append(Mark(kind, f"@{name} {node.name}", module.rel, node.lineno))
+    return found
+
+
+def node_marks(module: Module, node: ast.AST) -> list[Mark]:
+    """The marks of one node itself (not of what it calls)."""
+    if isinstance(node, ast.Call):
+        return _call_marks(module, node)
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        return _assign_marks(module, node)
+    if isinstance(node, ast.List | ast.Tuple | ast.ListComp) and _configs(module, node):
+        return [Mark(MarkKind.AUTOTUNE, "a list of triton.Config to tune over", module.rel,
+                     node.lineno)]
+    return []
+
+
+def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
+    found: list[Mark] = []
+    name = module.resolve(call.func)
+    line = call.lineno
+    if name is not None:
+        kind = _CALLS.get(name)
+        if kind is MarkKind.DETERMINISM:
+            if _first_true(call):
+                found.append(Mark(kind, f"{name}(True)", module.rel, line))
+        elif kind is not None:
+            found.append(Mark(kind, name, module.rel, line))
+        elif name.startswith(_TRITON_ATOMICS):
+            found.append(Mark(MarkKind.ATOMIC, name, module.rel, line))
+        elif name.startswith("torch.ops.") and not name.startswith("torch.ops.aten."):
+            found.append(Mark(MarkKind.CUSTOM_OP, name, module.rel, line))
+        else:
+            library = library_of(name)
+            if library is not None:
+                found.append(Mark(MarkKind.LIBRARY, f"{library} ({name})", module.rel, line))
+    elif isinstance(call.func, ast.Attribute):
+        method = call.func.attr
+        if method in _ATOMIC_METHODS or (method == "index_put_" and _keyword_true(call, "accumulate")):
+            found.append(Mark(MarkKind.ATOMIC, f".{method}()", module.rel, line))
+    if _keyword_true(call, "deterministic"):
+        shown = name or _written(call.func)
+        found.append(Mark(MarkKind.DETERMINISM, f"{shown}(deterministic=True)", module.rel, line))
+    return found
+
+
+def _assign_marks(module: Module, node: ast.Assign | ast.AnnAssign) -> list[Mark]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    value = node.value
+    found = []
+    for target in targets:
+        name = module.resolve(target) if isinstance(target, ast.Attribute) else None
+        if name in _DETERMINISTIC_FLAGS and _is_true(value):
+            found.append(Mark(MarkKind.DETERMINISM, f"{name} = True", module.rel, node.lineno))
+        setting = _environ_setting(module, target, value)
+        if setting is not None:
+            found.append(Mark(MarkKind.DETERMINISM, setting, module.rel, node.lineno))
+    return found
+
+
+def _environ_setting(module: Module, target: ast.expr, value: ast.expr | None) -> str | None:
+    """``os.environ["NCCL_ALGO"] = "Ring"``: a determinism setting of the stack at its
+    deterministic value, as the catalogue has it."""
+    if not isinstance(target, ast.Subscript) or module.resolve(target.value) != "os.environ":
+        return None
+    key = target.slice
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        return None
+    setting = SETTINGS.get(key.value)
+    if setting is None or not (isinstance(value, ast.Constant) and value.value == setting.value):
+        return None
+    return f"os.environ[{key.value!r}] = {setting.value!r} ({setting.library})"
+
+
+def _configs(module: Module, node: ast.List | ast.Tuple | ast.ListComp) -> bool:
+    """Whether a list holds two or more ``triton.Config`` (or builds them in a loop)."""
+    if isinstance(node, ast.ListComp):
+        return _is_config(module, node.elt)
+    return sum(1 for e in node.elts if _is_config(module, e)) >= 2
+
+
+def _is_config(module: Module, node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and module.resolve(node.func) == "triton.Config"
+
+
+def _first_true(call: ast.Call) -> bool:
+    value = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "mode"), None
+    )
+    return value is not None and _is_true(value)
+
+
+def _keyword_true(call: ast.Call, keyword: str) -> bool:
+    return any(k.arg == keyword and _is_true(k.value) for k in call.keywords)
+
+
+def _is_true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _written(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_written(node.value)}.{node.attr}"
+    return "a call"

@@ -1,0 +1,329 @@
+"""The Python modules of a scanned tree, read with ``ast`` when a gate's branches reach them.
+
+The analysis of reads parses only files that can hold one, and only the statements that
+matter; what a gate switches between lives anywhere in the tree (a Triton kernel in a
+module with no environment read). ``Tree`` parses a module the first time a branch
+reaches it, with the standard library's parser, and says what its names refer to.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scanner.reach.locate import Locator, Tested
+from scanner.source.files import SourceError, decode_source, read_bytes
+from scanner.syntax.symbols import resolve_relative
+
+MAX_MODULE_BYTES = 4 * 1024 * 1024  # a larger module is generated code, not a kernel's
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+@dataclass(slots=True)
+class Module:
+    """One parsed module: its tree, what its names refer to, and its definitions."""
+
+    rel: str
+    name: str
+    tree: ast.Module
+    lines: list[str]
+    imports: dict[str, str] = field(default_factory=dict)  # local name -> dotted target
+    definitions: dict[str, Definition] = field(default_factory=dict)  # "f", "C", "C.m"
+    globals: frozenset[str] = frozenset()  # names bound at module level
+    # Names imported inside functions (``from .kernels import fused`` in a branch), taken
+    # when no module-level name has them.
+    local_imports: dict[str, str] = field(default_factory=dict)
+    _locator: Locator | None = None
+
+    @property
+    def locate(self) -> Locator:
+        """Lookups of nodes by line (see ``scanner.reach.locate``)."""
+        if self._locator is None:
+            self._locator = Locator(self.tree, self.lines)
+        return self._locator
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        """The node ``node`` sits in (None for the module)."""
+        return self.locate.parent(node)
+
+    def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
+        """The nodes around ``node``, innermost first."""
+        return self.locate.ancestors(node)
+
+    def tests_near(self, line: int) -> list[Tested]:
+        """The ``if``, ``while`` and ternary nodes whose test spans ``line``."""
+        return self.locate.tests_at(line)
+
+    def calls_named(self, short: str) -> list[ast.Call]:
+        """The calls of a function named ``short`` (``f()``, ``x.f()``)."""
+        return [
+            n
+            for n in self.locate.mentioning(short)
+            if isinstance(n, ast.Call) and _short(n.func) == short
+        ]
+
+    def loads_named(self, name: str) -> list[ast.Name | ast.Attribute]:
+        """Loads of ``name`` (a bare name, or an attribute ``x.name``)."""
+        return [
+            n
+            for n in self.locate.mentioning(name)
+            if isinstance(n, ast.Name | ast.Attribute)
+            and isinstance(n.ctx, ast.Load)
+            and _short(n) == name
+        ]
+
+    def attribute_loads(self, name: str) -> list[ast.Attribute]:
+        """Loads of ``self.name`` and ``cls.name``."""
+        return [
+            a
+            for a in self.loads_named(name)
+            if isinstance(a, ast.Attribute)
+            and isinstance(a.value, ast.Name)
+            and a.value.id in ("self", "cls")
+        ]
+
+    def after(self, statement: ast.stmt) -> tuple[ast.stmt, ...]:
+        """The statements after ``statement`` in its block."""
+        outer = self.parent(statement)
+        for field_name in ("body", "orelse", "finalbody"):
+            block = getattr(outer, field_name, None)
+            if isinstance(block, list) and statement in block:
+                return tuple(block[block.index(statement) + 1 :])
+        return ()
+
+    def owner_class(self, node: ast.AST) -> str | None:
+        """The dotted name of the class whose method ``node`` sits in."""
+        names = []
+        for outer in self.ancestors(node):
+            if isinstance(outer, ast.ClassDef):
+                names.append(outer.name)
+            elif isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef) and names:
+                return None  # a class inside a function: not reachable by name
+        return self.qualified(".".join(reversed(names))) if names else None
+
+    def owner_class_at(self, line: int) -> str | None:
+        """The class of the method that spans ``line``."""
+        names = [s.name for s in self.locate.statements_at(line) if isinstance(s, ast.ClassDef)]
+        return self.qualified(".".join(names)) if names else None
+
+    def function_at(self, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The function whose ``def`` is on ``line``."""
+        return next(
+            (
+                s
+                for s in self.locate.statements_at(line)
+                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.lineno == line
+            ),
+            None,
+        )
+
+    def function_node_around_line(
+        self, line: int
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The innermost function that spans ``line``."""
+        functions = [
+            s
+            for s in self.locate.statements_at(line)
+            if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        return functions[-1] if functions else None
+
+    def function_node_around(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The innermost function ``node`` sits in."""
+        for outer in self.ancestors(node):
+            if isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
+                return outer
+        return None
+
+    def function_around(self, node: ast.AST) -> str | None:
+        """The dotted name of the module-level function or method ``node`` sits in."""
+        function = self.function_node_around(node)
+        if function is None:
+            return None
+        names = [function.name]
+        for outer in self.ancestors(function):
+            if isinstance(outer, ast.ClassDef):
+                names.append(outer.name)
+            elif isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
+                return None
+        return self.qualified(".".join(reversed(names)))
+
+    def qualified(self, local: str) -> str:
+        """The dotted name of a definition of this module (``C.m`` -> ``pkg.mod.C.m``)."""
+        return f"{self.name}.{local}" if self.name else local
+
+    def resolve(self, node: ast.expr, owner: str | None = None) -> str | None:
+        """The dotted name ``node`` refers to (``F.f`` through ``import pkg.f as F``), or
+        None when it is no module-level name; ``self.x`` inside class ``owner`` is
+        ``owner.x``."""
+        if isinstance(node, ast.Name):
+            target = self.imports.get(node.id)
+            if target is not None:
+                return target
+            if node.id in self.definitions or node.id in self.globals:
+                return self.qualified(node.id)
+            return self.local_imports.get(node.id)
+        if isinstance(node, ast.Attribute):
+            if (
+                owner is not None
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")
+            ):
+                return f"{owner}.{node.attr}"
+            base = self.resolve(node.value, owner)
+            return f"{base}.{node.attr}" if base is not None else None
+        return None
+
+    def column(self, line: int, offset: int) -> int:
+        """The 1-based character column of ``ast``'s byte ``offset`` on ``line``."""
+        if not 0 < line <= len(self.lines):
+            return offset + 1
+        text = self.lines[line - 1]
+        if text.isascii():
+            return offset + 1
+        return len(text.encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
+
+
+class Tree:
+    """The tree's Python modules by path and by dotted name, each parsed once, on demand."""
+
+    def __init__(self, files: Mapping[str, tuple[Path, str]]) -> None:
+        """``files``: each Python file's path relative to the scan root, with its path on
+        disk and its dotted module name."""
+        self._files = dict(files)
+        self._by_module = {module: rel for rel, (_, module) in self._files.items()}
+        self._parsed: dict[str, Module | None] = {}
+
+    def rels(self) -> Iterator[str]:
+        """The relative path of every Python module of the tree."""
+        return iter(self._files)
+
+    def data(self, rel: str) -> bytes | None:
+        """A module's bytes, or None when it cannot be read."""
+        found = self._files.get(rel)
+        if found is None:
+            return None
+        try:
+            return read_bytes(found[0], MAX_MODULE_BYTES)
+        except (SourceError, OSError):
+            return None
+
+    def text(self, rel: str) -> str | None:
+        """A module's text, or None when it cannot be read or decoded."""
+        data = self.data(rel)
+        if data is None:
+            return None
+        try:
+            return decode_source(data)
+        except (SourceError, ValueError):
+            return None
+
+    def module_name_at(self, rel: str) -> str | None:
+        """The dotted name of the module at ``rel``."""
+        found = self._files.get(rel)
+        return found[1] if found is not None else None
+
+    def module_at(self, rel: str) -> Module | None:
+        """The module at ``rel`` (a scanned Python file), parsed."""
+        return self.module(rel) if rel in self._files else None
+
+    def module(self, rel: str) -> Module | None:
+        """The module at ``rel``, parsed (None when it is not Python the parser takes)."""
+        if rel in self._parsed:
+            return self._parsed[rel]
+        found = self._parse(rel)
+        self._parsed[rel] = found
+        return found
+
+    def module_named(self, dotted: str) -> Module | None:
+        rel = self._by_module.get(dotted)
+        return self.module(rel) if rel is not None else None
+
+    def split(self, dotted: str) -> tuple[Module, str] | None:
+        """The module a dotted name lies in, and the rest of the name (``pkg.mod.C.m`` ->
+        (pkg.mod, ``C.m``)): the longest prefix that is a module of the tree."""
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = self.module_named(".".join(parts[:cut]))
+            if module is not None:
+                return module, ".".join(parts[cut:])
+        return None
+
+    def _parse(self, rel: str) -> Module | None:
+        text = self.text(rel)
+        if text is None:
+            return None
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        name = self._files[rel][1]
+        module = Module(rel=rel, name=name, tree=tree, lines=text.splitlines())
+        _index(module, rel.endswith("__init__.py"))
+        return module
+
+
+def _short(node: ast.expr) -> str | None:
+    """The last name of a call's target or a load (``f`` of ``x.f``)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _imported(module: Module, statement: ast.Import | ast.ImportFrom, is_package: bool) -> dict[str, str]:
+    """The names an import statement binds, and what each refers to."""
+    found: dict[str, str] = {}
+    if isinstance(statement, ast.Import):
+        for alias in statement.names:
+            local = alias.asname or alias.name.split(".")[0]
+            found[local] = alias.name if alias.asname else local
+        return found
+    base = resolve_relative(module.name, is_package, statement.level, statement.module or "")
+    for alias in statement.names:
+        if alias.name != "*":
+            found[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    return found
+
+
+def _index(module: Module, is_package: bool) -> None:
+    """Fill ``module``'s imports, definitions and module-level names."""
+    bound: set[str] = set()
+    top = set()
+    for statement in _top_level(module.tree.body):
+        top.add(id(statement))
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            module.imports.update(_imported(module, statement, is_package))
+        elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            module.definitions[statement.name] = statement
+        elif isinstance(statement, ast.ClassDef):
+            module.definitions[statement.name] = statement
+            for inner in statement.body:
+                if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    module.definitions[f"{statement.name}.{inner.name}"] = inner
+        elif isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            bound.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    module.globals = frozenset(bound)
+    for statement in module.locate.statements():
+        if isinstance(statement, ast.Import | ast.ImportFrom) and id(statement) not in top:
+            for local, target in _imported(module, statement, is_package).items():
+                module.local_imports.setdefault(local, target)
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module-level statements, those under ``if``/``try`` at module level included (an
+    import guarded by ``try: import triton`` binds as much as a plain one)."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, ast.If):
+            yield from _top_level(statement.body)
+            yield from _top_level(statement.orelse)
+        elif isinstance(statement, ast.Try):
+            yield from _top_level(statement.body)
+            for handler in statement.handlers:
+                yield from _top_level(handler.body)
+            yield from _top_level(statement.orelse)

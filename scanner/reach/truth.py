@@ -1,0 +1,194 @@
+"""Whether a branch test holds when a value the variable decided (the *carrier*) takes
+each of its outcomes, whatever the rest of the test is.
+
+The rest of the test is made of *atoms*: parts that do not depend on the carrier, and
+parts that do in a way not followed here, each taken as free to be true or false. A test
+is evaluated under every choice of its atoms (at most ``MAX_ATOMS`` of them): the truth
+values it can take under an outcome say whether its branch runs (always, never, or
+depending on the rest). ``use_triton or enabled()`` and ``enabled() and supported(x)``
+decide with the carrier ``enabled()`` as much as ``enabled()`` alone, for some values of
+the rest.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Callable
+from typing import Final
+
+from scanner.model import Outcome
+
+MAX_ATOMS = 5
+_UNKNOWN: Final = object()
+_CONVERSIONS: Final[dict[str, Callable[[object], object]]] = {
+    "bool": bool,
+    "int": int,
+    "float": float,
+    "str": str,
+}
+_STRING_METHODS: Final = frozenset({"lower", "upper", "strip", "casefold", "lstrip", "rstrip"})
+
+IsCarrier = Callable[[ast.expr], bool]
+
+
+def truths(test: ast.expr, is_carrier: IsCarrier, outcome: Outcome) -> tuple[bool, ...] | None:
+    """Whether ``test`` holds when the carrier is ``outcome``, under each choice of its
+    atoms (the same choices, in the same order, for every outcome); None when the test
+    does not say how it uses the carrier (too many atoms, or a use not followed)."""
+    atoms = _atoms(test, is_carrier)
+    if len(atoms) > MAX_ATOMS:
+        return None
+    found: list[bool] = []
+    for choice in itertools.product((False, True), repeat=len(atoms)):
+        assigned = dict(zip(atoms, choice, strict=True))
+        value = _Evaluator(is_carrier, outcome, assigned).truth(test)
+        if value is _UNKNOWN:
+            return None
+        found.append(bool(value))
+    return tuple(found)
+
+
+def _atoms(test: ast.expr, is_carrier: IsCarrier) -> list[int]:
+    """The parts of ``test`` in a boolean position that are not evaluated here."""
+    found: list[int] = []
+
+    def boolean(node: ast.expr) -> None:
+        if isinstance(node, ast.BoolOp):
+            for value in node.values:
+                boolean(value)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            boolean(node.operand)
+        elif not _evaluable(node, is_carrier):
+            found.append(id(node))
+
+    boolean(test)
+    return found
+
+
+def _evaluable(node: ast.expr, is_carrier: IsCarrier) -> bool:
+    """Whether ``node`` has a value computed from the carrier and literals alone."""
+    if is_carrier(node) or isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return all(isinstance(e, ast.Constant) for e in node.elts)
+    if isinstance(node, ast.Compare):
+        return all(_evaluable(n, is_carrier) for n in (node.left, *node.comparators)) and any(
+            _holds_carrier(n, is_carrier) for n in (node.left, *node.comparators)
+        )
+    if isinstance(node, ast.BoolOp):
+        return all(_evaluable(v, is_carrier) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _evaluable(node.operand, is_carrier)
+    if isinstance(node, ast.Call) and not node.keywords and len(node.args) <= 1:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in _CONVERSIONS and len(node.args) == 1:
+            return _evaluable(node.args[0], is_carrier)
+        if isinstance(func, ast.Attribute) and func.attr in _STRING_METHODS and not node.args:
+            return _evaluable(func.value, is_carrier)
+    return False
+
+
+def _holds_carrier(node: ast.expr, is_carrier: IsCarrier) -> bool:
+    return any(is_carrier(n) for n in ast.walk(node) if isinstance(n, ast.expr))
+
+
+class _Evaluator:
+    def __init__(self, is_carrier: IsCarrier, outcome: Outcome, atoms: dict[int, bool]) -> None:
+        self.is_carrier = is_carrier
+        self.outcome = outcome
+        self.atoms = atoms
+
+    def truth(self, node: ast.expr) -> object:
+        value = self.value(node)
+        if value is _UNKNOWN:
+            return _UNKNOWN
+        try:
+            return bool(value)
+        except Exception:
+            return _UNKNOWN
+
+    def value(self, node: ast.expr) -> object:
+        if id(node) in self.atoms:
+            return self.atoms[id(node)]
+        if self.is_carrier(node):
+            return self.outcome
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return tuple(e.value for e in node.elts if isinstance(e, ast.Constant))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.truth(node.operand)
+            return _UNKNOWN if inner is _UNKNOWN else not inner
+        if isinstance(node, ast.BoolOp):
+            return self._boolean(node)
+        if isinstance(node, ast.Compare):
+            return self._compare(node)
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        return _UNKNOWN
+
+    def _boolean(self, node: ast.BoolOp) -> object:
+        is_and = isinstance(node.op, ast.And)
+        value: object = _UNKNOWN
+        for operand in node.values:
+            value = self.value(operand)
+            truth = self.truth(operand)
+            if truth is _UNKNOWN:
+                return _UNKNOWN
+            if bool(truth) is not is_and:
+                return value
+        return value
+
+    def _compare(self, node: ast.Compare) -> object:
+        left = self.value(node.left)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = self.value(right_node)
+            if left is _UNKNOWN or right is _UNKNOWN:
+                return _UNKNOWN
+            try:
+                holds = _compared(op, left, right)
+            except Exception:
+                return _UNKNOWN
+            if holds is _UNKNOWN or not holds:
+                return holds
+            left = right
+        return True
+
+    def _call(self, node: ast.Call) -> object:
+        func = node.func
+        try:
+            if isinstance(func, ast.Name) and func.id in _CONVERSIONS:
+                inner = self.value(node.args[0])
+                return _UNKNOWN if inner is _UNKNOWN else _CONVERSIONS[func.id](inner)
+            if isinstance(func, ast.Attribute) and func.attr in _STRING_METHODS:
+                inner = self.value(func.value)
+                if isinstance(inner, str):
+                    return getattr(inner, func.attr)()
+        except Exception:
+            return _UNKNOWN
+        return _UNKNOWN
+
+
+def _compared(op: ast.cmpop, left: object, right: object) -> object:
+    if isinstance(op, ast.Eq):
+        return left == right
+    if isinstance(op, ast.NotEq):
+        return left != right
+    if isinstance(op, ast.Is):
+        return left is right if left is None or right is None or isinstance(left, bool) else left == right
+    if isinstance(op, ast.IsNot):
+        return left is not right if left is None or right is None or isinstance(left, bool) else left != right
+    if isinstance(op, ast.In):
+        return left in right  # type: ignore[operator]
+    if isinstance(op, ast.NotIn):
+        return left not in right  # type: ignore[operator]
+    if isinstance(op, ast.Lt):
+        return left < right  # type: ignore[operator]
+    if isinstance(op, ast.LtE):
+        return left <= right  # type: ignore[operator]
+    if isinstance(op, ast.Gt):
+        return left > right  # type: ignore[operator]
+    if isinstance(op, ast.GtE):
+        return left >= right  # type: ignore[operator]
+    return _UNKNOWN
