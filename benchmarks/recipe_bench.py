@@ -147,8 +147,11 @@ def load_should(folder: Path, tree: str) -> list[Needed] | None:
         value = entry.get("value")
         also = [str(v) for v in entry.get("also") or []]
         values = (None,) if value is None else (str(value), *also)
-        needed.append(Needed(str(entry["name"]), values, str(entry.get("kind", "")),
-                             str(entry.get("where", ""))))
+        needed.append(
+            Needed(
+                str(entry["name"]), values, str(entry.get("kind", "")), str(entry.get("where", ""))
+            )
+        )
     return needed
 
 
@@ -164,11 +167,15 @@ class Row:
 
     def cells(self) -> list[str]:
         should = "-" if self.should is None else str(self.should)
-        share = (
-            f"{100 * self.present / self.should:.0f}%" if self.should else "-"
-        )
-        return [self.tree, str(self.lines), *(str(self.counts[g]) for g in (*GRADES, "ungraded")),
-                should, str(self.present), share]
+        share = f"{100 * self.present / self.should:.0f}%" if self.should else "-"
+        return [
+            self.tree,
+            str(self.lines),
+            *(str(self.counts[g]) for g in (*GRADES, "ungraded")),
+            should,
+            str(self.present),
+            share,
+        ]
 
 
 def present(needed: Needed, lines: list[Line]) -> bool:
@@ -227,7 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("trees", nargs="+", metavar="NAME=PATH", help="a tree to review")
     parser.add_argument("--grades", type=Path, default=HERE / "recipe_grades.yaml")
     parser.add_argument(
-        "--should", type=Path, default=HERE / "should",
+        "--should",
+        type=Path,
+        default=HERE / "should",
         help="the folder of should-have lists, one TREE.yaml per tree (default: %(default)s)",
     )
     args = parser.parse_args(argv)
@@ -239,7 +248,9 @@ def main(argv: list[str] | None = None) -> int:
             path = Path(where)
             if not sep or not path.is_dir():
                 raise BenchError(f"{item}: expected NAME=PATH, a folder")
-            report, row = run_tree(name, path, grades.get(name) or {}, load_should(args.should, name))
+            report, row = run_tree(
+                name, path, grades.get(name) or {}, load_should(args.should, name)
+            )
             print("\n".join(report), flush=True)
             rows.append(row)
         print("\n" + "\n".join(table(rows)))

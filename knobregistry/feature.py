@@ -29,10 +29,19 @@ def feature_on_by_default(default_on: bool | None, polarity: Polarity | None) ->
 
 
 def knob_feature_on(knob: Knob) -> bool | None:
-    """:func:`feature_on_by_default` of a scanned knob (None unless it is a switch)."""
+    """:func:`feature_on_by_default` of a scanned knob (None unless it is a switch, or a
+    choice whose default reaches a kernel that another choice, its off value, does not)."""
+    if is_choice(knob):
+        return knob.default_on
     if knob.kind not in SWITCHES:
         return None
     return feature_on_by_default(knob.default_on, knob.polarity)
+
+
+def is_choice(knob: Knob) -> bool:
+    """Whether ``knob`` is a value that chooses a kernel: its code shows that unset it reaches
+    one, and that its ``off_value`` (another choice, such as ``eager``) reaches none."""
+    return knob.kind is GateKind.VALUE and knob.off_value is not None
 
 
 def feature_values(knob_off: _V, knob_on: _V, polarity: Polarity | None) -> tuple[_V, _V]:

@@ -10,6 +10,7 @@ from knobregistry.feature import (
     SWITCHES,
     Off,
     feature_values,
+    is_choice,
     is_launch_fact,
     is_required,
     is_undecided,
@@ -83,6 +84,8 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
         lines.append(f"undecided: {yaml_string(undecided if registrable(undecided) else '?')}")
     elif knob.kind in SWITCHES:
         lines.extend(_switch_fields(knob, explicit=polarity))
+    elif is_choice(knob) and knob.off_value is not None and registrable(knob.off_value):
+        lines.append(f"off_value: {yaml_string(knob.off_value)}")
     lines.extend(role_fields(knob))
     if is_required(knob):
         lines.append("required: true")

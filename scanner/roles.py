@@ -20,13 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from scanner.conventions import name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Role, Site, Write
-from scanner.reach.evidence import CodeReach, Evidence
+
+if TYPE_CHECKING:
+    from scanner.reach.evidence import CodeReach, Evidence
 
 
 def _words(text: str) -> frozenset[str]:
@@ -171,7 +173,7 @@ def propose_roles(
         found = propose(knob, implied.get(knob.name, ()), evidence)
         knob = replace(knob, role=found.role, role_reason=found.reason)
         if evidence is not None and found.role is evidence.role:
-            knob = _polarity_from(knob, evidence)
+            knob = _fitted(knob, evidence)
         out.append(knob)
     return tuple(out)
 
@@ -180,11 +182,16 @@ def propose_roles(
 _READABLE = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.VALUE)
 
 
-def _polarity_from(knob: Knob, evidence: Evidence) -> Knob:
-    """The knob's polarity as its branches show it: the value that leads away from the
-    kernel (or turns the mode on) is an off value of an enable knob, or an on value of a
-    disable knob, whatever any name says."""
+def _fitted(knob: Knob, evidence: Evidence) -> Knob:
+    """The knob as its branches show it. A switch's polarity: the value that leads away
+    from the kernel (or turns the mode on) is an off value of an enable knob, or an on value
+    of a disable knob, whatever any name says. A value that chooses a kernel when unset,
+    where another choice reaches none: on by default, and that choice turns it off."""
     value = evidence.value
+    if knob.kind is GateKind.VALUE:
+        if evidence.role is Role.KERNEL and evidence.default_reaches and value is not None:
+            return replace(knob, default_on=True, off_value=value)
+        return knob
     sites = [s.gate for s in knob.sites]
     off_values = {v for g in sites for v in g.off_values} | {knob.off_value}
     on_values = {v for g in sites for v in g.on_values} | {knob.on_value}

@@ -284,7 +284,9 @@ def judged(
     disable = says_disable(knob) or _bound_condition_says_disable(event, probes)
     if disable and gate.kind in _SWITCHES:
         gate = replace(gate, polarity=Polarity.DISABLE)
-    found = decisions(parsed, event, probes) if gate.kind in _DECIDING else ()
+    # A value is followed only where the code compares it with strings: a choice.
+    choice = gate.kind is not GateKind.VALUE or any(s not in CANDIDATES for s in named)
+    found = decisions(parsed, event, probes) if gate.kind in _DECIDING and choice else ()
     return gate, _default(parsed, event, index, probes), found
 
 

@@ -10,9 +10,8 @@ and follow the branches to what they run.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-
 import ast
+from collections.abc import Iterator, Mapping, Sequence
 
 import libcst as cst
 
@@ -96,9 +95,7 @@ def _at_site(
 _MISSING = object()
 
 
-def _outcomes(
-    probes: Probes, of: object
-) -> tuple[tuple[str | None, Outcome], ...] | None:
+def _outcomes(probes: Probes, of: object) -> tuple[tuple[str | None, Outcome], ...] | None:
     """Each probe's plain outcome, when at least two probes gave different ones."""
     assert callable(of)
     found: list[tuple[str | None, Outcome]] = []

@@ -14,10 +14,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from scanner.model import Decision, DecisionKind, Outcome, Site
 from scanner.reach.modules import Module, Tree
-from scanner.reach.truth import IsCarrier, truths
+from scanner.reach.truth import IsCarrier, truths, value_of
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
 MAX_CONSUMERS = 64  # tests that use one carried value
@@ -70,14 +71,17 @@ class Carriers:
         the next time one that was not searched yet is asked for."""
         self._wanted.update(c for c in carried if c not in self._mentions)
 
-    def modules_naming(self, module: Module, name: str) -> list[str]:
+    def modules_naming(self, module: Module | None, name: str) -> list[str]:
         """The modules that may use ``module``'s ``name``: ``module`` itself, and those
-        whose text holds ``name`` and the last part of ``module``'s name."""
-        key = (module.name, name)
+        whose text holds ``name`` and the last part of ``module``'s name (with no
+        module, a config key: every module whose text holds ``name``)."""
+        key = (module.name if module is not None else "", name)
         if key not in self._mentions:
             self._wanted.add(key)
             self._search()
         found = self._mentions[key]
+        if module is None:
+            return found
         return [module.rel, *(rel for rel in found if rel != module.rel)]
 
     def _search(self) -> None:
@@ -118,7 +122,7 @@ def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
         if decision.kind is DecisionKind.READ:
             read = _read_node(module, site)
             if read is not None:
-                found.extend(_uses(module, read, decision.outcomes, tree, carriers, MAX_CARRY))
+                found.extend(uses(module, read, decision.outcomes, tree, carriers, MAX_CARRY))
         elif decision.kind is DecisionKind.TEST:
             test = _find_test(module, decision, site)
             if test is not None:
@@ -181,6 +185,8 @@ def _sides(module: Module, test: ast.expr, taken: Taken) -> Iterator[Branch]:
         yield Branch(module, owner_node.body, owner, runs, test, True)
         yield Branch(module, owner_node.orelse, owner, skips, test, False)
     elif isinstance(owner_node, ast.If):
+        if _raises(owner_node.body) or _raises(owner_node.orelse):
+            return  # a check: one side stops the run, the other is the run itself
         yield Branch(module, tuple(owner_node.body), owner, runs, test, True)
         other = tuple(owner_node.orelse)
         if not other and _leaves(owner_node.body):
@@ -190,13 +196,21 @@ def _sides(module: Module, test: ast.expr, taken: Taken) -> Iterator[Branch]:
         yield Branch(module, tuple(owner_node.body), owner, runs, test, True)
 
 
+def _raises(body: Sequence[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Raise)
+
+
 def _leaves(body: Sequence[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], _EXITS)
 
 
 def _returned(
-    home: Module, carried: str, outcomes: Sequence[tuple[str | None, Outcome]], tree: Tree,
-    carriers: Carriers, depth: int,
+    home: Module,
+    carried: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
 ) -> Iterator[Branch]:
     """The branches decided by calls of the function ``carried`` (defined in ``home``)
     returns the value of."""
@@ -211,7 +225,7 @@ def _returned(
             owner = module.owner_class(call)
             if module.resolve(call.func, owner) != carried:
                 continue
-            for branch in _uses(module, call, outcomes, tree, carriers, depth):
+            for branch in uses(module, call, outcomes, tree, carriers, depth):
                 count += 1
                 if count > MAX_CONSUMERS:
                     return
@@ -233,7 +247,7 @@ def _stored(
         owner = module.owner_class_at(site.line)
         for node in module.attribute_loads(name):
             if module.owner_class(node) == owner and owner is not None:
-                yield from _uses(module, node, decision.outcomes, tree, carriers, depth)
+                yield from uses(module, node, decision.outcomes, tree, carriers, depth)
         return
     if decision.store != "global":
         return
@@ -242,37 +256,94 @@ def _stored(
         user = tree.module(rel)
         if user is None:
             continue
-        for node in user.loads_named(name):
-            if user.resolve(node, user.owner_class(node)) == carried:
-                yield from _uses(user, node, decision.outcomes, tree, carriers, depth)
+        for load in user.loads_named(name):
+            if user.resolve(load, user.owner_class(load)) == carried:
+                yield from uses(user, load, decision.outcomes, tree, carriers, depth)
 
 
-def _uses(
-    module: Module, carrier: ast.expr, outcomes: Sequence[tuple[str | None, Outcome]],
-    tree: Tree, carriers: Carriers, depth: int,
+def uses(
+    module: Module,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    *,
+    choices: bool = False,
 ) -> Iterator[Branch]:
     """The branches a use of the carried value decides: the test it takes part in, or,
-    when the value itself is returned or bound to a local, the tests further on."""
+    when the value (or a value computed from it and literals alone, ``str(x or "eager")``)
+    is returned or bound to a local or an attribute, the tests further on. ``choices``: the
+    value is a string the code compares with others, each of which is weighed too."""
     node: ast.AST = carrier
     for outer in module.ancestors(carrier):
         if isinstance(outer, _TESTED) and outer.test is node:
-            yield from _decided(module, outer.test, lambda n: n is carrier, outcomes)
+            yield from _decided(module, outer.test, _is(carrier), outcomes, choices=choices)
             return
-        if isinstance(outer, ast.Return) and node is carrier and depth < MAX_CARRY:
+        if node is carrier and isinstance(outer, ast.Return):
+            if depth >= MAX_CARRY:
+                return
             function = module.function_around(outer)
             if function is not None:
                 carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
                 yield from _returned(module, function, outcomes, tree, carriers, depth + 1)
             return
-        if isinstance(outer, ast.Assign) and outer.value is carrier and len(outer.targets) == 1:
-            target = outer.targets[0]
-            function = module.function_node_around(outer)
-            if isinstance(target, ast.Name) and function is not None:
-                yield from _local_tests(module, function, target.id, outcomes)
+        if node is carrier and isinstance(outer, ast.Assign | ast.AnnAssign):
+            if _assigns(outer, carrier):
+                yield from _bound(module, outer, outcomes, tree, carriers, depth, choices)
             return
         if not isinstance(outer, ast.expr):
             return
+        if node is carrier:
+            computed = [(v, value_of(outer, _is(carrier), o)) for v, o in outcomes]
+            if all(known and isinstance(value, _PLAIN) for _, (known, value) in computed):
+                carrier = outer
+                outcomes = [(v, cast(Outcome, value)) for v, (_, value) in computed]
         node = outer
+
+
+_PLAIN = (str, bool, int, float, type(None))
+
+
+def _is(carrier: ast.expr) -> IsCarrier:
+    """The test for the carrier node itself."""
+    return lambda node: node is carrier
+
+
+def _assigns(statement: ast.Assign | ast.AnnAssign, value: ast.expr) -> bool:
+    """Whether ``statement`` binds ``value`` to one target (``x = v``, ``x: T = v``)."""
+    if isinstance(statement, ast.Assign):
+        return statement.value is value and len(statement.targets) == 1
+    return isinstance(statement, ast.AnnAssign) and statement.value is value
+
+
+def _bound(
+    module: Module,
+    statement: ast.Assign | ast.AnnAssign,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """A carried value bound to a local (its tests in the function) or to ``self.X`` (the
+    uses of ``self.X`` in the class's methods, followed as the value itself)."""
+    target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
+    if isinstance(target, ast.Name):
+        function = module.function_node_around(statement)
+        if function is not None:
+            yield from _local_tests(module, function, target.id, outcomes, choices=choices)
+    elif (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    ):
+        owner = module.owner_class(statement)
+        if owner is None or depth >= MAX_CARRY + 2:
+            return
+        for load in module.attribute_loads(target.attr):
+            if module.owner_class(load) == owner:
+                yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
 
 
 def _local_tests(
@@ -280,6 +351,8 @@ def _local_tests(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     name: str,
     outcomes: Sequence[tuple[str | None, Outcome]],
+    *,
+    choices: bool = False,
 ) -> Iterator[Branch]:
     """The tests of the local ``name`` in ``function``, which holds the carried value."""
     for node in ast.walk(function):
@@ -291,6 +364,7 @@ def _local_tests(
                 node.test,
                 lambda n: isinstance(n, ast.Name) and n.id == name,
                 outcomes,
+                choices=choices,
             )
 
 
@@ -322,10 +396,23 @@ def _inside(node: ast.expr, other: ast.expr) -> bool:
 
 
 def _decided(
-    module: Module, test: ast.expr, is_carrier: IsCarrier,
+    module: Module,
+    test: ast.expr,
+    is_carrier: IsCarrier,
     outcomes: Sequence[tuple[str | None, Outcome]],
+    *,
+    choices: bool = False,
 ) -> Iterator[Branch]:
-    """The sides of ``test`` with, per probed value, whether the side runs."""
+    """The sides of ``test`` with, per probed value, whether the side runs (``choices``:
+    the strings the test compares with are probed too, as the value itself)."""
+    if choices:
+        known = {v for v, _ in outcomes}
+        named = [
+            n.value
+            for n in ast.walk(test)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value not in known
+        ]
+        outcomes = [*outcomes, *((v, v) for v in dict.fromkeys(named))]
     taken: dict[str | None, tuple[bool, ...]] = {}
     for value, outcome in outcomes:
         found = truths(test, is_carrier, outcome)

@@ -54,7 +54,9 @@ class Found:
 
     def merge(self, other: Found, step: Step | None, always: bool) -> None:
         for mark, steps in other.marks.items():
-            self.add(mark, (step, *steps) if step is not None else steps, always and mark in other.always)
+            self.add(
+                mark, (step, *steps) if step is not None else steps, always and mark in other.always
+            )
 
 
 class Reach:
@@ -145,8 +147,9 @@ class Reach:
 class _Walker:
     """One walk of code, adding what it reaches to ``found``."""
 
-    def __init__(self, reach: Reach, module: Module, owner: str | None, depth: int,
-                 found: Found) -> None:
+    def __init__(
+        self, reach: Reach, module: Module, owner: str | None, depth: int, found: Found
+    ) -> None:
         self.reach = reach
         self.module = module
         self.owner = owner

@@ -15,14 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from scanner.languages import Language
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
-from scanner.model import GateKind, Knob, Role
+from scanner.languages import Language
+from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.branches import Branch, Carriers, branches, carried_names
 from scanner.reach.calls import Found, Reach, Step
+from scanner.reach.config import config_branches, config_key
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Tree
-
+from scanner.reach.trainer_keys import trainer_key
 
 SWITCH_WORDS = frozenset({*ON_WORDS, *OFF_WORDS, EMPTY})
 
@@ -52,8 +53,15 @@ class CodeReach:
             if site.decisions and (module := tree.module_name_at(site.path)) is not None
             for carried in carried_names(site, module)
         )
+        self.carriers.want(
+            ("", key)
+            for knob in knobs
+            for site in knob.sites
+            if site.language is not Language.PYTHON and (key := config_key(site)) is not None
+        )
         # By the branch's test and side: the tests live as long as the tree's modules.
         self._found: dict[tuple[str, int, bool], Found] = {}
+        self._config: dict[tuple[str | None, str | None, bool], list[Branch]] = {}
 
     def found(self, branch: Branch) -> Found:
         key = (branch.module.rel, id(branch.test), branch.holds)
@@ -67,17 +75,31 @@ class CodeReach:
             self._found[key] = known
         return known
 
+    def _config_branches(self, site: Site) -> list[Branch]:
+        """The branches a launcher site's config key decides: the same for every site that
+        hands the same default to the same key."""
+        key = (config_key(site), site.default, (site.target or "").startswith("-"))
+        if key[0] is None:
+            return []
+        known = self._config.get(key)
+        if known is None:
+            known = list(config_branches(site, self.tree, self.carriers))
+            self._config[key] = known
+        return known
+
     def evidence(self, knob: Knob) -> Evidence | None:
         """What the knob's branches show about its role; None when they show nothing."""
         found = [
             b
             for site in knob.sites
-            if site.language is Language.PYTHON and site.decisions
-            for b in branches(site, self.tree, self.carriers)
+            for b in (
+                branches(site, self.tree, self.carriers)
+                if site.language is Language.PYTHON
+                else self._config_branches(site)
+            )
         ]
-        if not found:
-            return None
-        return _Judged(self, knob, found).evidence()
+        judged = _Judged(self, knob, found).evidence() if found else None
+        return judged if judged is not None else _documented(knob)
 
 
 class _Judged:
@@ -125,13 +147,17 @@ class _Judged:
         found = []
         for branch in self.branches:
             under, other = branch.taken.get(first), branch.taken.get(second)
-            if under is not None and other is not None and any(
-                a and not b for a, b in zip(under, other, strict=True)
+            if (
+                under is not None
+                and other is not None
+                and any(a and not b for a, b in zip(under, other, strict=True))
             ):
                 found.append(branch)
         return found
 
-    def _marks(self, chosen: Sequence[Branch], *, always: bool = False) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
+    def _marks(
+        self, chosen: Sequence[Branch], *, always: bool = False
+    ) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
         marks: dict[Mark, tuple[Branch, tuple[Step, ...]]] = {}
         for branch in chosen:
             found = self.code.found(branch)
@@ -198,17 +224,49 @@ class _Judged:
         )
 
 
-def _kernel(marks: dict[Mark, tuple[Branch, tuple[Step, ...]]]) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
+def _documented(knob: Knob) -> Evidence | None:
+    """What the trainer documents of the config key a launcher site of the knob sets."""
+    if knob.kind not in (GateKind.BOOLEAN, GateKind.PRESENCE):
+        return None
+    for site in knob.sites:
+        if site.language is Language.PYTHON:
+            continue
+        known = trainer_key(config_key(site))
+        if known is None:
+            continue
+        kernel = known.role is Role.KERNEL
+        value = knob.off_value if kernel else knob.on_value
+        if value is None:
+            continue
+        return Evidence(
+            known.role,
+            f"it sets the config key {known.key} ({site.path}:{site.line}), which {known.source} "
+            f"documents as {known.meaning}",
+            value=value,
+            default_reaches=kernel and knob.default_on is True,
+        )
+    return None
+
+
+def _kernel(
+    marks: dict[Mark, tuple[Branch, tuple[Step, ...]]],
+) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
     return {m: w for m, w in marks.items() if m.kind in KERNEL_MARKS}
 
 
-def _of(marks: dict[Mark, tuple[Branch, tuple[Step, ...]]], kind: MarkKind) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
+def _of(
+    marks: dict[Mark, tuple[Branch, tuple[Step, ...]]], kind: MarkKind
+) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
     return {m: w for m, w in marks.items() if m.kind is kind}
 
 
-def _first(marks: dict[Mark, tuple[Branch, tuple[Step, ...]]]) -> tuple[Mark, tuple[Branch, tuple[Step, ...]]]:
+def _first(
+    marks: dict[Mark, tuple[Branch, tuple[Step, ...]]],
+) -> tuple[Mark, tuple[Branch, tuple[Step, ...]]]:
     """The mark shown as the evidence: the one fewest calls away, then by place."""
-    return min(marks.items(), key=lambda item: (len(item[1][1]), item[0].path, item[0].line, item[0].what))
+    return min(
+        marks.items(), key=lambda item: (len(item[1][1]), item[0].path, item[0].line, item[0].what)
+    )
 
 
 def _chain(steps: tuple[Step, ...], mark: Mark) -> str:

@@ -23,8 +23,9 @@ class Library:
 
 
 LIBRARIES: Final[tuple[Library, ...]] = (
-    Library("transformer_engine", "Transformer Engine",
-            "https://github.com/NVIDIA/TransformerEngine"),
+    Library(
+        "transformer_engine", "Transformer Engine", "https://github.com/NVIDIA/TransformerEngine"
+    ),
     Library("apex", "NVIDIA Apex", "https://github.com/NVIDIA/apex"),
     Library("flash_attn", "FlashAttention", "https://github.com/Dao-AILab/flash-attention"),
     Library("flashinfer", "FlashInfer", "https://github.com/flashinfer-ai/flashinfer"),
@@ -34,21 +35,55 @@ LIBRARIES: Final[tuple[Library, ...]] = (
     Library("liger_kernel", "Liger-Kernel", "https://github.com/linkedin/Liger-Kernel"),
     Library("aiter", "AITER", "https://github.com/ROCm/aiter"),
     Library("xformers", "xFormers", "https://github.com/facebookresearch/xformers"),
-    Library("sgl_kernel", "sgl-kernel",
-            "https://github.com/sgl-project/sglang/tree/main/sgl-kernel"),
+    Library(
+        "sgl_kernel", "sgl-kernel", "https://github.com/sgl-project/sglang/tree/main/sgl-kernel"
+    ),
     Library("primus_turbo", "Primus-Turbo", "https://github.com/AMD-AGI/Primus-Turbo"),
     Library("fla", "flash-linear-attention", "https://github.com/fla-org/flash-linear-attention"),
     Library("mamba_ssm", "Mamba's fused kernels", "https://github.com/state-spaces/mamba"),
     Library("causal_conv1d", "causal-conv1d", "https://github.com/Dao-AILab/causal-conv1d"),
     Library("grouped_gemm", "grouped_gemm", "https://github.com/fanshiqing/grouped_gemm"),
-    Library("triton_kernels", "triton_kernels",
-            "https://github.com/triton-lang/triton/tree/main/python/triton_kernels"),
+    Library(
+        "triton_kernels",
+        "triton_kernels",
+        "https://github.com/triton-lang/triton/tree/main/python/triton_kernels",
+    ),
     Library("tilelang", "TileLang", "https://github.com/tile-ai/tilelang"),
     Library("flydsl", "FlyDSL", "https://github.com/ROCm/FlyDSL"),
-    Library("vllm._custom_ops", "vLLM's custom ops",
-            "https://github.com/vllm-project/vllm/blob/main/vllm/_custom_ops.py"),
-    Library("megatron.core.fusions", "Megatron Core's fused kernels",
-            "https://github.com/NVIDIA/Megatron-LM/tree/main/megatron/core/fusions"),
+    Library(
+        "vllm._custom_ops",
+        "vLLM's custom ops",
+        "https://github.com/vllm-project/vllm/blob/main/vllm/_custom_ops.py",
+    ),
+    Library(
+        "megatron.core.fusions",
+        "Megatron Core's fused kernels",
+        "https://github.com/NVIDIA/Megatron-LM/tree/main/megatron/core/fusions",
+    ),
+    # Apex's CUDA extensions, imported as top-level modules by Megatron and its forks.
+    Library(
+        "fused_weight_gradient_mlp_cuda",
+        "Apex's fused weight-gradient GEMM",
+        "https://github.com/NVIDIA/apex/tree/master/csrc/megatron",
+    ),
+    Library(
+        "fused_layer_norm_cuda",
+        "Apex's fused layer norm",
+        "https://github.com/NVIDIA/apex/tree/master/csrc",
+    ),
+    Library(
+        "scaled_masked_softmax_cuda",
+        "Apex's fused masked softmax",
+        "https://github.com/NVIDIA/apex/tree/master/csrc/megatron",
+    ),
+    Library(
+        "scaled_upper_triang_masked_softmax_cuda",
+        "Apex's fused causal softmax",
+        "https://github.com/NVIDIA/apex/tree/master/csrc/megatron",
+    ),
+    Library(
+        "amp_C", "Apex's multi-tensor kernels", "https://github.com/NVIDIA/apex/tree/master/csrc"
+    ),
 )
 _BY_PREFIX: Final[Mapping[str, Library]] = {library.prefix: library for library in LIBRARIES}
 

@@ -10,6 +10,7 @@ can hold a name at all.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Sequence
 
 Tested = ast.If | ast.While | ast.IfExp
@@ -61,10 +62,12 @@ class Locator:
         return found
 
     def mentioning(self, name: str) -> Iterator[ast.AST]:
-        """The nodes of every statement on a line whose text holds ``name``, each once."""
+        """The nodes of every statement on a line whose text holds the word ``name``, each
+        once."""
         seen: set[int] = set()
+        word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
         for number, text in enumerate(self.lines, start=1):
-            if name not in text:
+            if name not in text or word.search(text) is None:
                 continue
             statement = self.innermost(number)
             if statement is None or id(statement) in seen:
@@ -102,9 +105,7 @@ class Locator:
         while pending:
             statement = pending.pop()
             yield statement
-            pending.extend(
-                reversed([s for name in _BLOCKS for s in _block(statement, name)])
-            )
+            pending.extend(reversed([s for name in _BLOCKS for s in _block(statement, name)]))
 
     def _expressions(self, statement: ast.stmt) -> Iterator[ast.AST]:
         """The nodes of ``statement`` outside its nested blocks."""
@@ -158,9 +159,10 @@ def _block(statement: ast.AST, name: str) -> list[ast.stmt]:
 
 
 def _spans(node: ast.AST, line: int) -> bool:
-    start = getattr(node, "lineno", None)
+    start: int | None = getattr(node, "lineno", None)
     if start is None:
         return False
     for decorator in getattr(node, "decorator_list", ()):
         start = min(start, decorator.lineno)
-    return start <= line <= (getattr(node, "end_lineno", None) or start)
+    end: int = getattr(node, "end_lineno", None) or start
+    return start <= line <= end

@@ -105,8 +105,9 @@ def node_marks(module: Module, node: ast.AST) -> list[Mark]:
     if isinstance(node, ast.Assign | ast.AnnAssign):
         return _assign_marks(module, node)
     if isinstance(node, ast.List | ast.Tuple | ast.ListComp) and _configs(module, node):
-        return [Mark(MarkKind.AUTOTUNE, "a list of triton.Config to tune over", module.rel,
-                     node.lineno)]
+        return [
+            Mark(MarkKind.AUTOTUNE, "a list of triton.Config to tune over", module.rel, node.lineno)
+        ]
     return []
 
 
@@ -131,12 +132,27 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
                 found.append(Mark(MarkKind.LIBRARY, f"{library} ({name})", module.rel, line))
     elif isinstance(call.func, ast.Attribute):
         method = call.func.attr
-        if method in _ATOMIC_METHODS or (method == "index_put_" and _keyword_true(call, "accumulate")):
+        if method in _ATOMIC_METHODS or (
+            method == "index_put_" and _keyword_true(call, "accumulate")
+        ):
             found.append(Mark(MarkKind.ATOMIC, f".{method}()", module.rel, line))
+        elif method == "compile" and _module_compile(call):
+            found.append(Mark(MarkKind.COMPILE, "torch.nn.Module.compile()", module.rel, line))
     if _keyword_true(call, "deterministic"):
         shown = name or _written(call.func)
         found.append(Mark(MarkKind.DETERMINISM, f"{shown}(deterministic=True)", module.rel, line))
     return found
+
+
+_COMPILE_KEYWORDS = frozenset({"fullgraph", "mode", "backend", "dynamic", "options"})
+
+
+def _module_compile(call: ast.Call) -> bool:
+    """``block.compile(fullgraph=True)``: ``nn.Module.compile``, torch.compile in place (not
+    ``pattern.compile("...")``: no positional argument, or torch.compile's keywords)."""
+    if any(k.arg in _COMPILE_KEYWORDS for k in call.keywords):
+        return True
+    return not call.args and not call.keywords
 
 
 def _assign_marks(module: Module, node: ast.Assign | ast.AnnAssign) -> list[Mark]:
@@ -179,8 +195,10 @@ def _is_config(module: Module, node: ast.expr) -> bool:
 
 
 def _first_true(call: ast.Call) -> bool:
-    value = call.args[0] if call.args else next(
-        (k.value for k in call.keywords if k.arg == "mode"), None
+    value = (
+        call.args[0]
+        if call.args
+        else next((k.value for k in call.keywords if k.arg == "mode"), None)
     )
     return value is not None and _is_true(value)
 

@@ -119,9 +119,7 @@ class Module:
             None,
         )
 
-    def function_node_around_line(
-        self, line: int
-    ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    def function_node_around_line(self, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The innermost function that spans ``line``."""
         functions = [
             s
@@ -274,7 +272,9 @@ def _short(node: ast.expr) -> str | None:
     return None
 
 
-def _imported(module: Module, statement: ast.Import | ast.ImportFrom, is_package: bool) -> dict[str, str]:
+def _imported(
+    module: Module, statement: ast.Import | ast.ImportFrom, is_package: bool
+) -> dict[str, str]:
     """The names an import statement binds, and what each refers to."""
     found: dict[str, str] = {}
     if isinstance(statement, ast.Import):

@@ -15,13 +15,13 @@ from __future__ import annotations
 import ast
 import itertools
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from scanner.model import Outcome
 
 MAX_ATOMS = 5
 _UNKNOWN: Final = object()
-_CONVERSIONS: Final[dict[str, Callable[[object], object]]] = {
+_CONVERSIONS: Final[dict[str, Callable[[Any], object]]] = {
     "bool": bool,
     "int": int,
     "float": float,
@@ -47,6 +47,15 @@ def truths(test: ast.expr, is_carrier: IsCarrier, outcome: Outcome) -> tuple[boo
             return None
         found.append(bool(value))
     return tuple(found)
+
+
+def value_of(node: ast.expr, is_carrier: IsCarrier, outcome: Outcome) -> tuple[bool, object]:
+    """Whether ``node`` has a value computed from the carrier's ``outcome`` and literals
+    alone (``str(x or "eager")``, ``x.lower()``), and that value."""
+    if not _evaluable(node, is_carrier):
+        return False, None
+    value = _Evaluator(is_carrier, outcome, {}).value(node)
+    return value is not _UNKNOWN, value
 
 
 def _atoms(test: ast.expr, is_carrier: IsCarrier) -> list[int]:
@@ -176,9 +185,17 @@ def _compared(op: ast.cmpop, left: object, right: object) -> object:
     if isinstance(op, ast.NotEq):
         return left != right
     if isinstance(op, ast.Is):
-        return left is right if left is None or right is None or isinstance(left, bool) else left == right
+        return (
+            left is right
+            if left is None or right is None or isinstance(left, bool)
+            else left == right
+        )
     if isinstance(op, ast.IsNot):
-        return left is not right if left is None or right is None or isinstance(left, bool) else left != right
+        return (
+            left is not right
+            if left is None or right is None or isinstance(left, bool)
+            else left != right
+        )
     if isinstance(op, ast.In):
         return left in right  # type: ignore[operator]
     if isinstance(op, ast.NotIn):

@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from scanner.interpret.knobs import build_knobs, link_writes
+from scanner.languages import Language
 from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
-from scanner.languages import Language
 from scanner.reach.evidence import CodeReach
 from scanner.reach.modules import Tree
 from scanner.roles import propose_roles

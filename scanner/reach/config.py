@@ -1,0 +1,119 @@
+"""The branches a launcher's variable decides through the config key or flag it feeds.
+
+``use_v4_attention_backend: ${PRIMUS_USE_V4_ATTENTION_BACKEND:triton_v2}`` in a YAML config,
+``--use-turbo-deepep=$X`` in a launcher: the value lands in a config key that the tree's
+Python code reads (``args.use_turbo_deepep``, ``getattr(config, "key", d)``,
+``cfg.get("key", d)``, ``cfg["key"]``) and tests, directly or once stored
+(``self._attn_backend = str(... or "triton_v1")``). The value is what YAML makes of the
+text (``true`` a boolean, ``1`` a number) or, for a flag, the text itself; the strings the
+tests compare it with are weighed as values too.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from scanner.launcher.config_verdict import handed_on
+from scanner.model import GateKind, Outcome, Site
+from scanner.reach.branches import MAX_CARRY, Branch, Carriers, uses
+from scanner.reach.modules import Module, Tree
+
+MAX_CONFIG_USES = 32  # reads of one config key followed
+MAX_CONFIG_MODULES = 40  # modules naming a key: more, and the name is too common to follow
+# A key worth following: a trainer's config key has a word and an underscore, or is long
+# (``use_turbo_deepep``, ``deterministic``); ``-e`` of ``docker run`` or ``model`` is not one.
+_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\Z|[A-Za-z][A-Za-z0-9]{7,}\Z")
+_SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.UNKNOWN)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*\Z")
+_INTEGER = re.compile(r"[-+]?[0-9]+\Z")
+_YAML_TRUE = frozenset({"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"})
+_YAML_FALSE = frozenset({"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"})
+PROBED = ("1", "0", "true", "false")
+
+
+def config_key(site: Site) -> str | None:
+    """The config key a launcher site's value lands in (the last part of a YAML key path,
+    a flag's name with dashes as underscores), or None; only for a switch, or a value
+    whose default is a word (a choice: ``triton_v2``, not a size or a path)."""
+    gate = site.gate
+    if gate.kind not in _SWITCHES and not (
+        gate.kind is GateKind.VALUE and site.default is not None and _WORD.match(site.default)
+    ):
+        return None
+    handed = handed_on(site)
+    if handed is None or handed[0] is None:
+        return None
+    key = handed[0].rsplit(".", 1)[-1]
+    return key if _KEY.match(key) else None
+
+
+def config_branches(site: Site, tree: Tree, carriers: Carriers) -> Iterator[Branch]:
+    """Every branch the site's value decides where the tree's code reads its config key."""
+    key = config_key(site)
+    if key is None:
+        return
+    outcomes = [(value, typed(site, value)) for value in (None, *PROBED)]
+    count = 0
+    named = carriers.modules_naming(None, key)
+    if len(named) > MAX_CONFIG_MODULES:
+        return
+    for rel in named:
+        module = tree.module(rel)
+        if module is None:
+            continue
+        for read in _reads(module, key):
+            count += 1
+            if count > MAX_CONFIG_USES:
+                return
+            yield from uses(module, read, outcomes, tree, carriers, MAX_CARRY, choices=True)
+
+
+def typed(site: Site, value: str | None) -> Outcome:
+    """The value the config key holds when the variable is ``value`` (None: unset, its
+    default at the site)."""
+    text = site.default if value is None else value
+    if text is None:
+        return None
+    if site.target is not None and site.target.startswith("-"):
+        return text  # a flag's value: the trainer's parser decides its type
+    if text in _YAML_TRUE:
+        return True
+    if text in _YAML_FALSE:
+        return False
+    if _INTEGER.match(text):
+        return int(text)
+    return text
+
+
+def _reads(module: Module, key: str) -> Iterator[ast.expr]:
+    """The reads of config key ``key`` in ``module``."""
+    for node in module.locate.mentioning(key):
+        if (
+            (
+                isinstance(node, ast.Attribute)
+                and node.attr == key
+                and isinstance(node.ctx, ast.Load)
+            )
+            or (isinstance(node, ast.Call) and _names_key(node, key))
+            or (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.ctx, ast.Load)
+                and isinstance(node.slice, ast.Constant)
+                and node.slice.value == key
+            )
+        ):
+            yield node
+
+
+def _names_key(call: ast.Call, key: str) -> bool:
+    """``getattr(obj, "key", d)`` or ``obj.get("key", d)``."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == "getattr" and len(call.args) >= 2:
+        name = call.args[1]
+    elif isinstance(func, ast.Attribute) and func.attr == "get" and call.args:
+        name = call.args[0]
+    else:
+        return False
+    return isinstance(name, ast.Constant) and name.value == key

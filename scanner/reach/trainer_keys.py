@@ -1,0 +1,116 @@
+"""Trainer config keys whose meaning the trainer documents: a fused kernel, a CUDA graph, its
+deterministic mode. Data with a source for each entry, like the catalogue.
+
+A launcher variable that lands in one of these keys (``gradient_accumulation_fusion:
+${X:true}``, ``--no-gradient-accumulation-fusion``) is read by the trainer's code, which is
+not in the tree: the trainer's own documentation of the key is the evidence of what the
+variable switches. Each entry cites the field's docstring in the trainer's package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
+
+from scanner.model import Role
+
+_MCORE = "megatron-core 0.16.1"
+_PARALLEL = "megatron/core/model_parallel_config.py"
+_TRANSFORMER = "megatron/core/transformer/transformer_config.py"
+
+
+@dataclass(frozen=True, slots=True)
+class TrainerKey:
+    """A config key the trainer documents as a kernel choice or its deterministic mode."""
+
+    key: str
+    role: Role
+    meaning: str
+    source: str  # the trainer's package and the field's file:line
+
+
+def _mcore(key: str, role: Role, meaning: str, path: str, line: int) -> TrainerKey:
+    return TrainerKey(key, role, meaning, f"{_MCORE} {path}:{line}")
+
+
+KEYS: Final[Mapping[str, TrainerKey]] = MappingProxyType(
+    {
+        k.key: k
+        for k in (
+            _mcore(
+                "deterministic_mode",
+                Role.DETERMINISM,
+                "code that has deterministic execution is chosen",
+                _PARALLEL,
+                147,
+            ),
+            _mcore(
+                "gradient_accumulation_fusion",
+                Role.KERNEL,
+                "weight-gradient accumulation fused into the GEMMs "
+                "(Apex's fused_weight_gradient_mlp_cuda)",
+                _PARALLEL,
+                168,
+            ),
+            _mcore(
+                "cross_entropy_loss_fusion",
+                Role.KERNEL,
+                "the fused cross-entropy implementation",
+                _PARALLEL,
+                241,
+            ),
+            _mcore(
+                "bias_activation_fusion",
+                Role.KERNEL,
+                "bias addition fused with the activation function",
+                _TRANSFORMER,
+                354,
+            ),
+            _mcore("masked_softmax_fusion", Role.KERNEL, "softmax fusion", _TRANSFORMER, 357),
+            _mcore(
+                "persist_layer_norm",
+                Role.KERNEL,
+                "the persistent fused layer-norm kernel",
+                _TRANSFORMER,
+                360,
+            ),
+            _mcore("bias_dropout_fusion", Role.KERNEL, "bias-dropout fusion", _TRANSFORMER, 368),
+            _mcore("apply_rope_fusion", Role.KERNEL, "the fused RoPE kernel", _TRANSFORMER, 371),
+            _mcore(
+                "moe_grouped_gemm",
+                Role.KERNEL,
+                "the experts' GEMMs in one grouped-GEMM kernel launch",
+                _TRANSFORMER,
+                649,
+            ),
+            _mcore(
+                "moe_permute_fusion",
+                Role.KERNEL,
+                "token rearrangement fused during dispatching",
+                _TRANSFORMER,
+                708,
+            ),
+            _mcore(
+                "moe_router_fusion",
+                Role.KERNEL,
+                "MoE top-k routing and aux-loss fused",
+                _TRANSFORMER,
+                711,
+            ),
+            _mcore(
+                "enable_cuda_graph",
+                Role.KERNEL,
+                "CUDA graph capture of the layers or the iteration",
+                _TRANSFORMER,
+                751,
+            ),
+        )
+    }
+)
+
+
+def trainer_key(key: str | None) -> TrainerKey | None:
+    """The documented meaning of config key ``key``, or None."""
+    return KEYS.get(key) if key is not None else None
