@@ -1,6 +1,8 @@
 """Roles: what a knob controls, proposed by the scan from its verdict, the catalogue of the
-stack's determinism settings, the launcher writes it implies and the words around it.
-Each case is a real tree on disk, scanned, with the role and the evidence it gives."""
+stack's determinism settings, the launcher writes it implies and the words around it (which
+alone never give a role a recipe acts on: tests/test_roles_code.py holds the roles the
+code's branches give). Each case is a real tree on disk, scanned, with the role and the
+evidence it gives."""
 
 from __future__ import annotations
 
@@ -32,46 +34,53 @@ CASES: list[tuple[str, dict[str, str], str, Role, str]] = [
         "a-triton-gate",
         {"m.py": 'import os\nA = os.environ.get("X_HC_TRITON", "1") != "0"\n'},
         "X_HC_TRITON",
-        Role.KERNEL,
-        "the name X_HC_TRITON says TRITON (a kernel choice)",
+        Role.UNKNOWN,
+        "the name X_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches "
+        "shows one: words alone are not evidence",
     ),
     (
         "what-it-feeds",
         {"m.py": 'import os\nuse_cache = os.environ.get("X_MASK", "1") != "0"\n'},
         "X_MASK",
-        Role.KERNEL,
-        "what it feeds, use_cache says CACHE (a kernel choice)",
+        Role.UNKNOWN,
+        "what it feeds, use_cache says CACHE, a hint of a kernel choice, but no code it reaches "
+        "shows one: words alone are not evidence",
     ),
     (
         "the-function-that-returns-the-test",
         {"m.py": 'import os\n\ndef is_fused_enabled():\n    return os.getenv("X_A", "1") != "0"\n'},
         "X_A",
-        Role.KERNEL,
-        "what it feeds, is_fused_enabled says FUSED (a kernel choice)",
+        Role.UNKNOWN,
+        "what it feeds, is_fused_enabled says FUSED, a hint of a kernel choice, but no code it "
+        "reaches shows one: words alone are not evidence",
     ),
     (
         "an-operation-beside-an-implementation",
         {"m.py": 'import os\nA = os.environ.get("X_DISABLE_FUSED_ADAM", "0") == "1"\n'},
         "X_DISABLE_FUSED_ADAM",
-        Role.KERNEL,
-        "the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice)",
+        Role.UNKNOWN,
+        "the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it "
+        "reaches shows one: words alone are not evidence",
     ),
     (
         "a-switch-that-names-a-deterministic-mode",
         {"m.py": 'import os\nA = os.environ.get("X_DETERMINISTIC", "0") == "1"\n'},
         "X_DETERMINISTIC",
-        Role.DETERMINISM,
-        "the name X_DETERMINISTIC says DETERMINISTIC (the framework's deterministic mode)",
+        Role.UNKNOWN,
+        "the name X_DETERMINISTIC says DETERMINISTIC, a hint of the framework's deterministic "
+        "mode, but no code it reaches shows one: words alone are not evidence",
     ),
     (
-        "a-key-that-names-a-deterministic-mode",  # a switch: the key is a boolean
+        "a-key-the-trainer-documents-as-its-deterministic-mode",  # a switch: a boolean key
         {
             "base.yaml": "deterministic_mode: false\n",
             "e.yaml": "o:\n  deterministic_mode: ${X_DM:0}\n",
         },
         "X_DM",
         Role.DETERMINISM,
-        "what it feeds, deterministic_mode says DETERMINISTIC (the framework's deterministic mode)",
+        "it sets the config key deterministic_mode (e.yaml:2), which megatron-core 0.16.1 "
+        "megatron/core/model_parallel_config.py:147 documents as code that has deterministic "
+        "execution is chosen",
     ),
     (
         "a-check-of-determinism-is-no-mode",

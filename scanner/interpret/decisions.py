@@ -61,6 +61,15 @@ def decisions(parsed: ParsedModule, event: Event, probes: Probes) -> tuple[Decis
         returned = _outcomes(probes, _returned)
         if returned is not None:
             found.append(_at_site(DecisionKind.RETURN, event, returned, name=event.function))
+    elif isinstance(event.unit.scope, cst.Lambda):
+        key = _registry_keys(parsed).get(id(event.unit.scope))
+        returned = _outcomes(probes, _returned) if key is not None else None
+        if returned is not None:
+            # vLLM's envs.py: ``"VLLM_X": lambda: ...`` in a module-level dict, which the
+            # module's __getattr__ calls: ``envs.VLLM_X`` is what the lambda returns.
+            found.append(
+                _at_site(DecisionKind.STORE, event, returned, name=key, store="global")
+            )
     binding = event.binding
     if binding is not None and binding.store in _STORES and event.chain:
         outermost = event.chain[-1]
@@ -70,6 +79,28 @@ def decisions(parsed: ParsedModule, event: Event, probes: Probes) -> tuple[Decis
                 _at_site(DecisionKind.STORE, event, stored, name=binding.name, store=binding.store)
             )
     return tuple(found)
+
+
+def _registry_keys(parsed: ParsedModule) -> Mapping[int, str]:
+    """The lambdas that are values of a module-level dict, by id, with their string key."""
+    if parsed.registry_keys is not None:
+        return parsed.registry_keys
+    found: dict[int, str] = {}
+    for statement in parsed.tree.body:
+        for node in nodes(statement):
+            if not isinstance(node, cst.Dict):
+                continue
+            for element in node.elements:
+                if (
+                    isinstance(element, cst.DictElement)
+                    and isinstance(element.key, cst.SimpleString)
+                    and isinstance(element.value, cst.Lambda)
+                ):
+                    key = element.key.evaluated_value
+                    if isinstance(key, str) and key.isidentifier():
+                        found[id(element.value)] = key
+    parsed.registry_keys = found
+    return found
 
 
 def _at_site(

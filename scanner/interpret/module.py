@@ -76,6 +76,9 @@ class ParsedModule:
     _users: dict[tuple[str, str], list[tuple[cst.CSTNode, str | None]]] | None = None
     lines: tuple[int, ...] | None = None  # the file's line of each line of the text (a group)
     fell_back: bool = False  # the narrowed text's anchors did not match: positions from libcst
+    # Lambdas that are values of a module-level dict, by id, with their string key (see
+    # scanner.interpret.decisions); found once, when a read first sits in a lambda.
+    registry_keys: dict[int, str] | None = None
 
     @classmethod
     def parse(

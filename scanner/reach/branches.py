@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 from scanner.model import Decision, DecisionKind, Outcome, Site
@@ -39,6 +39,30 @@ class Branch:
     taken: Taken
     test: ast.expr  # the test that decides it
     holds: bool  # whether it runs when the test holds
+    # For a choice (a string the test compares): the carrier in the test, to weigh any
+    # other string a choice can be; a check's side (it raises) only names strings.
+    carrier: IsCarrier | None = None
+    check: bool = False
+    _more: dict[str, tuple[bool, ...] | None] = field(default_factory=dict)
+
+    def runs(self, value: str | None) -> tuple[bool, ...] | None:
+        """Whether the branch runs under ``value``, for each choice of the rest of its test
+        (None: not known)."""
+        known = self.taken.get(value)
+        if known is not None or value is None or self.carrier is None:
+            return known
+        if value not in self._more:
+            found = truths(self.test, self.carrier, value, self.module.strings)
+            self._more[value] = (
+                found if found is None or self.holds else tuple(not t for t in found)
+            )
+        return self._more[value]
+
+    def strings(self) -> list[str]:
+        """The strings a choice's test compares the value with."""
+        if self.carrier is None:
+            return []
+        return _compared(self.module, self.test)
 
     @property
     def where(self) -> str:
@@ -175,25 +199,28 @@ def _spans(module: Module, node: ast.expr, line: int, column: int) -> bool:
     return start <= (line, column) < end
 
 
-def _sides(module: Module, test: ast.expr, taken: Taken) -> Iterator[Branch]:
-    """The two sides of the statement or ternary ``test`` decides."""
+def _sides(
+    module: Module, test: ast.expr, taken: Taken, carrier: IsCarrier | None = None
+) -> Iterator[Branch]:
+    """The two sides of the statement or ternary ``test`` decides (``carrier``: a choice's).
+    A check (a side that raises) is no choice between two runs: its sides are marked, and
+    only the strings it names are used."""
     owner_node = module.parent(test)
     owner = module.owner_class(test)
     runs = dict(taken)
     skips = {value: tuple(not ran for ran in choices) for value, choices in taken.items()}
     if isinstance(owner_node, ast.IfExp):
-        yield Branch(module, owner_node.body, owner, runs, test, True)
-        yield Branch(module, owner_node.orelse, owner, skips, test, False)
+        yield Branch(module, owner_node.body, owner, runs, test, True, carrier)
+        yield Branch(module, owner_node.orelse, owner, skips, test, False, carrier)
     elif isinstance(owner_node, ast.If):
-        if _raises(owner_node.body) or _raises(owner_node.orelse):
-            return  # a check: one side stops the run, the other is the run itself
-        yield Branch(module, tuple(owner_node.body), owner, runs, test, True)
+        check = _raises(owner_node.body) or _raises(owner_node.orelse)
+        yield Branch(module, tuple(owner_node.body), owner, runs, test, True, carrier, check)
         other = tuple(owner_node.orelse)
         if not other and _leaves(owner_node.body):
             other = module.after(owner_node)
-        yield Branch(module, other, owner, skips, test, False)
+        yield Branch(module, other, owner, skips, test, False, carrier, check)
     elif isinstance(owner_node, ast.While):
-        yield Branch(module, tuple(owner_node.body), owner, runs, test, True)
+        yield Branch(module, tuple(owner_node.body), owner, runs, test, True, carrier)
 
 
 def _raises(body: Sequence[ast.stmt]) -> bool:
@@ -279,7 +306,14 @@ def uses(
     for outer in module.ancestors(carrier):
         if isinstance(outer, _TESTED) and outer.test is node:
             yield from _decided(module, outer.test, _is(carrier), outcomes, choices=choices)
+            if isinstance(outer, ast.If) and depth < MAX_CARRY:
+                yield from _early_return(module, outer, carrier, outcomes, tree, carriers, depth)
             return
+        if node is not carrier and isinstance(outer, ast.Return | ast.Assign | ast.AnnAssign):
+            deciding = _deciding(module, node, carrier, outcomes)
+            if deciding is None:
+                return
+            carrier, outcomes = deciding
         if node is carrier and isinstance(outer, ast.Return):
             if depth >= MAX_CARRY:
                 return
@@ -303,6 +337,55 @@ def uses(
 
 
 _PLAIN = (str, bool, int, float, type(None))
+
+
+def _early_return(
+    module: Module, statement: ast.If, carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]], tree: Tree, carriers: Carriers, depth: int,
+) -> Iterator[Branch]:
+    """``if not envs.X: return False`` in a predicate: the function returns False where the
+    test holds, and what the rest decides elsewhere; its callers' tests decide with that."""
+    body = statement.body
+    if statement.orelse or not isinstance(body[-1], ast.Return):
+        return
+    if any(isinstance(n, ast.Return | ast.Raise) for s in body[:-1] for n in ast.walk(s)):
+        return
+    returned = _constant(body[-1].value)
+    if not isinstance(returned, bool):
+        return
+    deciding = _deciding(module, statement.test, carrier, outcomes)
+    function = module.function_around(statement)
+    if deciding is None or function is None:
+        return
+    carried = [(v, returned if held else not returned) for v, held in deciding[1]]
+    carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
+    yield from _returned(module, function, carried, tree, carriers, depth + 1)
+
+
+def _constant(node: ast.expr | None) -> object:
+    """The constant returned: ``False``, or the first item of ``return False, "why"``."""
+    if isinstance(node, ast.Tuple) and node.elts:
+        node = node.elts[0]
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def _deciding(
+    module: Module, node: ast.AST, carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+) -> tuple[ast.expr, list[tuple[str | None, Outcome]]] | None:
+    """A boolean expression the carrier decides (``envs.X and has_kernel()``), returned or
+    stored: its truth under each outcome, for the choice of the rest of it that lets the
+    carrier decide (the rest as a caller's test would find it when it matters)."""
+    if not isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare):
+        return None
+    found = [(v, truths(node, _is(carrier), o, module.strings)) for v, o in outcomes]
+    rows = [t for _, t in found if t is not None]
+    if len(rows) != len(found) or not rows:
+        return None
+    deciding = next((i for i in range(len(rows[0])) if len({r[i] for r in rows}) > 1), None)
+    if deciding is None:
+        return None
+    return node, [(v, t[deciding]) for v, t in found if t is not None]
 
 
 def _is(carrier: ast.expr) -> IsCarrier:
@@ -407,18 +490,26 @@ def _decided(
     the strings the test compares with are probed too, as the value itself)."""
     if choices:
         known = {v for v, _ in outcomes}
-        named = [
-            n.value
-            for n in ast.walk(test)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value not in known
-        ]
-        outcomes = [*outcomes, *((v, v) for v in dict.fromkeys(named))]
+        named = [s for s in _compared(module, test) if s not in known]
+        outcomes = [*outcomes, *((v, v) for v in named)]
     taken: dict[str | None, tuple[bool, ...]] = {}
     for value, outcome in outcomes:
-        found = truths(test, is_carrier, outcome)
+        found = truths(test, is_carrier, outcome, module.strings)
         if found is None:
             return
         taken[value] = found
     if len(set(taken.values())) < 2:
         return  # the carried value does not change what runs
-    yield from _sides(module, test, taken)
+    yield from _sides(module, test, taken, is_carrier if choices else None)
+
+
+def _compared(module: Module, test: ast.expr) -> list[str]:
+    """The strings in ``test``, and in the module's tuples of strings it names
+    (``x not in _BACKENDS``)."""
+    found: list[str] = []
+    for node in ast.walk(test):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append(node.value)
+        elif isinstance(node, ast.Name):
+            found.extend(module.strings.get(node.id, ()))
+    return list(dict.fromkeys(found))

@@ -136,6 +136,8 @@ class _Judged:
         seen = [self.knob.off_value, self.knob.on_value]
         for branch in self.branches:
             seen.extend(branch.taken)
+        for branch in self.branches:
+            seen.extend(branch.strings())
         values = [v for v in dict.fromkeys(seen) if v is not None]
         if self.knob.kind is GateKind.VALUE:
             values = [v for v in values if v.lower() not in SWITCH_WORDS]
@@ -146,7 +148,9 @@ class _Judged:
         rest of their tests."""
         found = []
         for branch in self.branches:
-            under, other = branch.taken.get(first), branch.taken.get(second)
+            if branch.check:
+                continue
+            under, other = branch.runs(first), branch.runs(second)
             if (
                 under is not None
                 and other is not None

@@ -35,6 +35,8 @@ class Module:
     # Names imported inside functions (``from .kernels import fused`` in a branch), taken
     # when no module-level name has them.
     local_imports: dict[str, str] = field(default_factory=dict)
+    # Module names bound once to a tuple, list or set of strings (``_BACKENDS = (...)``).
+    strings: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _locator: Locator | None = None
 
     @property
@@ -263,6 +265,23 @@ class Tree:
         return module
 
 
+def _string_items(node: ast.expr | None) -> tuple[str, ...] | None:
+    """The strings of a literal tuple, list, set or frozenset of strings."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("frozenset", "set", "tuple")
+        and len(node.args) == 1
+    ):
+        node = node.args[0]
+    if not isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return None
+    items = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+    if len(items) != len(node.elts) or not all(isinstance(i, str) for i in items):
+        return None
+    return tuple(str(i) for i in items)
+
+
 def _short(node: ast.expr) -> str | None:
     """The last name of a call's target or a load (``f`` of ``x.f``)."""
     if isinstance(node, ast.Name):
@@ -306,6 +325,9 @@ def _index(module: Module, is_package: bool) -> None:
                     module.definitions[f"{statement.name}.{inner.name}"] = inner
         elif isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            strings = _string_items(statement.value)
+            if strings is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                module.strings[targets[0].id] = strings
             bound.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
     module.globals = frozenset(bound)
     for statement in module.locate.statements():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from scanner.model import Outcome
@@ -30,19 +30,24 @@ _CONVERSIONS: Final[dict[str, Callable[[Any], object]]] = {
 _STRING_METHODS: Final = frozenset({"lower", "upper", "strip", "casefold", "lstrip", "rstrip"})
 
 IsCarrier = Callable[[ast.expr], bool]
+Names = Mapping[str, tuple[str, ...]]  # module names bound to tuples of strings
+_NO_NAMES: Names = {}
 
 
-def truths(test: ast.expr, is_carrier: IsCarrier, outcome: Outcome) -> tuple[bool, ...] | None:
+def truths(
+    test: ast.expr, is_carrier: IsCarrier, outcome: Outcome, names: Names = _NO_NAMES
+) -> tuple[bool, ...] | None:
     """Whether ``test`` holds when the carrier is ``outcome``, under each choice of its
     atoms (the same choices, in the same order, for every outcome); None when the test
-    does not say how it uses the carrier (too many atoms, or a use not followed)."""
-    atoms = _atoms(test, is_carrier)
+    does not say how it uses the carrier (too many atoms, or a use not followed).
+    ``names``: module names whose value is known (``x in _BACKENDS``)."""
+    atoms = _atoms(test, is_carrier, names)
     if len(atoms) > MAX_ATOMS:
         return None
     found: list[bool] = []
     for choice in itertools.product((False, True), repeat=len(atoms)):
         assigned = dict(zip(atoms, choice, strict=True))
-        value = _Evaluator(is_carrier, outcome, assigned).truth(test)
+        value = _Evaluator(is_carrier, outcome, assigned, names).truth(test)
         if value is _UNKNOWN:
             return None
         found.append(bool(value))
@@ -52,49 +57,54 @@ def truths(test: ast.expr, is_carrier: IsCarrier, outcome: Outcome) -> tuple[boo
 def value_of(node: ast.expr, is_carrier: IsCarrier, outcome: Outcome) -> tuple[bool, object]:
     """Whether ``node`` has a value computed from the carrier's ``outcome`` and literals
     alone (``str(x or "eager")``, ``x.lower()``), and that value."""
-    if not _evaluable(node, is_carrier):
+    if not _evaluable(node, is_carrier, _NO_NAMES):
         return False, None
-    value = _Evaluator(is_carrier, outcome, {}).value(node)
+    value = _Evaluator(is_carrier, outcome, {}, _NO_NAMES).value(node)
     return value is not _UNKNOWN, value
 
 
-def _atoms(test: ast.expr, is_carrier: IsCarrier) -> list[int]:
+def _atoms(test: ast.expr, is_carrier: IsCarrier, names: Names) -> list[int]:
     """The parts of ``test`` in a boolean position that are not evaluated here."""
     found: list[int] = []
 
     def boolean(node: ast.expr) -> None:
-        if isinstance(node, ast.BoolOp):
+        if not _holds_carrier(node, is_carrier):
+            found.append(id(node))  # decided by the rest alone: one atom, however made
+        elif isinstance(node, ast.BoolOp):
             for value in node.values:
                 boolean(value)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             boolean(node.operand)
-        elif not _evaluable(node, is_carrier):
+        elif not _evaluable(node, is_carrier, names):
             found.append(id(node))
 
     boolean(test)
     return found
 
 
-def _evaluable(node: ast.expr, is_carrier: IsCarrier) -> bool:
+def _evaluable(node: ast.expr, is_carrier: IsCarrier, names: Names) -> bool:
     """Whether ``node`` has a value computed from the carrier and literals alone."""
     if is_carrier(node) or isinstance(node, ast.Constant):
         return True
+    if isinstance(node, ast.Name):
+        return node.id in names
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
         return all(isinstance(e, ast.Constant) for e in node.elts)
     if isinstance(node, ast.Compare):
-        return all(_evaluable(n, is_carrier) for n in (node.left, *node.comparators)) and any(
-            _holds_carrier(n, is_carrier) for n in (node.left, *node.comparators)
+        operands = (node.left, *node.comparators)
+        return all(_evaluable(n, is_carrier, names) for n in operands) and any(
+            _holds_carrier(n, is_carrier) for n in operands
         )
     if isinstance(node, ast.BoolOp):
-        return all(_evaluable(v, is_carrier) for v in node.values)
+        return all(_evaluable(v, is_carrier, names) for v in node.values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return _evaluable(node.operand, is_carrier)
+        return _evaluable(node.operand, is_carrier, names)
     if isinstance(node, ast.Call) and not node.keywords and len(node.args) <= 1:
         func = node.func
         if isinstance(func, ast.Name) and func.id in _CONVERSIONS and len(node.args) == 1:
-            return _evaluable(node.args[0], is_carrier)
+            return _evaluable(node.args[0], is_carrier, names)
         if isinstance(func, ast.Attribute) and func.attr in _STRING_METHODS and not node.args:
-            return _evaluable(func.value, is_carrier)
+            return _evaluable(func.value, is_carrier, names)
     return False
 
 
@@ -103,10 +113,13 @@ def _holds_carrier(node: ast.expr, is_carrier: IsCarrier) -> bool:
 
 
 class _Evaluator:
-    def __init__(self, is_carrier: IsCarrier, outcome: Outcome, atoms: dict[int, bool]) -> None:
+    def __init__(
+        self, is_carrier: IsCarrier, outcome: Outcome, atoms: dict[int, bool], names: Names
+    ) -> None:
         self.is_carrier = is_carrier
         self.outcome = outcome
         self.atoms = atoms
+        self.names = names
 
     def truth(self, node: ast.expr) -> object:
         value = self.value(node)
@@ -124,6 +137,8 @@ class _Evaluator:
             return self.outcome
         if isinstance(node, ast.Constant):
             return node.value
+        if isinstance(node, ast.Name) and node.id in self.names:
+            return self.names[node.id]
         if isinstance(node, ast.Tuple | ast.List | ast.Set):
             return tuple(e.value for e in node.elts if isinstance(e, ast.Constant))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):

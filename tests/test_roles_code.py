@@ -1,0 +1,383 @@
+"""Roles from what the code does: each gate followed to what its branches reach.
+
+Every case is a small tree on disk in the shape of the real code it stands for (the file
+it was read from is named above it), scanned; the role, the knob's polarity and off value,
+and the whole evidence chain are checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scanner import GateKind, Polarity, Role, scan
+from tests.conftest import write_tree
+
+KERNEL = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _fwd_kernel(x_ptr, n):
+    tl.store(x_ptr, n)
+
+
+def fused_rms_norm(x):
+    _fwd_kernel[(1,)](x, 1)
+    return x
+"""
+
+# AMD-AGI/Primus fd1eeab, v4_attention_kernels/_triton_common/hc_glue.py:573 and
+# transformer/hyper_connection.py:343: a predicate in one module, tested in another under
+# an alias, beside another condition.
+PREDICATE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/glue.py": (
+        "import os\n\n\ndef is_triton_path_enabled() -> bool:\n"
+        '    return os.environ.get("PRIMUS_HC_TRITON", "1") != "0"\n'
+    ),
+    "pkg/layer.py": (
+        "import torch\n\n"
+        "from pkg.glue import is_triton_path_enabled as _hc_glue_enabled\n"
+        "from pkg.kernels import fused_rms_norm\n\n\n"
+        "def forward(x, supported):\n"
+        "    if _hc_glue_enabled() and supported:\n"
+        "        return fused_rms_norm(x)\n"
+        "    return torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+    ),
+}
+
+# Primus fd1eeab, transformer/compressor.py:191: the read in the test, beside conditions on
+# the tensor, and the kernel imported inside the branch.
+INLINE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/compressor.py": (
+        "import os\n\nimport torch\n\n\n"
+        "def pool(kv, score):\n"
+        "    if (\n"
+        '        os.environ.get("PRIMUS_COMPRESS_POOL_TRITON", "1") != "0"\n'
+        "        and kv.is_cuda\n"
+        "        and kv.dtype in (torch.float16, torch.bfloat16)\n"
+        "    ):\n"
+        "        from pkg.kernels import fused_rms_norm\n\n"
+        "        pooled = fused_rms_norm(kv)\n"
+        "    else:\n"
+        "        pooled = (kv * score.softmax(-1)).sum(-1)\n"
+        "    return pooled\n"
+    ),
+}
+
+# Liger-Kernel 0.8.5, ops/fused_moe.py: a module constant named for turning autotune off,
+# true for "0": the value "0" is what turns autotuning off, whatever the constant is called.
+AUTOTUNE = {
+    "pkg/__init__.py": "",
+    "pkg/moe.py": (
+        "import os\n\nimport triton\n\n"
+        "_AUTOTUNE_DISABLED = os.environ.get(\n"
+        '    "LIGER_FUSED_MOE_AUTOTUNE", "1"\n'
+        ').lower() in ("0", "false", "no")\n\n\n'
+        "def _configs():\n"
+        "    return [triton.Config({'BLOCK': b}) for b in (32, 64, 128)]\n\n\n"
+        "def configs():\n"
+        "    if _AUTOTUNE_DISABLED:\n"
+        "        return [triton.Config({'BLOCK': 64})]\n"
+        "    return _configs()\n"
+    ),
+}
+
+# unsloth 2026.10.9, models/_utils.py: decode is compiled unless UNSLOTH_EAGER_DECODE is
+# set; "1" is the value that leads away from the compiled path.
+EAGER = {
+    "pkg/__init__.py": "",
+    "pkg/decode.py": (
+        "import os\n\nimport torch\n\n\n"
+        "def make_decode(model):\n"
+        '    if os.environ.get("UNSLOTH_EAGER_DECODE", "0") == "1":\n'
+        "        return model.forward\n"
+        '    return torch.compile(model.forward, fullgraph=True, mode="reduce-overhead")\n'
+    ),
+}
+
+# Primus fd1eeab, examples/.../deepseek_v4_flash-BF16-pretrain.yaml:122 and
+# transformer/deepseek_v4_attention.py:741,1634: a launcher variable lands in a config key,
+# stored on the layer and dispatched on; "eager" is the choice that reaches no kernel.
+CHOICE = {
+    "conf/exp.yaml": (
+        "model:\n  use_v4_attention_backend: ${PRIMUS_USE_V4_ATTENTION_BACKEND:triton_v2}\n"
+    ),
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/gluon.py": "import triton\n\n\n@triton.jit\ndef gluon_attention(q):\n    pass\n",
+    "pkg/attention.py": (
+        "import torch\n\nfrom pkg.gluon import gluon_attention\n"
+        "from pkg.kernels import fused_rms_norm\n\n"
+        '_ATTN_BACKENDS = ("eager", "triton_v1", "triton_v2", "gluon")\n\n\n'
+        "class Attention:\n"
+        "    def __init__(self, config):\n"
+        '        self._attn_backend: str = str(getattr(config, "use_v4_attention_backend", '
+        '"triton_v1") or "triton_v1")\n'
+        "        if self._attn_backend not in _ATTN_BACKENDS:\n"
+        '            raise ValueError("not a backend")\n\n'
+        "    def forward(self, q):\n"
+        "        be = self._attn_backend\n"
+        '        if be == "triton_v2":\n'
+        "            return fused_rms_norm(q)\n"
+        '        if be == "gluon":\n'
+        "            return gluon_attention(q)\n"
+        "        return torch.softmax(q, -1)\n"
+    ),
+}
+
+# megatron-core 0.16.1 documents gradient_accumulation_fusion as a fused kernel; the trainer
+# that reads it is not in the tree.
+TRAINER_KEY = {
+    "conf/exp.yaml": (
+        "model:\n  gradient_accumulation_fusion: ${PRIMUS_GRADIENT_ACCUMULATION_FUSION:true}\n"
+    ),
+}
+
+# A deterministic mode: the on side calls torch's deterministic API.
+MODE = {
+    "pkg/__init__.py": "",
+    "pkg/setup.py": (
+        "import os\n\nimport torch\n\n\n"
+        "def setup():\n"
+        '    if os.environ.get("FW_DETERMINISTIC", "0") == "1":\n'
+        "        torch.use_deterministic_algorithms(True)\n"
+    ),
+}
+
+CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
+    (
+        "a-predicate-tested-elsewhere",
+        PREDICATE,
+        "PRIMUS_HC_TRITON",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `_hc_glue_enabled() and supported` at pkg/layer.py:8, "
+        "which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "PRIMUS_HC_TRITON='0' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "the-read-in-a-test-beside-other-conditions",
+        INLINE,
+        "PRIMUS_COMPRESS_POOL_TRITON",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('PRIMUS_COMPRESS_POOL_TRITON', '1') != "
+        "'0'...` at pkg/compressor.py:8, which reaches calls fused_rms_norm (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; PRIMUS_COMPRESS_POOL_TRITON='0' leaves that branch, and what runs "
+        "instead reaches no such kernel",
+    ),
+    (
+        "polarity-from-the-branch-not-the-name",
+        AUTOTUNE,
+        "LIGER_FUSED_MOE_AUTOTUNE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `not _AUTOTUNE_DISABLED` at pkg/moe.py:15, which reaches "
+        "calls _configs (pkg/moe.py:10) -> a list of triton.Config to tune over at "
+        "pkg/moe.py:11; LIGER_FUSED_MOE_AUTOTUNE='0' leaves that branch, and what runs "
+        "instead reaches no such kernel",
+    ),
+    (
+        "a-compiled-path-left-by-its-on-value",
+        EAGER,
+        "UNSLOTH_EAGER_DECODE",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "0",
+        "unset, it runs the branch of `not (os.environ.get('UNSLOTH_EAGER_DECODE', '0') == "
+        "'1')` at pkg/decode.py:7, which reaches torch.compile at pkg/decode.py:9; "
+        "UNSLOTH_EAGER_DECODE='1' leaves that branch, and what runs instead reaches no such "
+        "kernel",
+    ),
+    (
+        "a-launcher-choice-followed-into-the-code",
+        CHOICE,
+        "PRIMUS_USE_V4_ATTENTION_BACKEND",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "eager",
+        "unset, it runs the branch of `be == 'triton_v2'` at pkg/attention.py:17, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "PRIMUS_USE_V4_ATTENTION_BACKEND='eager' leaves that branch, and what runs instead "
+        "reaches no such kernel",
+    ),
+    (
+        "a-key-the-trainer-documents",
+        TRAINER_KEY,
+        "PRIMUS_GRADIENT_ACCUMULATION_FUSION",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "false",
+        "it sets the config key gradient_accumulation_fusion (conf/exp.yaml:2), which "
+        "megatron-core 0.16.1 megatron/core/model_parallel_config.py:168 documents as "
+        "weight-gradient accumulation fused into the GEMMs (Apex's "
+        "fused_weight_gradient_mlp_cuda)",
+    ),
+    (
+        "a-deterministic-api-on-the-on-side",
+        MODE,
+        "FW_DETERMINISTIC",
+        Role.DETERMINISM,
+        Polarity.ENABLE,
+        "0",
+        "FW_DETERMINISTIC='1' runs the branch of `os.environ.get('FW_DETERMINISTIC', '0') == "
+        "'1'` at pkg/setup.py:7, which reaches torch.use_deterministic_algorithms(True) at "
+        "pkg/setup.py:8: a deterministic mode",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "name", "role", "polarity", "off", "reason"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_role_from_code(
+    tmp_path: Path,
+    files: dict[str, str],
+    name: str,
+    role: Role,
+    polarity: Polarity,
+    off: str | None,
+    reason: str,
+) -> None:
+    write_tree(tmp_path, files)
+    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
+    assert knob is not None
+    assert (knob.role, knob.polarity, knob.off_value, knob.role_reason) == (
+        role,
+        polarity,
+        off,
+        reason,
+    )
+
+
+def test_a_choice_is_on_by_default_and_turned_off_by_its_plain_value(tmp_path: Path) -> None:
+    write_tree(tmp_path, CHOICE)
+    knob = scan([tmp_path], root=tmp_path, jobs=1).knob("PRIMUS_USE_V4_ATTENTION_BACKEND")
+    assert knob is not None
+    assert (knob.kind, knob.default_on, knob.off_value) == (GateKind.VALUE, True, "eager")
+
+
+NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
+    (
+        "words-alone",
+        {"m.py": 'import os\nA = os.environ.get("X_HC_TRITON", "1") != "0"\n'},
+        "X_HC_TRITON",
+        Role.UNKNOWN,
+        "the name X_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches "
+        "shows one: words alone are not evidence",
+    ),
+    (
+        "a-deterministic-word-alone",
+        {"m.py": 'import os\nA = os.environ.get("X_DETERMINISTIC", "0") == "1"\n'},
+        "X_DETERMINISTIC",
+        Role.UNKNOWN,
+        "the name X_DETERMINISTIC says DETERMINISTIC, a hint of the framework's deterministic "
+        "mode, but no code it reaches shows one: words alone are not evidence",
+    ),
+    (
+        "each-value-reaches-a-kernel",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL
+            + "\n\n@triton.jit\ndef _split_kernel(x_ptr):\n    tl.store(x_ptr, 0)\n",
+            "pkg/bwd.py": (
+                "import os\n\nfrom pkg.kernels import _fwd_kernel, _split_kernel\n\n\n"
+                "def bwd(x):\n"
+                '    if os.getenv("X_BWD_USE_SPLIT", "1") == "1":\n'
+                "        _split_kernel[(1,)](x)\n"
+                "    else:\n"
+                "        _fwd_kernel[(1,)](x, 0)\n"
+            ),
+        },
+        "X_BWD_USE_SPLIT",
+        Role.UNKNOWN,
+        "each value reaches a kernel of its own: unset, calls _split_kernel (pkg/kernels.py:16) "
+        "-> @triton.jit _split_kernel at pkg/kernels.py:16; X_BWD_USE_SPLIT='0', calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6",
+    ),
+    (
+        "a-check-is-no-choice",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/layer.py": (
+                "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def forward(x):\n"
+                '    if os.environ.get("X_EXACT_SHAPES", "0") == "1":\n'
+                '        raise ValueError("shapes")\n'
+                "    return fused_rms_norm(x)\n"
+            ),
+        },
+        "X_EXACT_SHAPES",
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "a-path-is-never-a-kernel-choice",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/sim.py": (
+                "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def run(x):\n"
+                '    dirs = os.environ.get("X_PROFILE_DIR")\n'
+                "    if not dirs:\n"
+                "        return fused_rms_norm(x)\n"
+                "    return open(dirs).read()\n"
+            ),
+        },
+        "X_PROFILE_DIR",
+        Role.VALUE,
+        "not a switch: the code uses its value",
+    ),
+    (
+        "what-is-computed-is-for-a-person",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/indexer.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def score(x):\n"
+                '    if os.environ.get("X_INDEXER_FP4", "1") == "1":\n'
+                "        return fused_rms_norm(x)\n"
+                "    return torch.matmul(x, x)\n"
+            ),
+        },
+        "X_INDEXER_FP4",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `os.environ.get('X_INDEXER_FP4', '1') == '1'` at "
+        "pkg/indexer.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_INDEXER_FP4='0' leaves that branch, and what runs instead reaches no such kernel; "
+        "but the name says FP4, what is computed, so the other value may change the result "
+        "itself: a person must say",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "name", "role", "reason"),
+    [c[1:] for c in NOT_EVIDENCE],
+    ids=[c[0] for c in NOT_EVIDENCE],
+)
+def test_what_is_not_evidence(
+    tmp_path: Path, files: dict[str, str], name: str, role: Role, reason: str
+) -> None:
+    write_tree(tmp_path, files)
+    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
+    assert knob is not None
+    assert (knob.role, knob.role_reason) == (role, reason)
