@@ -67,9 +67,7 @@ def decisions(parsed: ParsedModule, event: Event, probes: Probes) -> tuple[Decis
         if returned is not None:
             # vLLM's envs.py: ``"VLLM_X": lambda: ...`` in a module-level dict, which the
             # module's __getattr__ calls: ``envs.VLLM_X`` is what the lambda returns.
-            found.append(
-                _at_site(DecisionKind.STORE, event, returned, name=key, store="global")
-            )
+            found.append(_at_site(DecisionKind.STORE, event, returned, name=key, store="global"))
     binding = event.binding
     if binding is not None and binding.store in _STORES and event.chain:
         outermost = event.chain[-1]

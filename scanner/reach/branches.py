@@ -340,8 +340,13 @@ _PLAIN = (str, bool, int, float, type(None))
 
 
 def _early_return(
-    module: Module, statement: ast.If, carrier: ast.expr,
-    outcomes: Sequence[tuple[str | None, Outcome]], tree: Tree, carriers: Carriers, depth: int,
+    module: Module,
+    statement: ast.If,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
 ) -> Iterator[Branch]:
     """``if not envs.X: return False`` in a predicate: the function returns False where the
     test holds, and what the rest decides elsewhere; its callers' tests decide with that."""
@@ -370,7 +375,9 @@ def _constant(node: ast.expr | None) -> object:
 
 
 def _deciding(
-    module: Module, node: ast.AST, carrier: ast.expr,
+    module: Module,
+    node: ast.AST,
+    carrier: ast.expr,
     outcomes: Sequence[tuple[str | None, Outcome]],
 ) -> tuple[ast.expr, list[tuple[str | None, Outcome]]] | None:
     """A boolean expression the carrier decides (``envs.X and has_kernel()``), returned or
