@@ -148,7 +148,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
         *("fields_cache", "jsontext", "registry", "suggest", "trainer_types"),
     },
-    "export": {"scanner", "catalogue", "plural", "profiles", "registry", "surrogates"},
+    "export": {"scanner", "catalogue", "plural", "printable", "profiles", "registry"}
+    | {"surrogates"},
     # the one scan of a registry's scope (or a command line's paths): settings, cache, progress
     "scan_for": {"scanner", "cache", "paths", "progress", "pyproject", "registry", "trainer_types"},
     # the check engine and its inventory family

@@ -4,12 +4,14 @@ the header comment."""
 from __future__ import annotations
 
 import re
+import shlex
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
 from knobregistry.catalogue import Kind, for_name
+from knobregistry.printable import printable
 from knobregistry.profiles import ResolvedProfile
 from knobregistry.profiles.model import measured_price
 from knobregistry.registry.model import ConfigKey, JsonValue
@@ -36,11 +38,12 @@ class Export:
 
     @property
     def command(self) -> str:
-        """The command line that regenerates the file (for the header)."""
-        words = ["knobs export --profile", self.profile.name, "--registry", self.registry]
+        """The command line that regenerates the file, for the header: each word quoted as
+        a shell needs it (a registry path with a space), what is not printable escaped."""
+        words = ["knobs", "export", "--profile", self.profile.name, "--registry", self.registry]
         if self.unset_others:
             words.append("--unset-others")
-        return " ".join(words)
+        return printable(shlex.join(words))
 
 
 class Part(Enum):
@@ -105,8 +108,11 @@ def stack_calls(config: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
 
 
 def comment(text: str) -> list[str]:
-    """``text`` as comment lines: every line break (\\r, \\u2028, ...) starts a new `# ` line."""
-    return [f"# {line}".rstrip() for line in text.splitlines()] or ["#"]
+    """``text`` as `# ` comment lines that every format's reader keeps whole: each line break
+    (`\\n`, `\\r`, form feed, U+0085, U+2028, ...) starts a new line, and every other
+    character that is not printable (NUL, ESC, a bidi control, a lone surrogate) is written
+    as its Python escape (`\\x1b`). Every comment line of every export goes through here."""
+    return [f"# {printable(line)}".rstrip() for line in text.splitlines()] or ["#"]
 
 
 def header(export: Export, fmt: ExportFormat) -> list[str]:
@@ -114,7 +120,7 @@ def header(export: Export, fmt: ExportFormat) -> list[str]:
     the file leaves out of the profile and the format that writes it."""
     resolved = export.profile
     lines = [f"Profile: {resolved.name} (kind: {resolved.kind.value})"]
-    lines.append(f"Registry: {export.registry}")
+    lines.append(f"Registry: {printable(export.registry)}")
     if len(resolved.chain) > 1:
         lines.append("Extends: " + " -> ".join(reversed(resolved.chain[:-1])))
     lines.append(resolved.description)
