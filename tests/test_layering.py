@@ -166,7 +166,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     | {"plural"},
     "docsgen": {
         *("scanner", "atomic", "check", "codes", "diagnostics", "export", "files"),
-        *("paths", "plural", "profiles", "registry"),
+        *("paths", "plural", "printable", "profiles", "registry"),
     },
     "families": {"baseline", "check", "codes", "diagnostics", "docsgen", "paths", "registry"}
     | {"profile_checks", "waivers"},

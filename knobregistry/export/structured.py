@@ -95,21 +95,37 @@ _Dumper.add_representer(str, _string)
 _YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
-def dump_yaml(data: Any) -> str:
-    """``data`` as sorted block YAML that reads back equal, every string included."""
+class _PrintableDumper(_Dumper):
+    """_Dumper for a page people read: every string that is not printable is double-quoted,
+    so that each character that is not (a line break, ESC, U+2028) is an escape (`\\n`,
+    `\\e`, `\\L`), and every line of the text is printable."""
+
+
+def _printable_string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = None if value.isprintable() else '"'
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_PrintableDumper.add_representer(str, _printable_string)
+
+
+def dump_yaml(data: Any, *, printable: bool = False) -> str:
+    """``data`` as sorted block YAML that reads back equal, every string included;
+    ``printable``: every line of it printable (non-ASCII escaped too, as `\\u202e`)."""
     return yaml.dump(
         data,
-        Dumper=_Dumper,
+        Dumper=_PrintableDumper if printable else _Dumper,
         sort_keys=True,
         default_flow_style=False,
-        allow_unicode=True,
+        allow_unicode=not printable,
         width=10_000,
     )
 
 
-def config_yaml(config: Mapping[str, JsonValue]) -> str:
-    """Trainer-config values as nested, sorted YAML: the config overlay."""
-    return dump_yaml(nested(dict(config)))
+def config_yaml(config: Mapping[str, JsonValue], *, printable: bool = False) -> str:
+    """Trainer-config values as nested, sorted YAML: the config overlay (``printable``: as
+    dump_yaml says)."""
+    return dump_yaml(nested(dict(config)), printable=printable)
 
 
 def render_config(export: Export, fmt: ExportFormat) -> str:
