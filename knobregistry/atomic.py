@@ -1,7 +1,9 @@
 """Files people commit are never left half-written: write beside, then rename over.
 
 - Through a symlink, the file it points to is written (a registry shared by a link
-  stays shared), in that file's folder.
+  stays shared), in that file's folder; unless the caller says not to follow one
+  (`follow=False`, for a file knobs makes beside another): then a link at the path is
+  replaced by the file, and what it points to is never touched.
 - Only a regular file is replaced: `/dev/full`, a FIFO or a folder is refused.
 - The data goes to a `.NAME.PID.*.tmp` file beside the target, is synced, then
   renamed over it. Ctrl-C, SIGTERM and SIGHUP during the write remove the temporary
@@ -32,15 +34,19 @@ from knobregistry.files import FileError, not_regular, reason
 _OBSERVED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8, `\\n` kept) to ``path`` atomically; raises FileError."""
-    target = Path(os.path.realpath(path))
+def write_atomic(path: Path, text: str, *, follow: bool = True) -> None:
+    """Write ``text`` (UTF-8, `\\n` kept) to ``path`` atomically; raises FileError.
+    ``follow=False``: a symbolic link at ``path`` is replaced, never written through."""
+    if follow:
+        target = Path(os.path.realpath(path))
+    else:
+        target = Path(os.path.realpath(path.absolute().parent)) / path.name
     data = text.encode("utf-8")
     if not target.parent.is_dir():
         raise FileError(path, "its folder does not exist", errno.ENOENT)
     with _signals_raise():
         try:
-            mode = _mode(target)
+            mode = _mode(target, follow)
             _write(target, data, mode)
         except FileError:
             raise
@@ -48,12 +54,14 @@ def write_atomic(path: Path, text: str) -> None:
             raise FileError(path, reason(exc), exc.errno or 0) from exc
 
 
-def _mode(target: Path) -> int:
+def _mode(target: Path, follow: bool) -> int:
     """The permissions to give the new file: the old file's, else what the umask allows."""
     try:
-        status = target.stat()
+        status = target.stat() if follow else target.lstat()
     except FileNotFoundError:
         return _default_mode()
+    if stat.S_ISLNK(status.st_mode):
+        return _default_mode()  # replaced, not followed
     if not stat.S_ISREG(status.st_mode):
         raise FileError(target, not_regular(status.st_mode))
     return status.st_mode & 0o777

@@ -174,8 +174,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "stack_use": {"catalogue"},
     "stack_checks": {"scanner", "catalogue", "check", "codes", "diagnostics", "profiles"}
     | {"registry", "stack_use"},
-    "init": {"scanner", "catalogue", "paths", "plural", "pyproject", "registry", "site_reads"}
-    | {"yaml_format"},
+    "init": {"scanner", "catalogue", "files", "paths", "plural", "pyproject", "registry"}
+    | {"site_reads", "yaml_format"},
     "explain": {"scanner", "check", "paths", "profiles", "registry", "scan_for", "suggest"}
     | {"yaml_format"},
     "diff": {
