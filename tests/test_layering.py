@@ -121,7 +121,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "cache": set(),
     # documents already found valid against a schema, by hash (skips importing jsonschema)
     "validated": {"cache"},
-    "atomic": {"files"},
+    "atomic": {"files", "procfs"},
     "checksum_format": set(),  # the checksum records' format: the recorder's and triage's
     # the runtime a training script imports (torch, an optional dependency); no CLI part
     # imports it
