@@ -79,13 +79,19 @@ def read_document(file: Path, display: str | None = None) -> Document:
         data = read_bytes(file, MAX_BYTES)
     except FileError as exc:
         raise _fatal(shown, 0, 0, f"cannot read the registry: {exc.reason}.") from exc
+    return parse_document(decode_document(data, shown), shown)
+
+
+def decode_document(data: bytes, shown: str) -> str:
+    """A registry's bytes as text: UTF-8 (a byte-order mark is dropped when parsed), as every
+    command reads it, from a file or a git object; RegistryError naming the first byte that
+    is not."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise _fatal(shown, line, column, "the file is not UTF-8 text; save it as UTF-8.") from exc
-    return parse_document(text, shown)
 
 
 def parse_document(text: str, path: str = "registry.yaml") -> Document:
