@@ -114,7 +114,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "files": set(),
     "procfs": set(),
     "surrogates": set(),
-    "jsontext": {"surrogates"},
+    "digits": set(),  # how long a number knobs reads may be
+    "jsontext": {"digits", "surrogates"},
     "pytest_ini": set(),
     "paths": {"scanner"},
     "feature": {"scanner"},
@@ -125,15 +126,16 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "checksum_format": set(),  # the checksum records' format: the recorder's and triage's
     # the runtime a training script imports (torch, an optional dependency); no CLI part
     # imports it
-    "torch": {"atomic", "checksum_format"},
+    "torch": {"atomic", "checksum_format", "digits"},
     "lock": {"files", "printable", "procfs"},  # one writer of a registry at a time
     "stdout": {"files"},
     "width": set(),  # how wide a command's output may be: the terminal's, COLUMNS, or 100
     "columns": set(),  # tables laid out to a width, names never broken
     "diagnostics": set(),
     "codes": {"diagnostics"},
-    "pyproject": {"scanner"},
-    "registry": {"scanner", "files", "pyproject", "schema_words", "surrogates", "validated"},
+    "pyproject": {"scanner", "digits"},
+    "registry": {"scanner", "digits", "files", "pyproject", "schema_words", "surrogates"}
+    | {"validated"},
     "yaml_format": {"scanner", "feature", "surrogates"},
     # how each site reads a knob whose sites disagree (`sites:`): init writes it, check holds it
     "site_reads": {"scanner", "feature", "yaml_format"},

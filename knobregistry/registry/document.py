@@ -21,6 +21,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from knobregistry.digits import MAX_DIGITS, digit_count
 from knobregistry.files import FileError, read_bytes
 from knobregistry.registry.compose import (
     MAX_DEPTH,
@@ -227,6 +228,15 @@ class _Converter:
                 path,
                 f"the tag {cut(_tag(node.tag))} is not allowed; "
                 "a registry holds only plain strings, numbers, booleans and dates.",
+            )
+            return node.value
+        if node.tag == _CORE + "int" and digit_count(node.value) > MAX_DIGITS:
+            self.problem(
+                node,
+                path,
+                f"the number {cut(node.value)} has {digit_count(node.value)} digits, more than "
+                f"the {MAX_DIGITS} a registry holds; write a smaller one, or quote it to keep "
+                "it as a string.",
             )
             return node.value
         try:
