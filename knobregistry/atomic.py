@@ -1,14 +1,20 @@
 """Files people commit are never left half-written: write beside, then rename over.
 
 - Through a symlink, the file it points to is written (a registry shared by a link
-  stays shared), in that file's folder.
+  stays shared), in that file's folder; unless the caller says not to follow one
+  (`follow=False`, for a file knobs makes beside another): then a link at the path is
+  replaced by the file, and what it points to is never touched.
 - Only a regular file is replaced: `/dev/full`, a FIFO or a folder is refused.
-- The data goes to a `.NAME.PID.*.tmp` file beside the target, is synced, then
-  renamed over it. Ctrl-C, SIGTERM and SIGHUP during the write remove the temporary
-  file; the signal is then delivered again as it would have been. SIGKILL cannot be
-  observed: one during the write leaves the temporary file (never the target
-  half-written). The next write of the same file removes it, as it removes every
-  `.NAME.PID.*.tmp` whose process is gone; knobs reads no such file.
+- The data goes to a `.NAME.knobs-PID-START.XXXXXXXX.tmp` file beside the target (the
+  process writing it, and when that process started: /proc/PID/stat's field 22, 0
+  where unknown), is synced, then renamed over it. Ctrl-C, SIGTERM and SIGHUP during
+  the write remove the temporary file; the signal is then delivered again as it would
+  have been. SIGKILL cannot be observed: one during the write leaves the temporary
+  file (never the target half-written). The next write of the same file removes it,
+  and only such leftovers of knobs: a file named so, whose process is gone (a pid the
+  system gave to another process since has another start time), that is a regular
+  file (a link is neither followed nor removed) of one link, owned by this user.
+  Nothing else beside the target is touched; knobs reads no such file.
 
 Every failure is a FileError that names the path and the reason.
 """
@@ -18,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -27,20 +34,25 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from knobregistry import procfs
 from knobregistry.files import FileError, not_regular, reason
 
 _OBSERVED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8, `\\n` kept) to ``path`` atomically; raises FileError."""
-    target = Path(os.path.realpath(path))
+def write_atomic(path: Path, text: str, *, follow: bool = True) -> None:
+    """Write ``text`` (UTF-8, `\\n` kept) to ``path`` atomically; raises FileError.
+    ``follow=False``: a symbolic link at ``path`` is replaced, never written through."""
+    if follow:
+        target = Path(os.path.realpath(path))
+    else:
+        target = Path(os.path.realpath(path.absolute().parent)) / path.name
     data = text.encode("utf-8")
     if not target.parent.is_dir():
         raise FileError(path, "its folder does not exist", errno.ENOENT)
     with _signals_raise():
         try:
-            mode = _mode(target)
+            mode = _mode(target, follow)
             _write(target, data, mode)
         except FileError:
             raise
@@ -48,15 +60,22 @@ def write_atomic(path: Path, text: str) -> None:
             raise FileError(path, reason(exc), exc.errno or 0) from exc
 
 
-def _mode(target: Path) -> int:
+def _mode(target: Path, follow: bool) -> int:
     """The permissions to give the new file: the old file's, else what the umask allows."""
     try:
-        status = target.stat()
+        status = target.stat() if follow else target.lstat()
     except FileNotFoundError:
         return _default_mode()
+    if stat.S_ISLNK(status.st_mode):
+        return _default_mode()  # replaced, not followed
     if not stat.S_ISREG(status.st_mode):
         raise FileError(target, not_regular(status.st_mode))
     return status.st_mode & 0o777
+
+
+def temporary_prefix(target: Path) -> str:
+    """The start of the name of this process's temporary files for ``target``."""
+    return f".{target.name}.knobs-{os.getpid()}-{procfs.start_time(os.getpid()) or 0}."
 
 
 def _write(target: Path, data: bytes, mode: int) -> None:
@@ -65,7 +84,7 @@ def _write(target: Path, data: bytes, mode: int) -> None:
     try:
         with _blocked():  # a signal between creating the file and naming it here waits
             descriptor, name = tempfile.mkstemp(
-                prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent
+                prefix=temporary_prefix(target), suffix=".tmp", dir=target.parent
             )
             temporary = Path(name)
         with os.fdopen(descriptor, "wb") as file:
@@ -79,17 +98,30 @@ def _write(target: Path, data: bytes, mode: int) -> None:
 
 
 def _remove_strays(target: Path) -> None:
-    """Remove the temporary files of writes of ``target`` whose process is gone (killed by
-    SIGKILL mid-write): `.NAME.PID.*.tmp`, PID no longer running."""
-    prefix = f".{target.name}."
+    """Remove the temporary files that writes of ``target`` by knobs left (killed by
+    SIGKILL mid-write), and nothing else (see the module's docstring)."""
+    shape = re.compile(re.escape(f".{target.name}.knobs-") + r"(\d+)-(\d+)\.\w+\.tmp\Z")
     with contextlib.suppress(OSError):
         for entry in os.scandir(target.parent):
-            if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+            found = shape.match(entry.name)
+            if found is None or not _gone(int(found.group(1)), int(found.group(2))):
                 continue
-            pid = entry.name[len(prefix) :].split(".", 1)[0]
-            if pid.isdigit() and not _running(int(pid)):
-                with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):
+                status = entry.stat(follow_symlinks=False)
+                if (
+                    stat.S_ISREG(status.st_mode)
+                    and status.st_nlink == 1
+                    and status.st_uid == os.geteuid()
+                ):
                     Path(entry.path).unlink()
+
+
+def _gone(pid: int, start: int) -> bool:
+    """Whether the process that started at ``start`` with ``pid`` has ended (a start of 0:
+    unknown, so only whether ``pid`` runs)."""
+    if not _running(pid):
+        return True
+    return start != 0 and procfs.start_time(pid) not in (None, start)
 
 
 def _running(pid: int) -> bool:

@@ -918,8 +918,9 @@ RULES: tuple[Rule, ...] = (
         title="A doc's knobs markers cannot be read.",
         description=(
             "A `knobs:begin` comment without its `knobs:end` (or the reverse), a block name other "
-            "than `knobs`, `external` or `profile:NAME`, or a profile the registry does not "
-            "define. The block cannot be checked or regenerated."
+            "than `knobs`, `external` or `profile:NAME`, a profile the registry does not "
+            "define, or a fenced code block never closed over a marker (which it makes code). "
+            "The block cannot be checked or regenerated."
         ),
         example=("<!-- knobs:begin knobs -->\n(no knobs:end after it)"),
         examples=_example(

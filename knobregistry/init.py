@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
 from knobregistry.catalogue import Entry, Kind
+from knobregistry.files import FileError, not_regular, read_bytes, reason
 from knobregistry.paths import shown
 from knobregistry.plural import counted
 from knobregistry.pyproject import REPOSITORY_MARKERS, folders_up
@@ -92,6 +95,51 @@ _INSTALLED = frozenset({"site-packages", "dist-packages"})
 def shipped_schema() -> Path:
     """The registry's JSON schema, as this installation ships it."""
     return Path(str(resources.files("knobregistry.registry").joinpath("schema.json")))
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaCopy:
+    """Whether `knobs init` writes its copy of the schema, and if not, what it says."""
+
+    write: bool
+    note: str | None = None  # why a file already there is left as it is
+
+
+def schema_copy(path: Path, force: bool) -> SchemaCopy:
+    """What to do at ``path``, the copy of the schema: write it where there is nothing;
+    keep the same text; replace other text only with ``force``; and never write through a
+    symbolic link, nor over anything but a regular file."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return SchemaCopy(True)
+    except OSError as exc:
+        return SchemaCopy(False, _kept(path, f"it cannot be read ({reason(exc)})"))
+    if stat.S_ISLNK(mode):
+        return SchemaCopy(
+            False,
+            _kept(path, "it is a symbolic link, and knobs init writes no file through one")
+            + "; remove it, then run knobs init again, to get the schema this knobs ships.",
+        )
+    if not stat.S_ISREG(mode):
+        return SchemaCopy(False, _kept(path, not_regular(mode)) + ".")
+    try:
+        same = read_bytes(path, follow=False) == shipped_schema().read_bytes()
+    except FileError as exc:
+        return SchemaCopy(False, _kept(path, f"it cannot be read ({exc.reason})") + ".")
+    if same:
+        return SchemaCopy(False)
+    if force:
+        return SchemaCopy(True)
+    return SchemaCopy(
+        False,
+        _kept(path, "it differs from the schema this knobs ships (edited, or from another version)")
+        + "; pass --force to replace it.",
+    )
+
+
+def _kept(path: Path, why: str) -> str:
+    return f"left {path.as_posix()} as it is: {why}"
 
 
 def schema_reference(folder: Path) -> str | None:

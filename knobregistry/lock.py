@@ -141,7 +141,7 @@ def _wait(descriptor: int, deadline: float, timeout: float, shown: str, lock_sho
         if left <= 0:
             raise LockError(
                 f"cannot write {shown}: another command has held its lock, {lock_shown}, for "
-                f"more than {timeout:g} s: {_holder(descriptor)}; wait for it to finish, or "
+                f"more than {timeout:g} s: {holder(descriptor)}; wait for it to finish, or "
                 "stop it, then try again."
             )
         time.sleep(min(_POLL_S, left))
@@ -158,7 +158,7 @@ def _at_path(descriptor: int, lock: Path) -> bool:
     return (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
 
 
-def _holder(descriptor: int) -> str:
+def holder(descriptor: int) -> str:
     """`process 4242 (knobs triage ...)`, or what can be said without /proc."""
     status = os.fstat(descriptor)
     pids = [p for p in flock_holders(status.st_dev, status.st_ino) if p > 0]

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from knobregistry.digits import LONG_RUN, MAX_DIGITS
 from scanner import Language, Settings
 from scanner.languages import known_languages, language_named
 
@@ -78,6 +79,14 @@ def tool_table_of(text: str, shown: str) -> dict[str, Any] | None:
         table: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise problem(shown, f"cannot read it to look for [tool.knobs]: {exc}.") from exc
+    except ValueError:  # an integer of more than 4,300 digits: tomllib converts it with int()
+        found = LONG_RUN.search(text)
+        line = text.count("\n", 0, found.start()) + 1 if found else 1
+        raise problem(
+            shown,
+            f"cannot read it to look for [tool.knobs]: line {line} holds a number of more than "
+            f"{MAX_DIGITS} digits, which knobs does not read.",
+        ) from None
     tool = table.get("tool", {})
     knobs = tool.get("knobs") if isinstance(tool, dict) else None
     if knobs is None:

@@ -287,7 +287,7 @@ def test_a_failed_write_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     root = starter(tmp_path)
     monkeypatch.chdir(root)
 
-    def read_only(path: Path, text: str) -> None:
+    def read_only(path: Path, text: str, *, follow: bool = True) -> None:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(init_module, "write_atomic", read_only)

@@ -114,26 +114,28 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "files": set(),
     "procfs": set(),
     "surrogates": set(),
-    "jsontext": {"surrogates"},
+    "digits": set(),  # how long a number knobs reads may be
+    "jsontext": {"digits", "surrogates"},
     "pytest_ini": set(),
     "paths": {"scanner"},
     "feature": {"scanner"},
     "cache": set(),
     # documents already found valid against a schema, by hash (skips importing jsonschema)
     "validated": {"cache"},
-    "atomic": {"files"},
+    "atomic": {"files", "procfs"},
     "checksum_format": set(),  # the checksum records' format: the recorder's and triage's
     # the runtime a training script imports (torch, an optional dependency); no CLI part
     # imports it
-    "torch": {"atomic", "checksum_format"},
+    "torch": {"atomic", "checksum_format", "digits"},
     "lock": {"files", "printable", "procfs"},  # one writer of a registry at a time
     "stdout": {"files"},
     "width": set(),  # how wide a command's output may be: the terminal's, COLUMNS, or 100
     "columns": set(),  # tables laid out to a width, names never broken
     "diagnostics": set(),
     "codes": {"diagnostics"},
-    "pyproject": {"scanner"},
-    "registry": {"scanner", "files", "pyproject", "schema_words", "surrogates", "validated"},
+    "pyproject": {"scanner", "digits"},
+    "registry": {"scanner", "digits", "files", "pyproject", "schema_words", "surrogates"}
+    | {"validated"},
     "yaml_format": {"scanner", "feature", "surrogates"},
     # how each site reads a knob whose sites disagree (`sites:`): init writes it, check holds it
     "site_reads": {"scanner", "feature", "yaml_format"},
@@ -148,7 +150,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
         *("fields_cache", "jsontext", "registry", "suggest", "trainer_types"),
     },
-    "export": {"scanner", "catalogue", "plural", "profiles", "registry", "surrogates"},
+    "export": {"scanner", "catalogue", "plural", "printable", "profiles", "registry"}
+    | {"surrogates"},
     # the one scan of a registry's scope (or a command line's paths): settings, cache, progress
     "scan_for": {"scanner", "cache", "paths", "progress", "pyproject", "registry", "trainer_types"},
     # the check engine and its inventory family
@@ -165,7 +168,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     | {"plural"},
     "docsgen": {
         *("scanner", "atomic", "check", "codes", "diagnostics", "export", "files"),
-        *("paths", "plural", "profiles", "registry"),
+        *("paths", "plural", "printable", "profiles", "registry"),
     },
     "families": {"baseline", "check", "codes", "diagnostics", "docsgen", "paths", "registry"}
     | {"profile_checks", "waivers"},
@@ -173,8 +176,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "stack_use": {"catalogue"},
     "stack_checks": {"scanner", "catalogue", "check", "codes", "diagnostics", "profiles"}
     | {"registry", "stack_use"},
-    "init": {"scanner", "catalogue", "paths", "plural", "pyproject", "registry", "site_reads"}
-    | {"yaml_format"},
+    "init": {"scanner", "catalogue", "files", "paths", "plural", "pyproject", "registry"}
+    | {"site_reads", "yaml_format"},
     "explain": {"scanner", "check", "paths", "profiles", "registry", "scan_for", "suggest"}
     | {"yaml_format"},
     "diff": {

@@ -315,21 +315,25 @@ def test_an_unusable_cache_folder_is_skipped_with_a_note(tmp_path: Path) -> None
 
 
 def test_entries_of_other_scanner_versions_go_once_unused_for_two_weeks(tmp_path: Path) -> None:
+    """The folders other versions of the scanner made (named by their fingerprint, with the
+    marker naming it): gone after two weeks unused. A folder without the marker is not a
+    scan's, however old (tests/test_scan_cache_prune.py holds the rest of the rule)."""
     tree = write_tree(tmp_path / "tree", WRAPPERS)
     cache = tmp_path / "cache"
     day = 24 * 3600
-    ages = {"old": 15 * day, "recent": 13 * day, "old-unmarked": 15 * day}
-    for version, age in ages.items():
-        entry = cache / "v1" / version / "ab" / "ab12.json"
+    versions = {"old": ("a" * 32, 15), "recent": ("b" * 32, 13), "old-unmarked": ("c" * 32, 15)}
+    for label, (version, days) in versions.items():
+        entry = cache / "v1" / version / "ab" / ("ab" + "0" * 62 + ".json")
         entry.parent.mkdir(parents=True)
         entry.write_text("{}")
-        stamped = cache / "v1" / version / ("ab" if "unmarked" in version else "last-used")
-        stamped.touch()
-        os.utime(stamped, (time.time() - age, time.time() - age))
-    os.utime(cache / "v1" / "old-unmarked", (time.time() - 15 * day,) * 2)
+        stamped = cache / "v1" / version / ("ab" if "unmarked" in label else "last-used")
+        if stamped.name == "last-used":
+            stamped.write_text(f"knobs scan cache {version}\n")
+        os.utime(stamped, (time.time() - days * day,) * 2)
+    os.utime(cache / "v1" / versions["old-unmarked"][0], (time.time() - 15 * day,) * 2)
     scan([tree], root=tree, cache_dir=cache)
     left = sorted(p.name for p in (cache / "v1").iterdir())
-    assert left == sorted(["recent", Cache(cache).folder.name])
+    assert left == sorted(["b" * 32, "c" * 32, Cache(cache).folder.name])
     assert (Cache(cache).folder / "last-used").stat().st_mtime > time.time() - 60
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry import procfs
 from knobregistry.atomic import write_atomic
 from tests.conftest import as_nobody, run_knobs, write_tree
 from tests.processes import run_command, run_python
@@ -328,10 +329,10 @@ def test_a_write_killed_with_sigkill_is_cleaned_up_by_the_next(tmp_path: Path) -
     result = run_python(script, target, "SIGKILL")
     assert result.returncode == -signal.SIGKILL
     (stray,) = (p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp"))
-    assert re.fullmatch(r"\.env\.sh\.\d+\.\w+\.tmp", stray)
+    assert re.fullmatch(r"\.env\.sh\.knobs-\d+-\d+\.\w+\.tmp", stray)
     assert target.read_text() == "old\n"
     # A write in progress elsewhere (a process still running: this one) is left alone.
-    busy = tmp_path / f".env.sh.{os.getpid()}.busy.tmp"
+    busy = tmp_path / f".env.sh.knobs-{os.getpid()}-{procfs.start_time(os.getpid())}.busy.tmp"
     busy.write_text("")
     write_atomic(target, "new\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == [busy.name, "env.sh", "interrupt.py"]

@@ -8,6 +8,8 @@ from typing import TypeVar
 
 import click
 
+from knobregistry.commands.jobs import SCAN_JOBS
+
 F = TypeVar("F", bound=Callable[..., object])
 
 
@@ -34,10 +36,11 @@ def cache_options(function: F) -> F:
         click.option(
             "--jobs",
             "-j",
-            type=click.IntRange(min=1),
             default=None,
             metavar="N",
-            help="Worker processes (default: one per CPU; small trees run in-process).",
+            callback=SCAN_JOBS,
+            help="Worker processes (default: one per CPU, at most 4 per CPU; small trees run "
+            "in-process).",
         ),
     ]
     for option in reversed(options):

@@ -15,6 +15,7 @@ from knobregistry.feature import undecided_gate
 from knobregistry.init import (
     SCHEMA_COPY,
     render_starter,
+    schema_copy,
     schema_reference,
     shipped_schema,
 )
@@ -137,6 +138,7 @@ def init_command(
     )
     reference = schema_reference(folder)
     copy = folder / SCHEMA_COPY if reference is None else None
+    plan = schema_copy(copy, force) if copy is not None else None
     starter = render_starter(
         result,
         paths=[shown(p, folder) for p in targets],
@@ -148,8 +150,9 @@ def init_command(
     try:
         with locked(output):  # no `knobs triage --record` writes it meanwhile
             _refuse_to_overwrite(output, force)  # nor another init
-            if copy is not None:
-                write_atomic(copy, shipped_schema().read_text(encoding="utf-8"))
+            if copy is not None and plan is not None and plan.write:
+                text = shipped_schema().read_text(encoding="utf-8")
+                write_atomic(copy, text, follow=False)  # a link put there meanwhile: replaced
             write_atomic(output, starter.text)
     except LockError as exc:
         _fail(str(exc))
@@ -161,11 +164,13 @@ def init_command(
         f"Wrote {output.as_posix()}: {counted(len(starter.knobs), 'knob')} "
         f"({on} on by default), every one untriaged."
     )
-    if copy is not None:
+    if copy is not None and plan is not None and plan.write:
         click.echo(
             f"Wrote {copy.as_posix()}: the registry's JSON schema, which the first line of "
             f"{output.name} points editors at; commit it beside it."
         )
+    if plan is not None and plan.note is not None:
+        click.echo(f"knobs init: note: {plan.note}", err=True)
     for line in _stack_lines(use):
         click.echo(line)
     roles = Counter(k.role for k in starter.knobs)

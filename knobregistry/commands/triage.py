@@ -26,6 +26,7 @@ from rich.console import Console
 
 from knobregistry.commands import triage_journal
 from knobregistry.commands.exit_codes import usage_error
+from knobregistry.commands.jobs import TRIAGE_JOBS
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.seconds import seconds
 from knobregistry.docsgen.follow import follow_docs
@@ -116,11 +117,11 @@ _EXIT = {
 @click.option(
     "--jobs",
     "-j",
-    type=click.IntRange(min=1),
-    default=1,
+    default="1",
     show_default=True,
-    help="Runs at the same time; each holds a slot, KNOBS_TRIAGE_SLOT (0..K-1), and with "
-    "K > 1 its own MASTER_PORT (29500 + slot, or your MASTER_PORT + slot).",
+    callback=TRIAGE_JOBS,
+    help="Runs at the same time (at most 1024); each holds a slot, KNOBS_TRIAGE_SLOT (0..K-1), "
+    "and with K > 1 its own MASTER_PORT (29500 + slot, or your MASTER_PORT + slot).",
 )
 @click.option(
     "--devices-per-run",

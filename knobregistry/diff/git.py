@@ -84,7 +84,23 @@ def _tree(root: Path, commit: str, pathspecs: Sequence[str]) -> list[tuple[str, 
 
 
 def read_text(root: Path, revision: Revision, path: str) -> str | None:
-    """The text of ``path`` (relative to the repository root) at ``revision``; None if absent.
+    """The UTF-8 text of ``path`` at ``revision`` (read_blob); None if absent. A file that
+    is not UTF-8 raises GitError, saying where: knobs reads its files as UTF-8 text."""
+    data = read_blob(root, revision, path)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise GitError(
+            f"{printable(path)} at {revision.name} is not UTF-8 text (line {line}); save it as "
+            "UTF-8."
+        ) from None
+
+
+def read_blob(root: Path, revision: Revision, path: str) -> bytes | None:
+    """The bytes of ``path`` (relative to the repository root) at ``revision``; None if absent.
 
     Symbolic links are followed inside that revision's tree, as a checkout of it would
     follow them; a link that leads out of the tree, to nothing, or round in a loop, and a
@@ -111,7 +127,7 @@ def read_text(root: Path, revision: Revision, path: str) -> str | None:
         raise GitError(f"{at} is a folder, not a file.")
     if len(words) != 3 or words[1] != "blob":
         raise GitError(f"{at} is not a file.")
-    return body[: int(words[2])].decode("utf-8")
+    return body[: int(words[2])]
 
 
 # What `git cat-file --follow-symlinks` says of a link it cannot follow, in words.

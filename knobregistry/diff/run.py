@@ -16,10 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from knobregistry.diff.compare import KnobDiff, KnobState, compare, states
-from knobregistry.diff.git import GitError, Revision, extract, read_text, repository_root, resolve
+from knobregistry.diff.git import (
+    GitError,
+    Revision,
+    extract,
+    read_blob,
+    read_text,
+    repository_root,
+    resolve,
+)
 from knobregistry.paths import shown
 from knobregistry.pyproject import PYPROJECT, PyprojectError, settings_of, tool_table_of
 from knobregistry.registry import Registry, loads_registry, pyproject_problem
+from knobregistry.registry.document import decode_document
 from knobregistry.scan_for import scan_for
 from scanner import ScanResult, Settings
 from scanner.source.files import DEFAULT_INCLUDE
@@ -47,12 +56,12 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
         revisions = resolve(root, base), resolve(root, head)
         with tempfile.TemporaryDirectory(prefix="knobs-diff-") as temporary:
             folder = Path(temporary)
-            head_text = read_text(root, revisions[1], rel)
+            head_text = _registry_text(root, revisions[1], rel)
             at_head = _is_head(root, revisions[1])
             if head_text is None:
                 raise _missing(registry, rel, revisions[1], at_head, cwd)
             head_side = _side(root, revisions[1], rel, head_text, folder / "head", head_text)
-            base_text = read_text(root, revisions[0], rel)
+            base_text = _registry_text(root, revisions[0], rel)
             base_side = _side(root, revisions[0], rel, base_text, folder / "base", head_text)
     except GitError as exc:
         raise DiffError(str(exc)) from exc
@@ -71,6 +80,13 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
         rows=tuple(compare(old, new)),
         notes=notes,
     )
+
+
+def _registry_text(root: Path, revision: Revision, rel: str) -> str | None:
+    """The registry's text at ``revision`` (None: absent), read as every command reads the
+    registry: UTF-8, else a RegistryError naming the line and column."""
+    data = read_blob(root, revision, rel)
+    return None if data is None else decode_document(data, f"{revision.name}:{rel}")
 
 
 def _is_head(root: Path, revision: Revision) -> bool:

@@ -5,8 +5,13 @@
     ...generated...
     <!-- knobs:end knobs -->
 
-Markers stand alone on their line. Outside blocks, lines inside fenced code are
-not markers, so a doc can show them as examples.
+Markers stand alone on their line. Lines inside fenced code are not markers, so a
+doc can show them as examples, and a generated block (whose recipes are fenced, each fence
+longer than any run of backquotes inside) never ends early, whatever its values hold.
+
+A line ends at `\n` (or `\r\n`) only: U+2028, U+2029, NEL, form feed and a lone `\r`
+are characters of the line, so the text around the blocks is written back byte for byte,
+each line with the ending it had.
 """
 
 from __future__ import annotations
@@ -48,11 +53,40 @@ class MarkerProblem:
 class Parsed:
     """A doc's lines, its blocks, its registry marker and the problems with its markers."""
 
-    lines: tuple[str, ...]
+    lines: tuple[str, ...]  # without their endings
+    endings: tuple[str, ...]  # each line's own: `\n`, `\r\n`, or "" for a last line without
     blocks: tuple[Block, ...]
     registry: str | None  # the path the registry marker names
     registry_line: int | None  # its 0-based index
     problems: tuple[MarkerProblem, ...]
+    open_fence: int | None = None  # 0-based line of a fence the text never closes
+
+    @property
+    def eol(self) -> str:
+        """The doc's line ending, for the lines written into it: its first line's."""
+        return next((ending for ending in self.endings if ending), "\n")
+
+    def text(self, lines: list[str], endings: list[str]) -> str:
+        """``lines`` with ``endings`` joined, the last line ended too."""
+        if endings and not endings[-1]:
+            endings = [*endings[:-1], self.eol]
+        return "".join(line + ending for line, ending in zip(lines, endings, strict=True))
+
+
+def split_lines(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``text``'s lines and their endings: a line ends at `\n` or `\r\n`, and at nothing
+    else (a Markdown file's text keeps its U+2028, form feeds and lone `\r`)."""
+    pieces = text.split("\n")
+    lines: list[str] = []
+    endings: list[str] = []
+    for piece in pieces[:-1]:
+        crlf = piece.endswith("\r")
+        lines.append(piece[:-1] if crlf else piece)
+        endings.append("\r\n" if crlf else "\n")
+    if pieces[-1]:
+        lines.append(pieces[-1])
+        endings.append("")
+    return tuple(lines), tuple(endings)
 
 
 def valid_name(name: str) -> bool:
@@ -66,20 +100,18 @@ def has_markers(text: str) -> bool:
 
 def parse(text: str) -> Parsed:
     """Find the blocks and the registry marker of ``text``."""
-    lines = tuple(text.splitlines())
+    lines, endings = split_lines(text)
     blocks: list[Block] = []
     problems: list[MarkerProblem] = []
     registry: str | None = None
     registry_line: int | None = None
     open_at: int | None = None
     open_name = ""
-    fence: str | None = None
+    fences = _Fences()
     for index, raw in enumerate(lines):
-        line = raw.strip()
-        if open_at is None:
-            fence = _fence_state(line, fence)
-            if fence is not None or _FENCE.match(line):
-                continue
+        line = raw.strip(" \t")
+        if fences.hides(index, line):
+            continue
         found = _MARKER.match(line)
         if found is None:
             continue
@@ -109,14 +141,51 @@ def parse(text: str) -> Parsed:
             open_at = None
     if open_at is not None:
         problems.append(_unclosed(open_at, open_name, len(lines)))
+    problems.extend(fences.problems())
     valid = tuple(b for b in blocks if valid_name(b.name))
     return Parsed(
         lines=lines,
+        endings=endings,
         blocks=valid,
         registry=registry,
         registry_line=registry_line,
         problems=tuple(problems),
+        open_fence=fences.open_at,
     )
+
+
+class _Fences:
+    """Which lines are fenced code, and a fence left open over a marker."""
+
+    def __init__(self) -> None:
+        self.mark: str | None = None
+        self.open_at: int | None = None  # 0-based line of the open fence
+        self.hidden: int | None = None  # a marker line inside it
+
+    def hides(self, index: int, line: str) -> bool:
+        """Whether ``line`` is a fence or fenced code (a marker there is an example)."""
+        mark = _fence_state(line, self.mark)
+        if mark is None:
+            closing = self.mark is not None
+            self.mark, self.open_at, self.hidden = None, None, None
+            return closing
+        if self.mark is None:
+            self.mark, self.open_at = mark, index
+        elif self.hidden is None and _MARKER.match(line):
+            self.hidden = index
+        return True
+
+    def problems(self) -> list[MarkerProblem]:
+        """A fence never closed that hides a marker: its block would be read as code."""
+        if self.open_at is None or self.hidden is None:
+            return []
+        return [
+            MarkerProblem(
+                self.open_at + 1,
+                "the fenced code opened on this line is never closed, so the marker on line "
+                f"{self.hidden + 1} is read as code; close the fence.",
+            )
+        ]
 
 
 def _fence_state(line: str, fence: str | None) -> str | None:

@@ -11,6 +11,7 @@ import json
 import re
 
 from knobregistry.codes import RULES
+from knobregistry.printable import printable
 from knobregistry.profiles import resolve_profile
 from knobregistry.registry import KnobEntry, Pass, Registry, Triage
 from scanner import Polarity
@@ -21,7 +22,12 @@ _PASSES = {Pass.FORWARD: "forward", Pass.BACKWARD: "backward", Pass.BOTH: "forwa
 
 def cell(text: str) -> str:
     """``text`` fit for a Markdown table cell: one line, pipes escaped."""
-    return " ".join(text.split()).replace("|", "\\|") or NONE
+    return _inline(" ".join(text.split())) or NONE
+
+
+def _inline(text: str) -> str:
+    """``text`` on one line of a table: what is not printable escaped (printable), `|` too."""
+    return printable(text).replace("|", "\\|")
 
 
 def _row(cells: list[str]) -> str:
@@ -50,7 +56,7 @@ def _default(entry: KnobEntry) -> str:
         state += f"; disables its feature, which is {feature}"
     if entry.default is None:
         return state or NONE
-    value = f"`{json.dumps(entry.default, ensure_ascii=False)}`"
+    value = f"`{_inline(json.dumps(entry.default, ensure_ascii=False))}`"
     return f"{value} ({state})" if state else value
 
 
@@ -92,23 +98,25 @@ def render_external(registry: Registry) -> list[str]:
 
 
 def fence(text: str, info: str) -> list[str]:
-    """``text`` as a fenced code block, the fence longer than any backquote run inside."""
+    """``text`` (lines ended by `\\n`) as a fenced code block, the fence longer than any
+    backquote run inside, so that nothing inside ends it (a marker there is code)."""
     runs = [len(run) for run in re.findall(r"`+", text)]
     mark = "`" * max(3, max(runs, default=0) + 1)
-    return [f"{mark}{info}", *text.splitlines(), mark]
+    return [f"{mark}{info}", *text.removesuffix("\n").split("\n"), mark]
 
 
 def render_profile(registry: Registry, name: str) -> list[str]:
     """A profile's recipe: what it is, its environment, its trainer config, what it costs."""
-    from knobregistry.export.shell import sh_lines  # the exporters, only when a doc has a recipe
+    # the exporters, only when a doc has a recipe
+    from knobregistry.export.shell import sh_lines, sh_quote_printable
     from knobregistry.export.structured import config_yaml
 
     resolved = resolve_profile(registry, name)
     about = f"kind {resolved.kind.value}"
     if len(resolved.chain) > 1:
         about += "; extends " + ", ".join(f"`{p}`" for p in reversed(resolved.chain[:-1]))
-    lines = [f"`{name}` ({about}): {' '.join(resolved.description.split())}", ""]
-    env = sh_lines(resolved.env, resolved.unset)
+    lines = [f"`{name}` ({about}): {printable(' '.join(resolved.description.split()))}", ""]
+    env = sh_lines(resolved.env, resolved.unset, quote=sh_quote_printable)
     if env:
         lines += [f"Environment (`knobs export --profile {name}`):", ""]
         lines += [*fence("\n".join(env), "sh"), ""]
@@ -116,10 +124,10 @@ def render_profile(registry: Registry, name: str) -> list[str]:
         lines += ["Environment: the profile sets no variable.", ""]
     if resolved.config:
         lines += [f"Trainer config (`knobs export --profile {name} --format config`):", ""]
-        lines += [*fence(config_yaml(resolved.config), "yaml"), ""]
+        lines += [*fence(config_yaml(resolved.config, printable=True), "yaml"), ""]
     if resolved.costs:
         lines += ["What it costs:", ""]
-        lines += [f"- `{c.subject}`: {cell(c.text)}" for c in resolved.costs]
+        lines += [f"- `{_inline(c.subject)}`: {cell(c.text)}" for c in resolved.costs]
     else:
         lines.append("What it costs: nothing the registry records.")
     return lines

@@ -50,18 +50,20 @@ def refresh(text: str, registry: Registry, ref: str | None = None) -> Refreshed:
     problems = [*parsed.problems, *_unknown_profiles(parsed, registry)]
     usable = [b for b in parsed.blocks if b.profile is None or b.profile in registry.profiles]
     if not parsed.blocks and not parsed.problems:
-        return _appended(text, registry, ref, tuple(problems))
-    lines = list(parsed.lines)
+        return _appended(text, parsed, registry, ref, tuple(problems))
+    lines, endings = list(parsed.lines), list(parsed.endings)
     stale: list[tuple[str, int]] = []
     for block in reversed(usable):
         expected = ["", *render_block(registry, block.name), ""]
         current = lines[block.begin + 1 : block.end]
-        if current != expected:
+        ending = endings[block.begin]  # the generated lines end as the marker's line does
+        if current != expected or set(endings[block.begin + 1 : block.end]) - {ending}:
             stale.append((block.name, _first_difference(block, current, expected)))
             lines[block.begin + 1 : block.end] = expected
+            endings[block.begin + 1 : block.end] = [ending] * len(expected)
     if ref is not None:
-        _set_registry_marker(lines, parsed, ref)
-    new = "\n".join(lines) + "\n"
+        _set_registry_marker(lines, endings, parsed, ref)
+    new = parsed.text(lines, endings)
     return Refreshed(
         text=new,
         blocks=len(usable),
@@ -72,15 +74,26 @@ def refresh(text: str, registry: Registry, ref: str | None = None) -> Refreshed:
 
 
 def _appended(
-    text: str, registry: Registry, ref: str | None, problems: tuple[MarkerProblem, ...]
+    text: str,
+    parsed: Parsed,
+    registry: Registry,
+    ref: str | None,
+    problems: tuple[MarkerProblem, ...],
 ) -> Refreshed:
+    """``text`` as it is, then every default block, each line ended as the doc's lines are
+    (a page of its own when ``text`` is blank). A fence ``text`` leaves open would hide the
+    blocks, so that is a problem instead."""
     name = registry.path.name
+    if parsed.open_fence is not None:
+        problems = (*problems, _open_fence(parsed.open_fence))
     if not text.strip():
         new = render_page(registry, ref, name)
     else:
         marker = [f"<!-- knobs:registry {ref} -->", ""] if ref is not None else []
-        body = "\n".join([*marker, *blocks_text(registry)]).rstrip("\n")
-        new = text.rstrip("\n") + "\n\n" + body + "\n"
+        body = [*marker, *"\n".join(blocks_text(registry)).rstrip("\n").split("\n")]
+        eol = parsed.eol
+        ended = text if not parsed.endings or parsed.endings[-1] else text + eol
+        new = ended + eol + "".join(line + eol for line in body)
     count = sum(1 for heading, _ in default_blocks(registry) if heading is not None)
     return Refreshed(text=new, blocks=count, stale=(), problems=problems, appended=True)
 
@@ -92,13 +105,22 @@ def _first_difference(block: Block, current: list[str], expected: list[str]) -> 
     return block.begin + 2 + min(len(current), len(expected))
 
 
-def _set_registry_marker(lines: list[str], parsed: Parsed, ref: str) -> None:
+def _open_fence(line: int) -> MarkerProblem:
+    return MarkerProblem(
+        line + 1,
+        "the fenced code opened on this line is never closed, so the blocks appended after "
+        "it would be read as code; close the fence.",
+    )
+
+
+def _set_registry_marker(lines: list[str], endings: list[str], parsed: Parsed, ref: str) -> None:
     marker = f"<!-- knobs:registry {ref} -->"
     if parsed.registry_line is not None:
         lines[parsed.registry_line] = marker
     elif parsed.blocks:
         first = min(b.begin for b in parsed.blocks)
         lines[first:first] = [marker, ""]
+        endings[first:first] = [endings[first]] * 2
 
 
 def _unknown_profiles(parsed: Parsed, registry: Registry) -> Iterator[MarkerProblem]:

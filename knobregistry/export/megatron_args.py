@@ -16,6 +16,7 @@ import textwrap
 from collections.abc import Mapping
 
 from knobregistry.export.common import (
+    MAX_ARG_STRLEN,
     Export,
     ExportError,
     ExportFormat,
@@ -121,6 +122,13 @@ def _word(key: str, value: JsonValue) -> str:
         raise ExportError(
             f"cannot write config.{key} as a Megatron-LM flag: its value contains a NUL "
             "character, which no command-line argument can hold."
+        )
+    size = len(text.encode("utf-8"))
+    if size + 1 > MAX_ARG_STRLEN:
+        raise ExportError(
+            f"cannot write config.{key} as a Megatron-LM flag: its value is {size:,} bytes, and "
+            f"Linux starts no program with a command-line argument over {MAX_ARG_STRLEN:,} bytes "
+            "(MAX_ARG_STRLEN, its NUL included); set it in the trainer's config."
         )
     return text
 

@@ -34,15 +34,16 @@ def render_python(export: Export, fmt: ExportFormat) -> str:
     lines = header(export, fmt)
     calls = {k: v for k, v in resolved.config.items() if _kind(k) is not None}
     others = [k for k in resolved.config if k not in calls]
-    lines.append("#")
-    lines.append("# Import this module first in the training script (before any CUDA work).")
+    notes = ["", "Import this module first in the training script (before any CUDA work)."]
     if resolved.env:
-        lines.append(f"# The profile's {len(resolved.env)} variables are not set here (libraries")
-        lines.append(f"# read them at load): `{export.command} --format sh` writes them.")
+        notes.append(f"The profile's {len(resolved.env)} variables are not set here (libraries")
+        notes.append(f"read them at load): `{export.command} --format sh` writes them.")
     if others:
-        lines.extend(comment(f"Trainer config keys not written here: {', '.join(others)}."))
+        notes.append(f"Trainer config keys not written here: {', '.join(others)}.")
     if not calls:
-        lines.append("# The profile makes no call or attribute setting of the stack.")
+        notes.append("The profile makes no call or attribute setting of the stack.")
+    lines.extend(comment("\n".join(notes)))
+    if not calls:
         return "\n".join(lines) + "\n"
     modules = sorted({key.split(".", 1)[0] for key in calls})
     lines.append("")

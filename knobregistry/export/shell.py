@@ -10,7 +10,7 @@ line at every other line break.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from knobregistry.export.common import Export, ExportFormat, header
 
@@ -24,9 +24,30 @@ def sh_quote(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def sh_lines(env: Mapping[str, str], unset: Iterable[str]) -> list[str]:
+def sh_quote_printable(value: str) -> str:
+    """``value`` as one shell word of printable characters, for a page people read (the
+    recipes of `knobs docs`): single-quoted as sh_quote writes it when ``value`` is
+    printable; else in `$'...'` (bash, zsh, ksh, POSIX.1-2024), with `\\` and `'` escaped
+    and each character that is not printable (a line break, ESC, U+2028) written as the
+    `\\xHH` escapes of its UTF-8 bytes, which read back the same whatever the locale."""
+    if value.isprintable():
+        return sh_quote(value)
+    out: list[str] = []
+    for character in value:
+        if character in "\\'":
+            out.append("\\" + character)
+        elif character.isprintable():
+            out.append(character)
+        else:
+            out.extend(f"\\x{byte:02x}" for byte in character.encode("utf-8"))
+    return "$'" + "".join(out) + "'"
+
+
+def sh_lines(
+    env: Mapping[str, str], unset: Iterable[str], quote: Callable[[str], str] = sh_quote
+) -> list[str]:
     """One `export NAME='value'` per variable, in order, then one `unset NAME` each."""
-    lines = [f"export {name}={sh_quote(value)}" for name, value in env.items()]
+    lines = [f"export {name}={quote(value)}" for name, value in env.items()]
     lines.extend(f"unset {name}" for name in unset)
     return lines
 

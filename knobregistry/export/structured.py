@@ -6,8 +6,9 @@ Escaping, by character class:
   UTF-8, which JSON allows. Lone surrogates never reach it (the registry refuses them).
 - config: PyYAML picks the style, and escapes in double quotes what YAML cannot hold
   raw (C0 and C1 controls, ESC as `\\e`, U+FEFF); strings with a YAML 1.1 line break
-  other than `\\n` are double-quoted (see _Dumper). The header's comment lines have
-  the characters YAML refuses escaped, as Python writes them (`\\x1b`).
+  other than `\\n` are double-quoted (see _Dumper). The header's comment lines, as
+  every export's, have each character that is not printable escaped as Python writes it
+  (`\\x1b`), and start a new `# ` line at each line break (common.comment).
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from typing import Any
 
 import yaml
 
-from knobregistry.export.common import Export, ExportError, ExportFormat, header, trainer_config
+from knobregistry.export.common import (
+    Export,
+    ExportError,
+    ExportFormat,
+    comment,
+    header,
+    trainer_config,
+)
 from knobregistry.registry.model import JsonValue
 
 
@@ -87,30 +95,37 @@ _Dumper.add_representer(str, _string)
 _YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
-def dump_yaml(data: Any) -> str:
-    """``data`` as sorted block YAML that reads back equal, every string included."""
+class _PrintableDumper(_Dumper):
+    """_Dumper for a page people read: every string that is not printable is double-quoted,
+    so that each character that is not (a line break, ESC, U+2028) is an escape (`\\n`,
+    `\\e`, `\\L`), and every line of the text is printable."""
+
+
+def _printable_string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = None if value.isprintable() else '"'
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_PrintableDumper.add_representer(str, _printable_string)
+
+
+def dump_yaml(data: Any, *, printable: bool = False) -> str:
+    """``data`` as sorted block YAML that reads back equal, every string included;
+    ``printable``: every line of it printable (non-ASCII escaped too, as `\\u202e`)."""
     return yaml.dump(
         data,
-        Dumper=_Dumper,
+        Dumper=_PrintableDumper if printable else _Dumper,
         sort_keys=True,
         default_flow_style=False,
-        allow_unicode=True,
+        allow_unicode=not printable,
         width=10_000,
     )
 
 
-def yaml_comment(lines: list[str]) -> list[str]:
-    """Comment lines a YAML reader keeps whole: what it refuses or breaks at escaped (`\\x1b`)."""
-    return [_NON_PRINTABLE.sub(lambda m: ascii(m.group())[1:-1], line) for line in lines]
-
-
-# What a YAML reader refuses, and the line breaks that would end a comment early.
-_NON_PRINTABLE = re.compile(f"{yaml.reader.Reader.NON_PRINTABLE.pattern}|{_YAML_BREAKS.pattern}")
-
-
-def config_yaml(config: Mapping[str, JsonValue]) -> str:
-    """Trainer-config values as nested, sorted YAML: the config overlay."""
-    return dump_yaml(nested(dict(config)))
+def config_yaml(config: Mapping[str, JsonValue], *, printable: bool = False) -> str:
+    """Trainer-config values as nested, sorted YAML: the config overlay (``printable``: as
+    dump_yaml says)."""
+    return dump_yaml(nested(dict(config)), printable=printable)
 
 
 def render_config(export: Export, fmt: ExportFormat) -> str:
@@ -120,8 +135,6 @@ def render_config(export: Export, fmt: ExportFormat) -> str:
     lines = header(export, fmt)
     config = trainer_config(export.profile.config)
     if not config:
-        lines.append(
-            f"# Profile {export.profile.name} sets no trainer-config keys: nothing to overlay."
-        )
-    comments = yaml_comment(lines)
-    return "\n".join(comments) + "\n" + config_yaml(config)
+        empty = f"Profile {export.profile.name} sets no trainer-config keys: nothing to overlay."
+        lines.extend(comment(empty))
+    return "\n".join(lines) + "\n" + config_yaml(config)

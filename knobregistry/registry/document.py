@@ -21,6 +21,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from knobregistry.digits import MAX_DIGITS, digit_count
 from knobregistry.files import FileError, read_bytes
 from knobregistry.registry.compose import (
     MAX_DEPTH,
@@ -79,13 +80,19 @@ def read_document(file: Path, display: str | None = None) -> Document:
         data = read_bytes(file, MAX_BYTES)
     except FileError as exc:
         raise _fatal(shown, 0, 0, f"cannot read the registry: {exc.reason}.") from exc
+    return parse_document(decode_document(data, shown), shown)
+
+
+def decode_document(data: bytes, shown: str) -> str:
+    """A registry's bytes as text: UTF-8 (a byte-order mark is dropped when parsed), as every
+    command reads it, from a file or a git object; RegistryError naming the first byte that
+    is not."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise _fatal(shown, line, column, "the file is not UTF-8 text; save it as UTF-8.") from exc
-    return parse_document(text, shown)
 
 
 def parse_document(text: str, path: str = "registry.yaml") -> Document:
@@ -221,6 +228,15 @@ class _Converter:
                 path,
                 f"the tag {cut(_tag(node.tag))} is not allowed; "
                 "a registry holds only plain strings, numbers, booleans and dates.",
+            )
+            return node.value
+        if node.tag == _CORE + "int" and digit_count(node.value) > MAX_DIGITS:
+            self.problem(
+                node,
+                path,
+                f"the number {cut(node.value)} has {digit_count(node.value)} digits, more than "
+                f"the {MAX_DIGITS} a registry holds; write a smaller one, or quote it to keep "
+                "it as a string.",
             )
             return node.value
         try:

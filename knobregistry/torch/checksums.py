@@ -33,6 +33,7 @@ from torch.utils.hooks import RemovableHandle
 
 from knobregistry.atomic import write_atomic
 from knobregistry.checksum_format import ENVIRONMENT_VARIABLE, FORMAT, VERSION, rank_file
+from knobregistry.digits import MAX_DIGITS
 
 FIRST_STEPS = 4  # recorded by default: a nondeterministic kernel shows in the first step
 KEEP_STEPS = 4  # kept by default when every step is recorded
@@ -280,9 +281,13 @@ def checksums_from_env(
     return knobs_checksums(model, folder, optimizer, first_steps=first, keep_steps=keep)
 
 
+_SHOWN = 60  # the most of a variable's value a message shows
+
+
 def _count(variable: str, text: str, other: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_DIGITS or int(text) < 1:
         raise ValueError(
-            f"{variable}={text!r}: give a number of steps, 1 or more{f' {other}' if other else ''}."
+            f"{variable}={text[:_SHOWN]!r}: give a number of steps, 1 or more"
+            f"{f' {other}' if other else ''}."
         )
     return int(text)

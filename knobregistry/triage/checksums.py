@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knobregistry.checksum_format import FORMAT, PASSES, RANK_FILE, VERSION
+from knobregistry.jsontext import loads
 from knobregistry.plural import counted
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -128,7 +129,7 @@ def _read_file(path: Path, shown: str) -> RankRecords:
                     f"wrote {shown}, whose line {number} is over {MAX_LINE_CHARS} characters"
                 )
             try:
-                value = json.loads(line)
+                value = loads(line)
             except json.JSONDecodeError as exc:
                 raise ChecksumsError(
                     f"wrote {shown}, whose line {number} is not JSON ({exc.msg})"

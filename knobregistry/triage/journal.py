@@ -42,7 +42,7 @@ from knobregistry import procfs
 from knobregistry.files import FileError, read_bytes
 from knobregistry.jsontext import loads
 from knobregistry.registry import Sweep, Verdict
-from knobregistry.triage import owned, seal
+from knobregistry.triage import owned, seal, sweep_lock
 from knobregistry.triage.journal_format import header_problem, line_problem
 from knobregistry.triage.leftovers import Started
 from knobregistry.triage.model import Outcome, Run, Setting
@@ -95,6 +95,7 @@ class Journal:
         self._lock = threading.Lock()
         self.reused = 0  # runs taken from the journal, in this invocation
         self.ran = 0  # runs made in this invocation
+        self._held: int | None = None  # the descriptor of the sweep's lock (sweep_lock.py)
 
     @property
     def runs_folder(self) -> Path:
@@ -123,6 +124,7 @@ class Journal:
                 f"`knobs triage --resume {folder}`, or name a new folder."
             ) from None
         os.close(descriptor)
+        journal._hold(str(folder))  # before a line is written: the sweep owns it from here
         if key is not None:
             journal._seal = {"key": seal.key_id(key), "mac": journal._command_mac(key)}
         journal._append(
@@ -133,8 +135,16 @@ class Journal:
 
     @classmethod
     def open(cls, folder: Path) -> Journal:
-        """The journal in ``folder``, every line checked; a torn last line is dropped."""
+        """The journal in ``folder``, every line checked; a torn last line is dropped.
+        Its lock is taken first (sweep_lock.py): the journal of a sweep still running is
+        refused before anything is read, truncated or stopped."""
         path = folder / JOURNAL
+        try:
+            held = sweep_lock.hold(path, str(folder))
+        except sweep_lock.SweepRunning as exc:
+            raise JournalError(str(exc)) from None
+        except OSError as exc:
+            raise JournalError(f"cannot lock {path}: {exc.strerror or exc}.") from None
         try:
             data = read_bytes(path, MAX_BYTES)
         except FileError as exc:
@@ -166,6 +176,7 @@ class Journal:
         if problem is not None:
             raise JournalError(f"{path}:1: {problem}; {DAMAGED}")
         journal = cls(folder, Header.from_json(first), first["runs_folder"], seal.user_key())
+        journal._held = held
         journal._seal = first["seal"]
         for number, record in enumerate(records[1:], 2):
             problem = line_problem(record, first)
@@ -202,6 +213,18 @@ class Journal:
         else:
             s = record["started"]
             self._started[(s["number"], s["index"])] = Started(**s)
+
+    def _hold(self, shown: str) -> None:
+        try:
+            self._held = sweep_lock.hold(self.path, shown)
+        except (sweep_lock.SweepRunning, OSError) as exc:
+            raise JournalError(f"cannot lock {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        """Give up the sweep's lock (its process ending gives it up too)."""
+        if self._held is not None:
+            sweep_lock.release(self._held)
+            self._held = None
 
     def _append(self, record: Mapping[str, Any]) -> None:
         line = (json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n").encode()

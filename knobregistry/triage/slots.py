@@ -24,6 +24,7 @@ SLOT_VARIABLE = "KNOBS_TRIAGE_SLOT"
 PORT_VARIABLE = "MASTER_PORT"
 DEVICE_VARIABLES = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
 DEFAULT_PORT = 29500
+MOST_JOBS = 1024  # runs of one sweep at once, here or as Slurm jobs (commands/jobs.py)
 
 
 class SlotError(ValueError):
@@ -57,6 +58,8 @@ def make_slots(
     ``count_devices`` (torch's count, and whether it is a ROCm build) is asked only
     when ``devices_per_run`` is given and the caller lists no devices.
     """
+    if not 1 <= jobs <= MOST_JOBS:
+        raise SlotError(f"--jobs {jobs} is not from 1 to {MOST_JOBS}, the runs it makes at once")
     devices = None
     if devices_per_run is not None:
         devices = visible_devices(environ, count_devices or torch_devices)

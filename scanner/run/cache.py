@@ -10,16 +10,23 @@ only from a regular file of at most ``MAX_ENTRY_BYTES``, and the JSON it holds i
 checked field by field when decoded: anything else (a FIFO, a link to a device, a
 forged entry with a valid checksum, nested too deep or with a field of the wrong
 type) is a miss, which the scan recomputes and overwrites. Entries live
-in a folder per version of the scanner; the folders of other versions are
-deleted once no scan has used them for two weeks.
+in a folder per version of the scanner, ``DIR/v1/<fingerprint>/``, marked as knobs'
+own when made (``last-used``, which names the fingerprint; its time says when a scan
+last used the folder). The folders of other versions are pruned once no scan has used
+them for two weeks, and only what a scan made goes: a folder is pruned only when it is
+a folder (not a link) named as a fingerprint and holding that marker, and in it only
+the entries and temporaries a scan writes, the marker last, then the folder if it is
+empty. Anything else under ``DIR`` (the user's own ``DIR/v1/photos``) is never touched.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
-import shutil
+import re
+import stat
 import tempfile
 import time
 from functools import lru_cache
@@ -31,7 +38,10 @@ from scanner.source.files import SourceError, read_bytes
 FORMAT = "1"
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # what 8 MiB of source with a read on every line gives
 KEEP_UNUSED_DAYS = 14
-USED = "last-used"  # a file whose mtime says when a scan last used its folder
+USED = "last-used"  # the marker of a folder a scan made; its mtime: when a scan last used it
+_FINGERPRINT = re.compile(r"[0-9a-f]{32}\Z")
+_SHARD = re.compile(r"[0-9a-f]{2}\Z")
+_ENTRY = re.compile(r"[0-9a-f]{64}\.json\Z|\.tmp-.*\.json\Z")  # Cache.put's files
 
 
 @lru_cache(maxsize=1)
@@ -104,24 +114,88 @@ class Cache:
             raise CacheError(f"{self.given}: {exc.strerror or exc}") from None
 
 
+def _marker_text(fingerprint: str) -> str:
+    return f"knobs scan cache {fingerprint}\n"
+
+
 def prune(folder: Path, *, now: float | None = None) -> None:
-    """Mark this scanner's entries as used, and delete those of other scanner versions
-    (an upgrade changes every key) once unused for ``KEEP_UNUSED_DAYS``. Never raises:
-    a cache that cannot be tidied is still a cache."""
+    """Mark this scanner's folder as used, and delete what scans of other scanner versions
+    made (an upgrade changes every key) once unused for ``KEEP_UNUSED_DAYS``: only their
+    own folders and entries (see the module's docstring). Never raises: a cache that
+    cannot be tidied is still a cache."""
     root = folder / f"v{FORMAT}"
     current = scanner_fingerprint()
     try:
         (root / current).mkdir(parents=True, exist_ok=True)
-        (root / current / USED).touch()
-        others = [child for child in root.iterdir() if child.name != current and child.is_dir()]
+        _mark(root / current / USED, current)
+        if not stat.S_ISDIR(os.lstat(root).st_mode):
+            return  # a link: what it points to is not this cache's
+        others = [entry for entry in os.scandir(root) if entry.name != current]
     except OSError:
         return
     limit = (time.time() if now is None else now) - KEEP_UNUSED_DAYS * 24 * 3600
     for other in others:
-        try:
-            marker = other / USED
-            last = marker.stat().st_mtime if marker.exists() else other.stat().st_mtime
-        except OSError:
-            continue
-        if last < limit:
-            shutil.rmtree(other, ignore_errors=True)
+        last = _last_used(other)
+        if last is not None and last < limit:
+            _remove_own(Path(other.path))
+
+
+def _mark(marker: Path, fingerprint: str) -> None:
+    """Write the marker (when missing or not ours), or touch it: this folder is used."""
+    text = _marker_text(fingerprint)
+    if _read_marker(marker) == text.encode():
+        marker.touch()
+        return
+    with contextlib.suppress(FileNotFoundError):
+        marker.unlink()  # not ours (a folder made by an older knobs): made ours now
+    marker.write_text(text, encoding="utf-8")
+
+
+def _last_used(entry: os.DirEntry[str]) -> float | None:
+    """When a scan last used the folder ``entry``; None when it is not a folder a scan
+    made (not a folder, a link, not named as a fingerprint, no marker naming it)."""
+    if not _FINGERPRINT.match(entry.name) or not entry.is_dir(follow_symlinks=False):
+        return None
+    marker = Path(entry.path, USED)
+    if _read_marker(marker) != _marker_text(entry.name).encode():
+        return None
+    try:
+        return marker.lstat().st_mtime
+    except OSError:
+        return None
+
+
+def _read_marker(marker: Path) -> bytes | None:
+    """The bytes of the regular file ``marker`` (a few: it names a fingerprint), never
+    through a link; None for anything else."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        descriptor = os.open(marker, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        return os.read(descriptor, 256)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+
+
+def _remove_own(folder: Path) -> None:
+    """Remove the entries a scan wrote in ``folder`` (never through a link), the marker
+    last, then the folder when nothing else is left in it."""
+    with contextlib.suppress(OSError):
+        for shard in os.scandir(folder):
+            if not (_SHARD.match(shard.name) and shard.is_dir(follow_symlinks=False)):
+                continue
+            for entry in os.scandir(shard.path):
+                if _ENTRY.match(entry.name) and entry.is_file(follow_symlinks=False):
+                    with contextlib.suppress(OSError):
+                        Path(entry.path).unlink()
+            with contextlib.suppress(OSError):
+                Path(shard.path).rmdir()  # only when empty
+        if [entry.name for entry in os.scandir(folder)] == [USED]:
+            (folder / USED).unlink()
+            folder.rmdir()

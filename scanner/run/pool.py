@@ -42,6 +42,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+JOBS_PER_CPU = 4  # the most worker processes a scan starts per CPU: more only compete
+
+
 def default_jobs() -> int:
     """The CPUs this process may run on."""
     try:
@@ -64,7 +67,8 @@ class Runner:
 
     def __init__(self, options: Options, jobs: int | None = None) -> None:
         self.options = options
-        self.jobs = jobs if jobs is not None else default_jobs()
+        # Bounded whatever the caller asks: a process per job is made below.
+        self.jobs = min(jobs, JOBS_PER_CPU * default_jobs()) if jobs is not None else default_jobs()
         self._executor: Executor | None = None
 
     def __enter__(self) -> Runner:

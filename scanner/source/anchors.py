@@ -17,6 +17,7 @@ This module does not import libcst, so narrowing a file never loads the parser.
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import tokenize
 from collections.abc import Callable, Sequence
@@ -53,9 +54,49 @@ class Anchors:
                 raise AnchorMismatch(f"{kind} count")
 
 
+class _Lines:
+    """What the anchors ask of each line, worked out once per line: its UTF-8 bytes, and
+    where each character starts in them (for a line that is not ASCII). Asked per node,
+    each of these walks the whole line, which is quadratic on one long line of many
+    nodes (a 500 KB table of literals: over a minute)."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self._encoded: dict[int, bytes] = {}
+        self._starts: dict[int, list[int] | None] = {}  # None: an ASCII line
+
+    def encoded(self, line: int) -> bytes:
+        """The UTF-8 bytes of 1-based line ``line``."""
+        found = self._encoded.get(line)
+        if found is None:
+            found = self._encoded[line] = self.lines[line - 1].encode("utf-8", "surrogatepass")
+        return found
+
+    def character(self, line: int, byte_offset: int) -> int:
+        """The 0-based character column of ``byte_offset`` on ``line`` (``ast`` columns
+        count UTF-8 bytes; libcst's count characters)."""
+        if line not in self._starts:
+            text = self.lines[line - 1]
+            self._starts[line] = None if text.isascii() else _byte_starts(text)
+        starts = self._starts[line]
+        if starts is None:
+            return byte_offset
+        return bisect.bisect_right(starts, byte_offset) - 1
+
+
+def _byte_starts(text: str) -> list[int]:
+    """The byte offset where each character of ``text`` starts, and its end."""
+    starts = [0]
+    for character in text:
+        starts.append(starts[-1] + len(character.encode("utf-8", "surrogatepass")))
+    return starts
+
+
 def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], bool]) -> Anchors:
     """Anchors for the nodes that start on a kept line, outside f-strings; and how deep
-    those lines nest (``a and b and c`` nests as deep as its operands, as in libcst)."""
+    those lines nest (``a and b and c`` nests as deep as its operands, as in libcst).
+    Linear in the length of the lines, however many nodes one line holds."""
+    text = _Lines(lines)
     found: dict[str, list[tuple[tuple[int, int, int, int], Anchor]]] = {k: [] for k in KINDS}
     deepest = (0, 0)
     # (node, its depth, whether it is inside an f-string)
@@ -65,7 +106,7 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
         if isinstance(node, ast.stmt) and not kept(node.lineno) and not _decorated_kept(node, kept):
             continue  # a blanked statement: libcst never sees it
         if isinstance(node, ast.Constant | ast.JoinedStr):
-            depth += _literals(node, lines) - 1  # "a" "b" "c": libcst nests each in the next
+            depth += _literals(node, text) - 1  # "a" "b" "c": libcst nests each in the next
         if depth > deepest[0] and isinstance(node, ast.expr | ast.stmt):
             deepest = (depth, node.lineno)
         kind = None if quoted else _kind(node)
@@ -76,7 +117,7 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
                 -(node.end_lineno or 0),
                 -(node.end_col_offset or 0),
             )
-            column = _characters(lines[node.lineno - 1], node.col_offset) + 1
+            column = text.character(node.lineno, node.col_offset) + 1
             found[kind].append((key, (node.lineno, column, _ast_name(node))))
         # Inner positions of f-strings: see locate.py (walked only for their depth).
         inner = quoted or isinstance(node, ast.JoinedStr)
@@ -87,17 +128,20 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
     )
 
 
-def _literals(node: ast.Constant | ast.JoinedStr, lines: Sequence[str]) -> int:
+def _literals(node: ast.Constant | ast.JoinedStr, text: _Lines) -> int:
     """How many string literals one constant is written as (``"a" "b"`` is two), counted
-    only where there could be more than a few."""
+    only where there could be more than one: in the constant's own text (every literal
+    has two quotes at least), so that the work is that text's length, not its lines'."""
     first, last = node.lineno, node.end_lineno or node.lineno
-    span = lines[first - 1 : last]
-    if sum(line.count('"') + line.count("'") for line in span) < 8:
+    start, end = node.col_offset, node.end_col_offset or 0
+    if first == last:
+        raw = text.encoded(first)[start:end]
+    else:
+        middle = b"".join(text.encoded(line) + b"\n" for line in range(first + 1, last))
+        raw = text.encoded(first)[start:] + b"\n" + middle + text.encoded(last)[:end]
+    if raw.count(b'"') + raw.count(b"'") < 4:
         return 1
-    text = "".join(f"{line}\n" for line in span).encode()
-    start = node.col_offset
-    end = len(text) - len(span[-1].encode()) - 1 + (node.end_col_offset or 0)
-    segment = text[start:end].decode(errors="replace")
+    segment = raw.decode(errors="replace")
     try:
         tokens = tokenize.generate_tokens(io.StringIO(f"({segment})").readline)
         return max(1, sum(1 for t in tokens if t.type in _STRING_TOKENS))
@@ -144,10 +188,3 @@ def _ast_name(node: ast.AST) -> str:
     if isinstance(target, ast.Attribute):
         return target.attr
     return ""
-
-
-def _characters(line: str, byte_offset: int) -> int:
-    """``ast`` columns count UTF-8 bytes; libcst's count characters."""
-    if line.isascii():
-        return byte_offset
-    return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))

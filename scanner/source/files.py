@@ -140,6 +140,7 @@ def iter_files(
     wanted = any_glob((*(pattern for pattern, _ in languages), *include))
     shebangs = "*.sh" in include
     found: dict[str, SourceFile | ScanError] = {}
+    trees = tuple(os.path.realpath(path) for path in paths if path.is_dir())
     for path in paths:
         rel = relative(path, root)
         if path.is_dir():
@@ -152,13 +153,23 @@ def iter_files(
                 file_rel = prefix + shown(folder + name)
                 if exclude and excluded(file_rel, exclude):
                     continue
+                file = path / folder / name
                 if wanted(name):
+                    outside = _linked_outside(file, trees)
+                    if outside is not None:
+                        found.setdefault(file_rel, ScanError(file_rel, _outside_message(outside)))
+                        continue
                     language = language_of(name, file_rel, languages)
-                elif shebangs and _may_be_script(name) and shell_script(path / folder / name):
+                elif (
+                    shebangs
+                    and _may_be_script(name)
+                    and _linked_outside(file, trees) is None
+                    and shell_script(file)
+                ):
                     language = Language.SHELL
                 else:
                     continue
-                found.setdefault(file_rel, SourceFile(path / folder / name, file_rel, language))
+                found.setdefault(file_rel, SourceFile(file, file_rel, language))
         elif path.exists() or path.is_symlink():
             if not excluded(rel, exclude):
                 language = language_of(path.name, rel, languages)
@@ -170,6 +181,29 @@ def iter_files(
             found.setdefault(rel, ScanError(rel, "No such file or folder."))
     for rel in sorted(found):
         yield found[rel]
+
+
+def _linked_outside(file: Path, trees: Sequence[str]) -> str | None:
+    """Where ``file`` leads when it is a symbolic link to a file outside every folder in
+    ``trees`` (the folders being scanned); None for any other file. Such a link is not
+    read, as a linked folder is not followed: what lies outside the tree (a secret in
+    ~/.aws) never reaches a scan's output. A link to what is not a regular file (a device,
+    nothing) is left to the reader, which refuses it, saying what it is."""
+    if not file.is_symlink():
+        return None
+    target = os.path.realpath(file)
+    if not Path(target).is_file():
+        return None
+    inside = any(target == tree or target.startswith(tree.rstrip("/") + "/") for tree in trees)
+    return None if inside else target
+
+
+def _outside_message(target: str) -> str:
+    return (
+        f"A symbolic link to a file outside the folders scanned ({shown(target)}): not read, "
+        "as linked folders are not followed; name the file to scan it, or add the link to "
+        "scan.exclude."
+    )
 
 
 def _walk(top: str) -> Iterator[tuple[str, str | OSError]]:
