@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from knobregistry.catalogue import entries, libraries
+from knobregistry.catalogue import entries, libraries, library_records
 from knobregistry.catalogue.render import render_entries
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.suggest import closest
@@ -17,13 +17,14 @@ def catalogue_command(library: str | None) -> None:
 
     Each setting names its library, the platform it applies on (cuda, rocm, cpu
     or any), how it is read (an environment variable, or a call or attribute at
-    start-up), the value that makes a run deterministic, what that costs, the
-    versions it applies to and where it was checked. LIBRARY (any case:
-    nccl, rocBLAS) prints one library's settings.
+    start-up), the value that makes a run deterministic (or that it must stay
+    unset), what that costs, the versions it applies to and where it was checked;
+    each library then lists the variables that were reviewed and are left out of
+    recipes, and why. LIBRARY (any case: nccl, rocBLAS) prints one library's.
     """
-    found = entries()
+    name = None
     if library is not None:
-        known = {name.lower(): name for name in libraries()}
+        known = {item.lower(): item for item in libraries()}
         name = known.get(library.lower())
         if name is None:
             close = closest(library, list(libraries()))
@@ -34,5 +35,6 @@ def catalogue_command(library: str | None) -> None:
                 err=True,
             )
             click.get_current_context().exit(ExitCode.USAGE)
-        found = tuple(e for e in found if e.library == name)
-    click.echo(render_entries(found), nl=False)
+    shown = tuple(e for e in entries() if name is None or e.library == name)
+    reviewed = [r for record in library_records() for r in record.reviewed]
+    click.echo(render_entries(shown, reviewed), nl=False)

@@ -36,9 +36,10 @@ def render_python(export: Export, fmt: ExportFormat) -> str:
     others = [k for k in resolved.config if k not in calls]
     lines.append("#")
     lines.append("# Import this module first in the training script (before any CUDA work).")
-    if resolved.env:
-        lines.append(f"# The profile's {len(resolved.env)} variables are not set here (libraries")
-        lines.append(f"# read them at load): `{export.command} --format sh` writes them.")
+    if resolved.env or export.unset:
+        unset = f" and the {len(export.unset)} it unsets" if export.unset else ""
+        lines.append(f"# The profile's {len(resolved.env)} variables{unset} are not set here")
+        lines.append(f"# (libraries read them at load): `{export.command} --format sh` does it.")
     if others:
         lines.extend(comment(f"Trainer config keys not written here: {', '.join(others)}."))
     if not calls:
