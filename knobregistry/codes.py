@@ -143,6 +143,11 @@ _TOYS = (
 )
 _REPRODUCIBLE_TOYS = _entry("TOY_A", "reproducible") + _entry("TOY_B", "reproducible")
 _FUSED = 'import os\n\nFUSED = os.environ.get("DEMO_FUSED", "1") != "0"\n'
+_TUNER = (
+    "  NCCL_TUNER_PLUGIN:\n    description: An external tuner.\n    role: stack\n"
+    "    must_stay_unset: true\n"
+)
+_STACK_RULE = "    select:\n      - role: stack\n        set: deterministic\n"
 
 # The waivers' and the baseline's examples: the inventory's project, checked on a given day.
 _TODAY = ("--today", "2026-07-01")
@@ -806,6 +811,48 @@ RULES: tuple[Rule, ...] = (
         help=(
             "Make the launcher keep a value already set (`export X=${X:-1}`), or remove the "
             "write, or do not start the profile's runs through that launcher."
+        ),
+        severity=Severity.NOTE,
+    ),
+    Rule(
+        code="KNB115",
+        name="LauncherSetsUnsetStackSetting",
+        title="A launcher script sets a stack setting that a bitwise profile unsets because it "
+        "must stay unset.",
+        description=(
+            "The catalogue (`knobs catalogue`) marks some library settings as ones a "
+            "deterministic run must leave unset: a tile or split override of a kernel "
+            "(HK_BWD_DQ_KVB), an external tuner (NCCL_TUNER_PLUGIN), an override of the "
+            "framework's own precision (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE). A profile of kind "
+            "`bitwise` unsets them (`role: stack`, `set: deterministic`), and `knobs export` "
+            "writes `unset NAME`; a launcher write that sets one again (`export X=...`, "
+            "`X=... cmd`, a hook's printed `env.X=...`) undoes that for every run started "
+            "through it. A write under a condition the profile's values rule out is not "
+            "reported. A note: whether the profile's runs go through that launcher is for a "
+            "person to say."
+        ),
+        example=(
+            "export NCCL_TUNER_PLUGIN=libnccl-tuner.so      # launch/run.sh\n"
+            "external:\n"
+            "  NCCL_TUNER_PLUGIN: {role: stack, must_stay_unset: true, ...}\n"
+            "profiles:\n"
+            "  bitwise:\n"
+            "    kind: bitwise\n"
+            "    select: [{role: stack, set: deterministic}]"
+        ),
+        examples=_example(
+            {
+                **_PROFILE,
+                "registry.yaml": _profiles(external=_TUNER) + _STACK_RULE,
+            },
+            invalid={"pkg/run.sh": "export NCCL_TUNER_PLUGIN=libnccl-tuner.so\n"},
+            valid={"pkg/run.sh": "unset NCCL_TUNER_PLUGIN\n"},
+        ),
+        page="profiles.md",
+        family=Family.PROFILES,
+        help=(
+            "Remove the write, or keep it out of the runs that must reproduce; `knobs catalogue "
+            "LIBRARY` says why the setting must stay unset."
         ),
         severity=Severity.NOTE,
     ),

@@ -219,7 +219,8 @@ def render_starter(
 STACK_COMMENT = """\
 # The stack's determinism settings that apply to this project, from the catalogue
 # knobs ships (`knobs catalogue` lists it with its sources). Libraries read them, not
-# the scanned code; the bitwise profile sets each to its `deterministic` value."""
+# the scanned code; the bitwise profile sets each to its `deterministic` value, and
+# unsets each that `must_stay_unset` (`knobs check` notes a launcher that sets one)."""
 
 CALLS_COMMENT = """\
 # The stack's settings that are calls or attributes, not variables: the bitwise profile
@@ -234,10 +235,11 @@ def _stack_role(knob: Knob, stack: Sequence[Entry]) -> Knob:
     if not found or knob.role is Role.STACK:
         return knob
     first = found[0]
-    reason = (
-        f"a determinism setting of {first.library} in the catalogue: "
-        f"{first.value_text!r} gives {first.meaning} ({first.source})"
-    )
+    if first.must_stay_unset:
+        what = f"{first.meaning}, which must stay unset"
+    else:
+        what = f"{first.value_text!r} gives {first.meaning}"
+    reason = f"a determinism setting of {first.library} in the catalogue: {what} ({first.source})"
     return replace(knob, role=Role.STACK, role_reason=reason)
 
 
@@ -254,11 +256,16 @@ def _stack_variables(found: Sequence[Entry]) -> list[str]:
                 f"    library: {yaml_string(' / '.join(e.library for e in same))}",
                 f"    description: {yaml_string(first.meaning)}",
                 "    role: stack",
-                f"    deterministic: {yaml_string(first.value_text)}",
-                f"    cost: {yaml_string(first.cost)}",
-                f"    source: {yaml_string(first.source)}",
             ]
         )
+        if first.must_stay_unset:
+            lines.append("    must_stay_unset: true")
+        else:
+            lines.append(f"    deterministic: {yaml_string(first.value_text)}")
+        if first.default is not None:
+            lines.append(f"    default: {yaml_string(first.default)}")
+        lines.append(f"    cost: {yaml_string(first.cost)}")
+        lines.append(f"    source: {yaml_string(first.source)}")
     return lines
 
 
@@ -272,7 +279,9 @@ def _stack_call(entry: Entry) -> list[str]:
     ]
 
 
-def _yaml_value(value: str | bool) -> str:
+def _yaml_value(value: str | bool | None) -> str:
+    if value is None:  # a call or attribute never must stay unset (the schema says so)
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     return yaml_string(value)

@@ -23,6 +23,8 @@ and held against the scan:
   library the project uses (a note; stack_checks.py).
 - KNB114: a launcher write sets a registered knob to the state (on or off) opposite to the
   one a `bitwise`-kind profile sets (a note; a computed value is never judged).
+- KNB115: a launcher write sets a stack setting that a `bitwise`-kind profile unsets because
+  the catalogue says it must stay unset (a note; stack_checks.py).
 
 A knob a bitwise profile's own `verified` run had on (`knobs triage --search
 fastest-bitwise --record`) is held by that run, whatever its single-knob triage says.
@@ -50,7 +52,7 @@ from knobregistry.profiles.torchtitan import torchtitan_fields
 from knobregistry.profiles.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage, Verdict
 from knobregistry.registry.model import JsonValue
-from knobregistry.stack_checks import lacking, project_stack
+from knobregistry.stack_checks import lacking, launcher_sets_unset, project_stack
 from scanner import GateKind, Polarity, Role, ScanResult, Site
 
 _HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on
@@ -93,6 +95,7 @@ def check_profiles(
             if stack is not None:
                 found.extend(lacking(where, resolved, stack))
             found.extend(_launcher_overrides(where, resolved))
+            found.extend(launcher_sets_unset(where, resolved, scan))
         if full_scope:
             found.extend(_unknown_variables(where, name))
         found.extend(_gate_mismatches(where, resolved))

@@ -1,5 +1,6 @@
 """KNB113: a bitwise profile that does not set a catalogued determinism setting of a library
-the project uses on its platform.
+the project uses on its platform. KNB115: a launcher script that sets a stack setting the
+bitwise profile unsets because it must stay unset (a tile override, a tuner plugin).
 
 What the project uses is read from its files (requirements*.txt, pyproject.toml, the scanned
 code's imports), never from the environment `knobs check` runs in, so the check gives the
@@ -9,18 +10,31 @@ same answer everywhere. The platform is the one the registry's own stack setting
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from knobregistry.catalogue import Entry, Kind, Platform, for_name
 from knobregistry.check import Where
 from knobregistry.codes import rule
 from knobregistry.diagnostics import Diagnostic
 from knobregistry.profiles import ResolvedProfile
-from knobregistry.registry import Registry
+from knobregistry.registry import ProfileKind, Registry, SetAction
 from knobregistry.stack_use import StackUse, stack_use
-from scanner import Role
+from scanner import Role, ScanResult, WriteKind
 
 LACKS_STACK_SETTING = rule("KNB113")
+SETS_UNSET_STACK = rule("KNB115")
+# The writes that leave a variable set (an `unset`, `pop` or `del` does the opposite).
+_SETTING = frozenset(
+    {
+        WriteKind.SET,
+        WriteKind.SETDEFAULT,
+        WriteKind.PUTENV,
+        WriteKind.EXPORT,
+        WriteKind.PREFIX,
+        WriteKind.PRINTED,
+        WriteKind.BLOCK,
+    }
+)
 
 
 def registry_platform(registry: Registry) -> Platform | None:
@@ -59,7 +73,8 @@ def lacking(where: Where, resolved: ResolvedProfile, use: StackUse) -> Iterator[
             f"{package} ({way})" for package, way in use.found.items() if _brings(entry, package)
         )
         what = f"{entry.library}'s {entry.meaning} ({_shown(entry)})"
-        state = "does not set" if found is None else f"sets {found}, not {_shown(entry)}, for"
+        verb = "unset" if entry.must_stay_unset else "set"
+        state = f"does not {verb}" if found is None else f"sets {found}, not {_shown(entry)}, for"
         message = (
             f"profile '{name}' (kind bitwise) {state} {entry.name}: {what}; the project uses "
             f"{entry.library} ({how or 'every Python project'})."
@@ -68,7 +83,12 @@ def lacking(where: Where, resolved: ResolvedProfile, use: StackUse) -> Iterator[
         if found is None:
             fix = (
                 f"register {entry.name} under `{place}:` as `knobs catalogue {entry.library}` "
-                f"gives it and let profile '{name}' set it (source: {entry.source})."
+                f"gives it and let profile '{name}' {verb} it (source: {entry.source})."
+            )
+        elif entry.must_stay_unset:
+            fix = (
+                f"remove the value profile '{name}' gives {entry.name}: it must stay unset "
+                f"(source: {entry.source})."
             )
         else:
             fix = (
@@ -82,6 +102,8 @@ def _has(resolved: ResolvedProfile, entry: Entry) -> tuple[bool, str | None]:
     """Whether the profile gives the entry its value, and what it gives otherwise."""
     if entry.kind is Kind.VARIABLE:
         value = resolved.env.get(entry.name)
+        if entry.must_stay_unset:
+            return entry.name in resolved.unset, None if value is None else repr(value)
         return value == entry.deterministic, None if value is None else repr(value)
     if entry.name not in resolved.config:
         return False, None
@@ -98,6 +120,8 @@ def _value(entry: Entry) -> str:
 
 
 def _shown(entry: Entry) -> str:
+    if entry.must_stay_unset:
+        return f"{entry.name} unset"
     if entry.kind is Kind.VARIABLE:
         return f"{entry.name}={entry.value_text}"
     return json.dumps(entry.deterministic)
@@ -105,3 +129,43 @@ def _shown(entry: Entry) -> str:
 
 def _brings(entry: Entry, package: str) -> bool:
     return any(package == p.lower().replace("_", "-") for p in entry.packages)
+
+
+def launcher_sets_unset(
+    where: Where, resolved: ResolvedProfile, scan: ScanResult
+) -> Iterator[Diagnostic]:
+    """KNB115 for each write in the scanned launchers (and code) of a stack setting that the
+    bitwise profile ``resolved`` unsets because it must stay unset; a write under a condition
+    the profile decides is judged by the profile's values."""
+    for name in resolved.unset:
+        source = resolved.sources.get(name)
+        if source is None or source.action is not SetAction.DETERMINISTIC:
+            continue
+        if resolved.roles.get(name) is not Role.STACK:
+            continue
+        parent = where.registry.profiles.get(source.profile)
+        inherited = source.profile != resolved.name and parent is not None
+        if inherited and parent is not None and parent.kind is ProfileKind.BITWISE:
+            continue  # reported on the parent
+        for write in scan.writes:
+            if write.name != name or write.kind not in _SETTING:
+                continue
+            if _ruled_out(write.when, resolved.env):
+                continue  # the profile's values keep the write from running
+            value = repr(write.value) if write.value is not None else write.computed or "a value"
+            under = f" when {write.condition}" if write.condition else ""
+            message = (
+                f"profile '{resolved.name}' (kind bitwise) unsets {name} ({source}), a stack "
+                f"setting that must stay unset, but {where.site(write)} sets it to {value}"
+                f"{under} ({write.kind.value}): a run started through it has {name} set."
+            )
+            fix = (
+                f"remove the write of {name} (or keep it out of the runs that must reproduce); "
+                f"`knobs catalogue` says why it must stay unset."
+            )
+            yield where.diagnostic(SETS_UNSET_STACK, source.key_path, message, fix, name)
+
+
+def _ruled_out(when: tuple[tuple[str, str], ...], env: Mapping[str, str]) -> bool:
+    """Whether the profile sets every variable of a write's condition, and one otherwise."""
+    return bool(when) and all(n in env for n, _ in when) and any(env[n] != v for n, v in when)

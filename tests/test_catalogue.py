@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from knobregistry.catalogue import Entry, Platform, applicable, entries, for_name, libraries
+from knobregistry.catalogue import (
+    Entry,
+    Kind,
+    Platform,
+    Reviewed,
+    applicable,
+    entries,
+    for_name,
+    libraries,
+    library_records,
+)
 from knobregistry.catalogue.load import SAFE_LOADER, problems
 from scanner.determinism import SETTINGS
 from tests.conftest import REPO, run_knobs
@@ -78,6 +88,123 @@ def test_every_entry_cites_a_source(entry: Entry) -> None:
     assert SOURCE.match(entry.source), entry.source
 
 
+REVIEWED = [r for library in library_records() for r in library.reviewed]
+
+
+@pytest.mark.parametrize("group", REVIEWED, ids=lambda r: f"{r.library}:{r.names[0]}")
+def test_every_reviewed_group_cites_a_source(group: Reviewed) -> None:
+    assert SOURCE.match(group.source), group.source
+
+
+def _setting(**fields: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "name": "X_TILE",
+        "kind": "variable",
+        "platform": "any",
+        "meaning": "m",
+        "cost": "c",
+        "versions": "v",
+        "source": "https://example.org/x",
+    }
+    return {**base, **fields}
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        (_setting(must_stay_unset=True), []),
+        (_setting(), ["settings/0: 'deterministic' is a required property"]),
+        (
+            _setting(must_stay_unset=True, deterministic="1"),
+            ["settings/0: False schema does not allow '1'"],
+        ),
+        (
+            _setting(must_stay_unset=True, kind="call", name="x.y"),
+            ["settings/0/kind: 'variable' was expected"],
+        ),
+        (_setting(must_stay_unset=False), ["settings/0/must_stay_unset: True was expected"]),
+    ],
+    ids=["unset", "neither", "both", "a-call", "false"],
+)
+def test_the_schema_takes_a_value_or_must_stay_unset(
+    setting: dict[str, object], expected: list[str]
+) -> None:
+    document = {"library": "X", "packages": [], "settings": [setting]}
+    assert problems(document) == expected
+
+
+def test_the_schema_refuses_a_reviewed_group_without_a_source() -> None:
+    document = {
+        "library": "X",
+        "packages": [],
+        "settings": [_setting(deterministic="1")],
+        "reviewed": [{"names": ["X_DEBUG"], "why": "logging"}],
+    }
+    assert problems(document) == ["reviewed/0: 'source' is a required property"]
+
+
+def test_no_variable_is_both_a_setting_and_reviewed() -> None:
+    settings = {e.name for e in entries() if e.kind is Kind.VARIABLE}
+    reviewed = {n for group in REVIEWED for n in group.names}
+    assert settings & reviewed == set()
+
+
+# The native settings issue 46 names, each as the catalogue decided it: the deterministic value,
+# `unset` for one that must stay unset, or `reviewed` for one left out of recipes on purpose
+# (the group's `why` says why; the note of the change grades each).
+ISSUE_46 = {
+    "NCCL_WIN_ENABLE": ("NCCL", Platform.CUDA, "0"),
+    "NCCL_NVLS_ENABLE": ("NCCL", Platform.CUDA, "0"),
+    "NCCL_TUNER_PLUGIN": ("NCCL", Platform.CUDA, "unset"),
+    "NCCL_PROTO": ("NCCL", None, "reviewed"),
+    "NCCL_MIN_NCHANNELS": ("NCCL", None, "reviewed"),
+    "NCCL_MAX_NCHANNELS": ("NCCL", None, "reviewed"),
+    "RCCL_MSCCL_ENABLE": ("RCCL", Platform.ROCM, "0"),
+    "RCCL_MSCCLPP_ENABLE": ("RCCL", Platform.ROCM, "0"),
+    "NVTE_CK_IS_V3_ATOMIC_FP32": ("Transformer Engine", None, "reviewed"),
+    "NVTE_FUSED_ATTN_CK": ("Transformer Engine", None, "reviewed"),
+    "NVTE_USE_HIPBLASLT": ("Transformer Engine", None, "reviewed"),
+    "NVTE_USE_ROCBLAS": ("Transformer Engine", None, "reviewed"),
+    "TE_HIPBLASLT_ALGO_SELECTION": ("Transformer Engine", None, "reviewed"),
+    "NVTE_NORM_FWD_USE_CUDNN": ("Transformer Engine", Platform.CUDA, "0"),
+    "NVTE_NORM_BWD_USE_CUDNN": ("Transformer Engine", Platform.CUDA, "0"),
+    "NVTE_USE_CUTLASS_GROUPED_GEMM": ("Transformer Engine", Platform.CUDA, "0"),
+    "NVTE_RS_STRIDED_ATOMIC": ("Transformer Engine", None, "reviewed"),
+    "NVTE_EXT_MARGIN_SM": ("Transformer Engine", None, "reviewed"),
+    "NVTE_USE_FAST_MATH": ("Transformer Engine", Platform.CUDA, "0"),
+    "HK_BWD_DQ_KVB": ("Primus-Turbo", Platform.ROCM, "unset"),
+    "HK_BWD_DKDV_SEL": ("Primus-Turbo", Platform.ROCM, "unset"),
+    "DISABLE_ADDMM_CUDA_LT": ("torch", None, "reviewed"),
+    "TORCH_BLAS_PREFER_CUBLASLT": ("torch", None, "reviewed"),
+    "CUBLASLT_WORKSPACE_SIZE": ("torch", None, "reviewed"),
+    "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": ("torch", Platform.CUDA, "unset"),
+    "NVIDIA_TF32_OVERRIDE": ("cuBLAS", Platform.CUDA, "unset"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ISSUE_46))
+def test_every_setting_issue_46_names_is_catalogued(name: str) -> None:
+    library, platform, decided = ISSUE_46[name]
+    found = [e for e in for_name(name) if e.library == library]
+    if decided == "reviewed":
+        assert not found
+        assert any(name in g.names and g.library == library for g in REVIEWED), name
+        return
+    [entry] = found
+    assert entry.platform is platform
+    assert (entry.value_text if decided != "unset" else "unset") == (
+        decided if not entry.must_stay_unset else "unset"
+    )
+    assert SOURCE.match(entry.source)
+
+
+def test_a_safe_value_opposite_to_the_default_is_said() -> None:
+    entry = for_name("NCCL_WIN_ENABLE")[0]
+    assert entry.default_note == "1 (the deterministic value is the opposite)"
+    same = for_name("NVTE_NORM_FWD_USE_CUDNN")[0]
+    assert same.default_note == "0 (the same: a recipe pins it against a launcher that changes it)"
+
+
 def test_the_issue_libraries_are_covered() -> None:
     assert set(libraries()) >= {
         "NCCL", "RCCL", "cuBLAS", "cuDNN", "rocBLAS", "hipBLASLt", "MIOpen",
@@ -87,11 +214,8 @@ def test_the_issue_libraries_are_covered() -> None:
 
 def test_the_scanner_table_agrees_with_the_catalogue() -> None:
     """scanner.determinism proposes role `stack` (the scanner may not read package data);
-    each of its settings is catalogued with the same value, except Primus-Turbo's, a
-    framework library the catalogue leaves to a project's registry."""
+    each of its settings is catalogued with the same value."""
     for name, setting in SETTINGS.items():
-        if name == "PRIMUS_TURBO_AUTO_TUNE":
-            continue
         assert {e.value_text for e in for_name(name)} == {setting.value}, name
 
 
@@ -102,12 +226,17 @@ def test_the_scanner_table_agrees_with_the_catalogue() -> None:
             Platform.CUDA,
             [
                 "CUBLAS_WORKSPACE_CONFIG",
+                "NVIDIA_TF32_OVERRIDE",
                 "torch.backends.cudnn.benchmark",
                 "torch.backends.cudnn.deterministic",
                 "NCCL_ALGO",
+                "NCCL_WIN_ENABLE",
+                "NCCL_NVLS_ENABLE",
+                "NCCL_TUNER_PLUGIN",
                 "PYTHONHASHSEED",
                 "TORCH_COMPILE_DISABLE",
                 "torch.use_deterministic_algorithms",
+                "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
             ],
         ),
         (
@@ -117,6 +246,9 @@ def test_the_scanner_table_agrees_with_the_catalogue() -> None:
                 "MIOPEN_DEBUG_CONVOLUTION_DETERMINISTIC",
                 "PYTHONHASHSEED",
                 "NCCL_ALGO",
+                "RCCL_MSCCL_ENABLE",
+                "RCCL_MSCCLPP_ENABLE",
+                "NCCL_TUNER_PLUGIN",
                 "ROCBLAS_DEFAULT_ATOMICS_MODE",
                 "TORCH_COMPILE_DISABLE",
                 "torch.use_deterministic_algorithms",
@@ -147,7 +279,8 @@ def test_catalogue_unknown_library(tmp_path: Path) -> None:
     assert result.stdout == ""
     assert result.stderr == (
         "Error: no library 'ncl' in the catalogue; the libraries are cuBLAS, cuDNN, hipBLASLt, "
-        "MIOpen, NCCL, Python, RCCL, rocBLAS, torch, Transformer Engine, Triton, XLA. "
+        "MIOpen, NCCL, Primus-Turbo, Python, RCCL, rocBLAS, torch, Transformer Engine, Triton, "
+        "XLA. "
         "Did you mean NCCL?\n"
     )
 

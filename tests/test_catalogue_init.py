@@ -39,6 +39,10 @@ def _exports(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.startswith("export ")]
 
 
+def _unsets(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("unset ")]
+
+
 def test_init_with_cuda_proposes_torch_cublas_cudnn_nccl(project: Path) -> None:
     result = _init(project, "--platform", "cuda")
     assert result.stdout == (GOLDEN / "init_cuda.txt").read_text(encoding="utf-8")
@@ -59,28 +63,43 @@ def test_init_with_cuda_proposes_torch_cublas_cudnn_nccl(project: Path) -> None:
         "torch.backends.cudnn.deterministic": True,
         "torch.use_deterministic_algorithms": True,
     }
+    assert registry["external"]["NCCL_TUNER_PLUGIN"]["must_stay_unset"] is True
+    assert "deterministic" not in registry["external"]["NCCL_TUNER_PLUGIN"]
+    assert registry["external"]["NCCL_WIN_ENABLE"]["default"] == "1"
     assert run_knobs("check", cwd=project).returncode == 0
-    assert _exports(_export(project)) == [
+    exported = _export(project)
+    assert _exports(exported) == [
         "export CUBLAS_WORKSPACE_CONFIG=':4096:8'",
         "export DEMO_FUSED='0'",
         "export NCCL_ALGO='Ring'",
+        "export NCCL_NVLS_ENABLE='0'",
+        "export NCCL_WIN_ENABLE='0'",
         "export PYTHONHASHSEED='0'",
         "export TORCH_COMPILE_DISABLE='1'",
+    ]
+    assert _unsets(exported) == [
+        "unset NCCL_TUNER_PLUGIN",
+        "unset NVIDIA_TF32_OVERRIDE",
+        "unset TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
     ]
 
 
 def test_init_with_rocm_proposes_rocblas_hipblaslt_miopen_rccl(project: Path) -> None:
     result = _init(project, "--platform", "rocm")
     assert "Platform: rocm (given with --platform).\n" in result.stdout
-    assert _exports(_export(project)) == [
+    exported = _export(project)
+    assert _exports(exported) == [
         "export DEMO_FUSED='0'",
         "export MIOPEN_DEBUG_CONVOLUTION_DETERMINISTIC='1'",
         "export NCCL_ALGO='Ring'",
         "export PYTHONHASHSEED='0'",
         "export PYTORCH_TUNABLEOP_ENABLED='0'",
+        "export RCCL_MSCCLPP_ENABLE='0'",
+        "export RCCL_MSCCL_ENABLE='0'",
         "export ROCBLAS_DEFAULT_ATOMICS_MODE='0'",
         "export TORCH_COMPILE_DISABLE='1'",
     ]
+    assert _unsets(exported) == ["unset NCCL_TUNER_PLUGIN"]
     registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
     assert registry["external"]["NCCL_ALGO"]["library"] == "RCCL"
     assert "torch.backends.cudnn.benchmark" not in registry["profiles"]["bitwise"]["config"]

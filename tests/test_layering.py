@@ -108,7 +108,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "printable": set(),
     "schema_words": set(),
     # the shipped determinism settings of the stack (package data)
-    "catalogue": {"validated"},
+    "catalogue": {"plural", "validated"},
     "suggest": set(),
     "progress": set(),
     "files": set(),

@@ -73,7 +73,7 @@ def test_without_a_code_every_code_is_listed(tmp_path: Path) -> None:
     # Wide enough for one line per code: tests/test_table_widths.py wraps them.
     done = run_knobs("rule", cwd=tmp_path, env={"COLUMNS": "200"})
     lines = done.stdout.splitlines()
-    assert done.returncode == 0 and len(lines) == 27
+    assert done.returncode == 0 and len(lines) == 28
     assert lines[0] == (
         "KNB001  UnregisteredKnob               error             "
         "A knob the code reads is not registered."

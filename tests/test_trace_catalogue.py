@@ -102,9 +102,51 @@ def test_the_label_is_in_the_json_trace(project: Path) -> None:
             "libraries": ["NCCL", "RCCL"],
             "meaning": "collective algorithm",
             "deterministic": "Ring",
+            "must_stay_unset": False,
             "this_run": ["'Tree'"],
         }
     ]
+
+
+TUNER_PROGRAM = PROGRAM.replace('b"NCCL_ALGO"', 'b"NCCL_TUNER_PLUGIN"')
+TUNER_REGISTRY = REGISTRY.replace(
+    "    deterministic: Ring\n",
+    "    deterministic: Ring\n  NCCL_TUNER_PLUGIN:\n"
+    "    library: NCCL\n    description: an external tuner plugin\n    role: stack\n"
+    "    must_stay_unset: true\n",
+)
+TUNER_LABEL = (
+    "NCCL / RCCL: an external tuner plugin that chooses each collective's algorithm, protocol "
+    "and channels; deterministic: must stay unset; this run:"
+)
+
+
+@needs_compiler
+def test_a_variable_that_must_stay_unset_is_labelled_and_fails_the_profile_when_set(
+    tmp_path: Path,
+) -> None:
+    files = {"app/main.py": TUNER_PROGRAM, "registry.yaml": TUNER_REGISTRY}
+    project = write_tree(tmp_path / "project", files)
+    (project / ".git").mkdir()
+    assert "NCCL_TUNER_PLUGIN" not in os.environ
+    env = {"NCCL_TUNER_PLUGIN": "libtuner.so", "NCCL_ALGO": "Ring"}
+    done = run_knobs(
+        "trace", "--profile", "bitwise", "--", sys.executable, "app/main.py",
+        cwd=project, env=env,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (1, "done\n"), done.stderr
+    # The label is wrapped at the terminal's width: compare it with its spaces folded.
+    flat = " ".join(done.stderr.split())
+    assert f"NCCL_TUNER_PLUGIN {TUNER_LABEL} 'libtuner.so'" in flat, done.stderr
+    assert "\n  NCCL_TUNER_PLUGIN: expected unset, found 'libtuner.so' (read by c at " in (
+        done.stderr
+    )
+    unset = run_knobs(
+        "trace", "--profile", "bitwise", "--", sys.executable, "app/main.py",
+        cwd=project, env={"NCCL_ALGO": "Ring"},
+    )  # fmt: skip
+    assert unset.returncode == 0, unset.stderr
+    assert f"NCCL_TUNER_PLUGIN {TUNER_LABEL} unset" in " ".join(unset.stderr.split())
 
 
 def _read(name: str, seen: Seen, value: str | None) -> Read:
@@ -126,3 +168,13 @@ def test_labels_only_catalogued_variables_and_every_value_seen() -> None:
             "this run: '1', unset",
         )
     ]
+
+
+def test_a_must_stay_unset_label_says_so_and_its_json_has_no_value() -> None:
+    [found] = catalogued([_read("HK_BWD_DQ_KVB", Seen.VALUE, "64")])
+    assert (found.deterministic, found.must_stay_unset) == (None, True)
+    assert found.label() == (
+        "Primus-Turbo: the KV tile width (64 or 128) of the HipKittens attention backward's dQ "
+        "kernel, overriding the shape rule; it changes the order dQ is summed in; "
+        "deterministic: must stay unset; this run: '64'"
+    )

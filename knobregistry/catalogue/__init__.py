@@ -7,16 +7,23 @@ from knobregistry.catalogue.load import (
     entries,
     for_name,
     libraries,
+    library_records,
+    reviewed_names,
 )
-from knobregistry.catalogue.model import Entry, Kind, Platform
+from knobregistry.catalogue.model import MUST_STAY_UNSET, Entry, Kind, Library, Platform, Reviewed
 
 __all__ = [
+    "MUST_STAY_UNSET",
     "CatalogueError",
     "Entry",
     "Kind",
+    "Library",
     "Platform",
+    "Reviewed",
     "applicable",
     "entries",
     "for_name",
     "libraries",
+    "library_records",
+    "reviewed_names",
 ]

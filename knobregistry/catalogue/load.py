@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from knobregistry.catalogue.model import Entry, Kind, Platform
+from knobregistry.catalogue.model import Entry, Kind, Library, Platform, Reviewed
 from knobregistry.validated import problems_unless_known_valid
 
 # libyaml's safe loader where PyYAML was built with it: the same documents (a test holds
@@ -46,9 +46,9 @@ def problems(document: object) -> list[str]:
 
 
 @cache
-def entries() -> tuple[Entry, ...]:
-    """Every setting of every library, by file name then file order."""
-    found: list[Entry] = []
+def _documents() -> tuple[dict[str, Any], ...]:
+    """Every data/*.yaml, by file name, each checked against the schema."""
+    found: list[dict[str, Any]] = []
     folder = Path(__file__).with_name("data")
     files = [f for f in folder.iterdir() if f.name.endswith(".yaml")]
     files.sort(key=lambda f: f.name)
@@ -57,8 +57,43 @@ def entries() -> tuple[Entry, ...]:
         wrong = problems_unless_known_valid(_schema_text(), document, partial(problems, document))
         if wrong:
             raise CatalogueError(f"catalogue file {file.name} is not valid: {'; '.join(wrong)}")
-        found.extend(_entries(document))
+        found.append(document)
     return tuple(found)
+
+
+@cache
+def entries() -> tuple[Entry, ...]:
+    """Every setting of every library, by file name then file order."""
+    return tuple(entry for document in _documents() for entry in _entries(document))
+
+
+@cache
+def library_records() -> tuple[Library, ...]:
+    """Every catalogued library with its prefixes, binaries and reviewed names, by file name."""
+    return tuple(
+        Library(
+            name=document["library"],
+            prefixes=tuple(document.get("prefixes", ())),
+            binaries=tuple(document.get("binaries", ())),
+            reviewed=tuple(
+                Reviewed(
+                    library=document["library"],
+                    names=tuple(item["names"]),
+                    why=item["why"],
+                    source=item["source"],
+                )
+                for item in document.get("reviewed", ())
+            ),
+        )
+        for document in _documents()
+    )
+
+
+def reviewed_names() -> frozenset[str]:
+    """Every variable the catalogue has reviewed: its settings and its reviewed names."""
+    named = {e.name for e in entries() if e.kind is Kind.VARIABLE}
+    named.update(n for library in library_records() for r in library.reviewed for n in r.names)
+    return frozenset(named)
 
 
 def _entries(document: dict[str, Any]) -> Iterable[Entry]:
@@ -69,11 +104,12 @@ def _entries(document: dict[str, Any]) -> Iterable[Entry]:
             kind=Kind(item["kind"]),
             platform=Platform(item["platform"]),
             meaning=item["meaning"],
-            deterministic=item["deterministic"],
+            deterministic=item.get("deterministic"),  # absent: must stay unset
             cost=item["cost"],
             versions=item["versions"],
             source=item["source"],
             also=item.get("also"),
+            default=item.get("default"),
             shared=item.get("shared", False),
             packages=tuple(document["packages"]),
             modules=tuple(

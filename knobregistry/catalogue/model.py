@@ -1,9 +1,12 @@
-"""The catalogue's records: one library setting that makes a run deterministic, with its source."""
+"""The catalogue's records: one library setting that makes a run deterministic, with its source;
+the names a library reads that were reviewed and left out of recipes; where its binaries are."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+
+MUST_STAY_UNSET = "must stay unset"
 
 
 class Platform(str, Enum):
@@ -32,11 +35,14 @@ class Entry:
     kind: Kind
     platform: Platform
     meaning: str
-    deterministic: str | bool
+    # The value that makes a run deterministic; None: the variable must stay unset (a tile or
+    # split override, a tuner plugin), which a recipe writes as `unset NAME`.
+    deterministic: str | bool | None
     cost: str
     versions: str
     source: str
     also: str | None = None
+    default: str | None = None  # the library's value when the variable is unset, where known
     # The variable holds other settings too (XLA_FLAGS: a list of flags): a recipe line would
     # replace them, so the deterministic value is added by hand where the launcher sets it.
     shared: bool = False
@@ -44,12 +50,48 @@ class Entry:
     modules: tuple[str, ...] = ()  # their import names
 
     @property
+    def must_stay_unset(self) -> bool:
+        """Whether a deterministic run has the variable unset (no value is safe)."""
+        return self.deterministic is None
+
+    @property
+    def default_note(self) -> str | None:
+        """`1 (the deterministic value is the opposite)`, or None where the default is unknown."""
+        if self.default is None:
+            return None
+        if self.must_stay_unset or self.default != self.deterministic:
+            return f"{self.default} (the deterministic value is the opposite)"
+        return f"{self.default} (the same: a recipe pins it against a launcher that changes it)"
+
+    @property
     def value_text(self) -> str:
-        """The deterministic value as a person writes it (`Ring`, `True`)."""
+        """The deterministic value as a person writes it (`Ring`, `True`, `must stay unset`)."""
         value = self.deterministic
+        if value is None:
+            return MUST_STAY_UNSET
         return str(value) if isinstance(value, bool) else value
 
     def label(self, seen: str | None) -> str:
         """`NCCL: collective algorithm; deterministic: Ring; this run: unset`."""
         run = "unset" if seen is None else repr(seen)
         return f"{self.library}: {self.meaning}; deterministic: {self.value_text}; this run: {run}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reviewed:
+    """Variables of a library that were read and left out of recipes, and why."""
+
+    library: str
+    names: tuple[str, ...]
+    why: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Library:
+    """One catalogue file: a library, and where its installed binaries name its variables."""
+
+    name: str
+    prefixes: tuple[str, ...] = ()  # NCCL_, RCCL_: what a variable of the library starts with
+    binaries: tuple[str, ...] = ()  # globs of shared objects, as installed distributions list them
+    reviewed: tuple[Reviewed, ...] = ()

@@ -1,10 +1,11 @@
-"""`knobs catalogue` as text: each library's settings with their value, cost and sources."""
+"""`knobs catalogue` as text: each library's settings with their value, cost and sources, and
+the variables it reviewed and leaves out of recipes."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from knobregistry.catalogue.model import Entry, Kind
+from knobregistry.catalogue.model import Entry, Kind, Reviewed
 
 _HOW = {
     Kind.VARIABLE: "environment variable",
@@ -13,11 +14,12 @@ _HOW = {
 }
 
 
-def render_entries(found: Sequence[Entry]) -> str:
-    """Every entry under its library's heading; byte-identical from run to run."""
+def render_entries(found: Sequence[Entry], reviewed: Sequence[Reviewed] = ()) -> str:
+    """Every entry under its library's heading, then the library's reviewed variables;
+    byte-identical from run to run."""
     lines: list[str] = []
     library = None
-    for entry in found:
+    for index, entry in enumerate(found):
         if entry.library != library:
             if lines:
                 lines.append("")
@@ -26,6 +28,8 @@ def render_entries(found: Sequence[Entry]) -> str:
             lines.append(f"{library} (used when the project has: {brought})")
         lines.append(f"  {entry.name}  [{_HOW[entry.kind]}, {entry.platform.value}]")
         lines.append(f"    {entry.meaning}; deterministic: {_value(entry)}")
+        if entry.default_note is not None:
+            lines.append(f"    default when unset: {entry.default_note}")
         if entry.shared:
             lines.append(
                 f"    shared: {entry.name} holds other settings too; add the value to them "
@@ -36,10 +40,27 @@ def render_entries(found: Sequence[Entry]) -> str:
         lines.append(f"    source: {entry.source}")
         if entry.also:
             lines.append(f"    also: {entry.also}")
+        last = index + 1 == len(found) or found[index + 1].library != library
+        if last:
+            lines.extend(_reviewed([r for r in reviewed if r.library == library]))
     return "\n".join(lines) + "\n"
 
 
+def _reviewed(groups: Sequence[Reviewed]) -> list[str]:
+    """A library's reviewed variables: what a recipe leaves as the launcher has them, and why."""
+    if not groups:
+        return []
+    lines = ["  reviewed, left out of recipes:"]
+    for group in groups:
+        lines.append(f"    {', '.join(group.names)}")
+        lines.append(f"      why: {group.why}")
+        lines.append(f"      source: {group.source}")
+    return lines
+
+
 def _value(entry: Entry) -> str:
+    if entry.must_stay_unset:
+        return f"must stay unset (a recipe writes `unset {entry.name}`)"
     if entry.kind is Kind.CALL:
         return f"{entry.name}({entry.value_text})"
     if entry.kind is Kind.ATTRIBUTE:

@@ -214,9 +214,12 @@ def _stack_lines(use: StackUse) -> list[str]:
         return lines
     if use.entries:
         libraries = ", ".join(dict.fromkeys(e.library for e in use.entries))
+        unset = sorted({e.name for e in use.entries if e.must_stay_unset})
+        they = "it" if len(unset) == 1 else "they"
+        how = f" ({', '.join(unset)} unset: {they} must stay unset)" if unset else ""
         lines.append(
             f"Stack settings from the catalogue: {counted(len(use.entries), 'setting')} of "
-            f"{libraries}, role `stack`, set by the bitwise profile."
+            f"{libraries}, role `stack`, set by the bitwise profile{how}."
         )
     for entry in use.by_hand:
         lines.append(

@@ -35,9 +35,10 @@ def render_python(export: Export, fmt: ExportFormat) -> str:
     calls = {k: v for k, v in resolved.config.items() if _kind(k) is not None}
     others = [k for k in resolved.config if k not in calls]
     notes = ["", "Import this module first in the training script (before any CUDA work)."]
-    if resolved.env:
-        notes.append(f"The profile's {len(resolved.env)} variables are not set here (libraries")
-        notes.append(f"read them at load): `{export.command} --format sh` writes them.")
+    if resolved.env or export.unset:
+        unset = f" and the {len(export.unset)} it unsets" if export.unset else ""
+        notes.append(f"The profile's {len(resolved.env)} variables{unset} are not set here")
+        notes.append(f"(libraries read them at load): `{export.command} --format sh` does it.")
     if others:
         notes.append(f"Trainer config keys not written here: {', '.join(others)}.")
     if not calls:

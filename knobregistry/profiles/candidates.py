@@ -63,6 +63,7 @@ class Candidate:
     undecided: str | None = None  # why its gate is undecided; None: decided
     off_known: bool = True  # False: no one value turns every site off
     deterministic: str | None = None  # what `set: deterministic` writes; None: nothing to write
+    unset_required: bool = False  # `set: deterministic` unsets it (the catalogue: must stay unset)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +109,20 @@ def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Can
             undecided=undecided_gate(knob),
             off_known=off_known,
             deterministic=deterministic_value(knob.name),
+            unset_required=must_stay_unset(knob.name),
         )
+
+
+def must_stay_unset(name: str) -> bool:
+    """Whether every catalogue entry for the variable ``name`` says it must stay unset."""
+    values = {e.deterministic for e in for_name(name) if e.kind is Kind.VARIABLE and not e.shared}
+    return values == {None}
 
 
 def deterministic_value(name: str) -> str | None:
     """The value that makes the variable ``name`` deterministic: the catalogue's (None when
-    its libraries disagree), else the scanner's table of settings; None when neither knows."""
+    its libraries disagree, or when it must stay unset), else the scanner's table of
+    settings; None when neither knows."""
     values = {e.deterministic for e in for_name(name) if e.kind is Kind.VARIABLE and not e.shared}
     if len(values) == 1:
         found = values.pop()
@@ -137,6 +146,7 @@ def _stack_setting(name: str, external: ExternalKnob) -> Candidate:
         role=Role.STACK,
         role_reason=f"the registry says so: a setting of {external.library or 'a library'}{where}",
         deterministic=external.deterministic,
+        unset_required=external.must_stay_unset,
     )
 
 
@@ -167,6 +177,7 @@ def _registered(name: str, entry: KnobEntry, knob: Knob | None) -> Candidate:
         undecided=entry.undecided,
         off_known=off_known,
         deterministic=deterministic_value(name),
+        unset_required=must_stay_unset(name),
     )
 
 
@@ -262,7 +273,7 @@ def _acts(rule: SelectRule, candidate: Candidate) -> bool:
     """Whether the action means something for the candidate: a deterministic value for a
     catalogue setting, on and off for a switch (or a knob whose gate nobody could decide)."""
     if rule.set is SetAction.DETERMINISTIC:
-        return candidate.deterministic is not None
+        return candidate.deterministic is not None or candidate.unset_required
     if rule.set is SetAction.DEFAULT:
         return True
     return candidate.default_on is not None or candidate.undecided is not None
@@ -275,5 +286,5 @@ def value(action: SetAction, candidate: Candidate) -> str | None:
     if action is SetAction.ON:
         return candidate.on
     if action is SetAction.DETERMINISTIC:
-        return candidate.deterministic
+        return None if candidate.unset_required else candidate.deterministic
     return None

@@ -211,6 +211,7 @@ def _external(name: str, entry: dict[str, Any]) -> ExternalKnob:
         ),
         role=Role(entry["role"]) if "role" in entry else None,
         deterministic=entry.get("deterministic"),
+        must_stay_unset=entry.get("must_stay_unset") is True,
         source=entry.get("source"),
     )
 

@@ -31,6 +31,15 @@ def semantic_problems(doc: Document) -> list[RegistryProblem]:
                     "knobs if the scanned code reads it, under external if only a library does.",
                 )
             )
+    for name, entry in external.items():
+        if isinstance(entry, dict) and "deterministic" in entry and "must_stay_unset" in entry:
+            problems.append(
+                doc.problem(
+                    ("external", name, "must_stay_unset"),
+                    f"'{cut(name)}' has both `deterministic` and `must_stay_unset`; keep the one "
+                    "the catalogue gives (`knobs catalogue` prints it).",
+                )
+            )
     problems.extend(_profile_references(doc, _mapping(data.get("profiles")), data))
     return problems
 

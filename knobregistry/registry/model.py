@@ -292,6 +292,7 @@ class ExternalKnob:
     implied_by: tuple[tuple[str, str], ...] = ()
     role: Role | None = None  # Role.STACK: a catalogue setting `knobs init` proposed
     deterministic: str | None = None  # the value that makes the library deterministic
+    must_stay_unset: bool = False  # instead: a deterministic run has it unset (catalogue)
     source: str | None = None  # where that was checked
 
 

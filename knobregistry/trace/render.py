@@ -100,6 +100,7 @@ def render_json(
                 "libraries": list(c.libraries),
                 "meaning": c.meaning,
                 "deterministic": c.deterministic,
+                "must_stay_unset": c.must_stay_unset,
                 "this_run": list(c.seen),
             }
             for c in catalogued(trace.reads)
