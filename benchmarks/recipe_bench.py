@@ -25,6 +25,7 @@ A measurement, not a gate: exits 0, or 2 when something could not run.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -68,6 +69,32 @@ def knobs(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         check=False,
     )
+
+
+@dataclass(frozen=True)
+class Implied:
+    """A launcher's write made when other variables hold given values (``when``)."""
+
+    name: str
+    value: str | None
+    when: tuple[tuple[str, str], ...]
+    where: str
+
+
+def implied_writes(folder: Path) -> list[Implied]:
+    """The tree's launcher writes made under conditions on other variables (the scan's
+    ``writes`` with a ``when``)."""
+    scan = knobs(folder, "scan", ".", "--format", "json")
+    if scan.returncode not in (0, 1):
+        raise BenchError(f"knobs scan failed in {folder}:\n{scan.stderr}")
+    writes = json.loads(scan.stdout).get("writes", [])
+    return [
+        Implied(
+            w["name"], w.get("value"), tuple(sorted(w["when"].items())), f"{w['path']}:{w['line']}"
+        )
+        for w in writes
+        if w.get("name") and w.get("when")
+    ]
 
 
 def review(folder: Path) -> tuple[list[Line], list[str], str, str]:
@@ -183,6 +210,21 @@ def present(needed: Needed, lines: list[Line]) -> bool:
     return any(line.name == needed.name and line.value in needed.values for line in lines)
 
 
+def implied(needed: Needed, lines: list[Line], writes: list[Implied]) -> Implied | None:
+    """The launcher write that sets ``needed`` to one of its values whenever the exported
+    lines hold (``NCCL_ALGO=Ring`` written when ``PRIMUS_DETERMINISTIC=1``, which the
+    recipe sets), or None."""
+    exported = {line.name: line.value for line in lines}
+    for write in writes:
+        if (
+            write.name == needed.name
+            and write.value in needed.values
+            and all(exported.get(name) == value for name, value in write.when)
+        ):
+            return write
+    return None
+
+
 def run_tree(
     name: str, path: Path, grades: dict[str, dict[str, str]], should: list[Needed] | None
 ) -> tuple[list[str], Row]:
@@ -191,6 +233,7 @@ def run_tree(
         copy = Path(scratch) / name
         shutil.copytree(path, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         lines, left, stderr, summary = review(copy)
+        writes = implied_writes(copy) if should else []
     out = [f"{name} ({path}): {len(lines)} line{'' if len(lines) == 1 else 's'} exported"]
     out.append(f"  {summary}" if summary else "  (knobs init printed no role summary)")
     out.extend(f"  {s}" for s in stderr.splitlines())
@@ -209,8 +252,18 @@ def run_tree(
     found = 0
     if should is not None:
         missing = [n for n in should if not present(n, lines)]
+        through = {n.name: w for n in missing if (w := implied(n, lines, writes)) is not None}
+        missing = [n for n in missing if n.name not in through]
         found = len(should) - len(missing)
-        out.append(f"  should-have: {found} of {len(should)} present")
+        out.append(
+            f"  should-have: {found} of {len(should)} present"
+            + (
+                f" ({len(through)} set by the tree's launcher under the recipe's lines)"
+                if through
+                else ""
+            )
+        )
+        out.extend(f"    through the launcher: {name} ({w.where})" for name, w in through.items())
         out.extend(
             f"    missing: {n.name}={n.values[0] if n.values[0] is not None else '(unset)'}"
             f" ({n.kind}, {n.where})"
