@@ -1,0 +1,196 @@
+"""A script's tree, with the bash grammar's known misreadings repaired.
+
+tree-sitter's bash grammar misreads forms that bash (and mvdan/sh, the parser behind
+shfmt) read plainly; benchmarks/shell_parse.py measures where the two disagree on real
+launchers, and docs/scanning.md lists the forms. Repaired here, before the analysis sees
+the tree:
+
+- ``$A/$B/x``, ``node_$N-mbs_$M``: after an expansion and punctuation, the grammar reads
+  the next ``$`` as a lone character and ``B/x`` as a word of its own; in an assignment
+  (``LOG_DIR=./o/$T/$U/$E``) the rest of the value becomes a command. ``${X:-$_F}``:
+  the grammar leaves ``$_F`` inside a word. Each such ``$NAME`` is spelled ``${NAME}``
+  (the same expansion to bash) and the script parsed again.
+- ``${A:$K+1}``: the grammar ends the expansion before ``$K``; ``${A:${K}+1}`` it reads.
+- ``$1_out``: bash expands ``$1`` (one digit), the grammar a name ``1_out``; spelled
+  ``${1}_out``.
+- A script that ends in a line continuation (a backslash, then at most a newline) does
+  not parse, though bash runs it: that backslash, which joins the line to nothing, is
+  read as a space.
+- Inside double quotes the grammar starts an expansion at the blanks (and line
+  continuations) before its ``$``: ``start`` gives where the ``$`` is.
+
+The braces added shift the columns after them on their line; ``start`` and ``original``
+give positions and text as the file has them.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from scanner.launcher.shell_syntax import parser
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Tree
+
+# Rounds of parsing again: a repaired ``$`` can uncover the next one on the line
+# (``a_$B-c_$D``); real launchers need two at most.
+MAX_ROUNDS: Final = 4
+# What may follow a ``$`` that bash expands: a name, one digit, a special parameter.
+_PARAMETER: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|[0-9$#?!@*-]")
+# An unescaped ``$`` followed by a parameter, inside a word the grammar did not split.
+_IN_WORD: Final = re.compile(rb"(?<!\\)(?:\\\\)*\$(?=[A-Za-z_])")
+_CONTINUED_AT_END: Final = re.compile(rb"(?<!\\)(?:\\\\)*\\\n?\Z")
+_EXPANSIONS: Final = frozenset({"expansion", "simple_expansion"})
+_BLANKS: Final = b" \t\\\r\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """A parsed script: the tree of ``data`` (the file's bytes, repaired), and where the
+    braces the repairs added sit (byte offsets in ``data``, sorted)."""
+
+    tree: Tree
+    data: bytes
+    source: bytes  # the file's own bytes
+    added: tuple[int, ...] = ()
+
+    @property
+    def root(self) -> Node:
+        return self.tree.root_node
+
+    def offset(self, at: int) -> int:
+        """The file's byte offset for ``at``, an offset in ``data``."""
+        return at - bisect_left(self.added, at) if self.added else at
+
+    def start(self, node: Node) -> int:
+        """Where ``node`` starts in ``data``: for an expansion, at its ``$``."""
+        at = node.start_byte
+        if node.type in _EXPANSIONS:
+            data, end = self.data, node.end_byte
+            while at < end and data[at] in _BLANKS:
+                at += 1
+        return at
+
+    def point(self, node: Node) -> tuple[int, int]:
+        """0-based row and byte column in the file where ``node`` starts (see ``start``)."""
+        row, column = node.start_point
+        at = self.start(node)
+        if at != node.start_byte:
+            skipped = self.data[node.start_byte : at]
+            lines = skipped.count(b"\n")
+            if lines:
+                row, column = row + lines, len(skipped) - skipped.rindex(b"\n") - 1
+            else:
+                column += at - node.start_byte
+        if self.added:
+            column -= bisect_left(self.added, at) - bisect_left(self.added, at - column)
+        return row, column
+
+    def original(self, start: int, end: int) -> bytes:
+        """The file's bytes between two offsets in ``data`` (without the added braces)."""
+        if not self.added:
+            return self.data[start:end]
+        first, last = bisect_left(self.added, start), bisect_right(self.added, end - 1)
+        if first == last:
+            return self.data[start:end]
+        out = bytearray()
+        at = start
+        for brace in self.added[first:last]:
+            out += self.data[at:brace]
+            at = brace + 1
+        out += self.data[at:end]
+        return bytes(out)
+
+
+def parse_script(data: bytes) -> Script:
+    """The tree of a script, with the grammar's known misreadings repaired."""
+    source = data
+    ending = _CONTINUED_AT_END.search(data)
+    if ending is not None:
+        cut = data.rindex(b"\\", ending.start())
+        data = data[:cut] + b" " + data[cut + 1 :]
+    tree = parser().parse(data)
+    added: list[int] = []
+    for _ in range(MAX_ROUNDS):
+        if not _may_need(data):
+            break
+        names = _unread(tree.root_node, data)
+        if not names:
+            break
+        data, added = _braced(data, names, added)
+        tree = parser().parse(data)
+    return Script(tree, data, source, tuple(added))
+
+
+def _may_need(data: bytes) -> bool:
+    return b"$" in data
+
+
+def _unread(root: Node, data: bytes) -> list[tuple[int, int]]:
+    """The ``$NAME`` the grammar did not read as expansions: (start of the ``$``, end of
+    the name), in document order."""
+    found: list[tuple[int, int]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "$" and not node.is_named:
+            parent = node.parent
+            if parent is None or parent.type not in _EXPANSIONS:
+                name = _PARAMETER.match(data, node.end_byte)
+                if name is not None and name.end() > name.start():
+                    found.append((node.start_byte, name.end()))
+            continue
+        if kind == "expansion" and node.children and node.children[-1].is_missing:
+            # ${A:$K+1}: the grammar closes the brace before $K; ${A:${K}+1} it reads
+            after = node.next_sibling
+            if _touches(node, after) and after is not None:
+                found.append((after.start_byte, after.children[-1].end_byte))
+        if kind == "simple_expansion":
+            # $1_out: bash reads one digit, the grammar a name
+            last = node.children[-1] if node.children else None
+            first = last.start_byte if last is not None else 0
+            if last is not None and last.end_byte - first > 1 and data[first : first + 1].isdigit():
+                found.append((node.start_byte, first + 1))
+            continue
+        if kind == "word" and node.parent is not None and node.parent.type in _EXPANSIONS:
+            start, end = node.start_byte, node.end_byte
+            for hit in _IN_WORD.finditer(data, start, end):
+                dollar = hit.end() - 1
+                name = _PARAMETER.match(data, dollar + 1, end)
+                if name is not None:
+                    found.append((dollar, name.end()))
+            continue
+        if kind in ("comment", "raw_string", "heredoc_body", "regex"):
+            continue
+        stack.extend(node.children)
+    return sorted(set(found))
+
+
+def _touches(node: Node, after: Node | None) -> bool:
+    """Whether ``after`` is a ``$NAME`` right after ``node``."""
+    return (
+        after is not None
+        and after.type == "simple_expansion"
+        and after.start_byte == node.end_byte
+        and bool(after.children)
+    )
+
+
+def _braced(data: bytes, names: list[tuple[int, int]], added: list[int]) -> tuple[bytes, list[int]]:
+    """``data`` with each ``$NAME`` of ``names`` spelled ``${NAME}``, and the offsets of
+    every brace added so far, moved to the new text."""
+    points = [p for dollar, end in names for p in (dollar + 1, end)]  # a byte goes in at each
+    out = bytearray()
+    at = 0
+    for point, brace in zip(points, b"{}" * len(names), strict=True):
+        out += data[at:point]
+        out.append(brace)
+        at = point
+    out += data[at:]
+    moved = [b + bisect_right(points, b) for b in added]
+    new = [p + i for i, p in enumerate(points)]
+    return bytes(out), sorted(moved + new)
