@@ -9,7 +9,8 @@ the tree:
   the next ``$`` as a lone character and ``B/x`` as a word of its own; in an assignment
   (``LOG_DIR=./o/$T/$U/$E``) the rest of the value becomes a command. ``${X:-$_F}``:
   the grammar leaves ``$_F`` inside a word. Each such ``$NAME`` is spelled ``${NAME}``
-  (the same expansion to bash) and the script parsed again.
+  (the same expansion to bash) and the script parsed again; a brace that would make
+  the grammar fail where it did not is not added.
 - ``${A:$K+1}``: the grammar ends the expansion before ``$K``; ``${A:${K}+1}`` it reads.
 - ``$1_out``: bash expands ``$1`` (one digit), the grammar a name ``1_out``; spelled
   ``${1}_out``.
@@ -115,18 +116,42 @@ def parse_script(data: bytes) -> Script:
     tree = parser().parse(data)
     added: list[int] = []
     for _ in range(MAX_ROUNDS):
-        if not _may_need(data):
+        if b"$" not in data:
             break
         names = _unread(tree.root_node, data)
         if not names:
             break
-        data, added = _braced(data, names, added)
-        tree = parser().parse(data)
+        errors = _errors(tree.root_node)
+        tried, tried_added = _braced(data, names, added)
+        again = parser().parse(tried)
+        if _errors(again.root_node) > errors:
+            # A brace the grammar cannot take (``${A:+${A};}``): one at a time, from the
+            # last (offsets before it stay put), each kept only if it adds no error.
+            again, tried, tried_added = tree, data, added
+            for name in reversed(names):
+                data_one, added_one = _braced(tried, [name], tried_added)
+                one = parser().parse(data_one)
+                if _errors(one.root_node) <= errors:
+                    again, tried, tried_added = one, data_one, added_one
+            if tried is data:
+                break
+        tree, data, added = again, tried, tried_added
     return Script(tree, data, source, tuple(added))
 
 
-def _may_need(data: bytes) -> bool:
-    return b"$" in data
+def _errors(root: Node) -> int:
+    """How many ERROR and MISSING nodes a tree has."""
+    if not root.has_error:
+        return 0
+    count = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        elif node.has_error:
+            stack.extend(node.children)
+    return count
 
 
 def _unread(root: Node, data: bytes) -> list[tuple[int, int]]:

@@ -65,7 +65,7 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
         if isinstance(node, ast.stmt) and not kept(node.lineno) and not _decorated_kept(node, kept):
             continue  # a blanked statement: libcst never sees it
         if isinstance(node, ast.Constant | ast.JoinedStr):
-            depth += _literals(node, lines) - 1  # "a" "b" "c": libcst nests each in the next
+            depth += literal_count(node, lines) - 1  # "a" "b" "c": libcst nests each in the next
         if depth > deepest[0] and isinstance(node, ast.expr | ast.stmt):
             deepest = (depth, node.lineno)
         kind = None if quoted else _kind(node)
@@ -87,7 +87,7 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
     )
 
 
-def _literals(node: ast.Constant | ast.JoinedStr, lines: Sequence[str]) -> int:
+def literal_count(node: ast.Constant | ast.JoinedStr, lines: Sequence[str]) -> int:
     """How many string literals one constant is written as (``"a" "b"`` is two), counted
     only where there could be more than a few."""
     first, last = node.lineno, node.end_lineno or node.lineno
