@@ -56,19 +56,15 @@ ARITHMETIC_KEY = Form("an associative array's key that mvdan/sh reads as arithme
 PID_AFTER_WORD = Form("$$ right after a word")
 HEREDOC_POSITIONAL = Form("a positional parameter in a here-document")
 REGEX = Form("an expansion in an =~ regular expression")
-ESCAPED_QUOTE = Form("an escaped single quote in an expansion's pattern")
 JOINED_BRACKET = Form("the ] of a [ test joined to its last word")
 BAR_IN_DEFAULT = Form("a | in a quoted default")
-BRACKET_IN_PATTERN = Form("a lone [ or ] in an expansion's pattern")
 ARRAY_WORD = Form("a [0]*3 word in an array literal")
 BAD_SUBSTITUTION = Form("a ${...} that names no parameter")
 REJECTED = Form("mvdan/sh rejects the script")
 UNEXPLAINED = Form("unexplained")
 
 _PLACEHOLDER = re.compile(rb"(?<!<)<[A-Za-z_][A-Za-z0-9_ ./:,-]{0,80}>")
-_ESCAPED_QUOTE = re.compile(rb"\$\{[^}\s]*\\'")
 _BAR_IN_DEFAULT = re.compile(rb"\"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?][^}\"]*\|")
-_BRACKET_IN_PATTERN = re.compile(rb"\$\{[A-Za-z_][A-Za-z0-9_]*(?:%%?|##?)[^}]*[][]")
 _ERROR_AT = re.compile(r"^(\d+):\d+:")
 
 
@@ -117,12 +113,6 @@ def _regex(where: Where, ours: Found | None, theirs: Found | None, found: Found)
     return REGEX if ours is None and b"=~" in line[: found.at[1]] else None
 
 
-def _escaped(where: Where, ours: Found | None, theirs: Found | None, found: Found) -> Form | None:
-    here = found.at[0]
-    lines = (where.line(here), where.line(here - 1))
-    return ESCAPED_QUOTE if any(_ESCAPED_QUOTE.search(line) for line in lines) else None
-
-
 def _bracket(where: Where, ours: Found | None, theirs: Found | None, found: Found) -> Form | None:
     if ours is None or theirs is None or ours.word[0] != theirs.word[0]:
         return None
@@ -140,22 +130,18 @@ def _cascade(where: Where, ours: Found | None, theirs: Found | None, found: Foun
         line = where.line(number)
         if _BAR_IN_DEFAULT.search(line):
             return BAR_IN_DEFAULT
-        if _BRACKET_IN_PATTERN.search(line):
-            return BRACKET_IN_PATTERN
     return None
 
 
-_DETECTORS: tuple[Detector, ...] = (_pid, _heredoc, _regex, _escaped, _bracket, _cascade)
+_DETECTORS: tuple[Detector, ...] = (_pid, _heredoc, _regex, _bracket, _cascade)
 FORMS: tuple[Form, ...] = (
     TEMPLATE,
     ARITHMETIC_KEY,
     PID_AFTER_WORD,
     HEREDOC_POSITIONAL,
     REGEX,
-    ESCAPED_QUOTE,
     JOINED_BRACKET,
     BAR_IN_DEFAULT,
-    BRACKET_IN_PATTERN,
     ARRAY_WORD,
     BAD_SUBSTITUTION,
 )

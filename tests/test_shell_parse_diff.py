@@ -28,8 +28,6 @@ EXPECTED = {
     "array-word.sh": "a [0]*3 word in an array literal",
     "bad-substitution.sh": "a ${...} that names no parameter",
     "bar-in-default.sh": "a | in a quoted default",
-    "bracket-in-pattern.sh": "a lone [ or ] in an expansion's pattern",
-    "escaped-quote.sh": "an escaped single quote in an expansion's pattern",
     "heredoc-positional.sh": "a positional parameter in a here-document",
     "joined-bracket.sh": "the ] of a [ test joined to its last word",
     "pid-after-word.sh": "$$ right after a word",
@@ -42,6 +40,8 @@ MISREAD_ALONE = {
     "shell-default-names-a-variable",
     "shell-expansion-after-blank-in-quotes",
     "shell-expansion-after-punctuation",
+    "shell-pattern-with-brackets",
+    "shell-pattern-with-escaped-quote",
     "shell-positional-then-name",
     "shell-substring-offset",
 }

@@ -14,14 +14,18 @@ the tree:
 - ``${A:$K+1}``: the grammar ends the expansion before ``$K``; ``${A:${K}+1}`` it reads.
 - ``$1_out``: bash expands ``$1`` (one digit), the grammar a name ``1_out``; spelled
   ``${1}_out``.
+- ``"${S#*]}"``, ``"${S%%[*}"``, ``"${V%\\'}"``: in an expansion's pattern the grammar
+  fails on a lone ``[`` or ``]``, and reads on past the brace after an escaped ``'``.
+  A pattern is never a value the scan reports: the grammar reads those characters
+  as ``?``.
 - A script that ends in a line continuation (a backslash, then at most a newline) does
   not parse, though bash runs it: that backslash, which joins the line to nothing, is
   read as a space.
 - Inside double quotes the grammar starts an expansion at the blanks (and line
   continuations) before its ``$``: ``start`` gives where the ``$`` is.
 
-The braces added shift the columns after them on their line; ``start`` and ``original``
-give positions and text as the file has them.
+The braces added shift the columns after them on their line; ``start``, ``point`` and
+``original`` give positions and text as the file has them.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ _PARAMETER: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|[0-9$#?!@*-]")
 _IN_WORD: Final = re.compile(rb"(?<!\\)(?:\\\\)*\$(?=[A-Za-z_])")
 _CONTINUED_AT_END: Final = re.compile(rb"(?<!\\)(?:\\\\)*\\\n?\Z")
 _EXPANSIONS: Final = frozenset({"expansion", "simple_expansion"})
+_PATTERN: Final = re.compile(rb"\$\{[A-Za-z_][A-Za-z0-9_]*(?:##?|%%?)")
+_LITERAL: Final = frozenset({"raw_string", "ansi_c_string", "comment", "heredoc_body"})
 _BLANKS: Final = b" \t\\\r\n"
 
 
@@ -90,20 +96,14 @@ class Script:
             column -= bisect_left(self.added, at) - bisect_left(self.added, at - column)
         return row, column
 
+    @property
+    def repaired(self) -> bool:
+        """Whether the grammar saw other bytes than the file's."""
+        return self.data is not self.source
+
     def original(self, start: int, end: int) -> bytes:
-        """The file's bytes between two offsets in ``data`` (without the added braces)."""
-        if not self.added:
-            return self.data[start:end]
-        first, last = bisect_left(self.added, start), bisect_right(self.added, end - 1)
-        if first == last:
-            return self.data[start:end]
-        out = bytearray()
-        at = start
-        for brace in self.added[first:last]:
-            out += self.data[at:brace]
-            at = brace + 1
-        out += self.data[at:end]
-        return bytes(out)
+        """The file's bytes between two offsets in ``data``."""
+        return self.source[self.offset(start) : self.offset(end)]
 
 
 def parse_script(data: bytes) -> Script:
@@ -114,6 +114,14 @@ def parse_script(data: bytes) -> Script:
         cut = data.rindex(b"\\", ending.start())
         data = data[:cut] + b" " + data[cut + 1 :]
     tree = parser().parse(data)
+    for _ in range(MAX_ROUNDS):  # a pattern read wrong can hide the next one
+        masked = _masked(data, tree.root_node)
+        if masked is None:
+            break
+        again = parser().parse(masked)
+        if _errors(again.root_node) > _errors(tree.root_node):
+            break
+        data, tree = masked, again
     added: list[int] = []
     for _ in range(MAX_ROUNDS):
         if b"$" not in data:
@@ -137,6 +145,59 @@ def parse_script(data: bytes) -> Script:
                 break
         tree, data, added = again, tried, tried_added
     return Script(tree, data, source, tuple(added))
+
+
+def _masked(data: bytes, root: Node) -> bytes | None:
+    """``data`` with each ``[``, ``]`` and escaped ``'`` of an expansion's pattern
+    (``${S#*]}``, ``${V%\\'}``) read as ``?``; None when there is none. A pattern is
+    never a value the scan reports, and the grammar fails on those characters there."""
+    if b"${" not in data:
+        return None
+    out: bytearray | None = None
+    for hit in _PATTERN.finditer(data):
+        spots = _pattern_spots(data, hit.end())
+        if spots and not _literal_at(root, data, hit.start()):
+            out = out if out is not None else bytearray(data)
+            for spot in spots:
+                out[spot] = ord("?")
+    return bytes(out) if out is not None else None
+
+
+def _pattern_spots(data: bytes, at: int) -> list[int]:
+    """Where a pattern starting at ``at`` holds ``[``, ``]`` or an escaped ``'``, up to
+    its closing brace; empty when it holds an expansion, a quote or a line break, or
+    does not close."""
+    spots: list[int] = []
+    size = len(data)
+    while at < size:
+        char = data[at]
+        if char == 0x7D:  # }
+            return spots
+        if char == 0x5C:  # a backslash escapes the next byte
+            if at + 1 < size and data[at + 1] == 0x27:  # '
+                spots.append(at + 1)
+            at += 2
+            continue
+        if char in b"$`'\"\n":
+            return []
+        if char in b"[]":
+            spots.append(at)
+        at += 1
+    return []
+
+
+def _literal_at(root: Node, data: bytes, at: int) -> bool:
+    """Whether the byte at ``at`` sits where nothing expands (single quotes, a comment,
+    a here-document)."""
+    node: Node | None = root.descendant_for_byte_range(at, at + 1)
+    while node is not None:
+        kind = node.type
+        # A quote after a backslash opens nothing: such a string is the grammar's misreading.
+        start = node.start_byte
+        if kind in _LITERAL and not (kind == "raw_string" and data[start - 1 : start] == b"\\"):
+            return True
+        node = node.parent
+    return False
 
 
 def _errors(root: Node) -> int:

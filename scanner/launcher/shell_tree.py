@@ -98,14 +98,14 @@ class Tree:
 
     def written(self, node: Node) -> str:
         """``node``'s text as the file spells it (without the braces a repair added)."""
-        if not self.script.added:
+        if not self.script.repaired:
             return (node.text or b"").decode("utf-8", "replace")
         return self.script.original(node.start_byte, node.end_byte).decode("utf-8", "replace")
 
     def spelled(self, found: Expansion) -> str | None:
         """What ``found.computed()`` gives, as the file spells it."""
         computed = found.computed()
-        if computed is None or not self.script.added or found.span is None:
+        if computed is None or not self.script.repaired or found.span is None:
             return computed
         return self.script.original(*found.span).decode("utf-8", "replace")
 

@@ -1,5 +1,0 @@
-#!/bin/bash
-# Primus runner/lib/common.sh:389
-value="${value%\'}"
-value="${value#\'}"
-echo "$value"
