@@ -11,6 +11,7 @@ compared: the bash grammar spells it four ways, mvdan/sh one.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -133,7 +134,15 @@ def _word_of(node: Any, places: _Places) -> tuple[Position, Position]:
             last += 1
         start = places.script.start(siblings[first]) if first != at else start
         end = siblings[last].end_byte
+    # 10#$A: one word to bash (a number and its base), two once the grammar reads # as +
+    source, offset = places.script.source, places.script.offset(start)
+    base = _BASE.search(source[max(0, offset - 8) : offset])
+    if base is not None:
+        start -= len(base[0])
     return places.at(start), places.at(end)
+
+
+_BASE = re.compile(rb"[0-9]+#\Z")
 
 
 def _touch(left: Any, right: Any) -> bool:

@@ -34,7 +34,8 @@ EXPECTED = {
     "regex.sh": "an expansion in an =~ regular expression",
     "template.sh": "a template that bash rejects too",
 }
-# The forms the bash grammar alone misreads: before shell_repair these disagreed.
+# The forms whose expansions the bash grammar alone misreads (before shell_repair these
+# disagreed; the others are errors of the grammar: test_scanner_forms holds them).
 MISREAD_ALONE = {
     "shell-assignment-value-after-punctuation",
     "shell-default-names-a-variable",

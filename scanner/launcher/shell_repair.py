@@ -18,6 +18,8 @@ the tree:
   fails on a lone ``[`` or ``]``, and reads on past the brace after an escaped ``'``.
   A pattern is never a value the scan reports: the grammar reads those characters
   as ``?``.
+- ``$((10#$a))``: a number with its base, in arithmetic, does not parse; its ``#`` is
+  read as ``+`` (arithmetic is never a value the scan reports).
 - A script that ends in a line continuation (a backslash, then at most a newline) does
   not parse, though bash runs it: that backslash, which joins the line to nothing, is
   read as a space.
@@ -50,6 +52,10 @@ _IN_WORD: Final = re.compile(rb"(?<!\\)(?:\\\\)*\$(?=[A-Za-z_])")
 _CONTINUED_AT_END: Final = re.compile(rb"(?<!\\)(?:\\\\)*\\\n?\Z")
 _EXPANSIONS: Final = frozenset({"expansion", "simple_expansion"})
 _PATTERN: Final = re.compile(rb"\$\{[A-Za-z_][A-Za-z0-9_]*(?:##?|%%?)")
+_BASE: Final = re.compile(rb"[0-9]#\Z")
+_ARITHMETIC: Final = frozenset(
+    {"arithmetic_expansion", "c_style_for_statement", "compound_statement", "subscript"}
+)
 _LITERAL: Final = frozenset({"raw_string", "ansi_c_string", "comment", "heredoc_body"})
 _BLANKS: Final = b" \t\\\r\n"
 
@@ -115,7 +121,7 @@ def parse_script(data: bytes) -> Script:
         data = data[:cut] + b" " + data[cut + 1 :]
     tree = parser().parse(data)
     for _ in range(MAX_ROUNDS):  # a pattern read wrong can hide the next one
-        masked = _masked(data, tree.root_node)
+        masked = _masked(data, tree.root_node) or _based(data, tree.root_node)
         if masked is None:
             break
         again = parser().parse(masked)
@@ -163,6 +169,39 @@ def _masked(data: bytes, root: Node) -> bytes | None:
     return bytes(out) if out is not None else None
 
 
+def _based(data: bytes, root: Node) -> bytes | None:
+    """``data`` with the ``#`` of each base-prefixed number in arithmetic (``10#$a``),
+    where the grammar fails, read as ``+`` (arithmetic is never a value the scan
+    reports); None when there is none."""
+    if not root.has_error or b"#" not in data:
+        return None
+    spots: list[int] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error:
+            end = node.end_byte
+            if _BASE.search(data, node.start_byte, end) and _in_arithmetic(node):
+                spots.append(end - 1)
+        elif node.has_error:
+            stack.extend(node.children)
+    if not spots:
+        return None
+    out = bytearray(data)
+    for spot in spots:
+        out[spot] = ord("+")
+    return bytes(out)
+
+
+def _in_arithmetic(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _ARITHMETIC:
+            return True
+        parent = parent.parent
+    return False
+
+
 def _pattern_spots(data: bytes, at: int) -> list[int]:
     """Where a pattern starting at ``at`` holds ``[``, ``]`` or an escaped ``'``, up to
     its closing brace; empty when it holds an expansion, a quote or a line break, or
@@ -201,14 +240,17 @@ def _literal_at(root: Node, data: bytes, at: int) -> bool:
 
 
 def _errors(root: Node) -> int:
-    """How many ERROR and MISSING nodes a tree has."""
+    """How much of a tree the grammar failed on: the bytes its outermost ERROR nodes
+    span, and one for each MISSING node."""
     if not root.has_error:
         return 0
     count = 0
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.is_error or node.is_missing:
+        if node.is_error:
+            count += max(1, node.end_byte - node.start_byte)
+        elif node.is_missing:
             count += 1
         elif node.has_error:
             stack.extend(node.children)
