@@ -35,12 +35,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Final
 
 from scanner.launcher.shell_syntax import parser
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Tree
+    from tree_sitter import Node, Query, Tree
 
 # Rounds of parsing again: a repaired ``$`` can uncover the next one on the line
 # (``a_$B-c_$D``); real launchers need two at most.
@@ -137,7 +138,7 @@ def parse_script(data: bytes) -> Script:
             break
         errors = _errors(tree.root_node)
         tried, tried_added = _braced(data, names, added)
-        again = parser().parse(tried)
+        again = _reparsed(tree, data, tried, [p for d, e in names for p in (d + 1, e)])
         if _errors(again.root_node) > errors:
             # A brace the grammar cannot take (``${A:+${A};}``): one at a time, from the
             # last (offsets before it stay put), each kept only if it adds no error.
@@ -239,6 +240,17 @@ def _literal_at(root: Node, data: bytes, at: int) -> bool:
     return False
 
 
+def _reparsed(tree: Tree, data: bytes, new: bytes, inserted: list[int]) -> Tree:
+    """The tree of ``new``: ``data`` with a byte inserted before each offset of
+    ``inserted`` (sorted), parsed again from ``tree`` where it is unchanged."""
+    edited = tree.copy()
+    for at in reversed(inserted):  # from the last: the offsets before it stay put
+        row = data.count(b"\n", 0, at)
+        column = at - (data.rfind(b"\n", 0, at) + 1)
+        edited.edit(at, at, at + 1, (row, column), (row, column), (row, column + 1))
+    return parser().parse(new, edited)
+
+
 def _errors(root: Node) -> int:
     """How much of a tree the grammar failed on: the bytes its outermost ERROR nodes
     span, and one for each MISSING node."""
@@ -257,44 +269,60 @@ def _errors(root: Node) -> int:
     return count
 
 
+@cache
+def _query() -> tuple[Query, Query]:
+    """What ``_unread`` looks for, found by tree-sitter itself (a walk in Python over every
+    node would cost as much as the parse): a ``$`` the grammar left alone, a word in an
+    expansion (``${X:-$_F}``), a name that starts with a digit (``$1_out``); and, in a
+    tree with errors, an expansion whose brace is missing."""
+    from tree_sitter import Query
+
+    language = parser().language
+    assert language is not None
+    found = Query(
+        language,
+        """
+        (concatenation "$" @dollar)
+        (string "$" @dollar)
+        (ERROR "$" @dollar)
+        (expansion (word) @word)
+        (simple_expansion "$" (variable_name) @digit (#match? @digit "^[0-9].")) @positional
+        """,
+    )
+    return found, Query(language, "(expansion) @expansion")
+
+
 def _unread(root: Node, data: bytes) -> list[tuple[int, int]]:
     """The ``$NAME`` the grammar did not read as expansions: (start of the ``$``, end of
     the name), in document order."""
+    from tree_sitter import QueryCursor
+
     found: list[tuple[int, int]] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind == "$" and not node.is_named:
-            parent = node.parent
-            if parent is None or parent.type not in _EXPANSIONS:
-                name = _PARAMETER.match(data, node.end_byte)
-                if name is not None and name.end() > name.start():
-                    found.append((node.start_byte, name.end()))
+    simple, expansions = _query()
+    captures = QueryCursor(simple).captures(root)
+    for node in captures.get("dollar", ()):
+        name = _PARAMETER.match(data, node.end_byte)
+        if name is not None and name.end() > name.start():
+            found.append((node.start_byte, name.end()))
+    for node in captures.get("positional", ()):
+        # $1_out: bash reads one digit, the grammar a name
+        found.append((node.start_byte, node.children[-1].start_byte + 1))
+    for node in captures.get("word", ()):
+        if _literal_at(root, data, node.start_byte):
             continue
-        if kind == "expansion" and node.children and node.children[-1].is_missing:
-            # ${A:$K+1}: the grammar closes the brace before $K; ${A:${K}+1} it reads
-            after = node.next_sibling
-            if _touches(node, after) and after is not None:
-                found.append((after.start_byte, after.children[-1].end_byte))
-        if kind == "simple_expansion":
-            # $1_out: bash reads one digit, the grammar a name
-            last = node.children[-1] if node.children else None
-            first = last.start_byte if last is not None else 0
-            if last is not None and last.end_byte - first > 1 and data[first : first + 1].isdigit():
-                found.append((node.start_byte, first + 1))
-            continue
-        if kind == "word" and node.parent is not None and node.parent.type in _EXPANSIONS:
-            start, end = node.start_byte, node.end_byte
-            for hit in _IN_WORD.finditer(data, start, end):
-                dollar = hit.end() - 1
-                name = _PARAMETER.match(data, dollar + 1, end)
-                if name is not None:
-                    found.append((dollar, name.end()))
-            continue
-        if kind in ("comment", "raw_string", "heredoc_body", "regex"):
-            continue
-        stack.extend(node.children)
+        start, end = node.start_byte, node.end_byte
+        for hit in _IN_WORD.finditer(data, start, end):
+            dollar = hit.end() - 1
+            name = _PARAMETER.match(data, dollar + 1, end)
+            if name is not None:
+                found.append((dollar, name.end()))
+    if root.has_error:
+        for node in QueryCursor(expansions).captures(root).get("expansion", ()):
+            if node.children and node.children[-1].is_missing:
+                # ${A:$K+1}: the grammar closes the brace before $K; ${A:${K}+1} it reads
+                after = node.next_sibling
+                if _touches(node, after) and after is not None:
+                    found.append((after.start_byte, after.children[-1].end_byte))
     return sorted(set(found))
 
 
