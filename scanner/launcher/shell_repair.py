@@ -50,7 +50,12 @@ MAX_ROUNDS: Final = 4
 _PARAMETER: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|[0-9$#?!@*-]")
 # An unescaped ``$`` followed by a parameter, inside a word the grammar did not split.
 _IN_WORD: Final = re.compile(rb"(?<!\\)(?:\\\\)*\$(?=[A-Za-z_])")
-_CONTINUED_AT_END: Final = re.compile(rb"(?<!\\)(?:\\\\)*\\\n?\Z")
+# Where a ``$NAME`` the grammar leaves alone may be (after a character that is not a
+# blank, a quote or an operator; ``$1abc``; a ``$`` inside ``${...}``): scripts with none
+# are not searched.
+_MAY_BE_UNREAD: Final = re.compile(
+    rb"[^\s\"'=({$;|&<>`]\$[A-Za-z_0-9]|\$[0-9][A-Za-z0-9_]|\$\{[^}\n]*\$[A-Za-z_]"
+)
 _EXPANSIONS: Final = frozenset({"expansion", "simple_expansion"})
 _PATTERN: Final = re.compile(rb"\$\{[A-Za-z_][A-Za-z0-9_]*(?:##?|%%?)")
 _BASE: Final = re.compile(rb"[0-9]#\Z")
@@ -116,9 +121,8 @@ class Script:
 def parse_script(data: bytes) -> Script:
     """The tree of a script, with the grammar's known misreadings repaired."""
     source = data
-    ending = _CONTINUED_AT_END.search(data)
-    if ending is not None:
-        cut = data.rindex(b"\\", ending.start())
+    cut = _continued_at_end(data)
+    if cut is not None:
         data = data[:cut] + b" " + data[cut + 1 :]
     tree = parser().parse(data)
     for _ in range(MAX_ROUNDS):  # a pattern read wrong can hide the next one
@@ -131,7 +135,7 @@ def parse_script(data: bytes) -> Script:
         data, tree = masked, again
     added: list[int] = []
     for _ in range(MAX_ROUNDS):
-        if b"$" not in data:
+        if not tree.root_node.has_error and not _MAY_BE_UNREAD.search(data):
             break
         names = _unread(tree.root_node, data)
         if not names:
@@ -152,6 +156,14 @@ def parse_script(data: bytes) -> Script:
                 break
         tree, data, added = again, tried, tried_added
     return Script(tree, data, source, tuple(added))
+
+
+def _continued_at_end(data: bytes) -> int | None:
+    """Where the backslash of a line continuation that ends the script is (a backslash
+    not itself escaped, then at most a newline); None when there is none."""
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    run = len(data[:end]) - len(data[:end].rstrip(b"\\"))
+    return end - 1 if run % 2 == 1 else None
 
 
 def _masked(data: bytes, root: Node) -> bytes | None:
