@@ -61,6 +61,8 @@ BAR_IN_DEFAULT = Form("a | in a quoted default")
 ARRAY_WORD = Form("a [0]*3 word in an array literal")
 BAD_SUBSTITUTION = Form("a ${...} that names no parameter")
 REJECTED = Form("mvdan/sh rejects the script")
+# Under --unrepaired: what the repairs fix (docs/scanning.md lists them in its table).
+REPAIRED = Form("misread by the grammar alone, repaired")
 UNEXPLAINED = Form("unexplained")
 
 _PLACEHOLDER = re.compile(rb"(?<!<)<[A-Za-z_][A-Za-z0-9_ ./:,-]{0,80}>")

@@ -100,3 +100,20 @@ def test_the_benchmark_reports_no_undocumented_disagreement() -> None:
     assert any(
         re.fullmatch(r" +\d+  a \| in a quoted default  \[documented\]", line) for line in lines
     )
+
+
+def test_before_the_repairs_the_benchmark_puts_what_they_fix_under_their_form() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "shell_parse.py"),
+            "--unrepaired",
+            f"forms={FORMS_DIR}",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split("  ", 1)[1] for line in done.stdout.splitlines() if line.endswith("]")]
+    assert rows == ["misread by the grammar alone, repaired  [documented]"]
