@@ -15,14 +15,10 @@ the tree:
 - ``$1_out``: bash expands ``$1`` (one digit), the grammar a name ``1_out``; spelled
   ``${1}_out``.
 - ``"${S#*]}"``, ``"${S%%[*}"``, ``"${V%\\'}"``: in an expansion's pattern the grammar
-  fails on a lone ``[`` or ``]``, and reads on past the brace after an escaped ``'``.
-  A pattern is never a value the scan reports: the grammar reads those characters
-  as ``?``.
-- ``$((10#$a))``: a number with its base, in arithmetic, does not parse; its ``#`` is
-  read as ``+`` (arithmetic is never a value the scan reports).
-- A script that ends in a line continuation (a backslash, then at most a newline) does
-  not parse, though bash runs it: that backslash, which joins the line to nothing, is
-  read as a space.
+  fails on a lone ``[`` or ``]``, and reads on past the brace after an escaped ``'``;
+  ``$((10#$a))``: a number with its base does not parse; a script that ends in a line
+  continuation does not parse, though bash runs it. shell_masks rewrites those
+  characters, keeping the script's length, where the text is never a reported value.
 - Inside double quotes the grammar starts an expansion at the blanks (and line
   continuations) before its ``$``: ``start`` gives where the ``$`` is.
 
@@ -38,6 +34,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
+from scanner.launcher.shell_masks import continued_at_end, in_arithmetic, in_patterns, literal_at
 from scanner.launcher.shell_syntax import parser
 
 if TYPE_CHECKING:
@@ -57,12 +54,6 @@ _MAY_BE_UNREAD: Final = re.compile(
     rb"[^\s\"'=({$;|&<>`]\$[A-Za-z_0-9]|\$[0-9][A-Za-z0-9_]|\$\{[^}\n]*\$[A-Za-z_]"
 )
 _EXPANSIONS: Final = frozenset({"expansion", "simple_expansion"})
-_PATTERN: Final = re.compile(rb"\$\{[A-Za-z_][A-Za-z0-9_]*(?:##?|%%?)")
-_BASE: Final = re.compile(rb"[0-9]#\Z")
-_ARITHMETIC: Final = frozenset(
-    {"arithmetic_expansion", "c_style_for_statement", "compound_statement", "subscript"}
-)
-_LITERAL: Final = frozenset({"raw_string", "ansi_c_string", "comment", "heredoc_body"})
 _BLANKS: Final = b" \t\\\r\n"
 
 
@@ -121,12 +112,12 @@ class Script:
 def parse_script(data: bytes) -> Script:
     """The tree of a script, with the grammar's known misreadings repaired."""
     source = data
-    cut = _continued_at_end(data)
+    cut = continued_at_end(data)
     if cut is not None:
         data = data[:cut] + b" " + data[cut + 1 :]
     tree = parser().parse(data)
     for _ in range(MAX_ROUNDS):  # a pattern read wrong can hide the next one
-        masked = _masked(data, tree.root_node) or _based(data, tree.root_node)
+        masked = in_patterns(data, tree.root_node) or in_arithmetic(data, tree.root_node)
         if masked is None:
             break
         again = parser().parse(masked)
@@ -156,100 +147,6 @@ def parse_script(data: bytes) -> Script:
                 break
         tree, data, added = again, tried, tried_added
     return Script(tree, data, source, tuple(added))
-
-
-def _continued_at_end(data: bytes) -> int | None:
-    """Where the backslash of a line continuation that ends the script is (a backslash
-    not itself escaped, then at most a newline); None when there is none."""
-    end = len(data) - 1 if data.endswith(b"\n") else len(data)
-    run = len(data[:end]) - len(data[:end].rstrip(b"\\"))
-    return end - 1 if run % 2 == 1 else None
-
-
-def _masked(data: bytes, root: Node) -> bytes | None:
-    """``data`` with each ``[``, ``]`` and escaped ``'`` of an expansion's pattern
-    (``${S#*]}``, ``${V%\\'}``) read as ``?``; None when there is none. A pattern is
-    never a value the scan reports, and the grammar fails on those characters there."""
-    if b"${" not in data:
-        return None
-    out: bytearray | None = None
-    for hit in _PATTERN.finditer(data):
-        spots = _pattern_spots(data, hit.end())
-        if spots and not _literal_at(root, data, hit.start()):
-            out = out if out is not None else bytearray(data)
-            for spot in spots:
-                out[spot] = ord("?")
-    return bytes(out) if out is not None else None
-
-
-def _based(data: bytes, root: Node) -> bytes | None:
-    """``data`` with the ``#`` of each base-prefixed number in arithmetic (``10#$a``),
-    where the grammar fails, read as ``+`` (arithmetic is never a value the scan
-    reports); None when there is none."""
-    if not root.has_error or b"#" not in data:
-        return None
-    spots: list[int] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.is_error:
-            end = node.end_byte
-            if _BASE.search(data, node.start_byte, end) and _in_arithmetic(node):
-                spots.append(end - 1)
-        elif node.has_error:
-            stack.extend(node.children)
-    if not spots:
-        return None
-    out = bytearray(data)
-    for spot in spots:
-        out[spot] = ord("+")
-    return bytes(out)
-
-
-def _in_arithmetic(node: Node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type in _ARITHMETIC:
-            return True
-        parent = parent.parent
-    return False
-
-
-def _pattern_spots(data: bytes, at: int) -> list[int]:
-    """Where a pattern starting at ``at`` holds ``[``, ``]`` or an escaped ``'``, up to
-    its closing brace; empty when it holds an expansion, a quote or a line break, or
-    does not close."""
-    spots: list[int] = []
-    size = len(data)
-    while at < size:
-        char = data[at]
-        if char == 0x7D:  # }
-            return spots
-        if char == 0x5C:  # a backslash escapes the next byte
-            if at + 1 < size and data[at + 1] == 0x27:  # '
-                spots.append(at + 1)
-            at += 2
-            continue
-        if char in b"$`'\"\n":
-            return []
-        if char in b"[]":
-            spots.append(at)
-        at += 1
-    return []
-
-
-def _literal_at(root: Node, data: bytes, at: int) -> bool:
-    """Whether the byte at ``at`` sits where nothing expands (single quotes, a comment,
-    a here-document)."""
-    node: Node | None = root.descendant_for_byte_range(at, at + 1)
-    while node is not None:
-        kind = node.type
-        # A quote after a backslash opens nothing: such a string is the grammar's misreading.
-        start = node.start_byte
-        if kind in _LITERAL and not (kind == "raw_string" and data[start - 1 : start] == b"\\"):
-            return True
-        node = node.parent
-    return False
 
 
 def _reparsed(tree: Tree, data: bytes, new: bytes, inserted: list[int]) -> Tree:
@@ -320,7 +217,7 @@ def _unread(root: Node, data: bytes) -> list[tuple[int, int]]:
         # $1_out: bash reads one digit, the grammar a name
         found.append((node.start_byte, node.children[-1].start_byte + 1))
     for node in captures.get("word", ()):
-        if _literal_at(root, data, node.start_byte):
+        if literal_at(root, data, node.start_byte):
             continue
         start, end = node.start_byte, node.end_byte
         for hit in _IN_WORD.finditer(data, start, end):
