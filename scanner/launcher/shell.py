@@ -21,6 +21,7 @@ from scanner.conventions import is_launch_fact, says_disable
 from scanner.languages import Language
 from scanner.launcher.config_verdict import on_off_default
 from scanner.launcher.shell_commands import command_writes
+from scanner.launcher.shell_repair import Script, parse_script
 from scanner.launcher.shell_syntax import (
     DEFAULTING,
     REQUIRING,
@@ -32,7 +33,6 @@ from scanner.launcher.shell_syntax import (
     is_expansion,
     literal,
     named,
-    parser,
     sole_expansion,
     sole_read,
     text,
@@ -135,15 +135,15 @@ def analyse_shell(
     rel: str, data: bytes, settings: Settings, path: Path | None = None
 ) -> ShellResult:
     """The reads, dynamic reads and writes of one shell script."""
-    tree = parser().parse(data)
-    if deeper_than(tree.root_node, MAX_DEPTH):
+    script = parse_script(data)
+    if deeper_than(script.root, MAX_DEPTH):
         return ShellResult(FileResult(), ScanError(rel, TOO_DEEP))
-    bad = first_error(tree.root_node)
-    template = _placeholder(data, bad) if bad is not None else None
+    bad = first_error(script.root)
+    template = _placeholder(script.source, bad) if bad is not None else None
     if template is not None:
         return ShellResult(FileResult(), ScanError(rel, template))
-    walker = _Walker(rel, data, settings, path)
-    walker.run(tree.root_node.children)
+    walker = _Walker(rel, script, settings, path)
+    walker.run(script.root.children)
     error = None
     if bad is not None:
         # Where the parser gave up: the last token the error swallowed.
@@ -178,9 +178,9 @@ def analyse_shell(
 
 
 class _Walker:
-    def __init__(self, rel: str, data: bytes, settings: Settings, path: Path | None) -> None:
+    def __init__(self, rel: str, script: Script, settings: Settings, path: Path | None) -> None:
         self.rel = rel
-        self.tree = Tree(data)
+        self.tree = Tree(script)
         self.settings = settings
         self.path = path
         self.state = _State()
@@ -350,7 +350,7 @@ class _Walker:
         runs: list[Callable[[], object]] = []
         branch = context  # under the negation of every test before
         for tests, statements in branches:
-            found = condition_of(tests)
+            found = condition_of(tests, self.tree.written)
             runs.append(partial(self._branch, tests, statements, context, branch.under(found)))
             branch = branch.under(found.negated())
             first = first or found
@@ -385,7 +385,7 @@ class _Walker:
             self._list(left, context)
         else:
             self.statement(left, context)
-        found = condition_of([left])
+        found = condition_of([left], self.tree.written)
         either = text(op) == "||"
         if _exits([right]) or _only_prints([right]):
             self.guards.update(range(first, len(self.sites)))
@@ -401,7 +401,7 @@ class _Walker:
         if value is not None:
             self.reads(value, context)
         name = sole_read(value)
-        subject = text(value) if value is not None else ""
+        subject = self.tree.written(value) if value is not None else ""
         runs: list[Callable[[], object]] = []
         exhaustive = False
         for item in named(node):
@@ -474,7 +474,7 @@ class _Walker:
                 self.built.update(mine)
         if export:
             known = literal(value) if value is not None else ""
-            self._write(node, name, WriteKind.EXPORT, known, context, _computed(value, known))
+            self._write(node, name, WriteKind.EXPORT, known, context, self._computed(value, known))
         number = _positional(value)
         if number is not None and context.function != SCRIPT:
             self.params.setdefault(context.function, {})[name] = number
@@ -489,7 +489,7 @@ class _Walker:
                 state.defaults[name] = own[0]
                 found = sole_expansion(value)
                 if found is not None and found.operator:
-                    _remember(state.computed, name, found.computed())
+                    _remember(state.computed, name, self.tree.spelled(found))
                 return
             if any(_reads(value, name)):
                 return  # PYTHONPATH="$X:${PYTHONPATH:-}": still the environment's value
@@ -553,7 +553,7 @@ class _Walker:
                 continue  # IFS= read -r line
             value = child.child_by_field_name("value")
             known = literal(value) if value is not None else ""
-            computed = _computed(value, known)
+            computed = self._computed(value, known)
             self._write(child, text(target), WriteKind.PREFIX, known, context, computed)
         args = [c for c in named(node) if c.type not in ("command_name", "variable_assignment")]
         for found in command_writes(text(name_node), args):
@@ -636,7 +636,7 @@ class _Walker:
         computed: str | None = None
         if found is not None and operator in DEFAULTING:
             default = found.fallback()  # None: built from other variables, not a constant
-            computed = found.computed()
+            computed = self.tree.spelled(found)
         else:
             default = state.defaults.get(name)
             computed = state.computed.get(name) if default is None else None
@@ -683,6 +683,10 @@ class _Walker:
             )
         )
 
+    def _computed(self, value: Node | None, known: str | None) -> str | None:
+        """A written value as its source text when it is not a constant."""
+        return self.tree.written(value) if value is not None and known is None else None
+
     def _set_after_read(self, name: str) -> None:
         """The script gives ``name`` a value of its own after reading it."""
         if name in self.read_names:
@@ -694,7 +698,7 @@ class _Walker:
             path=self.rel,
             line=line,
             column=column,
-            expression=text(node),
+            expression=self.tree.written(node),
             function=context.function,
             reason=reason,
         )
@@ -804,17 +808,17 @@ class _Walker:
             self.sourcing.stopped = True
             return
         self.sourcing.left -= len(data)
-        tree = parser().parse(data)
-        if deeper_than(tree.root_node, MAX_DEPTH):
+        script = parse_script(data)
+        if deeper_than(script.root, MAX_DEPTH):
             return
-        inner = _Walker(self.rel, data, self.settings, target)
+        inner = _Walker(self.rel, script, self.settings, target)
         inner.sourced = self.sourced + 1
         inner.state = self.state
         inner.depends = self.depends
         inner.sourcing = self.sourcing
         inner.printers = self.printers
         inner.params = self.params
-        inner.run(tree.root_node.children)
+        inner.run(script.root.children)
 
     def _sourced_path(self, arg: Node) -> Path | None:
         assert self.path is not None
@@ -961,11 +965,6 @@ def _remember(computed: dict[str, str], name: str, text: str | None) -> None:
         computed.pop(name, None)
     else:
         computed[name] = text
-
-
-def _computed(value: Node | None, known: str | None) -> str | None:
-    """A written value as its source text when it is not a constant."""
-    return text(value) if value is not None and known is None else None
 
 
 def _has_fallback(value: Node | None) -> bool:

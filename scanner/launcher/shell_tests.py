@@ -10,7 +10,7 @@ means what ``os.environ.get("X", "0") == "1"`` means.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Final
@@ -364,10 +364,10 @@ def _item_values(item: Node) -> list[Node]:
     return values
 
 
-def condition_of(nodes: Sequence[Node]) -> Condition:
+def condition_of(nodes: Sequence[Node], written: Callable[[Node], str] = text) -> Condition:
     """The equalities a branch guarded by ``nodes`` (an ``if`` condition, the left of
-    ``&&``) runs under."""
-    source = clip(" ".join(text(n) for n in nodes).strip().rstrip(";").strip())
+    ``&&``) runs under; ``written`` gives a node's text as the file spells it."""
+    source = clip(" ".join(written(n) for n in nodes).strip().rstrip(";").strip())
     statements = [n for n in nodes if n.is_named and n.type != "comment"]
     if len(statements) != 1:
         return Condition((), False, source)

@@ -17,10 +17,12 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
-from scanner.launcher.shell_syntax import expansion, is_expansion, walk
+from scanner.launcher.shell_syntax import Expansion, expansion, is_expansion, walk
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+    from scanner.launcher.shell_repair import Script
 
 # Levels of the syntax tree (real launchers nest about 20: an ``if`` is one, a test in it
 # two or three more). Deeper, the walker's recursion would reach Python's limit.
@@ -52,11 +54,13 @@ def clip(source: str) -> str:
 
 
 class Tree:
-    """One script's tree: parents, positions, the names read below a test."""
+    """One script's tree: parents, positions, the names read below a test. ``data`` is
+    what was parsed (the file, repaired: shell_repair); positions are the file's."""
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.lines = data.split(b"\n")
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.data = script.data
+        self.lines = script.source.split(b"\n")
         self._noted: dict[Node, Node] = {}  # by the walk down, until forget()
         self._asked: dict[Node, Node | None] = {}  # of tree-sitter
         self._names: dict[Node, Counter[str | None]] = {}
@@ -92,15 +96,29 @@ class Tree:
             self._names[top] = Counter(expansion(n).name for n in walk(top) if is_expansion(n))
         return self._names[top]
 
+    def written(self, node: Node) -> str:
+        """``node``'s text as the file spells it (without the braces a repair added)."""
+        if not self.script.repaired:
+            return (node.text or b"").decode("utf-8", "replace")
+        return self.script.original(node.start_byte, node.end_byte).decode("utf-8", "replace")
+
+    def spelled(self, found: Expansion) -> str | None:
+        """What ``found.computed()`` gives, as the file spells it."""
+        computed = found.computed()
+        if computed is None or not self.script.repaired or found.span is None:
+            return computed
+        return self.script.original(*found.span).decode("utf-8", "replace")
+
     def shown(self, node: Node) -> str:
         """``node``'s text for a reason, cut after SHOWN bytes."""
         start, end = node.start_byte, node.end_byte
-        cut = self.data[start : min(end, start + SHOWN)].decode("utf-8", "replace")
+        cut = self.script.original(start, min(end, start + SHOWN)).decode("utf-8", "replace")
         return cut if end - start <= SHOWN else cut + "..."
 
     def position(self, node: Node) -> tuple[int, int]:
-        """1-based line and character column of ``node`` (tree-sitter counts bytes)."""
-        row, column = node.start_point
+        """1-based line and character column of ``node`` in the file (tree-sitter counts
+        bytes)."""
+        row, column = self.script.point(node)
         line = self.lines[row] if row < len(self.lines) else b""
         columns, chars = self._columns.setdefault(row, ([0], [0]))
         at = bisect_right(columns, column) - 1

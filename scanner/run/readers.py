@@ -21,6 +21,7 @@ from scanner.run.work import (
 )
 from scanner.settings import Settings
 from scanner.source.files import SourceError, read_bytes, unsupported_encoding
+from scanner.source.own_files import written_by_knobs
 
 Wanted = Callable[[bytes], bool]
 
@@ -84,7 +85,18 @@ def _ci(task: FileTask, settings: Settings, data: bytes, text: str) -> FileOutco
 
 
 def _launcher(language: Language, display: str, analysis: LauncherAnalysis) -> Reader:
-    return Reader(language, display, _every_file, partial(launcher_outcome, analysis))
+    own = partial(_not_own, analysis)
+    return Reader(language, display, _every_file, partial(launcher_outcome, own))
+
+
+def _not_own(
+    analysis: LauncherAnalysis, task: FileTask, settings: Settings, data: bytes, text: str
+) -> FileOutcome:
+    """``analysis``, except for a file knobs wrote (a registry, an export): it holds
+    nothing to read."""
+    if written_by_knobs(data):
+        return FileOutcome(rel=task.rel)
+    return analysis(task, settings, data, text)
 
 
 READERS: Mapping[Language, Reader] = MappingProxyType(

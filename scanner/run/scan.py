@@ -259,7 +259,10 @@ def _result(
     writes = sorted((w for o in ordered for w in o.result.writes), key=lambda w: w.sort_key)
     errors = [*errors, *(o.error for o in ordered if o.error is not None)]
     problems = sorted({o.cache_problem for o in ordered if o.cache_problem})
-    notes = tuple(f"The cache was skipped: {p}" for p in problems[:1])
+    notes = (
+        *(f"{o.rel}, {note}" for o in ordered for note in o.notes),
+        *(f"The cache was skipped: {p}" for p in problems[:1]),
+    )
     knobs = build_knobs(sites)
     tree = Tree({f.rel: (f.path, f.module) for f in files if f.language is Language.PYTHON})
     return ScanResult(

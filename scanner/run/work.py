@@ -64,6 +64,7 @@ class FileOutcome:
     cache_problem: str | None = None
     depends: tuple[tuple[str, str], ...] = ()  # what it learnt from other files: (key, fact)
     fallbacks: int = 0  # analyses whose positions fell back to libcst's (anchors mismatched)
+    notes: tuple[str, ...] = ()  # what was left out of the analysis, and where ("line N: ...")
 
 
 def fingerprint(wrappers: tuple[Wrapper, ...]) -> str:
@@ -297,13 +298,21 @@ def analyse(
     from scanner.interpret.analyze import analyze
     from scanner.interpret.module import ParsedModule
     from scanner.interpret.wrappers import discover
-    from scanner.source.depth import nesting_problem, too_deep
+    from scanner.source.depth import flatten, nesting_problem, too_deep
     from scanner.source.narrow import Source
     from scanner.syntax.messages import syntax_message
 
     problem = too_deep(narrowed.anchors.deepest) if narrowed else nesting_problem(text)
     if problem is not None:
-        return Computed(outcome=FileOutcome(rel=task.rel, error=ScanError(task.rel, problem)))
+        flat = flatten(text) if lines is None else None
+        if flat is None:
+            error = ScanError(task.rel, problem)
+            return Computed(outcome=FileOutcome(rel=task.rel, error=error))
+        # Whatever CPython parses is read: all but the statements nested too deep.
+        source = Source.parse(flat.text) if narrowed is not None else None
+        narrowed = source.narrow(names) if source is not None else None
+        computed = analyse(task, data, flat.text, names, source, narrowed, wrappers, options)
+        return replace(computed, outcome=replace(computed.outcome, notes=flat.notes))
     loader = ConstantLoader(task.path, task.module)
     try:
         parsed = ParsedModule.parse(
@@ -377,6 +386,7 @@ def encode_outcome(outcome: FileOutcome) -> dict[str, Any]:
         "config_keys": [list(pair) for pair in outcome.result.config_keys],
         "error": outcome.error.message if outcome.error is not None else None,
         "depends": [list(pair) for pair in outcome.depends],
+        "notes": list(outcome.notes),
     }
 
 
@@ -400,4 +410,5 @@ def decode_outcome(rel: str, data: dict[str, Any]) -> FileOutcome:
         depends=tuple(
             (path, codec.decode_text(known)) for path, known in codec.decode_pairs(data["depends"])
         ),
+        notes=codec.decode_texts(data["notes"]),
     )

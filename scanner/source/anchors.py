@@ -54,7 +54,7 @@ class Anchors:
                 raise AnchorMismatch(f"{kind} count")
 
 
-class _Lines:
+class LineText:
     """What the anchors ask of each line, worked out once per line: its UTF-8 bytes, and
     where each character starts in them (for a line that is not ASCII). Asked per node,
     each of these walks the whole line, which is quadratic on one long line of many
@@ -96,7 +96,7 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
     """Anchors for the nodes that start on a kept line, outside f-strings; and how deep
     those lines nest (``a and b and c`` nests as deep as its operands, as in libcst).
     Linear in the length of the lines, however many nodes one line holds."""
-    text = _Lines(lines)
+    text = LineText(lines)
     found: dict[str, list[tuple[tuple[int, int, int, int], Anchor]]] = {k: [] for k in KINDS}
     deepest = (0, 0)
     # (node, its depth, whether it is inside an f-string)
@@ -106,7 +106,7 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
         if isinstance(node, ast.stmt) and not kept(node.lineno) and not _decorated_kept(node, kept):
             continue  # a blanked statement: libcst never sees it
         if isinstance(node, ast.Constant | ast.JoinedStr):
-            depth += _literals(node, text) - 1  # "a" "b" "c": libcst nests each in the next
+            depth += literal_count(node, text) - 1  # "a" "b" "c": libcst nests each in the next
         if depth > deepest[0] and isinstance(node, ast.expr | ast.stmt):
             deepest = (depth, node.lineno)
         kind = None if quoted else _kind(node)
@@ -128,7 +128,7 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
     )
 
 
-def _literals(node: ast.Constant | ast.JoinedStr, text: _Lines) -> int:
+def literal_count(node: ast.Constant | ast.JoinedStr, text: LineText) -> int:
     """How many string literals one constant is written as (``"a" "b"`` is two), counted
     only where there could be more than one: in the constant's own text (every literal
     has two quotes at least), so that the work is that text's length, not its lines'."""
