@@ -205,7 +205,10 @@ def _find(
     """``qualname`` exactly; else the one wrapper of that name that it names by a
     module-path suffix (``from pkg.util import flag`` in a namespace package finds
     ``util.flag``) or through a package that re-exports it (``from pkg import flag``
-    finds ``pkg.envs.flag``, as ``pkg/__init__.py`` imports it)."""
+    finds ``pkg.envs.flag``, as ``pkg/__init__.py`` imports it; in a namespace package,
+    by the same suffix). Of several, the one whose file's path spells the module named
+    (``sglang/srt/utils/common.py`` for ``sglang.srt.utils.common``, where a namespace
+    package elsewhere also defines a ``common.get_bool_env_var``)."""
     found = table.get(qualname)
     if found is not None or not table:
         return found
@@ -217,7 +220,16 @@ def _find(
         and (
             qualname.endswith("." + w.qualname)
             or w.qualname.endswith("." + qualname)
-            or module in w.exported_by
+            or any(module == p or module.endswith("." + p) for p in w.exported_by)
         )
     ]
+    if len(matches) > 1:
+        matches = [w for w in matches if _spelled_by_path(w, module)]
     return matches[0] if len(matches) == 1 else None
+
+
+def _spelled_by_path(wrapper: Wrapper, module: str) -> bool:
+    """Whether the path of ``wrapper``'s file, as a dotted module name, ends with ``module``
+    (or ``module`` with it: the scan may start inside the package)."""
+    path = wrapper.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    return path == module or path.endswith("." + module) or module.endswith("." + path)
