@@ -138,7 +138,7 @@ def _setter_argument(evaluator: Evaluator, event: Event, frame: Frame, param: st
     if param is None:
         return V(value=None)
     params = [p.name.value for p in param_list(event.wrapper.function().params)]
-    if event.wrapper.method or event.bound:
+    if event.wrapper.binds_first(event.bound):
         params = params[1:]
     for position, arg in enumerate(event.node.args):
         if arg.star:

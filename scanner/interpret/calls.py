@@ -195,7 +195,7 @@ def call_wrapper(
         node,
         frame,
         wrapper.symbols,
-        bound=bound,
+        bound=wrapper.binds_first(bound),
         method_class=wrapper.qualname.rsplit(".", 1)[0] if wrapper.method else None,
         qualname=wrapper.qualname,
     )

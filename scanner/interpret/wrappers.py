@@ -128,10 +128,8 @@ def _function(
 ) -> Wrapper:
     scope = owner.function
     params = param_list(scope.params)
-    static = any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-        for d in scope.decorators
-    )
+    decorators = {d.decorator.value for d in scope.decorators if isinstance(d.decorator, cst.Name)}
+    static = "staticmethod" in decorators
     names = {node.value for node in nodes(scope) if isinstance(node, cst.Name)}
     pattern = None
     if event.name is not None and not (
@@ -148,6 +146,7 @@ def _function(
         line=parsed.def_line(scope),
         name_param=owner.param,
         method=owner.method_class is not None and not static and bool(params),
+        classmethod=owner.method_class is not None and "classmethod" in decorators,
         source=parsed.tree.code_for_node(scope.with_changes(leading_lines=())),
         symbols=parsed.symbols.restricted(names),
         kind=kind,

@@ -152,6 +152,7 @@ def encode_wrapper(wrapper: Wrapper) -> dict[str, Any]:
         "read_at": [wrapper.read_line, wrapper.read_column],
         "exported_by": list(wrapper.exported_by),
         "quiet": list(wrapper.quiet),
+        "classmethod": wrapper.classmethod,
     }
 
 
@@ -184,6 +185,7 @@ def decode_wrapper(data: dict[str, Any]) -> Wrapper:
         read_column=_number(read_column),
         exported_by=_texts(data["exported_by"]),
         quiet=_texts(data["quiet"]),
+        classmethod=_flag(data["classmethod"]),
     )
 
 

@@ -49,6 +49,14 @@ class Wrapper:
     # Variables it reads by names of its own that a call gives nothing back from: their
     # reads are sites in its body, and its calls are no sites of them.
     quiet: tuple[str, ...] = ()
+    # A classmethod: its first parameter is bound whether it is called through ``cls.``,
+    # ``self.`` or the class's name (a method's only through ``self.`` or ``cls.``).
+    classmethod: bool = False
+
+    def binds_first(self, through_instance: bool) -> bool:
+        """Whether a call binds the first parameter (``through_instance``: the call spells
+        ``self.name(...)`` or ``cls.name(...)``); a staticmethod's never is."""
+        return self.classmethod or (self.method and through_instance)
 
     @property
     def short_name(self) -> str:
