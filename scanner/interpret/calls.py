@@ -251,25 +251,7 @@ def call_function(
     elif bound and positional:
         inner.assign(positional[0].name.value, V(value=UNKNOWN))
         positional = positional[1:]
-    given: dict[str, V] = {}
-    extra: list[V] = []  # positional arguments beyond the parameters: *args
-    index = 0
-    for keyword, arg in args:
-        value = values[id(arg)]
-        if arg.star:
-            return derived(UNKNOWN, *values.values())
-        if keyword is not None:
-            given[keyword] = value
-        elif index < len(positional):
-            given[positional[index].name.value] = value
-            index += 1
-        else:
-            extra.append(value)
-    star = function.params.star_arg
-    if isinstance(star, cst.Param):
-        known = all(v.known for v in extra)
-        items = tuple(v.value for v in extra) if known else UNKNOWN
-        given[star.name.value] = derived(items, *extra)
+    given = _bind(function, positional, args, values)
     for param in param_list(function.params):
         name = param.name.value
         if name in given:
@@ -285,6 +267,55 @@ def call_function(
         return V(value=RAISED, env=inner.control)
     result = flow.value if flow.kind == "return" and flow.value is not None else V(value=None)
     return replace(result, env=result.env or inner.control)
+
+
+def _bind(
+    function: ScopeNode,
+    positional: list[cst.Param],
+    args: list[tuple[str | None, cst.Arg]],
+    values: dict[int, V],
+) -> dict[str, V]:
+    """The parameters a call's arguments give, by name. What ``*seq`` or ``**mapping``
+    may fill is unknown (not its default): ``dispatch("rms_norm", *args, impl=x)`` still
+    gives ``op_name`` and ``impl``, as Liger-Kernel's dispatch helper is called."""
+    given: dict[str, V] = {}
+    extra: list[V] = []  # positional arguments beyond the parameters: *args
+    spread: list[V] = []  # the values of *seq and **mapping arguments
+    index = 0
+    star_at: int | None = None  # where a *seq argument starts filling positions
+    double = False
+    for keyword, arg in args:
+        value = values[id(arg)]
+        if arg.star == "*" or (star_at is not None and keyword is None):
+            star_at = index if star_at is None else star_at
+            spread.append(value)
+        elif arg.star == "**":
+            double = True
+            spread.append(value)
+        elif keyword is not None:
+            given[keyword] = value
+        elif index < len(positional):
+            given[positional[index].name.value] = value
+            index += 1
+        else:
+            extra.append(value)
+    unknown = derived(UNKNOWN, *spread)
+    star = function.params.star_arg
+    if isinstance(star, cst.Param):
+        known = star_at is None and all(v.known for v in extra)
+        items = tuple(v.value for v in extra) if known else UNKNOWN
+        given[star.name.value] = derived(items, *extra, *spread)
+    if star_at is not None:
+        for param in positional[star_at:]:
+            given.setdefault(param.name.value, unknown)
+    if double:
+        named = [*function.params.params, *function.params.kwonly_params]
+        for param in named:
+            given.setdefault(param.name.value, unknown)
+        keywords = function.params.star_kwarg
+        if keywords is not None:
+            given[keywords.name.value] = unknown
+    return given
 
 
 def _accessor(ev: Evaluator, node: cst.Call, frame: Frame, kind: str) -> V:

@@ -190,6 +190,23 @@ class WrapperIndex:
                         pending.append(wrapper)
         return tuple(chosen[key] for key in sorted(chosen))
 
+    def reached_from(self, qualnames: Iterable[str | None]) -> frozenset[str]:
+        """``qualnames`` and the wrappers their code calls, and those theirs, by name: a
+        wrapper reached through another (Liger-Kernel's ``_per_op_env``, under
+        ``resolve_impl`` under ``dispatch``) is called wherever the outer one is."""
+        found = {q for q in qualnames if q is not None and q in self.wrappers}
+        pending = list(found)
+        while pending:
+            source = self.wrappers[pending.pop()].source.encode()
+            for short, group in self.by_short.items():
+                if not _calls(source, short):
+                    continue
+                for wrapper in group:
+                    if wrapper.kind != SETTER and wrapper.qualname not in found:
+                        found.add(wrapper.qualname)
+                        pending.append(wrapper.qualname)
+        return frozenset(found)
+
     @property
     def short_names(self) -> frozenset[str]:
         return frozenset(w.short_name for w in self.facts)
