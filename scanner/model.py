@@ -195,6 +195,17 @@ class DynamicRead:
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.expression)
 
+    @property
+    def shown(self) -> str:
+        """The expression on one line, for a report (a call written over six lines is one
+        finding, not six): each run of blanks and line breaks one blank, and at most
+        ``SHOWN_CHARS`` characters."""
+        text = " ".join(self.expression.split())
+        return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+SHOWN_CHARS = 100
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Write:
