@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from scanner.accessors import ENVIRON, ENVIRON_COPIES, READ_CALLS, accessor_kind
+from scanner.interpret import descriptors
 from scanner.interpret import operations as ops
 from scanner.interpret.frames import Frame
-from scanner.interpret.objects import ClassModel, Closure, Instance, parse_classes
+from scanner.interpret.objects import Closure, Instance
 from scanner.interpret.values import ENVIRON_COPY, RAISED, UNKNOWN, V, derived
 from scanner.syntax.index import CLASS, Wrapper
 from scanner.syntax.reads import read_arguments
@@ -162,32 +163,11 @@ def call_wrapper(
 ) -> V:
     """Run ``wrapper`` with the call's arguments; its value, tainted as due.
 
-    A descriptor class is constructed (``__init__`` through its bases), and the
-    value its reader method returns is noted as the site's value.
+    A descriptor class is constructed (see ``descriptors.construct``), and the value its
+    reader method returns is noted as the site's value.
     """
     if wrapper.kind == CLASS:
-        model = ClassModel(wrapper.short_name, parse_classes(wrapper.source), wrapper.symbols)
-        built_object = Instance(model)
-        instance = V(value=built_object)
-        init = model.method("__init__")
-        if init is not None:
-            built = call_function(
-                ev, init[1], node, frame, model.symbols, self_value=instance, owner=init[0]
-            )
-            if built.raised:
-                return built
-        if wrapper.reader == "__init__":
-            stored = next((v for v in built_object.attrs.values() if v.env), None)
-            if stored is not None:
-                ev.descriptor_value(node, stored)
-            return instance
-        reader = model.method(wrapper.reader) if wrapper.reader else None
-        if reader is not None:
-            value = call_function(
-                ev, reader[1], None, frame, model.symbols, self_value=instance, owner=reader[0]
-            )
-            ev.descriptor_value(node, value)
-        return instance
+        return descriptors.construct(ev, wrapper, node, frame)
     function = wrapper.function()
     result = call_function(
         ev,
@@ -374,6 +354,8 @@ def _plain_call(
         if isinstance(func, cst.Name) and frame.lookup(func.value) is None and qualified is None
         else None
     )
+    if builtin == "callable" and len(args) == 1 and isinstance(args[0].value, Closure):
+        return derived(True, *args)  # sglang's EnvField(lambda: ...): a default to call
     function = None
     if builtin is not None:
         function = ops.BUILTINS.get(builtin)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from scanner.accessors import ENVIRON
-from scanner.interpret import calls
+from scanner.interpret import calls, descriptors
 from scanner.interpret import operations as ops
 from scanner.interpret.frames import Frame
 from scanner.interpret.objects import Closure, Instance
@@ -421,6 +421,13 @@ def _attribute(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
             value = ev.imported_constant(imported)
             if value is not None:
                 return V(value=value)
+    if ev.index.registries and isinstance(base, cst.Name | cst.Attribute):
+        qualified = qualify(frame.symbols, base, frame.scope_names)
+        registry = ev.index.lookup_registry(qualified) if qualified is not None else None
+        if registry is not None:
+            field = descriptors.field_value(ev, registry, attr, frame)
+            if field is not None:
+                return field
     value = ev.expr(base, frame)
     if value.known and isinstance(value.value, Instance):
         return ev.instance_attribute(value.value, attr, frame)

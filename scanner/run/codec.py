@@ -153,6 +153,7 @@ def encode_wrapper(wrapper: Wrapper) -> dict[str, Any]:
         "exported_by": list(wrapper.exported_by),
         "quiet": list(wrapper.quiet),
         "classmethod": wrapper.classmethod,
+        "fields": [[attr, list(names)] for attr, names in wrapper.fields],
     }
 
 
@@ -186,6 +187,7 @@ def decode_wrapper(data: dict[str, Any]) -> Wrapper:
         exported_by=_texts(data["exported_by"]),
         quiet=_texts(data["quiet"]),
         classmethod=_flag(data["classmethod"]),
+        fields=tuple((attr, _texts(names)) for attr, names in _pairs(data["fields"])),
     )
 
 

@@ -3,9 +3,13 @@
 A wrapper is a callable of the scanned tree whose parameter names the variable it
 reads: a function (module level, a method, or nested in another function, a
 closure factory included), or a class whose constructor keeps the name and whose
-methods read it (a descriptor). A setter is a function that writes the variable
-its parameter names. Each carries its own source and the bindings of its module
-that it uses, so a call in another file can be evaluated without that file.
+methods read it (a descriptor; or whose ``__set_name__`` takes the name from the
+attribute an instance is assigned to in a class body). A setter is a function that
+writes the variable its parameter names. A registry is a class whose attributes are
+such descriptors (sglang's ``class Envs: SGLANG_X = EnvBool(True)``), or a module-level
+instance of one: ``envs.SGLANG_X.get()`` reads ``SGLANG_X``. Each carries its own source
+and the bindings of its module that it uses, so a call in another file can be evaluated
+without that file.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ if TYPE_CHECKING:
 FUNCTION = "function"
 CLASS = "class"  # a descriptor: the constructor keeps the name, ``reader`` reads it
 SETTER = "setter"
+REGISTRY = "registry"  # a class of descriptors, or an instance of one: ``fields`` names them
+# The ``name_param`` of a descriptor named by ``__set_name__``: the attribute it is
+# assigned to in a class body is the variable's name (or goes into it).
+ATTRIBUTE = "__set_name__"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,6 +60,9 @@ class Wrapper:
     # A classmethod: its first parameter is bound whether it is called through ``cls.``,
     # ``self.`` or the class's name (a method's only through ``self.`` or ``cls.``).
     classmethod: bool = False
+    # A registry's fields: each attribute, and the variables reading it reads (its source
+    # holds their declarations: ``class Envs:`` and ``ATTR = EnvBool(True)`` lines).
+    fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def binds_first(self, through_instance: bool) -> bool:
         """Whether a call binds the first parameter (``through_instance``: the call spells
@@ -61,6 +72,11 @@ class Wrapper:
     @property
     def short_name(self) -> str:
         return self.qualname.rsplit(".", 1)[-1]
+
+    @property
+    def registry_class(self) -> str:
+        """A registry's class (its source starts ``class Name:``)."""
+        return self.source.split(":", 1)[0].removeprefix("class ")
 
     @property
     def module(self) -> str:
@@ -141,21 +157,24 @@ class WrapperIndex:
     wrappers: Mapping[str, Wrapper] = field(default_factory=dict)
     setters: Mapping[str, Wrapper] = field(default_factory=dict)
     by_short: Mapping[bytes, tuple[Wrapper, ...]] = field(default_factory=dict)
+    registries: Mapping[str, Wrapper] = field(default_factory=dict)
 
     @classmethod
     def of(cls, facts: Iterable[Wrapper]) -> WrapperIndex:
         ordered = sorted(facts, key=lambda w: (w.qualname, w.kind))
-        readers = {w.qualname: w for w in ordered if w.kind != SETTER}
+        readers = {w.qualname: w for w in ordered if w.kind in (FUNCTION, CLASS)}
         setters = {w.qualname: w for w in ordered if w.kind == SETTER}
+        registries = {w.qualname: w for w in ordered if w.kind == REGISTRY}
         groups: dict[bytes, list[Wrapper]] = {}
         for wrapper in ordered:
             groups.setdefault(wrapper.short_name.encode(), []).append(wrapper)
-        return cls(readers, setters, {short: tuple(group) for short, group in groups.items()})
+        by_short = {short: tuple(group) for short, group in groups.items()}
+        return cls(readers, setters, by_short, registries)
 
     @property
     def facts(self) -> tuple[Wrapper, ...]:
-        """Every wrapper and setter."""
-        return (*self.wrappers.values(), *self.setters.values())
+        """Every wrapper, setter and registry."""
+        return (*self.wrappers.values(), *self.setters.values(), *self.registries.values())
 
     def callable_from(self, data: bytes, path: str) -> tuple[Wrapper, ...]:
         """The wrappers and setters a file (its bytes and path) can call, and those they
@@ -167,8 +186,10 @@ class WrapperIndex:
         chosen: dict[tuple[str, str], Wrapper] = {}
         if not self.by_short:
             return ()
-        for short in self.by_short:
-            if not _calls(data, short):
+        for short, group in self.by_short.items():
+            if not _calls(data, short) and not (
+                any(w.kind == REGISTRY for w in group) and holds_word(data, short)
+            ):
                 continue  # named, but never called nor imported under another name
             chosen.update(
                 ((w.qualname, w.kind), w)
@@ -213,11 +234,16 @@ class WrapperIndex:
 
     def lookup(self, qualname: str) -> Wrapper | None:
         """The wrapper ``qualname`` names (see ``_find``)."""
-        return _find(self.wrappers, self.by_short, qualname, setter=False)
+        return _find(self.wrappers, self.by_short, qualname)
 
     def lookup_setter(self, qualname: str) -> Wrapper | None:
         """The setter ``qualname`` names (see ``_find``)."""
-        return _find(self.setters, self.by_short, qualname, setter=True)
+        return _find(self.setters, self.by_short, qualname, kind=SETTER)
+
+    def lookup_registry(self, qualname: str) -> Wrapper | None:
+        """The registry (a class of descriptors or an instance of one) ``qualname`` names
+        (see ``_find``)."""
+        return _find(self.registries, self.by_short, qualname, kind=REGISTRY)
 
 
 def _find(
@@ -225,7 +251,7 @@ def _find(
     by_short: Mapping[bytes, tuple[Wrapper, ...]],
     qualname: str,
     *,
-    setter: bool,
+    kind: str | None = None,
 ) -> Wrapper | None:
     """``qualname`` exactly; else the one wrapper of that name that it names by a
     module-path suffix (``from pkg.util import flag`` in a namespace package finds
@@ -241,7 +267,7 @@ def _find(
     matches = [
         w
         for w in by_short.get(short.encode(), ())
-        if (w.kind == SETTER) == setter
+        if (w.kind == kind if kind is not None else w.kind in (FUNCTION, CLASS))
         and (
             qualname.endswith("." + w.qualname)
             or w.qualname.endswith("." + qualname)
