@@ -24,6 +24,7 @@ class ReadKind(str, Enum):
     ACCESSOR = "accessor"  # a call to an accessor named like getenv, from any module
     DESCRIPTOR = "descriptor"  # a constructor call of a class that keeps the name and reads it
     FIELD = "field"  # a registry's field read through it: envs.SGLANG_X.get()
+    SETTING = "setting"  # a field of a settings model (pydantic's BaseSettings) that reads it
     EXPANSION = "expansion"  # shell: $N, ${N}, ${N:-d}, ${N:=d}, [[ -v N ]]
     REQUIRED = "required"  # shell ${N:?msg}, YAML ${N}: the run stops when N is unset
     INTERPOLATION = "interpolation"  # YAML: ${N:d}, ${N:-d} in a value, read when loaded

@@ -20,8 +20,9 @@ from scanner.interpret.objects import parse_classes
 from scanner.interpret.owners import owner_of
 from scanner.interpret.quiet import passed_names
 from scanner.interpret.registries import declaration, renamed
+from scanner.interpret.settings_models import settings_reads
 from scanner.interpret.uses import name_matcher, used_beyond_tests
-from scanner.interpret.values import Opaque, V
+from scanner.interpret.values import UNKNOWN, Opaque, V
 from scanner.model import (
     LAUNCH_GATE,
     VALUE_GATE,
@@ -231,6 +232,10 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                     target=event.binding.name if event.binding is not None else None,
                 )
             )
+    declared, undeclared = settings_reads(parsed, settings)
+    if declared or undeclared:
+        sites = sorted([*sites, *declared], key=lambda s: (s.line, s.column))
+        dynamic = sorted([*dynamic, *undeclared], key=lambda d: (d.line, d.column))
     return FileResult(tuple(sites), tuple(dynamic), tuple(writes))
 
 
@@ -499,14 +504,24 @@ def _prober(
     if event.field is None or not event.is_read:
         return lambda value: _probe(parsed, event, knob, value, index)
     runs: dict[tuple[object, ...], Observation] = {}
+    code = parsed.tree.code_for_node(event.node)
 
     def probe(value: str | None) -> Observation:
         if value is None:
             return _probe(parsed, event, knob, value, index)
-        alone = parsed.evaluator(index, knob=knob, value=value, site=id(event.node))
-        assert isinstance(event.node, cst.BaseExpression)
-        given = alone.evaluate(event.node, Frame(parsed.symbols, {}))
-        if not given.known or not given.plain or not alone.seen.complete:
+        # The same call of the same field answers alike wherever the file makes it.
+        memo = ("alone", code, knob, value)
+        stored = parsed.shared.get(memo)
+        if stored is not None and stored[0] is index:
+            given = stored[1]
+        else:
+            alone = parsed.evaluator(index, knob=knob, value=value, site=id(event.node))
+            assert isinstance(event.node, cst.BaseExpression)
+            given = alone.evaluate(event.node, Frame(parsed.symbols, {}))
+            if not alone.seen.complete:
+                given = V(value=UNKNOWN)
+            parsed.shared[memo] = (index, given)
+        if not given.known or not given.plain:
             return _probe(parsed, event, knob, value, index)
         key = (*outcome_key(given.value), given.env, given.site, given.raised)
         found = runs.get(key)

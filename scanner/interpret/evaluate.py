@@ -105,6 +105,7 @@ class Evaluator:
         site_name: cst.BaseExpression | None = None,
         accessors: tuple[str, ...] = (),
         attributes: Mapping[int, str] | None = None,
+        shared: dict[object, Any] | None = None,
     ) -> None:
         self.index = index
         self.knob = knob
@@ -121,6 +122,8 @@ class Evaluator:
         self.factories: set[int] = set()  # calls of closure factories, already called through
         # Calls assigned to an attribute in a class body, by id: what ``__set_name__`` gets.
         self.attributes = attributes or {}
+        # What the probes of one file share (``expressions._entry``).
+        self.shared = shared
         self._steps = 0
         self._at_site = 0
         self._bindings = bindings_cache if bindings_cache is not None else {}

@@ -213,6 +213,7 @@ class ParsedModule:
             loader=self.loader,
             accessors=self.accessors,
             attributes=self.attributes(),
+            shared=self.shared,
             **options,
         )
 

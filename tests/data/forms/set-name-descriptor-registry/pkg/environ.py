@@ -5,6 +5,11 @@ import os
 import warnings
 
 
+def _default_hip():
+    # sglang/srt/environ.py:11: whether torch was built for ROCm, asked when first read.
+    return False
+
+
 class EnvField:
     def __init__(self, default, secret=False):
         self.default = default
@@ -59,6 +64,8 @@ class Envs:
 #                             ^ SGLANG_ENABLE_FUSED_MOE on default="True" off="0" function=Envs read=descriptor via=pkg.environ.EnvBool
     SGLANG_MOE_BLOCK = EnvInt(64)
 #                      ^ SGLANG_MOE_BLOCK none default="64" function=Envs read=descriptor via=pkg.environ.EnvInt
+    SGLANG_DP_USE_REDUCE_SCATTER = EnvBool(_default_hip)
+#                                  ^ SGLANG_DP_USE_REDUCE_SCATTER none kind=boolean off="0" function=Envs read=descriptor via=pkg.environ.EnvBool
 
 
 envs = Envs()

@@ -1,11 +1,13 @@
-"""Descriptor classes named by ``__set_name__``, found with ``ast`` for the narrowing.
+"""Classes the narrowing keeps whole, found with ``ast``: those that declare variables.
 
 sglang's ``class EnvField: def __set_name__(self, owner, name): self.name = name`` takes
 the variable's name from the attribute an instance is assigned to in a class body; its
 subclasses (``EnvBool``, ``EnvInt``) convert the value in methods that mention no
 environment word (``parse``). The narrowing keeps such classes whole, their bases and
-subclasses too, and the class-body statements that build them (``SGLANG_X =
-EnvBool(True)``): the analysis runs all of it.
+subclasses too, and the classes whose body builds them (``SGLANG_X = EnvBool(True)``):
+the analysis runs all of it. So with pydantic's settings models (``class
+Settings(BaseSettings)``), whose fields name no environment word at all, and the models
+their fields nest.
 """
 
 from __future__ import annotations
@@ -50,6 +52,30 @@ def _builds(statement: ast.stmt, chosen: set[str]) -> bool:
     return (
         isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in chosen
     )
+
+
+SETTINGS_BASE = "BaseSettings"
+
+
+def settings_classes(body: Sequence[ast.stmt]) -> list[ast.ClassDef]:
+    """The module-level classes deriving from ``BaseSettings`` (or from one of the
+    module that does), and the classes of the module their annotations name."""
+    classes = {s.name: s for s in body if isinstance(s, ast.ClassDef)}
+    chosen = {n for n, c in classes.items() if SETTINGS_BASE in {_base_name(b) for b in c.bases}}
+    grown = bool(chosen)
+    while grown:
+        grown = False
+        for name, node in classes.items():
+            if name not in chosen and {_base_name(b) for b in node.bases} & chosen:
+                chosen.add(name)
+                grown = True
+    for name in list(chosen):
+        for statement in classes[name].body:
+            if isinstance(statement, ast.AnnAssign):
+                chosen.update(
+                    n.id for n in ast.walk(statement.annotation) if isinstance(n, ast.Name)
+                )
+    return [c for c in classes.values() if c.name in chosen]
 
 
 def _defines_set_name(node: ast.ClassDef) -> bool:
