@@ -211,3 +211,65 @@ def test_a_registry_of_descriptors_named_by_their_argument(tmp_path: Path) -> No
         ("lora/environ.py", 17, ReadKind.DESCRIPTOR, True),
         ("lora/layer.py", 5, ReadKind.FIELD, True),
     ]
+
+
+def test_a_get_that_copies_a_renamed_variable_is_a_read_of_both(tmp_path: Path) -> None:
+    # sglang 0.5.23, sglang/srt/environ.py:161 (_DeprecatedEnvFallback): get() copies the
+    # old name's value to the new name when only the old one is set, then reads the new.
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/environ.py": """
+            import os
+
+
+            class EnvField:
+                def __init__(self, default):
+                    self.default = default
+
+                def __set_name__(self, owner, name):
+                    self.name = name
+
+                def get(self):
+                    value = os.getenv(self.name)
+                    return self.default if value is None else value == "1"
+
+
+            class EnvBoolWithAlias(EnvField):
+                def __init__(self, default, deprecated_name):
+                    super().__init__(default)
+                    self.deprecated_name = deprecated_name
+
+                def get(self):
+                    if os.getenv(self.name) is None:
+                        fallback = os.getenv(self.deprecated_name)
+                        if fallback is not None:
+                            os.environ[self.name] = fallback
+                    return super().get()
+
+
+            class Envs:
+                NEW_FLAG = EnvBoolWithAlias(True, deprecated_name="OLD_FLAG")
+
+
+            envs = Envs()
+
+
+            def here():
+                return envs.NEW_FLAG.get()
+            """,
+            "pkg/use.py": "from pkg.environ import envs\n\nON = envs.NEW_FLAG.get()\n",
+        },
+    )
+    result = scan([tmp_path], root=tmp_path)
+    sites = sorted((k.name, s.path, s.line, s.kind) for k in result.knobs for s in k.sites)
+    assert sites == [
+        ("NEW_FLAG", "pkg/environ.py", 30, ReadKind.DESCRIPTOR),
+        ("NEW_FLAG", "pkg/environ.py", 37, ReadKind.FIELD),
+        ("NEW_FLAG", "pkg/use.py", 3, ReadKind.FIELD),
+        ("OLD_FLAG", "pkg/environ.py", 30, ReadKind.DESCRIPTOR),
+        ("OLD_FLAG", "pkg/environ.py", 37, ReadKind.FIELD),
+        ("OLD_FLAG", "pkg/use.py", 3, ReadKind.FIELD),
+    ]
+    assert result.dynamic == () and [w.name for w in result.writes] == []

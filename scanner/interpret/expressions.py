@@ -465,6 +465,9 @@ def _attribute(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
                 return V(value=value)
     if ev.index.registries and isinstance(base, cst.Name | cst.Attribute):
         qualified = qualify(frame.symbols, base, frame.scope_names)
+        if qualified is None and isinstance(base, cst.Name) and frame.lookup(base.value) is None:
+            module = frame.symbols.module  # the registry's own module uses ``envs``
+            qualified = f"{module}.{base.value}" if module else base.value
         registry = ev.index.lookup_registry(qualified) if qualified is not None else None
         if registry is not None:
             field = descriptors.field_value(ev, registry, attr, frame)

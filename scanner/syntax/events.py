@@ -289,8 +289,13 @@ class EventCollector:
             imported = self.symbols.imports.get(last) if isinstance(base, cst.Name) else None
             if imported is None or imported.rsplit(".", 1)[-1] not in self.registry_names:
                 return False
+        qualified = self._qualify(base)
+        if qualified is None and isinstance(base, cst.Name) and base.value not in self._shadowed:
+            # A module-level name of this module: the registry's own module uses ``envs``.
+            module = self.symbols.module
+            qualified = f"{module}.{base.value}" if module else base.value
         self._stack.extend((func, field))  # what fields.field_use looks up from the field
-        use = field_use(self.index, field, self._stack, self._qualify(base))
+        use = field_use(self.index, field, self._stack, qualified)
         del self._stack[-2:]
         if use is None:
             return False

@@ -2,14 +2,17 @@
 
 A registry (``scanner.syntax.index``) is a class whose attributes are descriptors, or
 an instance of one. A method called on one of its fields reads the variable when the
-method reads it (``get``, ``is_set``), writes it when the method writes it (``set``,
-``override``, ``clear``: a write wins over the reads it makes to restore or check);
+method reads it (``get``, ``is_set``), writes it when the method writes it whenever it
+runs (``set``, ``override``, ``clear``: such a write wins over the reads it makes to
+restore or check; a write under a condition, as sglang's ``get`` of a renamed variable
+copies the old name's value to the new one, leaves the method a read);
 the field alone (``knobs.cache.dir``) is a read when its class has ``__get__``, and
 else is the descriptor object itself, handed on (``envs.X.default`` reads nothing).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -130,7 +133,11 @@ def _effect(
     if method is None or symbols is None or depth > MAX_SELF_CALLS:
         return None
     read = False
+    always = {id(n) for s in _unconditional(body_statements(method.body)) for n in nodes(s)}
     for node in nodes(method.body):
+        if id(node) not in always:
+            read = read or _environ(node, symbols) or _read_call(node, symbols)
+            continue
         if isinstance(node, cst.Call):
             qualified = qualify(symbols, node.func)
             if qualified in WRITE_CALLS:
@@ -154,6 +161,16 @@ def _effect(
     return READ if read else None
 
 
+def _unconditional(statements: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """The statements that run whenever these do: not under ``if``, a loop or ``try``
+    (a ``with`` block's run)."""
+    for statement in statements:
+        if isinstance(statement, cst.With):
+            yield from _unconditional(body_statements(statement.body))
+        elif isinstance(statement, cst.SimpleStatementLine):
+            yield statement
+
+
 def _environ(node: cst.CSTNode, symbols: Symbols) -> bool:
     """``os.environ[...]`` or ``... in os.environ``: a read."""
     if isinstance(node, cst.Subscript):
@@ -161,6 +178,12 @@ def _environ(node: cst.CSTNode, symbols: Symbols) -> bool:
     if isinstance(node, cst.ComparisonTarget):
         return qualify(symbols, node.comparator) == ENVIRON
     return False
+
+
+def _read_call(node: cst.CSTNode, symbols: Symbols) -> bool:
+    return isinstance(node, cst.Call) and (
+        qualify(symbols, node.func) in READ_CALLS or _accessor(node.func)
+    )
 
 
 def _accessor(func: cst.BaseExpression) -> bool:
