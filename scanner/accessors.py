@@ -50,6 +50,8 @@ ACCESSOR_NAME: Final = re.compile(r"_?(?:os_)?get_?env(?:_(bool|int|float|str))?
 # Words a file must contain (as identifiers) to hold a read or a write of its own; an
 # accessor's name (``getenv_bool``) is found by ACCESSOR_NAME (see ``prefilter``).
 ENV_WORDS: Final = OS_NAMES
+# A settings model reads the environment with no word of ``os``: ``class S(BaseSettings)``.
+SETTINGS_WORD: Final = "BaseSettings"
 _IDENTIFIER_BYTES: Final = frozenset(
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 )
@@ -112,6 +114,8 @@ def prefilter(extra: Sequence[str] = ()) -> Callable[[bytes], bool]:
     accessor = re.compile(rb"\b" + ACCESSOR_NAME.pattern.encode() + rb"\b")
 
     def wanted(data: bytes) -> bool:
+        if SETTINGS_WORD.encode() in data:
+            return True
         if b"env" not in data and not any(w in data for w in extra_words):
             return False
         if any(holds_word(data, w) for w in words):

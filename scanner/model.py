@@ -23,6 +23,8 @@ class ReadKind(str, Enum):
     WRAPPER = "wrapper"  # a call to a wrapper function of the scanned tree
     ACCESSOR = "accessor"  # a call to an accessor named like getenv, from any module
     DESCRIPTOR = "descriptor"  # a constructor call of a class that keeps the name and reads it
+    FIELD = "field"  # a registry's field read through it: envs.SGLANG_X.get()
+    SETTING = "setting"  # a field of a settings model (pydantic's BaseSettings) that reads it
     EXPANSION = "expansion"  # shell: $N, ${N}, ${N:-d}, ${N:=d}, [[ -v N ]]
     REQUIRED = "required"  # shell ${N:?msg}, YAML ${N}: the run stops when N is unset
     INTERPOLATION = "interpolation"  # YAML: ${N:d}, ${N:-d} in a value, read when loaded
@@ -232,6 +234,17 @@ class DynamicRead:
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.expression)
+
+    @property
+    def shown(self) -> str:
+        """The expression on one line, for a report (a call written over six lines is one
+        finding, not six): each run of blanks and line breaks one blank, and at most
+        ``SHOWN_CHARS`` characters."""
+        text = " ".join(self.expression.split())
+        return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+SHOWN_CHARS = 100
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

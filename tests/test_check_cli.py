@@ -170,6 +170,25 @@ def test_dynamic_reads_warn_without_failing(tmp_path: Path) -> None:
     )
 
 
+def test_a_dynamic_read_written_over_lines_is_one_finding_line(tmp_path: Path) -> None:
+    # Liger-Kernel 0.8.5's calls of its dispatch helper are written over six lines.
+    dynamic = (
+        "import os\n\n\ndef get(name, *args):\n    return os.environ.get(name)\n\n\n"
+        "for kind in open('kinds'):\n    get(\n        kind,\n        1,\n    )\n"
+    )
+    root = project(tmp_path, pkg__loop_py=dynamic)
+    assert check(root) == (
+        0,
+        "pkg/loop.py:9:5: KNB006 The variable read by `get( kind, 1, )` cannot be resolved "
+        "(the name passed to get() is not known here), so registry.yaml cannot register it.\n"
+        "    Name the variable with a string literal or a module-level constant, so that "
+        "the knob can be registered.\n"
+        "\n"
+        "Found 1 warning: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
+        "",
+    )
+
+
 def test_a_file_that_cannot_be_parsed_fails(tmp_path: Path) -> None:
     root = project(tmp_path, pkg__broken_py='import os\nx = os.environ.get("PRIMUS_X"\n')
     assert check(root) == (

@@ -520,3 +520,36 @@ def test_a_constructor_reading_its_parameter_makes_a_descriptor_not_a_dynamic_re
     result = parsed_scan(tmp_path)
     assert (result.knobs, result.dynamic) == ((), ())
     assert [(w.qualname, w.name_param) for w in result.wrappers] == [("m.Flag", "name")]
+
+
+def test_a_parameter_a_spread_argument_may_fill_is_unknown_not_its_default(
+    tmp_path: Path,
+) -> None:
+    # `get("X", *rest)` may pass `prefix` too: the name is not "P_X" for certain.
+    write_tree(
+        tmp_path,
+        {
+            "m.py": """
+            import os
+
+
+            def get(name, prefix="P_", *more, suffix=""):
+                return os.environ.get(prefix + name + suffix)
+
+
+            REST = open("rest").read().split()
+            A = get("X", *REST)
+            B = get("Y", **dict.fromkeys(REST))
+            C = get("Z", *REST, suffix="_ON")
+            D = get("W", "Q_", *REST)
+            """
+        },
+    )
+    result = parsed_scan(tmp_path)
+    reason = "the name passed to get() is not known here"
+    assert [(k.name, k.sites[0].line) for k in result.knobs] == [("Q_W", 12)]
+    assert result.dynamic == (
+        dynamic_read(9, 5, 'get("X", *REST)', "<module>", reason, "m.get"),
+        dynamic_read(10, 5, 'get("Y", **dict.fromkeys(REST))', "<module>", reason, "m.get"),
+        dynamic_read(11, 5, 'get("Z", *REST, suffix="_ON")', "<module>", reason, "m.get"),
+    )

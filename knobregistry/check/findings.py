@@ -218,7 +218,7 @@ def _rewrite_paths(text: str, knob: Knob, where: Where) -> str:
 def dynamic(where: Where, read: DynamicRead) -> Diagnostic:
     """KNB006: a read whose variable name the scanner cannot resolve."""
     message = (
-        f"The variable read by `{read.expression}` cannot be resolved ({read.reason}), so "
+        f"The variable read by `{read.shown}` cannot be resolved ({read.reason}), so "
         f"{where.registry_file} cannot register it."
     )
     fix = (

@@ -123,7 +123,7 @@ def render_scan_table(result: ScanResult, console: Console) -> None:
         console.print(Text.assemble(("dynamic reads", "bold"), " (name not resolved):"))
         for read in result.dynamic:
             where = f"{read.path}:{read.line}:{read.column}"
-            _lines(console, f"{printable(where)}: {printable(read.expression)}", "  ", "      ")
+            _lines(console, f"{printable(where)}: {printable(read.shown)}", "  ", "      ")
             _lines(console, read.reason, "    ", "    ")
     if result.errors:
         console.print()

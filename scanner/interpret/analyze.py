@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 import libcst as cst
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS, is_launch_fact, says_disable
-from scanner.interpret.classify import is_number
+from scanner.interpret.classify import is_number, outcome_key
 from scanner.interpret.decisions import decisions
 from scanner.interpret.evaluate import NOT_SEEN, Evaluator, Observation
 from scanner.interpret.expressions import iterable_items
@@ -20,8 +20,10 @@ from scanner.interpret.module import ParsedModule, flow_frame
 from scanner.interpret.objects import parse_classes
 from scanner.interpret.owners import owner_of
 from scanner.interpret.quiet import passed_names
+from scanner.interpret.registries import declaration, renamed
+from scanner.interpret.settings_models import settings_reads
 from scanner.interpret.uses import name_matcher, used_beyond_tests
-from scanner.interpret.values import Opaque, V
+from scanner.interpret.values import UNKNOWN, Opaque, V
 from scanner.model import (
     LAUNCH_GATE,
     VALUE_GATE,
@@ -39,7 +41,7 @@ from scanner.model import (
 from scanner.patterns import dynamic_matches, matches
 from scanner.settings import Settings
 from scanner.syntax.events import Event
-from scanner.syntax.index import CLASS, FUNCTION, SETTER, WrapperIndex
+from scanner.syntax.index import ATTRIBUTE, CLASS, FUNCTION, SETTER, WrapperIndex
 from scanner.syntax.reads import read_arguments
 from scanner.syntax.scopes import body_statements, param_list
 from scanner.syntax.walk import nodes
@@ -56,6 +58,18 @@ MAX_NAME_CHOICES = 64  # names a loop over known data may give one read
 def resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> list[V]:
     """The variable names an event reads, as values (known strings when resolved); a
     name taken from a loop over known data gives one name per item."""
+    declared = declaration(parsed, event)
+    if declared is None:
+        return _resolve_names(parsed, event, index)
+    template, attribute = declared
+    found = parsed.shared.get(("names", template))
+    if found is None or found[0] is not index:
+        found = (index, attribute, _resolve_names(parsed, event, index))
+        parsed.shared[("names", template)] = found
+    return renamed(found[2], found[1], attribute)
+
+
+def _resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> list[V]:
     frame = parsed.resolver(event, index)
     names = _names_in(parsed, event, index, frame)
     if all(n.known and isinstance(n.value, str) for n in names) or not event.loops:
@@ -76,6 +90,9 @@ def resolve_names(parsed: ParsedModule, event: Event, index: WrapperIndex) -> li
 
 
 def _names_in(parsed: ParsedModule, event: Event, index: WrapperIndex, frame: Frame) -> list[V]:
+    if event.field is not None and event.wrapper is not None:
+        declared = dict(event.wrapper.fields).get(event.field, ())
+        return [V(value=name) for name in declared] or [V(value=None)]
     evaluator = parsed.evaluator(index, explore=True)
     if event.wrapper is not None:
         assert isinstance(event.node, cst.Call)
@@ -140,7 +157,7 @@ def _setter_argument(evaluator: Evaluator, event: Event, frame: Frame, param: st
     if param is None:
         return V(value=None)
     params = [p.name.value for p in param_list(event.wrapper.function().params)]
-    if event.wrapper.method or event.bound:
+    if event.wrapper.binds_first(event.bound):
         params = params[1:]
     for position, arg in enumerate(event.node.args):
         if arg.star:
@@ -167,6 +184,8 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
         if isinstance(event.kind, WriteKind):
             if not resolved and owned_by(parsed, event, index, unresolved, SETTER):
                 continue  # a setter's own write: reported at its call sites
+            if not resolved and event.unit.method_class in descriptors:
+                continue  # a descriptor's own write (``set``): reported where it is used
             value = _written(parsed, event, index)
             targets: list[str | None] = [*resolved] or [None]
             for target in targets:
@@ -189,7 +208,9 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                         column=event.column,
                         expression=text,
                         function=event.function,
-                        reason=dynamic_reason(event, unresolved),
+                        reason=dynamic_reason(
+                            event, unresolved, id(event.node) in parsed.attributes()
+                        ),
                         via=event.wrapper.qualname if event.wrapper is not None else None,
                     )
                 )
@@ -198,7 +219,7 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
         for name in resolved:
             if not matches(name, match) or name in quiet:
                 continue
-            gate, default, decided = judged(parsed, event, name, index, settings)
+            gate, default, decided = _judged(parsed, event, name, index, settings)
             sites.append(
                 Site(
                     name=name,
@@ -214,6 +235,10 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                     decisions=decided,
                 )
             )
+    declared, undeclared = settings_reads(parsed, settings)
+    if declared or undeclared:
+        sites = sorted([*sites, *declared], key=lambda s: (s.line, s.column))
+        dynamic = sorted([*dynamic, *undeclared], key=lambda d: (d.line, d.column))
     return FileResult(tuple(sites), tuple(dynamic), tuple(writes))
 
 
@@ -243,19 +268,45 @@ def descriptor_classes(parsed: ParsedModule, index: WrapperIndex) -> frozenset[s
     return frozenset(found)
 
 
-def judged(
+def _judged(
+    parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex, settings: Settings
+) -> tuple[Gate, str | None, tuple[Decision, ...]]:
+    """``judge``, once per template of class-body declarations and what the name says
+    (a launch fact, a disable word, an index): the rest of the verdict is the code's. A
+    declaration's decisions are not shared (they are placed at its own site): its reads
+    through the class are sites of their own, which decide."""
+    declared = declaration(parsed, event)
+    if declared is None or declared[1] != knob:
+        return judge(parsed, event, knob, index, settings)
+    template, attribute = declared
+    facts = (
+        is_launch_fact(knob, settings.launch_facts),
+        says_disable(knob),
+        names_an_index(knob),
+        bool(parsed.users(attribute, "global")),
+    )
+    key = ("gate", template, facts)
+    found = parsed.shared.get(key)
+    if found is None:
+        found = parsed.shared[key] = judge(parsed, event, knob, index, settings)
+    gate, default, _ = found
+    return gate, default, ()
+
+
+def judge(
     parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex, settings: Settings
 ) -> tuple[Gate, str | None, tuple[Decision, ...]]:
     """The gate verdict of one site for ``knob``, the default written at it, and where the
     code decides with its value."""
+    probe = _prober(parsed, event, knob, index)
     if is_launch_fact(knob, settings.launch_facts):
-        probes: Probes = [(None, _probe(parsed, event, knob, None, index))]
+        probes: Probes = [(None, probe(None))]
         return LAUNCH_GATE, _default(parsed, event, index, probes), ()
     named = tuple(s for s in named_strings(parsed, event) if s != knob)
     first = tuple(dict.fromkeys((*FIRST_PROBES, *named, *_partners(named))))
     probes = []
     for value in first:
-        probes.append((value, _probe(parsed, event, knob, value, index)))
+        probes.append((value, probe(value)))
         if not probes[-1][1].complete:
             # Out of steps: the verdict is unknown whatever the other probes show, and
             # the rest of this function reads only the unset probe (the first).
@@ -265,7 +316,7 @@ def judged(
     if gate.kind in (GateKind.BOOLEAN, GateKind.PRESENCE):
         # A switch: the other spellings of the words, for the full lists of on and off values.
         rest = [v for v in CANDIDATES if v not in first]
-        probes += [(value, _probe(parsed, event, knob, value, index)) for value in rest]
+        probes += [(value, probe(value)) for value in rest]
         gate = verdict(probes, event.chain, function_scope=function_scope, named=named)
     if gate.kind is GateKind.VALUE:
         followed = follow_store(parsed, event, knob, index, probes, named)
@@ -455,6 +506,43 @@ def _text(value: object) -> str | None:
     return str(value)
 
 
+def _prober(
+    parsed: ParsedModule, event: Event, knob: str, index: WrapperIndex
+) -> Callable[[str | None], Observation]:
+    """How to probe one site. A registry field's method (``envs.X.get()``) is run alone
+    first: set values it answers alike (``"1"``, ``"true"``, ``"yes"`` for an ``EnvBool``)
+    give the code around it the same value, and share one run of that code."""
+    if event.field is None or not event.is_read:
+        return lambda value: _probe(parsed, event, knob, value, index)
+    runs: dict[tuple[object, ...], Observation] = {}
+    code = parsed.tree.code_for_node(event.node)
+
+    def probe(value: str | None) -> Observation:
+        if value is None:
+            return _probe(parsed, event, knob, value, index)
+        # The same call of the same field answers alike wherever the file makes it.
+        memo = ("alone", code, knob, value)
+        stored = parsed.shared.get(memo)
+        if stored is not None and stored[0] is index:
+            given = stored[1]
+        else:
+            alone = parsed.evaluator(index, knob=knob, value=value, site=id(event.node))
+            assert isinstance(event.node, cst.BaseExpression)
+            given = alone.evaluate(event.node, Frame(parsed.symbols, {}))
+            if not alone.seen.complete:
+                given = V(value=UNKNOWN)
+            parsed.shared[memo] = (index, given)
+        if not given.known or not given.plain:
+            return _probe(parsed, event, knob, value, index)
+        key = (*outcome_key(given.value), given.env, given.site, given.raised)
+        found = runs.get(key)
+        if found is None:
+            found = runs[key] = _probe(parsed, event, knob, value, index)
+        return found
+
+    return probe
+
+
 def _probe(
     parsed: ParsedModule, event: Event, knob: str, value: str | None, index: WrapperIndex
 ) -> Observation:
@@ -501,10 +589,21 @@ def owned_by(
     return qualname in (index.setters if kind == SETTER else index.wrappers)
 
 
-def dynamic_reason(event: Event, names: Sequence[V]) -> str:
+def dynamic_reason(event: Event, names: Sequence[V], in_class_body: bool = False) -> str:
     """Why an event's variable name cannot be named statically."""
-    if event.wrapper is not None:
-        return f"the name passed to {event.wrapper.short_name}() is not known here"
+    wrapper = event.wrapper
+    if wrapper is not None and event.field is not None:
+        where = f"{wrapper.registry_class} ({wrapper.path}:{wrapper.line})"
+        return f"{event.field} is no field of {where} whose variable the scan could read"
+    if wrapper is not None and wrapper.name_param == ATTRIBUTE:
+        if not in_class_body:
+            return (
+                f"{wrapper.short_name}() takes its name from the attribute it is assigned to "
+                "in a class body, and this call is not one"
+            )
+        return f"{wrapper.short_name}() builds its name from values not known statically"
+    if wrapper is not None:
+        return f"the name passed to {wrapper.short_name}() is not known here"
     node = event.name
     if node is None:
         return "the read has no name argument"
@@ -524,9 +623,16 @@ def dynamic_reason(event: Event, names: Sequence[V]) -> str:
 
 
 def _written(parsed: ParsedModule, event: Event, index: WrapperIndex) -> str | None:
-    """The value a write sets, when it is a known string."""
+    """The value a write sets, when it is a known string (a registry's field set to a
+    value: ``envs.X.set(True)`` writes ``str(True)``)."""
     frame = parsed.resolver(event, index)
     evaluator = parsed.evaluator(index)
+    if event.field is not None:
+        if event.value is None:
+            return None
+        value = evaluator.evaluate(event.value, frame)
+        plain = value.value if value.plain else None
+        return str(plain) if isinstance(plain, str | bool | int | float) else None
     if event.wrapper is not None:
         value = _setter_argument(evaluator, event, frame, event.wrapper.value_param)
     elif event.value is not None:

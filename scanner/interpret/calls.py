@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from scanner.accessors import ENVIRON, ENVIRON_COPIES, READ_CALLS, accessor_kind
+from scanner.interpret import descriptors
 from scanner.interpret import operations as ops
 from scanner.interpret.frames import Frame
-from scanner.interpret.objects import ClassModel, Closure, Instance, parse_classes
+from scanner.interpret.objects import Closure, Instance
 from scanner.interpret.values import ENVIRON_COPY, RAISED, UNKNOWN, V, derived
 from scanner.syntax.index import CLASS, Wrapper
 from scanner.syntax.reads import read_arguments
@@ -162,32 +163,11 @@ def call_wrapper(
 ) -> V:
     """Run ``wrapper`` with the call's arguments; its value, tainted as due.
 
-    A descriptor class is constructed (``__init__`` through its bases), and the
-    value its reader method returns is noted as the site's value.
+    A descriptor class is constructed (see ``descriptors.construct``), and the value its
+    reader method returns is noted as the site's value.
     """
     if wrapper.kind == CLASS:
-        model = ClassModel(wrapper.short_name, parse_classes(wrapper.source), wrapper.symbols)
-        built_object = Instance(model)
-        instance = V(value=built_object)
-        init = model.method("__init__")
-        if init is not None:
-            built = call_function(
-                ev, init[1], node, frame, model.symbols, self_value=instance, owner=init[0]
-            )
-            if built.raised:
-                return built
-        if wrapper.reader == "__init__":
-            stored = next((v for v in built_object.attrs.values() if v.env), None)
-            if stored is not None:
-                ev.descriptor_value(node, stored)
-            return instance
-        reader = model.method(wrapper.reader) if wrapper.reader else None
-        if reader is not None:
-            value = call_function(
-                ev, reader[1], None, frame, model.symbols, self_value=instance, owner=reader[0]
-            )
-            ev.descriptor_value(node, value)
-        return instance
+        return descriptors.construct(ev, wrapper, node, frame)
     function = wrapper.function()
     result = call_function(
         ev,
@@ -195,7 +175,7 @@ def call_wrapper(
         node,
         frame,
         wrapper.symbols,
-        bound=bound,
+        bound=wrapper.binds_first(bound),
         method_class=wrapper.qualname.rsplit(".", 1)[0] if wrapper.method else None,
         qualname=wrapper.qualname,
     )
@@ -251,25 +231,7 @@ def call_function(
     elif bound and positional:
         inner.assign(positional[0].name.value, V(value=UNKNOWN))
         positional = positional[1:]
-    given: dict[str, V] = {}
-    extra: list[V] = []  # positional arguments beyond the parameters: *args
-    index = 0
-    for keyword, arg in args:
-        value = values[id(arg)]
-        if arg.star:
-            return derived(UNKNOWN, *values.values())
-        if keyword is not None:
-            given[keyword] = value
-        elif index < len(positional):
-            given[positional[index].name.value] = value
-            index += 1
-        else:
-            extra.append(value)
-    star = function.params.star_arg
-    if isinstance(star, cst.Param):
-        known = all(v.known for v in extra)
-        items = tuple(v.value for v in extra) if known else UNKNOWN
-        given[star.name.value] = derived(items, *extra)
+    given = _bind(function, positional, args, values)
     for param in param_list(function.params):
         name = param.name.value
         if name in given:
@@ -285,6 +247,55 @@ def call_function(
         return V(value=RAISED, env=inner.control)
     result = flow.value if flow.kind == "return" and flow.value is not None else V(value=None)
     return replace(result, env=result.env or inner.control)
+
+
+def _bind(
+    function: ScopeNode,
+    positional: list[cst.Param],
+    args: list[tuple[str | None, cst.Arg]],
+    values: dict[int, V],
+) -> dict[str, V]:
+    """The parameters a call's arguments give, by name. What ``*seq`` or ``**mapping``
+    may fill is unknown (not its default): ``dispatch("rms_norm", *args, impl=x)`` still
+    gives ``op_name`` and ``impl``, as Liger-Kernel's dispatch helper is called."""
+    given: dict[str, V] = {}
+    extra: list[V] = []  # positional arguments beyond the parameters: *args
+    spread: list[V] = []  # the values of *seq and **mapping arguments
+    index = 0
+    star_at: int | None = None  # where a *seq argument starts filling positions
+    double = False
+    for keyword, arg in args:
+        value = values[id(arg)]
+        if arg.star == "*" or (star_at is not None and keyword is None):
+            star_at = index if star_at is None else star_at
+            spread.append(value)
+        elif arg.star == "**":
+            double = True
+            spread.append(value)
+        elif keyword is not None:
+            given[keyword] = value
+        elif index < len(positional):
+            given[positional[index].name.value] = value
+            index += 1
+        else:
+            extra.append(value)
+    unknown = derived(UNKNOWN, *spread)
+    star = function.params.star_arg
+    if isinstance(star, cst.Param):
+        known = star_at is None and all(v.known for v in extra)
+        items = tuple(v.value for v in extra) if known else UNKNOWN
+        given[star.name.value] = derived(items, *extra, *spread)
+    if star_at is not None:
+        for param in positional[star_at:]:
+            given.setdefault(param.name.value, unknown)
+    if double:
+        named = [*function.params.params, *function.params.kwonly_params]
+        for param in named:
+            given.setdefault(param.name.value, unknown)
+        keywords = function.params.star_kwarg
+        if keywords is not None:
+            given[keywords.name.value] = unknown
+    return given
 
 
 def _accessor(ev: Evaluator, node: cst.Call, frame: Frame, kind: str) -> V:
@@ -343,6 +354,8 @@ def _plain_call(
         if isinstance(func, cst.Name) and frame.lookup(func.value) is None and qualified is None
         else None
     )
+    if builtin == "callable" and len(args) == 1 and isinstance(args[0].value, Closure):
+        return derived(True, *args)  # sglang's EnvField(lambda: ...): a default to call
     function = None
     if builtin is not None:
         function = ops.BUILTINS.get(builtin)

@@ -63,7 +63,10 @@ def classify(outputs: Mapping[str | None, object], named: Sequence[str] = ()) ->
         else _ordered(offs, named, OFF_ORDER)
     )
     reason = None
-    if not by_words and kind is GateKind.BOOLEAN and off_values and off_values[0] not in named:
+    if default_on is None and None in outputs:
+        # sglang's EnvBool(_default_hip): the value unset is computed when the code runs.
+        reason = "what it gives unset is computed at run time: on by default is not known"
+    elif not by_words and kind is GateKind.BOOLEAN and off_values and off_values[0] not in named:
         kept = [v for v in named if v in on_values]
         if kept:
             listed = ", ".join(repr(v) for v in kept)

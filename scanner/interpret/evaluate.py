@@ -16,7 +16,7 @@ than the variable, is taken the site's way (the site is judged as reached).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -104,6 +104,8 @@ class Evaluator:
         explore: bool = False,
         site_name: cst.BaseExpression | None = None,
         accessors: tuple[str, ...] = (),
+        attributes: Mapping[int, str] | None = None,
+        shared: dict[object, Any] | None = None,
     ) -> None:
         self.index = index
         self.knob = knob
@@ -118,6 +120,10 @@ class Evaluator:
         self.site_name = site_name  # the expression naming the site's variable
         self.accessors = accessors  # more callables the project names as accessors
         self.factories: set[int] = set()  # calls of closure factories, already called through
+        # Calls assigned to an attribute in a class body, by id: what ``__set_name__`` gets.
+        self.attributes = attributes or {}
+        # What the probes of one file share (``expressions._entry``).
+        self.shared = shared
         self._steps = 0
         self._at_site = 0
         self._bindings = bindings_cache if bindings_cache is not None else {}
@@ -543,6 +549,10 @@ class Evaluator:
 
     def note_limit(self, reason: str) -> None:
         self.seen.limits.append(reason)
+
+    def attribute_of(self, node: cst.Call) -> str | None:
+        """The class-body attribute a call's value is assigned to (``X = EnvBool(True)``)."""
+        return self.attributes.get(id(node))
 
     def descriptor_value(self, node: cst.Call, value: V) -> None:
         """A descriptor's construction: the reader's value is what the site gives."""

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from scanner.accessors import ENVIRON
-from scanner.interpret import calls
+from scanner.interpret import calls, descriptors
 from scanner.interpret import operations as ops
 from scanner.interpret.frames import Frame
 from scanner.interpret.objects import Closure, Instance
 from scanner.interpret.values import ENVIRON_COPY, RAISED, UNKNOWN, V, derived, truthiness
 from scanner.syntax.reads import contains_environ, subscript_name
 from scanner.syntax.symbols import qualify
-from scanner.syntax.walk import children
+from scanner.syntax.walk import children, nodes
 
 if TYPE_CHECKING:
     from scanner.interpret.evaluate import Evaluator
@@ -172,7 +172,7 @@ def _dict(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
                 known = False
             continue
         assert isinstance(element, cst.DictElement)
-        key, value = ev.expr(element.key, frame), ev.expr(element.value, frame)
+        key, value = _entry(ev, element, frame)
         sources += [key, value]
         if key.plain and value.known:
             try:
@@ -182,6 +182,48 @@ def _dict(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
         else:
             known = False
     return derived(result if known else UNKNOWN, *sources)
+
+
+def _entry(ev: Evaluator, element: cst.DictElement, frame: Frame) -> tuple[V, V]:
+    """A dict literal's entry. In a probe, an entry away from the site that names only
+    module-level things (``"X": _lazy_bool("X")`` in sglang's table of 150 factories)
+    gives the same in every probe of every site of the file, unless it reads the variable
+    under study: it is evaluated once (what it read and the limits it met kept with it)."""
+    if ev.site is None or id(element) in ev.target or ev.shared is None:
+        return ev.expr(element.key, frame), ev.expr(element.value, frame)
+    found = ev.shared.get(("entry", id(element)))
+    if found is not None and found[0] is element:
+        _, key, value, names, limits = found
+        if ev.knob not in names:
+            ev.seen.names.extend(V(value=n) for n in names)
+            ev.seen.limits.extend(limits)
+            return key, value
+    if not _module_level(ev, element, frame):
+        return ev.expr(element.key, frame), ev.expr(element.value, frame)
+    read, limits = len(ev.seen.names), len(ev.seen.limits)
+    key, value = ev.expr(element.key, frame), ev.expr(element.value, frame)
+    names = [n.value for n in ev.seen.names[read:]]
+    if (
+        all(isinstance(n, str) for n in names)
+        and ev.knob not in names
+        and not (key.env or value.env or key.site or value.site)
+    ):
+        entry = (element, key, value, tuple(names), tuple(ev.seen.limits[limits:]))
+        ev.shared[("entry", id(element))] = entry
+    return key, value
+
+
+def _module_level(ev: Evaluator, element: cst.DictElement, frame: Frame) -> bool:
+    """Whether an entry names no local of ``frame`` and no probed module-level name."""
+    return all(
+        frame.lookup(n.value) is None and n.value not in ev.overrides for n in walk_names(element)
+    )
+
+
+def walk_names(node: cst.CSTNode) -> Iterator[cst.Name]:
+    for child in nodes(node):
+        if isinstance(child, cst.Name):
+            yield child
 
 
 def _comprehension(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
@@ -421,6 +463,16 @@ def _attribute(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
             value = ev.imported_constant(imported)
             if value is not None:
                 return V(value=value)
+    if ev.index.registries and isinstance(base, cst.Name | cst.Attribute):
+        qualified = qualify(frame.symbols, base, frame.scope_names)
+        if qualified is None and isinstance(base, cst.Name) and frame.lookup(base.value) is None:
+            module = frame.symbols.module  # the registry's own module uses ``envs``
+            qualified = f"{module}.{base.value}" if module else base.value
+        registry = ev.index.lookup_registry(qualified) if qualified is not None else None
+        if registry is not None:
+            field = descriptors.field_value(ev, registry, attr, frame)
+            if field is not None:
+                return field
     value = ev.expr(base, frame)
     if value.known and isinstance(value.value, Instance):
         return ev.instance_attribute(value.value, attr, frame)

@@ -23,7 +23,7 @@ from scanner.source.anchors import AnchorMismatch, Anchors
 from scanner.source.constants import ConstantLoader
 from scanner.source.narrow import Narrowed
 from scanner.syntax.events import Event, EventCollector, Locator
-from scanner.syntax.index import CLASS, Wrapper, WrapperIndex
+from scanner.syntax.index import CLASS, REGISTRY, Wrapper, WrapperIndex
 from scanner.syntax.locate import AnchorLocator, LineMapped, ProviderLocator
 from scanner.syntax.namespace import Symbols
 from scanner.syntax.scopes import ScopeNode, body_statements, param_list
@@ -79,6 +79,9 @@ class ParsedModule:
     # Lambdas that are values of a module-level dict, by id, with their string key (see
     # scanner.interpret.decisions); found once, when a read first sits in a lambda.
     registry_keys: dict[int, str] | None = None
+    _attributes: dict[int, str] | None = None
+    # What declarations of one template share (``scanner.interpret.registries``).
+    shared: dict[object, Any] = field(default_factory=dict)
 
     @classmethod
     def parse(
@@ -153,6 +156,8 @@ class ParsedModule:
         the events depend on nothing else of the index."""
         if self._called is None:
             names = set(_CALLED.findall(self.text))
+            # A registry is named, not called: ``envs.SGLANG_X.get()``.
+            names.update(_USED_BASE.findall(self.text))
             imports = self.symbols.imports
             names.update(imports[n].rsplit(".", 1)[-1] for n in list(names) if n in imports)
             self._called = frozenset(names)
@@ -210,8 +215,28 @@ class ParsedModule:
             bindings_cache=self.bindings_cache,
             loader=self.loader,
             accessors=self.accessors,
+            attributes=self.attributes(),
+            shared=self.shared,
             **options,
         )
+
+    def attributes(self) -> dict[int, str]:
+        """The calls assigned to a name in a class body (``X = EnvBool(True)``), by id,
+        with that name: what a descriptor's ``__set_name__`` is given."""
+        if self._attributes is None:
+            found: dict[int, str] = {}
+            pending = [s for s in self.tree.body if isinstance(s, cst.ClassDef)]
+            while pending:
+                for line in body_statements(pending.pop().body):
+                    if isinstance(line, cst.ClassDef):
+                        pending.append(line)
+                    elif isinstance(line, cst.SimpleStatementLine):
+                        for small in line.body:
+                            target = _assigned_call(small)
+                            if target is not None:
+                                found[id(target[1])] = target[0]
+            self._attributes = found
+        return self._attributes
 
     def functions(self) -> list[tuple[cst.FunctionDef, str | None]]:
         """The module-level functions and the methods of module-level classes, each with
@@ -265,6 +290,8 @@ class ParsedModule:
         """The code a call of ``wrapper`` runs, to look for compared strings in."""
         if wrapper.kind == CLASS:
             return list(parse_classes(wrapper.source).values())
+        if wrapper.kind == REGISTRY:
+            return []  # its fields' classes: the words of a switch are probed anyway
         return [wrapper.function()]
 
     def _class_constants(self, constants: dict[str, object]) -> dict[str, dict[str, object]]:
@@ -317,8 +344,22 @@ class ParsedModule:
         return constants
 
 
+def _assigned_call(small: cst.BaseSmallStatement) -> tuple[str, cst.Call] | None:
+    """``name = call(...)`` or ``name: T = call(...)``: the name and the call."""
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target, value = small.targets[0].target, small.value
+    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+        target, value = small.target, small.value
+    else:
+        return None
+    if isinstance(target, cst.Name) and isinstance(value, cst.Call):
+        return target.value, value
+    return None
+
+
 _TESTING = (cst.Comparison, cst.BooleanOperation)
 _CALLED = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")  # a name called (not defined)
+_USED_BASE = re.compile(r"\b([A-Za-z_]\w*)\s*\.")  # a name whose attribute is taken
 
 
 def _tested_names(root: cst.CSTNode) -> set[tuple[str, str]]:

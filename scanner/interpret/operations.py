@@ -162,6 +162,7 @@ BUILTINS: dict[str, Callable[..., object]] = {
     "set": frozenset,  # a set is only ever tested for membership here
     "list": tuple,
     "abs": abs,
+    "callable": callable,  # of a plain value: False (a function value: see calls.py)
 }
 
 

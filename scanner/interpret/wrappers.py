@@ -15,6 +15,7 @@ nothing back that depends on it (it reads only to restore the old value or to lo
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import libcst as cst
 
@@ -27,10 +28,11 @@ from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
 from scanner.interpret.owners import Owner, owner_of
 from scanner.interpret.quiet import quiet_names
+from scanner.interpret.registries import discover_registries
 from scanner.interpret.values import UNKNOWN, V
 from scanner.model import WriteKind
 from scanner.syntax.events import Event
-from scanner.syntax.index import CLASS, FUNCTION, SETTER, Wrapper, WrapperIndex
+from scanner.syntax.index import ATTRIBUTE, CLASS, FUNCTION, SETTER, Wrapper, WrapperIndex
 from scanner.syntax.scopes import param_list
 from scanner.syntax.walk import nodes
 
@@ -71,6 +73,9 @@ def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
             del found[(qualname, FUNCTION)]  # its reads are part of its write
     for wrapper in _descriptors(parsed, index, events):
         found[(wrapper.qualname, wrapper.kind)] = wrapper
+    exported = partial(_exported_by, parsed)
+    for registry in discover_registries(parsed, events, resolved, exported):
+        found[(registry.qualname, registry.kind)] = registry
     return list(found.values())
 
 
@@ -128,10 +133,8 @@ def _function(
 ) -> Wrapper:
     scope = owner.function
     params = param_list(scope.params)
-    static = any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-        for d in scope.decorators
-    )
+    decorators = {d.decorator.value for d in scope.decorators if isinstance(d.decorator, cst.Name)}
+    static = "staticmethod" in decorators
     names = {node.value for node in nodes(scope) if isinstance(node, cst.Name)}
     pattern = None
     if event.name is not None and not (
@@ -148,6 +151,7 @@ def _function(
         line=parsed.def_line(scope),
         name_param=owner.param,
         method=owner.method_class is not None and not static and bool(params),
+        classmethod=owner.method_class is not None and "classmethod" in decorators,
         source=parsed.tree.code_for_node(scope.with_changes(leading_lines=())),
         symbols=parsed.symbols.restricted(names),
         kind=kind,
@@ -204,26 +208,63 @@ def _mentions_self(event: Event) -> bool:
 def _descriptor(
     parsed: ParsedModule, index: WrapperIndex, model: ClassModel, methods: list[str]
 ) -> Wrapper | None:
-    """The class ``model`` as a descriptor, if constructing it keeps a parameter that one
-    of its ``methods`` reads the variable by."""
+    """The class ``model`` as a descriptor, if one of its ``methods`` reads the variable by
+    the attribute name its ``__set_name__`` keeps (sglang's ``EnvField``: the variable is
+    the attribute an instance is assigned to in a class body), or by a parameter its
+    constructor keeps (Triton's ``env_bool("TRITON_DEBUG")``)."""
     init = model.method("__init__")
-    if init is None:
-        return None
-    params = [p.name.value for p in param_list(init[1].params)][1:]
-    if not params:
+    params = [p.name.value for p in param_list(init[1].params)][1:] if init else []
+    set_name = model.method("__set_name__")
+    if set_name is not None and len(param_list(set_name[1].params)) < 3:
+        set_name = None  # not the protocol's (self, owner, name)
+    if not params and set_name is None:
         return None
     evaluator = parsed.evaluator(index)
     instance = V(value=Instance(model))
     frame = Frame(parsed.symbols, {p: V(value=UNKNOWN, params=frozenset({p})) for p in params})
-    call = cst.Call(cst.Name(model.name), [cst.Arg(cst.Name(p)) for p in params])
-    evaluator.call(
-        lambda: call_function(
-            evaluator, init[1], call, frame, model.symbols, self_value=instance, owner=init[0]
+    if init is not None:
+        call = cst.Call(cst.Name(model.name), [cst.Arg(cst.Name(p)) for p in params])
+        evaluator.call(
+            lambda: call_function(
+                evaluator, init[1], call, frame, model.symbols, self_value=instance, owner=init[0]
+            )
         )
-    )
     depends = {p for name in evaluator.seen.names for p in name.params if p in params}
     if depends:  # the constructor itself reads the variable its parameter names
         return _class(parsed, model, next(p for p in params if p in depends), "__init__")
+    if set_name is not None:
+        marked = V(value=UNKNOWN, params=frozenset({ATTRIBUTE}))
+        attribute = Frame(parsed.symbols, {ATTRIBUTE: marked})
+        arguments = [cst.Arg(cst.Name("None")), cst.Arg(cst.Name(ATTRIBUTE))]
+        given = cst.Call(cst.Name(ATTRIBUTE), arguments)
+        evaluator.call(
+            lambda: call_function(
+                evaluator,
+                set_name[1],
+                given,
+                attribute,
+                model.symbols,
+                self_value=instance,
+                owner=set_name[0],
+            )
+        )
+        found = _reader(evaluator, model, methods, frame, instance, (ATTRIBUTE,))
+        if found is not None:
+            return _class(parsed, model, ATTRIBUTE, found[1])
+    found = _reader(evaluator, model, methods, frame, instance, params)
+    return _class(parsed, model, found[0], found[1]) if found is not None else None
+
+
+def _reader(
+    evaluator: Evaluator,
+    model: ClassModel,
+    methods: list[str],
+    frame: Frame,
+    instance: V,
+    params: tuple[str, ...] | list[str],
+) -> tuple[str, str] | None:
+    """The first of ``methods`` that reads the variable by one of ``params`` (what the
+    instance keeps), and that parameter."""
     for method in methods:
         found = model.method(method)
         if found is None:
@@ -236,8 +277,7 @@ def _descriptor(
         )
         depends = {p for name in evaluator.seen.names for p in name.params if p in params}
         if depends:
-            param = next(p for p in params if p in depends)
-            return _class(parsed, model, param, method)
+            return next(p for p in params if p in depends), method
     return None
 
 

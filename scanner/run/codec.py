@@ -154,6 +154,8 @@ def encode_wrapper(wrapper: Wrapper) -> dict[str, Any]:
         "read_at": [wrapper.read_line, wrapper.read_column],
         "exported_by": list(wrapper.exported_by),
         "quiet": list(wrapper.quiet),
+        "classmethod": wrapper.classmethod,
+        "fields": [[attr, list(names)] for attr, names in wrapper.fields],
     }
 
 
@@ -186,6 +188,8 @@ def decode_wrapper(data: dict[str, Any]) -> Wrapper:
         read_column=_number(read_column),
         exported_by=_texts(data["exported_by"]),
         quiet=_texts(data["quiet"]),
+        classmethod=_flag(data["classmethod"]),
+        fields=tuple((attr, _texts(names)) for attr, names in _pairs(data["fields"])),
     )
 
 

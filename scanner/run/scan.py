@@ -246,7 +246,7 @@ def _result(
     ordered = [outcomes[rel] for rel in sorted(outcomes)]
     sites = [s for o in ordered for s in o.result.sites if matches(s.name, settings.match)]
     found = [d for o in ordered for d in o.result.dynamic]
-    called = {s.via for s in sites} | {d.via for d in found}
+    called = index.reached_from({s.via for s in sites} | {d.via for d in found})
     found.extend(
         _uncalled(w)
         for w in index.wrappers.values()

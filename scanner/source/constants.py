@@ -34,13 +34,47 @@ def _mention(name: str, data: bytes | None) -> str:
     return f"names:{name}:{'yes' if found else 'no'}"
 
 
+def _exports(name: str, package: str, sources: tuple[str, ...], data: bytes | None) -> str:
+    """Whether a package's ``__init__.py`` (its bytes) re-exports ``name``: names it, or
+    star-imports one of ``sources`` (the module defining it, or a package nearer to it
+    that re-exports it): ``from .common import *``. In a namespace package a module's
+    name is a suffix of the one an absolute import spells (``utils.common`` for
+    ``from sglang.srt.utils.common import *``)."""
+    found = data is not None and (
+        holds_word(data, name.encode())
+        or any(
+            star == source or star.endswith("." + source)
+            for star in _star_imports(data, package)
+            for source in sources
+        )
+    )
+    return f"exports:{name}:{package}:{','.join(sources)}:{'yes' if found else 'no'}"
+
+
+@lru_cache(maxsize=1024)
+def _star_imports(data: bytes, package: str) -> tuple[str, ...]:
+    """The absolute modules a package's ``__init__.py`` imports with ``from m import *``."""
+    if b"*" not in data:
+        return ()
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return ()
+    found: list[str] = []
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and any(a.name == "*" for a in statement.names):
+            source = (statement.level, statement.module or "", "*")
+            found.append(_absolute(package, True, source)[0])
+    return tuple(found)
+
+
 def still(path: Path, fact: str) -> bool:
     """Whether what was learnt from a file (``digest:...`` of its bytes, or ``names:X:yes``
     whether it names X) still holds."""
     try:
         status = path.stat()
     except OSError:
-        return fact.startswith("names:") and fact.endswith(":no")
+        return fact.startswith(("names:", "exports:")) and fact.endswith(":no")
     return _holds(str(path), status.st_mtime_ns, status.st_size, fact)
 
 
@@ -59,6 +93,9 @@ def _holds(path: str, mtime_ns: int, size: int, fact: str) -> bool:
         data = None
     if fact.startswith("names:"):
         return _mention(fact.split(":")[1], data) == fact
+    if fact.startswith("exports:"):
+        _, name, package, sources, _ = fact.split(":")
+        return _exports(name, package, tuple(sources.split(",")), data) == fact
     return data is not None and _digest(data) == fact
 
 
@@ -76,9 +113,12 @@ class ConstantLoader:
         self._modules: dict[str, Module | None] = {}
 
     def exported_by(self, module: str, name: str) -> tuple[str, ...]:
-        """The packages above ``module`` whose ``__init__.py`` names ``name`` (re-exports it,
-        so that ``from package import name`` reaches it), nearest first."""
+        """The packages above ``module`` whose ``__init__.py`` re-exports ``name``, so that
+        ``from package import name`` reaches it, nearest first: it names it, or star-imports
+        ``module`` (or a package nearer to it that re-exports it), where ``module`` exports
+        ``name`` to a star import (its ``__all__`` lists it; without one, it is public)."""
         found: list[str] = []
+        starred: bool | None = None
         parts = module.split(".")[:-1]
         while parts:
             path = self.root.joinpath(*parts, "__init__.py")
@@ -86,13 +126,37 @@ class ConstantLoader:
                 data: bytes | None = read_bytes(path, MAX_FILE_BYTES)
             except SourceError:
                 data = None
-            fact = _mention(name, data)
-            # Only whether it names it matters: an edit elsewhere in it changes nothing here.
+            package = ".".join(parts)
+            # Only whether it names it or star-imports it matters: an edit elsewhere in it
+            # changes nothing here (``__all__`` is the module's own, analysed with it).
+            fact = _exports(name, package, (module, *found), data)
             self.read[f"{path.relative_to(self.root).as_posix()}\0{name}"] = fact
             if fact.endswith(":yes"):
-                found.append(".".join(parts))
+                named = data is not None and holds_word(data, name.encode())
+                if not named and starred is None:
+                    starred = self._star_exported(module, name)
+                if named or starred:
+                    found.append(package)
             parts.pop()
         return tuple(found)
+
+    def _star_exported(self, module: str, name: str) -> bool:
+        """Whether ``from module import *`` binds ``name``: listed in the module's
+        ``__all__`` (a literal), or public when it has none. (The module is the one being
+        analysed: nothing is recorded of it.)"""
+        base = self.root.joinpath(*module.split("."))
+        listed: object = None
+        for path in (base.with_suffix(".py"), base / "__init__.py"):
+            try:
+                data = read_bytes(path, MAX_BYTES)
+            except SourceError:
+                continue
+            found = _module_of(data, _digest(data), path.name == "__init__.py")
+            listed = found.values.get("__all__") if found is not None else None
+            break
+        if isinstance(listed, tuple | frozenset):
+            return name in listed
+        return not name.startswith("_")
 
     def __call__(self, qualname: str) -> object:
         """The value of the constant ``qualname``, or None when it is not one (also

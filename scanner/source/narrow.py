@@ -23,6 +23,7 @@ from itertools import accumulate
 
 from scanner.accessors import ENVIRON, READ_CALLS, WRITE_CALLS
 from scanner.source.anchors import Anchors, build_anchors
+from scanner.source.kept_classes import set_name_classes, settings_classes
 
 # A module constant worth keeping: a short expression of literals, names and operators.
 _CONSTANT_NODES = (
@@ -131,7 +132,8 @@ class Source:
     def narrow(self, words: Sequence[str]) -> Narrowed:
         """The text with the statements that do not matter for ``words`` blanked."""
         lines = self.lines
-        words = (*words, *_aliases(self.tree.body, words))
+        named = [*set_name_classes(self.tree.body), *settings_classes(self.tree.body)]
+        words = (*words, *_aliases(self.tree.body, words), *(c.name for c in named))
         mentions = self._mentions(words)
         # The file's likely wrappers: their calls are kept from the start, so that the
         # analysis finding them needs no second, wider parse.
@@ -154,6 +156,8 @@ class Source:
         descriptors: list[ast.ClassDef] = []
         _select(self.tree.body, mentions, keep, covered, bindings, descriptors, lines)
         _keep_bases(self.tree.body, descriptors, keep)
+        for whole in named:
+            _keep(keep, *_span(whole))
         _keep_bindings(bindings, lines, keep)
         parts = [
             line if keep[number] or not (covered[number] or _idle(line)) else _ending(line)

@@ -23,6 +23,7 @@ from scanner.accessors import (
 )
 from scanner.model import ReadKind, WriteKind
 from scanner.syntax.callee import find_wrapper
+from scanner.syntax.fields import READ, field_use
 from scanner.syntax.index import CLASS, Wrapper, WrapperIndex
 from scanner.syntax.locate import KINDS, InString, cst_name, string_root
 from scanner.syntax.namespace import Symbols
@@ -84,6 +85,7 @@ class Event:
     )  # (target, iterable) of the loops and comprehensions around it, innermost first
     binding: Binding | None = None  # what its value is bound to (variable, attribute, ...)
     value: cst.BaseExpression | None = None  # a write's value
+    field: str | None = None  # the registry's attribute, for a use of a field (``wrapper``)
 
     @property
     def is_read(self) -> bool:
@@ -124,6 +126,7 @@ class EventCollector:
         self.locate = locate
         self.index = index
         self.short_names = index.short_names
+        self.registry_names = frozenset(w.short_name for w in index.registries.values())
         self.events: list[Event] = []
         self.def_lines: dict[int, int] = {}  # id(FunctionDef or ClassDef) -> line of its name
         self.def_qualnames: dict[int, str] = {}  # id(FunctionDef) -> Class.f, f.<locals>.g
@@ -248,6 +251,8 @@ class EventCollector:
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if self.registry_names and self._field_call(node):
+            return
         qualified = self._qualify(func)
         if qualified in READ_CALLS:
             name, _ = read_arguments(node)
@@ -266,6 +271,41 @@ class EventCollector:
             self._record(ReadKind.GET, node, name)
         elif not (self.short_names and self._wrapper_call(node, qualified)):
             self._accessor_call(node, qualified)
+
+    def _field_call(self, node: cst.Call) -> bool:
+        """Record ``R.X.method(...)`` on a field ``X`` of a registry ``R``: a read or a
+        write as the method does one (see ``scanner.syntax.fields``); whether it was one."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
+            return False
+        field = func.value
+        base = field.value
+        last = base.value if isinstance(base, cst.Name) else None
+        if isinstance(base, cst.Attribute):
+            last = base.attr.value
+        if last is None:
+            return False
+        if last not in self.registry_names:
+            imported = self.symbols.imports.get(last) if isinstance(base, cst.Name) else None
+            if imported is None or imported.rsplit(".", 1)[-1] not in self.registry_names:
+                return False
+        qualified = self._qualify(base)
+        if qualified is None and isinstance(base, cst.Name) and base.value not in self._shadowed:
+            # A module-level name of this module: the registry's own module uses ``envs``.
+            module = self.symbols.module
+            qualified = f"{module}.{base.value}" if module else base.value
+        self._stack.extend((func, field))  # what fields.field_use looks up from the field
+        use = field_use(self.index, field, self._stack, qualified)
+        del self._stack[-2:]
+        if use is None:
+            return False
+        if use.effect == READ:
+            self._record(ReadKind.FIELD, node, None, wrapper=use.registry, field=use.attribute)
+        elif isinstance(use.effect, WriteKind):
+            self._record(
+                use.effect, node, None, wrapper=use.registry, field=use.attribute, value=use.value
+            )
+        return True
 
     def _update(self, node: cst.Call) -> None:
         """``os.environ.update({"A": "1"}, B="2")``: a write of each name written out, and
@@ -468,6 +508,7 @@ class EventCollector:
         wrapper: Wrapper | None = None,
         bound: bool = False,
         value: cst.BaseExpression | None = None,
+        field: str | None = None,
     ) -> None:
         unit, function = self._unit()
         scopes = tuple(
@@ -495,6 +536,7 @@ class EventCollector:
                 loops=loops,
                 binding=binding,
                 value=value,
+                field=field,
             )
 
         self._pending.append((node, make))

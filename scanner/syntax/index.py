@@ -3,9 +3,13 @@
 A wrapper is a callable of the scanned tree whose parameter names the variable it
 reads: a function (module level, a method, or nested in another function, a
 closure factory included), or a class whose constructor keeps the name and whose
-methods read it (a descriptor). A setter is a function that writes the variable
-its parameter names. Each carries its own source and the bindings of its module
-that it uses, so a call in another file can be evaluated without that file.
+methods read it (a descriptor; or whose ``__set_name__`` takes the name from the
+attribute an instance is assigned to in a class body). A setter is a function that
+writes the variable its parameter names. A registry is a class whose attributes are
+such descriptors (sglang's ``class Envs: SGLANG_X = EnvBool(True)``), or a module-level
+instance of one: ``envs.SGLANG_X.get()`` reads ``SGLANG_X``. Each carries its own source
+and the bindings of its module that it uses, so a call in another file can be evaluated
+without that file.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ if TYPE_CHECKING:
 FUNCTION = "function"
 CLASS = "class"  # a descriptor: the constructor keeps the name, ``reader`` reads it
 SETTER = "setter"
+REGISTRY = "registry"  # a class of descriptors, or an instance of one: ``fields`` names them
+# The ``name_param`` of a descriptor named by ``__set_name__``: the attribute it is
+# assigned to in a class body is the variable's name (or goes into it).
+ATTRIBUTE = "__set_name__"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,10 +57,26 @@ class Wrapper:
     # Variables it reads by names of its own that a call gives nothing back from: their
     # reads are sites in its body, and its calls are no sites of them.
     quiet: tuple[str, ...] = ()
+    # A classmethod: its first parameter is bound whether it is called through ``cls.``,
+    # ``self.`` or the class's name (a method's only through ``self.`` or ``cls.``).
+    classmethod: bool = False
+    # A registry's fields: each attribute, and the variables reading it reads (its source
+    # holds their declarations: ``class Envs:`` and ``ATTR = EnvBool(True)`` lines).
+    fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def binds_first(self, through_instance: bool) -> bool:
+        """Whether a call binds the first parameter (``through_instance``: the call spells
+        ``self.name(...)`` or ``cls.name(...)``); a staticmethod's never is."""
+        return self.classmethod or (self.method and through_instance)
 
     @property
     def short_name(self) -> str:
         return self.qualname.rsplit(".", 1)[-1]
+
+    @property
+    def registry_class(self) -> str:
+        """A registry's class (its source starts ``class Name:``)."""
+        return self.source.split(":", 1)[0].removeprefix("class ")
 
     @property
     def module(self) -> str:
@@ -133,21 +157,24 @@ class WrapperIndex:
     wrappers: Mapping[str, Wrapper] = field(default_factory=dict)
     setters: Mapping[str, Wrapper] = field(default_factory=dict)
     by_short: Mapping[bytes, tuple[Wrapper, ...]] = field(default_factory=dict)
+    registries: Mapping[str, Wrapper] = field(default_factory=dict)
 
     @classmethod
     def of(cls, facts: Iterable[Wrapper]) -> WrapperIndex:
         ordered = sorted(facts, key=lambda w: (w.qualname, w.kind))
-        readers = {w.qualname: w for w in ordered if w.kind != SETTER}
+        readers = {w.qualname: w for w in ordered if w.kind in (FUNCTION, CLASS)}
         setters = {w.qualname: w for w in ordered if w.kind == SETTER}
+        registries = {w.qualname: w for w in ordered if w.kind == REGISTRY}
         groups: dict[bytes, list[Wrapper]] = {}
         for wrapper in ordered:
             groups.setdefault(wrapper.short_name.encode(), []).append(wrapper)
-        return cls(readers, setters, {short: tuple(group) for short, group in groups.items()})
+        by_short = {short: tuple(group) for short, group in groups.items()}
+        return cls(readers, setters, by_short, registries)
 
     @property
     def facts(self) -> tuple[Wrapper, ...]:
-        """Every wrapper and setter."""
-        return (*self.wrappers.values(), *self.setters.values())
+        """Every wrapper, setter and registry."""
+        return (*self.wrappers.values(), *self.setters.values(), *self.registries.values())
 
     def callable_from(self, data: bytes, path: str) -> tuple[Wrapper, ...]:
         """The wrappers and setters a file (its bytes and path) can call, and those they
@@ -159,8 +186,10 @@ class WrapperIndex:
         chosen: dict[tuple[str, str], Wrapper] = {}
         if not self.by_short:
             return ()
-        for short in self.by_short:
-            if not _calls(data, short):
+        for short, group in self.by_short.items():
+            if not _calls(data, short) and not (
+                any(w.kind == REGISTRY for w in group) and holds_word(data, short)
+            ):
                 continue  # named, but never called nor imported under another name
             chosen.update(
                 ((w.qualname, w.kind), w)
@@ -182,17 +211,39 @@ class WrapperIndex:
                         pending.append(wrapper)
         return tuple(chosen[key] for key in sorted(chosen))
 
+    def reached_from(self, qualnames: Iterable[str | None]) -> frozenset[str]:
+        """``qualnames`` and the wrappers their code calls, and those theirs, by name: a
+        wrapper reached through another (Liger-Kernel's ``_per_op_env``, under
+        ``resolve_impl`` under ``dispatch``) is called wherever the outer one is."""
+        found = {q for q in qualnames if q is not None and q in self.wrappers}
+        pending = list(found)
+        while pending:
+            source = self.wrappers[pending.pop()].source.encode()
+            for short, group in self.by_short.items():
+                if not _calls(source, short):
+                    continue
+                for wrapper in group:
+                    if wrapper.kind != SETTER and wrapper.qualname not in found:
+                        found.add(wrapper.qualname)
+                        pending.append(wrapper.qualname)
+        return frozenset(found)
+
     @property
     def short_names(self) -> frozenset[str]:
         return frozenset(w.short_name for w in self.facts)
 
     def lookup(self, qualname: str) -> Wrapper | None:
         """The wrapper ``qualname`` names (see ``_find``)."""
-        return _find(self.wrappers, self.by_short, qualname, setter=False)
+        return _find(self.wrappers, self.by_short, qualname)
 
     def lookup_setter(self, qualname: str) -> Wrapper | None:
         """The setter ``qualname`` names (see ``_find``)."""
-        return _find(self.setters, self.by_short, qualname, setter=True)
+        return _find(self.setters, self.by_short, qualname, kind=SETTER)
+
+    def lookup_registry(self, qualname: str) -> Wrapper | None:
+        """The registry (a class of descriptors or an instance of one) ``qualname`` names
+        (see ``_find``)."""
+        return _find(self.registries, self.by_short, qualname, kind=REGISTRY)
 
 
 def _find(
@@ -200,12 +251,15 @@ def _find(
     by_short: Mapping[bytes, tuple[Wrapper, ...]],
     qualname: str,
     *,
-    setter: bool,
+    kind: str | None = None,
 ) -> Wrapper | None:
     """``qualname`` exactly; else the one wrapper of that name that it names by a
     module-path suffix (``from pkg.util import flag`` in a namespace package finds
     ``util.flag``) or through a package that re-exports it (``from pkg import flag``
-    finds ``pkg.envs.flag``, as ``pkg/__init__.py`` imports it)."""
+    finds ``pkg.envs.flag``, as ``pkg/__init__.py`` imports it; in a namespace package,
+    by the same suffix). Of several, the one whose file's path spells the module named
+    (``sglang/srt/utils/common.py`` for ``sglang.srt.utils.common``, where a namespace
+    package elsewhere also defines a ``common.get_bool_env_var``)."""
     found = table.get(qualname)
     if found is not None or not table:
         return found
@@ -213,11 +267,20 @@ def _find(
     matches = [
         w
         for w in by_short.get(short.encode(), ())
-        if (w.kind == SETTER) == setter
+        if (w.kind == kind if kind is not None else w.kind in (FUNCTION, CLASS))
         and (
             qualname.endswith("." + w.qualname)
             or w.qualname.endswith("." + qualname)
-            or module in w.exported_by
+            or any(module == p or module.endswith("." + p) for p in w.exported_by)
         )
     ]
+    if len(matches) > 1:
+        matches = [w for w in matches if _spelled_by_path(w, module)]
     return matches[0] if len(matches) == 1 else None
+
+
+def _spelled_by_path(wrapper: Wrapper, module: str) -> bool:
+    """Whether the path of ``wrapper``'s file, as a dotted module name, ends with ``module``
+    (or ``module`` with it: the scan may start inside the package)."""
+    path = wrapper.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    return path == module or path.endswith("." + module) or module.endswith("." + path)

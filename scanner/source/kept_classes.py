@@ -1,0 +1,93 @@
+"""Classes the narrowing keeps whole, found with ``ast``: those that declare variables.
+
+sglang's ``class EnvField: def __set_name__(self, owner, name): self.name = name`` takes
+the variable's name from the attribute an instance is assigned to in a class body; its
+subclasses (``EnvBool``, ``EnvInt``) convert the value in methods that mention no
+environment word (``parse``). The narrowing keeps such classes whole, their bases and
+subclasses too, and the classes whose body builds them (``SGLANG_X = EnvBool(True)``):
+the analysis runs all of it. So with pydantic's settings models (``class
+Settings(BaseSettings)``), whose fields name no environment word at all, and the models
+their fields nest.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+
+def set_name_classes(body: Sequence[ast.stmt]) -> list[ast.ClassDef]:
+    """The module-level classes that define ``__set_name__`` (with owner and name), those
+    that derive from one or that one derives from, and those whose body builds one (a
+    registry: ``class Envs: SGLANG_X = EnvBool(True)``), in file order."""
+    classes = [s for s in body if isinstance(s, ast.ClassDef)]
+    if not classes:
+        return []
+    chosen = {c.name for c in classes if _defines_set_name(c)}
+    if not chosen:
+        return []
+    bases = {c.name: {_base_name(b) for b in c.bases} for c in classes}
+    grown = True
+    while grown:
+        grown = False
+        for name, of in bases.items():
+            related = of & chosen
+            if name not in chosen and related:
+                chosen.add(name)  # a subclass
+                grown = True
+            if name in chosen and not of <= chosen:
+                known = {b for b in of if b in bases}
+                if not known <= chosen:
+                    chosen |= known  # a base of the module
+                    grown = True
+    for node in classes:
+        if node.name not in chosen and any(_builds(s, chosen) for s in node.body):
+            chosen.add(node.name)
+    return [c for c in classes if c.name in chosen]
+
+
+def _builds(statement: ast.stmt, chosen: set[str]) -> bool:
+    """``name = Desc(...)`` with ``Desc`` one of ``chosen``."""
+    value = statement.value if isinstance(statement, ast.Assign | ast.AnnAssign) else None
+    return (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in chosen
+    )
+
+
+SETTINGS_BASE = "BaseSettings"
+
+
+def settings_classes(body: Sequence[ast.stmt]) -> list[ast.ClassDef]:
+    """The module-level classes deriving from ``BaseSettings`` (or from one of the
+    module that does), and the classes of the module their annotations name."""
+    classes = {s.name: s for s in body if isinstance(s, ast.ClassDef)}
+    chosen = {n for n, c in classes.items() if SETTINGS_BASE in {_base_name(b) for b in c.bases}}
+    grown = bool(chosen)
+    while grown:
+        grown = False
+        for name, node in classes.items():
+            if name not in chosen and {_base_name(b) for b in node.bases} & chosen:
+                chosen.add(name)
+                grown = True
+    for name in list(chosen):
+        for statement in classes[name].body:
+            if isinstance(statement, ast.AnnAssign):
+                chosen.update(
+                    n.id for n in ast.walk(statement.annotation) if isinstance(n, ast.Name)
+                )
+    return [c for c in classes.values() if c.name in chosen]
+
+
+def _defines_set_name(node: ast.ClassDef) -> bool:
+    return any(
+        isinstance(s, ast.FunctionDef) and s.name == "__set_name__" and len(s.args.args) >= 3
+        for s in node.body
+    )
+
+
+def _base_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
