@@ -67,8 +67,8 @@ pkg/model.py:9:7: KNB001 PRIMUS_NEW_TRITON is not registered in registry.yaml: i
         default: "1"
         default_on: true
         role:
-          proposed: kernel
-          reason: "the name PRIMUS_NEW_TRITON says TRITON (a kernel choice)"
+          proposed: unknown
+          reason: "the name PRIMUS_NEW_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
         triage: untriaged
 """  # noqa: E501
 

@@ -28,8 +28,10 @@ NEW_ONE_REPORTED = (
     '        default: "1"\n'
     "        default_on: true\n"
     "        role:\n"
-    "          proposed: kernel\n"
-    '          reason: "the name PRIMUS_OTHER_TRITON says TRITON (a kernel choice)"\n'
+    "          proposed: unknown\n"
+    '          reason: "the name PRIMUS_OTHER_TRITON says TRITON'
+    ", a hint of a kernel choice, but no code it reaches"
+    ' shows one: words alone are not evidence"\n'
     "        triage: untriaged\n"
     "\n"
     f"Found 1 error: 6 knobs in 3 files {SUMMARY} "

@@ -35,8 +35,10 @@ def test_a_new_default_on_gate_in_the_example_fails_with_one_line(tmp_path: Path
         '        default: "1"\n'
         "        default_on: true\n"
         "        role:\n"
-        "          proposed: kernel\n"
-        '          reason: "the name TOY_GELU_TRITON says TRITON (a kernel choice)"\n'
+        "          proposed: unknown\n"
+        '          reason: "the name TOY_GELU_TRITON says TRITON'
+        ", a hint of a kernel choice, but no code it reaches"
+        ' shows one: words alone are not evidence"\n'
         "        triage: untriaged\n"
         "\n"
         "Found 1 error: 13 knobs in 10 files checked against registry.yaml (policy all).\n"

@@ -40,8 +40,8 @@ pkg/flags.py:5:18: KNB008 X_FUSED is read here, but the scanner cannot decide wh
         default_on: null
         undecided: "it goes through str2bool(), which is not followed (pkg/flags.py:5)"
         role:
-          proposed: kernel
-          reason: "the name X_FUSED says FUSED (a kernel choice)"
+          proposed: unknown
+          reason: "the name X_FUSED says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
         triage: untriaged
 pkg/flags.py:9:19: KNB008 X_FAST_PATH is read here, but the scanner cannot decide what its gate does: it decides a branch through parse_flag(), which is not followed. It is not registered in registry.yaml, so nothing says whether it is on by default.
     Read the code (`knobs explain X_FAST_PATH`), then register it in registry.yaml under `knobs:` with what you found, and triage it:

@@ -108,8 +108,10 @@ def test_json_golden(tree: Path) -> None:
                 "reason": None,
                 "on_value": "1",
                 "conflict_reason": None,
-                "role": "kernel",
-                "role_reason": "the name PRIMUS_HC_TRITON says TRITON (a kernel choice)",
+                "role": "unknown",
+                "role_reason": "the name PRIMUS_HC_TRITON says TRITON"
+                ", a hint of a kernel choice, but no code it reaches"
+                " shows one: words alone are not evidence",
                 "set_by": [],
             }
         ],

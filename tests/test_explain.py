@@ -70,7 +70,7 @@ PRIMUS_HC_TRITON
   registry   registry.yaml:7:3
   gates      hyper-connection glue (Triton), pass both
   default    "1", on by default
-  role       not stated; the scan proposes kernel: the name PRIMUS_HC_TRITON says TRITON (a kernel choice)
+  role       not stated; the scan proposes unknown: the name PRIMUS_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence
   triage     breaks-bitwise (in backward)
   evidence   hardware: MI355X
              setup: 8 layers, PP2xEP4, mock data
@@ -101,7 +101,7 @@ ROPE = """\
 PRIMUS_ROPE_TRITON
   registry   registry.yaml:21:3
   default    "1", on by default
-  role       not stated; the scan proposes kernel: the name PRIMUS_ROPE_TRITON says TRITON (a kernel choice)
+  role       not stated; the scan proposes unknown: the name PRIMUS_ROPE_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence
   triage     reproducible
   evidence   -
   cost       -
@@ -221,7 +221,7 @@ LAUNCHED_EXPLAIN = """\
 DEMO_FUSED
   registry   registry.yaml:6:3
   default    "1", on by default
-  role       not stated; the scan proposes kernel: the name DEMO_FUSED says FUSED (a kernel choice)
+  role       not stated; the scan proposes unknown: the name DEMO_FUSED says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence
   triage     breaks-bitwise
   evidence   -
   cost       -
@@ -240,7 +240,7 @@ src/model.py:2:9 (in <module>)
   default "1"; on by default: yes; polarity enable; turned off by "0"
     1 | import os
   > 2 | FUSED = os.environ.get("DEMO_FUSED", "1") != "0"
-"""
+"""  # noqa: E501
 
 
 def test_explain_lists_the_launcher_writes_that_set_the_knob(tmp_path: Path) -> None:

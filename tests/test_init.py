@@ -87,8 +87,8 @@ knobs:
     polarity: enable
     off_value: "0"
     role:
-      proposed: kernel
-      reason: "the name PRIMUS_HC_TRITON says TRITON (a kernel choice)"
+      proposed: unknown
+      reason: "the name PRIMUS_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
     triage: untriaged
 
   PRIMUS_ROPE_TRITON:
@@ -98,8 +98,8 @@ knobs:
     polarity: enable
     off_value: "0"
     role:
-      proposed: kernel
-      reason: "the name PRIMUS_ROPE_TRITON says TRITON (a kernel choice)"
+      proposed: unknown
+      reason: "the name PRIMUS_ROPE_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
     triage: untriaged
 
 # Profiles: named recipes that `knobs export --profile NAME` writes as a file to
@@ -125,7 +125,7 @@ profiles:
         set: "on"
       - role: stack
         set: deterministic
-"""
+"""  # noqa: E501
 
 
 def test_init_writes_a_registry_that_checks_clean(tmp_path: Path) -> None:
@@ -222,8 +222,10 @@ def test_conflicts_and_unresolved_reads_are_reported(tmp_path: Path) -> None:
         "    polarity: enable\n"
         '    off_value: "0"\n'
         "    role:\n"
-        "      proposed: kernel\n"
-        '      reason: "the name PRIMUS_HC_TRITON says TRITON (a kernel choice)"\n'
+        "      proposed: unknown\n"
+        '      reason: "the name PRIMUS_HC_TRITON says TRITON'
+        ", a hint of a kernel choice, but no code it reaches"
+        ' shows one: words alone are not evidence"\n'
         "    triage: untriaged\n"
         "    # how each site reads it: `knobs check` fails when the code reads it otherwise\n"
         "    sites:\n"

@@ -49,17 +49,17 @@ knobs:
     default_on: false
     polarity: disable
     role:
-      proposed: kernel
-      reason: "the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice)"
+      proposed: unknown
+      reason: "the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
     triage: untriaged
   X_HC_TRITON:
     default: "1"
     default_on: true
     role:
-      proposed: kernel
-      reason: "the name X_HC_TRITON says TRITON (a kernel choice)"
+      proposed: unknown
+      reason: "the name X_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
     triage: untriaged
-"""
+"""  # noqa: E501
 
 DEMANDED = """\
 pkg/fused.py:3:12: KNB001 X_DISABLE_FUSED_ADAM is not registered in registry.yaml: it is off by \
@@ -70,8 +70,8 @@ default, so the feature it disables is on ("1" turns the feature off) and read h
         default_on: false
         polarity: disable
         role:
-          proposed: kernel
-          reason: "the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice)"
+          proposed: unknown
+          reason: "the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
         triage: untriaged
 pkg/fused.py:4:6: KNB001 X_HC_TRITON is not registered in registry.yaml: it is on by default ("0" \
 turns it off) and read here.
@@ -80,12 +80,12 @@ turns it off) and read here.
         default: "1"
         default_on: true
         role:
-          proposed: kernel
-          reason: "the name X_HC_TRITON says TRITON (a kernel choice)"
+          proposed: unknown
+          reason: "the name X_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
         triage: untriaged
 
 Found 2 errors: 6 knobs in 2 files checked against registry.yaml (policy default-on).
-"""
+"""  # noqa: E501
 
 EXPORT = """\
 export X_DISABLE_FUSED_ADAM='1'
@@ -200,7 +200,7 @@ X_DISABLE_FUSED_ADAM
   registry   registry.yaml:6:3
   default    "0", off by default
   polarity   disable: turning it on turns its feature off (the feature is on by default)
-  role       kernel (proposed: the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice))
+  role       unknown (proposed: the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence)
   triage     untriaged
   evidence   -
   cost       -
@@ -218,7 +218,7 @@ pkg/fused.py:3:12 (in <module>)
   > 3 | ADAM_OFF = os.environ.get("X_DISABLE_FUSED_ADAM", "0") == "1"
     4 | HC = os.environ.get("X_HC_TRITON", "1") != "0"
     5 | FP8 = os.environ.get("X_FP8", "0") == "1"
-"""
+"""  # noqa: E501
 
 
 def test_explain_shows_the_polarity(root: Path) -> None:
@@ -265,8 +265,8 @@ pkg/fused.py:3
     polarity: disable
     off_value: "0"
     role:
-      proposed: kernel
-      reason: "the name X_DISABLE_FUSED_ADAM says FUSED (a kernel choice)"
+      proposed: unknown
+      reason: "the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
     triage: untriaged
 
   X_FP8:
@@ -287,10 +287,10 @@ pkg/fused.py:3
     polarity: enable
     off_value: "0"
     role:
-      proposed: kernel
-      reason: "the name X_HC_TRITON says TRITON (a kernel choice)"
+      proposed: unknown
+      reason: "the name X_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
     triage: untriaged
-"""
+"""  # noqa: E501
 
 
 def test_init_writes_the_polarity_of_every_switch(root: Path) -> None:
@@ -321,8 +321,10 @@ def test_init_writes_an_off_value_that_is_not_zero(tmp_path: Path) -> None:
         "    polarity: enable\n"
         '    off_value: "off"\n'
         "    role:\n"
-        "      proposed: kernel\n"
-        '      reason: "the name X_CACHE says CACHE (a kernel choice)"\n'
+        "      proposed: unknown\n"
+        '      reason: "the name X_CACHE says CACHE'
+        ", a hint of a kernel choice, but no code it reaches"
+        ' shows one: words alone are not evidence"\n'
         "    triage: untriaged\n" + PROFILES
     )
     assert check(tmp_path)[0] == 0

@@ -175,8 +175,10 @@ def test_registry_accessors_reach_the_scanner(root: Path) -> None:
         '        default: "1"\n'
         "        default_on: true\n"
         "        role:\n"
-        "          proposed: kernel\n"
-        '          reason: "the name X_READ_FUSED says FUSED (a kernel choice)"\n'
+        "          proposed: unknown\n"
+        '          reason: "the name X_READ_FUSED says FUSED'
+        ", a hint of a kernel choice, but no code it reaches"
+        ' shows one: words alone are not evidence"\n'
         "        triage: untriaged\n"
         "\n"
         "Found 1 error: 3 knobs in 3 files checked against registry.yaml (policy default-on).\n",
