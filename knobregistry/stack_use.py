@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from knobregistry.catalogue import Entry, Platform, applicable, entries
+from knobregistry.catalogue import Entry, Kind, Platform, applicable, entries
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -42,6 +42,9 @@ class StackUse:
 
     entries: tuple[Entry, ...]  # set by the bitwise profile
     by_hand: tuple[Entry, ...]  # shared variables: their value is added where a launcher sets them
+    # Settings the project's own launchers set, whatever the platform: a launcher that
+    # exports NCCL_ALGO=Tree is a launcher the recipe must override (set by the profile too).
+    launched: tuple[Entry, ...] = ()
     found: Mapping[str, str]  # package or module -> how it was found
     platform: Platform | None
     platform_reason: str  # how the platform was decided, or why it was not
@@ -145,9 +148,12 @@ def stack_use(
     paths: Sequence[Path],
     platform: Platform | None,
     environment: bool,
+    written: Collection[str] = (),
 ) -> StackUse:
     """What the catalogue proposes for the project in ``folder`` scanning ``paths``; with
-    ``environment``, packages installed where knobs runs count too."""
+    ``environment``, packages installed where knobs runs count too; ``written``: the
+    variables the project's launchers set, whose catalogue settings are proposed whatever
+    the platform."""
     installed = installed_packages() if environment else {}
     found = {name: f"named in {file}" for name, file in project_packages(folder).items()}
     for name, version in installed.items():
@@ -165,9 +171,16 @@ def stack_use(
     found = {k: v for k, v in sorted(found.items()) if k in catalogued}
     # A project using none of the catalogued libraries: not even Python's setting is proposed.
     chosen = applicable(found, platform) if found else ()
+    proposed = {e.name for e in chosen}
+    launched = tuple(
+        e
+        for e in entries()
+        if e.kind is Kind.VARIABLE and not e.shared and e.name in written and e.name not in proposed
+    )
     return StackUse(
         entries=tuple(e for e in chosen if not e.shared),
         by_hand=tuple(e for e in chosen if e.shared),
+        launched=launched,
         found=MappingProxyType(found),
         platform=platform,
         platform_reason=reason,

@@ -28,7 +28,7 @@ from knobregistry.registry import Registry, ScanScope
 from knobregistry.scan_for import scan_for
 from knobregistry.site_reads import sites_disagree
 from knobregistry.stack_use import StackUse, stack_use
-from scanner import Role
+from scanner import Language, Role
 
 
 def _fail(message: str) -> NoReturn:
@@ -135,6 +135,7 @@ def init_command(
         paths=targets,
         platform=Platform(platform) if platform is not None else None,
         environment=environment,
+        written={w.name for w in result.writes if w.name and w.language is not Language.PYTHON},
     )
     reference = schema_reference(folder)
     copy = folder / SCHEMA_COPY if reference is None else None
@@ -145,7 +146,7 @@ def init_command(
         exclude=exclude,
         match=match,
         schema=reference if reference is not None else SCHEMA_COPY,
-        stack=use.entries,
+        stack=(*use.entries, *use.launched),
     )
     try:
         with locked(output):  # no `knobs triage --record` writes it meanwhile
@@ -210,7 +211,7 @@ def init_command(
 def _stack_lines(use: StackUse) -> list[str]:
     """What init proposed from the catalogue, from which packages, on which platform."""
     lines: list[str] = []
-    if not use.found:
+    if not use.found and not use.launched:
         return lines
     if use.entries:
         libraries = ", ".join(dict.fromkeys(e.library for e in use.entries))
@@ -220,6 +221,12 @@ def _stack_lines(use: StackUse) -> list[str]:
         lines.append(
             f"Stack settings from the catalogue: {counted(len(use.entries), 'setting')} of "
             f"{libraries}, role `stack`, set by the bitwise profile{how}."
+        )
+    if use.launched:
+        names = ", ".join(dict.fromkeys(e.name for e in use.launched))
+        lines.append(
+            f"Stack settings the project's launchers set: {names}; role `stack`, set by the "
+            "bitwise profile to their deterministic values."
         )
     for entry in use.by_hand:
         lines.append(

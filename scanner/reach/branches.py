@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from scanner.model import Decision, DecisionKind, Outcome, Site
+from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.truth import IsCarrier, truths, value_of
 
@@ -43,6 +44,8 @@ class Branch:
     # other string a choice can be; a check's side (it raises) only names strings.
     carrier: IsCarrier | None = None
     check: bool = False
+    # What the branch reaches besides its code: a value handed on as ``deterministic=``.
+    marks: tuple[Mark, ...] = ()
     _more: dict[str, tuple[bool, ...] | None] = field(default_factory=dict)
 
     def runs(self, value: str | None) -> tuple[bool, ...] | None:
@@ -77,6 +80,8 @@ class Branch:
         shown = text if len(text) <= 60 else text[:57] + "..."
         if not holds:
             shown = f"not ({shown})" if " " in shown else f"not {shown}"
+        if self.marks:
+            return f"`{shown}` at {self.where}"
         return f"the branch of `{shown}` at {self.where}"
 
 
@@ -309,11 +314,18 @@ def uses(
             if isinstance(outer, ast.If) and depth < MAX_CARRY:
                 yield from _early_return(module, outer, carrier, outcomes, tree, carriers, depth)
             return
-        if node is not carrier and isinstance(outer, ast.Return | ast.Assign | ast.AnnAssign):
+        if node is not carrier and isinstance(
+            outer, ast.Return | ast.Assign | ast.AnnAssign | ast.keyword
+        ):
             deciding = _deciding(module, node, carrier, outcomes)
             if deciding is None:
                 return
             carrier, outcomes = deciding
+        if node is carrier and isinstance(outer, ast.keyword | ast.Assign):
+            flag = _handed_as_flag(module, outer, carrier, outcomes)
+            if flag is not None:
+                yield flag
+                return
         if node is carrier and isinstance(outer, ast.Return):
             if depth >= MAX_CARRY:
                 return
@@ -337,6 +349,35 @@ def uses(
 
 
 _PLAIN = (str, bool, int, float, type(None))
+
+
+# Keywords and keys that make the call they are handed to run its deterministic kernels
+# (flash-attn's ``deterministic=True``, transformers' ``flash_kwargs["deterministic"]``).
+DETERMINISTIC_FLAGS = frozenset({"deterministic"})
+
+
+def _handed_as_flag(
+    module: Module,
+    outer: ast.keyword | ast.Assign,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+) -> Branch | None:
+    """The carried value handed on as ``deterministic=`` (a keyword, or a key of the kwargs
+    a call gets): a branch with no code of its own that reaches a deterministic mode where
+    the value is true."""
+    if isinstance(outer, ast.keyword):
+        key = outer.arg
+    else:
+        target = outer.targets[0] if len(outer.targets) == 1 else None
+        key = None
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+            key = target.slice.value if isinstance(target.slice.value, str) else None
+    if key not in DETERMINISTIC_FLAGS:
+        return None
+    line = getattr(outer, "lineno", None) or carrier.lineno
+    taken = {value: (bool(outcome),) for value, outcome in outcomes}
+    mark = Mark(MarkKind.DETERMINISM, f"{key}= handed on", module.rel, line)
+    return Branch(module, (), module.owner_class(carrier), taken, carrier, True, marks=(mark,))
 
 
 def _early_return(
@@ -383,7 +424,7 @@ def _deciding(
     """A boolean expression the carrier decides (``envs.X and has_kernel()``), returned or
     stored: its truth under each outcome, for the choice of the rest of it that lets the
     carrier decide (the rest as a caller's test would find it when it matters)."""
-    if not isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare):
+    if not isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare | ast.IfExp):
         return None
     found = [(v, truths(node, _is(carrier), o, module.strings)) for v, o in outcomes]
     rows = [t for _, t in found if t is not None]

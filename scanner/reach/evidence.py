@@ -72,6 +72,8 @@ class CodeReach:
                 known = self.reach.of_statements(branch.module, code, branch.owner)
             else:
                 known = self.reach.of_expression(branch.module, code, branch.owner)
+            for mark in branch.marks:
+                known.add(mark, (), always=True)
             self._found[key] = known
         return known
 
@@ -207,6 +209,13 @@ class _Judged:
         if not gained:
             return None
         mark, (branch, steps) = _first(gained)
+        if mark in branch.marks:  # the value itself is handed on as deterministic=
+            return Evidence(
+                Role.DETERMINISM,
+                f"{self.knob.name}={value!r} makes {branch.described()} true, and it is "
+                f"handed on as {mark.what.split('=')[0]}=: a call's deterministic mode",
+                value=value,
+            )
         return Evidence(
             Role.DETERMINISM,
             f"{self.knob.name}={value!r} runs {branch.described()}, which reaches "

@@ -51,6 +51,11 @@ LIBRARIES: Final[tuple[Library, ...]] = (
     Library("tilelang", "TileLang", "https://github.com/tile-ai/tilelang"),
     Library("flydsl", "FlyDSL", "https://github.com/ROCm/FlyDSL"),
     Library(
+        "kernels",
+        "Hugging Face kernels (compiled kernels loaded from the Hub)",
+        "https://github.com/huggingface/kernels",
+    ),
+    Library(
         "vllm._custom_ops",
         "vLLM's custom ops",
         "https://github.com/vllm-project/vllm/blob/main/vllm/_custom_ops.py",

@@ -70,6 +70,9 @@ def _atoms(test: ast.expr, is_carrier: IsCarrier, names: Names) -> list[int]:
     def boolean(node: ast.expr) -> None:
         if not _holds_carrier(node, is_carrier):
             found.append(id(node))  # decided by the rest alone: one atom, however made
+        elif isinstance(node, ast.IfExp):
+            for part in (node.test, node.body, node.orelse):
+                boolean(part)
         elif isinstance(node, ast.BoolOp):
             for value in node.values:
                 boolean(value)
@@ -146,6 +149,11 @@ class _Evaluator:
             return _UNKNOWN if inner is _UNKNOWN else not inner
         if isinstance(node, ast.BoolOp):
             return self._boolean(node)
+        if isinstance(node, ast.IfExp):
+            test = self.truth(node.test)
+            if test is _UNKNOWN:
+                return _UNKNOWN
+            return self.value(node.body if test else node.orelse)
         if isinstance(node, ast.Compare):
             return self._compare(node)
         if isinstance(node, ast.Call):
