@@ -59,7 +59,7 @@ WORDS: Final[Mapping[Role, frozenset[str]]] = {
     ),
     Role.DEBUG: _words(
         """DEBUG VERBOSE LOG LOGS LOGGING LOGGER TRACE TRACING TRACER PROFILE PROFILER
-        PROFILING DUMP PRINT DIAG DIAGNOSTIC DIAGNOSTICS NVTX TIMER TIMERS TIMING TIMESTAMP
+        PROFILING DUMP PRINT DIAGNOSTIC DIAGNOSTICS NVTX TIMER TIMERS TIMING TIMESTAMP
         COLOR COLOUR WANDB TENSORBOARD MLLOG METRICS MONITOR STATS QUIET SILENT SUPPRESS
         SUPPRESSION BENCH BENCHMARK BENCHMARKS SIMULATED SIMULATION PROJECTION COVERAGE TEST
         TESTS TESTING UT RECORD SERIALIZE BLOCKING"""
@@ -68,7 +68,7 @@ WORDS: Final[Mapping[Role, frozenset[str]]] = {
         """FP4 FP6 FP8 FP16 FP32 BF16 MXFP4 MXFP6 MXFP8 NVFP4 INT4 INT8 PRECISION DTYPE QUANT
         QUANTIZE QUANTIZED QUANTIZATION AMP LOSS OPTIMIZER OPTIMIZERS OPTIM ADAM ADAMW MUON SGD
         LR MLA MTP LORA DROPOUT SEED RNG RANDOM INIT DATA DATASET DATALOADER PACK PACKING
-        SAMPLES TOKENIZER VOCAB RECOMPUTE CHECKPOINTING OFFLOAD DISTRIBUTED BACKEND MODEL
+        SAMPLES TOKENIZER VOCAB RECOMPUTE CHECKPOINTING OFFLOAD DISTRIBUTED MODEL
         ARCHITECTURE TRAINABLE EVAL"""
     ),
     Role.KERNEL: _words(
@@ -340,14 +340,16 @@ def _skip(name: str, words: Sequence[str], verb: str) -> Proposal:
 
 
 # The function around a read says where it is read, not what it chooses: a kernel's own
-# tuning knob is read inside the kernel's launcher. It may name any role but a kernel
-# choice (a function that returns the test is what the read feeds).
+# tuning knob is read inside the kernel's launcher, a module's switches in its __init__, a
+# mode's in a ``_mode()`` helper. It may name a check, a launch step or debugging, never
+# what is computed, a value or a kernel choice (a function that returns the test is what
+# the read feeds).
 _LIBRARY_WORDS: Final[Mapping[Role, frozenset[str]]] = {
     role: words - _OWN_CODE_KERNEL if role is Role.KERNEL else words
     for role, words in WORDS.items()
 }
 _FUNCTION_WORDS: Final[Mapping[Role, frozenset[str]]] = {
-    role: words for role, words in WORDS.items() if role is not Role.KERNEL
+    role: words for role, words in WORDS.items() if role in (Role.SAFETY, Role.LAUNCH, Role.DEBUG)
 }
 # What a SKIP switch skips when it names training itself, besides the launch words.
 _SKIPPED_RUN: Final = _words("TRAIN TRAINING MAIN LAUNCH RUN JOB START")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
 from scanner.model import Decision, DecisionKind, Outcome, Site
 from scanner.reach.marks import Mark, MarkKind
@@ -62,9 +61,7 @@ class Branch:
         return self._more[value]
 
     def strings(self) -> list[str]:
-        """The strings a choice's test compares the value with."""
-        if self.carrier is None:
-            return []
+        """The strings the branch's test compares with."""
         return _compared(self.module, self.test)
 
     @property
@@ -341,11 +338,26 @@ def uses(
         if not isinstance(outer, ast.expr):
             return
         if node is carrier:
-            computed = [(v, value_of(outer, _is(carrier), o)) for v, o in outcomes]
-            if all(known and isinstance(value, _PLAIN) for _, (known, value) in computed):
-                carrier = outer
-                outcomes = [(v, cast(Outcome, value)) for v, (_, value) in computed]
+            computed = _computed(outer, carrier, outcomes)
+            if computed is not None:
+                carrier, outcomes = outer, computed
         node = outer
+
+
+def _computed(
+    outer: ast.expr, carrier: ast.expr, outcomes: Sequence[tuple[str | None, Outcome]]
+) -> list[tuple[str | None, Outcome]] | None:
+    """The value of ``outer`` under each outcome of the carrier, where it has one
+    (``int(x)``, ``str(x or "eager")``): values it raises on (``int("true")``) are values no
+    run has, and are left out; None when the value with the variable unset is not known."""
+    computed: list[tuple[str | None, Outcome]] = []
+    for value, outcome in outcomes:
+        known, result = value_of(outer, _is(carrier), outcome)
+        if known and isinstance(result, _PLAIN):
+            computed.append((value, result))
+        elif value is None:
+            return None
+    return computed
 
 
 _PLAIN = (str, bool, int, float, type(None))
@@ -427,8 +439,11 @@ def _deciding(
     if not isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare | ast.IfExp):
         return None
     found = [(v, truths(node, _is(carrier), o, module.strings)) for v, o in outcomes]
+    if any(v is None and t is None for v, t in found):
+        return None  # the value with the variable unset is not known
+    found = [(v, t) for v, t in found if t is not None]
     rows = [t for _, t in found if t is not None]
-    if len(rows) != len(found) or not rows:
+    if not rows:
         return None
     deciding = next((i for i in range(len(rows[0])) if len({r[i] for r in rows}) > 1), None)
     if deciding is None:
@@ -543,9 +558,10 @@ def _decided(
     taken: dict[str | None, tuple[bool, ...]] = {}
     for value, outcome in outcomes:
         found = truths(test, is_carrier, outcome, module.strings)
-        if found is None:
-            return
-        taken[value] = found
+        if found is None and value is None:
+            return  # what the test does with the variable unset is not known
+        if found is not None:
+            taken[value] = found
     if len(set(taken.values())) < 2:
         return  # the carried value does not change what runs
     yield from _sides(module, test, taken, is_carrier if choices else None)

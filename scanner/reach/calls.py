@@ -91,7 +91,7 @@ class Reach:
         None when it is no definition of the tree."""
         located = self._locate(dotted)
         if located is None:
-            return None
+            return self._alias(dotted, depth)
         module, local, node = located
         key = f"{module.name}.{local}"
         step = Step(f"calls {local}", module.rel, node.lineno)
@@ -109,6 +109,30 @@ class Reach:
         self._functions[key] = found
         return found, step
 
+    def _alias(self, dotted: str, depth: int) -> tuple[Found, Step | None] | None:
+        """A module name bound to what it calls (``jit_fuser = lazy_compile``): what calling
+        any of the expressions bound to it reaches, sometimes."""
+        split = self.tree.split(dotted)
+        if split is None or "." in split[1] or split[1] not in split[0].aliases:
+            return None
+        module, name = split
+        key = f"{module.name}.{name}"
+        known = self._functions.get(key)
+        if known is None:
+            if key in self._active or depth >= MAX_DEPTH:
+                return Found(), None
+            self._active.add(key)
+            try:
+                known = Found()
+                walker = _Walker(self, module, None, depth + 1, known)
+                for value in module.aliases[name]:
+                    walker.visit(value, always=False)
+            finally:
+                self._active.discard(key)
+            self._functions[key] = known
+        line = module.aliases[name][0].lineno
+        return known, Step(f"calls {name}", module.rel, line)
+
     def _definition(self, module: Module, local: str, node: Definition, depth: int) -> Found:
         if isinstance(node, ast.ClassDef):
             found = Found()
@@ -122,6 +146,8 @@ class Reach:
             found.add(mark, (), always=True)
         owner = module.qualified(local.rsplit(".", 1)[0]) if "." in local else None
         walker = _Walker(self, module, owner, depth + 1, found)
+        for decorator in node.decorator_list:  # @jit_fuser: what the decorator wraps it with
+            walker.visit(decorator, always=True)
         for statement in node.body:
             walker.visit(statement, always=True)
         return found
@@ -156,8 +182,8 @@ class _Walker:
         self.depth = depth
         self.found = found
 
-    def visit(self, node: ast.AST, *, always: bool) -> None:
-        for mark in node_marks(self.module, node):
+    def visit(self, node: ast.AST, *, always: bool, in_loop: bool = False) -> None:
+        for mark in node_marks(self.module, node, in_loop=in_loop):
             self.found.add(mark, (), always)
         if isinstance(node, ast.Call):
             self._call(node, always)
@@ -166,8 +192,9 @@ class _Walker:
             if isinstance(node, ast.Attribute):
                 self.visit(node.value, always=always)
             return
+        loop = in_loop or isinstance(node, _LOOPS)
         for child, child_always in _children(node, always):
-            self.visit(child, always=child_always)
+            self.visit(child, always=child_always, in_loop=loop and not isinstance(child, _NESTED))
 
     def _call(self, call: ast.Call, always: bool) -> None:
         func = call.func
@@ -193,6 +220,7 @@ class _Walker:
 
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.GeneratorExp)
 
 
 def _children(node: ast.AST, always: bool) -> Iterable[tuple[ast.AST, bool]]:

@@ -138,11 +138,11 @@ class _Judged:
         seen = [self.knob.off_value, self.knob.on_value]
         for branch in self.branches:
             seen.extend(branch.taken)
-        for branch in self.branches:
-            seen.extend(branch.strings())
+        compared = {s for branch in self.branches for s in branch.strings()}
+        seen.extend(sorted(compared))
         values = [v for v in dict.fromkeys(seen) if v is not None]
         if self.knob.kind is GateKind.VALUE:
-            values = [v for v in values if v.lower() not in SWITCH_WORDS]
+            values = [v for v in values if v.lower() not in SWITCH_WORDS or v in compared]
         return values
 
     def _only(self, first: str | None, second: str | None) -> list[Branch]:

@@ -51,6 +51,13 @@ LIBRARIES: Final[tuple[Library, ...]] = (
     Library("tilelang", "TileLang", "https://github.com/tile-ai/tilelang"),
     Library("flydsl", "FlyDSL", "https://github.com/ROCm/FlyDSL"),
     Library(
+        "transformer_engine_torch",
+        "Transformer Engine's PyTorch extension",
+        "https://github.com/NVIDIA/TransformerEngine/tree/main/transformer_engine/pytorch/csrc",
+    ),
+    Library("cutlass", "CUTLASS's CuTe DSL", "https://github.com/NVIDIA/cutlass"),
+    Library("quack", "QuACK (CuTe DSL kernels)", "https://github.com/Dao-AILab/quack"),
+    Library(
         "kernels",
         "Hugging Face kernels (compiled kernels loaded from the Hub)",
         "https://github.com/huggingface/kernels",

@@ -91,16 +91,26 @@ def decorator_marks(module: Module, node: ast.FunctionDef | ast.AsyncFunctionDef
     found = []
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = module.resolve(target)
+        name = module.resolve_api(target)
         kind = _TRITON_DECORATORS.get(name or "")
         if kind is not None:
             found.append(Mark(kind, f"@{name} {node.name}", module.rel, node.lineno))
     return found
 
 
-def node_marks(module: Module, node: ast.AST) -> list[Mark]:
-    """The marks of one node itself (not of what it calls)."""
+def node_marks(module: Module, node: ast.AST, *, in_loop: bool = False) -> list[Mark]:
+    """The marks of one node itself (not of what it calls); ``in_loop``: the node runs in a
+    loop's body (``configs.append(triton.Config(...))`` builds configs to tune over)."""
     if isinstance(node, ast.Call):
+        if in_loop and _is_config(module, node):
+            return [
+                Mark(
+                    MarkKind.AUTOTUNE,
+                    "triton.Config built in a loop, to tune over",
+                    module.rel,
+                    node.lineno,
+                )
+            ]
         return _call_marks(module, node)
     if isinstance(node, ast.Assign | ast.AnnAssign):
         return _assign_marks(module, node)
@@ -113,7 +123,7 @@ def node_marks(module: Module, node: ast.AST) -> list[Mark]:
 
 def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
     found: list[Mark] = []
-    name = module.resolve(call.func)
+    name = module.resolve_api(call.func)
     line = call.lineno
     if name is not None:
         kind = _CALLS.get(name)
@@ -126,7 +136,7 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
             found.append(Mark(MarkKind.ATOMIC, name, module.rel, line))
         elif name.startswith("torch.ops.") and not name.startswith("torch.ops.aten."):
             found.append(Mark(MarkKind.CUSTOM_OP, name, module.rel, line))
-        else:
+        elif not module.in_tree(name):
             library = library_of(name)
             if library is not None:
                 found.append(Mark(MarkKind.LIBRARY, f"{library} ({name})", module.rel, line))
@@ -191,7 +201,7 @@ def _configs(module: Module, node: ast.List | ast.Tuple | ast.ListComp) -> bool:
 
 
 def _is_config(module: Module, node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and module.resolve(node.func) == "triton.Config"
+    return isinstance(node, ast.Call) and module.resolve_api(node.func) == "triton.Config"
 
 
 def _first_true(call: ast.Call) -> bool:

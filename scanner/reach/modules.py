@@ -9,7 +9,7 @@ reaches it, with the standard library's parser, and says what its names refer to
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,9 +35,17 @@ class Module:
     # Names imported inside functions (``from .kernels import fused`` in a branch), taken
     # when no module-level name has them.
     local_imports: dict[str, str] = field(default_factory=dict)
+    # Module names bound to an expression (``jit_fuser = lazy_compile`` under a test): what
+    # calling the name may call.
+    aliases: dict[str, list[ast.expr]] = field(default_factory=dict)
     # Module names bound once to a tuple, list or set of strings (``_BACKENDS = (...)``).
     strings: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _locator: Locator | None = None
+    # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
+    # ``triton.jit``): set by the Tree that parsed the module.
+    reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
+    # Whether a dotted name lies in a module of the tree (never a library's entry point then).
+    in_tree: Callable[[str], bool] = field(default=lambda dotted: False, repr=False)
 
     @property
     def locate(self) -> Locator:
@@ -150,6 +158,14 @@ class Module:
                 return None
         return self.qualified(".".join(reversed(names)))
 
+    def resolve_api(self, node: ast.expr) -> str | None:
+        """``resolve``, followed through the tree's re-exports where the last name is one
+        a mark is made of (``triton.jit`` imported through a package of the tree)."""
+        found = self.resolve(node)
+        if found is not None and found.rsplit(".", 1)[-1] in API_NAMES:
+            return self.reexported(found)
+        return found
+
     def qualified(self, local: str) -> str:
         """The dotted name of a definition of this module (``C.m`` -> ``pkg.mod.C.m``)."""
         return f"{self.name}.{local}" if self.name else local
@@ -184,6 +200,42 @@ class Module:
         if text.isascii():
             return offset + 1
         return len(text.encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
+
+
+# The last names of the library APIs marks are made of: a name ending otherwise is never
+# followed through re-exports.
+API_NAMES = frozenset(
+    {
+        "jit",
+        "autotune",
+        "heuristics",
+        "compile",
+        "Config",
+        "do_bench",
+        "do_bench_cudagraph",
+        "graph",
+        "CUDAGraph",
+        "make_graphed_callables",
+        "custom_op",
+        "triton_op",
+        "Library",
+        "use_deterministic_algorithms",
+        "script",
+        "trace",
+        "optimize",
+        "atomic_add",
+        "atomic_max",
+        "atomic_min",
+        "atomic_cas",
+        "atomic_xchg",
+        "atomic_and",
+        "atomic_or",
+        "atomic_xor",
+        "index_add",
+        "scatter_add",
+    }
+)
+MAX_REEXPORTS = 4
 
 
 class Tree:
@@ -237,6 +289,27 @@ class Tree:
         self._parsed[rel] = found
         return found
 
+    def reexported(self, dotted: str) -> str:
+        """``dotted`` followed through the imports of the tree's modules it passes through
+        (``pkg.utils.triton.jit``, where pkg.utils imports triton, is ``triton.jit``)."""
+        for _ in range(MAX_REEXPORTS):
+            split = self.split(dotted)
+            if split is None:
+                return dotted
+            module, rest = split
+            head, _, tail = rest.partition(".")
+            target = module.imports.get(head)
+            if target is None:
+                return dotted
+            dotted = f"{target}.{tail}" if tail else target
+        return dotted
+
+    def in_tree(self, dotted: str) -> bool:
+        """Whether ``dotted`` names a module of the tree or something in one (read without
+        parsing anything)."""
+        parts = dotted.split(".")
+        return any(".".join(parts[:cut]) in self._by_module for cut in range(len(parts), 0, -1))
+
     def module_named(self, dotted: str) -> Module | None:
         rel = self._by_module.get(dotted)
         return self.module(rel) if rel is not None else None
@@ -260,7 +333,14 @@ class Tree:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         name = self._files[rel][1]
-        module = Module(rel=rel, name=name, tree=tree, lines=text.splitlines())
+        module = Module(
+            rel=rel,
+            name=name,
+            tree=tree,
+            lines=text.splitlines(),
+            reexported=self.reexported,
+            in_tree=self.in_tree,
+        )
         _index(module, rel.endswith("__init__.py"))
         return module
 
@@ -328,6 +408,12 @@ def _index(module: Module, is_package: bool) -> None:
             strings = _string_items(statement.value)
             if strings is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
                 module.strings[targets[0].id] = strings
+            if (
+                isinstance(statement.value, ast.Name | ast.Attribute | ast.Lambda | ast.Call)
+                and len(targets) == 1
+                and isinstance(targets[0], ast.Name)
+            ):
+                module.aliases.setdefault(targets[0].id, []).append(statement.value)
             bound.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
     module.globals = frozenset(bound)
     for statement in module.locate.statements():
