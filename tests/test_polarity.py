@@ -210,9 +210,8 @@ X_DISABLE_FUSED_ADAM
 Read at 1 site: off by default, so the feature it disables is on ("1" turns the feature off).
 
 pkg/fused.py:3:12 (in <module>)
-  default "0"; on by default: no; polarity disable; turned off by "0", "false", "no", "off", \
-"False", "FALSE", "No",
-    "NO" and 12 more
+  default "0"; on by default: no; polarity disable; turned on only by "1": any other value \
+turns it off
     1 | import os
     2 |
   > 3 | ADAM_OFF = os.environ.get("X_DISABLE_FUSED_ADAM", "0") == "1"
