@@ -122,3 +122,16 @@ def test_explain_shows_the_reason(root: Path) -> None:
         "pkg/flags.py:5:18 (in <module>)",
         '  default "1"; on by default: ? (it goes through str2bool(), which is not followed)',
     ]
+
+
+def test_as_init_writes_it_an_undecided_knob_is_a_note_as_its_header_says(tmp_path: Path) -> None:
+    """The header of the registry `knobs init` writes tells what `knobs check` does with an
+    undecided knob: a note, and the check passes (it said the check fails on it)."""
+    root = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/flags.py": FLAGS})
+    assert run_knobs("init", cwd=root).returncode == 0
+    text = (root / "registry.yaml").read_text(encoding="utf-8")
+    header = " ".join(line.lstrip("# ") for line in text.splitlines() if line.startswith("#"))
+    assert "`knobs check` notes it, without failing, until you have read the code" in header
+    done = run_knobs("check", cwd=root)
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-1].startswith("Found 2 notes: 2 knobs in ")
