@@ -87,10 +87,12 @@ docs: $(VENV)/.dev
 
 # The sdist and the wheel, in dist/ (`pip install dist/knobregistry-*.whl` installs the
 # wheel). Built with the setuptools of .venv, offline: no isolated build environment.
+# A wheel holds no bytecode either way; with PYTHONDONTWRITEBYTECODE set, setuptools
+# warns twice that it skips the compiling it was not going to do, so it is unset here.
 dist: $(VENV)/.core
 	$(PIP) 'setuptools>=77'
 	rm -rf dist build
-	$(BIN)/python -c 'from setuptools import build_meta as b; b.build_sdist("dist"); b.build_wheel("dist")' >/dev/null
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -c 'from setuptools import build_meta as b; b.build_sdist("dist"); b.build_wheel("dist")' >/dev/null
 	@ls dist
 
 clean:
