@@ -33,7 +33,7 @@ REGISTRY = """
     """
 
 UNDECIDED = """\
-pkg/flags.py:5:18: KNB008 X_FUSED is read here, but the scanner cannot decide what its gate does: it goes through str2bool(), which is not followed. It is not registered in registry.yaml, so nothing says whether it is on by default.
+pkg/flags.py:5:18: KNB008 error: X_FUSED is read here, but the scanner cannot decide what its gate does: it goes through str2bool(), which is not followed. It is not registered in registry.yaml, so nothing says whether it is on by default.
     Read the code (`knobs explain X_FUSED`), then register it in registry.yaml under `knobs:` with what you found, and triage it:
       X_FUSED:
         default: "1"
@@ -43,7 +43,7 @@ pkg/flags.py:5:18: KNB008 X_FUSED is read here, but the scanner cannot decide wh
           proposed: kernel
           reason: "the name X_FUSED says FUSED (a kernel choice)"
         triage: untriaged
-pkg/flags.py:9:19: KNB008 X_FAST_PATH is read here, but the scanner cannot decide what its gate does: it decides a branch through parse_flag(), which is not followed. It is not registered in registry.yaml, so nothing says whether it is on by default.
+pkg/flags.py:9:19: KNB008 error: X_FAST_PATH is read here, but the scanner cannot decide what its gate does: it decides a branch through parse_flag(), which is not followed. It is not registered in registry.yaml, so nothing says whether it is on by default.
     Read the code (`knobs explain X_FAST_PATH`), then register it in registry.yaml under `knobs:` with what you found, and triage it:
       X_FAST_PATH:
         default_on: null
