@@ -193,5 +193,5 @@ def test_the_demo_search_orders_the_knobs_by_a_modelled_time_the_same_every_run(
         ("TOY_EMBED_GRAD_ATOMIC",): 1.1,
         ("TOY_EMBED_GRAD_PARALLEL", "TOY_EMBED_GRAD_ATOMIC"): 1.29,
     }
-    makefile = (REPO / "Makefile").read_text()
-    assert "--cost 'regex:modelled GPU time ([0-9]+) us'" in makefile
+    demo = (REPO / "demo.sh").read_text()
+    assert "--cost 'regex:modelled GPU time ([0-9]+) us'" in demo
