@@ -334,7 +334,7 @@ def test_a_file_nested_too_deep_fails_the_inventory_item_only(project: pytest.Py
         [
             "pkg/deep.py:2:1: KNB007 error: This file could not be scanned, * nests more than 200 "
             "*",
-            "FAILED registry.yaml::inventory - pkg/deep.py:2:1: KNB007 error: This file could not*",
+            "FAILED registry.yaml::inventory - pkg/deep.py:2:1: KNB007 error: This file co*",
         ]
     )
 

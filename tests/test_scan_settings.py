@@ -194,4 +194,4 @@ def test_pyproject_accessors_reach_scan_and_check(root: Path) -> None:
     )
     table = run_knobs("scan", "pkg", cwd=root).stdout
     assert "X_READ_FUSED        '1'      yes             enable    kernel   '0'" in table
-    assert "KNB001 X_READ_FUSED is not registered" in check(root)[1]
+    assert "KNB001 error: X_READ_FUSED is not registered" in check(root)[1]

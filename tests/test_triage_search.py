@@ -276,7 +276,7 @@ def test_check_tells_a_verified_profile_from_one_assembled_from_single_verdicts(
     registry.write_text(text.replace("match: [T_A, T_D]", "match: [T_A, T_C, T_D]"), "utf-8")
     done = run_knobs("check", cwd=project)
     assert done.returncode == 1
-    assert "KNB101 profile 'bitwise-fast' (kind bitwise) leaves T_C on" in done.stdout
+    assert "KNB101 error: profile 'bitwise-fast' (kind bitwise) leaves T_C on" in done.stdout
 
 
 SLOW_JOB = """

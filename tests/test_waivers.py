@@ -62,7 +62,7 @@ def test_without_today_the_real_date_decides(tmp_path: Path) -> None:
     root = waived(tmp_path, WAIVER.replace("2026-06-30", "2001-01-01"))
     code, out, _ = check(root)
     assert code == 1
-    assert "KNB201 The waiver of PRIMUS_FP8 expired on 2001-01-01" in out
+    assert "KNB201 error: The waiver of PRIMUS_FP8 expired on 2001-01-01" in out
     far = waived(tmp_path / "far", WAIVER.replace("2026-06-30", "9999-12-31"))
     assert check(far)[0] == 0
 
