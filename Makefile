@@ -34,24 +34,11 @@ $(VENV)/.examples: $(BIN)/python pyproject.toml constraints.txt
 	$(COMPILE)
 	touch $@
 
-# The demo scans the example, checks it against its registry, triages three of its
-# knobs and their pair with per-module checksums (each breaking setting is located: the
-# step, the pass and the module where two runs first differ), then searches for the
-# fastest set of the knobs the bitwise profile turns off that stays reproducible
-# together, ordered by the modelled GPU time train.py --timing prints (the wall time on
-# the CPU is noise, and ordered by it the search missed the pair now and then); each
-# triage exits 1, as it finds knobs that break reproducibility (one alone, two
-# together). The pair breaks only when the threads' adds land in another order, which
-# two runs can miss: both triages run each setting three times.
+# The demo: demo.sh, with the virtual environment's bin first on PATH as after
+# `. .venv/bin/activate`, so that each step it shows is what you would type (it says what
+# it runs, and what to do next).
 demo: $(VENV)/.examples
-	$(BIN)/knobs scan examples/
-	cd examples && ../$(BIN)/knobs check
-	cd examples && { ../$(BIN)/knobs triage --profile bitwise --knob TOY_FUSED_LINEAR_CE \
-	    --knob TOY_EMBED_GRAD_PARALLEL --knob TOY_EMBED_GRAD_ATOMIC --pairs --runs 3 --jobs 2 \
-	    --compare checksums:checksums -- ../$(BIN)/python train.py --steps 5; test $$? -eq 1; }
-	cd examples && { ../$(BIN)/knobs triage --search fastest-bitwise --jobs 2 --runs 3 \
-	    --cost 'regex:modelled GPU time ([0-9]+) us' --compare tensors:params.pt \
-	    -- ../$(BIN)/python train.py --steps 5 --timing --save-tensors params.pt; test $$? -eq 1; }
+	@PATH="$(CURDIR)/$(BIN):$$PATH" VIRTUAL_ENV="$(CURDIR)/$(VENV)" sh demo.sh
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
@@ -87,10 +74,12 @@ docs: $(VENV)/.dev
 
 # The sdist and the wheel, in dist/ (`pip install dist/knobregistry-*.whl` installs the
 # wheel). Built with the setuptools of .venv, offline: no isolated build environment.
+# A wheel holds no bytecode either way; with PYTHONDONTWRITEBYTECODE set, setuptools
+# warns twice that it skips the compiling it was not going to do, so it is unset here.
 dist: $(VENV)/.core
 	$(PIP) 'setuptools>=77'
 	rm -rf dist build
-	$(BIN)/python -c 'from setuptools import build_meta as b; b.build_sdist("dist"); b.build_wheel("dist")' >/dev/null
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -c 'from setuptools import build_meta as b; b.build_sdist("dist"); b.build_wheel("dist")' >/dev/null
 	@ls dist
 
 clean:

@@ -48,6 +48,21 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click resolves it; a mistyped name fails with the command it most likely
+        meant (`knobs scna`: scan)."""
+        name = args[0] if args else ""
+        known = self.list_commands(ctx)
+        if name and not name.startswith("-") and name not in known and not ctx.resilient_parsing:
+            from knobregistry.suggest import closest
+
+            close = closest(name, known)
+            hint = f" Did you mean {close!r}?" if close is not None else ""
+            ctx.fail(f"No such command {name!r}.{hint}")
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """Each command with the first sentence of its help, wrapped, never cut with '...'."""
         rows = []

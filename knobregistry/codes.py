@@ -355,8 +355,8 @@ RULES: tuple[Rule, ...] = (
         page="checks.md",
         family=Family.INVENTORY,
         help=(
-            "Fix the file, or add it to `scan.exclude` in the registry if it is not meant "
-            "to be scanned."
+            "If the file is yours, fix it; if it is code you do not edit (a vendored or "
+            "installed library), add its path to `scan.exclude` in the registry."
         ),
     ),
     Rule(

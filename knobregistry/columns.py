@@ -3,10 +3,11 @@
 A cell breaks only where a reader expects it: at a blank, and in a path after a `/`.
 A knob name is never broken or cut: when the names do not fit beside the other
 columns, each row's name goes on a line of its own above the row (the stacked
-layout). Only when a column cannot get even its longest word is a word cut, with an
-ellipsis: at its end for words, at its start for paths, so that `file:line` keeps its
-line number whole. rich wraps at blanks only and folds a long word anywhere, which
-is why the breaking is done here and rich only styles the lines. Lines are laid out
+layout), or, when most names fit a narrower column, only the rows whose names do not.
+A path too long for its column breaks inside a name, after a `_`, `-` or `.` where it
+can, and never loses a character; only a word of prose too long for its column is cut,
+with an ellipsis at its end. rich wraps at blanks only and folds a long word anywhere,
+which is why the breaking is done here and rich only styles the lines. Lines are laid out
 as plain segments: a `Line` gives its plain text for a pipe, and imports rich only
 when asked for a terminal's styled text.
 """
@@ -26,6 +27,11 @@ GAP = "  "
 ELLIPSIS = "…"
 # Where a path breaks: after a `/`, kept on the first line.
 _PATH_PIECE = re.compile(r"[^/]*/|[^/]+")
+# Where a name in a path too long for its column breaks: after a `_`, `-` or `.`.
+_NAME_PIECE = re.compile(r"[_.-]*[^_.-]+[_.-]?|[_.-]+")
+# The narrowest a path column is laid out, though a name in it is longer: such a name
+# breaks inside (after `_`) rather than push the table's names onto lines of their own.
+PATH_LEAST = 30
 # A word of a sentence and the blanks before it, kept as they are within a line.
 _WORDS = re.compile(r"( *)([^ ]+)")
 
@@ -105,17 +111,42 @@ def _cut(piece: str, width: int, wrap: Wrap) -> str:
         return piece
     if width <= 1:
         return ELLIPSIS[:width]
-    if wrap is Wrap.PATH:
-        return ELLIPSIS + piece[len(piece) - width + 1 :]
     return piece[: width - 1] + ELLIPSIS
+
+
+def _split(piece: str, width: int) -> list[str]:
+    """A piece of a path too long for ``width``, in parts that fit: broken after a `_`, `-`
+    or `.` (a `:line` kept with what comes before it where it fits, else before it), and
+    a part still too long every ``width`` characters."""
+    name, colon, line = piece.partition(":")
+    names = _NAME_PIECE.findall(name) or [""]
+    if colon and len(names[-1]) + 1 + len(line) <= width:
+        names[-1] += colon + line  # `name.py:12` whole where it fits
+    elif colon:
+        names.append(colon + line)
+    parts: list[str] = []
+    for part in names:
+        parts += [part[at : at + width] for at in range(0, len(part), max(width, 1))]
+    return [part for part in parts if part]
+
+
+def _fitted(text: str, width: int, wrap: Wrap) -> list[tuple[str, str]]:
+    """The pieces of ``text``, a path's too long for ``width`` split so that none is lost."""
+    pieces: list[tuple[str, str]] = []
+    for joint, piece in _pieces(text, wrap):
+        if wrap is Wrap.PATH and len(piece) > width:
+            parts = _split(piece, width)
+            pieces += [(joint if at == 0 else "", part) for at, part in enumerate(parts)]
+        else:
+            pieces.append((joint, _cut(piece, width, wrap)))
+    return pieces
 
 
 def wrap_text(text: str, width: int, wrap: Wrap = Wrap.WORDS) -> list[str]:
     """``text`` broken into lines of at most ``width`` characters (a WHOLE text is one line)."""
     lines: list[str] = []
     line = ""
-    for joint, piece in _pieces(text, wrap):
-        piece = _cut(piece, width, wrap)
+    for joint, piece in _fitted(text, width, wrap):
         if line and len(line) + len(joint) + len(piece) <= width:
             line += joint + piece
         else:
@@ -125,9 +156,11 @@ def wrap_text(text: str, width: int, wrap: Wrap = Wrap.WORDS) -> list[str]:
     return [*lines, line] if line or not lines else lines
 
 
-def least_width(text: str, wrap: Wrap) -> int:
-    """The narrowest width that breaks ``text`` without cutting: its longest piece."""
-    return max((len(piece) for _, piece in _pieces(text, wrap)), default=0)
+def least_width(text: str, wrap: Wrap, *, inside: bool = False) -> int:
+    """The narrowest width that breaks ``text`` without cutting: its longest piece; with
+    ``inside``, a path's at most PATH_LEAST (a longer name then breaks inside)."""
+    longest = max((len(piece) for _, piece in _pieces(text, wrap)), default=0)
+    return min(longest, PATH_LEAST) if inside and wrap is Wrap.PATH else longest
 
 
 def fit(
@@ -197,22 +230,28 @@ def _widths(
     """Each column's width in ``room`` characters (gaps counted), or None when a WHOLE
     column leaves the others too little."""
     texts = [[_plain(c) for c in row] for row in rows]
-    least = [
-        max(
-            least_width(column.header, Wrap.WORDS),
-            *(
-                least_width(t[i], column.wrap) if column.wrap is not Wrap.WHOLE else len(t[i])
-                for t in texts
-            ),
-        )
-        for i, column in enumerate(columns)
-    ]
+
+    def least(inside: bool) -> list[int]:
+        return [
+            max(
+                least_width(column.header, Wrap.WORDS),
+                *(
+                    least_width(t[i], column.wrap, inside=inside)
+                    if column.wrap is not Wrap.WHOLE
+                    else len(t[i])
+                    for t in texts
+                ),
+            )
+            for i, column in enumerate(columns)
+        ]
+
     cells = [max((len(t[i]) for t in texts), default=0) for i in range(len(columns))]
     most = [max(len(c.header), cells[i]) for i, c in enumerate(columns)]
     room -= len(GAP) * (len(columns) - 1)
-    widths = fit(least, most, room, cells)
+    # Names in paths whole where they fit; else broken inside, rather than stacked.
+    widths = fit(least(False), most, room, cells) or fit(least(True), most, room, cells)
     if widths is None and not (stack and len(columns) > 1 and _name_at(columns) is not None):
-        widths = _squeeze(least, [c.wrap for c in columns], room)
+        widths = _squeeze(least(True), [c.wrap for c in columns], room)
     return widths
 
 
@@ -231,10 +270,52 @@ def layout(
     ``plain`` text for a pipe, ``text()`` for a terminal (rich, imported then)."""
     widths = _widths(columns, rows, width - len(indent), stack=True)
     if widths is None:
+        partial = _partial(columns, rows, width - len(indent))
+        if partial is not None:
+            inline, widths = partial
+            head, body = _lines(columns, inline, widths, indent, rule, header_style)
+            at = _name_at(columns) or 0
+            offset = indent + " " * (sum(widths[:at]) + len(GAP) * at)
+            out = list(head) if header else []
+            for row, kept, lines in zip(rows, inline, body, strict=True):
+                if kept is not row:  # its name did not fit: on a line of its own, above
+                    out.append(Line(offset + _plain(row[at]), _style(row[at])))
+                out += lines
+            return out
         lines = _stacked(columns, rows, width, indent=indent, rule=rule, header_style=header_style)
         return lines if header else lines[1 + _header_height(columns, rows, width, indent) :]
     head, body = _lines(columns, rows, widths, indent, rule, header_style)
     return [*(head if header else []), *(line for lines in body for line in lines)]
+
+
+def _partial(
+    columns: Sequence[Column], rows: Sequence[Sequence[Cell]], room: int
+) -> tuple[list[Sequence[Cell]], list[int]] | None:
+    """When most names fit the room the other columns leave: the rows, each whose name is
+    longer with its name cell emptied (the name goes above the row), and the widths.
+    None when fewer than half the names fit (every row then stacks)."""
+    at = _name_at(columns)
+    if at is None or len(columns) < 2:
+        return None
+    texts = [[_plain(c) for c in row] for row in rows]
+    others = sum(
+        max(
+            least_width(c.header, Wrap.WORDS),
+            *(least_width(t[i], c.wrap, inside=True) for t in texts),
+        )
+        for i, c in enumerate(columns)
+        if i != at
+    )
+    name_room = room - len(GAP) * (len(columns) - 1) - others
+    fitting = sum(1 for t in texts if len(t[at]) <= name_room)
+    if name_room < len(columns[at].header) or 2 * fitting < len(rows):
+        return None
+    inline = [
+        row if len(_plain(row[at])) <= name_room else [*row[:at], "", *row[at + 1 :]]
+        for row in rows
+    ]
+    widths = _widths(columns, inline, room, stack=False)
+    return (inline, widths) if widths is not None else None
 
 
 def _header_height(

@@ -49,7 +49,7 @@ class Severity(str, Enum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Diagnostic:
-    """One problem, one line: ``path:line:column: CODE message``, then the fix."""
+    """One problem, one line: ``path:line:column: CODE severity: message``, then the fix."""
 
     code: str
     path: str  # POSIX, relative to the current folder
@@ -70,8 +70,8 @@ class Diagnostic:
         return f"{self.path}:{self.line}:{max(self.column, 1)}"
 
     def render(self) -> str:
-        """The report line, without the fix."""
-        return f"{self.location()}: {self.code} {self.message}"
+        """The report line, without the fix: ``path:line:column: CODE severity: message``."""
+        return f"{self.location()}: {self.code} {self.severity.value}: {self.message}"
 
 
 Files = tuple[tuple[str, str], ...]  # a small project: (path, text) of each file

@@ -77,10 +77,11 @@ class Off(Enum):
 
 
 def off_state(knob: Knob) -> Off:
-    """What turns the knob's switch sites off."""
+    """What turns the knob's switch sites off. As the scanner judges a knob, a switch site
+    is one whose state when unset is known: a site that leaves that to the code is none."""
     if knob.off_value is not None:
         return Off.VALUE
-    gates = [s.gate for s in knob.sites if s.gate.kind in SWITCHES]
+    gates = [s.gate for s in knob.sites if s.gate.kind in SWITCHES and s.default_on is not None]
     if not gates:
         return Off.NO_SWITCH
     return Off.SPLIT if any(g.off_values for g in gates) else Off.UNSET
@@ -93,7 +94,7 @@ def undecided_gate(knob: Knob) -> str | None:
     if is_undecided(knob):
         return knob.reason or undecided_reason(knob)
     if off_state(knob) is Off.SPLIT:
-        switches = [s for s in knob.sites if s.gate.kind in SWITCHES]
+        switches = [s for s in knob.sites if s.gate.kind in SWITCHES and s.default_on is not None]
         where = ", ".join(f"{s.path}:{s.line}" for s in switches)
         return f"no single value turns every site off ({where})"
     return None

@@ -37,11 +37,11 @@ HEADER = """\
 #
 # `default_on` says whether the knob is on when unset (null for a value, or for a
 # gate the scan could not decide: such a knob says why under `undecided`, no
-# profile touches it, and `knobs check` fails on it until you have read the code,
-# written `default_on` and removed `undecided`). `polarity: disable` marks a knob
-# whose on value turns its feature off (X_DISABLE_FUSED=1), and profiles speak of
-# the feature. Keep environment values quoted ("0", "1"): YAML reads a bare 0 as
-# a number and a bare off as false. Paths are relative to the folder of this file.
+# profile touches it, and `knobs check` notes it, without failing, until you have
+# read the code, written `default_on` and removed `undecided`). `polarity: disable`
+# marks a knob whose on value turns its feature off (X_DISABLE_FUSED=1); profiles
+# speak of the feature. Keep values quoted ("0", "1"): YAML reads a bare 0 as a
+# number and a bare off as false. Paths are relative to the folder of this file.
 
 version: 1
 

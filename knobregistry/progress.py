@@ -3,8 +3,9 @@
 Library code wraps a slow step in ``with step("scanning src"):``, or, when it can count
 what is done, in ``with counting("scanning src", "files") as tick:`` and calls
 ``tick(done, total)``. Nothing is shown unless a command installed a reporter with
-:func:`reporting` (the commands that can take seconds do, when standard error is a
-terminal): libraries never print.
+:func:`reporting` (the commands that can take seconds do): libraries never print. On a
+terminal the reporter draws a spinner or a bar on standard error; piped or redirected
+(CI), a count goes there as a line every few seconds, once it has taken that long.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 Tick = Callable[[int, int], None]  # (done, total)
 REFRESH_SECONDS = 0.1  # a counter is redrawn at most this often (and at its start and end)
+# Piped: a count's line at most this often, the first after as long (KNOBS_PROGRESS_SECONDS).
+LINE_SECONDS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,51 @@ def reporting(reporter: Reporter | None) -> Iterator[None]:
         yield
     finally:
         _REPORTER.reset(token)
+
+
+def stderr_reporter() -> Reporter:
+    """Progress on standard error: on a terminal, transient (:func:`terminal_reporter`);
+    otherwise, a count's line every few seconds (:func:`line_reporter`)."""
+    return terminal_reporter() or line_reporter(_line_seconds())
+
+
+def _line_seconds() -> float:
+    """KNOBS_PROGRESS_SECONDS when it is a number of seconds (0: every count), else 5."""
+    try:
+        seconds = float(os.environ.get("KNOBS_PROGRESS_SECONDS", ""))
+    except ValueError:
+        return LINE_SECONDS
+    return seconds if 0 <= seconds < float("inf") else LINE_SECONDS
+
+
+def line_reporter(seconds: float) -> Reporter:
+    """Counts as plain lines on standard error, for a pipe or a CI log: `knobs: scanning
+    src: 1,234 of 5,678 files`, at most every ``seconds``, the first once the step has
+    taken that long (a quick scan says nothing), the last when it is done. Steps that
+    cannot count say nothing."""
+
+    def count(label: str, noun: str) -> AbstractContextManager[Tick]:
+        return _lines(label, noun, seconds)
+
+    return Reporter(step=lambda label: nullcontext(), count=count)
+
+
+@contextmanager
+def _lines(label: str, noun: str, seconds: float) -> Iterator[Tick]:
+    last = time.monotonic()
+    said = done_said = False
+
+    def tick(done: int, total: int) -> None:
+        nonlocal last, said, done_said
+        now = time.monotonic()
+        finished = done >= total
+        if done_said or not (now - last >= seconds or (said and finished)):
+            return
+        sys.stderr.write(f"knobs: {label}: {done:,} of {total:,} {noun}\n")
+        sys.stderr.flush()
+        last, said, done_said = now, True, finished
+
+    yield tick
 
 
 def terminal_reporter() -> Reporter | None:

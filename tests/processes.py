@@ -3,12 +3,26 @@ for the ``subprocess.run`` call the tests and their benchmark runs share."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from tests.conftest import REPO
+
+
+def hangup_default() -> None:
+    """For ``preexec_fn``: SIGHUP at its default action in the child, as a command started
+    from a terminal has it. Under `nohup` the tests inherit SIGHUP ignored, and so would
+    the child, which knobs rightly leaves ignored: a test that sends it SIGHUP to see what
+    it does starts it with this."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
+def hangup_ignored() -> None:
+    """For ``preexec_fn``: SIGHUP ignored in the child, as `nohup` starts it."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 def run_command(
@@ -16,9 +30,11 @@ def run_command(
     cwd: Path,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``command`` in ``cwd`` (with ``env`` as its whole environment, or this one's);
-    its exit status is the caller's to check. A run past ``timeout`` seconds raises."""
+    its exit status is the caller's to check. A run past ``timeout`` seconds raises.
+    ``preexec`` runs in the child before the command (``hangup_default``)."""
     return subprocess.run(
         [str(part) for part in command],
         cwd=cwd,
@@ -27,6 +43,7 @@ def run_command(
         text=True,
         check=False,
         timeout=timeout,
+        preexec_fn=preexec,
     )
 
 
@@ -35,9 +52,10 @@ def run_python(
     cwd: Path = REPO,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run this interpreter with ``args`` (a script and its arguments, or ``-m``/``-c``)."""
-    return run_command(sys.executable, *args, cwd=cwd, env=env, timeout=timeout)
+    return run_command(sys.executable, *args, cwd=cwd, env=env, timeout=timeout, preexec=preexec)
 
 
 def benchmark_lines(script: str, *args: str | Path, timeout: float | None = None) -> list[str]:

@@ -61,7 +61,7 @@ NEW_GATE = 'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'
 
 # What `knobs check` (and the plugin, and the API) says about it.
 NEW_GATE_FAILURE = """\
-pkg/model.py:9:7: KNB001 PRIMUS_NEW_TRITON is not registered in registry.yaml: it is on by default ("0" turns it off) and read here.
+pkg/model.py:9:7: KNB001 error: PRIMUS_NEW_TRITON is not registered in registry.yaml: it is on by default ("0" turns it off) and read here.
     Register it in registry.yaml under `knobs:`, then triage it:
       PRIMUS_NEW_TRITON:
         default: "1"

@@ -57,14 +57,14 @@ default: null, default_on: false, off_value: null}
 """
 
 CHECK = """\
-vendored/core/distributed/ddp_config.py:11:46: KNB008 PYTORCH_CUDA_ALLOC_CONF is read here \
+vendored/core/distributed/ddp_config.py:11:46: KNB008 note: PYTORCH_CUDA_ALLOC_CONF is read here \
 (and at 1 more site), and registry.yaml registers its gate as undecided: no single value \
 turns every site off (vendored/core/distributed/ddp_config.py:11, \
 vendored/core/transformer/cuda_graphs.py:7). No profile sets it until someone decides.
     Read the code (`knobs explain PYTORCH_CUDA_ALLOC_CONF`), then in \
 knobs.PYTORCH_CUDA_ALLOC_CONF write `default_on` (true or false for a switch, null for a \
 value) and remove `undecided`.
-vendored/inductor/config.py:4:16: KNB008 TORCHINDUCTOR_SIZE_ASSERTS is read here (and at 1 \
+vendored/inductor/config.py:4:16: KNB008 note: TORCHINDUCTOR_SIZE_ASSERTS is read here (and at 1 \
 more site), and registry.yaml registers its gate as undecided: no single value turns every \
 site off (vendored/inductor/config.py:4, vendored/testing/inductor_utils.py:5). No profile \
 sets it until someone decides.
@@ -116,7 +116,7 @@ def test_a_recorded_site_that_changes_its_default_fails(tmp_path: Path) -> None:
     result = run_knobs("check", cwd=root)
     assert result.returncode == 1
     assert (
-        "vendored/inductor/config.py:4:16: KNB003 TORCHINDUCTOR_SIZE_ASSERTS is not read as "
+        "vendored/inductor/config.py:4:16: KNB003 error: TORCHINDUCTOR_SIZE_ASSERTS is not read as "
         "registry.yaml:90 records under `sites`: read at vendored/inductor/config.py (in "
         '<module>): default "0", off by default, "0" turns it off; no longer read at '
         'vendored/inductor/config.py (in <module>): default "1", on by default, "0" turns it '
@@ -154,14 +154,16 @@ def remove_a_recorded_site(root: Path) -> None:
     [
         pytest.param(
             read_another_way,
-            "vendored/inductor/fast.py:3:8: KNB003 TORCHINDUCTOR_SIZE_ASSERTS is not read as "
+            "vendored/inductor/fast.py:3:8: KNB003 error: TORCHINDUCTOR_SIZE_ASSERTS is not read "
+            "as "
             "registry.yaml:90 records under `sites`: read at vendored/inductor/fast.py (in "
             '<module>): default "0", off by default, "0" turns it off.',
             id="a-new-site-that-reads-it-another-way",
         ),
         pytest.param(
             remove_a_recorded_site,
-            "vendored/inductor/config.py:4:16: KNB003 TORCHINDUCTOR_SIZE_ASSERTS is not read as "
+            "vendored/inductor/config.py:4:16: KNB003 error: TORCHINDUCTOR_SIZE_ASSERTS is not "
+            "read as "
             "registry.yaml:90 records under `sites`: no longer read at "
             "vendored/testing/inductor_utils.py (in patch_size_asserts): no default, off by "
             "default, only unsetting turns it off.",
@@ -204,7 +206,7 @@ def test_without_sites_the_conflict_fails_and_its_fix_shows_them(tmp_path: Path)
     result = run_knobs("check", cwd=root)
     assert result.returncode == 1
     assert (
-        "vendored/inductor/config.py:4:16: KNB004 TORCHINDUCTOR_SIZE_ASSERTS is read with "
+        "vendored/inductor/config.py:4:16: KNB004 error: TORCHINDUCTOR_SIZE_ASSERTS is read with "
         "conflicting defaults: on by default at vendored/inductor/config.py:4 but off by "
         "default at vendored/testing/inductor_utils.py:5.\n"
         "    Make every site read it the same way (one helper function, or one module constant "

@@ -21,7 +21,7 @@ BASELINE_FILE = """\
 """  # noqa: E501
 
 NEW_ONE_REPORTED = (
-    "pkg/model.py:10:9: KNB001 PRIMUS_OTHER_TRITON is not registered in registry.yaml: "
+    "pkg/model.py:10:9: KNB001 error: PRIMUS_OTHER_TRITON is not registered in registry.yaml: "
     'it is on by default ("0" turns it off) and read here.\n'
     "    Register it in registry.yaml under `knobs:`, then triage it:\n"
     "      PRIMUS_OTHER_TRITON:\n"
@@ -45,7 +45,7 @@ A baseline only shrinks: fix these findings, or pass --force to accept them.
 """
 
 GONE = (
-    "knobs-baseline.json:5:5: KNB203 The baseline lists KNB001 for PRIMUS_NEW_TRITON in "
+    "knobs-baseline.json:5:5: KNB203 error: The baseline lists KNB001 for PRIMUS_NEW_TRITON in "
     "pkg/model.py, which the check no longer reports.\n"
     "    Shrink the baseline: knobs check --baseline knobs-baseline.json --write-baseline "
     "knobs-baseline.json\n"

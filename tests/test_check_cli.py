@@ -52,7 +52,7 @@ def test_removed_gate_is_stale(tmp_path: Path) -> None:
     edit(root / "pkg/model.py", 'ROPE = env_flag("PRIMUS_ROPE_TRITON")\n', "")
     assert check(root) == (
         1,
-        "registry.yaml:15:3: KNB002 PRIMUS_ROPE_TRITON is registered, but no code in the "
+        "registry.yaml:15:3: KNB002 error: PRIMUS_ROPE_TRITON is registered, but no code in the "
         "scan scope reads it.\n"
         "    Remove the entry if the gate is gone; if the code moved, widen scan.paths; "
         "if only a library reads it, move the entry under `external`.\n"
@@ -67,7 +67,7 @@ def test_flipped_default_differs(tmp_path: Path) -> None:
     edit(root / "pkg/model.py", '"PRIMUS_HC_TRITON", "1"', '"PRIMUS_HC_TRITON", "0"')
     assert check(root) == (
         1,
-        'pkg/model.py:5:6: KNB003 PRIMUS_HC_TRITON falls back to "0" here (off by default), '
+        'pkg/model.py:5:6: KNB003 error: PRIMUS_HC_TRITON falls back to "0" here (off by default), '
         'but registry.yaml:11 registers default "1" (on by default).\n'
         "    If the change is intended, set in registry.yaml, under knobs.PRIMUS_HC_TRITON:\n"
         '      default: "0"\n'
@@ -84,7 +84,7 @@ def test_conflicting_second_site(tmp_path: Path) -> None:
     root = project(tmp_path, pkg__other_py=other)
     assert check(root) == (
         1,
-        "pkg/other.py:3:8: KNB004 PRIMUS_HC_TRITON is read with conflicting defaults: "
+        "pkg/other.py:3:8: KNB004 error: PRIMUS_HC_TRITON is read with conflicting defaults: "
         "on by default at pkg/model.py:5 but off by default at pkg/other.py:3.\n"
         "    Make every site read it the same way (one helper function, or one module "
         "constant for the default), then run `knobs check` again. In code you do not own, "
@@ -112,7 +112,7 @@ def test_default_on_policy_ignores_default_off_and_value_knobs(tmp_path: Path) -
     code, out, _ = check(root)
     assert code == 1
     assert [line for line in out.splitlines() if "KNB" in line] == [
-        "pkg/model.py:10:7: KNB001 PRIMUS_NEW_TRITON is not registered in registry.yaml: "
+        "pkg/model.py:10:7: KNB001 error: PRIMUS_NEW_TRITON is not registered in registry.yaml: "
         'it is on by default ("0" turns it off) and read here.'
     ]
 
@@ -124,7 +124,7 @@ def test_paths_are_relative_to_the_current_folder(tmp_path: Path) -> None:
     code, out, _ = check(root / "docs", "--registry", "../registry.yaml")
     assert code == 1
     assert out.splitlines()[0] == (
-        "../pkg/other.py:3:8: KNB004 PRIMUS_HC_TRITON is read with conflicting defaults: "
+        "../pkg/other.py:3:8: KNB004 error: PRIMUS_HC_TRITON is read with conflicting defaults: "
         "on by default at ../pkg/model.py:5 but off by default at ../pkg/other.py:3."
     )
     assert out.splitlines()[-1].endswith("checked against ../registry.yaml (policy all).")
@@ -154,7 +154,7 @@ def test_dynamic_reads_warn_without_failing(tmp_path: Path) -> None:
     root = project(tmp_path, pkg__loop_py=dynamic)
     assert check(root) == (
         0,
-        'pkg/loop.py:4:5: KNB006 The variable read by `os.environ.get(f"PRIMUS_{kind}")` '
+        'pkg/loop.py:4:5: KNB006 warning: The variable read by `os.environ.get(f"PRIMUS_{kind}")` '
         "cannot be resolved (the name is built at run time from values not known "
         "statically), so registry.yaml cannot register it.\n"
         "    Name the variable with a string literal or a module-level constant, so that "
@@ -193,9 +193,11 @@ def test_a_file_that_cannot_be_parsed_fails(tmp_path: Path) -> None:
     root = project(tmp_path, pkg__broken_py='import os\nx = os.environ.get("PRIMUS_X"\n')
     assert check(root) == (
         1,
-        "pkg/broken.py:2:19: KNB007 This file could not be scanned, so its knobs are not "
+        "pkg/broken.py:2:19: KNB007 error: This file could not be scanned, so its knobs are not "
         "checked: Syntax error at line 2, column 19: '(' was never closed.\n"
-        "    Fix the file, or add it to scan.exclude in registry.yaml.\n"
+        "    If the file is yours, fix it. If it is code you do not edit (a vendored or "
+        "installed library), leave it out of the scan in registry.yaml:\n"
+        '      scan:\n        exclude:\n          - "pkg/broken.py"\n'
         "\n"
         "Found 1 error: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
         "",
@@ -220,7 +222,7 @@ def test_registered_knob_outside_match_patterns(tmp_path: Path) -> None:
     code, out, _ = check(root)
     assert code == 1
     assert out.splitlines()[:2] == [
-        'registry.yaml:14:3: KNB002 NCCL_ALGO is registered, but scan.match ("PRIMUS_*") '
+        'registry.yaml:14:3: KNB002 error: NCCL_ALGO is registered, but scan.match ("PRIMUS_*") '
         "does not select it, so no scan can find it.",
         "    Add a pattern that matches it to scan.match, or move the entry under "
         "`external` if only a library reads it.",
@@ -237,17 +239,18 @@ def test_several_problems_are_sorted_and_byte_identical(tmp_path: Path) -> None:
     assert codes == [
         [
             "pkg/model.py:6:7",
-            'KNB003 PRIMUS_FP8 falls back to "1" here (on by default), but '
+            'KNB003 error: PRIMUS_FP8 falls back to "1" here (on by default), but '
             'registry.yaml:20 registers default "0" (off by default).',
         ],
         [
             "pkg/zz.py:2:5",
-            "KNB001 PRIMUS_Z is not registered in registry.yaml: it is on by "
+            "KNB001 error: PRIMUS_Z is not registered in registry.yaml: it is on by "
             'default ("0" turns it off) and read here.',
         ],
         [
             "registry.yaml:15:3",
-            "KNB002 PRIMUS_ROPE_TRITON is registered, but no code in the scan scope reads it.",
+            "KNB002 error: PRIMUS_ROPE_TRITON is registered, but no code in the scan scope reads "
+            "it.",
         ],
     ]
 
@@ -259,11 +262,14 @@ def test_a_file_nested_too_deep_fails_without_a_crash(tmp_path: Path) -> None:
     root = project(tmp_path, pkg__deep_py=f"import os\nx = {deep}\n")
     assert check(root) == (
         1,
-        "pkg/deep.py:2:1: KNB007 This file could not be scanned, so its knobs are not checked: "
+        "pkg/deep.py:2:1: KNB007 error: This file could not be scanned, so its knobs are not "
+        "checked: "
         "Code on line 2 nests more than 200 levels deep, more than the scanner's parser can "
         "take; the file is not analysed (split the expression, or exclude the file if it is "
         "generated).\n"
-        "    Fix the file, or add it to scan.exclude in registry.yaml.\n"
+        "    If the file is yours, fix it. If it is code you do not edit (a vendored or "
+        "installed library), leave it out of the scan in registry.yaml:\n"
+        '      scan:\n        exclude:\n          - "pkg/deep.py"\n'
         "\n"
         "Found 1 error: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
         "",

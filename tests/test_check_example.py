@@ -28,7 +28,7 @@ def test_a_new_default_on_gate_in_the_example_fails_with_one_line(tmp_path: Path
     drift = run_knobs("check", cwd=copy)
     assert drift.returncode == 1
     assert drift.stdout == (
-        f"toymodel/layers.py:{lines + 4}:12: KNB001 TOY_GELU_TRITON is not registered in "
+        f"toymodel/layers.py:{lines + 4}:12: KNB001 error: TOY_GELU_TRITON is not registered in "
         'registry.yaml: it is on by default ("0" turns it off) and read here.\n'
         "    Register it in registry.yaml under `knobs:`, then triage it:\n"
         "      TOY_GELU_TRITON:\n"

@@ -39,19 +39,30 @@ def drifted(tmp_path: Path) -> Path:
 
 
 TEXT = """\
-pkg/bad.py:2:1: KNB007 This file could not be scanned, so its knobs are not checked: Cannot decode \
+pkg/bad.py:2:1: KNB007 error: This file could not be scanned, so its knobs are not checked: \
+Cannot decode \
 byte 0xff on line 2 as utf-8 (the default encoding); add a '# -*- coding: ... -*-' line naming the \
 file's encoding, or convert it to UTF-8.
-    Fix the file, or add it to scan.exclude in registry.yaml.
-pkg/dangling.py: KNB007 This file could not be scanned, so its knobs are not checked: Cannot read \
+    If the file is yours, fix it. If it is code you do not edit (a vendored or installed \
+library), leave it out of the scan in registry.yaml:
+      scan:
+        exclude:
+          - "pkg/bad.py"
+pkg/dangling.py: KNB007 error: This file could not be scanned, so its knobs are not checked: \
+Cannot read \
 the file: No such file or directory.
-    Fix the file, or add it to scan.exclude in registry.yaml.
-pkg/loop.py:4:5: KNB006 The variable read by `os.environ.get(f"PRIMUS_{kind}")` cannot be \
+    If the file is yours, fix it. If it is code you do not edit (a vendored or installed \
+library), leave it out of the scan in registry.yaml:
+      scan:
+        exclude:
+          - "pkg/dangling.py"
+pkg/loop.py:4:5: KNB006 warning: The variable read by `os.environ.get(f"PRIMUS_{kind}")` cannot be \
 resolved (the name is built at run time from values not known statically), so registry.yaml cannot \
 register it.
     Name the variable with a string literal or a module-level constant, so that the knob can be \
 registered.
-pkg/zz.py:2:5: KNB001 PRIMUS_Z is not registered in registry.yaml: it is on by default ("0" turns \
+pkg/zz.py:2:5: KNB001 error: PRIMUS_Z is not registered in registry.yaml: it is on by default \
+("0" turns \
 it off) and read here.
     Register it in registry.yaml under `knobs:`, then triage it:
       PRIMUS_Z:
@@ -62,7 +73,8 @@ it off) and read here.
           reason: "nothing in its name, what it feeds or the functions that read it says what \
 it controls"
         triage: untriaged
-registry.yaml:15:3: KNB002 PRIMUS_ROPE_TRITON is registered, but no code in the scan scope reads it.
+registry.yaml:15:3: KNB002 error: PRIMUS_ROPE_TRITON is registered, but no code in the scan scope \
+reads it.
     Remove the entry if the gate is gone; if the code moved, widen scan.paths; if only a library \
 reads it, move the entry under `external`.
 
@@ -72,11 +84,15 @@ Found 4 errors and 1 warning: 4 knobs in 7 files checked against registry.yaml (
 GITHUB = """\
 ::error file=pkg/bad.py,line=2,title=KNB007::This file could not be scanned, so its knobs are not \
 checked: Cannot decode byte 0xff on line 2 as utf-8 (the default encoding); add a '# -*- coding: \
-... -*-' line naming the file's encoding, or convert it to UTF-8.%0AFix the file, or add it to \
-scan.exclude in registry.yaml.
+... -*-' line naming the file's encoding, or convert it to UTF-8.%0AIf the file is yours, fix it. \
+If it \
+is code you do not edit (a vendored or installed library), leave it out of the scan in \
+registry.yaml:\
+%0A  scan:%0A    exclude:%0A      - "pkg/bad.py"
 ::error file=pkg/dangling.py,title=KNB007::This file could not be scanned, so its knobs are not \
-checked: Cannot read the file: No such file or directory.%0AFix the file, or add it to \
-scan.exclude in registry.yaml.
+checked: Cannot read the file: No such file or directory.%0AIf the file is yours, fix it. If it is \
+code you do not edit (a vendored or installed library), leave it out of the scan in registry.yaml:\
+%0A  scan:%0A    exclude:%0A      - "pkg/dangling.py"
 ::warning file=pkg/loop.py,line=4,col=5,title=KNB006::The variable read by \
 `os.environ.get(f"PRIMUS_{kind}")` cannot be resolved (the name is built at run time from values \
 not known statically), so registry.yaml cannot register it.%0AName the variable with a string \
@@ -283,7 +299,7 @@ def test_further_checks_join_the_report(tmp_path: Path, monkeypatch: pytest.Monk
     result = run_check(load_registry(root / "registry.yaml"), cwd=root, families=(INVENTORY, extra))
     assert (result.drift, render_check_text(result)) == (
         False,
-        "registry.yaml:19:3: KNB199 4 knobs, full scope: True.\n\n"
+        "registry.yaml:19:3: KNB199 note: 4 knobs, full scope: True.\n\n"
         "Found 1 note: 4 knobs in 3 files checked against registry.yaml (policy all).\n",
     )
     log = check_to_sarif(result)

@@ -75,7 +75,7 @@ def test_a_profile_that_contradicts_the_hook_fails_naming_both_sites(project: Pa
     assert (result.returncode, result.stderr) == (1, "")
     lines = [line for line in result.stdout.splitlines() if "KNB106" in line]
     assert lines == [
-        "registry.yaml:25:7: KNB106 profile 'bitwise' sets NCCL_ALGO to \"Tree\" "
+        "registry.yaml:25:7: KNB106 error: profile 'bitwise' sets NCCL_ALGO to \"Tree\" "
         '(profiles.bitwise.env.NCCL_ALGO), but with DEMO_DETERMINISTIC="1", which it also '
         'sets, the launcher sets NCCL_ALGO to "Ring" at '
         "launcher/hooks/05_deterministic.sh:9:1: the run gets whichever is applied last."
@@ -169,7 +169,8 @@ def test_a_launcher_that_turns_a_bitwise_knob_back_on_is_a_note(tmp_path: Path) 
     assert (result.returncode, result.stderr) == (0, "")
     lines = [line for line in result.stdout.splitlines() if "KNB114" in line]
     assert lines == [
-        "registry.yaml:20:7: KNB114 profile 'bitwise' (kind bitwise) sets DEMO_FUSED to \"0\" "
+        "registry.yaml:20:7: KNB114 note: profile 'bitwise' (kind bitwise) sets DEMO_FUSED to "
+        '"0" '
         "(profiles.bitwise.env.DEMO_FUSED), which the code reads as off, but the launcher at "
         'launch/run.sh:2:8 sets it to "1" (export), which the code reads as on: a run started '
         "through it has DEMO_FUSED on."
@@ -267,6 +268,6 @@ def test_an_unregistered_knob_with_a_computed_default_says_so(tmp_path: Path) ->
     )
     result = run_knobs("check", cwd=tmp_path)
     assert result.stdout.splitlines()[0] == (
-        "launch/run.sh:1:34: KNB001 DEMO_CACHE is not registered in registry.yaml: it is a "
+        "launch/run.sh:1:34: KNB001 error: DEMO_CACHE is not registered in registry.yaml: it is a "
         "value knob (default computed when it runs: ${HOME}/c) and read here."
     )

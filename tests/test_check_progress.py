@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, write_tree
+from tests.conftest import CLI_ENV, REPO, write_tree
 from tests.processes import run_python
 from tests.terminal import on_a_terminal
 
@@ -58,6 +58,7 @@ def _project(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         "KNOBS_CACHE_DIR": str(tmp_path / "cache"),
         "TERM": "xterm",
         "COLUMNS": "120",
+        "KNOBS_PROGRESS_SECONDS": CLI_ENV["KNOBS_PROGRESS_SECONDS"],  # piped: no count lines
     }
     return root, environment
 

@@ -54,10 +54,11 @@ def test_a_bitwise_profile_without_the_required_value_fails(project: Path) -> No
     assert (result.returncode, result.stderr) == (1, "")
     found = [line for line in result.stdout.splitlines() if "KNB1" in line]
     assert found == [
-        "registry.yaml:11:3: KNB109 profile 'bitwise' (kind bitwise) leaves it unset, but the "
+        "registry.yaml:11:3: KNB109 error: profile 'bitwise' (kind bitwise) leaves it unset, but "
+        "the "
         'code at src/validate.py:9:20 raises unless DEMO_COMPILE_DISABLE is "1" when '
         "args.deterministic_mode.",
-        "registry.yaml:11:3: KNB110 profile 'bitwise' (kind bitwise) leaves it unset, but "
+        "registry.yaml:11:3: KNB110 note: profile 'bitwise' (kind bitwise) leaves it unset, but "
         'the code at src/validate.py:11:16 raises unless DEMO_MXFP8 is "1" when '
         'args.fp8_recipe == "mxfp8", which the profile\'s config does not decide.',
     ]
@@ -92,7 +93,8 @@ assert os.environ.get("DEMO_LAUNCHER", None) == "1", "start the run with launch.
         (
             '{DEMO_LAUNCHER: "0"}',
             [
-                "registry.yaml:14:11: KNB109 profile 'bitwise' (kind bitwise) sets it to \"0\" "
+                "registry.yaml:14:11: KNB109 error: profile 'bitwise' (kind bitwise) sets it to "
+                '"0" '
                 "(profiles.bitwise.env.DEMO_LAUNCHER), but the code at src/setup.py:3:8 "
                 'raises unless DEMO_LAUNCHER is "1".'
             ],

@@ -111,7 +111,9 @@ def test_the_docs_check_fails_on_a_hand_edited_code_row(tmp_path: Path) -> None:
     done = run_knobs("docs", "--check", "checks.md", cwd=root)
     assert done.returncode == 1
     line = next(n for n, t in enumerate(edited.splitlines(), 1) if "| StaleKnob |" in t)
-    assert f"checks.md:{line}:1: KNB204 The generated block 'codes:KNB0' differs" in done.stdout
+    assert (
+        f"checks.md:{line}:1: KNB204 error: The generated block 'codes:KNB0' differs" in done.stdout
+    )
     written = run_knobs("docs", "--write", "checks.md", cwd=root)
     assert written.returncode == 0, written.stderr
     assert (root / "checks.md").read_text(encoding="utf-8") == text.replace(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,15 +45,23 @@ EMBEDDING = re.compile(
 )
 
 
+def journals(project: Path) -> list[str]:
+    """The triage journals under ``project``/.knobs (a user's `make demo` leaves its own)."""
+    return sorted(p.name for p in (project / ".knobs" / "triage").glob("*"))
+
+
 @pytest.mark.slow
-def test_the_example_locates_each_breaking_knob_and_nothing_else() -> None:
+def test_the_example_locates_each_breaking_knob_and_nothing_else(tmp_path: Path) -> None:
+    before = journals(REPO / "examples")
     done = run_knobs(
         "triage", "--profile", "bitwise", "-k", "TOY_FUSED_LINEAR_CE",
         "-k", "TOY_EMBED_GRAD_PARALLEL", "-k", "TOY_EMBED_GRAD_ATOMIC", "--pairs",
         "--runs", "3", "--jobs", "2", "--compare", "checksums:checksums",
+        "--dir", str(tmp_path / "journal"),
         "--", sys.executable, "train.py", "--steps", "10",
         cwd=REPO / "examples", env={"KNOBS_CHECKSUMS_STEPS": "10"},
     )  # fmt: skip
+    assert journals(REPO / "examples") == before  # the journal went where the test said
     lines = done.stdout.replace(sys.executable, "PYTHON").splitlines(keepends=True)
     found = [line for line in lines if "differs from run 1" in line]
     assert len(found) == 2, done.stdout + done.stderr

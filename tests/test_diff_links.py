@@ -14,7 +14,7 @@ from tests.test_diff import commit, diff, git
 FP8 = "    triage: untriaged\n"
 FP8_TRIAGED = "    triage: reproducible\n"
 
-# As docs/ci.md shows it.
+# As docs/diff.md shows it.
 LOOP = "knobs diff: error: registry.yaml at main~1 is a symbolic link that leads round in a loop.\n"
 
 RETRIAGED = """\
@@ -110,5 +110,5 @@ def test_the_refusal_in_the_guide_is_real_output(tmp_path: Path) -> None:
     (root / "registry.yaml").write_text(kept, encoding="utf-8")
     commit(root, "the registry, a file")
     assert diff(root, "main~1") == (2, "", LOOP)
-    guide = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    guide = (REPO / "docs" / "diff.md").read_text(encoding="utf-8")
     assert f"    {LOOP}" in guide

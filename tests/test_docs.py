@@ -88,7 +88,7 @@ What it costs:
 """  # noqa: E501
 
 DRIFT = (
-    "docs/knobs.md:16:1: KNB204 The generated block 'knobs' differs from what registry.yaml "
+    "docs/knobs.md:16:1: KNB204 error: The generated block 'knobs' differs from what registry.yaml "
     "renders: it was edited by hand, or the registry changed since it was written.\n"
     "    Regenerate it (edit the registry, not the block): knobs docs --write docs/knobs.md\n"
 )
@@ -167,7 +167,7 @@ def test_a_registry_change_makes_the_doc_stale(tmp_path: Path) -> None:
     edit(root / "registry.yaml", "    triage: untriaged\n", "    triage: reproducible\n")
     code, out, _ = docs(root, "--check", "docs/knobs.md")
     assert code == 1
-    assert out.startswith("docs/knobs.md:17:1: KNB204 The generated block 'knobs' differs")
+    assert out.startswith("docs/knobs.md:17:1: KNB204 error: The generated block 'knobs' differs")
 
 
 def test_text_around_blocks_is_kept_and_the_registry_marker_added(tmp_path: Path) -> None:
@@ -235,7 +235,7 @@ def test_broken_markers_are_reported(tmp_path: Path, page: str, line: int, probl
     root = docs_project(tmp_path)
     (root / "docs/bad.md").write_text(page, encoding="utf-8")
     expected = (
-        f"docs/bad.md:{line}:1: KNB205 The markers of this doc cannot be used: {problem}\n"
+        f"docs/bad.md:{line}:1: KNB205 error: The markers of this doc cannot be used: {problem}\n"
         "    Fix the marker comments (`knobs rule KNB205`), then: knobs docs --write "
         "docs/bad.md\n"
     )
@@ -265,7 +265,7 @@ def test_a_registry_marker_naming_no_file(tmp_path: Path) -> None:
     done = run_knobs("check", cwd=root)
     assert done.returncode == 1
     assert done.stdout.startswith(
-        "docs/knobs.md:3:1: KNB205 The markers of this doc cannot be used: knobs:registry "
+        "docs/knobs.md:3:1: KNB205 error: The markers of this doc cannot be used: knobs:registry "
         "names '../gone.yaml', which is not a file.\n"
     )
     code, _, err = docs(root, "--write", "docs/knobs.md")
@@ -282,7 +282,7 @@ def test_check_named_files_without_blocks(tmp_path: Path) -> None:
     code, out, _ = docs(root, "--check", "docs/plain.md")
     assert code == 1
     assert out.startswith(
-        "docs/plain.md:1:1: KNB205 The markers of this doc cannot be used: this doc has no "
+        "docs/plain.md:1:1: KNB205 error: The markers of this doc cannot be used: this doc has no "
         "knobs:begin block to check.\n"
     )
 

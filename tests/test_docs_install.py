@@ -4,9 +4,14 @@ from PyPI, where it is not published yet (a sentence may name PyPI as a future c
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
+import pytest
+import yaml
+
 from tests.conftest import REPO
+from tests.processes import run_command
 
 # `pip install knobregistry`, `pip install 'knobregistry[megatron]'`: a name on PyPI. A
 # requirement with a URL (`knobregistry[megatron] @ git+https://...`) is another thing.
@@ -43,9 +48,53 @@ def test_install_page_gives_the_commands_that_work_today() -> None:
     for command in (
         "pip install .",
         "pip install -e .",
+        "pip install /path/to/knobregistry",
         "make dist",
         "pip install dist/knobregistry-*.whl",
-        "pip install git+https://github.com/<org>/knobregistry",
+        'pip install "git+file:///path/to/knobregistry@COMMIT"',
     ):
         assert f"\n{command} " in page, command
     assert FUTURE in page
+
+
+# A URL or a revision that stands for one nobody has: github.com/<org>/..., rev: <a tag>.
+PLACEHOLDER = re.compile(r"github\.com/<|<org>|<a tag>|<this repository|<the knobregistry")
+
+
+def test_no_page_installs_from_a_url_or_a_tag_that_does_not_exist() -> None:
+    texts = [*_texts(), REPO / ".pre-commit-hooks.yaml"]
+    found = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for path in texts
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if PLACEHOLDER.search(line)
+    ]
+    assert found == []
+
+
+def test_the_local_pre_commit_hook_of_the_guide_is_the_shipped_hook() -> None:
+    """docs/ci.md's `repo: local` hook, for a project that has knobs installed, runs what
+    the repository's hook runs."""
+    page = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    local = page.split("  - repo: local\n", 1)[1].split("```", 1)[0]
+    (hook,) = yaml.safe_load(local)["hooks"]
+    (shipped,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert hook["language"] == "system"
+    keys = ("id", "name", "entry", "pass_filenames", "require_serial", "types_or")
+    assert {k: hook[k] for k in keys} == {k: shipped[k] for k in keys}
+
+
+@pytest.mark.slow
+def test_pip_builds_knobregistry_from_the_clones_git_history(tmp_path: Path) -> None:
+    """The git route of the install page, `git+file://CLONE@COMMIT`, with this clone and its
+    HEAD: pip clones it and builds the wheel (offline, with this environment's setuptools)."""
+    head = run_command("git", "rev-parse", "HEAD", cwd=REPO)
+    if head.returncode != 0:
+        pytest.skip(f"this tree is not a git clone: {head.stderr.strip()}")
+    url = f"git+file://{REPO}@{head.stdout.strip()}"
+    built = run_command(
+        sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+        "--disable-pip-version-check", url, "--wheel-dir", tmp_path, cwd=tmp_path,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["knobregistry-0.1.0-py3-none-any.whl"]

@@ -276,3 +276,30 @@ def test_explain_shows_a_computed_default_as_written(tmp_path: Path) -> None:
         "  default computed when it runs: ${BASE}/runs (not known); a value (no on/off)\n"
         in result.stdout
     )
+
+
+def test_a_site_says_what_it_knows_of_its_gate(tmp_path: Path) -> None:
+    """A site that leaves unset to the code is not "off by default"; a gate that one value
+    turns on (`== "1"`) names that value, not the 22 others that turn it off."""
+    write_tree(
+        tmp_path,
+        {
+            "registry.yaml": "version: 1\nscan:\n  paths: [src]\n  policy: all\nknobs: {}\n",
+            "src/model.py": (
+                "import os\n"
+                'TRI = {"1": True, "0": False}.get(os.environ.get("DEMO_TRI", ""))\n'
+                'EQ = os.environ.get("DEMO_EQ", "0") == "1"\n'
+            ),
+        },
+    )
+    verdicts = []
+    for knob in ("DEMO_TRI", "DEMO_EQ"):
+        lines = run_knobs("explain", knob, cwd=tmp_path).stdout.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("src/model.py:"))
+        verdicts.append(lines[at + 1])
+    assert verdicts == [
+        '  default ""; on by default: ? (unset, the code decides (the value is None)); polarity '
+        'enable; turned off by "0"',
+        '  default "0"; on by default: no; polarity enable; turned on only by "1": any other value '
+        "turns it off",
+    ]

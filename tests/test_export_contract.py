@@ -7,12 +7,13 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from knobregistry.export import FORMATS, ExportFormat, Part
-from tests.conftest import run_knobs, write_tree
+from tests.conftest import CLI_ENV, run_knobs, write_tree
 
 # A profile every format can hold: variables, a Megatron key and a stack call, nothing unset.
 REGISTRY = """\
@@ -146,3 +147,27 @@ def test_help_lists_every_format_from_the_table(project: Path) -> None:
     assert choices in flat
     for fmt in FORMATS:
         assert f"{fmt.name}: {' '.join(fmt.help.split())} (*{fmt.suffix})" in flat
+
+
+MODES = [("--format", f.name) for f in FORMATS] + [("--explain",), ("--skip-undecided",)]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[" ".join(m) for m in MODES])
+def test_with_stderr_on_stdout_the_summary_starts_on_a_line_of_its_own(
+    project: Path, mode: tuple[str, ...]
+) -> None:
+    """`knobs export ... 2>&1`: the file whole, each of its lines ended, then the summary
+    (nothing of it glued onto the file's last line, nothing of it inside the file)."""
+    apart = run_knobs("export", "-p", "bitwise", *mode, cwd=project)
+    assert apart.returncode == 0, apart.stderr
+    assert apart.stdout.endswith("\n")
+    command = [sys.executable, "-m", "knobregistry", "export", "-p", "bitwise", *mode]
+    together = subprocess.run(
+        ["sh", "-c", '"$@" 2>&1', "sh", *command],
+        cwd=project,
+        env={**os.environ, **CLI_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert together.stdout == apart.stdout + apart.stderr

@@ -238,20 +238,20 @@ def test_check_passes_and_keeps_listing_the_undecided_knobs(tree: Path) -> None:
     """Registered undecided (as init writes them), they are notes: the registry says what the
     code says. The split knob's sites are recorded (`sites`), so it is no conflict."""
     result = run_knobs("check", cwd=tree)
-    codes = [line.split(" ")[1:3] for line in result.stdout.splitlines() if ": KNB" in line]
+    codes = [line.split(" ")[1:4] for line in result.stdout.splitlines() if ": KNB" in line]
     assert (result.returncode, codes) == (
         0,
         [
-            ["KNB008", "DEMO_MYSTERY"],
-            ["KNB008", "DEMO_FUSED_ADAM"],
-            ["KNB008", "DEMO_SPLIT_TRITON"],
+            ["KNB008", "note:", "DEMO_MYSTERY"],
+            ["KNB008", "note:", "DEMO_FUSED_ADAM"],
+            ["KNB008", "note:", "DEMO_SPLIT_TRITON"],
         ],
     )
     assert result.stdout.endswith(
         "\nFound 3 notes: 11 knobs in 6 files checked against registry.yaml (policy all).\n"
     )
     assert (
-        "pkg/model.py:8:17: KNB008 DEMO_FUSED_ADAM is read here, and registry.yaml registers "
+        "pkg/model.py:8:17: KNB008 note: DEMO_FUSED_ADAM is read here, and registry.yaml registers "
         "its gate as undecided: it goes through str2bool(), which is not followed "
         "(pkg/model.py:8). No profile sets it until someone decides.\n"
         "    Read the code (`knobs explain DEMO_FUSED_ADAM`), then in knobs.DEMO_FUSED_ADAM "

@@ -381,3 +381,31 @@ def test_a_file_nested_too_deep_is_counted_and_the_rest_registered(tmp_path: Pat
         "Next: say what each knob gates, triage it, and run `knobs check`.\n"
     )
     assert list(load_registry(tmp_path / "registry.yaml").knobs) == ["OK_X"]
+
+
+def test_a_knob_read_at_one_site_is_no_conflict_between_sites(tmp_path: Path) -> None:
+    """One read whose unset state the code decides (a tri-state table) and a size made a
+    number, tested and returned (Liger-Kernel 0.8.5's ASCEND_UB_CAPACITY_BITS, one site):
+    neither is a conflict between sites, nor undecided."""
+    (tmp_path / "m.py").write_text(
+        "import os\n\n\n"
+        "def fused():\n"
+        '    return {"1": True, "0": False}.get(os.environ.get("TRI_FUSED", ""))\n\n\n'
+        "def capacity():\n"
+        '    bits = os.getenv("UB_CAPACITY_BITS")\n'
+        "    if bits is not None:\n"
+        "        if int(bits) > 0:\n"
+        "            return int(bits)\n"
+        '    raise RuntimeError("set UB_CAPACITY_BITS")\n',
+        encoding="utf-8",
+    )
+    result = run_knobs("init", cwd=tmp_path)
+    assert result.stdout == (
+        "Wrote registry.yaml: 2 knobs (0 on by default), every one untriaged.\n"
+        + SCHEMA_NOTE
+        + "Roles proposed from the code: 2 value; confirm each by writing `role: ROLE`.\n"
+        "Next: say what each knob gates, triage it, and run `knobs check`.\n"
+    )
+    text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
+    assert "undecided:" not in text and "sites:" not in text
+    assert run_knobs("check", cwd=tmp_path).returncode == 0

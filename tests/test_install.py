@@ -122,3 +122,34 @@ def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path: Path) -> No
     catalogue = _run(knobs, "catalogue", cwd=tmp_path)
     assert catalogue.returncode == 0, catalogue.stderr
     assert "CUBLAS_WORKSPACE_CONFIG" in catalogue.stdout
+
+
+@pytest.mark.slow
+def test_make_dist_builds_the_sdist_and_the_wheel_without_a_warning(tmp_path: Path) -> None:
+    """`make dist` in a copy of this tree, with PYTHONDONTWRITEBYTECODE set (as in CI): the
+    two files, and nothing on standard error (setuptools warned twice that byte-compiling
+    was disabled). Its .venv stands in for the clone's: a script that runs this one."""
+    source = tmp_path / "source"
+    for name in (*SOURCES, "Makefile", "constraints.txt"):
+        if (REPO / name).is_dir():
+            ignore = shutil.ignore_patterns("__pycache__")
+            shutil.copytree(REPO / name, source / name, ignore=ignore)
+        else:
+            source.mkdir(exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    (venv / "bin" / "python").chmod(0o755)
+    (venv / ".core").touch()  # installed: newer than the copied pyproject.toml
+    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = run_command(
+        "make", "--no-print-directory", "dist", f"VENV={venv}", cwd=source, env=environment
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-2:] == [
+        "knobregistry-0.1.0-py3-none-any.whl",
+        "knobregistry-0.1.0.tar.gz",
+    ]
+    assert "warning" not in done.stderr.replace("WARNING: Location", "")  # pip's index notes
+    assert "byte-compiling" not in done.stdout + done.stderr

@@ -193,7 +193,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     # triage seals its journals with a key kept in the user's cache folder (triage/seal.py)
     "triage": {
         *("atomic", "cache", "checksum_format", "files", "jsontext", "lock", "plural"),
-        *("printable", "procfs", "profiles", "registry", "schema_words"),
+        *("printable", "procfs", "profiles", "registry", "schema_words", "suggest"),
     },
     # reporters, the test API, the pytest plugin
     "report": {
@@ -214,7 +214,7 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scan_for", "site_reads", "stdout", "suggest", "trace", "trainer_types", "triage"),
         "width",
     },
-    "cli": {"__init__"},
+    "cli": {"__init__", "suggest"},
     "__main__": {"cli"},
 }
 

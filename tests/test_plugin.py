@@ -123,7 +123,9 @@ def test_a_new_default_on_gate_fails_exactly_the_inventory_item(project: pytest.
     output = result.stdout.str()
     assert failure_section(output, "inventory") == NEW_GATE_FAILURE
     assert "Traceback" not in output and "KnobsFailure" not in output
-    result.stdout.fnmatch_lines(["FAILED registry.yaml::inventory - pkg/model.py:9:7: KNB001 *"])
+    result.stdout.fnmatch_lines(
+        ["FAILED registry.yaml::inventory - pkg/model.py:9:7: KNB001 error: *"]
+    )
 
 
 def test_off_unless_asked_for(pytester: pytest.Pytester) -> None:
@@ -221,7 +223,7 @@ def test_the_docs_item_fails_alone_on_a_hand_edited_block(project: pytest.Pytest
     result = project.runpytest_subprocess(*PLUGIN)
     result.assert_outcomes(passed=4, failed=1)
     assert failure_section(result.stdout.str(), "docs") == (
-        "docs/knobs.md:5:1: KNB204 The generated block 'knobs' differs from what "
+        "docs/knobs.md:5:1: KNB204 error: The generated block 'knobs' differs from what "
         "registry.yaml renders: it was edited by hand, or the registry changed since it was "
         "written.\n"
         "    Regenerate it (edit the registry, not the block): knobs docs --write docs/knobs.md\n"
@@ -256,7 +258,7 @@ def test_the_project_scanner_settings_reach_the_plugin_scan(project: pytest.Pyte
     failed = project.runpytest_subprocess(*PLUGIN)
     failed.assert_outcomes(passed=4, failed=1)
     failed.stdout.fnmatch_lines(
-        ["pkg/model.py:9:11: KNB001 MYLAUNCHER_ELASTIC is not registered *"]
+        ["pkg/model.py:9:11: KNB001 error: MYLAUNCHER_ELASTIC is not registered *"]
     )
     (project.path / "pyproject.toml").write_text(
         '[tool.knobs]\nlaunch_facts = ["MYLAUNCHER_*"]\n', encoding="utf-8"
@@ -330,8 +332,9 @@ def test_a_file_nested_too_deep_fails_the_inventory_item_only(project: pytest.Py
     assert "Traceback" not in output
     result.stdout.fnmatch_lines(
         [
-            "pkg/deep.py:2:1: KNB007 This file could not be scanned, * nests more than 200 *",
-            "FAILED registry.yaml::inventory - pkg/deep.py:2:1: KNB007 This file could not*",
+            "pkg/deep.py:2:1: KNB007 error: This file could not be scanned, * nests more than 200 "
+            "*",
+            "FAILED registry.yaml::inventory - pkg/deep.py:2:1: KNB007 error: This file co*",
         ]
     )
 

@@ -68,5 +68,5 @@ def test_baseline_and_today(tmp_path: Path) -> None:
         root / "registry.yaml", baseline=baseline, today=date(2026, 7, 1), cwd=root
     )
     assert [d.code for d in late.diagnostics] == ["KNB201", "KNB202"]
-    with pytest.raises(AssertionError, match="KNB201 The waiver of PRIMUS_FP8 expired"):
+    with pytest.raises(AssertionError, match="KNB201 error: The waiver of PRIMUS_FP8 expired"):
         assert_in_sync(root / "registry.yaml", baseline=baseline, today=date(2026, 7, 1), cwd=root)

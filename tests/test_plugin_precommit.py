@@ -39,4 +39,4 @@ def test_the_hook_entry_is_the_check(tmp_path: Path) -> None:
     append(root)
     failed = run_knobs(*args, cwd=root)
     assert failed.returncode == 1
-    assert failed.stdout.startswith("pkg/model.py:9:7: KNB001 PRIMUS_NEW_TRITON")
+    assert failed.stdout.startswith("pkg/model.py:9:7: KNB001 error: PRIMUS_NEW_TRITON")

@@ -62,7 +62,8 @@ knobs:
 """  # noqa: E501
 
 DEMANDED = """\
-pkg/fused.py:3:12: KNB001 X_DISABLE_FUSED_ADAM is not registered in registry.yaml: it is off by \
+pkg/fused.py:3:12: KNB001 error: X_DISABLE_FUSED_ADAM is not registered in registry.yaml: it is \
+off by \
 default, so the feature it disables is on ("1" turns the feature off) and read here.
     Register it in registry.yaml under `knobs:`, then triage it:
       X_DISABLE_FUSED_ADAM:
@@ -73,7 +74,8 @@ default, so the feature it disables is on ("1" turns the feature off) and read h
           proposed: unknown
           reason: "the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
         triage: untriaged
-pkg/fused.py:4:6: KNB001 X_HC_TRITON is not registered in registry.yaml: it is on by default ("0" \
+pkg/fused.py:4:6: KNB001 error: X_HC_TRITON is not registered in registry.yaml: it is on by \
+default ("0" \
 turns it off) and read here.
     Register it in registry.yaml under `knobs:`, then triage it:
       X_HC_TRITON:
@@ -129,7 +131,8 @@ def test_an_entry_without_its_polarity_is_a_hole_in_the_bitwise_profile(root: Pa
     code, out, _ = check(root)
     assert code == 1
     assert out == (
-        "registry.yaml:21:3: KNB101 profile 'bitwise' (kind bitwise) leaves on the feature that "
+        "registry.yaml:21:3: KNB101 error: profile 'bitwise' (kind bitwise) leaves on the feature "
+        "that "
         "X_DISABLE_FUSED_ADAM disables: it is on by default and triaged 'untriaged', and the "
         "profile does not set it.\n"
         "    add `polarity: disable` to knobs.X_DISABLE_FUSED_ADAM (turning it on turns its "
@@ -210,9 +213,8 @@ X_DISABLE_FUSED_ADAM
 Read at 1 site: off by default, so the feature it disables is on ("1" turns the feature off).
 
 pkg/fused.py:3:12 (in <module>)
-  default "0"; on by default: no; polarity disable; turned off by "0", "false", "no", "off", \
-"False", "FALSE", "No",
-    "NO" and 12 more
+  default "0"; on by default: no; polarity disable; turned on only by "1": any other value \
+turns it off
     1 | import os
     2 |
   > 3 | ADAM_OFF = os.environ.get("X_DISABLE_FUSED_ADAM", "0") == "1"

@@ -148,7 +148,7 @@ def test_knb101_a_bitwise_profile_that_forgets_a_knob(tmp_path: Path) -> None:
       description: Not held to bitwise.
     """
     assert run(tmp_path, profiles) == [
-        "error: registry.yaml:22:3: KNB101 profile 'bitwise' (kind bitwise) leaves "
+        "error: registry.yaml:22:3: KNB101 error: profile 'bitwise' (kind bitwise) leaves "
         "DEMO_ATTN_TRITON on: it is on by default and triaged 'breaks-bitwise', and the "
         "profile does not set it.",
         '  fix: set `DEMO_ATTN_TRITON: "0"` under profiles.bitwise.env.',
@@ -170,7 +170,7 @@ def test_knb101_a_new_fusion_that_no_rule_would_cover(tmp_path: Path) -> None:
     """
     found = run(tmp_path, profiles, files={"src/new.py": NEW_FUSION})
     assert found == [
-        "error: registry.yaml:22:3: KNB101 profile 'bitwise' (kind bitwise) leaves "
+        "error: registry.yaml:22:3: KNB101 error: profile 'bitwise' (kind bitwise) leaves "
         "DEMO_NEW_TRITON on: it is on by default and not registered, and the profile does not "
         "set it.",
         '  fix: set `DEMO_NEW_TRITON: "0"` under profiles.bitwise.env.',
@@ -186,7 +186,7 @@ def test_knb101_a_value_that_keeps_it_on(tmp_path: Path) -> None:
         DEMO_ATTN_TRITON: "yes"
     """
     assert run(tmp_path, profiles) == [
-        "error: registry.yaml:26:7: KNB101 profile 'bitwise' (kind bitwise) leaves "
+        "error: registry.yaml:26:7: KNB101 error: profile 'bitwise' (kind bitwise) leaves "
         "DEMO_ATTN_TRITON on: it is on by default and triaged 'breaks-bitwise', and the "
         'profile sets it to "yes" (profiles.bitwise.env.DEMO_ATTN_TRITON), which keeps it on.',
         '  fix: set `DEMO_ATTN_TRITON: "0"` under profiles.bitwise.env.',
@@ -212,24 +212,24 @@ def test_knb102_variables_nobody_reads(tmp_path: Path) -> None:
         OMP_NUM_THREADS: "8"
     """
     assert run(tmp_path, profiles) == [
-        "error: registry.yaml:25:7: KNB102 profile 'custom' sets NCCL_ALGOO, which the scan "
+        "error: registry.yaml:25:7: KNB102 error: profile 'custom' sets NCCL_ALGOO, which the scan "
         "does not inventory (scan.match: DEMO_*) and no `external` entry declares; setting it "
         "changes nothing.",
         "  fix: rename it to NCCL_ALGO, or declare it under `external:` with the library that "
         "reads it (NCCL_ALGOO: {library: ..., description: ...}), or remove it from "
         "profiles.custom.env.",
-        "error: registry.yaml:26:7: KNB102 profile 'custom' sets DEMO_ATTN_TRITN, which no "
+        "error: registry.yaml:26:7: KNB102 error: profile 'custom' sets DEMO_ATTN_TRITN, which no "
         "scanned code reads and no `external` entry declares; setting it changes nothing.",
         "  fix: rename it to DEMO_ATTN_TRITON, or declare it under `external:` with the library "
         "that reads it (DEMO_ATTN_TRITN: {library: ..., description: ...}), or remove it from "
         "profiles.custom.env.",
-        "error: registry.yaml:27:7: KNB102 profile 'custom' sets OMP_NUM_THREADS, which the "
+        "error: registry.yaml:27:7: KNB102 error: profile 'custom' sets OMP_NUM_THREADS, which the "
         "scan does not inventory (scan.match: DEMO_*) and no `external` entry declares; setting "
         "it changes nothing.",
         "  fix: declare it under `external:` with the library that reads it (OMP_NUM_THREADS: "
         "{library: ..., description: ...}), or remove it from profiles.custom.env.",
     ]
-    # Paths on the command line narrow the scan: KNB102 cannot tell, so it is skipped.
+    # Paths on the command line narrow the scan: KNB102 error: cannot tell, so it is skipped.
     assert run(tmp_path, profiles, full_scope=False) == []
 
 
@@ -256,7 +256,8 @@ def test_knb103_off_on_a_reproducible_knob(tmp_path: Path) -> None:
     """
     # DEMO_NORM_TRITON is reproducible, so KNB101 does not care; KNB103 still says "off" is on.
     assert run(tmp_path, profiles) == [
-        "error: registry.yaml:25:34: KNB103 profile 'bitwise' sets DEMO_NORM_TRITON to \"off\" "
+        "error: registry.yaml:25:34: KNB103 error: profile 'bitwise' sets DEMO_NORM_TRITON to "
+        '"off" '
         "to turn it off (profiles.bitwise.env.DEMO_NORM_TRITON), but the gate at "
         'src/gates.py:9:12 does not treat "off" as off; values that turn it off there: "0".',
         '  fix: write `DEMO_NORM_TRITON: "0"` under profiles.bitwise.env.',
@@ -277,11 +278,13 @@ def test_knb103_false_on_a_gate_that_only_tests_zero(tmp_path: Path) -> None:
         DEMO_STRICT: "true"
     """
     assert run(tmp_path, profiles) == [
-        "error: registry.yaml:26:7: KNB103 profile 'bitwise' sets DEMO_ATTN_TRITON to \"false\" "
+        "error: registry.yaml:26:7: KNB103 error: profile 'bitwise' sets DEMO_ATTN_TRITON to "
+        '"false" '
         "to turn it off (profiles.bitwise.env.DEMO_ATTN_TRITON), but the gate at "
         'src/gates.py:5:12 does not treat "false" as off; values that turn it off there: "0".',
         '  fix: write `DEMO_ATTN_TRITON: "0"` under profiles.bitwise.env.',
-        "error: registry.yaml:31:7: KNB103 profile 'fast' sets DEMO_STRICT to \"true\" to turn "
+        "error: registry.yaml:31:7: KNB103 error: profile 'fast' sets DEMO_STRICT to \"true\" to "
+        "turn "
         "it on (profiles.fast.env.DEMO_STRICT), but the gate at src/gates.py:13:12 does not "
         'treat "true" as on; values that turn it on there: "1".',
         '  fix: write `DEMO_STRICT: "1"` under profiles.fast.env.',
@@ -293,7 +296,7 @@ def test_knb103_a_registered_off_value_the_gate_ignores(tmp_path: Path) -> None:
         "    triage: breaks-bitwise\n", "    triage: breaks-bitwise\n    off_value: disabled\n"
     )
     assert run(tmp_path, BITWISE_COVERED, knobs=knobs) == [
-        "error: registry.yaml:27:9: KNB103 profile 'bitwise' sets DEMO_ATTN_TRITON to "
+        "error: registry.yaml:27:9: KNB103 error: profile 'bitwise' sets DEMO_ATTN_TRITON to "
         '"disabled" to turn it off (profiles.bitwise.select[0]), but the gate at '
         'src/gates.py:5:12 does not treat "disabled" as off; values that turn it off there: "0".',
         '  fix: set `off_value: "0"` in knobs.DEMO_ATTN_TRITON, which profiles.bitwise.select[0] '
@@ -328,7 +331,8 @@ def test_knb104_a_megatron_key_megatron_does_not_define(tmp_path: Path) -> None:
     megatron = fake_megatron("deterministic_mode", "moe_router_force_load_balancing")
     found = run(tmp_path, BITWISE_COVERED, knobs=KNOBS + MEGATRON_KEYS, megatron=megatron)
     assert found == [
-        "error: registry.yaml:25:3: KNB104 config key 'moe_router_force_load_balancing_type' is "
+        "error: registry.yaml:25:3: KNB104 error: config key "
+        "'moe_router_force_load_balancing_type' is "
         "declared `backend: megatron`, but megatron-core 0.0-test defines no field of that name "
         "in TransformerConfig.",
         "  fix: rename it to 'moe_router_force_load_balancing' (TransformerConfig); or if it is "
@@ -341,7 +345,7 @@ def test_knb104_a_megatron_key_megatron_does_not_define(tmp_path: Path) -> None:
 def test_knb105_a_note_when_megatron_core_is_missing(tmp_path: Path) -> None:
     found = run(tmp_path, BITWISE_COVERED, knobs=KNOBS + MEGATRON_KEYS)
     assert found == [
-        "note: registry.yaml:22:3: KNB105 megatron-core is not installed, so 2 config keys "
+        "note: registry.yaml:22:3: KNB105 note: megatron-core is not installed, so 2 config keys "
         "declared `backend: megatron` (deterministic_mode, moe_router_force_load_balancing_type) "
         "were not checked against its config dataclasses.",
         "  fix: pip install megatron-core",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_knobs
 
 KNB001 = """\
@@ -82,13 +84,36 @@ def test_without_a_code_every_code_is_listed(tmp_path: Path) -> None:
     assert [line[:6] for line in lines][-5:] == ["KNB201", "KNB202", "KNB203", "KNB204", "KNB205"]
 
 
-def test_an_unknown_code_exits_2_with_a_suggestion(tmp_path: Path) -> None:
-    done = run_knobs("rule", "KNB009", cwd=tmp_path)
+@pytest.mark.parametrize(
+    ("typed", "hint"),
+    [
+        ("KNB01", " Did you mean KNB001?"),  # a zero left out
+        ("knb2o3", " Did you mean KNB203?"),  # a letter O for a zero
+        ("KNB1O9", " Did you mean KNB109?"),
+        ("KNB0101", " Did you mean KNB101?"),  # a zero too many
+        ("UnregisteredKnb", " Did you mean UnregisteredKnob?"),
+        ("KNB999", ""),  # no code is one slip away: no guess (it was KNB109)
+        ("KNB009", ""),  # eight codes are one slip away: no guess
+    ],
+)
+def test_an_unknown_code_exits_2_with_a_suggestion(tmp_path: Path, typed: str, hint: str) -> None:
+    done = run_knobs("rule", typed, cwd=tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (
         2,
         "",
-        "Error: KNB009 is no code of knobs check; `knobs rule` lists them. Did you mean KNB109?\n",
+        f"Error: {typed} is no code of knobs check; `knobs rule` lists them.{hint}\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("typed", "hint"), [("scna", " Did you mean 'scan'?"), ("Check", " Did you mean 'check'?")]
+)
+def test_a_mistyped_command_names_the_command_it_meant(
+    tmp_path: Path, typed: str, hint: str
+) -> None:
+    done = run_knobs(typed, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == f"Error: No such command {typed!r}.{hint}"
 
 
 def test_help(tmp_path: Path) -> None:

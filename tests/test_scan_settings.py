@@ -36,7 +36,8 @@ REGISTRY = """
     """
 
 NOT_A_FACT = (
-    "pkg/launch.py:3:11: KNB001 MYLAUNCHER_ELASTIC is not registered in registry.yaml: it is on "
+    "pkg/launch.py:3:11: KNB001 error: MYLAUNCHER_ELASTIC is not registered in registry.yaml: it "
+    "is on "
     'by default ("0" turns it off) and read here.\n'
 )
 
@@ -168,7 +169,8 @@ def test_registry_accessors_reach_the_scanner(root: Path) -> None:
     )
     assert check(root) == (
         1,
-        "pkg/reader.py:3:9: KNB001 X_READ_FUSED is not registered in registry.yaml: it is on "
+        "pkg/reader.py:3:9: KNB001 error: X_READ_FUSED is not registered in registry.yaml: it is "
+        "on "
         'by default ("0" turns it off) and read here.\n'
         "    Register it in registry.yaml under `knobs:`, then triage it:\n"
         "      X_READ_FUSED:\n"
@@ -194,4 +196,4 @@ def test_pyproject_accessors_reach_scan_and_check(root: Path) -> None:
     )
     table = run_knobs("scan", "pkg", cwd=root).stdout
     assert "X_READ_FUSED        '1'      yes             enable    kernel   '0'" in table
-    assert "KNB001 X_READ_FUSED is not registered" in check(root)[1]
+    assert "KNB001 error: X_READ_FUSED is not registered" in check(root)[1]

@@ -52,14 +52,14 @@ def test_a_missing_variable_and_a_wrong_call_value_are_noted(tmp_path: Path) -> 
     where = f"registry.yaml:{line + 1}:3"
     assert done.returncode == 0  # a note does not fail the check
     assert done.stdout == (
-        f"{where}: KNB113 profile 'bitwise' (kind bitwise) does not set "
+        f"{where}: KNB113 note: profile 'bitwise' (kind bitwise) does not set "
         "ROCBLAS_DEFAULT_ATOMICS_MODE: rocBLAS's default atomics mode of new handles "
         "(ROCBLAS_DEFAULT_ATOMICS_MODE=0); the project uses rocBLAS (torch (named in "
         "requirements.txt)).\n"
         "    register ROCBLAS_DEFAULT_ATOMICS_MODE under `external:` as `knobs catalogue "
         "rocBLAS` gives it and let profile 'bitwise' set it (source: "
         "https://sources.debian.org/src/rocblas/6.4.4-2/docs/how-to/Programmers_Guide.rst).\n"
-        f"{where}: KNB113 profile 'bitwise' (kind bitwise) sets false, not true, for "
+        f"{where}: KNB113 note: profile 'bitwise' (kind bitwise) sets false, not true, for "
         "torch.use_deterministic_algorithms: torch's deterministic algorithms, and an error "
         "where an operation has none (true); the project uses torch (torch (named in "
         "requirements.txt)).\n"

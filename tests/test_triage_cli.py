@@ -274,6 +274,11 @@ def test_an_output_linked_out_of_the_run_folder_is_never_judged_reproducible(
             "register the knob first (`knobs check` prints its entry).\n",
         ),
         (
+            ["-k", "SYN_CLAEN", "--", "true"],
+            "knobs triage: error: SYN_CLAEN is not registered in registry.yaml; fix the name, or "
+            "register the knob first (`knobs check` prints its entry). Did you mean SYN_CLEAN?\n",
+        ),
+        (
             ["--compare", "lines", "--", "true"],
             "knobs triage: error: --compare 'lines': write one of stdout, regex:PATTERN, "
             "file:PATH, tensors:PATH, checksums:DIR.\n",

@@ -62,6 +62,7 @@ def test_triage_finds_the_accumulation_order_knob_and_records_it(tmp_path: Path)
         "triage", "--registry", str(registry), "--profile", "bitwise",
         "-k", "TOY_FUSED_LINEAR_CE", "-k", "TOY_ROPE_TRITON",
         "--jobs", "2", "--compare", "tensors:params.pt", "--record",
+        "--dir", str(tmp_path / "journal"),
         "--", sys.executable, *COMMAND,
         cwd=REPO,
     )  # fmt: skip
@@ -129,7 +130,7 @@ def test_the_bitwise_profile_of_the_example_turns_off_what_breaks() -> None:
 
 
 @pytest.mark.slow
-def test_two_knobs_reproducible_alone_break_together() -> None:
+def test_two_knobs_reproducible_alone_break_together(tmp_path: Path) -> None:
     """The embedding's scatter: the pool alone and the atomic add alone keep their
     order; together the threads race for the rows of frequent ids."""
     pair = ("TOY_EMBED_GRAD_ATOMIC", "TOY_EMBED_GRAD_PARALLEL")
@@ -137,6 +138,7 @@ def test_two_knobs_reproducible_alone_break_together() -> None:
         "triage", "--registry", "examples/registry.yaml", "--profile", "bitwise",
         "-k", pair[0], "-k", pair[1], "--pairs",
         "--jobs", "2", "--compare", "tensors:params.pt", "--format", "json",
+        "--dir", str(tmp_path / "journal"),
         "--", sys.executable, "examples/train.py", "--steps", "10", "--save-tensors", "params.pt",
         cwd=REPO,
     )  # fmt: skip
@@ -191,5 +193,5 @@ def test_the_demo_search_orders_the_knobs_by_a_modelled_time_the_same_every_run(
         ("TOY_EMBED_GRAD_ATOMIC",): 1.1,
         ("TOY_EMBED_GRAD_PARALLEL", "TOY_EMBED_GRAD_ATOMIC"): 1.29,
     }
-    makefile = (REPO / "Makefile").read_text()
-    assert "--cost 'regex:modelled GPU time ([0-9]+) us'" in makefile
+    demo = (REPO / "demo.sh").read_text()
+    assert "--cost 'regex:modelled GPU time ([0-9]+) us'" in demo

@@ -17,6 +17,7 @@ from knobregistry.procfs import alive
 from knobregistry.registry import Verdict
 from knobregistry.triage import Run, judge, parse_compare, streams
 from tests.conftest import REPO, write_tree
+from tests.processes import hangup_default
 
 REGISTRY = """\
 version: 1
@@ -61,6 +62,7 @@ def _start_and_wait_for_runs(project: Path, log: Path, runs: int) -> subprocess.
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=hangup_default,  # SIGHUP reaches it under nohup too
     )
     while len(pids(log)) < 2 * runs:  # both runs have started, and each its child
         if process.poll() is not None:
@@ -112,6 +114,7 @@ def test_a_signal_after_the_runs_still_prints_the_results(
         timeout=HANG_GUARD_S,
         check=False,
         env={**os.environ, "PYTHONPATH": str(REPO), "SIGNAL": name},
+        preexec_fn=hangup_default,  # SIGHUP reaches it under nohup too
     )
     assert done.returncode == status, done.stderr
     assert "alone      DEMO_FUSED   reproducible      2\n" in done.stdout

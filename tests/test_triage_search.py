@@ -254,7 +254,7 @@ def test_check_tells_a_verified_profile_from_one_assembled_from_single_verdicts(
     done = run_knobs("check", cwd=project)
     assert done.returncode == 0, done.stdout  # a warning does not fail the check
     assert done.stdout == (
-        "registry.yaml:30:3: KNB112 profile 'bitwise' (kind bitwise) leaves on 4 knobs "
+        "registry.yaml:30:3: KNB112 warning: profile 'bitwise' (kind bitwise) leaves on 4 knobs "
         "triaged reproducible one at a time (T_A, T_B, T_C, T_D), and no recorded run had "
         "them on together: knobs reproducible alone can break reproducibility together.\n"
         "    run `knobs triage --profile bitwise --record -- COMMAND` (its baseline runs the "
@@ -276,7 +276,7 @@ def test_check_tells_a_verified_profile_from_one_assembled_from_single_verdicts(
     registry.write_text(text.replace("match: [T_A, T_D]", "match: [T_A, T_C, T_D]"), "utf-8")
     done = run_knobs("check", cwd=project)
     assert done.returncode == 1
-    assert "KNB101 profile 'bitwise-fast' (kind bitwise) leaves T_C on" in done.stdout
+    assert "KNB101 error: profile 'bitwise-fast' (kind bitwise) leaves T_C on" in done.stdout
 
 
 SLOW_JOB = """

@@ -19,7 +19,8 @@ WAIVER = (
 )
 
 EXPIRED = (
-    "registry.yaml:24:5: KNB201 The waiver of PRIMUS_FP8 expired on 2026-06-30 (triage exempt, "
+    "registry.yaml:24:5: KNB201 error: The waiver of PRIMUS_FP8 expired on 2026-06-30 (triage "
+    "exempt, "
     'owner fp8-team, reason: "The FP8 path is being rewritten.").\n'
     "    Triage PRIMUS_FP8 (set `triage` under knobs.PRIMUS_FP8 in registry.yaml and record the "
     "evidence) and remove `expires`; or, if fp8-team agrees, move `expires` to a later date.\n"
@@ -28,7 +29,8 @@ EXPIRED = (
 )
 
 NO_OWNER = (
-    "registry.yaml:24:5: KNB202 The waiver of PRIMUS_FP8 (until 2026-06-30) names no owner, "
+    "registry.yaml:24:5: KNB202 warning: The waiver of PRIMUS_FP8 (until 2026-06-30) names no "
+    "owner, "
     "so nobody is asked to triage it when it runs out.\n"
     "    Add `owner:` (a person, a team or a handle) under knobs.PRIMUS_FP8.\n"
     "\n"
@@ -60,7 +62,7 @@ def test_without_today_the_real_date_decides(tmp_path: Path) -> None:
     root = waived(tmp_path, WAIVER.replace("2026-06-30", "2001-01-01"))
     code, out, _ = check(root)
     assert code == 1
-    assert "KNB201 The waiver of PRIMUS_FP8 expired on 2001-01-01" in out
+    assert "KNB201 error: The waiver of PRIMUS_FP8 expired on 2001-01-01" in out
     far = waived(tmp_path / "far", WAIVER.replace("2026-06-30", "9999-12-31"))
     assert check(far)[0] == 0
 
@@ -86,7 +88,7 @@ def test_a_deadline_on_an_untriaged_knob_is_a_waiver_too(tmp_path: Path) -> None
     code, out, _ = check(root, "--today", "2026-07-01")
     assert code == 1
     assert out.splitlines()[0] == (
-        "registry.yaml:23:5: KNB201 The waiver of PRIMUS_FP8 expired on 2026-06-30 "
+        "registry.yaml:23:5: KNB201 error: The waiver of PRIMUS_FP8 expired on 2026-06-30 "
         "(triage untriaged, owner fp8-team)."
     )
 

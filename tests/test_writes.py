@@ -19,7 +19,7 @@ import pytest
 from knobregistry import procfs
 from knobregistry.atomic import write_atomic
 from tests.conftest import as_nobody, run_knobs, write_tree
-from tests.processes import run_command, run_python
+from tests.processes import hangup_default, hangup_ignored, run_command, run_python
 
 REGISTRY = """\
 version: 1
@@ -312,11 +312,22 @@ def test_an_observed_signal_leaves_no_temporary_file(tmp_path: Path, name: str) 
     target.write_text("old\n")
     script = tmp_path / "interrupt.py"
     script.write_text(INTERRUPTED_WRITE)
-    result = run_python(script, target, name)
+    result = run_python(script, target, name, preexec=hangup_default)  # as under nohup too
     assert result.returncode == -getattr(signal, name), result.stderr
     assert result.stdout == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["env.sh", "interrupt.py"]
     assert target.read_text() == "old\n"
+
+
+def test_under_nohup_sighup_stays_ignored_and_the_write_completes(tmp_path: Path) -> None:
+    target = tmp_path / "env.sh"
+    target.write_text("old\n")
+    script = tmp_path / "interrupt.py"
+    script.write_text(INTERRUPTED_WRITE)
+    result = run_python(script, target, "SIGHUP", preexec=hangup_ignored)
+    assert (result.returncode, result.stdout) == (0, "not reached\n"), result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["env.sh", "interrupt.py"]
+    assert target.read_text() == "new\n" * 1000
 
 
 def test_a_write_killed_with_sigkill_is_cleaned_up_by_the_next(tmp_path: Path) -> None:

@@ -236,5 +236,13 @@ def unscannable(where: Where, error: ScanError) -> Diagnostic:
     column = int(found.group(2)) if found and found.group(2) else 0
     detail = error.message.rstrip(".")
     message = f"This file could not be scanned, so its knobs are not checked: {detail}."
-    fix = f"Fix the file, or add it to scan.exclude in {where.registry_file}."
+    fix = "\n".join(
+        [
+            "If the file is yours, fix it. If it is code you do not edit (a vendored or "
+            f"installed library), leave it out of the scan in {where.registry_file}:",
+            "  scan:",
+            "    exclude:",
+            f"      - {yaml_string(error.path)}",
+        ]
+    )
     return _diagnostic(UNSCANNABLE, where.show(error.path), line, column, message, fix=fix)

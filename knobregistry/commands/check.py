@@ -13,7 +13,7 @@ from knobregistry.check import CheckResult, run_check
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.families import CHECKS, with_baseline
-from knobregistry.progress import reporting, terminal_reporter
+from knobregistry.progress import reporting, stderr_reporter
 from knobregistry.registry import RegistryError
 from knobregistry.report.check_formats import CHECK_FORMATS, formats_help
 from knobregistry.width import output_width
@@ -84,7 +84,7 @@ def check_command(
     day: date | None = today.date() if today is not None else None
     try:
         registry = open_registry(registry_path)
-        with reporting(terminal_reporter()):  # a spinner for slow steps, on a terminal
+        with reporting(stderr_reporter()):  # a spinner on a terminal; piped, a count now and then
             result = run_check(registry, list(paths) or None, families=CHECKS, today=day)
     except RegistryError as error:
         fail_on_registry(error, fmt)

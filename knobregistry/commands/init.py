@@ -22,7 +22,7 @@ from knobregistry.init import (
 from knobregistry.lock import LockError, locked
 from knobregistry.paths import shown
 from knobregistry.plural import counted
-from knobregistry.progress import reporting, terminal_reporter
+from knobregistry.progress import reporting, stderr_reporter
 from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.registry import Registry, ScanScope
 from knobregistry.scan_for import scan_for
@@ -126,7 +126,7 @@ def init_command(
         config={},
         profiles={},
     )
-    with reporting(terminal_reporter()):  # a count of the files done, on a terminal
+    with reporting(stderr_reporter()):  # the files done: on a terminal, or a line now and then
         result = scan_for(starting, targets, project=settings)
     for note in result.notes:
         click.echo(f"knobs init: note: {note}", err=True)

@@ -9,7 +9,7 @@ import click
 from knobregistry.codes import RULES, find_rule
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.report.rule import render_rule, render_rule_list
-from knobregistry.suggest import closest
+from knobregistry.suggest import closest, closest_code
 from knobregistry.width import output_width
 
 
@@ -27,8 +27,9 @@ def rule_command(code: str | None) -> None:
         return
     found = find_rule(code)
     if found is None:
-        known = [r.code for r in RULES] + [r.name for r in RULES]
-        close = closest(code, known)
+        close = closest_code(code, [r.code for r in RULES]) or closest(
+            code, [r.name for r in RULES]
+        )
         hint = f" Did you mean {close}?" if close else ""
         click.echo(
             f"Error: {code} is no code of knobs check; `knobs rule` lists them.{hint}", err=True

@@ -10,7 +10,7 @@ import click
 from knobregistry.cache import chosen_cache_dir
 from knobregistry.commands.cache_options import cache_options
 from knobregistry.commands.exit_codes import usage_error
-from knobregistry.progress import reporting, terminal_reporter
+from knobregistry.progress import reporting, stderr_reporter
 from knobregistry.pyproject import PyprojectError, project_settings
 from knobregistry.report.scan_json import render_scan_json
 from knobregistry.scan_for import scan_with, settings_for
@@ -91,7 +91,7 @@ def scan_command(
     except PyprojectError as exc:
         usage_error("scan", str(exc))
     asked = Settings(include=include, exclude=exclude, match=match, env_blocks=())
-    with reporting(terminal_reporter()):  # a count of the files done, on a terminal
+    with reporting(stderr_reporter()):  # the files done: on a terminal, or a line now and then
         result = scan_with(
             paths or (Path(),),
             settings_for(asked, project),

@@ -23,7 +23,7 @@ from knobregistry.files import FileError
 from knobregistry.paths import shown
 from knobregistry.printable import printable
 from knobregistry.profiles import ProfileError, ResolvedProfile, resolve_profile
-from knobregistry.progress import reporting, terminal_reporter
+from knobregistry.progress import reporting, stderr_reporter
 from knobregistry.pyproject import PyprojectError
 from knobregistry.registry import Registry, RegistryError, find_registry
 from knobregistry.scan_for import scan_for
@@ -133,7 +133,7 @@ def trace_command(
     resolved: ResolvedProfile | None = None
     if registry is not None:
         try:
-            with reporting(terminal_reporter()):  # progress on a terminal
+            with reporting(stderr_reporter()):  # progress: on a terminal, or a line now and then
                 scan = scan_for(registry)
             resolved = resolve_profile(registry, profile) if profile is not None else None
         except RegistryError as error:

@@ -69,9 +69,8 @@ def print_check_rich(result: CheckResult, console: Console) -> None:
         lines = prose(diagnostic.render(), width, rest="  ")
         first = Text(lines[0])
         first.stylize("bold", 0, len(where))
-        first.stylize(
-            _STYLES[diagnostic.severity], len(where) + 2, len(where) + 2 + len(diagnostic.code)
-        )
+        label = len(diagnostic.code) + 1 + len(diagnostic.severity.value) + 1  # `KNB001 error:`
+        first.stylize(_STYLES[diagnostic.severity], len(where) + 2, len(where) + 2 + label)
         console.print(first, soft_wrap=True)
         for line in lines[1:]:
             console.print(Text(line), soft_wrap=True)

@@ -18,6 +18,7 @@ from knobregistry.printable import printable
 from knobregistry.registry import Evidence, KnobEntry
 from knobregistry.yaml_format import gate_summary, quoted
 from scanner import GateKind, Knob, Polarity, Site
+from scanner.conventions import ON_WORDS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -169,19 +170,33 @@ def verdict(site: Site) -> str:
     elif gate.kind is GateKind.UNKNOWN:
         parts.append(f"on by default: ? ({site.reason or 'undecided'})")
     else:
-        parts.append("on by default: " + ("yes" if site.default_on else "no"))
+        parts.append("on by default: " + _on_by_default(site))
         parts.append(f"polarity {site.polarity.value}")
-        if gate.off_values:
-            shown = [quoted(v) for v in gate.off_values[:MAX_VALUES]]
-            more = len(gate.off_values) - MAX_VALUES
-            parts.append(
-                "turned off by " + ", ".join(shown) + (f" and {more} more" if more > 0 else "")
-            )
-        else:
-            parts.append("turned off only by unsetting it")
+        parts.append(_turned_off(site))
     if site.via:
         parts.append(f"via {site.via}")
     return printable("; ".join(parts))
+
+
+def _on_by_default(site: Site) -> str:
+    """``yes``, ``no``, or, where unset leaves the choice to the code, ``?`` and why."""
+    if site.default_on is None:
+        return f"? ({site.reason or 'the code decides when it is unset'})"
+    return "yes" if site.default_on else "no"
+
+
+def _turned_off(site: Site) -> str:
+    """The values that turn a switch site off; for a gate that one value turns on
+    (``== "1"``), that value: every other one turns it off."""
+    gate = site.gate
+    if not gate.off_values:
+        return "turned off only by unsetting it"
+    if gate.on_values and any(v in ON_WORDS for v in gate.off_values):
+        shown = ", ".join(quoted(v) for v in gate.on_values[:MAX_VALUES])
+        return f"turned on only by {shown}: any other value turns it off"
+    shown = ", ".join(quoted(v) for v in gate.off_values[:MAX_VALUES])
+    more = len(gate.off_values) - MAX_VALUES
+    return "turned off by " + shown + (f" and {more} more" if more > 0 else "")
 
 
 def _sites_intro(explanation: Explanation) -> str:

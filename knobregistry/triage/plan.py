@@ -13,6 +13,7 @@ from itertools import combinations
 from knobregistry.profiles import Intent, ProfileError, ResolvedProfile, resolve_profile
 from knobregistry.profiles.candidates import knob_candidates
 from knobregistry.registry import Registry, Sweep
+from knobregistry.suggest import closest
 from knobregistry.triage.model import Plan, Setting, TriageKnob
 
 
@@ -25,10 +26,12 @@ def make_plan(registry: Registry, profile: str | None, knobs: Sequence[str]) -> 
     switches = {c.name: c for c in knob_candidates(registry, None)}
     unknown = [name for name in knobs if name not in switches]
     if unknown:
+        close = [c for c in (closest(n, switches, cutoff=0.8) for n in unknown) if c is not None]
+        hint = f" Did you mean {_names(close)}?" if close else ""
         raise PlanError(
             f"{_names(unknown)} {'is' if len(unknown) == 1 else 'are'} not registered in "
             f"{registry.path.name}; fix the name, or register the knob first (`knobs check` "
-            "prints its entry)."
+            f"prints its entry).{hint}"
         )
     values = [name for name in knobs if switches[name].default_on is None]
     if values:

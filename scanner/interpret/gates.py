@@ -78,6 +78,8 @@ def _decided(
     """The verdict from the first outcome that varies with the value, and whether that
     outcome is more than the raw value the read gave (which says only that the value is
     handed on, not what decides with it)."""
+    if counted and function_scope and _returns_its_number(probes):
+        return VALUE_GATE, True  # a size tested (> 0) and then handed back: a number
     enclosing = _enclosing(probes, chain)
     raw_read = enclosing is not None and enclosing[1] == (chain[0] if chain else None)
     for outputs, beyond in (
@@ -91,6 +93,16 @@ def _decided(
                 return VALUE_GATE, True  # int(...) of the value, handed on: a number
             return classify(outputs, named), beyond
     return VALUE_GATE, False
+
+
+def _returns_its_number(probes: Probes) -> bool:
+    """Whether the function returns the site's value made a number (``int(v)``) under some
+    probe: the number is what the code wants, whatever tests it passed on the way."""
+    for _, obs in probes:
+        result = obs.flow.value if obs.flow.kind == "return" else None
+        if result is not None and result.known and result.site and is_number(result.value):
+            return True
+    return False
 
 
 def _varies(outputs: Mapping[str | None, object]) -> bool:
