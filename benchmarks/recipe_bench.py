@@ -141,13 +141,19 @@ def load_grades(path: Path) -> dict[str, dict[str, dict[str, str]]]:
     return data
 
 
-def grade(line: Line, graded: dict[str, dict[str, str]]) -> tuple[str, str]:
-    """The line's grade and why; ungraded when the review has no entry for its value."""
+def grade(
+    line: Line, graded: dict[str, dict[str, str]], should: list[Needed] | None = None
+) -> tuple[str, str]:
+    """The line's grade and why: the reviewed grade of its value, else right when the
+    tree's should-have list has it; ungraded otherwise."""
     entry = graded.get(line.name)
     wanted = None if entry is None else entry.get("value")
-    if entry is None or str(wanted) != str(line.value):
-        return "ungraded", "not reviewed yet: read the code and add a grade"
-    return str(entry.get("grade", "ungraded")), str(entry.get("why", ""))
+    if entry is not None and str(wanted) == str(line.value):
+        return str(entry.get("grade", "ungraded")), str(entry.get("why", ""))
+    needed = next((n for n in should or () if present(n, [line])), None)
+    if needed is not None:
+        return "right", f"in the should-have list ({needed.kind}, {needed.where})"
+    return "ungraded", "not reviewed yet: read the code and add a grade"
 
 
 @dataclass(frozen=True)
@@ -239,7 +245,7 @@ def run_tree(
     out.extend(f"  {s}" for s in stderr.splitlines())
     counts: Counter[str] = Counter()
     for line in lines:
-        verdict, why = grade(line, grades)
+        verdict, why = grade(line, grades, should)
         counts[verdict] += 1
         out.append(f"  [{verdict}] {line.text}")
         out.extend(f"      {e}" for e in line.evidence)

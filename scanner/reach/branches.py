@@ -12,6 +12,7 @@ its class; a caller that returns the value on, or stores it, carries it one step
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -54,7 +55,7 @@ class Branch:
         if known is not None or value is None or self.carrier is None:
             return known
         if value not in self._more:
-            found = truths(self.test, self.carrier, value, self.module.strings)
+            found = truths(self.test, self.carrier, value, _names(self.module, self.test))
             self._more[value] = (
                 found if found is None or self.holds else tuple(not t for t in found)
             )
@@ -123,8 +124,13 @@ class Carriers:
             if data is None:
                 continue
             for key, name, home in wanted:
-                if name in data and home in data:
+                if name in data and home in data and (key[0] or _read_as_key(data, name)):
                     self._mentions[key].append(rel)
+
+
+def _read_as_key(data: bytes, key: bytes) -> bool:
+    """Whether a module's text can read config key ``key`` (``x.key``, ``"key"``)."""
+    return re.search(rb"[.'\"]" + re.escape(key) + rb"(?![A-Za-z0-9_])", data) is not None
 
 
 def carried_names(site: Site, module_name: str) -> list[tuple[str, str]]:
@@ -438,7 +444,8 @@ def _deciding(
     carrier decide (the rest as a caller's test would find it when it matters)."""
     if not isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare | ast.IfExp):
         return None
-    found = [(v, truths(node, _is(carrier), o, module.strings)) for v, o in outcomes]
+    names = _names(module, node)
+    found = [(v, truths(node, _is(carrier), o, names)) for v, o in outcomes]
     if any(v is None and t is None for v, t in found):
         return None  # the value with the variable unset is not known
     found = [(v, t) for v, t in found if t is not None]
@@ -501,17 +508,14 @@ def _local_tests(
     choices: bool = False,
 ) -> Iterator[Branch]:
     """The tests of the local ``name`` in ``function``, which holds the carried value."""
-    for node in ast.walk(function):
-        if isinstance(node, _TESTED) and any(
-            isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.test)
-        ):
-            yield from _decided(
-                module,
-                node.test,
-                lambda n: isinstance(n, ast.Name) and n.id == name,
-                outcomes,
-                choices=choices,
-            )
+    for test in module.tests_naming(function).get(name, ()):
+        yield from _decided(
+            module,
+            test,
+            lambda n: isinstance(n, ast.Name) and n.id == name,
+            outcomes,
+            choices=choices,
+        )
 
 
 def _read_node(module: Module, site: Site) -> ast.expr | None:
@@ -556,8 +560,9 @@ def _decided(
         named = [s for s in _compared(module, test) if s not in known]
         outcomes = [*outcomes, *((v, v) for v in named)]
     taken: dict[str | None, tuple[bool, ...]] = {}
+    names = _names(module, test)
     for value, outcome in outcomes:
-        found = truths(test, is_carrier, outcome, module.strings)
+        found = truths(test, is_carrier, outcome, names)
         if found is None and value is None:
             return  # what the test does with the variable unset is not known
         if found is not None:
@@ -568,12 +573,23 @@ def _decided(
 
 
 def _compared(module: Module, test: ast.expr) -> list[str]:
-    """The strings in ``test``, and in the module's tuples of strings it names
-    (``x not in _BACKENDS``)."""
+    """The strings in ``test``, and in the tuples of strings it names, of the module or
+    of the function it sits in (``x not in _BACKENDS``)."""
     found: list[str] = []
+    names: Mapping[str, tuple[str, ...]] | None = None
     for node in ast.walk(test):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             found.append(node.value)
         elif isinstance(node, ast.Name):
-            found.extend(module.strings.get(node.id, ()))
+            names = names if names is not None else _names(module, test)
+            found.extend(names.get(node.id, ()))
     return list(dict.fromkeys(found))
+
+
+def _names(module: Module, node: ast.AST) -> Mapping[str, tuple[str, ...]]:
+    """The names bound to tuples of strings where ``node`` sits: the module's, and the
+    locals of its function (which win)."""
+    function = module.function_node_around(node)
+    if function is None:
+        return module.strings
+    return {**module.strings, **module.local_strings(function)}

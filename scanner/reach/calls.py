@@ -112,7 +112,7 @@ class Reach:
     def _alias(self, dotted: str, depth: int) -> tuple[Found, Step | None] | None:
         """A module name bound to what it calls (``jit_fuser = lazy_compile``): what calling
         any of the expressions bound to it reaches, sometimes."""
-        split = self.tree.split(dotted)
+        split = self.tree.split(self.tree.reexported(dotted))
         if split is None or "." in split[1] or split[1] not in split[0].aliases:
             return None
         module, name = split

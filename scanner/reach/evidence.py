@@ -62,6 +62,22 @@ class CodeReach:
         # By the branch's test and side: the tests live as long as the tree's modules.
         self._found: dict[tuple[str, int, bool], Found] = {}
         self._config: dict[tuple[str | None, str | None, bool], list[Branch]] = {}
+        self._summaries: dict[tuple[str, int, bool], Summary] = {}
+
+    def summary(self, branch: Branch) -> Summary:
+        """What ``branch`` reaches, as sets (found once per branch)."""
+        key = (branch.module.rel, id(branch.test), branch.holds)
+        known = self._summaries.get(key)
+        if known is None:
+            found = self.found(branch)
+            kernel = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
+            known = Summary(
+                kernel=kernel,
+                kernel_always=frozenset(m for m in kernel if m in found.always),
+                modes=frozenset(m for m in found.marks if m.kind is MarkKind.DETERMINISM),
+            )
+            self._summaries[key] = known
+        return known
 
     def found(self, branch: Branch) -> Found:
         key = (branch.module.rel, id(branch.test), branch.holds)
@@ -104,83 +120,126 @@ class CodeReach:
         return judged if judged is not None else _documented(knob)
 
 
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What one branch reaches, as sets: the kernels, those it always reaches, the modes."""
+
+    kernel: frozenset[Mark]
+    kernel_always: frozenset[Mark]
+    modes: frozenset[Mark]
+
+
 class _Judged:
     def __init__(self, code: CodeReach, knob: Knob, found: list[Branch]) -> None:
         self.code = code
         self.knob = knob
-        self.branches = found
+        self.branches = [b for b in found if not b.check]
+        self.all = found
+        self._onlies: dict[tuple[str | None, str | None], list[Branch]] = {}
+        self._weighed: list[str] = []
 
     def evidence(self) -> Evidence | None:
         values = self._values()
-        for value in values:
-            kernel = self._turns_off(value)
-            if kernel is not None:
-                return kernel
-        for value in values:
-            mode = self._turns_on_mode(value)
-            if mode is not None:
-                return mode
-        for value in values:
-            kernel = self._turns_on(value)
-            if kernel is not None:
-                return kernel
-        for value in values:
-            both = self._both_kernels(value)
-            if both is not None:
-                return both
+        self._weighed = values
+        if self.knob.kind is GateKind.VALUE:
+            # A choice no test names (the dispatch's fall-through: ``# eager``) first: what
+            # the code runs when no kernel is chosen, before a choice of its own code.
+            values = sorted(values, key=lambda v: any(self._specific(b, v) for b in self.branches))
+        for judge in (self._turns_off, self._turns_on_mode, self._turns_on, self._both_kernels):
+            for value in values:
+                found = judge(value)
+                if found is not None:
+                    return found
         return None
 
     def _values(self) -> list[str]:
         """The set values to weigh against the unset one: the knob's off and on values
-        first, then every other value the probes tried. A value knob (a size, a path, a
-        backend name) is weighed only with the strings its code compares it with: a
-        choice, never a switch."""
+        first, then every other value the probes tried, one of each that runs the same
+        branches. A value knob (a size, a path, a backend name) is weighed only with the
+        strings its code compares it with: a choice, never a switch."""
         seen = [self.knob.off_value, self.knob.on_value]
-        for branch in self.branches:
+        for branch in self.all:
             seen.extend(branch.taken)
-        compared = {s for branch in self.branches for s in branch.strings()}
+        compared = {s for branch in self.all for s in branch.strings()}
         seen.extend(sorted(compared))
         values = [v for v in dict.fromkeys(seen) if v is not None]
         if self.knob.kind is GateKind.VALUE:
             values = [v for v in values if v.lower() not in SWITCH_WORDS or v in compared]
-        return values
+        signatures: dict[tuple[tuple[bool, ...] | None, ...], str] = {}
+        for value in values:
+            signatures.setdefault(tuple(b.runs(value) for b in self.branches), value)
+        return list(signatures.values())
 
     def _only(self, first: str | None, second: str | None) -> list[Branch]:
         """The branches that run under ``first`` and not ``second`` for some choice of the
         rest of their tests."""
-        found = []
-        for branch in self.branches:
-            if branch.check:
-                continue
-            under, other = branch.runs(first), branch.runs(second)
-            if (
-                under is not None
-                and other is not None
-                and any(a and not b for a, b in zip(under, other, strict=True))
-            ):
-                found.append(branch)
+        key = (first, second)
+        known = self._onlies.get(key)
+        if known is None:
+            known = []
+            for branch in self.branches:
+                under, other = branch.runs(first), branch.runs(second)
+                if (
+                    under is not None
+                    and other is not None
+                    and any(a and not b for a, b in zip(under, other, strict=True))
+                ):
+                    known.append(branch)
+            self._onlies[key] = known
+        return known
+
+    def _union(self, chosen: Sequence[Branch], part: str) -> frozenset[Mark]:
+        found: frozenset[Mark] = frozenset()
+        for branch in chosen:
+            found |= getattr(self.code.summary(branch), part)
         return found
 
-    def _marks(
-        self, chosen: Sequence[Branch], *, always: bool = False
-    ) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
-        marks: dict[Mark, tuple[Branch, tuple[Step, ...]]] = {}
+    def _witness(
+        self, chosen: Sequence[Branch], marks: frozenset[Mark]
+    ) -> tuple[Mark, Branch, tuple[Step, ...]]:
+        """Of ``marks``, the one shown as the evidence (the fewest calls away, then by
+        place), with the branch and the calls that reach it."""
+        best: tuple[tuple[int, str, int, str], Mark, Branch, tuple[Step, ...]] | None = None
         for branch in chosen:
-            found = self.code.found(branch)
-            for mark, steps in found.marks.items():
-                if always and mark not in found.always:
-                    continue
-                if mark not in marks or len(steps) < len(marks[mark][1]):
-                    marks[mark] = (branch, steps)
-        return marks
+            for mark, steps in self.code.found(branch).marks.items():
+                if mark in marks:
+                    key = (len(steps), mark.path, mark.line, mark.what)
+                    if best is None or key < best[0]:
+                        best = (key, mark, branch, steps)
+        assert best is not None
+        return best[1], best[2], best[3]
+
+    def _left(self, gone: str | None, stays: str | None) -> tuple[list[Branch], frozenset[Mark]]:
+        """The kernels the branches that run under ``gone`` and not ``stays`` reach, and
+        what runs instead under ``stays`` does not; none when what runs instead always
+        reaches a kernel of its own. For a choice, what runs instead is the code only that
+        choice runs (``if be == "triton_v1": return v1(...)``, all it reaches) and what the
+        other branches always reach: the rest of a dispatch is other choices' code."""
+        lost = self._only(gone, stays)
+        instead = self._only(stays, gone)
+        if self.knob.kind is GateKind.VALUE:
+            specific = [b for b in instead if self._specific(b, stays)]
+            general = [b for b in instead if b not in specific]
+            reached = self._union(specific, "kernel") | self._union(general, "kernel_always")
+            left = self._union(lost, "kernel") - reached
+            return lost, (frozenset() if reached else left)
+        left = self._union(lost, "kernel") - self._union(instead, "kernel")
+        if not left or self._union(instead, "kernel_always"):
+            return lost, frozenset()
+        return lost, left
+
+    def _specific(self, branch: Branch, value: str | None) -> bool:
+        """Whether ``branch`` runs under ``value`` and under no other value weighed."""
+        for other in (None, *self._weighed):
+            if other != value and any(branch.runs(other) or ()):
+                return False
+        return True
 
     def _turns_off(self, value: str) -> Evidence | None:
-        lost = _kernel(self._marks(self._only(None, value)))
-        instead = self._only(value, None)
-        left = {m: w for m, w in lost.items() if m not in _kernel(self._marks(instead))}
-        if not left or _kernel(self._marks(instead, always=True)):
+        lost, left = self._left(None, value)
+        if not left:
             return None
-        mark, (branch, steps) = _first(left)
+        mark, branch, steps = self._witness(lost, left)
         return Evidence(
             Role.KERNEL,
             f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
@@ -191,12 +250,10 @@ class _Judged:
         )
 
     def _turns_on(self, value: str) -> Evidence | None:
-        gained = _kernel(self._marks(self._only(value, None)))
-        instead = self._only(None, value)
-        left = {m: w for m, w in gained.items() if m not in _kernel(self._marks(instead))}
-        if not left or _kernel(self._marks(instead, always=True)):
+        gained, left = self._left(value, None)
+        if not left:
             return None
-        mark, (branch, steps) = _first(left)
+        mark, branch, steps = self._witness(gained, left)
         return Evidence(
             Role.KERNEL,
             f"{self.knob.name}={value!r} runs {branch.described()}, which reaches "
@@ -205,10 +262,11 @@ class _Judged:
         )
 
     def _turns_on_mode(self, value: str) -> Evidence | None:
-        gained = _of(self._marks(self._only(value, None)), MarkKind.DETERMINISM)
-        if not gained:
+        chosen = self._only(value, None)
+        modes = self._union(chosen, "modes")
+        if not modes:
             return None
-        mark, (branch, steps) = _first(gained)
+        mark, branch, steps = self._witness(chosen, modes)
         if mark in branch.marks:  # the value itself is handed on as deterministic=
             return Evidence(
                 Role.DETERMINISM,
@@ -224,12 +282,13 @@ class _Judged:
         )
 
     def _both_kernels(self, value: str) -> Evidence | None:
-        lost = _kernel(self._marks(self._only(None, value), always=True))
-        gained = _kernel(self._marks(self._only(value, None), always=True))
+        lost_branches, gained_branches = self._only(None, value), self._only(value, None)
+        lost = self._union(lost_branches, "kernel_always")
+        gained = self._union(gained_branches, "kernel_always")
         if not lost or not gained:
             return None
-        first, (_, first_steps) = _first(lost)
-        second, (_, second_steps) = _first(gained)
+        first, _, first_steps = self._witness(lost_branches, lost)
+        second, _, second_steps = self._witness(gained_branches, gained)
         return Evidence(
             Role.UNKNOWN,
             f"each value reaches a kernel of its own: unset, {_chain(first_steps, first)}; "
@@ -259,27 +318,6 @@ def _documented(knob: Knob) -> Evidence | None:
             default_reaches=kernel and knob.default_on is True,
         )
     return None
-
-
-def _kernel(
-    marks: dict[Mark, tuple[Branch, tuple[Step, ...]]],
-) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
-    return {m: w for m, w in marks.items() if m.kind in KERNEL_MARKS}
-
-
-def _of(
-    marks: dict[Mark, tuple[Branch, tuple[Step, ...]]], kind: MarkKind
-) -> dict[Mark, tuple[Branch, tuple[Step, ...]]]:
-    return {m: w for m, w in marks.items() if m.kind is kind}
-
-
-def _first(
-    marks: dict[Mark, tuple[Branch, tuple[Step, ...]]],
-) -> tuple[Mark, tuple[Branch, tuple[Step, ...]]]:
-    """The mark shown as the evidence: the one fewest calls away, then by place."""
-    return min(
-        marks.items(), key=lambda item: (len(item[1][1]), item[0].path, item[0].line, item[0].what)
-    )
 
 
 def _chain(steps: tuple[Step, ...], mark: Mark) -> str:

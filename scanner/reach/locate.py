@@ -26,6 +26,7 @@ class Locator:
         self._parents: dict[int, dict[int, ast.AST]] = {}  # per statement: its nodes' parents
         self._own: dict[int, list[ast.AST]] = {}  # per statement: its nodes
         self._outer: dict[int, ast.AST] = {}  # each statement found: the node it sits in
+        self._inner: dict[int, list[ast.stmt]] = {}  # each statement: those of its blocks
 
     def statements_at(self, line: int) -> list[ast.stmt]:
         """The statements that span ``line``, outermost first."""
@@ -39,7 +40,15 @@ class Locator:
             self._outer[id(inner)] = owner
             found.append(inner)
             owner = inner
-            block = [s for name in _BLOCKS for s in _block(inner, name)]
+            block = self._blocks(inner)
+
+    def _blocks(self, statement: ast.stmt) -> list[ast.stmt]:
+        known = self._inner.get(id(statement))
+        if known is None:
+            known = self._inner[id(statement)] = [
+                s for name in _BLOCKS for s in _block(statement, name)
+            ]
+        return known
 
     def innermost(self, line: int) -> ast.stmt | None:
         path = self.statements_at(line)

@@ -54,6 +54,8 @@ _TRITON_DECORATORS = {
     "triton.language.jit": MarkKind.TRITON,
     "triton.autotune": MarkKind.AUTOTUNE,
     "triton.heuristics": MarkKind.TRITON,
+    "triton.experimental.gluon.jit": MarkKind.TRITON,
+    "triton.experimental.gluon.language.jit": MarkKind.TRITON,
     "torch.compile": MarkKind.COMPILE,
     "torch.jit.script": MarkKind.COMPILE,
     "torch.library.custom_op": MarkKind.CUSTOM_OP,

@@ -41,6 +41,8 @@ class Module:
     # Module names bound once to a tuple, list or set of strings (``_BACKENDS = (...)``).
     strings: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _locator: Locator | None = None
+    _tests: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
+    _local_strings: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
     # ``triton.jit``): set by the Tree that parsed the module.
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
@@ -61,6 +63,39 @@ class Module:
     def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
         """The nodes around ``node``, innermost first."""
         return self.locate.ancestors(node)
+
+    def tests_naming(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Mapping[str, list[ast.expr]]:
+        """The tests of ``function`` (``if``, ``while``, ternaries) by the names they load:
+        one walk of the function, kept."""
+        known = self._tests.get(id(function))
+        if known is None:
+            found: dict[str, list[ast.expr]] = {}
+            for node in ast.walk(function):
+                if isinstance(node, ast.If | ast.While | ast.IfExp):
+                    names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+                    for name in names:
+                        found.setdefault(name, []).append(node.test)
+            known = self._tests[id(function)] = found
+        return known
+
+    def local_strings(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Mapping[str, tuple[str, ...]]:
+        """The locals of ``function`` bound to a literal tuple, list or set of strings."""
+        known = self._local_strings.get(id(function))
+        if known is not None:
+            return known
+        found: dict[str, tuple[str, ...]] = {}
+        self._local_strings[id(function)] = found
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                strings = _string_items(node.value)
+                if isinstance(target, ast.Name) and strings is not None:
+                    found[target.id] = strings
+        return found
 
     def tests_near(self, line: int) -> list[Tested]:
         """The ``if``, ``while`` and ternary nodes whose test spans ``line``."""
