@@ -17,7 +17,6 @@ A proposal is a starting point for a person, and the bitwise recipe acts only on
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
@@ -26,6 +25,7 @@ from scanner.conventions import name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Role, Site, Write
+from scanner.reach.tests import TEST_FILE
 
 if TYPE_CHECKING:
     from scanner.reach.evidence import CodeReach, Evidence
@@ -148,9 +148,6 @@ WHAT: Final[Mapping[Role, str]] = {
     Role.KERNEL: "a kernel choice",
 }
 _GENERIC_FUNCTIONS: Final = frozenset({"<module>", "<script>", "<document>", "<lambda>"})
-_TEST_FILE = re.compile(
-    r"(^|/)(tests?|testing|benchmarks?)/|(^|/)(test_[^/]*|[^/]*_test|conftest)\.(py|sh)$"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +224,7 @@ def propose(
         if knob.name.startswith("_"):
             return Proposal(Role.FACT, "an internal variable the launcher sets itself")
         return Proposal(Role.VALUE, "not a switch: the code uses its value")
-    if all(_TEST_FILE.search(site.path) for site in knob.sites):
+    if all(TEST_FILE.search(site.path) for site in knob.sites):
         return Proposal(Role.DEBUG, "read only by tests and benchmarks")
     return _from_words(knob)
 

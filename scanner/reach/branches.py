@@ -24,7 +24,7 @@ from scanner.reach.truth import IsCarrier, truths, value_of
 MAX_CARRY = 3  # returns and stores a carried value is followed through
 MAX_CONSUMERS = 64  # tests that use one carried value
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-_TESTED = (ast.If, ast.While, ast.IfExp)
+_TESTED = (ast.If, ast.While, ast.IfExp, ast.Assert)
 # Per probed value, whether the branch runs under each choice of the rest of its test
 # (the same choices, in the same order, for every value).
 Taken = Mapping[str | None, tuple[bool, ...]]
@@ -44,6 +44,7 @@ class Branch:
     # other string a choice can be; a check's side (it raises) only names strings.
     carrier: IsCarrier | None = None
     check: bool = False
+    raises: bool = False  # the side of a check that stops the run (raise, a failed assert)
     # What the branch reaches besides its code: a value handed on as ``deterministic=``.
     marks: tuple[Mark, ...] = ()
     _more: dict[str, tuple[bool, ...] | None] = field(default_factory=dict)
@@ -221,14 +222,21 @@ def _sides(
         yield Branch(module, owner_node.body, owner, runs, test, True, carrier)
         yield Branch(module, owner_node.orelse, owner, skips, test, False, carrier)
     elif isinstance(owner_node, ast.If):
-        check = _raises(owner_node.body) or _raises(owner_node.orelse)
-        yield Branch(module, tuple(owner_node.body), owner, runs, test, True, carrier, check)
-        other = tuple(owner_node.orelse)
-        if not other and _leaves(owner_node.body):
+        body, orelse = owner_node.body, owner_node.orelse
+        check = _raises(body) or _raises(orelse)
+        yield Branch(
+            module, tuple(body), owner, runs, test, True, carrier, check, raises=_raises(body)
+        )
+        other = tuple(orelse)
+        if not other and _leaves(body):
             other = module.after(owner_node)
-        yield Branch(module, other, owner, skips, test, False, carrier, check)
+        yield Branch(
+            module, other, owner, skips, test, False, carrier, check, raises=_raises(orelse)
+        )
     elif isinstance(owner_node, ast.While):
         yield Branch(module, tuple(owner_node.body), owner, runs, test, True, carrier)
+    elif isinstance(owner_node, ast.Assert):  # a failed assert stops the run
+        yield Branch(module, (), owner, skips, test, False, carrier, True, raises=True)
 
 
 def _raises(body: Sequence[ast.stmt]) -> bool:

@@ -23,6 +23,7 @@ from scanner.reach.calls import Found, Reach, Step
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Tree
+from scanner.reach.tests import TEST_FILE
 from scanner.reach.trainer_keys import trainer_key
 
 SWITCH_WORDS = frozenset({*ON_WORDS, *OFF_WORDS, EMPTY})
@@ -115,6 +116,7 @@ class CodeReach:
                 if site.language is Language.PYTHON
                 else self._config_branches(site)
             )
+            if not TEST_FILE.search(b.module.rel)  # a test's code says what the test does
         ]
         judged = _Judged(self, knob, found).evidence() if found else None
         return judged if judged is not None else _documented(knob)
@@ -134,6 +136,7 @@ class _Judged:
         self.code = code
         self.knob = knob
         self.branches = [b for b in found if not b.check]
+        self.raising = [b for b in found if b.raises]
         self.all = found
         self._onlies: dict[tuple[str | None, str | None], list[Branch]] = {}
         self._weighed: list[str] = []
@@ -235,7 +238,22 @@ class _Judged:
                 return False
         return True
 
+    def _breaks(self, value: str) -> bool:
+        """Whether ``value`` makes a check stop the run that the variable unset passes (an
+        ``assert`` of the carried value, ``if not x: raise``): no value a recipe writes."""
+        for branch in self.raising:
+            under, unset = branch.runs(value), branch.runs(None)
+            if (
+                under is not None
+                and unset is not None
+                and any(a and not b for a, b in zip(under, unset, strict=True))
+            ):
+                return True
+        return False
+
     def _turns_off(self, value: str) -> Evidence | None:
+        if self._breaks(value):
+            return None
         lost, left = self._left(None, value)
         if not left:
             return None

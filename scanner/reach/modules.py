@@ -73,7 +73,7 @@ class Module:
         if known is None:
             found: dict[str, list[ast.expr]] = {}
             for node in ast.walk(function):
-                if isinstance(node, ast.If | ast.While | ast.IfExp):
+                if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
                     names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
                     for name in names:
                         found.setdefault(name, []).append(node.test)
