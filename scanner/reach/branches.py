@@ -154,8 +154,11 @@ def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
     for decision in site.decisions:
         if decision.kind is DecisionKind.READ:
             read = _read_node(module, site)
+            # Where the probes followed what the function returns, its callers are theirs.
+            returns = any(d.kind is DecisionKind.RETURN for d in site.decisions)
+            depth = MAX_CARRY if returns else 0
             if read is not None:
-                found.extend(uses(module, read, decision.outcomes, tree, carriers, MAX_CARRY))
+                found.extend(uses(module, read, decision.outcomes, tree, carriers, depth))
         elif decision.kind is DecisionKind.TEST:
             test = _find_test(module, decision, site)
             if test is not None:
@@ -284,7 +287,9 @@ def _stored(
     if decision.store == "local":
         function = module.function_node_around_line(site.line)
         if function is not None:
-            yield from _local_tests(module, function, name, decision.outcomes)
+            yield from _local_tests(
+                module, function, name, decision.outcomes, tree, carriers, depth
+            )
         return
     if decision.store == "attr":
         owner = module.owner_class_at(site.line)
@@ -324,6 +329,8 @@ def uses(
             yield from _decided(module, outer.test, _is(carrier), outcomes, choices=choices)
             if isinstance(outer, ast.If) and depth < MAX_CARRY:
                 yield from _early_return(module, outer, carrier, outcomes, tree, carriers, depth)
+            if isinstance(outer, ast.If):
+                yield from _flag_set(module, outer, carrier, outcomes, tree, carriers, depth)
             return
         if node is not carrier and isinstance(
             outer, ast.Return | ast.Assign | ast.AnnAssign | ast.keyword
@@ -434,6 +441,50 @@ def _early_return(
     yield from _returned(module, function, carried, tree, carriers, depth + 1)
 
 
+def _flag_set(
+    module: Module,
+    statement: ast.If,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """``if x or envs.X: flag = False`` / ``else: flag = ...``: a local one side sets to a
+    constant, tested further on, carries the decision (true or false as that side runs)."""
+    deciding = _deciding(module, statement.test, carrier, outcomes)
+    function = module.function_node_around(statement)
+    if deciding is None or function is None:
+        return
+    end = statement.end_lineno or statement.lineno
+    for side, holds in ((statement.body, True), (statement.orelse, False)):
+        for name, value in _constants_set(side).items():
+            carried = [(v, value if held is holds else not value) for v, held in deciding[1]]
+            yield from _local_tests(
+                module, function, name, carried, tree, carriers, depth, after=end
+            )
+
+
+def _named(name: str) -> IsCarrier:
+    """The test for a load of the local ``name``."""
+    return lambda node: isinstance(node, ast.Name) and node.id == name
+
+
+def _constants_set(body: Sequence[ast.stmt]) -> dict[str, bool]:
+    """The locals a block's own statements set to True or False."""
+    found: dict[str, bool] = {}
+    for statement in body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, bool)
+        ):
+            found[statement.targets[0].id] = statement.value.value
+    return found
+
+
 def _constant(node: ast.expr | None) -> object:
     """The constant returned: ``False``, or the first item of ``return False, "why"``."""
     if isinstance(node, ast.Tuple) and node.elts:
@@ -493,7 +544,9 @@ def _bound(
     if isinstance(target, ast.Name):
         function = module.function_node_around(statement)
         if function is not None:
-            yield from _local_tests(module, function, target.id, outcomes, choices=choices)
+            yield from _local_tests(
+                module, function, target.id, outcomes, tree, carriers, depth, choices=choices
+            )
     elif (
         isinstance(target, ast.Attribute)
         and isinstance(target.value, ast.Name)
@@ -512,18 +565,65 @@ def _local_tests(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     name: str,
     outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
     *,
     choices: bool = False,
+    after: int = 0,
 ) -> Iterator[Branch]:
-    """The tests of the local ``name`` in ``function``, which holds the carried value."""
+    """The tests of the local ``name`` in ``function`` (after line ``after``), which holds
+    the carried value, and, where it is handed to a function of the tree as an argument
+    (``decode(..., enable_lean=enable_lean)``), the tests of that parameter there."""
     for test in module.tests_naming(function).get(name, ()):
-        yield from _decided(
-            module,
-            test,
-            lambda n: isinstance(n, ast.Name) and n.id == name,
-            outcomes,
-            choices=choices,
-        )
+        if test.lineno > after:
+            yield from _decided(module, test, _named(name), outcomes, choices=choices)
+    if depth >= MAX_CARRY + 2:
+        return
+    for call, key in module.arguments_passing(function).get(name, ()):
+        if call.lineno <= after:
+            continue
+        callee = _callee(module, call, tree)
+        if callee is None:
+            continue
+        target, definition = callee
+        parameter = _parameter(definition, key, isinstance(call.func, ast.Attribute))
+        if parameter is not None:
+            yield from _local_tests(
+                target, definition, parameter, outcomes, tree, carriers, depth + 1, choices=choices
+            )
+
+
+def _callee(
+    module: Module, call: ast.Call, tree: Tree
+) -> tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The function of the tree a call calls, and its module."""
+    dotted = module.resolve(call.func, module.owner_class(call))
+    if dotted is None:
+        return None
+    split = tree.split(tree.reexported(dotted))
+    if split is None:
+        return None
+    target, local = split
+    definition = target.definitions.get(local)
+    if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
+        return target, definition
+    return None
+
+
+def _parameter(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, key: str | int, bound: bool
+) -> str | None:
+    """The parameter an argument lands in: by name, or by position (past ``self`` for a
+    method called through an object)."""
+    arguments = function.args
+    if isinstance(key, str):
+        names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+        return key if key in names else None
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if bound and positional and positional[0] in ("self", "cls"):
+        positional = positional[1:]
+    return positional[key] if key < len(positional) else None
 
 
 def _read_node(module: Module, site: Site) -> ast.expr | None:

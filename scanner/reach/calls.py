@@ -15,7 +15,7 @@ import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from scanner.reach.marks import Mark, decorator_marks, node_marks
+from scanner.reach.marks import Mark, decorator_marks, library_reference, node_marks
 from scanner.reach.modules import Definition, Module, Tree
 
 MAX_DEPTH = 8  # calls followed from a branch
@@ -206,7 +206,12 @@ class _Walker:
             self._follow(func, always)
 
     def _reference(self, node: ast.Name | ast.Attribute, always: bool) -> None:
+        """A function referred to (``run = flashinfer_gemm``) is called later: followed,
+        and an entry point of a kernel library is a mark where it is referred to."""
         self._follow(node, always)
+        mark = library_reference(self.module, node)
+        if mark is not None:
+            self.found.add(mark, (), always)
 
     def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
         dotted = self.module.resolve(node, self.owner)

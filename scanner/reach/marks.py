@@ -167,6 +167,20 @@ def _module_compile(call: ast.Call) -> bool:
     return not call.args and not call.keywords
 
 
+def library_reference(module: Module, node: ast.Name | ast.Attribute) -> Mark | None:
+    """A reference to an entry point of a kernel library outside the tree (imported, then
+    bound to be called: ``_run = run_splitk_dense``), as a mark; None otherwise."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
+        return None  # ``te.Linear`` in ``te.Linear(...)`` is its call's; only names here
+    name = module.resolve(node)
+    if name is None or "." not in name or module.in_tree(name):
+        return None
+    library = library_of(name)
+    if library is None:
+        return None
+    return Mark(MarkKind.LIBRARY, f"{library} ({name})", module.rel, node.lineno)
+
+
 def _assign_marks(module: Module, node: ast.Assign | ast.AnnAssign) -> list[Mark]:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     value = node.value

@@ -43,6 +43,7 @@ class Module:
     _locator: Locator | None = None
     _tests: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _local_strings: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    _arguments: dict[int, dict[str, list[tuple[ast.Call, str | int]]]] = field(default_factory=dict)
     # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
     # ``triton.jit``): set by the Tree that parsed the module.
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
@@ -78,6 +79,26 @@ class Module:
                     for name in names:
                         found.setdefault(name, []).append(node.test)
             known = self._tests[id(function)] = found
+        return known
+
+    def arguments_passing(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Mapping[str, list[tuple[ast.Call, str | int]]]:
+        """The calls in ``function`` that hand a local on as an argument, by the local's
+        name, with the keyword or the position it is passed at (one walk, kept)."""
+        known = self._arguments.get(id(function))
+        if known is None:
+            found: dict[str, list[tuple[ast.Call, str | int]]] = {}
+            for node in ast.walk(function):
+                if not isinstance(node, ast.Call):
+                    continue
+                for position, argument in enumerate(node.args):
+                    if isinstance(argument, ast.Name):
+                        found.setdefault(argument.id, []).append((node, position))
+                for keyword in node.keywords:
+                    if keyword.arg is not None and isinstance(keyword.value, ast.Name):
+                        found.setdefault(keyword.value.id, []).append((node, keyword.arg))
+            known = self._arguments[id(function)] = found
         return known
 
     def local_strings(
