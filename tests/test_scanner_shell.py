@@ -418,6 +418,21 @@ COMMAND_WRITES = [
         (Wrote("C", PREFIX, "3"), Wrote("D", PREFIX, "x")),
     ),
     (
+        "ray-job-runtime-env-json",
+        "ray job submit --address=http://h:8265 ▸▸--runtime-env-json='{\n"
+        '  "env_vars": {"NCCL_ALGO": "Ring", "N": 2, "1X": "no"}}\' -- python t.py',
+        (
+            Wrote("NCCL_ALGO", PREFIX, "Ring"),
+            Wrote("N", PREFIX, None, computed="2"),
+        ),
+    ),
+    (
+        "ray-job-runtime-env-json-separate",
+        "ray job submit --runtime-env-json ▸'{\"env_vars\": {\"A\": \"1\"}}' -- python t.py",
+        (Wrote("A", PREFIX, "1"),),
+    ),
+    ("ray-job-runtime-env-json-computed", 'ray job submit --runtime-env-json "$ENV" -- t', ()),
+    (
         "export-dynamic-name",
         'for K in a b; do\n  export ▸"$K"="$V"\ndone',
         (Wrote(None, WriteKind.EXPORT, None, computed='"$V"'),),

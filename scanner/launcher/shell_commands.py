@@ -1,5 +1,6 @@
 """Commands that set the environment of the program they start from their own command
-line: ``env X=1 cmd``, ``docker run -e X=1 img``, ``srun --export=A=1,B,ALL cmd``.
+line: ``env X=1 cmd``, ``docker run -e X=1 img``, ``srun --export=A=1,B,ALL cmd``,
+``ray job submit --runtime-env-json='{"env_vars": {"X": "1"}}' -- cmd``.
 
 Each gives the writes it makes, with the argument each sits in; a value that is not
 a constant is kept as written, and a variable passed through (``-e X``, ``--export=B``)
@@ -8,6 +9,7 @@ is written as ``$X``: the value it has where the command runs.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -93,6 +95,8 @@ def command_writes(command: str, args: Sequence[Node]) -> Iterator[CommandWrite]
         yield from _container(args[1:])
     elif command in _SLURM:
         yield from _slurm(args)
+    elif command == "ray" and [text(a) for a in args[:2]] == ["job", "submit"]:
+        yield from _ray_job(args[2:])
 
 
 def assignment(node: Node, after: str = "") -> CommandWrite | None:
@@ -200,3 +204,31 @@ def _export_list(node: Node, items: str) -> Iterator[CommandWrite]:
         else:
             constant = value if known is not None else unquoted(value)
             yield CommandWrite(node, name, constant, None if constant is not None else value)
+
+
+def _ray_job(args: Sequence[Node]) -> Iterator[CommandWrite]:
+    """``--runtime-env-json JSON``: the job's ``env_vars``, each a constant when the JSON is."""
+    for at, arg in enumerate(args):
+        word = text(arg)
+        if word == "--":
+            return  # the entrypoint
+        if word.startswith("--runtime-env-json="):
+            yield from _env_vars(arg, "--runtime-env-json=")
+        elif word == "--runtime-env-json" and at + 1 < len(args):
+            yield from _env_vars(args[at + 1])
+
+
+def _env_vars(node: Node, after: str = "") -> Iterator[CommandWrite]:
+    known = literal(node)
+    if known is None or not known.startswith(after):
+        return  # built at run time: nothing here says what it holds
+    try:
+        env = json.loads(known[len(after) :]).get("env_vars")
+    except (ValueError, AttributeError):
+        return
+    if not isinstance(env, dict):
+        return
+    for name, value in env.items():
+        if isinstance(name, str) and _NAME.match(name):
+            constant = value if isinstance(value, str) else None
+            yield CommandWrite(node, name, constant, None if constant is not None else json.dumps(value))
