@@ -150,6 +150,29 @@ MODE = {
     ),
 }
 
+# vllm-project/vllm v0.11+ (pinned in benchmarks/should/vllm.yaml), triton_utils/__init__.py:33
+# and force_first_config.py: the on value installs a replacement of Triton's Autotuner.run,
+# reached through importlib, that times no config: autotuning made deterministic.
+FIRST_CONFIG = {
+    "pkg/__init__.py": "",
+    "pkg/envs.py": ('import os\n\nFORCE = os.getenv("FW_TRITON_FORCE_FIRST_CONFIG", "0") == "1"\n'),
+    "pkg/force.py": (
+        "def install():\n"
+        "    import importlib\n\n"
+        '    autotuner_mod = importlib.import_module("triton.runtime.autotuner")\n'
+        "    Autotuner = autotuner_mod.Autotuner\n\n"
+        "    def _first(self, *args, **kwargs):\n"
+        "        return self.fn.run(*args, config=self.configs[0], **kwargs)\n\n"
+        "    Autotuner.run = _first\n"
+    ),
+    "pkg/utils.py": (
+        "from pkg import envs\n\n"
+        "if envs.FORCE:\n"
+        "    from pkg.force import install\n\n"
+        "    install()\n"
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "a-predicate-tested-elsewhere",
@@ -235,6 +258,18 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "FW_DETERMINISTIC='1' runs the branch of `os.environ.get('FW_DETERMINISTIC', '0') == "
         "'1'` at pkg/setup.py:7, which reaches torch.use_deterministic_algorithms(True) at "
         "pkg/setup.py:8: a deterministic mode",
+    ),
+    (
+        "autotuning-replaced-by-a-first-config",
+        FIRST_CONFIG,
+        "FW_TRITON_FORCE_FIRST_CONFIG",
+        Role.DETERMINISM,
+        Polarity.ENABLE,
+        "0",
+        "FW_TRITON_FORCE_FIRST_CONFIG='1' runs the branch of `envs.FORCE` at pkg/utils.py:3, "
+        "which reaches calls install (pkg/force.py:1) -> triton.runtime.autotuner.Autotuner.run "
+        "replaced by code that times nothing (no autotuning) at pkg/force.py:10: a "
+        "deterministic mode",
     ),
 ]
 

@@ -428,7 +428,7 @@ COMMAND_WRITES = [
     ),
     (
         "ray-job-runtime-env-json-separate",
-        "ray job submit --runtime-env-json ▸'{\"env_vars\": {\"A\": \"1\"}}' -- python t.py",
+        'ray job submit --runtime-env-json ▸\'{"env_vars": {"A": "1"}}\' -- python t.py',
         (Wrote("A", PREFIX, "1"),),
     ),
     ("ray-job-runtime-env-json-computed", 'ray job submit --runtime-env-json "$ENV" -- t', ()),

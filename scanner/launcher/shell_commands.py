@@ -231,4 +231,6 @@ def _env_vars(node: Node, after: str = "") -> Iterator[CommandWrite]:
     for name, value in env.items():
         if isinstance(name, str) and _NAME.match(name):
             constant = value if isinstance(value, str) else None
-            yield CommandWrite(node, name, constant, None if constant is not None else json.dumps(value))
+            yield CommandWrite(
+                node, name, constant, None if constant is not None else json.dumps(value)
+            )

@@ -83,6 +83,7 @@ _CALLS = {
 }
 _ATOMIC_METHODS = frozenset({"index_add_", "scatter_add_", "scatter_reduce_", "index_reduce_"})
 _TRITON_ATOMICS = ("triton.language.atomic_", "tl.atomic_")
+_AUTOTUNER = "triton.runtime.autotuner.Autotuner."
 _DETERMINISTIC_FLAGS = frozenset(
     {"torch.backends.cudnn.deterministic", "torch.backends.cuda.matmul.deterministic"}
 )
@@ -189,10 +190,48 @@ def _assign_marks(module: Module, node: ast.Assign | ast.AnnAssign) -> list[Mark
         name = module.resolve(target) if isinstance(target, ast.Attribute) else None
         if name in _DETERMINISTIC_FLAGS and _is_true(value):
             found.append(Mark(MarkKind.DETERMINISM, f"{name} = True", module.rel, node.lineno))
+        if (
+            name is not None
+            and name.startswith(_AUTOTUNER)
+            and not _benchmarks(module, node, value)
+        ):
+            found.append(
+                Mark(
+                    MarkKind.DETERMINISM,
+                    f"{name} replaced by code that times nothing (no autotuning)",
+                    module.rel,
+                    node.lineno,
+                )
+            )
         setting = _environ_setting(module, target, value)
         if setting is not None:
             found.append(Mark(MarkKind.DETERMINISM, setting, module.rel, node.lineno))
     return found
+
+
+def _benchmarks(module: Module, node: ast.stmt, value: ast.expr | None) -> bool:
+    """Whether the function assigned (a function defined in the same scope) times anything:
+    calls a ``do_bench`` or a ``_bench``, as Triton's autotuner does; an unknown value may."""
+    if not isinstance(value, ast.Name):
+        return True
+    scope = module.function_node_around(node) or module.tree
+    defined = next(
+        (
+            d
+            for d in ast.walk(scope)
+            if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == value.id
+        ),
+        None,
+    )
+    if defined is None:
+        return True
+    for inner in ast.walk(defined):
+        if isinstance(inner, ast.Call):
+            called = inner.func.attr if isinstance(inner.func, ast.Attribute) else None
+            called = called or (inner.func.id if isinstance(inner.func, ast.Name) else "")
+            if "bench" in called:
+                return True
+    return False
 
 
 def _environ_setting(module: Module, target: ast.expr, value: ast.expr | None) -> str | None:

@@ -473,9 +473,35 @@ def _index(module: Module, is_package: bool) -> None:
             bound.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
     module.globals = frozenset(bound)
     for statement in module.locate.statements():
-        if isinstance(statement, ast.Import | ast.ImportFrom) and id(statement) not in top:
+        if id(statement) in top:
+            continue
+        if isinstance(statement, ast.Import | ast.ImportFrom):
             for local, target in _imported(module, statement, is_package).items():
                 module.local_imports.setdefault(local, target)
+        elif (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            bound_to = _imported_value(module, statement.value)
+            if bound_to is not None:
+                module.local_imports.setdefault(statement.targets[0].id, bound_to)
+
+
+def _imported_value(module: Module, value: ast.expr) -> str | None:
+    """What a function's ``m = importlib.import_module("pkg.mod")`` or ``C = m.C`` binds."""
+    if (
+        isinstance(value, ast.Call)
+        and len(value.args) == 1
+        and isinstance(value.args[0], ast.Constant)
+        and isinstance(value.args[0].value, str)
+        and module.resolve(value.func) == "importlib.import_module"
+    ):
+        return value.args[0].value
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+        base = module.local_imports.get(value.value.id)
+        return f"{base}.{value.attr}" if base is not None else None
+    return None
 
 
 def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
