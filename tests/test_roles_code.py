@@ -173,6 +173,23 @@ FIRST_CONFIG = {
     ),
 }
 
+# A dispatch on a config key written as one test per choice: the key compared with one
+# choice in one test and another in the next; each test weighs every choice named.
+CHOICES_APART = {
+    "conf/exp.yaml": "model:\n  attn_impl: ${X_ATTN_IMPL:triton}\n",
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/run.py": (
+        "from pkg.kernels import fused_rms_norm\n\n\n"
+        "def run(config, x):\n"
+        '    if config.attn_impl == "triton":\n'
+        "        return fused_rms_norm(x)\n"
+        '    if config.attn_impl == "eager":\n'
+        "        return x\n"
+        '    raise ValueError("no such attention")\n'
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "a-predicate-tested-elsewhere",
@@ -235,6 +252,18 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
         "PRIMUS_USE_V4_ATTENTION_BACKEND='eager' leaves that branch, and what runs instead "
         "reaches no such kernel",
+    ),
+    (
+        "a-choice-compared-in-two-tests",
+        CHOICES_APART,
+        "X_ATTN_IMPL",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "eager",
+        "unset, it runs the branch of `config.attn_impl == 'triton'` at pkg/run.py:5, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_ATTN_IMPL='eager' leaves that branch, and what runs instead reaches no such kernel",
     ),
     (
         "a-key-the-trainer-documents",
@@ -376,6 +405,26 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
             ),
         },
         "X_PROFILE_DIR",
+        Role.VALUE,
+        "not a switch: the code uses its value",
+    ),
+    (
+        "a-config-key-that-names-what-it-holds-is-a-value",
+        {
+            "conf/exp.yaml": "model:\n  exp_name: ${X_EXP_NAME:triton}\n",
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/run.py": (
+                "from pkg.kernels import fused_rms_norm\n\n\n"
+                "def run(config, x):\n"
+                '    if config.exp_name == "triton":\n'
+                "        return fused_rms_norm(x)\n"
+                '    if config.exp_name == "eager":\n'
+                "        return x\n"
+                "    return x\n"
+            ),
+        },
+        "X_EXP_NAME",
         Role.VALUE,
         "not a switch: the code uses its value",
     ),

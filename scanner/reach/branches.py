@@ -147,6 +147,8 @@ def carried_names(site: Site, module_name: str) -> list[tuple[str, str]]:
 
 def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
     """Every branch the site's value decides."""
+    if not site.decisions:
+        return []  # nothing decided: the module need not be parsed
     module = tree.module_at(site.path)
     if module is None:
         return []

@@ -15,6 +15,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from scanner.conventions import name_words
 from scanner.launcher.config_verdict import handed_on
 from scanner.model import GateKind, Outcome, Site
 from scanner.reach.branches import MAX_CARRY, Branch, Carriers, uses
@@ -27,6 +28,32 @@ MAX_CONFIG_MODULES = 40  # modules naming a key: more, and the name is too commo
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\Z|[A-Za-z][A-Za-z0-9]{7,}\Z")
 _SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.UNKNOWN)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*\Z")
+# A key that names what it holds is a value, whatever word its default is (``exp_name:
+# llama``, ``train_data_path: mock``): no choice among code paths, so not followed.
+_HOLDS = frozenset(
+    [
+        "NAME",
+        "NAMES",
+        "PATH",
+        "PATHS",
+        "DIR",
+        "DIRS",
+        "FILE",
+        "FILES",
+        "ROOT",
+        "HOME",
+        "PREFIX",
+        "URL",
+        "URI",
+        "USER",
+        "PROJECT",
+        "GROUP",
+        "ENTITY",
+        "TAG",
+        "SIZE",
+        "BATCH",
+    ]
+)
 _INTEGER = re.compile(r"[-+]?[0-9]+\Z")
 _YAML_TRUE = frozenset({"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"})
 _YAML_FALSE = frozenset({"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"})
@@ -46,6 +73,8 @@ def config_key(site: Site) -> str | None:
     if handed is None or handed[0] is None:
         return None
     key = handed[0].rsplit(".", 1)[-1]
+    if gate.kind is GateKind.VALUE and _HOLDS.intersection(name_words(key)):
+        return None
     return key if _KEY.match(key) else None
 
 
@@ -54,20 +83,37 @@ def config_branches(site: Site, tree: Tree, carriers: Carriers) -> Iterator[Bran
     key = config_key(site)
     if key is None:
         return
-    outcomes = [(value, typed(site, value)) for value in (None, *PROBED)]
-    count = 0
     named = carriers.modules_naming(None, key)
     if len(named) > MAX_CONFIG_MODULES:
         return
-    for rel in named:
-        module = tree.module(rel)
-        if module is None:
-            continue
-        for read in _reads(module, key):
-            count += 1
-            if count > MAX_CONFIG_USES:
-                return
-            yield from uses(module, read, outcomes, tree, carriers, MAX_CARRY, choices=True)
+    reads = [
+        (module, read)
+        for rel in named
+        if (module := tree.module(rel)) is not None
+        for read in _reads(module, key)
+    ][:MAX_CONFIG_USES]
+    outcomes = [(value, typed(site, value)) for value in (None, *PROBED)]
+    found = _decided(reads, outcomes, tree, carriers)
+    # A string one test compares the key with is a choice every other test weighs too
+    # (``== "triton"`` here, ``== "eager"`` there): weighed again with all of them.
+    known = {value for value, _ in outcomes}
+    chosen = list(dict.fromkeys(v for b in found for v in b.taken if v not in known))
+    if chosen:
+        found = _decided(reads, [*outcomes, *((v, v) for v in chosen)], tree, carriers)
+    yield from found
+
+
+def _decided(
+    reads: list[tuple[Module, ast.expr]],
+    outcomes: list[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+) -> list[Branch]:
+    return [
+        branch
+        for module, read in reads
+        for branch in uses(module, read, outcomes, tree, carriers, MAX_CARRY, choices=True)
+    ]
 
 
 def typed(site: Site, value: str | None) -> Outcome:
