@@ -190,6 +190,28 @@ CHOICES_APART = {
     ),
 }
 
+# Primus fd1eeab, backends/megatron/patches/turbo/moe_dispatcher_patches.py:19-60: the
+# config key read into a local the predicate returns, and the predicate handed to the
+# decorator that registers the patch (``condition=``); the patch runs when it holds.
+REGISTERED = {
+    "conf/exp.yaml": "model:\n  use_turbo_deepep: ${X_USE_TURBO_DEEPEP:true}\n",
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/patches.py": (
+        "def register_patch(name, condition=None):\n"
+        "    def wrap(f):\n"
+        "        return f\n\n"
+        "    return wrap\n\n\n"
+        "def _can_patch(args):\n"
+        '    use_turbo_deepep = bool(getattr(args, "use_turbo_deepep", False))\n'
+        "    return use_turbo_deepep and args.ready\n\n\n"
+        '@register_patch("turbo.deepep", condition=_can_patch)\n'
+        "def patch_dispatcher(args):\n"
+        "    from pkg.kernels import fused_rms_norm\n\n"
+        "    args.dispatch = fused_rms_norm\n"
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "a-predicate-tested-elsewhere",
@@ -264,6 +286,18 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
         "X_ATTN_IMPL='eager' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-patch-registered-under-a-predicate",
+        REGISTERED,
+        "X_USE_TURBO_DEEPEP",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "false",
+        "unset, it runs the branch of `_can_patch` at pkg/patches.py:13, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_USE_TURBO_DEEPEP='false' leaves that "
+        "branch, and what runs instead reaches no such kernel",
     ),
     (
         "a-key-the-trainer-documents",

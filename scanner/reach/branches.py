@@ -15,6 +15,7 @@ import ast
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from scanner.model import Decision, DecisionKind, Outcome, Site
 from scanner.reach.marks import Mark, MarkKind
@@ -269,6 +270,9 @@ def _returned(
         if module is None:
             continue
         aliases = {short, *(local for local, target in module.imports.items() if target == carried)}
+        for branch in _conditioned(module, carried, aliases, outcomes):
+            count += 1
+            yield branch
         for call in (c for alias in sorted(aliases) for c in module.calls_named(alias)):
             owner = module.owner_class(call)
             if module.resolve(call.func, owner) != carried:
@@ -278,6 +282,47 @@ def _returned(
                 if count > MAX_CONSUMERS:
                     return
                 yield branch
+
+
+# Keywords a registering decorator takes its predicate under: the decorated function runs
+# when the predicate holds (Primus's ``@register_patch(..., condition=pred)``).
+CONDITION_KEYWORDS: Final = frozenset({"condition", "when", "predicate", "enabled_if"})
+
+
+def _conditioned(
+    module: Module,
+    carried: str,
+    aliases: Iterable[str],
+    outcomes: Sequence[tuple[str | None, Outcome]],
+) -> Iterator[Branch]:
+    """The functions registered under the predicate ``carried`` (``@register(condition=f)``):
+    each runs when ``f`` holds."""
+    for alias in sorted(aliases):
+        for load in module.loads_named(alias):
+            keyword = module.parent(load)
+            call = module.parent(keyword) if isinstance(keyword, ast.keyword) else None
+            function = module.parent(call) if isinstance(call, ast.Call) else None
+            if (
+                not isinstance(keyword, ast.keyword)
+                or keyword.arg not in CONDITION_KEYWORDS
+                or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+                or call not in function.decorator_list
+                or module.resolve(load) != carried
+            ):
+                continue
+            taken = {
+                value: (found,)
+                for value, outcome in outcomes
+                if (found := _truth(outcome)) is not None
+            }
+            if None in taken and len(set(taken.values())) > 1:
+                owner = module.owner_class(function)
+                yield Branch(module, tuple(function.body), owner, taken, load, True)
+
+
+def _truth(outcome: Outcome) -> bool | None:
+    """Whether a returned value holds; None when the probes could not say."""
+    return None if outcome is None else bool(outcome)
 
 
 def _stored(
@@ -580,6 +625,9 @@ def _local_tests(
     for test in module.tests_naming(function).get(name, ()):
         if test.lineno > after:
             yield from _decided(module, test, _named(name), outcomes, choices=choices)
+    for returned in _returns_naming(function, name):
+        if returned.lineno > after:
+            yield from uses(module, returned, outcomes, tree, carriers, depth, choices=choices)
     if depth >= MAX_CARRY + 2:
         return
     for call, key in module.arguments_passing(function).get(name, ()):
@@ -594,6 +642,23 @@ def _local_tests(
             yield from _local_tests(
                 target, definition, parameter, outcomes, tree, carriers, depth + 1, choices=choices
             )
+
+
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _returns_naming(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+) -> Iterator[ast.Name]:
+    """The loads of the local ``name`` in what ``function`` returns (``return x and ok()``),
+    nested functions left out."""
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            yield from (n for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id == name)
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            pending.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, _BLOCKS))
 
 
 def _callee(

@@ -112,7 +112,7 @@ def _decided(
     return [
         branch
         for module, read in reads
-        for branch in uses(module, read, outcomes, tree, carriers, MAX_CARRY, choices=True)
+        for branch in uses(module, read, outcomes, tree, carriers, MAX_CARRY - 1, choices=True)
     ]
 
 
