@@ -212,6 +212,30 @@ REGISTERED = {
     ),
 }
 
+# sgl-project/sglang (pinned in benchmarks/should/sglang.yaml), srt/models/inkling_common/
+# moe.py:406-416: the read is one of seven conditions of an ``and``; the other six decide
+# together, so the test is still weighed.
+MANY_CONDITIONS = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/gate.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "class Gate:\n"
+        "    def forward(self, x):\n"
+        "        if (\n"
+        "            self.capturer is None\n"
+        '            and os.environ.get("X_FUSED_GATE_TOPK", "1") == "1"\n'
+        "            and self.n == 4\n"
+        '            and self.activation == "sigmoid"\n'
+        "            and self.norm_after_topk\n"
+        "            and self.scale is not None\n"
+        "            and self.bias is not None\n"
+        "        ):\n"
+        "            return fused_rms_norm(x)\n"
+        "        return x.sigmoid()\n"
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "a-predicate-tested-elsewhere",
@@ -297,6 +321,19 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "unset, it runs the branch of `_can_patch` at pkg/patches.py:13, which reaches calls "
         "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
         "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_USE_TURBO_DEEPEP='false' leaves that "
+        "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-read-among-many-conditions",
+        MANY_CONDITIONS,
+        "X_FUSED_GATE_TOPK",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `self.capturer is None and "
+        "os.environ.get('X_FUSED_GATE_TO...` at pkg/gate.py:9, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_FUSED_GATE_TOPK='0' leaves that "
         "branch, and what runs instead reaches no such kernel",
     ),
     (

@@ -41,12 +41,13 @@ def truths(
     atoms (the same choices, in the same order, for every outcome); None when the test
     does not say how it uses the carrier (too many atoms, or a use not followed).
     ``names``: module names whose value is known (``x in _BACKENDS``)."""
-    atoms = _atoms(test, is_carrier, names)
+    atoms, same = _atoms(test, is_carrier, names)
     if len(atoms) > MAX_ATOMS:
         return None
     found: list[bool] = []
     for choice in itertools.product((False, True), repeat=len(atoms)):
         assigned = dict(zip(atoms, choice, strict=True))
+        assigned.update((node, assigned[atom]) for node, atom in same.items())
         value = _Evaluator(is_carrier, outcome, assigned, names).truth(test)
         if value is _UNKNOWN:
             return None
@@ -63,9 +64,13 @@ def value_of(node: ast.expr, is_carrier: IsCarrier, outcome: Outcome) -> tuple[b
     return value is not _UNKNOWN, value
 
 
-def _atoms(test: ast.expr, is_carrier: IsCarrier, names: Names) -> list[int]:
-    """The parts of ``test`` in a boolean position that are not evaluated here."""
+def _atoms(test: ast.expr, is_carrier: IsCarrier, names: Names) -> tuple[list[int], dict[int, int]]:
+    """The parts of ``test`` in a boolean position that are not evaluated here; and the
+    parts that take the same choice as one of them: the operands of one ``and`` (or one
+    ``or``) that do not hold the carrier decide together (``a and X and b and c`` is
+    ``(a and b and c) and X``), one atom however many they are."""
     found: list[int] = []
+    same: dict[int, int] = {}
 
     def boolean(node: ast.expr) -> None:
         if not _holds_carrier(node, is_carrier):
@@ -74,15 +79,22 @@ def _atoms(test: ast.expr, is_carrier: IsCarrier, names: Names) -> list[int]:
             for part in (node.test, node.body, node.orelse):
                 boolean(part)
         elif isinstance(node, ast.BoolOp):
+            rest: int | None = None
             for value in node.values:
-                boolean(value)
+                if _holds_carrier(value, is_carrier):
+                    boolean(value)
+                elif rest is None:
+                    rest = id(value)
+                    found.append(rest)
+                else:
+                    same[id(value)] = rest
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             boolean(node.operand)
         elif not _evaluable(node, is_carrier, names):
             found.append(id(node))
 
     boolean(test)
-    return found
+    return found, same
 
 
 def _evaluable(node: ast.expr, is_carrier: IsCarrier, names: Names) -> bool:
