@@ -22,7 +22,7 @@ INIT = """\
 Wrote registry.yaml: 5 knobs (3 on by default), every one untriaged.
 Wrote registry.schema.json: the registry's JSON schema, which the first line of \
 registry.yaml points editors at; commit it beside it.
-Roles proposed from the code: 1 kernel, 4 value; confirm each by writing `role: ROLE`.
+Roles proposed from the code: 4 value, 1 unknown; confirm each by writing `role: ROLE`.
 Undecided: 2 knobs whose gate the scan could not decide (`undecided:` in the registry); \
 no profile sets them, and `knobs check` lists them.
 Conflict in PYTORCH_CUDA_ALLOC_CONF: no single value turns every site off; how each site \

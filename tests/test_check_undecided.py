@@ -98,7 +98,7 @@ def test_the_scan_table_shows_a_question_mark_and_the_reason(root: Path) -> None
         + "\n"
         "X_FAST_PATH  -        ?               -         unknown  -          py       "
         "pkg/flags.py:9\n"
-        "X_FUSED      '1'      ?               -         kernel   -          py       "
+        "X_FUSED      '1'      ?               -         unknown  -          py       "
         "pkg/flags.py:5\n"
         "undecided X_FAST_PATH: it decides a branch through parse_flag(), which is not followed "
         "(pkg/flags.py:9)\n"
@@ -110,11 +110,12 @@ def test_the_scan_table_shows_a_question_mark_and_the_reason(root: Path) -> None
 
 def test_explain_shows_the_reason(root: Path) -> None:
     result = run_knobs("explain", "X_FUSED", cwd=root)
-    assert result.stdout.splitlines()[:9] == [
+    assert result.stdout.splitlines()[:10] == [
         "X_FUSED",
         "  registry   not registered in registry.yaml (the policy requires it)",
-        "  role       not stated; the scan proposes kernel: the name X_FUSED says FUSED "
-        "(a kernel choice)",
+        "  role       not stated; the scan proposes unknown: the name X_FUSED says FUSED, a hint "
+        "of a kernel choice, but no code",
+        "             it reaches shows one: words alone are not evidence",
         "  profiles   none sets it",
         "",
         "Read at 1 site: undecided (it goes through str2bool(), which is not followed).",

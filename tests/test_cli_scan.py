@@ -38,12 +38,12 @@ TREE = {
 }
 
 TABLE = """\
-knob                     default  on by default?  polarity  role    off value  read in  sites
-──────────────────────────────────────────────────────────────────────────────────────────────────────
-PRIMUS_BLOCK             '64'     value           -         value   -          py       pkg/model.py:7
-PRIMUS_DUMP              -        no              enable    debug   -          py       pkg/model.py:8
-PRIMUS_HC_TRITON         '1'      yes             enable    kernel  '0'        py       pkg/model.py:5
-PRIMUS_V4_ROUTER_TRITON  'True'   yes             enable    kernel  '0'        py       pkg/model.py:6
+knob                     default  on by default?  polarity  role     off value  read in  sites
+───────────────────────────────────────────────────────────────────────────────────────────────────────
+PRIMUS_BLOCK             '64'     value           -         value    -          py       pkg/model.py:7
+PRIMUS_DUMP              -        no              enable    debug    -          py       pkg/model.py:8
+PRIMUS_HC_TRITON         '1'      yes             enable    unknown  '0'        py       pkg/model.py:5
+PRIMUS_V4_ROUTER_TRITON  'True'   yes             enable    unknown  '0'        py       pkg/model.py:6
 
 dynamic reads (name not resolved):
   pkg/model.py:11:5: os.environ.get(f"PRIMUS_{kind}")
@@ -227,13 +227,13 @@ LAUNCHED = {
 }
 
 LAUNCHED_TABLE = """\
-knob        default                  on by     polarity  role    off    read  sites            set by
-                                     default?                    value  in
-───────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
-DEMO_FUSED  '1'                      yes       enable    kernel  '0'    py    src/model.py:3   launch/run.sh:2 '1' (+1)
-DEMO_OUT    -                        value     -         value   -      py    src/model.py:4   launch/run.sh:4 computed
-DEMO_ROOT   ${BASE}/runs (computed)  value     -         value   -      sh    launch/run.sh:7  -
-DEMO_ZONE   'us-central1'            value     -         value   -      sh    launch/run.sh:7  -
+knob        default                  on by     polarity  role     off    read  sites            set by
+                                     default?                     value  in
+────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+DEMO_FUSED  '1'                      yes       enable    unknown  '0'    py    src/model.py:3   launch/run.sh:2 '1' (+1)
+DEMO_OUT    -                        value     -         value    -      py    src/model.py:4   launch/run.sh:4 computed
+DEMO_ROOT   ${BASE}/runs (computed)  value     -         value    -      sh    launch/run.sh:7  -
+DEMO_ZONE   'us-central1'            value     -         value    -      sh    launch/run.sh:7  -
 
 4 knobs (1 on by default), 0 dynamic reads, 0 errors; 2 files scanned.
 """  # noqa: E501

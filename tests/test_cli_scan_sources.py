@@ -22,10 +22,10 @@ TREE = {
 }
 
 TABLE = """\
-knob       default  on by default?  polarity  role    off value  read in    sites
-───────────────────────────────────────────────────────────────────────────────────────────────────────────
-STEPS      '10'     value           -         value   -          sh         train.slurm:3
-USE_FUSED  '1'      yes             enable    kernel  '0'        docker+ci  .github/workflows/ci.yml:4 (+1)
+knob       default  on by default?  polarity  role     off value  read in    sites
+────────────────────────────────────────────────────────────────────────────────────────────────────────────
+STEPS      '10'     value           -         value    -          sh         train.slurm:3
+USE_FUSED  '1'      yes             enable    unknown  '0'        docker+ci  .github/workflows/ci.yml:4 (+1)
 
 2 knobs (1 on by default), 0 dynamic reads, 0 errors; 4 files scanned.
 """  # noqa: E501

@@ -12,7 +12,7 @@ from knobregistry.docsgen import parse, refresh
 from knobregistry.docsgen.sync import DOCS as DOCS_FAMILY
 from knobregistry.registry import load_registry
 from knobregistry.waivers import WAIVERS
-from tests import test_baseline, test_diff, test_docs, test_waivers
+from tests import test_baseline, test_diff, test_docs, test_export_roles, test_waivers
 from tests.conftest import REPO, run_knobs
 from tests.sample_project import NEW_GATE_FAILURE
 
@@ -114,6 +114,19 @@ def test_samples_in_the_guide_are_real_output(name: str, sample: str) -> None:
 def test_the_plugin_failure_in_the_guide_is_real_output() -> None:
     text = page("ci.md")
     assert NEW_GATE_FAILURE in text
+
+
+def test_the_undecided_knobs_in_the_guide_are_real_output() -> None:
+    """docs/profiles.md shows what the export prints where it leaves knobs of undecided gate
+    or unknown role, and what --strict prints instead, as tests/test_export_roles.py pins."""
+    text = page("profiles.md")
+    header = [
+        line for line in test_export_roles.RECIPE.splitlines() if line.startswith("# Left as")
+    ]
+    assert len(header) == 2
+    assert "```\n" + "\n".join(header) + "\n```\n" in text
+    assert f"```\n{test_export_roles.SAID}```\n" in text
+    assert f"```\n{test_export_roles.STRICT}```\n" in text
 
 
 def test_the_scan_table_in_the_guide_is_real_output() -> None:

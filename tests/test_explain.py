@@ -70,7 +70,8 @@ PRIMUS_HC_TRITON
   registry   registry.yaml:7:3
   gates      hyper-connection glue (Triton), pass both
   default    "1", on by default
-  role       not stated; the scan proposes unknown: the name PRIMUS_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence
+  role       not stated; the scan proposes unknown: the name PRIMUS_HC_TRITON says TRITON, a hint of a kernel choice,
+             but no code it reaches shows one: words alone are not evidence
   triage     breaks-bitwise (in backward)
   evidence   hardware: MI355X
              setup: 8 layers, PP2xEP4, mock data
@@ -101,7 +102,8 @@ ROPE = """\
 PRIMUS_ROPE_TRITON
   registry   registry.yaml:21:3
   default    "1", on by default
-  role       not stated; the scan proposes unknown: the name PRIMUS_ROPE_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence
+  role       not stated; the scan proposes unknown: the name PRIMUS_ROPE_TRITON says TRITON, a hint of a kernel choice,
+             but no code it reaches shows one: words alone are not evidence
   triage     reproducible
   evidence   -
   cost       -
@@ -221,7 +223,8 @@ LAUNCHED_EXPLAIN = """\
 DEMO_FUSED
   registry   registry.yaml:6:3
   default    "1", on by default
-  role       not stated; the scan proposes unknown: the name DEMO_FUSED says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence
+  role       not stated; the scan proposes unknown: the name DEMO_FUSED says FUSED, a hint of a kernel choice, but no
+             code it reaches shows one: words alone are not evidence
   triage     breaks-bitwise
   evidence   -
   cost       -

@@ -39,7 +39,8 @@ PRIMUS_HC_TRITON
   registry   registry.yaml:7:3
   gates      glue\\x1b]0;title\\x07, pass both
   default    "1", on by default
-  role       not stated; the scan proposes unknown: the name PRIMUS_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence
+  role       not stated; the scan proposes unknown: the name PRIMUS_HC_TRITON says TRITON, a hint of a kernel choice,
+             but no code it reaches shows one: words alone are not evidence
   triage     breaks-bitwise (in backward)
   evidence   hardware: MI355X\\nsetup: forged\\x1b]0;title\\x07
   cost       slower

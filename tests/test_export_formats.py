@@ -343,16 +343,41 @@ def test_registry_found_from_the_current_folder(project: Path) -> None:
     assert json.loads(result.stdout)["registry"] == "../registry.yaml"
 
 
+# A new fusion the registry does not name yet: its switch, and the branch that runs a
+# Triton kernel (kept in a module of its own, src/ the folder modules import from) while
+# it is on.
 INVALID_NAME_SOURCE = """
     import os
 
     def fused():
         return os.environ.get("DEMO-FUSED", "1") != "0"
+
+
+    def forward(x):
+        if fused():
+            from kernels import fused_add
+
+            return fused_add(x)
+        return x + 1
+    """
+
+KERNELS_SOURCE = """
+    import triton
+
+
+    @triton.jit
+    def _add_kernel(x_ptr):
+        pass
+
+
+    def fused_add(x):
+        _add_kernel[(1,)](x)
+        return x
     """
 
 
 def test_invalid_variable_name_exits_2(project: Path) -> None:
-    write_tree(project, {"src/fused.py": INVALID_NAME_SOURCE})
+    write_tree(project, {"src/fused.py": INVALID_NAME_SOURCE, "src/kernels.py": KERNELS_SOURCE})
     plain = export(project, "--profile", "bitwise", "--scan", "-f", "json")
     result = export(project, "--profile", "bitwise", "--scan")
     assert plain.returncode == 2
@@ -364,7 +389,8 @@ def test_invalid_variable_name_exits_2(project: Path) -> None:
 
 
 def test_scan_covers_a_new_fusion(project: Path) -> None:
-    write_tree(project, {"src/fused.py": INVALID_NAME_SOURCE.replace("DEMO-FUSED", "DEMO_NEW")})
+    fused = INVALID_NAME_SOURCE.replace("DEMO-FUSED", "DEMO_NEW")
+    write_tree(project, {"src/fused.py": fused, "src/kernels.py": KERNELS_SOURCE})
     without = export(project, "--profile", "bitwise", "-f", "json")
     assert "DEMO_NEW" not in json.loads(without.stdout)["env"]
     result = export(project, "--profile", "bitwise", "-f", "json", "--scan")

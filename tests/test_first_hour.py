@@ -32,6 +32,44 @@ GATES = """
 
     if os.environ.get("MYP_COMPILE_DISABLE") != "1":
         raise RuntimeError("MYP_COMPILE_DISABLE=1 is required")
+
+
+    def forward(x):
+        if attn():
+            from kernels import attention
+
+            x = attention(x)
+        if fused_adam():
+            from kernels import adam_step
+
+            x = adam_step(x)
+        return x
+"""
+
+# The Triton kernels the two kernel switches choose, imported only where a branch runs them
+# (so importing gates needs no triton).
+KERNELS = """
+    import triton
+
+
+    @triton.jit
+    def _attention_kernel(x_ptr):
+        pass
+
+
+    @triton.jit
+    def _adam_kernel(p_ptr):
+        pass
+
+
+    def attention(x):
+        _attention_kernel[(1,)](x)
+        return x
+
+
+    def adam_step(p):
+        _adam_kernel[(1,)](p)
+        return p
 """
 
 LAUNCH = """
@@ -44,7 +82,8 @@ PROBE = "import gates; print(gates.attn(), gates.norm(), gates.fused_adam(), gat
 
 
 def _fresh(tmp_path: Path) -> Path:
-    root = write_tree(tmp_path / "proj", {"src/gates.py": GATES, "launch.sh": LAUNCH})
+    files = {"src/gates.py": GATES, "src/kernels.py": KERNELS, "launch.sh": LAUNCH}
+    root = write_tree(tmp_path / "proj", files)
     (root / ".git").mkdir()
     return root
 
@@ -56,17 +95,18 @@ def test_init_check_export_then_sourcing_turns_every_default_on_kernel_off(tmp_p
     check = run_knobs("check", cwd=root)
     assert (check.returncode, check.stdout) == (
         0,
-        "No problems: 6 knobs in 3 files checked against registry.yaml (policy all).\n",
+        "No problems: 6 knobs in 4 files checked against registry.yaml (policy all).\n",
     )
     export = run_knobs("export", "--profile", "bitwise", "--unset-others", cwd=root)
     assert export.returncode == 0, export.stderr
-    assert export.stdout.splitlines()[-3:] == [
+    assert export.stdout.splitlines()[-4:] == [
         "export MYP_ATTN_TRITON='0'",
         "export MYP_DISABLE_FUSED_ADAM='1'",
+        "export PYTHONHASHSEED='0'",  # the catalogue's, for a project that imports triton
         "unset MYP_NORM",
     ]  # MYP_DATA_ROOT, MYP_CACHE and MYP_COMPILE_DISABLE are required: never unset
     assert export.stderr == (
-        "knobs export: Set 2 variables: 2 kernel.\n"
+        "knobs export: Set 3 variables: 2 kernel, 1 stack.\n"
         "knobs export: Unset 1 variable.\n"
         "knobs export: Left as the code has them: 1 knob (1 unknown role); `knobs export "
         "--profile bitwise --registry registry.yaml --explain` lists them.\n"

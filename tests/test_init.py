@@ -41,7 +41,7 @@ SCHEMA_NOTE = (
 
 
 ROLES_NOTE = (
-    "Roles proposed from the code: 2 kernel, 1 feature, 1 value; confirm each by writing "
+    "Roles proposed from the code: 1 feature, 1 value, 2 unknown; confirm each by writing "
     "`role: ROLE`.\n"
 )
 

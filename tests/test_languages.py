@@ -83,7 +83,7 @@ def test_pyproject_languages_reach_the_scan_and_its_read_in_column(tmp_path: Pat
         "'1'",
         "yes",
         "enable",
-        "kernel",
+        "unknown",
         "'0'",
         "sh",
     ]

@@ -52,6 +52,7 @@ SCANNER_LAYERS = {
     "scanner.syntax": 2,  # the libcst tree: walking it, symbols, reads, events
     "scanner.interpret": 3,  # the interpreter that judges a gate
     "scanner.launcher": 3,  # shell scripts and YAML configs: the launcher layers
+    "scanner.reach": 3,  # what a gate's branches reach (ast): the code evidence of a role
     "scanner.run": 4,  # running files, pooling and caching them, the scan itself
     "scanner": 5,  # the public API
 }

@@ -14,6 +14,11 @@ from scanner import Polarity
 from tests.conftest import run_knobs, write_tree
 from tests.sample_project import check, edit
 
+# Two switches whose code chooses a kernel library's fused path over plain PyTorch:
+# Liger-Kernel's Triton RMSNorm (liger_kernel/ops/rms_norm.py) and Apex's FusedAdam (as
+# training scripts import it, `from apex.optimizers import FusedAdam`); the second is named
+# for turning its kernel off. Neither library is in the catalogue, so the stack's settings
+# stay out of these checks.
 FUSED = """
     import os
 
@@ -23,6 +28,18 @@ FUSED = """
     RANK = int(os.environ.get("RANK", "0"))
     WORLD = int(os.environ["WORLD_SIZE"])
     PORT = os.environ.get("MASTER_PORT", "29500")
+
+
+    def step(x, params):
+        if HC:
+            from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+
+            x = LigerRMSNormFunction.apply(x)
+        if not ADAM_OFF:
+            from apex.optimizers import FusedAdam
+
+            return x, FusedAdam(params)
+        return x, None
     """
 
 REGISTRY = """
@@ -49,15 +66,15 @@ knobs:
     default_on: false
     polarity: disable
     role:
-      proposed: unknown
-      reason: "the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
+      proposed: kernel
+      reason: "unset, it runs the branch of `not ADAM_OFF` at pkg/fused.py:16, which reaches NVIDIA Apex (apex.optimizers.FusedAdam) at pkg/fused.py:19; X_DISABLE_FUSED_ADAM='1' leaves that branch, and what runs instead reaches no such kernel"
     triage: untriaged
   X_HC_TRITON:
     default: "1"
     default_on: true
     role:
-      proposed: unknown
-      reason: "the name X_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
+      proposed: kernel
+      reason: "unset, it runs the branch of `HC` at pkg/fused.py:12, which reaches Liger-Kernel (liger_kernel.ops.rms_norm.LigerRMSNormFunction.apply) at pkg/fused.py:15; X_HC_TRITON='0' leaves that branch, and what runs instead reaches no such kernel"
     triage: untriaged
 """  # noqa: E501
 
@@ -71,8 +88,8 @@ default, so the feature it disables is on ("1" turns the feature off) and read h
         default_on: false
         polarity: disable
         role:
-          proposed: unknown
-          reason: "the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
+          proposed: kernel
+          reason: "unset, it runs the branch of `not ADAM_OFF` at pkg/fused.py:16, which reaches NVIDIA Apex (apex.optimizers.FusedAdam) at pkg/fused.py:19; X_DISABLE_FUSED_ADAM='1' leaves that branch, and what runs instead reaches no such kernel"
         triage: untriaged
 pkg/fused.py:4:6: KNB001 error: X_HC_TRITON is not registered in registry.yaml: it is on by \
 default ("0" \
@@ -82,8 +99,8 @@ turns it off) and read here.
         default: "1"
         default_on: true
         role:
-          proposed: unknown
-          reason: "the name X_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
+          proposed: kernel
+          reason: "unset, it runs the branch of `HC` at pkg/fused.py:12, which reaches Liger-Kernel (liger_kernel.ops.rms_norm.LigerRMSNormFunction.apply) at pkg/fused.py:15; X_HC_TRITON='0' leaves that branch, and what runs instead reaches no such kernel"
         triage: untriaged
 
 Found 2 errors: 6 knobs in 2 files checked against registry.yaml (policy default-on).
@@ -203,7 +220,9 @@ X_DISABLE_FUSED_ADAM
   registry   registry.yaml:6:3
   default    "0", off by default
   polarity   disable: turning it on turns its feature off (the feature is on by default)
-  role       unknown (proposed: the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence)
+  role       kernel (proposed: unset, it runs the branch of `not ADAM_OFF` at pkg/fused.py:16, which reaches NVIDIA Apex
+             (apex.optimizers.FusedAdam) at pkg/fused.py:19; X_DISABLE_FUSED_ADAM='1' leaves that branch, and what runs
+             instead reaches no such kernel)
   triage     untriaged
   evidence   -
   cost       -
@@ -267,8 +286,8 @@ pkg/fused.py:3
     polarity: disable
     off_value: "0"
     role:
-      proposed: unknown
-      reason: "the name X_DISABLE_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
+      proposed: kernel
+      reason: "unset, it runs the branch of `not ADAM_OFF` at pkg/fused.py:16, which reaches NVIDIA Apex (apex.optimizers.FusedAdam) at pkg/fused.py:19; X_DISABLE_FUSED_ADAM='1' leaves that branch, and what runs instead reaches no such kernel"
     triage: untriaged
 
   X_FP8:
@@ -289,8 +308,8 @@ pkg/fused.py:3
     polarity: enable
     off_value: "0"
     role:
-      proposed: unknown
-      reason: "the name X_HC_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
+      proposed: kernel
+      reason: "unset, it runs the branch of `HC` at pkg/fused.py:12, which reaches Liger-Kernel (liger_kernel.ops.rms_norm.LigerRMSNormFunction.apply) at pkg/fused.py:15; X_HC_TRITON='0' leaves that branch, and what runs instead reaches no such kernel"
     triage: untriaged
 """  # noqa: E501
 

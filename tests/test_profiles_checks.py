@@ -37,12 +37,23 @@ def strict():
     return os.environ.get("DEMO_STRICT", "0") == "1"
 """
 
+# A new fusion: its switch, and the branch that runs Liger-Kernel's Triton RMSNorm
+# (liger_kernel/ops/rms_norm.py) instead of plain tensor ops (a library not in the
+# catalogue, so the stack's settings stay out of these checks).
 NEW_FUSION = """
 import os
 
 
 def new_fusion():
     return os.environ.get("DEMO_NEW_TRITON", "1") != "0"
+
+
+def norm(x, weight):
+    if new_fusion():
+        from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+
+        return LigerRMSNormFunction.apply(x, weight, 1e-6)
+    return x * (x.pow(2).mean(-1, keepdim=True) + 1e-6).rsqrt() * weight
 """
 
 KNOBS = """\
@@ -364,6 +375,21 @@ config:
     assert run(tmp_path, BITWISE_COVERED, knobs=KNOBS + seed_and_primus) == []
 
 
+# The new fusion's branch: it runs Liger-Kernel's Triton RMSNorm, a library the catalogue
+# does not hold (a Triton kernel of the tree's own would import triton, and the catalogue's
+# settings for a project using triton are not what this test is about).
+MHC_BRANCH = """
+
+
+def mhc(x, weight):
+    if new():
+        from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+
+        return LigerRMSNormFunction.apply(x, weight, 1e-6)
+    return x
+"""
+
+
 def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Path) -> None:
     """The repository's registry, over a tree that reads its knobs as Primus does."""
     registry = load_registry(REPO / "registry.yaml")
@@ -402,7 +428,7 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
     fusion = "\n".join(
         [*lines, "def new():", '    return os.environ.get("PRIMUS_MHC_TRITON", "1") != "0"']
     )
-    write_tree(tree, {"primus/backends/megatron/core/transformer/v4.py": fusion})
+    write_tree(tree, {"primus/backends/megatron/core/transformer/v4.py": fusion + MHC_BRANCH})
     result = scan(scope, Settings(match=registry.scan.match), root=tree)
     # The bitwise profile's select rule covers a new fusion once it is registered, so the
     # profile check leaves it to KNB001 ...

@@ -224,6 +224,28 @@ SOURCE = {
             return os.environ.get("DEMO_ATTN_TRITON", "1").lower() not in ("0", "false")
 
         BLOCK = int(os.environ.get("DEMO_SIZE", "64"))
+
+
+        def forward(x):
+            if new_fusion():
+                from kernels import fused_add
+
+                return fused_add(x)
+            return x + 1
+        """,
+    # The Triton kernel the new fusion's branch runs: what makes it a kernel choice.
+    "src/kernels.py": """
+        import triton
+
+
+        @triton.jit
+        def _add_kernel(x_ptr):
+            pass
+
+
+        def fused_add(x):
+            _add_kernel[(1,)](x)
+            return x
         """,
 }
 

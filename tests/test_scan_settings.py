@@ -195,5 +195,5 @@ def test_pyproject_accessors_reach_scan_and_check(root: Path) -> None:
         '[tool.knobs]\naccessors = ["read_knob"]\n', encoding="utf-8"
     )
     table = run_knobs("scan", "pkg", cwd=root).stdout
-    assert "X_READ_FUSED        '1'      yes             enable    kernel   '0'" in table
+    assert "X_READ_FUSED        '1'      yes             enable    unknown  '0'" in table
     assert "KNB001 error: X_READ_FUSED is not registered" in check(root)[1]
