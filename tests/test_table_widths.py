@@ -171,7 +171,7 @@ def test_a_long_name_stacks_and_no_path_is_cut(tmp_path: Path) -> None:
     # At 80 the module's name breaks after a '_', whole: no character is cut.
     assert "…" not in narrow + middle + roomy
     assert "codegen/config_with_a_\n" in narrow.replace(" ", "")
-    assert re.findall(r"\bmodule_name\.py:\d", narrow)
+    assert re.findall(r"\blong_module_name\.py:\d", narrow)
 
 
 @pytest.mark.parametrize(
