@@ -19,16 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from scanner.conventions import name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Role, Site, Write
-from scanner.reach.tests import TEST_FILE
-
-if TYPE_CHECKING:
-    from scanner.reach.evidence import CodeReach, Evidence
+from scanner.suite_files import TEST_FILE
 
 
 def _words(text: str) -> frozenset[str]:
@@ -158,8 +155,26 @@ class Proposal:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A role the code shows, why, and the value that does it (the value that leads away
+    from the kernel for a kernel choice, the value that turns a deterministic mode on)."""
+
+    role: Role
+    reason: str
+    value: str | None = None
+    default_reaches: bool = False  # the kernel (or the mode) is what runs when unset
+
+
+class CodeEvidence(Protocol):
+    """What a tree's code shows about each knob (``scanner.reach.evidence.CodeReach``)."""
+
+    def evidence(self, knob: Knob) -> Evidence | None:
+        """The role the knob's branches show; None when they show nothing."""
+
+
 def propose_roles(
-    knobs: Iterable[Knob], writes: Sequence[Write], code: CodeReach | None = None
+    knobs: Iterable[Knob], writes: Sequence[Write], code: CodeEvidence | None = None
 ) -> tuple[Knob, ...]:
     """``knobs``, each with its proposed role and reason (``code``: what the tree's code
     reaches, to read each knob's branches)."""

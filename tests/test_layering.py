@@ -47,7 +47,8 @@ SCANNER_LAYERS = {
     "scanner.settings": 0,  # the one Settings of a scan, its cache key from its fields
     "scanner.languages": 0,  # the Language enum (the reader registry is scanner.run.readers)
     "scanner.determinism": 0,  # the catalogue of the stack's determinism settings
-    "scanner.roles": 0,  # what a knob controls, from its verdict, writes and words
+    "scanner.roles": 0,  # what a knob controls, from its verdict, writes, words and code
+    "scanner.suite_files": 0,  # which files are tests
     "scanner.source": 1,  # reading files and narrowing them (ast only)
     "scanner.syntax": 2,  # the libcst tree: walking it, symbols, reads, events
     "scanner.interpret": 3,  # the interpreter that judges a gate

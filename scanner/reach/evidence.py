@@ -23,21 +23,11 @@ from scanner.reach.calls import Found, Reach, Step
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Tree
-from scanner.reach.tests import TEST_FILE
 from scanner.reach.trainer_keys import trainer_key
+from scanner.roles import Evidence
+from scanner.suite_files import TEST_FILE
 
 SWITCH_WORDS = frozenset({*ON_WORDS, *OFF_WORDS, EMPTY})
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """A role the code shows, why, and the value that does it (the value that leads away
-    from the kernel for a kernel choice, the value that turns a deterministic mode on)."""
-
-    role: Role
-    reason: str
-    value: str | None = None
-    default_reaches: bool = False  # the kernel (or the mode) is what runs when unset
 
 
 class CodeReach:

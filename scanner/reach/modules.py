@@ -15,7 +15,7 @@ from pathlib import Path
 
 from scanner.reach.locate import Locator, Tested
 from scanner.source.files import SourceError, decode_source, read_bytes
-from scanner.syntax.symbols import resolve_relative
+from scanner.syntax.namespace import resolve_relative
 
 MAX_MODULE_BYTES = 4 * 1024 * 1024  # a larger module is generated code, not a kernel's
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef

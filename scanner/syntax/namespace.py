@@ -32,3 +32,18 @@ class Symbols:
             star_modules=self.star_modules,
             class_constants={k: v for k, v in self.class_constants.items() if k in names},
         )
+
+
+def resolve_relative(module: str, is_package: bool, level: int, target: str) -> str:
+    """The absolute module named by ``from <level dots><target> import ...``."""
+    if level == 0:
+        return target
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: max(0, len(parts) - (level - 1))]
+    base = ".".join(parts)
+    if target:
+        return f"{base}.{target}" if base else target
+    return base

@@ -14,7 +14,7 @@ from collections.abc import Collection
 import libcst as cst
 
 from scanner.accessors import OS_NAMES
-from scanner.syntax.namespace import Symbols
+from scanner.syntax.namespace import Symbols, resolve_relative
 from scanner.syntax.walk import nodes
 
 
@@ -46,21 +46,6 @@ def dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Attribute):
         return f"{dotted(node.value)}.{node.attr.value}"
     return ""
-
-
-def resolve_relative(module: str, is_package: bool, level: int, target: str) -> str:
-    """The absolute module named by ``from <level dots><target> import ...``."""
-    if level == 0:
-        return target
-    parts = module.split(".") if module else []
-    if not is_package:
-        parts = parts[:-1]
-    if level > 1:
-        parts = parts[: max(0, len(parts) - (level - 1))]
-    base = ".".join(parts)
-    if target:
-        return f"{base}.{target}" if base else target
-    return base
 
 
 class _ImportCollector:
