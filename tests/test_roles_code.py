@@ -236,6 +236,67 @@ MANY_CONDITIONS = {
     ),
 }
 
+# AMD-AGI/Primus fd1eeab, v4_attention_kernels/_triton_v1/v4_attention_bwd.py:1778: the gate
+# launches the pool keys' dK/dV kernel and has no else; off, nothing computes them.
+SKIPPED = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/bwd.py": (
+        "import os\n\nfrom pkg.kernels import _fwd_kernel\n\n\n"
+        "def backward(dk, n):\n"
+        "    _fwd_kernel[(1,)](dk, n)\n"
+        '    if n > 0 and os.getenv("X_BWD_POOL", "1") == "1":\n'
+        "        pool = n - 1\n"
+        "        _fwd_kernel[(1,)](dk, pool)\n"
+        "    return dk\n"
+    ),
+}
+# sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
+# sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
+OVERRIDE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/invariant.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n"
+        '_TRITON = os.environ.get("X_INVARIANT_TRITON", "1") == "1"\n\n\n'
+        "def mm(a, b):\n"
+        "    if _TRITON:\n"
+        "        return fused_rms_norm(a)\n"
+        "    return torch.mm(a, b)\n\n\n"
+        '_lib = torch.library.Library("aten", "IMPL")\n'
+        '_lib.impl("mm", mm, "CUDA")\n'
+    ),
+}
+# sgl-project/sglang, srt/utils/common.py:2656 and
+# srt/model_executor/runner/flashinfer_autotune.py:299: a library's logger and a private
+# helper of it run no kernel.
+LOGGER = {
+    "pkg/__init__.py": "",
+    "pkg/common.py": (
+        "import os\n\n\n"
+        "def configure():\n"
+        '    if os.environ.get("X_IS_FLASHINFER_AVAILABLE", "1") == "1":\n'
+        "        from flashinfer.jit.core import logger\n\n"
+        "        logger.setLevel(10)\n"
+        "        from flashinfer.autotuner import _collect_metadata\n\n"
+        "        _collect_metadata()\n"
+    ),
+}
+# An attribute set on a kernel's function, and one read through its module: neither calls it.
+NAMESPACE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/warn.py": (
+        "import os\n\nfrom pkg import kernels\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "def run(x):\n"
+        '    if os.environ.get("X_WARN_ONCE", "1") == "1":\n'
+        "        fused_rms_norm.warned = True\n"
+        "        print(kernels.fused_rms_norm.__name__)\n"
+        "    return x\n"
+    ),
+}
+
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "a-predicate-tested-elsewhere",
@@ -370,6 +431,51 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "which reaches calls install (pkg/force.py:1) -> triton.runtime.autotuner.Autotuner.run "
         "replaced by code that times nothing (no autotuning) at pkg/force.py:10: a "
         "deterministic mode",
+    ),
+    (
+        "a-kernel-skipped-with-nothing-in-its-place",
+        SKIPPED,
+        "X_BWD_POOL",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `n > 0 and os.getenv('X_BWD_POOL', '1') == '1'` at "
+        "pkg/bwd.py:8, which reaches calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit "
+        "_fwd_kernel at pkg/kernels.py:6; X_BWD_POOL='0' skips that branch and runs nothing in "
+        "its place, so the work it does may be left undone: a person must say",
+    ),
+    (
+        "a-read-in-code-that-replaces-torch-ops",
+        OVERRIDE,
+        "X_INVARIANT_TRITON",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `_TRITON` at pkg/invariant.py:11, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_INVARIANT_TRITON='0' leaves that "
+        "branch, and what runs instead reaches no such kernel; but it is read in code that "
+        "replaces torch's own ops (torch.library.Library('aten', 'IMPL') at "
+        "pkg/invariant.py:16), where a kernel may be what makes the run deterministic: a "
+        "person must say",
+    ),
+    (
+        "a-library-logger-and-private-helper-are-no-kernel",
+        LOGGER,
+        "X_IS_FLASHINFER_AVAILABLE",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "an-attribute-of-a-kernel-function-is-no-call",
+        NAMESPACE,
+        "X_WARN_ONCE",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
 ]
 

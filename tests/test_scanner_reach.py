@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scanner import GateKind, Polarity, ReadKind, Settings, scan
+from scanner.reach.libraries import library_of
 from tests.conftest import write_tree
 
 B, V, P = GateKind.BOOLEAN, GateKind.VALUE, GateKind.PRESENCE
@@ -512,3 +513,18 @@ def test_a_configured_accessor_is_found_only_with_the_setting(tmp_path: Path) ->
     case = next(c for c in CASES if c.id == "an-accessor-the-project-names")
     write_tree(tmp_path, case.files)
     assert scan([tmp_path], root=tmp_path).knobs == ()
+
+
+@pytest.mark.parametrize(
+    ("dotted", "library"),
+    [
+        ("flashinfer.gemm.bmm_fp8", "FlashInfer"),
+        ("flashinfer.jit.core.logger", None),
+        ("flashinfer.autotuner._collect_metadata", None),
+        ("vllm._custom_ops.rms_norm", "vLLM's custom ops"),
+        ("sglang.jit_kernel.rope.apply_rope", "SGLang's JIT kernels"),
+        ("numpy.dot", None),
+    ],
+)
+def test_library_of_names_kernel_entry_points_only(dotted: str, library: str | None) -> None:
+    assert library_of(dotted) == library

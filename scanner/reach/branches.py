@@ -46,6 +46,9 @@ class Branch:
     carrier: IsCarrier | None = None
     check: bool = False
     raises: bool = False  # the side of a check that stops the run (raise, a failed assert)
+    # A registered function (``@register(condition=f)``): when it does not run, the code
+    # it would have replaced runs, so leaving it is not leaving its work undone.
+    replaces: bool = False
     # What the branch reaches besides its code: a value handed on as ``deterministic=``.
     marks: tuple[Mark, ...] = ()
     _more: dict[str, tuple[bool, ...] | None] = field(default_factory=dict)
@@ -317,7 +320,9 @@ def _conditioned(
             }
             if None in taken and len(set(taken.values())) > 1:
                 owner = module.owner_class(function)
-                yield Branch(module, tuple(function.body), owner, taken, load, True)
+                yield Branch(
+                    module, tuple(function.body), owner, taken, load, True, replaces=True
+                )
 
 
 def _truth(outcome: Outcome) -> bool | None:

@@ -190,11 +190,23 @@ class _Walker:
         elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
             self._reference(node, always)
             if isinstance(node, ast.Attribute):
-                self.visit(node.value, always=always)
+                self._namespace(node.value, always)
+            return
+        elif isinstance(node, ast.Attribute):  # f.warned = True: f is not called
+            self._namespace(node.value, always)
             return
         loop = in_loop or isinstance(node, _LOOPS)
         for child, child_always in _children(node, always):
             self.visit(child, always=child_always, in_loop=loop and not isinstance(child, _NESTED))
+
+    def _namespace(self, node: ast.expr, always: bool) -> None:
+        """The base of an attribute (``cute`` in ``cute.runtime``, ``f`` in ``f.warned``): a
+        module or an object whose attribute is used, not a function called or handed on;
+        anything it is computed with is walked."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            self.visit(node, always=always)
 
     def _call(self, call: ast.Call, always: bool) -> None:
         func = call.func

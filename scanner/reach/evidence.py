@@ -12,6 +12,7 @@ value reaches a kernel of its own, the code does not say which is safe: unknown.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from scanner.reach.branches import Branch, Carriers, branches, carried_names
 from scanner.reach.calls import Found, Reach, Step
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
-from scanner.reach.modules import Tree
+from scanner.reach.modules import Module, Tree
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
 from scanner.suite_files import TEST_FILE
@@ -109,7 +110,62 @@ class CodeReach:
             if not TEST_FILE.search(b.module.rel)  # a test's code says what the test does
         ]
         judged = _Judged(self, knob, found).evidence() if found else None
+        if judged is not None and judged.role is Role.KERNEL:
+            overriding = next((o for b in found if (o := _overrides_torch(b.module))), None)
+            if overriding is not None:
+                return Evidence(
+                    Role.UNKNOWN,
+                    f"{judged.reason}; but it is read in code that replaces torch's own ops "
+                    f"({overriding}), where a kernel may be what makes the run deterministic: "
+                    "a person must say",
+                )
         return judged if judged is not None else _documented(knob)
+
+
+def _replaces(branch: Branch) -> bool:
+    """Whether leaving ``branch`` leaves something else in its place: a registered
+    function's original, a ternary's other value, or a name the branch rebinds that held a
+    value before it (``jit_fuser = lazy_compile``, ``x = fused(x)``)."""
+    if branch.replaces or isinstance(branch.code, ast.expr):
+        return True
+    stored = {
+        node.id
+        for statement in branch.code
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
+    if not stored:
+        return False
+    line = branch.test.lineno
+    scope: ast.AST = branch.module.function_node_around_line(line) or branch.module.tree
+    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        arguments = scope.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        if stored & {a.arg for a in every}:
+            return True
+    return any(
+        isinstance(node, ast.Name)
+        and isinstance(node.ctx, ast.Store)
+        and node.id in stored
+        and node.lineno < line
+        for node in ast.walk(scope)
+    )
+
+
+def _overrides_torch(module: Module) -> str | None:
+    """Where ``module`` replaces torch's own operators (``torch.library.Library("aten",
+    "IMPL")``, as batch-invariant modes do), or None."""
+    for call in module.calls_named("Library"):
+        if (
+            module.resolve_api(call.func) == "torch.library.Library"
+            and len(call.args) >= 2
+            and isinstance(call.args[0], ast.Constant)
+            and call.args[0].value == "aten"
+            and isinstance(call.args[1], ast.Constant)
+            and call.args[1].value == "IMPL"
+        ):
+            return f"torch.library.Library('aten', 'IMPL') at {module.rel}:{call.lineno}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,12 +194,15 @@ class _Judged:
             # A choice no test names (the dispatch's fall-through: ``# eager``) first: what
             # the code runs when no kernel is chosen, before a choice of its own code.
             values = sorted(values, key=lambda v: any(self._specific(b, v) for b in self.branches))
+        doubt: Evidence | None = None  # a value that only skips a kernel: if nothing else
         for judge in (self._turns_off, self._turns_on_mode, self._turns_on, self._both_kernels):
             for value in values:
                 found = judge(value)
-                if found is not None:
+                if found is not None and found.role is Role.UNKNOWN:
+                    doubt = doubt or found
+                elif found is not None:
                     return found
-        return None
+        return doubt
 
     def _values(self) -> list[str]:
         """The set values to weigh against the unset one: the knob's off and on values
@@ -248,6 +307,17 @@ class _Judged:
         if not left:
             return None
         mark, branch, steps = self._witness(lost, left)
+        if (
+            self.knob.kind is not GateKind.VALUE
+            and not any(b.code for b in self._only(value, None))
+            and not any(_replaces(b) for b in self._only(None, value))
+        ):
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} skips that branch and runs nothing in its place, "
+                "so the work it does may be left undone: a person must say",
+            )
         return Evidence(
             Role.KERNEL,
             f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "

@@ -38,6 +38,11 @@ LIBRARIES: Final[tuple[Library, ...]] = (
     Library(
         "sgl_kernel", "sgl-kernel", "https://github.com/sgl-project/sglang/tree/main/sgl-kernel"
     ),
+    Library(
+        "sglang.jit_kernel",
+        "SGLang's JIT kernels",
+        "https://github.com/sgl-project/sglang/tree/main/python/sglang/jit_kernel",
+    ),
     Library("primus_turbo", "Primus-Turbo", "https://github.com/AMD-AGI/Primus-Turbo"),
     Library("fla", "flash-linear-attention", "https://github.com/fla-org/flash-linear-attention"),
     Library("mamba_ssm", "Mamba's fused kernels", "https://github.com/state-spaces/mamba"),
@@ -100,11 +105,20 @@ LIBRARIES: Final[tuple[Library, ...]] = (
 _BY_PREFIX: Final[Mapping[str, Library]] = {library.prefix: library for library in LIBRARIES}
 
 
+# Parts of a library that run no kernel: its logger, its private helpers (``_collect_
+# metadata``), what says whether it is there.
+_NOT_ENTRY: Final = frozenset({"logger", "logging", "log", "get_logger", "version"})
+
+
 def library_of(dotted: str) -> str | None:
-    """The name of the kernel library ``dotted`` (a resolved call) belongs to, or None."""
+    """The name of the kernel library ``dotted`` (a resolved call) belongs to, or None;
+    None too for a part of it that runs no kernel (a logger, a private helper)."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         found = _BY_PREFIX.get(".".join(parts[:cut]))
         if found is not None:
+            inside = parts[cut:]
+            if any(p.startswith("_") or p in _NOT_ENTRY for p in inside):
+                return None
             return found.name
     return None

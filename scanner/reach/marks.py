@@ -76,7 +76,6 @@ _CALLS = {
     "triton.testing.do_bench": MarkKind.AUTOTUNE,
     "triton.testing.do_bench_cudagraph": MarkKind.AUTOTUNE,
     "torch.library.custom_op": MarkKind.CUSTOM_OP,
-    "torch.library.Library": MarkKind.CUSTOM_OP,
     "torch.index_add": MarkKind.ATOMIC,
     "torch.scatter_add": MarkKind.ATOMIC,
     "torch.use_deterministic_algorithms": MarkKind.DETERMINISM,
