@@ -87,9 +87,10 @@ class CodeReach:
             self._config[key] = known
         return known
 
-    def evidence(self, knob: Knob) -> Evidence | None:
-        """What the knob's branches show about its role; None when they show nothing."""
-        found = [
+    def branches_of(self, knob: Knob) -> list[Branch]:
+        """Every branch the knob's value decides, from its Python sites and the config keys
+        its launcher sites set."""
+        return [
             b
             for site in knob.sites
             for b in (
@@ -98,6 +99,10 @@ class CodeReach:
                 else self._config_branches(site)
             )
         ]
+
+    def evidence(self, knob: Knob) -> Evidence | None:
+        """What the knob's branches show about its role; None when they show nothing."""
+        found = self.branches_of(knob)
         judged = _Judged(self, knob, found).evidence() if found else None
         return judged if judged is not None else _documented(knob)
 
