@@ -34,7 +34,7 @@ MARKDOWN = """\
 **The code a triage was measured on changed:**
 
 - `TOY_ROPE_TRITON`: `_rope_kernel` changed; its triage is now stale.
-"""
+"""  # noqa: E501
 
 
 def repository(tmp_path: Path) -> Path:
