@@ -106,18 +106,18 @@ def _status(registry: Registry, item: Fingerprint, written: list[str]) -> str:
     record = item.record
     day = record.date.isoformat() if record is not None else ""
     if item.status is Status.MATCHES:
-        return f"the code of its latest record ({day})"
+        return f"unchanged since its latest record ({day})"
     if item.status is Status.DIFFERS:
         assert record is not None
         changes = names_listed([c.shown(c.path) for c in item.changes])
         command = retriage_command([item.name], record, shown(registry.path, Path.cwd()))
         return (
-            f"not the code of its latest record ({day}): {changes}; triage it again:\n    {command}"
+            f"changed since its latest record ({day}): {changes}; triage it again:\n    {command}"
         )
     if item.status is Status.NO_CODE:
         if item.name in written:
-            return f"recorded now in its latest record ({day}), which kept no code"
-        return f"its latest record ({day}) keeps no code; --record keeps this"
+            return f"kept now in its latest record ({day}), which kept no code"
+        return f"its latest record ({day}) keeps no code; --record keeps this code there"
     if item.status is Status.NO_RECORD:
         return "no record; `knobs triage --record` keeps it with the verdict"
     return "no Python code in the scan scope reads it, or its branches reach no code"
