@@ -26,6 +26,7 @@ from itertools import pairwise
 MODULE = "<module>"
 _FORMAT = b"knobs-code-1\n"  # changes when the normal form does: every digest changes with it
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BODIES = (*_DEFINITIONS, ast.Module)
 _SKIPPED_FIELDS = frozenset({"type_comment", "kind"})
 
 
@@ -38,17 +39,62 @@ class Unit:
     digest: str  # 16 hexadecimal digits
 
 
+class Units:
+    """The units of one parsed module (its module-level names indexed once)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self._top: dict[str, list[ast.stmt]] | None = None
+
+    def unit(self, name: str) -> Unit | None:
+        """The unit ``name``; None when the module has no such code."""
+        nodes = _find(self.tree, name)
+        if not nodes:
+            return None
+        try:
+            text = "\n".join(_canonical(n) for n in nodes)
+            if name != MODULE and "[" not in name:
+                text += self._globals(nodes)
+        except RecursionError:  # nested deeper than the normal form is written: no unit
+            return None
+        line = min(getattr(n, "lineno", 1) for n in nodes)
+        data = _FORMAT + text.encode("utf-8", "surrogatepass")
+        return Unit(name, line, hashlib.sha256(data).hexdigest()[:16])
+
+    def _globals(self, nodes: Sequence[ast.AST]) -> str:
+        """The module-level assignments and imports of the names ``nodes`` load, in a normal
+        form (an import: only the name it binds; a definition: left to its own unit)."""
+        if self._top is None:
+            self._top = {}
+            for statement in _blocks(self.tree.body):
+                if not isinstance(statement, _DEFINITIONS):
+                    for bound in _names_bound(statement):
+                        self._top.setdefault(bound, []).append(statement)
+        loaded = {
+            n.id
+            for node in nodes
+            for n in ast.walk(node)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        parts = []
+        for name in sorted(loaded & self._top.keys()):
+            for statement in self._top[name]:
+                if isinstance(statement, ast.Import | ast.ImportFrom):
+                    aliases = [
+                        a for a in statement.names if (a.asname or a.name).split(".")[0] == name
+                    ]
+                    module = statement.module if isinstance(statement, ast.ImportFrom) else None
+                    level = statement.level if isinstance(statement, ast.ImportFrom) else 0
+                    shown = ",".join(f"{a.name} as {a.asname}" for a in aliases)
+                    parts.append(f"{name}: import {level}:{module}:{shown}")
+                else:
+                    parts.append(f"{name}: {_canonical(statement)}")
+        return "".join("\n" + p for p in parts)
+
+
 def unit(tree: ast.Module, name: str) -> Unit | None:
     """The unit ``name`` of the module ``tree``; None when the module has no such code."""
-    nodes = _find(tree, name)
-    if not nodes:
-        return None
-    text = "\n".join(_canonical(n) for n in nodes)
-    if name != MODULE and "[" not in name:
-        text += _globals(tree, nodes)
-    line = min(getattr(n, "lineno", 1) for n in nodes)
-    digest = hashlib.sha256(_FORMAT + text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return Unit(name, line, digest)
+    return Units(tree).unit(name)
 
 
 def unit_around(tree: ast.Module, chain: Sequence[ast.AST]) -> str:
@@ -175,31 +221,6 @@ def _module_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
             yield statement
 
 
-def _globals(tree: ast.Module, nodes: Sequence[ast.AST]) -> str:
-    """The module-level assignments and imports of the names ``nodes`` load, in a normal
-    form (an import: only the name it binds; a definition: left to its own unit)."""
-    loaded = sorted(
-        {
-            n.id
-            for node in nodes
-            for n in ast.walk(node)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-        }
-    )
-    parts = []
-    for name in loaded:
-        for statement in _bound(tree.body, name):
-            if isinstance(statement, ast.Import | ast.ImportFrom):
-                aliases = [a for a in statement.names if (a.asname or a.name).split(".")[0] == name]
-                module = statement.module if isinstance(statement, ast.ImportFrom) else None
-                level = statement.level if isinstance(statement, ast.ImportFrom) else 0
-                shown = ",".join(f"{a.name} as {a.asname}" for a in aliases)
-                parts.append(f"{name}: import {level}:{module}:{shown}")
-            elif not isinstance(statement, _DEFINITIONS):
-                parts.append(f"{name}: {_canonical(statement)}")
-    return "".join("\n" + p for p in parts)
-
-
 def _without_docstring(body: Sequence[ast.stmt]) -> Sequence[ast.stmt]:
     if (
         body
@@ -211,41 +232,33 @@ def _without_docstring(body: Sequence[ast.stmt]) -> Sequence[ast.stmt]:
     return body
 
 
-def _canonical(node: object) -> str:
+def _canonical(node: ast.AST) -> str:
     """``node`` in the normal form: the same text for the same code, on every Python."""
     out: list[str] = []
-    stack: list[object] = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, _Token):
-            out.append(item.text)
-        elif isinstance(item, ast.AST):
-            parts: list[object] = [_Token("(" + type(item).__name__)]
-            for field in item._fields:
-                if field in _SKIPPED_FIELDS:
-                    continue
-                value = getattr(item, field, None)
-                if field == "body" and isinstance(item, (*_DEFINITIONS, ast.Module)):
-                    value = list(_without_docstring(item.body))
-                if value is None or value == []:
-                    continue
-                parts.extend((_Token(f" {field}="), value))
-            parts.append(_Token(")"))
-            stack.extend(reversed(parts))
-        elif isinstance(item, list):
-            stack.extend(reversed([_Token("["), *_separated(item), _Token("]")]))
-        else:
-            out.append(repr(item))
+    _write(node, out)
     return "".join(out)
 
 
-def _separated(items: list[object]) -> Iterator[object]:
-    for index, item in enumerate(items):
-        if index:
-            yield _Token(",")
-        yield item
-
-
-@dataclass(frozen=True, slots=True)
-class _Token:
-    text: str
+def _write(item: object, out: list[str]) -> None:
+    if isinstance(item, ast.AST):
+        out.append("(" + type(item).__name__)
+        for field in item._fields:
+            if field in _SKIPPED_FIELDS:
+                continue
+            value = getattr(item, field, None)
+            if field == "body" and isinstance(item, _BODIES):
+                value = _without_docstring(item.body)
+            if value is None or (isinstance(value, list) and not value):
+                continue
+            out.append(f" {field}=")
+            _write(value, out)
+        out.append(")")
+    elif isinstance(item, list):
+        out.append("[")
+        for index, element in enumerate(item):
+            if index:
+                out.append(",")
+            _write(element, out)
+        out.append("]")
+    else:
+        out.append(repr(item))

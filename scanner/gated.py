@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from scanner.code_units import Unit, unit, unit_around
+from scanner.code_units import Unit, Units, unit_around
 from scanner.languages import Language
 from scanner.model import Knob, ScanResult, Site
 from scanner.reach.evidence import CodeReach
@@ -63,8 +63,9 @@ def _units(code: CodeReach, knob: Knob) -> tuple[GatedUnit, ...]:
             if not isinstance(reached.definitions.get(local), ast.ClassDef):
                 wanted[(reached.rel, local)] = reached
     found = []
+    units: dict[str, Units] = {}
     for (rel, name), module in wanted.items():
-        made = unit(module.tree, name)
+        made = units.setdefault(rel, Units(module.tree)).unit(name)
         if made is not None:
             found.append(GatedUnit(rel, name, made.line, made.digest))
     return tuple(sorted(found, key=lambda u: (u.path, u.line, u.name)))
@@ -92,8 +93,9 @@ def units_now(
     found: dict[tuple[str, str], Unit | None] = {}
     for path, names in wanted.items():
         tree = _parse(root / path)
+        units = Units(tree) if tree is not None else None
         for name in names:
-            found[(path, name)] = unit(tree, name) if tree is not None else None
+            found[(path, name)] = units.unit(name) if units is not None else None
     return found
 
 
