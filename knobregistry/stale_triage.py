@@ -55,10 +55,11 @@ def stale_triage_diagnostics(
     today: date,
     installed: Callable[[], Mapping[str, str]] = installed_stack,
 ) -> list[Diagnostic]:
-    """KNB009 for each stale verdict, and its notes; ``installed``: the stack's versions
-    where knobs runs (read only when a record names versions)."""
+    """KNB009 for each stale verdict of a knob the scan finds, and its notes; ``installed``:
+    the stack's versions where knobs runs (read only when a record names versions)."""
     where = Where(registry, cwd)
-    triaged = list(_triaged(registry))
+    # A knob no scanned code reads is KNB002's (or outside the paths a narrowed check scans).
+    triaged = [t for t in _triaged(registry) if scan.knob(t.entry.name) is not None]
     recorded = [t for t in triaged if t.record.code]
     now = units_of(registry.root, (t.record.code for t in recorded))
     kept = _kept_on(registry)

@@ -204,3 +204,14 @@ def test_a_stack_version_change_is_a_note(tmp_path: Path) -> None:
         f"stack than the training):\n      {RETRIAGE.format(knob='TOY_ROPE_TRITON')}\n\n"
         f"Found 1 note: {SUMMARY}\n"
     )
+
+
+def test_a_narrowed_check_holds_only_the_knobs_it_scans(tmp_path: Path) -> None:
+    root = example(tmp_path)
+    edit(root, "toymodel/kernels.py", ROPE_LINE, ROPE_LINE.replace("x2 * sin", "sin * x2"))
+    assert check(root, "toymodel/model.py") == (  # reads no RoPE gate
+        0,
+        "No problems: 1 knob in 1 file checked against registry.yaml (policy all). Stale "
+        "entries (KNB002) are not checked when paths are given.\n",
+        "",
+    )
