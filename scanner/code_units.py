@@ -48,16 +48,16 @@ class Units:
 
     def unit(self, name: str) -> Unit | None:
         """The unit ``name``; None when the module has no such code."""
-        nodes = _find(self.tree, name)
-        if not nodes:
+        found = nodes(self.tree, name)
+        if not found:
             return None
         try:
-            text = "\n".join(_canonical(n) for n in nodes)
+            text = "\n".join(_canonical(n) for n in found)
             if name != MODULE and "[" not in name:
-                text += self._globals(nodes)
+                text += self._globals(found)
         except RecursionError:  # nested deeper than the normal form is written: no unit
             return None
-        line = min(getattr(n, "lineno", 1) for n in nodes)
+        line = min(getattr(n, "lineno", 1) for n in found)
         data = _FORMAT + text.encode("utf-8", "surrogatepass")
         return Unit(name, line, hashlib.sha256(data).hexdigest()[:16])
 
@@ -143,7 +143,8 @@ def _single_target(statement: ast.stmt) -> str | None:
     return target.id if isinstance(target, ast.Name) else None
 
 
-def _find(tree: ast.Module, name: str) -> list[ast.AST]:
+def nodes(tree: ast.Module, name: str) -> list[ast.AST]:
+    """The nodes of the unit ``name`` (its definitions, statements or table entry)."""
     if name == MODULE:
         return list(_module_statements(tree.body))
     if name.endswith("]") and "[" in name:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import REPO, run_knobs
+from tests.conftest import REPO, run_knobs, write_tree
 from tests.test_stale_triage import ROPE_LINE, _without_code, edit, example
 
 ROPE = """\
@@ -89,3 +89,35 @@ def test_a_knob_nothing_registers_or_reads(tmp_path: Path) -> None:
         "knobs fingerprint: error: registry.yaml does not register TOY_NOPE, and no code in its "
         "scan scope reads it.\n",
     )
+
+
+def test_a_unit_whose_name_yaml_reads_otherwise_is_quoted(tmp_path: Path) -> None:
+    """A module-level `on = ...` (tests/test_triage_search.py's job.py has one) is the unit
+    `on`, which YAML 1.1 reads as true unless it is quoted."""
+    project = write_tree(
+        tmp_path,
+        {
+            "registry.yaml": """
+                version: 1
+                scan: {paths: [job.py], policy: all}
+                knobs:
+                  SYN_FLAG:
+                    default: "1"
+                    default_on: true
+                    triage: reproducible
+                    evidence:
+                      records:
+                        - {date: 2026-05-01, verdict: reproducible}
+            """,
+            "job.py": 'import os\n\non = os.environ.get("SYN_FLAG", "1") != "0"\n',
+        },
+    )
+    assert fingerprint(project, "--record")[0] == 0
+    text = (project / "registry.yaml").read_text(encoding="utf-8")
+    assert '{job.py: {"on": ' in text  # the record was written in flow style
+    assert check_clean(project)
+
+
+def check_clean(project: Path) -> bool:
+    done = run_knobs("check", cwd=project)
+    return done.returncode == 0 and done.stdout.startswith("No problems:")

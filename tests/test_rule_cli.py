@@ -73,7 +73,7 @@ def test_without_a_code_every_code_is_listed(tmp_path: Path) -> None:
     # Wide enough for one line per code: tests/test_table_widths.py wraps them.
     done = run_knobs("rule", cwd=tmp_path, env={"COLUMNS": "200"})
     lines = done.stdout.splitlines()
-    assert done.returncode == 0 and len(lines) == 27
+    assert done.returncode == 0 and len(lines) == 28
     assert lines[0] == (
         "KNB001  UnregisteredKnob               error             "
         "A knob the code reads is not registered."
@@ -83,11 +83,11 @@ def test_without_a_code_every_code_is_listed(tmp_path: Path) -> None:
 
 
 def test_an_unknown_code_exits_2_with_a_suggestion(tmp_path: Path) -> None:
-    done = run_knobs("rule", "KNB009", cwd=tmp_path)
+    done = run_knobs("rule", "KNB099", cwd=tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (
         2,
         "",
-        "Error: KNB009 is no code of knobs check; `knobs rule` lists them. Did you mean KNB109?\n",
+        "Error: KNB099 is no code of knobs check; `knobs rule` lists them. Did you mean KNB109?\n",
     )
 
 

@@ -360,8 +360,8 @@ def _node(record: Mapping[str, Any]) -> CommentedMap:
 def _value(key: str, value: Any) -> Any:
     flow = key in _FLOW_KEYS
     node: CommentedMap | CommentedSeq
-    if isinstance(value, Mapping):
-        node = CommentedMap((k, _item(k, v, flow)) for k, v in value.items())
+    if isinstance(value, Mapping):  # a key YAML reads as other than itself is quoted (`on`)
+        node = CommentedMap((_string(str(k), flow), _item(k, v, flow)) for k, v in value.items())
     elif isinstance(value, list):
         node = CommentedSeq(_string(str(v), flow) for v in value)
     elif isinstance(value, str):
