@@ -22,6 +22,7 @@ COMMANDS = {
     "rule": "knobregistry.commands.rule:rule_command",
     "export": "knobregistry.commands.export:export_command",
     "triage": "knobregistry.commands.triage:triage_command",
+    "fingerprint": "knobregistry.commands.fingerprint:fingerprint_command",
     "diff": "knobregistry.commands.diff:diff_command",
     "docs": "knobregistry.commands.docs:docs_command",
     "trace": "knobregistry.commands.trace:trace_command",

@@ -31,6 +31,7 @@ class Family(Enum):
     """The check that reports a rule, and the pytest item its findings go under."""
 
     INVENTORY = ("inventory", Group.INVENTORY)  # the code against the registry
+    TRIAGE = ("triage", Group.INVENTORY)  # the code against what its triage was measured on
     PROFILES = ("profiles", Group.PROFILES)  # each profile against its promise
     WAIVERS = ("waivers", Group.WAIVERS)  # the registry's waivers against the day
     BASELINE = ("baseline", Group.WAIVERS)  # reported only when a baseline is applied

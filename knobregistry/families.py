@@ -1,5 +1,6 @@
 """Every check that `knobs check` runs, composed for the CLI, the pytest plugin
-and the test API: the inventory (KNB0xx) and, on the same scan, the profiles (KNB1xx),
+and the test API: the inventory (KNB0xx), the triage's code (KNB009) and, on the same
+scan, the profiles (KNB1xx),
 the waivers (KNB201, KNB202) and the generated docs (KNB204, KNB205); then the
 baseline, if one is given (KNB203).
 """
@@ -18,9 +19,11 @@ from knobregistry.docsgen.sync import DOCS
 from knobregistry.paths import shown
 from knobregistry.profile_checks import PROFILES
 from knobregistry.registry import Registry
+from knobregistry.stale_triage import STALE_TRIAGES
 from knobregistry.waivers import WAIVERS
 
-CHECKS: tuple[Check, ...] = (INVENTORY, PROFILES, WAIVERS, DOCS)  # what `knobs check` runs
+# what `knobs check` runs
+CHECKS: tuple[Check, ...] = (INVENTORY, STALE_TRIAGES, PROFILES, WAIVERS, DOCS)
 ALL_CHECKS: tuple[Check, ...] = (*CHECKS, BASELINE)  # and the baseline's, applied after
 
 

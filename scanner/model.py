@@ -323,6 +323,9 @@ class ScanResult:
     errors: tuple[ScanError, ...] = ()
     wrappers: tuple[WrapperInfo, ...] = ()
     files_scanned: int = 0
+    # (path, dotted module name) of each Python file scanned, for what reads the tree's code
+    # again (scanner.gated); paths as the sites'.
+    modules: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
     notes: tuple[str, ...] = field(default=(), compare=False)  # e.g. the cache was skipped
     stats: ScanStats = field(default=ScanStats(), compare=False)
     _by_name: Mapping[str, Knob] = field(init=False, repr=False, compare=False)

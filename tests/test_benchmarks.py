@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.conftest import write_tree
+from tests.conftest import REPO, write_tree
 from tests.processes import benchmark_lines
 
 LABELS = [
@@ -123,3 +123,17 @@ def test_the_checksums_benchmark_prints_each_way_and_its_ratio() -> None:
         r"per recorded step: 21 records, [\d.]+ MB of tensors fingerprinted, [\d.]+ KB written",
         lines[4],
     )
+
+
+def test_the_gated_code_of_the_example_holds_every_kernel_its_branches_reach() -> None:
+    lines = benchmark_lines("gated_cover.py", str(REPO / "examples" / "registry.yaml"))
+    assert lines == [
+        "TOY_FUSED_LINEAR_CE: 1 unit; 0 of 0 kernels",
+        "TOY_FUSED_SDPA: 1 unit; 0 of 0 kernels",
+        "TOY_RMSNORM_TRITON: 9 units; 1 of 1 kernel",
+        "TOY_ROPE_CACHE: 3 units; 0 of 0 kernels",
+        "TOY_ROPE_TRITON: 8 units; 1 of 1 kernel",
+        "TOY_SWIGLU_FUSED: 8 units; 1 of 1 kernel",
+        "TOY_SWIGLU_TRITON_BWD: 3 units; 0 of 0 kernels",
+        "3 of 3 kernels the knobs' branches reach are in their gated code",
+    ]

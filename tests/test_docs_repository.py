@@ -12,7 +12,15 @@ from knobregistry.docsgen import parse, refresh
 from knobregistry.docsgen.sync import DOCS as DOCS_FAMILY
 from knobregistry.registry import load_registry
 from knobregistry.waivers import WAIVERS
-from tests import test_baseline, test_diff, test_docs, test_export_roles, test_waivers
+from tests import (
+    test_baseline,
+    test_diff,
+    test_diff_code,
+    test_docs,
+    test_export_roles,
+    test_stale_triage,
+    test_waivers,
+)
 from tests.conftest import REPO, run_knobs
 from tests.sample_project import NEW_GATE_FAILURE
 
@@ -91,7 +99,10 @@ SAMPLES = {
     "diff.md": [
         *(test_diff.TEXT, test_diff.MARKDOWN, test_diff.FIRST_ADOPTION),
         *(test_diff.UNTRACKED, test_diff.UNCOMMITTED),
+        *(test_stale_triage.ROPE_STALE, test_diff_code.TEXT),
+        test_diff_code.MARKDOWN.split("\n\n", 3)[3],  # below the table
     ],
+    "triage.md": [test_stale_triage.ROPE_STALE],
     "generated-docs.md": [
         test_docs.DRIFT,
         "Wrote docs/knobs.md: a new page with 3 blocks from registry.yaml.\n",

@@ -172,8 +172,14 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
         *("scanner", "atomic", "check", "codes", "diagnostics", "export", "files"),
         *("paths", "plural", "printable", "profiles", "registry"),
     },
+    # what a triage was measured on: the code each knob gates (scanner.gated), recorded
+    "fingerprints": {"scanner", "registry", "scan_for"},
+    "stale_triage": {
+        *("scanner", "check", "codes", "diagnostics", "feature", "fingerprints", "plural"),
+        *("profiles", "registry"),
+    },
     "families": {"baseline", "check", "codes", "diagnostics", "docsgen", "paths", "registry"}
-    | {"profile_checks", "waivers"},
+    | {"profile_checks", "stale_triage", "waivers"},
     # the other use cases
     "stack_use": {"catalogue"},
     "stack_checks": {"scanner", "catalogue", "check", "codes", "diagnostics", "profiles"}
@@ -184,7 +190,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     | {"yaml_format"},
     "diff": {
         "columns",
-        *("scanner", "check", "docsgen", "feature", "paths", "plural", "printable"),
+        *("scanner", "check", "docsgen", "feature", "fingerprints", "paths", "plural"),
+        "printable",
         *("pyproject", "registry", "scan_for", "yaml_format"),
     },
     "trace": {
@@ -210,7 +217,8 @@ KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
     "commands": {
         *("catalogue", "stack_use"),
         *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
-        *("docsgen", "explain", "export", "families", "feature", "files", "init", "lock"),
+        *("docsgen", "explain", "export", "families", "feature", "files", "fingerprints"),
+        *("init", "lock"),
         "paths",
         *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),
         *("scan_for", "site_reads", "stdout", "suggest", "trace", "trainer_types", "triage"),

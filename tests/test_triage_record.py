@@ -99,7 +99,9 @@ RECORDED = (
         "      notes: Measured by hand.\n      records:\n"
         + RECORD.format(verdict="breaks-bitwise")
         + "          difference: \"run 2 differs from run 1 at line 2: 'written in run-1' != "
-        "'written in run-2'\"\n",
+        "'written in run-2'\"\n"
+        # the code the knob gates: job.py's module-level statements hold its branch
+         + "          code:\n            job.py:\n              <module>: 3644c44b54f58223\n",
     )
     .replace(
         "    triage: breaks-bitwise\n    breaks: backward\n    owner: kernels-team\n",

@@ -36,7 +36,9 @@ def diff_command(base: str, head: str, registry_path: Path | None, fmt: str) -> 
     working tree is neither read nor touched, so commit the registry (and its
     changes) first. Each is scanned with its own registry's scope, and each knob
     is shown with its triage status in that registry; knobs registered for the
-    first time (BASE had no registry) are one group.
+    first time (BASE had no registry) are one group. A knob whose latest triage
+    record keeps the code it was measured on is listed when that code changed:
+    its triage is then stale (unless the change records a new one).
 
     \b
       knobs diff origin/main

@@ -30,6 +30,7 @@ from knobregistry.commands.jobs import TRIAGE_JOBS
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.seconds import seconds
 from knobregistry.docsgen.follow import follow_docs
+from knobregistry.fingerprints import code_of
 from knobregistry.lock import LockError, locked
 from knobregistry.paths import shown
 from knobregistry.registry import Registry, RegistryError, load_registry
@@ -401,6 +402,7 @@ def _record(
         return None, None
     assert host is not None
     display = shown(registry.path, Path.cwd())
+    code = _code(registry, result)
     try:
         with locked(registry.path, display):  # the docs follow this record, not another's
             recorded = record_triage(
@@ -411,11 +413,26 @@ def _record(
                 shown=display,
                 trace=trace,
                 search_profile=search_profile,
+                code=code,
             )
             _follow_docs(registry.path)
     except (RecordError, LockError) as exc:
         return None, str(exc)
     return recorded, None
+
+
+def _code(registry: Registry, result: TriageResult) -> dict[str, dict[str, dict[str, str]]]:
+    """The code each candidate gates, for its records; none, with a note, when the
+    registry's scope cannot be scanned."""
+    try:
+        return code_of(registry, result.candidates)
+    except RegistryError as exc:
+        click.echo(
+            "knobs triage: note: the records keep no code (the registry's scope cannot be "
+            f"scanned: {exc}); `knobs fingerprint --record` adds it once it can.",
+            err=True,
+        )
+        return {}
 
 
 def _follow_docs(path: Path) -> None:

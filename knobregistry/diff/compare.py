@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from knobregistry.diff.code import CodeChange
 from knobregistry.feature import feature_on_by_default, is_undecided
 from knobregistry.registry import Registry, Triage
 from knobregistry.yaml_format import common_default
@@ -27,6 +28,7 @@ class Change(str, Enum):
     WIDER = "read in more files"  # every file that read it still does, and more do
     NARROWER = "read in fewer files"  # no other file reads it, and some no longer do
     TRIAGE = "retriaged"  # its registry entry's triage changed
+    CODE = "code changed"  # code its latest record was measured on (`code:`) differs
 
 
 ORDER = tuple(Change)
@@ -65,6 +67,7 @@ class KnobChange:
     changes: tuple[Change, ...]
     base: KnobState | None
     head: KnobState | None
+    code: CodeChange | None = None  # with Change.CODE: what changed of its recorded code
 
     @property
     def first_registered(self) -> bool:
@@ -156,14 +159,22 @@ def triage_of(registry: Registry | None, name: str) -> str:
     return NOT_REGISTERED
 
 
-def compare(base: Mapping[str, KnobState], head: Mapping[str, KnobState]) -> list[KnobChange]:
-    """One KnobChange per knob that changed, sorted by its first change, then name."""
+def compare(
+    base: Mapping[str, KnobState],
+    head: Mapping[str, KnobState],
+    code: Mapping[str, CodeChange] | None = None,
+) -> list[KnobChange]:
+    """One KnobChange per knob that changed, sorted by its first change, then name;
+    ``code``: the knobs whose recorded code changed (see diff/code.py)."""
     rows = []
     for name in sorted({*base, *head}):
         old, new = base.get(name), head.get(name)
         changes = _changes(old, new)
+        gated = (code or {}).get(name) if old is not None and new is not None else None
+        if gated is not None:
+            changes = (*changes, Change.CODE)
         if changes:
-            rows.append(KnobChange(name=name, changes=changes, base=old, head=new))
+            rows.append(KnobChange(name=name, changes=changes, base=old, head=new, code=gated))
     return sorted(rows, key=lambda r: (ORDER.index(r.changes[0]), r.name))
 
 

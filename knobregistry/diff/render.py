@@ -10,6 +10,7 @@ from knobregistry.columns import Column, Wrap, layout, prose
 from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
 from knobregistry.docsgen.render import cell, table
 from knobregistry.feature import feature_values
+from knobregistry.fingerprints import UnitChange
 from knobregistry.plural import counted
 from scanner import GateKind, Polarity
 
@@ -69,6 +70,8 @@ def _triage(row: KnobChange, arrow: str) -> str:
 def _where(row: KnobChange, arrow: str) -> str:
     if row.head is None:
         return row.base.first if row.base is not None else ""
+    if row.changes[0] is Change.CODE and row.code is not None:
+        return ", ".join(_unit_where(u) for u in row.code.units)
     if row.base is not None and Change.MOVED in row.changes:
         return f"{', '.join(row.base.files)} {arrow} {', '.join(row.head.files)}"
     if row.base is not None and Change.WIDER in row.changes:
@@ -78,6 +81,14 @@ def _where(row: KnobChange, arrow: str) -> str:
         gone = [f for f in row.base.files if f not in row.head.files]
         return f"{', '.join(row.head.files)}, no longer {', '.join(gone)}"
     return row.head.first
+
+
+def _unit_where(unit: UnitChange) -> str:
+    return f"{unit.path}:{unit.line}" if unit.line is not None else f"{unit.path} (gone)"
+
+
+def _code_rows(diff: KnobDiff) -> list[KnobChange]:
+    return [row for row in diff.rows if row.code is not None]
 
 
 def _more_or_fewer(n: int, word: str) -> str:
@@ -99,7 +110,11 @@ def _change(row: KnobChange) -> str:
 
 
 def _counts(diff: KnobDiff) -> str:
-    parts = [f"{diff.count(c)} {c.value}" for c in ORDER if diff.count(c)]
+    parts = [
+        f"{diff.count(c)} {'with changed code' if c is Change.CODE else c.value}"
+        for c in ORDER
+        if diff.count(c)
+    ]
     if diff.first_registered:
         parts.append(f"{len(diff.first_registered)} registered for the first time")
     return ", ".join(parts)
@@ -174,6 +189,11 @@ def render_diff_text(diff: KnobDiff, width: int) -> str:
     if diff.listed and diff.first_registered:
         lines.append("")
     lines += _first_registered_text(diff, width)
+    if _code_rows(diff):
+        lines.append("")
+    for row in _code_rows(diff):
+        assert row.code is not None
+        lines += prose(f"{row.code.sentence(row.name)}.", width, rest="  ")
     if diff.blocking:
         lines.append("")
     for row in diff.blocking:
@@ -209,6 +229,11 @@ def render_diff_markdown(diff: KnobDiff) -> str:
     if rows:
         lines += ["", *table(["change", "knob", "default", "triage", "where"], rows)]
     lines += _first_registered_markdown(diff)
+    if _code_rows(diff):
+        lines += ["", "**The code a triage was measured on changed:**", ""]
+    for row in _code_rows(diff):
+        assert row.code is not None
+        lines.append(f"- {row.code.sentence(row.name, '`')}.")
     blocking = diff.blocking
     if blocking:
         count = counted(len(blocking), "knob")

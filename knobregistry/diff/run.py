@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from knobregistry.diff.code import code_changes
 from knobregistry.diff.compare import KnobDiff, KnobState, compare, states
 from knobregistry.diff.git import (
     GitError,
@@ -43,6 +44,7 @@ class _Side:
     revision: Revision
     registry: Registry | None  # None: the registry did not exist at this revision
     scan: ScanResult
+    root: Path  # the registry's folder in the revision's files
 
 
 def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
@@ -50,6 +52,11 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
 
     Raises DiffError, or RegistryError for a registry that does not load at a revision.
     """
+    home = registry.absolute().parent
+
+    def where(path: str) -> str:
+        return shown(home / path, cwd)
+
     try:
         root = repository_root(registry.absolute().parent)
         rel = _inside(registry, root)
@@ -63,12 +70,11 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
             head_side = _side(root, revisions[1], rel, head_text, folder / "head", head_text)
             base_text = _registry_text(root, revisions[0], rel)
             base_side = _side(root, revisions[0], rel, base_text, folder / "base", head_text)
+            code = code_changes(
+                base_side.registry, base_side.root, head_side.registry, head_side.root, where
+            )
     except GitError as exc:
         raise DiffError(str(exc)) from exc
-    home = registry.absolute().parent
-
-    def where(path: str) -> str:
-        return shown(home / path, cwd)
 
     old: dict[str, KnobState] = states(base_side.scan, base_side.registry, where)
     new: dict[str, KnobState] = states(head_side.scan, head_side.registry, where)
@@ -77,7 +83,7 @@ def knob_diff(base: str, head: str, *, registry: Path, cwd: Path) -> KnobDiff:
         base=base,
         head=head,
         registry=shown(registry, cwd),
-        rows=tuple(compare(old, new)),
+        rows=tuple(compare(old, new, code)),
         notes=notes,
     )
 
@@ -178,4 +184,4 @@ def _side(
     extract(root, revision.commit, paths, include, dest)
     present = [p for p in registry.scan_paths() if p.exists()]
     scan = scan_for(registry, present, project=project) if present else ScanResult()
-    return _Side(revision, registry if text is not None else None, scan)
+    return _Side(revision, registry if text is not None else None, scan, registry.root)

@@ -194,6 +194,12 @@ def _record(entry: dict[str, Any]) -> TriageRecord:
         diverges=entry.get("diverges"),
         notes=entry.get("notes"),
         trace=MappingProxyType(dict(entry.get("trace") or {})),
+        code=MappingProxyType(
+            {
+                str(path): MappingProxyType({str(k): str(v) for k, v in units.items()})
+                for path, units in (entry.get("code") or {}).items()
+            }
+        ),
     )
 
 

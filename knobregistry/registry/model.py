@@ -188,6 +188,9 @@ class TriageRecord:
     notes: str | None = None
     # A `knobs trace` file cited as evidence: file, sha256 and what it read of the knob.
     trace: Mapping[str, JsonValue] = field(default_factory=dict)
+    # The code the knob gates when the run was recorded: a digest per unit (a function,
+    # a method, `<module>`), by file (relative to the registry) and name; see scanner.gated.
+    code: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

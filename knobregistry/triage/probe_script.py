@@ -77,6 +77,12 @@ def probe() -> dict[str, object]:
         ("torch", ("torch",)),
         ("triton", ("triton", "pytorch-triton-rocm", "pytorch-triton")),
         ("megatron-core", ("megatron-core", "megatron_core")),
+        # The frameworks whose kernels a knob's verdict may rest on (knobregistry.fingerprints
+        # compares these names with what is installed where `knobs check` runs).
+        ("transformer-engine", ("transformer-engine", "transformer_engine")),
+        ("torchtitan", ("torchtitan",)),
+        ("vllm", ("vllm",)),
+        ("deepspeed", ("deepspeed",)),
     ):
         found = _version(*names)
         if found:

@@ -10,6 +10,7 @@ and formatting are kept (see yaml_edit.py), and it is written atomically.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -23,6 +24,8 @@ from knobregistry.triage.model import Outcome, Search, TriageResult
 from knobregistry.triage.trace_evidence import TraceEvidence
 from knobregistry.triage.yaml_edit import KnobUpdate, ProfileUpdate, RecordEdit, edit_registry
 
+Code = Mapping[str, Mapping[str, str]]  # a record's `code:`: by file, each unit's digest
+
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
@@ -34,13 +37,18 @@ class Recorded:
 
 
 def knob_updates(
-    result: TriageResult, host: Host, today: date, trace: TraceEvidence | None = None
+    result: TriageResult,
+    host: Host,
+    today: date,
+    trace: TraceEvidence | None = None,
+    code: Mapping[str, Code] | None = None,
 ) -> list[KnobUpdate]:
     """The updates a triage result makes, in candidate order (nothing after a failed
-    baseline); ``trace`` is cited in every record."""
+    baseline); ``trace`` is cited in every record, and each knob's record keeps the code
+    it gates (``code``, by knob: see knobregistry.fingerprints)."""
     if result.stopped:
         return []
-    build = _Builder(result, host, today, trace)
+    build = _Builder(result, host, today, trace, code or {})
     for outcome in result.alone:
         build.add(outcome.setting.knobs[0], outcome, ())
     if result.pairs is not None:
@@ -150,15 +158,17 @@ def record_triage(
     shown: str | None = None,
     trace: TraceEvidence | None = None,
     search_profile: str = "bitwise-fast",
+    code: Mapping[str, Code] | None = None,
 ) -> Recorded:
     """Write ``result`` into the registry at ``path``; raises RecordError when it cannot.
 
     ``shown`` is the path as messages show it (default: ``path``); ``trace``, a trace
     of a run, is cited in every record; a search's verified combination is written as
-    the profile ``search_profile``.
+    the profile ``search_profile``; ``code``: the code each knob gates, kept in its
+    records.
     """
     display = shown if shown is not None else path.as_posix()
-    updates = knob_updates(result, host, today, trace)
+    updates = knob_updates(result, host, today, trace, code)
     profile = profile_update(result, host, today, search_profile)
     edits = edit_registry(path, updates, display, profile)
     return Recorded(display, tuple(edits), profile.name if profile is not None else None)
@@ -166,9 +176,15 @@ def record_triage(
 
 class _Builder:
     def __init__(
-        self, result: TriageResult, host: Host, today: date, trace: TraceEvidence | None
+        self,
+        result: TriageResult,
+        host: Host,
+        today: date,
+        trace: TraceEvidence | None,
+        code: Mapping[str, Code],
     ) -> None:
         self.result, self.host, self.today, self.trace = result, host, today, trace
+        self.code = code
         self.records: dict[str, list[dict[str, Any]]] = {n: [] for n in result.candidates}
         self.breaks: set[str] = set()
         self.clean = {o.setting.knobs[0] for o in result.alone if o.verdict is Verdict.REPRODUCIBLE}
@@ -217,6 +233,7 @@ class _Builder:
             "diverges": None,
             "notes": None,
             "trace": self.trace.for_knob(name) if self.trace is not None else None,
+            "code": {path: dict(units) for path, units in self.code.get(name, {}).items()},
         }
         if outcome.verdict is Verdict.BREAKS_BITWISE:
             fields["difference"] = outcome.detail

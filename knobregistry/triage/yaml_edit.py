@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml as pyyaml
 from ruamel.yaml import YAML
@@ -34,6 +34,7 @@ from knobregistry.registry import RegistryError, Triage, loads_registry
 _FLOW_PLAIN = re.compile(r"[A-Za-z0-9_./+=@%~-]+\Z")
 _INDENTS = ((2, 4, 2), (2, 2, 0), (4, 6, 4), (4, 4, 0), (4, 6, 2))
 _FLOW_KEYS = frozenset({"command", "combined_with", "versions"})
+_T = TypeVar("_T")
 
 
 class RecordError(Exception):
@@ -111,6 +112,52 @@ def edit_registry(
 def _edit(
     path: Path, updates: Sequence[KnobUpdate], display: str, profile: ProfileUpdate | None
 ) -> list[RecordEdit]:
+    def apply(document: Any) -> list[RecordEdit]:
+        knobs = document.get("knobs") if isinstance(document, CommentedMap) else None
+        edits = [_apply(knobs, update) for update in updates]
+        if profile is not None:
+            _apply_profile(document, profile, display)
+        return edits
+
+    return _edited(path, display, apply)
+
+
+def add_code(path: Path, code: Mapping[str, tuple[int, Mapping[str, Any]]], shown: str) -> None:
+    """Write each knob's `code:` (``code``: by knob, the index of the record in its
+    `evidence.records` and the code) into the registry at ``path``; raises RecordError."""
+
+    def apply(document: Any) -> None:
+        knobs = document.get("knobs") if isinstance(document, CommentedMap) else None
+        for name, (index, units) in code.items():
+            entry = knobs.get(name) if isinstance(knobs, CommentedMap) else None
+            evidence = entry.get("evidence") if isinstance(entry, CommentedMap) else None
+            records = evidence.get("records") if isinstance(evidence, CommentedMap) else None
+            record = (
+                records[index]
+                if isinstance(records, CommentedSeq) and index < len(records)
+                else None
+            )
+            if not isinstance(record, CommentedMap):
+                raise RecordError(
+                    f"{shown}: knobs.{name}.evidence.records[{index}] is no longer in the "
+                    "file; nothing was recorded."
+                )
+            assert isinstance(entry, CommentedMap)
+            trailing = _pop_trailing(entry)
+            record["code"] = _value("code", units)
+            if trailing is not None:
+                _put_trailing(entry, trailing)
+
+    try:
+        with locked(path, shown):
+            _edited(path, shown, apply)
+    except LockError as exc:
+        raise RecordError(str(exc)) from exc
+
+
+def _edited(path: Path, display: str, apply: Callable[[Any], _T]) -> _T:
+    """Read the registry, ``apply`` an edit to its document, validate and write it back
+    (when it changed); the edit's result."""
     try:
         text = read_text(path)
         editor, document = _editor(text)
@@ -120,10 +167,7 @@ def _edit(
         raise RecordError(
             f"{display}: cannot read the registry to record: {_yaml_problem(exc)}."
         ) from exc
-    knobs = document.get("knobs") if isinstance(document, CommentedMap) else None
-    edits = [_apply(knobs, update) for update in updates]
-    if profile is not None:
-        _apply_profile(document, profile, display)
+    done = apply(document)
     out = io.StringIO()
     editor.dump(document, out)
     new = out.getvalue()
@@ -138,7 +182,7 @@ def _edit(
             write_atomic(path, new)  # through a symlink: the file it points to
         except FileError as exc:
             raise RecordError(exc.message("write", display)) from exc
-    return edits
+    return done
 
 
 def _yaml_problem(exc: YAMLError) -> str:
@@ -316,8 +360,8 @@ def _node(record: Mapping[str, Any]) -> CommentedMap:
 def _value(key: str, value: Any) -> Any:
     flow = key in _FLOW_KEYS
     node: CommentedMap | CommentedSeq
-    if isinstance(value, Mapping):
-        node = CommentedMap((k, _item(k, v, flow)) for k, v in value.items())
+    if isinstance(value, Mapping):  # a key YAML reads as other than itself is quoted (`on`)
+        node = CommentedMap((_string(str(k), flow), _item(k, v, flow)) for k, v in value.items())
     elif isinstance(value, list):
         node = CommentedSeq(_string(str(v), flow) for v in value)
     elif isinstance(value, str):

@@ -320,9 +320,7 @@ def _conditioned(
             }
             if None in taken and len(set(taken.values())) > 1:
                 owner = module.owner_class(function)
-                yield Branch(
-                    module, tuple(function.body), owner, taken, load, True, replaces=True
-                )
+                yield Branch(module, tuple(function.body), owner, taken, load, True, replaces=True)
 
 
 def _truth(outcome: Outcome) -> bool | None:

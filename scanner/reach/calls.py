@@ -32,6 +32,7 @@ class Step:
     text: str  # "calls fused_rms_norm"
     path: str
     line: int
+    target: str = ""  # the dotted name of the definition called (``pkg.mod.C.m``)
 
     def shown(self) -> str:
         return f"{self.text} ({self.path}:{self.line})"
@@ -44,6 +45,7 @@ class Found:
 
     marks: dict[Mark, tuple[Step, ...]] = field(default_factory=dict)
     always: set[Mark] = field(default_factory=set)
+    calls: set[str] = field(default_factory=set)  # the tree's definitions it calls itself
 
     def add(self, mark: Mark, steps: tuple[Step, ...], always: bool) -> None:
         known = self.marks.get(mark)
@@ -53,6 +55,8 @@ class Found:
             self.always.add(mark)
 
     def merge(self, other: Found, step: Step | None, always: bool) -> None:
+        if step is not None and step.target:
+            self.calls.add(step.target)
         for mark, steps in other.marks.items():
             self.add(
                 mark, (step, *steps) if step is not None else steps, always and mark in other.always
@@ -67,6 +71,7 @@ class Reach:
         self._functions: dict[str, Found] = {}
         self._active: set[str] = set()
         self._read = 0
+        self._returned: dict[str, str | None] = {}
 
     def of_statements(
         self, module: Module, statements: Sequence[ast.stmt], owner: str | None, depth: int = 0
@@ -94,7 +99,7 @@ class Reach:
             return self._alias(dotted, depth)
         module, local, node = located
         key = f"{module.name}.{local}"
-        step = Step(f"calls {local}", module.rel, node.lineno)
+        step = Step(f"calls {local}", module.rel, node.lineno, key)
         known = self._functions.get(key)
         if known is not None:
             return known, step
@@ -132,6 +137,51 @@ class Reach:
             self._functions[key] = known
         line = module.aliases[name][0].lineno
         return known, Step(f"calls {name}", module.rel, line)
+
+    def reached(self, found: Found, depth: int = MAX_DEPTH) -> dict[str, tuple[Module, str]]:
+        """The tree's definitions the code of ``found`` calls, and those they call, up to
+        ``depth`` calls away, each once: by dotted name, with its module and its name there
+        (``C.m``). The calls are those this walk followed (see ``Found.calls``)."""
+        seen: dict[str, tuple[Module, str]] = {}
+        level = sorted(found.calls)
+        for _ in range(depth):
+            following: set[str] = set()
+            for key in level:
+                if key in seen:
+                    continue
+                located = self._locate(key)
+                if located is None:
+                    continue
+                seen[key] = (located[0], located[1])
+                known = self._functions.get(key)
+                if known is None:  # met beyond the depth of the walk that called it
+                    reached = self.function(key, 0)
+                    known = reached[0] if reached is not None else Found()
+                following.update(known.calls)
+            level = sorted(following - seen.keys())
+            if not level:
+                break
+        return seen
+
+    def module_returned(self, dotted: str) -> str | None:
+        """The module of the tree that the function ``dotted`` imports and returns
+        (``return importlib.import_module("pkg.kernels")``: a lazy import, so that
+        ``kernels(...).fused(x)`` calls ``pkg.kernels.fused``); None when it returns
+        anything else."""
+        if dotted not in self._returned:
+            self._returned[dotted] = None
+            located = self._locate(dotted)
+            module, node = (located[0], located[2]) if located is not None else (None, None)
+            if module is not None and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                names = {
+                    _imported_name(module, r.value) if r.value is not None else None
+                    for r in ast.walk(node)
+                    if isinstance(r, ast.Return)
+                }
+                name = names.pop() if len(names) == 1 else None
+                if name is not None and self.tree.module_named(name) is not None:
+                    self._returned[dotted] = name
+        return self._returned[dotted]
 
     def _definition(self, module: Module, local: str, node: Definition, depth: int) -> Found:
         if isinstance(node, ast.ClassDef):
@@ -227,6 +277,10 @@ class _Walker:
 
     def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
         dotted = self.module.resolve(node, self.owner)
+        if dotted is None and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
+            loaded = self.module.resolve(node.value.func, self.owner)
+            imported = self.reach.module_returned(loaded) if loaded is not None else None
+            dotted = f"{imported}.{node.attr}" if imported is not None else None
         if dotted is None:
             return
         for name in [f"{dotted}.{e}" for e in entries] or [dotted]:
@@ -234,6 +288,20 @@ class _Walker:
             if reached is not None:
                 found, step = reached
                 self.found.merge(found, step, always)
+
+
+def _imported_name(module: Module, node: ast.expr) -> str | None:
+    """``"pkg.kernels"`` of ``importlib.import_module("pkg.kernels")``."""
+    if (
+        isinstance(node, ast.Call)
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and module.resolve(node.func) == "importlib.import_module"
+    ):
+        return node.args[0].value
+    return None
 
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

@@ -97,9 +97,10 @@ class CodeReach:
             self._config[key] = known
         return known
 
-    def evidence(self, knob: Knob) -> Evidence | None:
-        """What the knob's branches show about its role; None when they show nothing."""
-        found = [
+    def branches_of(self, knob: Knob) -> list[Branch]:
+        """Every branch the knob's value decides, from its Python sites and the config keys
+        its launcher sites set."""
+        return [
             b
             for site in knob.sites
             for b in (
@@ -109,6 +110,10 @@ class CodeReach:
             )
             if not TEST_FILE.search(b.module.rel)  # a test's code says what the test does
         ]
+
+    def evidence(self, knob: Knob) -> Evidence | None:
+        """What the knob's branches show about its role; None when they show nothing."""
+        found = self.branches_of(knob)
         judged = _Judged(self, knob, found).evidence() if found else None
         if judged is not None and judged.role is Role.KERNEL:
             overriding = next((o for b in found if (o := _overrides_torch(b.module))), None)

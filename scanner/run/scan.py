@@ -264,7 +264,8 @@ def _result(
         *(f"The cache was skipped: {p}" for p in problems[:1]),
     )
     knobs = build_knobs(sites)
-    tree = Tree({f.rel: (f.path, f.module) for f in files if f.language is Language.PYTHON})
+    python = [(f.rel, f.path, f.module) for f in files if f.language is Language.PYTHON]
+    tree = Tree({rel: (path, module) for rel, path, module in python})
     return ScanResult(
         knobs=link_writes(propose_roles(knobs, writes, CodeReach(tree, knobs)), writes),
         dynamic=tuple(dynamic),
@@ -272,6 +273,7 @@ def _result(
         errors=tuple(sorted(errors, key=lambda e: e.path)),
         wrappers=tuple(w.info() for w in index.wrappers.values()),
         files_scanned=len(files),
+        modules=tuple((rel, module) for rel, _, module in python),
         notes=notes,
         stats=ScanStats(
             files_parsed=len(parsed),
