@@ -5,6 +5,8 @@ samples those pages show are real output."""
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +66,24 @@ def test_the_rule_page_shows_real_output() -> None:
     assert f"    $ knobs rule KNB003\n{shown}" in (DOCS / "rule.md").read_text(encoding="utf-8")
     missing = run_knobs("rule", "KNB999", cwd=REPO)
     assert f"    {missing.stderr}" in (DOCS / "rule.md").read_text(encoding="utf-8")
+
+
+def test_the_fingerprint_page_shows_real_output(tmp_path: Path) -> None:
+    example = tmp_path / "examples"
+    shutil.copytree(REPO / "examples", example, ignore=shutil.ignore_patterns("runs", ".knobs"))
+    page = (DOCS / "fingerprint.md").read_text(encoding="utf-8")
+    outputs = []
+    for edit in (False, True):
+        if edit:  # the edit the page describes
+            kernels = example / "toymodel" / "kernels.py"
+            text = kernels.read_text(encoding="utf-8")
+            assert "    mask = (rows < n_rows)[:, None]\n" in text
+            kernels.write_text(
+                text.replace("(rows < n_rows)", "(rows <= n_rows - 1)"), encoding="utf-8"
+            )
+        done = run_knobs("fingerprint", "TOY_ROPE_TRITON", cwd=example, env={"COLUMNS": "100"})
+        shown = "".join(f"    {line}\n" for line in done.stdout.splitlines())
+        outputs.append(
+            (done.returncode, f"    $ knobs fingerprint TOY_ROPE_TRITON\n{shown}" in page)
+        )
+    assert outputs == [(0, True), (1, True)]

@@ -99,6 +99,8 @@ SAMPLES = {
     "diff.md": [
         *(test_diff.TEXT, test_diff.MARKDOWN, test_diff.FIRST_ADOPTION),
         *(test_diff.UNTRACKED, test_diff.UNCOMMITTED),
+    ],
+    "ci.md": [
         *(test_stale_triage.ROPE_STALE, test_diff_code.TEXT),
         test_diff_code.MARKDOWN.split("\n\n", 3)[3],  # below the table
     ],

@@ -75,7 +75,7 @@ def test_without_a_code_every_code_is_listed(tmp_path: Path) -> None:
     # Wide enough for one line per code: tests/test_table_widths.py wraps them.
     done = run_knobs("rule", cwd=tmp_path, env={"COLUMNS": "200"})
     lines = done.stdout.splitlines()
-    assert done.returncode == 0 and len(lines) == 28
+    assert done.returncode == 0 and len(lines) == 29
     assert lines[0] == (
         "KNB001  UnregisteredKnob               error             "
         "A knob the code reads is not registered."
@@ -93,7 +93,8 @@ def test_without_a_code_every_code_is_listed(tmp_path: Path) -> None:
         ("KNB0101", " Did you mean KNB101?"),  # a zero too many
         ("UnregisteredKnb", " Did you mean UnregisteredKnob?"),
         ("KNB999", ""),  # no code is one slip away: no guess (it was KNB109)
-        ("KNB099", ""),  # several codes are one slip away: no guess
+        ("KNB099", " Did you mean KNB009?"),
+        ("KNB00", ""),  # nine codes are one slip away: no guess
     ],
 )
 def test_an_unknown_code_exits_2_with_a_suggestion(tmp_path: Path, typed: str, hint: str) -> None:

@@ -7,8 +7,11 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import ClassVar
 
-from scanner import Settings, scan
+import pytest
+
+from scanner import Knob, Role, Settings, scan
 from tests.conftest import write_tree
 
 GATE = 'import os\n\nFUSED = os.environ.get("X_FUSED", "1") != "0"\n'
@@ -72,3 +75,49 @@ def test_other_settings_are_another_stored_scan(tmp_path: Path) -> None:
 
     narrowed = scan([tree], Settings(match=("Q_*",)), root=tree, cache_dir=cache, jobs=1)
     assert (narrowed.knobs, narrowed.stats.rounds) == ((), 1)
+
+
+KERNEL_TREE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": (
+        "import triton\n\n\n@triton.jit\ndef _kernel(x):\n    pass\n\n\n"
+        "def fused(x):\n    _kernel[(1,)](x)\n    return x\n"
+    ),
+    "pkg/model.py": (
+        "import os\n\nfrom pkg.kernels import fused\n\n\ndef step(x):\n"
+        '    if os.environ.get("X_FUSED", "1") != "0":\n        return fused(x)\n    return x\n'
+    ),
+}
+
+
+class _Counting:
+    """CodeReach that counts the knobs it is asked about."""
+
+    asked: ClassVar[list[str]] = []
+
+    def __init__(self, tree: object, knobs: object) -> None:
+        pass
+
+    def evidence(self, knob: Knob) -> None:
+        _Counting.asked.append(knob.name)
+
+
+def test_a_warm_scan_reads_the_role_evidence_kept_beside_the_stored_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = write_tree(tmp_path / "tree", KERNEL_TREE)
+    for path in tree.rglob("*.py"):
+        os.utime(path, (HOUR_AGO, HOUR_AGO))
+    cache = tmp_path / "cache"
+    cold = scan([tree], root=tree, cache_dir=cache, jobs=1)
+    monkeypatch.setattr("scanner.run.scan.CodeReach", _Counting)
+    _Counting.asked = []
+    warm = scan([tree], root=tree, cache_dir=cache, jobs=1)
+    model = tree / "pkg" / "model.py"
+    model.write_text(model.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    os.utime(model, (HOUR_AGO, HOUR_AGO))
+    changed = scan([tree], root=tree, cache_dir=cache, jobs=1)
+    assert [(k.name, k.role) for k in cold.knobs] == [("X_FUSED", Role.KERNEL)]
+    assert warm == cold  # the evidence read back, reason and all
+    assert _Counting.asked == ["X_FUSED"]  # only once a file changed
+    assert [(k.name, k.role) for k in changed.knobs] == [("X_FUSED", Role.UNKNOWN)]

@@ -113,13 +113,13 @@ def test_check_notes_a_launcher_that_sets_it(tmp_path: Path) -> None:
     where = f"registry.yaml:{rule + 1}:9"
     assert done.returncode == 0  # a note
     assert done.stdout == (
-        f"{where}: KNB115 profile 'bitwise' (kind bitwise) unsets NCCL_TUNER_PLUGIN "
+        f"{where}: KNB115 note: profile 'bitwise' (kind bitwise) unsets NCCL_TUNER_PLUGIN "
         "(profiles.bitwise.select[3]), a stack setting that must stay unset, but "
         "src/run.sh:1:8 sets it to 'libnccl-tuner.so' (export): a run started through it has "
         "NCCL_TUNER_PLUGIN set.\n"
         "    remove the write of NCCL_TUNER_PLUGIN (or keep it out of the runs that must "
         "reproduce); `knobs catalogue` says why it must stay unset.\n"
-        f"{where}: KNB115 profile 'bitwise' (kind bitwise) unsets NCCL_TUNER_PLUGIN "
+        f"{where}: KNB115 note: profile 'bitwise' (kind bitwise) unsets NCCL_TUNER_PLUGIN "
         "(profiles.bitwise.select[3]), a stack setting that must stay unset, but "
         'src/run.sh:2:38 sets it to "$HOME/t.so" when [ "${TUNE:-0}" = 1 ] (export): a run '
         "started through it has NCCL_TUNER_PLUGIN set.\n"

@@ -20,7 +20,7 @@ RETRIAGE = (
     "python train.py --save-tensors params.pt"
 )
 ROPE_STALE = f"""\
-toymodel/kernels.py:54:1: KNB009 TOY_ROPE_TRITON is triaged reproducible, but the code it gates changed after its latest record (2026-11-29): _rope_kernel (toymodel/kernels.py:54) changed. Profile 'bitwise' (kind bitwise) keeps it on on the strength of that verdict.
+toymodel/kernels.py:54:1: KNB009 error: TOY_ROPE_TRITON is triaged reproducible, but the code it gates changed after its latest record (2026-11-29): _rope_kernel (toymodel/kernels.py:54) changed. Profile 'bitwise' (kind bitwise) keeps it on on the strength of that verdict.
     Triage it again on the code as it is now; the new record keeps the code it was measured on:
       {RETRIAGE.format(knob="TOY_ROPE_TRITON")}
 
@@ -100,7 +100,7 @@ def test_a_unit_that_is_gone_is_named_at_the_record(tmp_path: Path) -> None:
     assert code == 1
     line = _line_of(root, "TOY_ROPE_TRITON", "code")
     assert out.startswith(
-        f"registry.yaml:{line}:11: KNB009 TOY_ROPE_TRITON is triaged reproducible, but the code "
+        f"registry.yaml:{line}:11: KNB009 error: TOY_ROPE_TRITON is triaged reproducible, but the code "
         "it gates changed after its latest record (2026-11-29): rope is gone from "
         "toymodel/kernels.py. Profile 'bitwise' (kind bitwise) keeps it on"
     )
@@ -111,7 +111,7 @@ def test_a_knob_no_bitwise_profile_keeps_on_is_a_warning(tmp_path: Path) -> None
     edit(root, "toymodel/model.py", 'in ("true", "1")', 'in ("true", "1", "yes")')
     assert check(root) == (
         0,
-        "toymodel/model.py:24:1: KNB009 TOY_FUSED_SDPA is triaged reproducible, but the code it "
+        "toymodel/model.py:24:1: KNB009 warning: TOY_FUSED_SDPA is triaged reproducible, but the code it "
         "gates changed after its latest record (2026-11-29): _MODEL_FUSIONS[sdpa] "
         "(toymodel/model.py:24) changed. No bitwise profile keeps it on.\n"
         "    Triage it again on the code as it is now; the new record keeps the code it was "
@@ -162,7 +162,7 @@ def _without_code(text: str) -> str:
 
 
 NO_CODE = f"""\
-registry.yaml:124:11: KNB009 6 knobs triaged reproducible have no record of the code they were measured on (TOY_FUSED_SDPA, TOY_RMSNORM_TRITON, TOY_ROPE_CACHE, TOY_ROPE_TRITON, TOY_SWIGLU_FUSED and TOY_SWIGLU_TRITON_BWD): the records were written before knobs kept it, so a change to that code goes unnoticed.
+registry.yaml:124:11: KNB009 note: 6 knobs triaged reproducible have no record of the code they were measured on (TOY_FUSED_SDPA, TOY_RMSNORM_TRITON, TOY_ROPE_CACHE, TOY_ROPE_TRITON, TOY_SWIGLU_FUSED and TOY_SWIGLU_TRITON_BWD): the records were written before knobs kept it, so a change to that code goes unnoticed.
     If the code has not changed since the triage, record it as it is now:
       knobs fingerprint --record TOY_FUSED_SDPA TOY_RMSNORM_TRITON TOY_ROPE_CACHE TOY_ROPE_TRITON TOY_SWIGLU_FUSED TOY_SWIGLU_TRITON_BWD
     else triage them again with --record:
@@ -197,7 +197,7 @@ def test_a_stack_version_change_is_a_note(tmp_path: Path) -> None:
     line = _line_of(root, "TOY_ROPE_TRITON", "versions")
     assert code == 0
     assert out == (
-        f"registry.yaml:{line}:11: KNB009 torch is {installed} where knobs runs, but "
+        f"registry.yaml:{line}:11: KNB009 note: torch is {installed} where knobs runs, but "
         "TOY_ROPE_TRITON was triaged on torch 2.12.1+rocm6.4: the verdict may not hold on "
         "this stack.\n"
         "    Triage again on this stack to confirm (or ignore this note if knobs runs on another "

@@ -21,6 +21,7 @@ from scanner.model import Decision, DecisionKind, Outcome, Site
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.truth import IsCarrier, truths, value_of
+from scanner.reach.words import Words
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
 MAX_CONSUMERS = 64  # tests that use one carried value
@@ -97,6 +98,7 @@ class Carriers:
         self.tree = tree
         self._mentions: dict[tuple[str, str], list[str]] = {}
         self._wanted: set[tuple[str, str]] = set()
+        self._words: Words | None = None  # read at the first search
 
     def want(self, carried: Iterable[tuple[str, str]]) -> None:
         """``(module, name)`` pairs to look for: all of them are searched for together
@@ -117,20 +119,52 @@ class Carriers:
         return [module.rel, *(rel for rel in found if rel != module.rel)]
 
     def _search(self) -> None:
-        wanted = [
-            (key, key[1].encode(), key[0].rsplit(".", 1)[-1].encode())
-            for key in sorted(self._wanted)
-        ]
+        if self._words is None:
+            self._words = Words(self.tree)
+        for key in sorted(self._wanted):
+            home, name = key[0].rsplit(".", 1)[-1].encode(), key[1].encode()
+            words = [w for w in (home, name) if w]
+            if all(Words.is_word(w) for w in words):
+                candidates = self._words.holding(*words)
+            else:  # a dotted key: every module, read
+                candidates = list(self.tree.rels())
+            found = self._mentions[key] = []
+            for rel in candidates:
+                data = self.tree.data(rel)
+                if (
+                    data is not None
+                    and name in data
+                    and home in data
+                    and (_imports(data, home, name) if key[0] else _read_as_key(data, name))
+                ):
+                    found.append(rel)
         self._wanted.clear()
-        for key, _, _ in wanted:
-            self._mentions[key] = []
-        for rel in self.tree.rels():
-            data = self.tree.data(rel)
-            if data is None:
-                continue
-            for key, name, home in wanted:
-                if name in data and home in data and (key[0] or _read_as_key(data, name)):
-                    self._mentions[key].append(rel)
+
+
+def _imports(data: bytes, home: bytes, name: bytes) -> bool:
+    """Whether a module's text can name ``name`` of the module ``home`` (its last part):
+    the dotted ``home.name``, or a line naming ``home`` that imports (``from pkg.home
+    import name``, ``import pkg.home as h``, ``import_module("pkg.home")``, a name in the
+    parentheses of ``from pkg import (``)."""
+    if home + b"." + name in data:
+        return True
+    at = data.find(home)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        line = data[start : data.find(b"\n", at) % (len(data) + 1)].lstrip()
+        if line.startswith((b"from ", b"import ")) or b"import_module(" in line:
+            return True
+        statement = data.rfind(b"\nfrom ", 0, at)
+        if statement >= 0 and _in_parentheses(data[statement:start]):
+            return True
+        at = data.find(home, at + len(home))
+    return False
+
+
+def _in_parentheses(statement: bytes) -> bool:
+    """Whether the lines of a ``from`` statement so far leave its import list open."""
+    opened = statement.find(b"import (")
+    return opened >= 0 and b")" not in statement[opened:]
 
 
 def _read_as_key(data: bytes, key: bytes) -> bool:
@@ -349,8 +383,16 @@ def _stored(
         return
     if decision.store != "global":
         return
-    carried = module.qualified(name)
-    for rel in carriers.modules_naming(module, name):
+    # A class body's attribute (``class auto_chunker: enable = ...``) is read as
+    # ``auto_chunker.enable``: the modules that name the class are those to search.
+    classes = [
+        s.name for s in module.locate.statements_at(site.line) if isinstance(s, ast.ClassDef)
+    ]
+    if classes and module.function_node_around_line(site.line) is None:
+        carried, searched = module.qualified(f"{'.'.join(classes)}.{name}"), classes[0]
+    else:
+        carried, searched = module.qualified(name), name
+    for rel in carriers.modules_naming(module, searched):
         user = tree.module(rel)
         if user is None:
             continue

@@ -22,7 +22,7 @@ from scanner.patterns import dynamic_matches, matches
 from scanner.reach.evidence import CodeReach
 from scanner.reach.modules import Tree
 from scanner.roles import propose_roles
-from scanner.run import snapshot
+from scanner.run import proposals, snapshot
 from scanner.run.cache import Cache, prune
 from scanner.run.pool import INTERNAL_ERROR, WORKER_DIED, Runner
 from scanner.run.selection import Done, Progress, Selector
@@ -125,10 +125,11 @@ def _scan(
     found_status = snapshot.statuses(files) if store is not None else None
     whole = snapshot.whole_key(settings, base, [relative(p, base) for p in given])
     stored = snapshot.load(store, whole, found_status, files) if store is not None else None
+    kept = (store, proposals.key(whole, found_status)) if store and found_status else None
     if stored is not None:
         # Nothing changed since the last scan of these paths: its outcomes, read at once.
         done.finish()
-        result = _result(stored[0], set(), errors, stored[1], files, settings)
+        result = _result(stored[0], set(), errors, stored[1], files, settings, kept)
         notes = (*result.notes, *_outside_notes(outside), *linked)
         return replace(result, notes=notes)
     outcomes: dict[str, FileOutcome] = {}
@@ -176,9 +177,10 @@ def _scan(
             done.finish()  # the later rounds analyse again files already counted
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
     done.finish()
-    if store is not None and not any(_transient(o) for o in outcomes.values()):
-        snapshot.save(store, whole, found_status, outcomes, index)
-    result = _result(outcomes, parsed, errors, index, files, settings)
+    saved = store is not None and not any(_transient(o) for o in outcomes.values())
+    if saved and store is not None:
+        saved = snapshot.save(store, whole, found_status, outcomes, index)
+    result = _result(outcomes, parsed, errors, index, files, settings, kept if saved else None)
     stats = replace(result.stats, **counts)
     notes = (*result.notes, *_outside_notes(outside), *linked)
     return replace(result, notes=notes, stats=stats)
@@ -242,7 +244,10 @@ def _result(
     index: WrapperIndex,
     files: Sequence[SourceFile],
     settings: Settings,
+    kept: tuple[Cache, str] | None = None,
 ) -> ScanResult:
+    """The scan's result; ``kept``: the cache entry the code's evidence for roles is read
+    from and kept in, when the files are as the stored scan has them."""
     ordered = [outcomes[rel] for rel in sorted(outcomes)]
     sites = [s for o in ordered for s in o.result.sites if matches(s.name, settings.match)]
     found = [d for o in ordered for d in o.result.dynamic]
@@ -266,8 +271,14 @@ def _result(
     knobs = build_knobs(sites)
     python = [(f.rel, f.path, f.module) for f in files if f.language is Language.PYTHON]
     tree = Tree({rel: (path, module) for rel, path, module in python})
+    code = proposals.KeptEvidence(
+        CodeReach(tree, knobs), proposals.load(*kept) if kept is not None else None
+    )
+    proposed = propose_roles(knobs, writes, code)
+    if kept is not None and code.computed:
+        proposals.save(kept[0], kept[1], code.found)
     return ScanResult(
-        knobs=link_writes(propose_roles(knobs, writes, CodeReach(tree, knobs)), writes),
+        knobs=link_writes(proposed, writes),
         dynamic=tuple(dynamic),
         writes=tuple(writes),
         errors=tuple(sorted(errors, key=lambda e: e.path)),

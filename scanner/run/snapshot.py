@@ -11,7 +11,6 @@ change of the time back moves the change time.) What an outcome learnt from othe
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -92,18 +91,22 @@ def save(
     found: Mapping[str, Status] | None,
     outcomes: Mapping[str, FileOutcome],
     index: WrapperIndex,
-) -> None:
+) -> bool:
     """Store the scan's outcomes under the files' status (not when a status is missing or
-    too recent to be trusted, nor when an outcome says the cache was skipped)."""
+    too recent to be trusted, nor when an outcome says the cache was skipped); whether
+    they are stored."""
     if found is None or any(o.cache_problem for o in outcomes.values()):
-        return
+        return False
     recent = time.time_ns() - RACY_NS
     if any(int(status[1]) >= recent for status in found.values()):
-        return
+        return False
     entry: dict[str, Any] = {
         "files": dict(found),
         "outcomes": [[rel, encode_outcome(outcomes[rel])] for rel in sorted(outcomes)],
         "index": [codec.encode_wrapper(w) for w in index.facts],
     }
-    with contextlib.suppress(CacheError):  # the per-file entries are stored already
+    try:
         cache.put(key, entry)
+    except CacheError:  # the per-file entries are stored already
+        return False
+    return True
