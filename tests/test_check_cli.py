@@ -179,7 +179,8 @@ def test_a_dynamic_read_written_over_lines_is_one_finding_line(tmp_path: Path) -
     root = project(tmp_path, pkg__loop_py=dynamic)
     assert check(root) == (
         0,
-        "pkg/loop.py:9:5: KNB006 warning: The variable read by `get( kind, 1, )` cannot be resolved "
+        "pkg/loop.py:9:5: KNB006 warning: The variable read by `get( kind, 1, )` cannot be "
+        "resolved "
         "(the name passed to get() is not known here), so registry.yaml cannot register it.\n"
         "    Name the variable with a string literal or a module-level constant, so that "
         "the knob can be registered.\n"

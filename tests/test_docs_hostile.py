@@ -149,7 +149,8 @@ def test_a_fence_left_open_over_a_marker_is_a_problem(tmp_path: Path) -> None:
     done = run_knobs("docs", "--write", "knobs.md", cwd=root)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        "knobs.md:3:1: KNB205 error: The markers of this doc cannot be used: the fenced code opened on "
+        "knobs.md:3:1: KNB205 error: The markers of this doc cannot be used: the fenced code "
+        "opened on "
         "this line is never closed, so the marker on line 6 is read as code; close the fence.\n"
         "    Fix the marker comments (`knobs rule KNB205`), then: knobs docs --write knobs.md\n"
         "knobs docs: error: knobs.md was not written: fix its markers first.\n"
@@ -163,7 +164,8 @@ def test_blocks_are_not_appended_inside_a_fence_left_open(tmp_path: Path) -> Non
     done = run_knobs("docs", "--write", "knobs.md", cwd=root)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        "knobs.md:3:1: KNB205 error: The markers of this doc cannot be used: the fenced code opened on "
+        "knobs.md:3:1: KNB205 error: The markers of this doc cannot be used: the fenced code "
+        "opened on "
         "this line is never closed, so the blocks appended after it would be read as code; "
         "close the fence.\n"
         "    Fix the marker comments (`knobs rule KNB205`), then: knobs docs --write knobs.md\n"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scanner import GateKind, Polarity, ReadKind, Settings, scan
+from scanner.reach.branches import _imports
 from scanner.reach.libraries import library_of
 from tests.conftest import write_tree
 
@@ -528,3 +529,22 @@ def test_a_configured_accessor_is_found_only_with_the_setting(tmp_path: Path) ->
 )
 def test_library_of_names_kernel_entry_points_only(dotted: str, library: str | None) -> None:
     assert library_of(dotted) == library
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (b"from pkg.config import enabled\n", True),
+        (b"from pkg import config as cfg\n", True),
+        (b"import pkg.config\n", True),
+        (b"from pkg import (\n    other,\n    config,\n)\n", True),
+        (b'm = importlib.import_module("pkg.config")\n', True),
+        (b"import pkg\nx = pkg.config.enabled\n", True),  # the dotted home.name
+        (b"from pkg import (other)\nconfig = 1\nenabled = 2\n", False),
+        (b"# see config for what enabled means\n", False),
+    ],
+)
+def test_a_module_names_a_carried_value_through_an_import_of_its_home(
+    text: bytes, found: bool
+) -> None:
+    assert _imports(text, b"config", b"enabled") is found

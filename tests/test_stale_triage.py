@@ -100,7 +100,8 @@ def test_a_unit_that_is_gone_is_named_at_the_record(tmp_path: Path) -> None:
     assert code == 1
     line = _line_of(root, "TOY_ROPE_TRITON", "code")
     assert out.startswith(
-        f"registry.yaml:{line}:11: KNB009 error: TOY_ROPE_TRITON is triaged reproducible, but the code "
+        f"registry.yaml:{line}:11: KNB009 error: TOY_ROPE_TRITON is triaged reproducible, but "
+        "the code "
         "it gates changed after its latest record (2026-11-29): rope is gone from "
         "toymodel/kernels.py. Profile 'bitwise' (kind bitwise) keeps it on"
     )
@@ -111,7 +112,8 @@ def test_a_knob_no_bitwise_profile_keeps_on_is_a_warning(tmp_path: Path) -> None
     edit(root, "toymodel/model.py", 'in ("true", "1")', 'in ("true", "1", "yes")')
     assert check(root) == (
         0,
-        "toymodel/model.py:24:1: KNB009 warning: TOY_FUSED_SDPA is triaged reproducible, but the code it "
+        "toymodel/model.py:24:1: KNB009 warning: TOY_FUSED_SDPA is triaged reproducible, but "
+        "the code it "
         "gates changed after its latest record (2026-11-29): _MODEL_FUSIONS[sdpa] "
         "(toymodel/model.py:24) changed. No bitwise profile keeps it on.\n"
         "    Triage it again on the code as it is now; the new record keeps the code it was "

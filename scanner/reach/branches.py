@@ -155,6 +155,8 @@ def _imports(data: bytes, home: bytes, name: bytes) -> bool:
         if line.startswith((b"from ", b"import ")) or b"import_module(" in line:
             return True
         statement = data.rfind(b"\nfrom ", 0, at)
+        if statement < 0 and data.startswith(b"from "):
+            statement = 0
         if statement >= 0 and _in_parentheses(data[statement:start]):
             return True
         at = data.find(home, at + len(home))

@@ -277,8 +277,9 @@ class _Walker:
 
     def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
         dotted = self.module.resolve(node, self.owner)
-        if dotted is None and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
-            loaded = self.module.resolve(node.value.func, self.owner)
+        if dotted is None and isinstance(node, ast.Attribute):
+            call = node.value if isinstance(node.value, ast.Call) else self._bound_call(node.value)
+            loaded = self.module.resolve(call.func, self.owner) if call is not None else None
             imported = self.reach.module_returned(loaded) if loaded is not None else None
             dotted = f"{imported}.{node.attr}" if imported is not None else None
         if dotted is None:
@@ -288,6 +289,25 @@ class _Walker:
             if reached is not None:
                 found, step = reached
                 self.found.merge(found, step, always)
+
+
+    def _bound_call(self, node: ast.expr) -> ast.Call | None:
+        """The call a local name is bound to, once, in the function ``node`` sits in
+        (``kernels = _triton_kernels("X")``), or None."""
+        function = self.module.function_node_around(node)
+        if not isinstance(node, ast.Name) or function is None:
+            return None
+        bound = [
+            s.value
+            for s in ast.walk(function)
+            if isinstance(s, ast.Assign | ast.AnnAssign)
+            and any(isinstance(t, ast.Name) and t.id == node.id for t in _targets(s))
+        ]
+        return bound[0] if len(bound) == 1 and isinstance(bound[0], ast.Call) else None
+
+
+def _targets(statement: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return statement.targets if isinstance(statement, ast.Assign) else [statement.target]
 
 
 def _imported_name(module: Module, node: ast.expr) -> str | None:

@@ -136,6 +136,9 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
             found.append(Mark(kind, name, module.rel, line))
         elif name.startswith(_TRITON_ATOMICS):
             found.append(Mark(MarkKind.ATOMIC, name, module.rel, line))
+        elif name.startswith("torch.optim.") and _keyword_true(call, "fused"):
+            # one fused kernel over every parameter, where foreach/for-loop runs torch's ops
+            found.append(Mark(MarkKind.LIBRARY, f"{name}(fused=True)", module.rel, line))
         elif name.startswith("torch.ops.") and not name.startswith("torch.ops.aten."):
             found.append(Mark(MarkKind.CUSTOM_OP, name, module.rel, line))
         elif not module.in_tree(name):
