@@ -290,7 +290,6 @@ class _Walker:
                 found, step = reached
                 self.found.merge(found, step, always)
 
-
     def _bound_call(self, node: ast.expr) -> ast.Call | None:
         """The call a local name is bound to, once, in the function ``node`` sits in
         (``kernels = _triton_kernels("X")``), or None."""
