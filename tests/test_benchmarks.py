@@ -133,7 +133,7 @@ def test_the_gated_code_of_the_example_holds_every_kernel_its_branches_reach() -
         "TOY_RMSNORM_TRITON: 9 units; 1 of 1 kernel",
         "TOY_ROPE_CACHE: 3 units; 0 of 0 kernels",
         "TOY_ROPE_TRITON: 8 units; 1 of 1 kernel",
-        "TOY_SWIGLU_FUSED: 8 units; 1 of 1 kernel",
-        "TOY_SWIGLU_TRITON_BWD: 3 units; 0 of 0 kernels",
-        "3 of 3 kernels the knobs' branches reach are in their gated code",
+        "TOY_SWIGLU_FUSED: 10 units; 2 of 2 kernels",
+        "TOY_SWIGLU_TRITON_BWD: 6 units; 1 of 1 kernel",
+        "5 of 5 kernels the knobs' branches reach are in their gated code",
     ]
