@@ -5,7 +5,6 @@ that ships one, and the installed torch CPU build."""
 
 from __future__ import annotations
 
-import resource
 import struct
 from pathlib import Path
 
@@ -119,12 +118,9 @@ def test_a_library_that_is_not_installed(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "Not installed here: RCCL.\n", "")
 
 
-def test_the_installed_torch_cpu_build_in_under_five_seconds(tmp_path: Path) -> None:
-    # The child's CPU time, not the wall clock: a loaded machine slows the wall clock alone.
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def test_the_installed_torch_cpu_build(tmp_path: Path) -> None:
+    # Its speed: benchmarks/catalogue_installed_bench.py.
     done = run_knobs("catalogue", "torch", "--installed", cwd=tmp_path)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    elapsed = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("torch (torch 2.")
@@ -133,4 +129,3 @@ def test_the_installed_torch_cpu_build_in_under_five_seconds(tmp_path: Path) -> 
     assert {"PYTORCH_TENSOREXPR", "TORCH_MKLDNN_MATMUL_MIN_DIM"} <= listed
     # catalogued as settings or reviewed: never listed
     assert not listed & {"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "TORCH_CUDNN_V8_API_DISABLED"}
-    assert elapsed < 5, elapsed
