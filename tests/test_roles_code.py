@@ -251,6 +251,24 @@ SKIPPED = {
         "    return dk\n"
     ),
 }
+# huggingface/transformers (pinned in benchmarks/should/transformers.yaml),
+# integrations/finegrained_fp8.py:250-283: the kernel's branch returns, so the code after it
+# (another path) is what runs when the knob leaves it.
+RETURNS = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/linear.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "def linear(x, ready):\n"
+        '    preferred = ready and os.environ.get("X_DISABLE_FUSED_LINEAR", "0") != "1"\n'
+        "    if preferred:\n"
+        "        try:\n"
+        "            return fused_rms_norm(x)\n"
+        "        except ImportError:\n"
+        "            pass\n"
+        "    return x * 2\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -431,6 +449,18 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "which reaches calls install (pkg/force.py:1) -> triton.runtime.autotuner.Autotuner.run "
         "replaced by code that times nothing (no autotuning) at pkg/force.py:10: a "
         "deterministic mode",
+    ),
+    (
+        "a-kernel-branch-that-returns-leaves-the-code-after-it",
+        RETURNS,
+        "X_DISABLE_FUSED_LINEAR",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "0",
+        "unset, it runs the branch of `preferred` at pkg/linear.py:8, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_DISABLE_FUSED_LINEAR='1' leaves that "
+        "branch, and what runs instead reaches no such kernel",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

@@ -129,10 +129,13 @@ class CodeReach:
 
 def _replaces(branch: Branch) -> bool:
     """Whether leaving ``branch`` leaves something else in its place: a registered
-    function's original, a ternary's other value, or a name the branch rebinds that held a
-    value before it (``jit_fuser = lazy_compile``, ``x = fused(x)``)."""
+    function's original, a ternary's other value, the code after a branch that returns, or
+    a name the branch rebinds that held a value before it (``jit_fuser = lazy_compile``,
+    ``x = fused(x)``)."""
     if branch.replaces or isinstance(branch.code, ast.expr):
         return True
+    if any(isinstance(n, ast.Return) for s in branch.code for n in ast.walk(s)):
+        return True  # it returns: the code after it runs in its place
     stored = {
         node.id
         for statement in branch.code
