@@ -269,6 +269,37 @@ RETURNS = {
         "    return x * 2\n"
     ),
 }
+# sgl-project/sglang, srt/layers/quantization/fp8_utils.py:1725-1764: the value picks the
+# callable an if/elif/else binds and calls after; every arm is a kernel of its own.
+PICKED = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/gemm.py": (
+        "import os\n\nfrom flashinfer import gemm as other_gemm\n"
+        "from flashinfer import gemm_preshuffle\n"
+        "from pkg.kernels import fused_rms_norm\n\n\n"
+        "def gemm(x, shuffled):\n"
+        '    use_triton = os.environ.get("X_GEMM_USE_CK", "0") != "1"\n'
+        "    if use_triton:\n"
+        "        op = fused_rms_norm\n"
+        "    elif shuffled:\n"
+        "        op = gemm_preshuffle\n"
+        "    else:\n"
+        "        op = other_gemm\n"
+        "    return op(x)\n"
+    ),
+}
+# sgl-project/sglang, srt/hardware_backend/npu/utils.py:285: a weight's format cast.
+LAYOUT = {
+    "pkg/__init__.py": "",
+    "pkg/npu.py": (
+        "import os\n\nimport torch\n\n\n"
+        "def format_weight(layer):\n"
+        '    if os.environ.get("X_DISABLE_FORMAT_WEIGHT", "0") == "1":\n'
+        "        return\n"
+        "    layer.weight.data = torch.ops.npu.npu_format_cast(layer.weight.data, 29)\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -461,6 +492,27 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
         "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_DISABLE_FUSED_LINEAR='1' leaves that "
         "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "every-arm-of-a-picked-callable-is-a-kernel",
+        PICKED,
+        "X_GEMM_USE_CK",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls fused_rms_norm (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; X_GEMM_USE_CK='1', FlashInfer (flashinfer.gemm_preshuffle) at "
+        "pkg/gemm.py:13",
+    ),
+    (
+        "a-weight-format-cast-is-no-kernel",
+        LAYOUT,
+        "X_DISABLE_FORMAT_WEIGHT",
+        Role.UNKNOWN,
+        Polarity.DISABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

@@ -15,7 +15,13 @@ import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from scanner.reach.marks import Mark, decorator_marks, library_reference, node_marks
+from scanner.reach.marks import (
+    KERNEL_MARKS,
+    Mark,
+    decorator_marks,
+    library_reference,
+    node_marks,
+)
 from scanner.reach.modules import Definition, Module, Tree
 
 MAX_DEPTH = 8  # calls followed from a branch
@@ -235,6 +241,9 @@ class _Walker:
     def visit(self, node: ast.AST, *, always: bool, in_loop: bool = False) -> None:
         for mark in node_marks(self.module, node, in_loop=in_loop):
             self.found.add(mark, (), always)
+        if isinstance(node, ast.If) and node.orelse and always:
+            self._if_else(node, in_loop)
+            return
         if isinstance(node, ast.Call):
             self._call(node, always)
         elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -248,6 +257,25 @@ class _Walker:
         loop = in_loop or isinstance(node, _LOOPS)
         for child, child_always in _children(node, always):
             self.visit(child, always=child_always, in_loop=loop and not isinstance(child, _NESTED))
+
+    def _if_else(self, node: ast.If, in_loop: bool) -> None:
+        """An ``if`` with an ``else`` that runs: where every arm always reaches a kernel
+        (``if a: op = k1 elif b: op = k2 else: op = k3``), the statement always reaches
+        one, whichever it is."""
+        self.visit(node.test, always=True, in_loop=in_loop)
+        arms: list[Found] = []
+        for statements in (node.body, node.orelse):
+            found = Found()
+            walker = _Walker(self.reach, self.module, self.owner, self.depth, found)
+            for statement in statements:
+                walker.visit(statement, always=True, in_loop=in_loop)
+            arms.append(found)
+        every = all(any(m.kind in KERNEL_MARKS for m in arm.always) for arm in arms)
+        for arm in arms:
+            for mark, steps in arm.marks.items():
+                kernel = every and mark in arm.always and mark.kind in KERNEL_MARKS
+                self.found.add(mark, steps, kernel)
+            self.found.calls |= arm.calls
 
     def _namespace(self, node: ast.expr, always: bool) -> None:
         """The base of an attribute (``cute`` in ``cute.runtime``, ``f`` in ``f.warned``): a

@@ -139,6 +139,8 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
         elif name.startswith("torch.optim.") and _keyword_true(call, "fused"):
             # one fused kernel over every parameter, where foreach/for-loop runs torch's ops
             found.append(Mark(MarkKind.LIBRARY, f"{name}(fused=True)", module.rel, line))
+        elif name in _LAYOUT_OPS:
+            pass  # converts a weight's layout once, computes nothing
         elif name.startswith("torch.ops.") and not name.startswith("torch.ops.aten."):
             found.append(Mark(MarkKind.CUSTOM_OP, name, module.rel, line))
         elif not module.in_tree(name):
@@ -158,6 +160,17 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
         found.append(Mark(MarkKind.DETERMINISM, f"{shown}(deterministic=True)", module.rel, line))
     return found
 
+
+# Custom ops that convert a tensor's layout or packing (Ascend's FRACTAL_NZ format cast and
+# int4 packing, https://www.hiascend.com/document/detail/zh/Pytorch/600/apiref/apilist/
+# ptaoplist_000139.html), not kernels whose choice changes what is computed.
+_LAYOUT_OPS = frozenset(
+    {
+        "torch.ops.npu.npu_format_cast",
+        "torch.ops.npu.npu_format_cast_",
+        "torch.ops.npu.npu_convert_weight_to_int4pack",
+    }
+)
 
 _COMPILE_KEYWORDS = frozenset({"fullgraph", "mode", "backend", "dynamic", "options"})
 
