@@ -300,6 +300,31 @@ LAYOUT = {
         "    layer.weight.data = torch.ops.npu.npu_format_cast(layer.weight.data, 29)\n"
     ),
 }
+# vllm 0.33.0, third_party/fmha_sm100/kvouter/interface.py:174-185 and cpp_backend.py:100-135:
+# the unset side asks whether a backend's runtime can be found; a library's runtime loader
+# runs no kernel.
+PROBE = {
+    "pkg/__init__.py": "",
+    "pkg/backend.py": (
+        "def backend_available():\n"
+        "    try:\n"
+        "        from cutlass.cute.runtime import find_runtime_libraries\n\n"
+        "        find_runtime_libraries()\n"
+        "    except ImportError:\n"
+        "        return False\n"
+        "    return True\n"
+    ),
+    "pkg/interface.py": (
+        "import os\n\nfrom pkg.backend import backend_available\n\n\n"
+        "def attention(x):\n"
+        '    env = os.environ.get("X_KVOUTER_CPP")\n'
+        '    if env == "1":\n'
+        '        backend = "cpp"\n'
+        "    else:\n"
+        '        backend = "cpp" if backend_available() else "python"\n'
+        "    return backend\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -511,6 +536,15 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "X_DISABLE_FORMAT_WEIGHT",
         Role.UNKNOWN,
         Polarity.DISABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "a-library-runtime-probe-is-no-kernel",
+        PROBE,
+        "X_KVOUTER_CPP",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
         "0",
         "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),

@@ -522,6 +522,8 @@ def test_a_configured_accessor_is_found_only_with_the_setting(tmp_path: Path) ->
         ("flashinfer.gemm.bmm_fp8", "FlashInfer"),
         ("flashinfer.jit.core.logger", None),
         ("flashinfer.autotuner._collect_metadata", None),
+        ("cutlass.cute.runtime.find_runtime_libraries", None),
+        ("cutlass.cute.compile", "CUTLASS's CuTe DSL"),
         ("vllm._custom_ops.rms_norm", "vLLM's custom ops"),
         ("sglang.jit_kernel.rope.apply_rope", "SGLang's JIT kernels"),
         ("numpy.dot", None),

@@ -106,8 +106,9 @@ _BY_PREFIX: Final[Mapping[str, Library]] = {library.prefix: library for library 
 
 
 # Parts of a library that run no kernel: its logger, its private helpers (``_collect_
-# metadata``), what says whether it is there.
-_NOT_ENTRY: Final = frozenset({"logger", "logging", "log", "get_logger", "version"})
+# metadata``), what says whether it is there, its runtime loader (``cutlass.cute.runtime.
+# find_runtime_libraries``, what an availability probe calls).
+_NOT_ENTRY: Final = frozenset({"logger", "logging", "log", "get_logger", "version", "runtime"})
 
 
 def library_of(dotted: str) -> str | None:
