@@ -325,6 +325,26 @@ PROBE = {
         "    return backend\n"
     ),
 }
+# sgl-project/sglang, srt/layers/attention/deepseek_v4_backend.py:1268-1271, 2917-2933 and
+# 4362-4399: what runs instead is a kernel the constructor binds to an attribute.
+BOUND = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/backend.py": (
+        "import functools\nimport os\n\nimport flash_mla\n\n"
+        "from pkg.kernels import fused_rms_norm\n\n\n"
+        "class Backend:\n"
+        "    def __init__(self):\n"
+        "        self._decode = functools.partial(\n"
+        "            flash_mla.flash_mla_with_kvcache, legacy=True\n"
+        "        )\n\n"
+        "    def forward(self, x, n):\n"
+        '        if n > 100 or os.environ.get("X_SPARSE_PREFILL", "1") == "1":\n'
+        "            return fused_rms_norm(x)\n"
+        "        decode = self._decode\n"
+        "        return decode(x)\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -547,6 +567,18 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         Polarity.ENABLE,
         "0",
         "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "what-runs-instead-is-a-kernel-bound-to-an-attribute",
+        BOUND,
+        "X_SPARSE_PREFILL",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls fused_rms_norm (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; X_SPARSE_PREFILL='0', calls Backend._decode (pkg/backend.py:11) -> "
+        "FlashMLA (flash_mla.flash_mla_with_kvcache) at pkg/backend.py:12",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

@@ -121,12 +121,21 @@ class Reach:
         return found, step
 
     def _alias(self, dotted: str, depth: int) -> tuple[Found, Step | None] | None:
-        """A module name bound to what it calls (``jit_fuser = lazy_compile``): what calling
-        any of the expressions bound to it reaches, sometimes."""
+        """A module name bound to what it calls (``jit_fuser = lazy_compile``), or an
+        attribute a class's methods bind (``self._gemm = ...``): what calling any of the
+        expressions bound to it reaches (always, where it is bound once)."""
         split = self.tree.split(self.tree.reexported(dotted))
-        if split is None or "." in split[1] or split[1] not in split[0].aliases:
+        if split is None:
             return None
         module, name = split
+        cls, _, attr = name.rpartition(".")
+        if cls:  # self.attr, bound in a method: ``self._gemm = functools.partial(gemm)``
+            values = module.attribute_values(cls, attr) if "." not in cls else []
+            owner = module.qualified(cls)
+        else:
+            values, owner = module.aliases.get(name, []), None
+        if not values:
+            return None
         key = f"{module.name}.{name}"
         known = self._functions.get(key)
         if known is None:
@@ -135,14 +144,13 @@ class Reach:
             self._active.add(key)
             try:
                 known = Found()
-                walker = _Walker(self, module, None, depth + 1, known)
-                for value in module.aliases[name]:
-                    walker.visit(value, always=False)
+                walker = _Walker(self, module, owner, depth + 1, known)
+                for value in values:  # bound once: calling it calls that
+                    walker.visit(value, always=len(values) == 1)
             finally:
                 self._active.discard(key)
             self._functions[key] = known
-        line = module.aliases[name][0].lineno
-        return known, Step(f"calls {name}", module.rel, line)
+        return known, Step(f"calls {name}", module.rel, values[0].lineno)
 
     def reached(self, found: Found, depth: int = MAX_DEPTH) -> dict[str, tuple[Module, str]]:
         """The tree's definitions the code of ``found`` calls, and those they call, up to

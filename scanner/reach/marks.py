@@ -185,9 +185,12 @@ def _module_compile(call: ast.Call) -> bool:
 
 def library_reference(module: Module, node: ast.Name | ast.Attribute) -> Mark | None:
     """A reference to an entry point of a kernel library outside the tree (imported, then
-    bound to be called: ``_run = run_splitk_dense``), as a mark; None otherwise."""
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
-        return None  # ``te.Linear`` in ``te.Linear(...)`` is its call's; only names here
+    bound to be called: ``_run = run_splitk_dense``, ``partial(flash_mla.decode, ...)``), as
+    a mark; None otherwise."""
+    if isinstance(node, ast.Attribute) and not _partial_of(module, node):
+        # ``te.Linear`` in ``te.Linear(...)`` is its call's mark, and an attribute
+        # elsewhere may be a constant (``aiter.dtypes.fp8``): only names here
+        return None
     name = module.resolve(node)
     if name is None or "." not in name or module.in_tree(name):
         return None
@@ -195,6 +198,17 @@ def library_reference(module: Module, node: ast.Name | ast.Attribute) -> Mark | 
     if library is None:
         return None
     return Mark(MarkKind.LIBRARY, f"{library} ({name})", module.rel, node.lineno)
+
+
+def _partial_of(module: Module, node: ast.Attribute) -> bool:
+    """Whether ``node`` is the function ``functools.partial`` wraps."""
+    parent = module.parent(node)
+    return (
+        isinstance(parent, ast.Call)
+        and bool(parent.args)
+        and parent.args[0] is node
+        and module.resolve_api(parent.func) == "functools.partial"
+    )
 
 
 def _assign_marks(module: Module, node: ast.Assign | ast.AnnAssign) -> list[Mark]:

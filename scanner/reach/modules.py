@@ -50,6 +50,25 @@ class Module:
     # Whether a dotted name lies in a module of the tree (never a library's entry point then).
     in_tree: Callable[[str], bool] = field(default=lambda dotted: False, repr=False)
 
+    def attribute_values(self, cls: str, attr: str) -> list[ast.expr]:
+        """The values the methods of class ``cls`` (its local name) bind to ``self.attr``
+        (``self._gemm = functools.partial(gemm, ...)`` in ``__init__``)."""
+        node = self.definitions.get(cls)
+        if not isinstance(node, ast.ClassDef):
+            return []
+        return [
+            statement.value
+            for statement in ast.walk(node)
+            if isinstance(statement, ast.Assign)
+            and any(
+                isinstance(t, ast.Attribute)
+                and t.attr == attr
+                and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+                for t in statement.targets
+            )
+        ]
+
     @property
     def locate(self) -> Locator:
         """Lookups of nodes by line (see ``scanner.reach.locate``)."""
