@@ -345,6 +345,32 @@ BOUND = {
         "        return decode(x)\n"
     ),
 }
+# sgl-project/sglang, srt/models/kimi_k3_vl.py:809-834: the on side runs a method of an object
+# the method binds to an attribute (self.runner = Runner(...); self.runner.run(x)).
+RUNNER = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/runner.py": (
+        "import torch\n\n\n"
+        "class GraphRunner:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n\n"
+        "    def run(self, x):\n"
+        "        graph = torch.cuda.CUDAGraph()\n"
+        "        return graph, x\n"
+    ),
+    "pkg/tower.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "class Tower:\n"
+        "    def forward(self, x):\n"
+        '        if os.environ.get("X_VIT_CUDA_GRAPH", "0") == "1":\n'
+        "            if self.runner is None:\n"
+        "                from pkg.runner import GraphRunner\n\n"
+        "                self.runner = GraphRunner(self)\n"
+        "            return self.runner.run(x)\n"
+        "        return fused_rms_norm(x)\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -579,6 +605,18 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
         "pkg/kernels.py:6; X_SPARSE_PREFILL='0', calls Backend._decode (pkg/backend.py:11) -> "
         "FlashMLA (flash_mla.flash_mla_with_kvcache) at pkg/backend.py:12",
+    ),
+    (
+        "a-method-of-an-object-bound-to-an-attribute",
+        RUNNER,
+        "X_VIT_CUDA_GRAPH",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls fused_rms_norm (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; X_VIT_CUDA_GRAPH='1', calls GraphRunner.run (pkg/runner.py:8) -> "
+        "torch.cuda.CUDAGraph at pkg/runner.py:9",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

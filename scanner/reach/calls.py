@@ -129,6 +129,14 @@ class Reach:
             return None
         module, name = split
         cls, _, attr = name.rpartition(".")
+        if cls.count(".") == 1:  # self.runner.run, with self.runner = Runner(...): Runner.run
+            outer, _, bound = cls.partition(".")
+            made = module.attribute_values(outer, bound)
+            if len(made) == 1 and isinstance(made[0], ast.Call):
+                made_by = module.resolve(made[0].func, module.qualified(outer))
+                if made_by is not None and made_by != dotted:
+                    return self.function(f"{made_by}.{attr}", depth)
+            return None
         if cls:  # self.attr, bound in a method: ``self._gemm = functools.partial(gemm)``
             values = module.attribute_values(cls, attr) if "." not in cls else []
             owner = module.qualified(cls)
