@@ -362,6 +362,8 @@ RUNNER = {
     "pkg/tower.py": (
         "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
         "class Tower:\n"
+        "    def __init__(self):\n"
+        "        self.runner = None\n\n"
         "    def forward(self, x):\n"
         '        if os.environ.get("X_VIT_CUDA_GRAPH", "0") == "1":\n'
         "            if self.runner is None:\n"

@@ -52,7 +52,8 @@ class Module:
 
     def attribute_values(self, cls: str, attr: str) -> list[ast.expr]:
         """The values the methods of class ``cls`` (its local name) bind to ``self.attr``
-        (``self._gemm = functools.partial(gemm, ...)`` in ``__init__``)."""
+        (``self._gemm = functools.partial(gemm, ...)`` in ``__init__``), but ``None``
+        (nothing bound yet)."""
         node = self.definitions.get(cls)
         if not isinstance(node, ast.ClassDef):
             return []
@@ -60,6 +61,7 @@ class Module:
             statement.value
             for statement in ast.walk(node)
             if isinstance(statement, ast.Assign)
+            and not (isinstance(statement.value, ast.Constant) and statement.value.value is None)
             and any(
                 isinstance(t, ast.Attribute)
                 and t.attr == attr
