@@ -253,6 +253,9 @@ class _Walker:
         self.owner = owner
         self.depth = depth
         self.found = found
+        # The function the walked code sits in, found at the first local name asked about.
+        self._scope: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+        self._scoped = False
 
     def visit(self, node: ast.AST, *, always: bool, in_loop: bool = False) -> None:
         for mark in node_marks(self.module, node, in_loop=in_loop):
@@ -337,20 +340,14 @@ class _Walker:
     def _bound_call(self, node: ast.expr) -> ast.Call | None:
         """The call a local name is bound to, once, in the function ``node`` sits in
         (``kernels = _triton_kernels("X")``), or None."""
-        function = self.module.function_node_around(node)
-        if not isinstance(node, ast.Name) or function is None:
+        if not isinstance(node, ast.Name):
             return None
-        bound = [
-            s.value
-            for s in ast.walk(function)
-            if isinstance(s, ast.Assign | ast.AnnAssign)
-            and any(isinstance(t, ast.Name) and t.id == node.id for t in _targets(s))
-        ]
+        if not self._scoped:
+            self._scope, self._scoped = self.module.function_node_around(node), True
+        if self._scope is None:
+            return None
+        bound = self.module.local_bindings(self._scope).get(node.id, [])
         return bound[0] if len(bound) == 1 and isinstance(bound[0], ast.Call) else None
-
-
-def _targets(statement: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
-    return statement.targets if isinstance(statement, ast.Assign) else [statement.target]
 
 
 def _imported_name(module: Module, node: ast.expr) -> str | None:

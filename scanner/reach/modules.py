@@ -44,6 +44,8 @@ class Module:
     _tests: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _local_strings: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     _arguments: dict[int, dict[str, list[tuple[ast.Call, str | int]]]] = field(default_factory=dict)
+    _attributes: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
+    _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
     # ``triton.jit``): set by the Tree that parsed the module.
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
@@ -54,22 +56,42 @@ class Module:
         """The values the methods of class ``cls`` (its local name) bind to ``self.attr``
         (``self._gemm = functools.partial(gemm, ...)`` in ``__init__``), but ``None``
         (nothing bound yet)."""
-        node = self.definitions.get(cls)
-        if not isinstance(node, ast.ClassDef):
-            return []
-        return [
-            statement.value
-            for statement in ast.walk(node)
-            if isinstance(statement, ast.Assign)
-            and not (isinstance(statement.value, ast.Constant) and statement.value.value is None)
-            and any(
-                isinstance(t, ast.Attribute)
-                and t.attr == attr
-                and isinstance(t.value, ast.Name)
-                and t.value.id == "self"
-                for t in statement.targets
-            )
-        ]
+        bound = self._attributes.get(cls)
+        if bound is None:
+            bound = self._attributes[cls] = {}
+            node = self.definitions.get(cls)
+            for statement in ast.walk(node) if isinstance(node, ast.ClassDef) else ():
+                if not isinstance(statement, ast.Assign) or (
+                    isinstance(statement.value, ast.Constant) and statement.value.value is None
+                ):
+                    continue
+                for target in statement.targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        bound.setdefault(target.attr, []).append(statement.value)
+        return bound.get(attr, [])
+
+    def local_bindings(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> dict[str, list[ast.expr]]:
+        """The values each local name of ``function`` is assigned (``x = f()``), read once."""
+        found = self._bindings.get(id(function))
+        if found is None:
+            found = self._bindings[id(function)] = {}
+            for statement in ast.walk(function):
+                if isinstance(statement, ast.Assign):
+                    targets, value = statement.targets, statement.value
+                elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                    targets, value = [statement.target], statement.value
+                else:
+                    continue
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        found.setdefault(target.id, []).append(value)
+        return found
 
     @property
     def locate(self) -> Locator:
