@@ -151,7 +151,8 @@ def _imports(data: bytes, home: bytes, name: bytes) -> bool:
     at = data.find(home)
     while at >= 0:
         start = data.rfind(b"\n", 0, at) + 1
-        line = data[start : data.find(b"\n", at) % (len(data) + 1)].lstrip()
+        end = data.find(b"\n", at)
+        line = data[start : end if end >= 0 else len(data)].lstrip()
         if line.startswith((b"from ", b"import ")) or b"import_module(" in line:
             return True
         statement = data.rfind(b"\nfrom ", 0, at)

@@ -286,6 +286,7 @@ class _Walker:
         for statements in (node.body, node.orelse):
             found = Found()
             walker = _Walker(self.reach, self.module, self.owner, self.depth, found)
+            walker._scope, walker._scoped = self._scope, self._scoped  # the same function
             for statement in statements:
                 walker.visit(statement, always=True, in_loop=in_loop)
             arms.append(found)

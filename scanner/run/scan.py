@@ -177,9 +177,11 @@ def _scan(
             done.finish()  # the later rounds analyse again files already counted
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
     done.finish()
-    saved = store is not None and not any(_transient(o) for o in outcomes.values())
-    if saved and store is not None:
-        saved = snapshot.save(store, whole, found_status, outcomes, index)
+    saved = (
+        store is not None
+        and not any(_transient(o) for o in outcomes.values())
+        and snapshot.save(store, whole, found_status, outcomes, index)
+    )
     result = _result(outcomes, parsed, errors, index, files, settings, kept if saved else None)
     stats = replace(result.stats, **counts)
     notes = (*result.notes, *_outside_notes(outside), *linked)
