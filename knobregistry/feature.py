@@ -13,7 +13,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import TypeVar
 
-from scanner import GateKind, Knob, Polarity, ReadKind
+from scanner import GateKind, Knob, Language, Polarity, ReadKind
+from scanner.suite_files import TEST_FILE
 
 _V = TypeVar("_V")
 
@@ -119,3 +120,37 @@ def is_required(knob: Knob) -> bool:
     if knob.kind is GateKind.REQUIREMENT:
         return True
     return any(s.kind in _REQUIRED_READS or s.gate.kind is GateKind.REQUIREMENT for s in knob.sites)
+
+
+def launched_on(knob: Knob | None) -> str | None:
+    """Where the tree itself turns on the feature of a knob its code leaves off by default:
+    a write outside the tests (a launcher's ``export X=1``) or a launcher read whose own
+    default (``${X:-fla}``) is a value every switch site of the code reads as on; None when
+    nothing does, or the code's default is not off."""
+    if knob is None or knob_feature_on(knob) is not False:
+        return None
+    gates = [s.gate for s in knob.sites if s.language is Language.PYTHON]
+    if not gates or any(g.kind not in SWITCHES for g in gates):
+        return None
+
+    def turns_on(value: str) -> bool:
+        on = all(value in g.on_values for g in gates)
+        off = all(value in g.off_values for g in gates)
+        return (on and knob.polarity is not Polarity.DISABLE) or (
+            off and knob.polarity is Polarity.DISABLE
+        )
+
+    found = [
+        (w.path, w.line, f"{w.path}:{w.line} sets it to {w.value!r}")
+        for w in knob.set_by
+        if w.value is not None and not TEST_FILE.search(w.path) and turns_on(w.value)
+    ]
+    found += [
+        (s.path, s.line, f"{s.path}:{s.line} defaults it to {s.default!r}")
+        for s in knob.sites
+        if s.language is not Language.PYTHON
+        and s.default is not None
+        and not TEST_FILE.search(s.path)
+        and turns_on(s.default)
+    ]
+    return min(found)[2] if found else None

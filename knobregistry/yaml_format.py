@@ -14,6 +14,7 @@ from knobregistry.feature import (
     is_launch_fact,
     is_required,
     is_undecided,
+    launched_on,
     off_state,
     undecided_gate,
     undecided_reason,
@@ -84,6 +85,9 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
         lines.append(f"undecided: {yaml_string(undecided if registrable(undecided) else '?')}")
     elif knob.kind in SWITCHES:
         lines.extend(_switch_fields(knob, explicit=polarity))
+        launched = launched_on(knob)
+        if launched is not None and registrable(launched):
+            lines.append(f"launched_on: {yaml_string(launched)}")
     elif is_choice(knob) and knob.off_value is not None and registrable(knob.off_value):
         lines.append(f"off_value: {yaml_string(knob.off_value)}")
     lines.extend(role_fields(knob))

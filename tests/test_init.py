@@ -103,7 +103,8 @@ knobs:
     triage: untriaged
 
 # Profiles: named recipes that `knobs export --profile NAME` writes as a file to
-# source. `bitwise` turns off every kernel choice that is on by default and not
+# source. `bitwise` turns off every kernel choice that is on by default (in its
+# code, or where `launched_on` says the tree's launchers turn it on) and not
 # triaged reproducible (nor exempt, a deliberate waiver) and every knob triaged
 # breaks-bitwise, turns on the framework's deterministic mode, and sets the
 # stack's determinism settings to their deterministic values. It touches no other

@@ -20,6 +20,7 @@ from knobregistry.feature import (
     feature_on_by_default,
     feature_values,
     knob_feature_on,
+    launched_on,
     off_state,
     undecided_gate,
 )
@@ -64,6 +65,8 @@ class Candidate:
     off_known: bool = True  # False: no one value turns every site off
     deterministic: str | None = None  # what `set: deterministic` writes; None: nothing to write
     unset_required: bool = False  # `set: deterministic` unsets it (the catalogue: must stay unset)
+    # Where the tree turns on a feature its code leaves off by default (a launcher's export).
+    launched_on: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +113,7 @@ def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Can
             off_known=off_known,
             deterministic=deterministic_value(knob.name),
             unset_required=must_stay_unset(knob.name),
+            launched_on=launched_on(knob),
         )
 
 
@@ -178,6 +182,7 @@ def _registered(name: str, entry: KnobEntry, knob: Knob | None) -> Candidate:
         off_known=off_known,
         deterministic=deterministic_value(name),
         unset_required=must_stay_unset(name),
+        launched_on=entry.launched_on or launched_on(knob),
     )
 
 
@@ -222,6 +227,7 @@ def conditions_hold(rule: SelectRule, candidate: Candidate) -> bool:
         rule.default_on is not None
         and candidate.undecided is None
         and candidate.default_on is not rule.default_on
+        and not (rule.default_on and candidate.default_on is False and candidate.launched_on)
     ):
         return False
     if rule.triage and candidate.triage not in rule.triage:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from knobregistry.feature import feature_on_by_default
-from knobregistry.profiles.candidates import LeftAlone, knob_candidates, pick
+from knobregistry.profiles.candidates import Candidate, LeftAlone, knob_candidates, pick
 from knobregistry.profiles.candidates import value as rule_value
 from knobregistry.profiles.model import (
     CostLine,
@@ -78,7 +78,7 @@ def resolve_profile(
         disable=disable,
         roles=MappingProxyType({c.name: c.role for c in candidates if c.name in env}),
         role_reasons=MappingProxyType(
-            {c.name: c.role_reason for c in candidates if c.name in env and c.role_reason}
+            {c.name: reason for c in candidates if c.name in env and (reason := _reason(c))}
         ),
         left=tuple(left[n] for n in sorted(left) if n not in env),
     )
@@ -87,6 +87,14 @@ def resolve_profile(
         costs=tuple(cost_lines(registry, resolved)),
         measured=tuple(_measured(registry, resolved)),
     )
+
+
+def _reason(candidate: Candidate) -> str | None:
+    """Why the candidate has its role, and where the tree turns it on when its code does not."""
+    if candidate.launched_on is None or candidate.default_on is not False:
+        return candidate.role_reason
+    launched = f"off by default in its code, but {candidate.launched_on}"
+    return f"{candidate.role_reason}; {launched}" if candidate.role_reason else launched
 
 
 # What an unknown profile's message offers when the registry has no profile at all.

@@ -98,6 +98,7 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         role_proposed=isinstance(entry.get("role"), dict),
         role_reason=entry["role"].get("reason") if isinstance(entry.get("role"), dict) else None,
         undecided=entry.get("undecided"),
+        launched_on=entry.get("launched_on"),
         sites=_sites(entry["sites"]) if "sites" in entry else None,
         breaks=Pass(entry["breaks"]) if "breaks" in entry else None,
         reason=entry.get("reason"),

@@ -246,6 +246,8 @@ class KnobEntry:
     role_proposed: bool = False  # `role: {proposed: ...}`: knobs init's proposal, unconfirmed
     role_reason: str | None = None  # the evidence for a proposed role
     undecided: str | None = None  # why the scanner could not decide its gate (knobs init)
+    # Where the tree's launchers turn on a feature its code leaves off (knobs init).
+    launched_on: str | None = None
     sites: tuple[SiteRecord, ...] | None = None  # each site's read, where the sites disagree
     breaks: Pass | None = None  # the pass that is not bitwise reproducible
     reason: str | None = None
