@@ -126,3 +126,9 @@ def test_the_registry_entry_alone_selects_it_without_a_scan(tree: Path) -> None:
     (tree / "launch" / "config.sh").unlink()  # the registry says so; export does not scan
     done = run_knobs("export", "--profile", "bitwise", cwd=tree)
     assert "export DEMO_TE_SWIGLU='0'\n" in done.stdout
+
+
+def test_explain_says_where_the_launcher_turns_it_on(tree: Path) -> None:
+    done = run_knobs("explain", "DEMO_TE_SWIGLU", cwd=tree)
+    assert done.returncode == 0, done.stderr
+    assert "  launcher   launch/config.sh:2 sets it to '1'\n" in done.stdout

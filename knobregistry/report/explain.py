@@ -84,6 +84,8 @@ def _entry_fields(entry: KnobEntry, knob: Knob | None) -> list[str]:
     lines += _field("default", default)
     if entry.undecided is not None:
         lines += _field("undecided", entry.undecided)
+    if entry.launched_on is not None:
+        lines += _field("launcher", entry.launched_on)
     if entry.polarity is not None:
         lines += _field("polarity", _polarity(entry.polarity, entry.default_on))
     role = _role(entry, knob)
