@@ -419,7 +419,47 @@ NAMESPACE = {
 }
 
 
+# Primus fd1eeab, kimi_delta_attention.py:310,318 and kda_kernels/__init__.py:159: the config
+# key a YAML interpolation fills, kept on self and handed to a resolver that tests it.
+RESOLVER = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "conf/model.yaml": "model:\n  kda_backend: ${X_KDA_BACKEND:fla}\n",
+    "pkg/backends.py": (
+        "from pkg.kernels import fused_rms_norm\n\n\n"
+        "def eager(x):\n    return x * 2\n\n\n"
+        "def resolve_kda_backend(name):\n"
+        '    if name == "eager":\n'
+        "        return eager\n"
+        "    return fused_rms_norm\n"
+    ),
+    "pkg/attention.py": (
+        "from pkg.backends import resolve_kda_backend\n\n\n"
+        "class Attention:\n"
+        "    def __init__(self, config):\n"
+        '        self.backend_name = str(getattr(config, "kda_backend", "eager") or "eager")\n'
+        "        self.kda = resolve_kda_backend(name=self.backend_name)\n"
+    ),
+}
+
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
+    *(
+        (
+            f"a-config-value-handed-to-a-resolver-{how}",
+            {**RESOLVER, "pkg/attention.py": RESOLVER["pkg/attention.py"].replace("name=", prefix)},
+            "X_KDA_BACKEND",
+            Role.KERNEL,
+            Polarity.ENABLE,
+            "eager",
+            "unset, it runs the branch of `not (name == 'eager')` at pkg/backends.py:9, which "
+            "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+            "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+            "X_KDA_BACKEND='eager' leaves that branch, and what runs instead reaches no such "
+            "kernel",
+        )
+        for how, prefix in (("by-keyword", "name="), ("by-position", ""))
+    ),
     (
         "a-predicate-tested-elsewhere",
         PREDICATE,

@@ -451,6 +451,8 @@ def uses(
             if _assigns(outer, carrier):
                 yield from _bound(module, outer, outcomes, tree, carriers, depth, choices)
             return
+        if node is carrier and isinstance(outer, ast.Call | ast.keyword):
+            yield from _handed(module, outer, carrier, outcomes, tree, carriers, depth, choices)
         if not isinstance(outer, ast.expr):
             return
         if node is carrier:
@@ -690,6 +692,43 @@ def _local_tests(
             yield from _local_tests(
                 target, definition, parameter, outcomes, tree, carriers, depth + 1, choices=choices
             )
+
+
+def _handed(
+    module: Module,
+    outer: ast.Call | ast.keyword,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """The carried value handed to a function of the tree as an argument
+    (``resolve_kda_backend(self.backend_name)``, ``build(kind=self.kind)``): the tests of
+    that parameter there."""
+    if depth >= MAX_CARRY + 2:
+        return
+    key: str | int | None
+    if isinstance(outer, ast.keyword):
+        call = module.locate.parent(outer)
+        key = outer.arg
+    else:
+        call = outer
+        key = next((i for i, a in enumerate(outer.args) if a is carrier), None)
+    if not isinstance(call, ast.Call) or key is None:
+        return
+    if any(isinstance(a, ast.Starred) for a in call.args[: key if isinstance(key, int) else 0]):
+        return  # ``f(*rest, x)``: where x lands is not known
+    callee = _callee(module, call, tree)
+    if callee is None:
+        return
+    target, definition = callee
+    parameter = _parameter(definition, key, isinstance(call.func, ast.Attribute))
+    if parameter is not None:
+        yield from _local_tests(
+            target, definition, parameter, outcomes, tree, carriers, depth + 1, choices=choices
+        )
 
 
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
