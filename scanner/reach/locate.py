@@ -10,7 +10,6 @@ can hold a name at all.
 from __future__ import annotations
 
 import ast
-import bisect
 import re
 from collections.abc import Iterator, Sequence
 
@@ -27,41 +26,28 @@ class Locator:
         self._parents: dict[int, dict[int, ast.AST]] = {}  # per statement: its nodes' parents
         self._own: dict[int, list[ast.AST]] = {}  # per statement: its nodes
         self._outer: dict[int, ast.AST] = {}  # each statement found: the node it sits in
-        # Each statement (and the module): those of its blocks, by first line.
-        self._inner: dict[int, tuple[list[int], list[ast.stmt]]] = {}
+        self._inner: dict[int, list[ast.stmt]] = {}  # each statement: those of its blocks
 
     def statements_at(self, line: int) -> list[ast.stmt]:
         """The statements that span ``line``, outermost first."""
         found: list[ast.stmt] = []
         owner: ast.AST = self.tree
+        block: list[ast.stmt] = self.tree.body
         while True:
-            inner = self._spanning(owner, line)
+            inner = next((s for s in block if _spans(s, line)), None)
             if inner is None:
                 return found
             self._outer[id(inner)] = owner
             found.append(inner)
             owner = inner
+            block = self._blocks(inner)
 
-    def _spanning(self, owner: ast.AST, line: int) -> ast.stmt | None:
-        """The first statement of ``owner``'s blocks that spans ``line``: the statements of
-        a block do not overlap, so it is found by bisecting their first lines."""
-        starts, block = self._blocks(owner)
-        last = bisect.bisect_right(starts, line) - 1
-        if last < 0:
-            return None
-        first = bisect.bisect_left(starts, starts[last])  # `a = 1; b = 2` share a line
-        return next((s for s in block[first : last + 1] if _spans(s, line)), None)
-
-    def _blocks(self, owner: ast.AST) -> tuple[list[int], list[ast.stmt]]:
-        known = self._inner.get(id(owner))
+    def _blocks(self, statement: ast.stmt) -> list[ast.stmt]:
+        known = self._inner.get(id(statement))
         if known is None:
-            statements = (
-                owner.body
-                if isinstance(owner, ast.Module)
-                else [s for name in _BLOCKS for s in _block(owner, name)]
-            )
-            ordered = sorted(statements, key=_start)
-            known = self._inner[id(owner)] = ([_start(s) for s in ordered], ordered)
+            known = self._inner[id(statement)] = [
+                s for name in _BLOCKS for s in _block(statement, name)
+            ]
         return known
 
     def innermost(self, line: int) -> ast.stmt | None:
@@ -179,12 +165,6 @@ def _block(statement: ast.AST, name: str) -> list[ast.stmt]:
         elif isinstance(item, ast.ExceptHandler | ast.match_case):
             found.extend(item.body)
     return found
-
-
-def _start(node: ast.stmt) -> int:
-    """A statement's first line, its decorators' included."""
-    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])
 
 
 def _spans(node: ast.AST, line: int) -> bool:
