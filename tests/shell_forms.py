@@ -57,7 +57,6 @@ PID_AFTER_WORD = Form("$$ right after a word")
 HEREDOC_POSITIONAL = Form("a positional parameter in a here-document")
 REGEX = Form("an expansion in an =~ regular expression")
 JOINED_BRACKET = Form("the ] of a [ test joined to its last word")
-BAR_IN_DEFAULT = Form("a | in a quoted default")
 ARRAY_WORD = Form("a [0]*3 word in an array literal")
 BAD_SUBSTITUTION = Form("a ${...} that names no parameter")
 REJECTED = Form("mvdan/sh rejects the script")
@@ -66,7 +65,6 @@ REPAIRED = Form("misread by the grammar alone, repaired")
 UNEXPLAINED = Form("unexplained")
 
 _PLACEHOLDER = re.compile(rb"(?<!<)<[A-Za-z_][A-Za-z0-9_ ./:,-]{0,80}>")
-_BAR_IN_DEFAULT = re.compile(rb"\"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?][^}\"]*\|")
 _ERROR_AT = re.compile(r"^(\d+):\d+:")
 
 
@@ -123,19 +121,7 @@ def _bracket(where: Where, ours: Found | None, theirs: Found | None, found: Foun
     return JOINED_BRACKET if joined and theirs.word[1] == (line, column + 1) else None
 
 
-def _cascade(where: Where, ours: Found | None, theirs: Found | None, found: Found) -> Form | None:
-    """After a form the grammar cannot parse, the rest is read through its error recovery:
-    the form is the first such one at or before the disagreement (or on the next line)."""
-    if not where.errors:
-        return None
-    for number in range(1, found.at[0] + 2):
-        line = where.line(number)
-        if _BAR_IN_DEFAULT.search(line):
-            return BAR_IN_DEFAULT
-    return None
-
-
-_DETECTORS: tuple[Detector, ...] = (_pid, _heredoc, _regex, _bracket, _cascade)
+_DETECTORS: tuple[Detector, ...] = (_pid, _heredoc, _regex, _bracket)
 FORMS: tuple[Form, ...] = (
     TEMPLATE,
     ARITHMETIC_KEY,
@@ -143,7 +129,6 @@ FORMS: tuple[Form, ...] = (
     HEREDOC_POSITIONAL,
     REGEX,
     JOINED_BRACKET,
-    BAR_IN_DEFAULT,
     ARRAY_WORD,
     BAD_SUBSTITUTION,
 )

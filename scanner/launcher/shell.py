@@ -466,7 +466,7 @@ class _Walker:
         if name_node is None or name_node.type != "variable_name":
             return
         name = text(name_node)
-        own = _self_default(name, value) if value is not None else None
+        own = _self_default(name, value, self.tree) if value is not None else None
         if own is not None:
             mine = [i for i in range(before, len(self.sites)) if self.sites[i].name == name]
             self.passes.update(mine)
@@ -484,10 +484,10 @@ class _Walker:
         """What ``name=value`` leaves: a local, or the same knob with a new default."""
         state = self.state
         if value is not None and not local:
-            own = _self_default(name, value)
+            own = _self_default(name, value, self.tree)
             if own is not None:
                 state.defaults[name] = own[0]
-                found = sole_expansion(value)
+                found = sole_expansion(value, self.tree.original)
                 if found is not None and found.operator:
                     _remember(state.computed, name, self.tree.spelled(found))
                 return
@@ -583,7 +583,8 @@ class _Walker:
                 self._command_line_writes(current, context)  # if X=1 cmd; then, $(X=1 cmd)
             if is_expansion(current):
                 up = tree.noted(current)  # none: the word the caller passed, not quoted
-                found = expansion(current, quoted=up is not None and up.type == "string")
+                quoted = up is not None and up.type == "string"
+                found = expansion(current, quoted=quoted, original=tree.original)
                 self._read(current, found, context, target)
                 if found.word is not None:
                     stack.append((found.word, arithmetic))
@@ -922,9 +923,9 @@ def _positional(value: Node | None) -> int | None:
     return int(name) if name is not None and name.isdigit() else None
 
 
-def _self_default(name: str, value: Node) -> tuple[str | None] | None:
+def _self_default(name: str, value: Node, tree: Tree) -> tuple[str | None] | None:
     """``X=${X:-d}`` (or ``"${X:-d}"``): the default d (None when not a constant)."""
-    found = sole_expansion(value)
+    found = sole_expansion(value, tree.original)
     if found is None:
         return None
     if found.name != name or found.indirect or found.length:

@@ -5,6 +5,10 @@ whose text the scan never reports as a value (shell_repair parses the result).
 - ``[``, ``]`` and an escaped ``'`` in an expansion's pattern (``${S#*]}``,
   ``${V%\\'}``): ``?``.
 - The ``#`` of a number with its base in arithmetic (``$((10#$a))``): ``+``.
+- ``|``, ``;``, ``&``, ``<``, ``>``, ``(`` and ``)`` in the word of a defaulting expansion
+  (``"${ARCHS:-gfx942;gfx950}"``, ``${LAYOUT:-Et*10|t*12}``), which bash reads as plain
+  characters there: ``_``. The word is a value the scan reports, so it is read back from
+  the file's own bytes (``Expansion.written`` through ``Script.original``).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _PATTERN: Final = re.compile(rb"\$\{[A-Za-z_][A-Za-z0-9_]*(?:##?|%%?)")
+_DEFAULTING: Final = re.compile(rb"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]")
+_OPERATORS: Final = frozenset(b"|;&<>()")
 _BASE: Final = re.compile(rb"[0-9]#\Z")
 _ARITHMETIC: Final = frozenset(
     {"arithmetic_expansion", "c_style_for_statement", "compound_statement", "subscript"}
@@ -45,6 +51,52 @@ def in_patterns(data: bytes, root: Node) -> bytes | None:
             for spot in spots:
                 out[spot] = ord("?")
     return bytes(out) if out is not None else None
+
+
+def in_words(data: bytes, root: Node) -> bytes | None:
+    """``data`` with each ``|``, ``;``, ``&``, ``<``, ``>``, ``(`` and ``)`` of a defaulting
+    expansion's word (``${X:-a;b}``: plain characters to bash, where the grammar fails)
+    read as ``_``; None when there is none."""
+    if not root.has_error or b"${" not in data:
+        return None
+    out: bytearray | None = None
+    for hit in _DEFAULTING.finditer(data):
+        spots = _word_spots(data, hit.end())
+        if spots and not literal_at(root, data, hit.start()):
+            out = out if out is not None else bytearray(data)
+            for spot in spots:
+                out[spot] = ord("_")
+    return bytes(out) if out is not None else None
+
+
+def _word_spots(data: bytes, at: int) -> list[int]:
+    """Where the word starting at ``at`` holds an operator character outside a nested
+    expansion or substitution, up to its closing brace; empty when it holds a quote, a
+    backquote or a line break, or does not close."""
+    spots: list[int] = []
+    nested = 0  # open ``${`` and ``$(`` inside the word
+    size = len(data)
+    while at < size:
+        char = data[at]
+        if char == 0x5C:  # a backslash escapes the next byte
+            at += 2
+            continue
+        if char in b"'\"`\n":
+            return []
+        if char == 0x24 and data[at + 1 : at + 2] in (b"{", b"("):  # ${ or $(
+            nested += 1
+            at += 2
+            continue
+        if nested and char in b"({":
+            nested += 1
+        elif nested and char in b"})":
+            nested -= 1
+        elif not nested and char == 0x7D:  # }
+            return spots
+        elif not nested and char in _OPERATORS:
+            spots.append(at)
+        at += 1
+    return []
 
 
 def in_arithmetic(data: bytes, root: Node) -> bytes | None:

@@ -17,8 +17,10 @@ the tree:
 - ``"${S#*]}"``, ``"${S%%[*}"``, ``"${V%\\'}"``: in an expansion's pattern the grammar
   fails on a lone ``[`` or ``]``, and reads on past the brace after an escaped ``'``;
   ``$((10#$a))``: a number with its base does not parse; a script that ends in a line
-  continuation does not parse, though bash runs it. shell_masks rewrites those
-  characters, keeping the script's length, where the text is never a reported value.
+  continuation does not parse, though bash runs it; ``"${A:-gfx942;gfx950}"``: a ``|``,
+  ``;``, ``&``, ``<``, ``>``, ``(`` or ``)`` in a default's word does not parse.
+  shell_masks rewrites those characters, keeping the script's length; a default is read
+  back from the file's own bytes (``original``).
 - Inside double quotes the grammar starts an expansion at the blanks (and line
   continuations) before its ``$``: ``start`` gives where the ``$`` is.
 
@@ -34,7 +36,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
-from scanner.launcher.shell_masks import continued_at_end, in_arithmetic, in_patterns, literal_at
+from scanner.launcher.shell_masks import (
+    continued_at_end,
+    in_arithmetic,
+    in_patterns,
+    in_words,
+    literal_at,
+)
 from scanner.launcher.shell_syntax import parser
 
 if TYPE_CHECKING:
@@ -117,7 +125,8 @@ def parse_script(data: bytes) -> Script:
         data = data[:cut] + b" " + data[cut + 1 :]
     tree = parser().parse(data)
     for _ in range(MAX_ROUNDS):  # a pattern read wrong can hide the next one
-        masked = in_patterns(data, tree.root_node) or in_arithmetic(data, tree.root_node)
+        root = tree.root_node
+        masked = in_patterns(data, root) or in_arithmetic(data, root) or in_words(data, root)
         if masked is None:
             break
         again = parser().parse(masked)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
@@ -121,12 +121,17 @@ class Expansion:
     # Where the text between the operator and the closing brace starts and ends (bytes).
     span: tuple[int, int] | None = None
     quoted: bool | None = None  # inside double quotes (None: not known)
+    # The file's own bytes between two offsets of the parsed text, where a repair changed
+    # that text (``Script.original``); None: the parsed text is the file's.
+    original: Callable[[int, int], bytes] | None = field(default=None, compare=False)
 
     @property
     def written(self) -> str | None:
         """The text between the operator and the closing brace, as the script spells it."""
         if self.span is None:
             return None
+        if self.original is not None:
+            return self.original(*self.span).decode("utf-8", "replace")
         start = self.node.start_byte
         source = self.node.text or b""
         return source[self.span[0] - start : self.span[1] - start].decode("utf-8", "replace")
@@ -156,9 +161,14 @@ class Expansion:
         return self.written
 
 
-def expansion(node: Node, quoted: bool | None = None) -> Expansion:
+def expansion(
+    node: Node,
+    quoted: bool | None = None,
+    original: Callable[[int, int], bytes] | None = None,
+) -> Expansion:
     """The parts of an ``expansion`` or ``simple_expansion`` node; ``quoted``: whether it
-    sits inside double quotes, when the caller knows."""
+    sits inside double quotes, when the caller knows; ``original``: the file's own bytes
+    where a repair changed the parsed text."""
     name: str | None = None
     operator = ""
     word: Node | None = None
@@ -195,6 +205,7 @@ def expansion(node: Node, quoted: bool | None = None) -> Expansion:
         length=length,
         span=span,
         quoted=quoted,
+        original=original,
     )
 
 
@@ -263,7 +274,9 @@ def is_expansion(node: Node) -> bool:
     return node.type in ("expansion", "simple_expansion")
 
 
-def sole_expansion(node: Node | None) -> Expansion | None:
+def sole_expansion(
+    node: Node | None, original: Callable[[int, int], bytes] | None = None
+) -> Expansion | None:
     """The expansion a word is made of alone (``$X``, ``"${X:-d}"``), if it is one."""
     if node is None:
         return None
@@ -273,7 +286,9 @@ def sole_expansion(node: Node | None) -> Expansion | None:
         if len(parts) != 1:
             return None
         inner = parts[0]
-    return expansion(inner, quoted=inner is not node) if is_expansion(inner) else None
+    if not is_expansion(inner):
+        return None
+    return expansion(inner, quoted=inner is not node, original=original)
 
 
 def sole_read(node: Node | None) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
 
 from scanner.launcher.shell_syntax import Expansion, expansion, is_expansion, walk
@@ -95,6 +95,12 @@ class Tree:
         if top not in self._names:
             self._names[top] = Counter(expansion(n).name for n in walk(top) if is_expansion(n))
         return self._names[top]
+
+    @property
+    def original(self) -> Callable[[int, int], bytes] | None:
+        """The file's own bytes between two offsets of the parsed text, where a repair
+        changed that text (for ``expansion``); None when it is the file's."""
+        return self.script.original if self.script.repaired else None
 
     def written(self, node: Node) -> str:
         """``node``'s text as the file spells it (without the braces a repair added)."""
