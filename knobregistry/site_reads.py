@@ -85,7 +85,12 @@ def sites_disagree(knob: Knob) -> bool:
     that turns every site off), so that its entry records them; never for a launch fact."""
     if is_launch_fact(knob):
         return False
-    return knob.conflict or off_state(knob) is Off.SPLIT
+    if knob.conflict or off_state(knob) is Off.SPLIT:
+        return True
+    # The same default read two ways (`== "DEBUG"` here, `in ("DEBUG", "INFO")` there):
+    # on at one switch, off at another.
+    states = {s.default_on for s in knob.sites if s.gate.kind in SWITCHES}
+    return states >= {True, False}
 
 
 def sites_yaml(knob: Knob) -> list[str]:

@@ -13,7 +13,7 @@ from knobregistry.cli import main
 from knobregistry.commands import init as init_module
 from knobregistry.init import SCHEMA_COPY, schema_reference, shipped_schema
 from knobregistry.registry import Policy, Triage, load_registry
-from tests.conftest import REPO, run_knobs
+from tests.conftest import REPO, run_knobs, write_tree
 from tests.sample_project import project
 
 SCHEMA = REPO / "knobregistry" / "registry" / "schema.json"
@@ -410,3 +410,40 @@ def test_a_knob_read_at_one_site_is_no_conflict_between_sites(tmp_path: Path) ->
     text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
     assert "undecided:" not in text and "sites:" not in text
     assert run_knobs("check", cwd=tmp_path).returncode == 0
+
+
+def test_one_default_read_on_at_one_switch_and_off_at_another_checks_clean(
+    tmp_path: Path,
+) -> None:
+    # Primus fd1eeab: primus/pretrain.py:27 reads PRIMUS_LOG_LEVEL's "INFO" as on
+    # (`in ("DEBUG", "INFO")`), runner/lib/common.sh:93 as off (`== "DEBUG"`).
+    root = write_tree(
+        tmp_path,
+        {
+            "pkg/pretrain.py": """
+                import os
+
+
+                def info_enabled():
+                    return os.environ.get("X_LOG_LEVEL", "INFO").upper() in ("DEBUG", "INFO")
+                """,
+            "pkg/common.sh": """
+                #!/bin/bash
+                export X_LOG_LEVEL="${X_LOG_LEVEL:-INFO}"
+                if [[ "$X_LOG_LEVEL" == "DEBUG" ]]; then
+                    echo debug
+                fi
+                """,
+        },
+    )
+    assert run_knobs("init", "pkg", cwd=root).returncode == 0
+    text = (root / "registry.yaml").read_text(encoding="utf-8")
+    assert (
+        '      - {path: "pkg/common.sh", function: "<script>", default: "INFO", '
+        'default_on: false, off_value: "0"}\n' in text
+    )
+    check = run_knobs("check", cwd=root)
+    assert (check.returncode, check.stdout) == (
+        0,
+        "No problems: 1 knob in 2 files checked against registry.yaml (policy all).\n",
+    )
