@@ -198,6 +198,30 @@ def test_every_setting_issue_46_names_is_catalogued(name: str) -> None:
     assert SOURCE.match(entry.source)
 
 
+# ROCm Transformer Engine's run-time Triton switches (issue 38): each read by the pinned
+# commit with default '0', each off in a bitwise run; the amax switch is reviewed (a maximum
+# is exact in any order).
+ISSUE_38 = {
+    "NVTE_USE_CAST_TRANSPOSE_TRITON": "0",
+    "NVTE_USE_RMSNORM_TRITON": "0",
+    "NVTE_USE_LAYERNORM_TRITON": "0",
+    "NVTE_USE_ATOMIC_AMAX": "reviewed",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ISSUE_38))
+def test_the_rocm_transformer_engine_triton_switches_are_catalogued(name: str) -> None:
+    found = [e for e in for_name(name) if e.library == "Transformer Engine"]
+    if ISSUE_38[name] == "reviewed":
+        assert not found
+        assert any(name in g.names and g.library == "Transformer Engine" for g in REVIEWED)
+        return
+    [entry] = found
+    assert (entry.platform, entry.default, entry.value_text) == (Platform.ROCM, "0", "0")
+    assert entry.source.startswith("ROCm/TransformerEngine@")
+    assert SOURCE.match(entry.source)
+
+
 def test_a_safe_value_opposite_to_the_default_is_said() -> None:
     entry = for_name("NCCL_WIN_ENABLE")[0]
     assert entry.default_note == "1 (the deterministic value is the opposite)"

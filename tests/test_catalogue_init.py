@@ -292,3 +292,26 @@ def test_a_shared_variable_is_named_for_the_launcher_never_set_by_the_recipe(
         "export DEMO_FUSED='0'",
         "export PYTHONHASHSEED='0'",
     ]
+
+
+def test_a_launcher_only_rocm_te_triton_switch_gets_the_catalogue_value(tmp_path: Path) -> None:
+    """Primus fd1eeab runner/helpers/envs/base_env.sh:234 turns ROCm Transformer Engine's Triton
+    cast-transpose on with `${NVTE_USE_CAST_TRANSPOSE_TRITON:-1}`; only the library reads it,
+    so the scan alone cannot tell its role. The catalogue can, whatever the platform: the
+    launcher sets it, so the recipe holds its deterministic value."""
+    launcher = (
+        "#!/bin/bash\nexport NVTE_USE_CAST_TRANSPOSE_TRITON=${NVTE_USE_CAST_TRANSPOSE_TRITON:-1}\n"
+    )
+    project = write_tree(
+        tmp_path / "p",
+        {"requirements.txt": "torch\n", "src/m.py": KERNEL, "runner/base_env.sh": launcher},
+    )
+    result = run_knobs("init", "src", "runner", cwd=project)
+    assert result.returncode == 0, result.stderr
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    role = registry["knobs"]["NVTE_USE_CAST_TRANSPOSE_TRITON"]["role"]
+    assert role["proposed"] == "stack"
+    assert role["reason"].startswith(
+        "a determinism setting of Transformer Engine in the catalogue: '0' gives "
+    )
+    assert "export NVTE_USE_CAST_TRANSPOSE_TRITON='0'" in _exports(_export(project))
