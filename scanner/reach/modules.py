@@ -347,13 +347,13 @@ class Reads:
 
     modules: list[str] = field(default_factory=list)
     asked: list[tuple[str, str]] = field(default_factory=list)
-    _seen: set[str] = field(default_factory=set)
+    seen: set[str] = field(default_factory=set)
     _seen_asked: set[tuple[str, str]] = field(default_factory=set)
     _taken: dict[Reads, tuple[int, int]] = field(default_factory=dict)
 
     def module(self, rel: str) -> None:
-        if rel not in self._seen:
-            self._seen.add(rel)
+        if rel not in self.seen:
+            self.seen.add(rel)
             self.modules.append(rel)
 
     def ask(self, question: tuple[str, str]) -> None:
@@ -424,8 +424,9 @@ class Tree:
 
     def module(self, rel: str) -> Module | None:
         """The module at ``rel``, parsed (None when it is not Python the parser takes)."""
-        if self.reads is not None and rel in self._files:
-            self.reads.module(rel)
+        reads = self.reads
+        if reads is not None and rel not in reads.seen and rel in self._files:
+            reads.module(rel)
         if rel in self._parsed:
             return self._parsed[rel]
         found = self._parse(rel)

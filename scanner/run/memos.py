@@ -13,6 +13,8 @@ from typing import Any
 
 from scanner.reach.modules import Reads, Tree
 
+_MISSING: Any = object()
+
 
 class Memo(dict[Any, Any]):
     """A dict of the reach's results, each with the reads it was found from."""
@@ -39,9 +41,11 @@ class Memo(dict[Any, Any]):
         return value
 
     def get(self, key: Any, default: Any = None) -> Any:
-        if not super().__contains__(key):
+        value = super().get(key, _MISSING)
+        if value is _MISSING:
             return default
-        return self[key]
+        self._taken(key)
+        return value
 
     def __contains__(self, key: object) -> bool:
         found = super().__contains__(key)
@@ -51,9 +55,8 @@ class Memo(dict[Any, Any]):
 
     def _taken(self, key: Any) -> None:
         made = self._made.get(key)
-        reads = self._tree.reads
-        if made is not None and reads is not None:
-            reads.take(*made)
+        if made is not None and made[0] is not self._tree.reads and self._tree.reads is not None:
+            self._tree.reads.take(*made)
 
 
 def track(tree: Tree, code: object) -> None:

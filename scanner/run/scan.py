@@ -271,16 +271,19 @@ def _result(
     knobs = build_knobs(sites)
     python = [(f.rel, f.path, f.module) for f in files if f.language is Language.PYTHON]
     tree = Tree({rel: (path, module) for rel, path, module in python})
-    stored = proposals.load(*kept, python) if kept is not None else None
-    code = proposals.KeptEvidence(CodeReach(tree, knobs), tree, stored)
-    proposed = propose_roles(knobs, writes, code)
-    if kept is not None and (
-        code.computed
-        or stored is None
-        or stored.files != proposals.files_kept(kept[2])
-        or set(stored.knobs) != set(code.found)
-    ):
-        proposals.save(*kept, python, code.found)
+    if kept is None:
+        proposed = propose_roles(knobs, writes, CodeReach(tree, knobs))
+    else:
+        stored = proposals.load(*kept, python)
+        code = proposals.KeptEvidence(CodeReach(tree, knobs), tree, stored)
+        proposed = propose_roles(knobs, writes, code)
+        if (
+            code.computed
+            or stored is None
+            or stored.files != proposals.files_kept(kept[2])
+            or set(stored.knobs) != set(code.found)
+        ):
+            proposals.save(*kept, python, code.found)
     return ScanResult(
         knobs=link_writes(proposed, writes),
         dynamic=tuple(dynamic),
