@@ -121,3 +121,116 @@ def test_a_warm_scan_reads_the_role_evidence_kept_beside_the_stored_scan(
     assert warm == cold  # the evidence read back, reason and all
     assert _Counting.asked == ["X_FUSED"]  # only once a file changed
     assert [(k.name, k.role) for k in changed.knobs] == [("X_FUSED", Role.UNKNOWN)]
+
+
+# Two gates whose fused paths share one function (the reach walks ``fused`` for the first
+# knob and gives what it found to the second), a predicate stored in a module global, and a
+# module no walk reads.
+SHARED_TREE = {
+    "pkg/__init__.py": "",
+    "pkg/deep.py": "import triton\n\n\n@triton.jit\ndef _kernel(x):\n    pass\n",
+    "pkg/kernels.py": "from pkg.deep import _kernel\n\n\ndef fused(x):\n    _kernel[(1,)](x)\n",
+    "pkg/model.py": (
+        "import os\n\nfrom pkg.kernels import fused\n\n\ndef step(x):\n"
+        '    if os.environ.get("A_FUSED", "1") != "0":\n        return fused(x)\n    return x\n\n\n'
+        "def other(x):\n"
+        '    if os.environ.get("B_FUSED", "1") != "0":\n        return fused(x)\n    return x\n'
+    ),
+    "pkg/flags.py": 'import os\n\nC_ON = os.environ.get("C_FUSED", "0") == "1"\n',
+    "pkg/plain.py": "A = 1\n",
+}
+
+
+def _aged(tree: Path) -> None:
+    for path in tree.rglob("*.py"):
+        os.utime(path, (HOUR_AGO, HOUR_AGO))
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The knobs the real CodeReach is asked about from now on."""
+    from scanner.reach.evidence import CodeReach
+
+    asked: list[str] = []
+    real = CodeReach.evidence
+
+    def counting(self: CodeReach, knob: Knob) -> object:
+        asked.append(knob.name)
+        return real(self, knob)
+
+    monkeypatch.setattr(CodeReach, "evidence", counting)
+    return asked
+
+
+def _edited(tree: Path, rel: str, text: str) -> None:
+    path = tree / rel
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, (HOUR_AGO, HOUR_AGO))  # only this file's status changes
+
+
+def _roles(tree: Path, cache: Path) -> list[tuple[str, Role]]:
+    return [(k.name, k.role) for k in scan([tree], root=tree, cache_dir=cache, jobs=1).knobs]
+
+
+def test_a_change_to_a_module_no_walk_read_keeps_every_knobs_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = write_tree(tmp_path / "tree", SHARED_TREE)
+    _aged(tree)
+    cache = tmp_path / "cache"
+    cold = scan([tree], root=tree, cache_dir=cache, jobs=1)
+    asked = _counted(monkeypatch)
+    _edited(tree, "pkg/plain.py", "A = 2\n")
+    warm = scan([tree], root=tree, cache_dir=cache, jobs=1)
+    assert asked == []
+    assert warm.knobs == cold.knobs
+    assert [(k.name, k.role) for k in warm.knobs] == [
+        ("A_FUSED", Role.KERNEL),
+        ("B_FUSED", Role.KERNEL),
+        ("C_FUSED", Role.UNKNOWN),
+    ]
+
+
+def test_a_change_to_a_module_a_walk_read_recomputes_the_knobs_that_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = write_tree(tmp_path / "tree", SHARED_TREE)
+    _aged(tree)
+    cache = tmp_path / "cache"
+    scan([tree], root=tree, cache_dir=cache, jobs=1)
+    asked = _counted(monkeypatch)
+    # The kernel is no longer one: both knobs reached it, B_FUSED through what the walk
+    # for A_FUSED found of ``fused`` and kept.
+    _edited(tree, "pkg/deep.py", "def _kernel(x):\n    pass\n")
+    assert _roles(tree, cache) == [
+        ("A_FUSED", Role.UNKNOWN),
+        ("B_FUSED", Role.UNKNOWN),
+        ("C_FUSED", Role.UNKNOWN),
+    ]
+    assert asked == ["A_FUSED", "B_FUSED"]  # C_FUSED's walk never read pkg/deep.py
+
+
+def test_a_module_that_now_names_a_carried_value_recomputes_the_knob(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = write_tree(tmp_path / "tree", SHARED_TREE)
+    _aged(tree)
+    cache = tmp_path / "cache"
+    scan([tree], root=tree, cache_dir=cache, jobs=1)
+    asked = _counted(monkeypatch)
+    # pkg/plain.py was read by no walk; it now tests the flag C_FUSED is stored in.
+    _edited(
+        tree,
+        "pkg/plain.py",
+        "from pkg.flags import C_ON\nfrom pkg.kernels import fused\n\n\n"
+        "def run(x):\n    if C_ON:\n        return fused(x)\n    return x\n",
+    )
+    assert _roles(tree, cache) == [
+        ("A_FUSED", Role.KERNEL),
+        ("B_FUSED", Role.KERNEL),
+        ("C_FUSED", Role.KERNEL),
+    ]
+    assert asked == ["C_FUSED"]
+    assert (
+        scan([tree], root=tree, jobs=1).knobs
+        == scan([tree], root=tree, cache_dir=cache, jobs=1).knobs
+    )  # as a scan with no cache finds

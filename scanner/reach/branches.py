@@ -110,6 +110,7 @@ class Carriers:
         whose text holds ``name`` and the last part of ``module``'s name (with no
         module, a config key: every module whose text holds ``name``)."""
         key = (module.name if module is not None else "", name)
+        self.tree.asked(*key)
         if key not in self._mentions:
             self._wanted.add(key)
             self._search()

@@ -10,11 +10,15 @@ can hold a name at all.
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 
 Tested = ast.If | ast.While | ast.IfExp
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_WORD_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 class Locator:
@@ -27,6 +31,11 @@ class Locator:
         self._own: dict[int, list[ast.AST]] = {}  # per statement: its nodes
         self._outer: dict[int, ast.AST] = {}  # each statement found: the node it sits in
         self._inner: dict[int, list[ast.stmt]] = {}  # each statement: those of its blocks
+        # Each block's statements' first and last lines, by the node that holds the block
+        # (None where they are not in order: found one by one instead).
+        self._ranges: dict[int, tuple[list[int], list[int]] | None] = {}
+        self._text: str | None = None  # the lines joined, and where each line starts
+        self._starts: list[int] = []
 
     def statements_at(self, line: int) -> list[ast.stmt]:
         """The statements that span ``line``, outermost first."""
@@ -34,13 +43,26 @@ class Locator:
         owner: ast.AST = self.tree
         block: list[ast.stmt] = self.tree.body
         while True:
-            inner = next((s for s in block if _spans(s, line)), None)
+            inner = self._spanning(owner, block, line)
             if inner is None:
                 return found
             self._outer[id(inner)] = owner
             found.append(inner)
             owner = inner
             block = self._blocks(inner)
+
+    def _spanning(self, owner: ast.AST, block: list[ast.stmt], line: int) -> ast.stmt | None:
+        """The first statement of ``block`` (held by ``owner``) that spans ``line``: the
+        first whose last line is not before it, when the block's statements are in order."""
+        key = id(owner)
+        if key not in self._ranges:
+            self._ranges[key] = _ranges(block)
+        ranges = self._ranges[key]
+        if ranges is None:
+            return next((s for s in block if _spans(s, line)), None)
+        first, last = ranges
+        at = bisect.bisect_left(last, line)
+        return block[at] if at < len(block) and first[at] <= line else None
 
     def _blocks(self, statement: ast.stmt) -> list[ast.stmt]:
         known = self._inner.get(id(statement))
@@ -74,16 +96,37 @@ class Locator:
         """The nodes of every statement on a line whose text holds the word ``name``, each
         once."""
         seen: set[int] = set()
-        word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
-        for number, text in enumerate(self.lines, start=1):
-            if name not in text or word.search(text) is None:
-                continue
+        for number in self._lines_holding(name):
             statement = self.innermost(number)
             if statement is None or id(statement) in seen:
                 continue
             seen.add(id(statement))
             yield statement
             yield from self._expressions(statement)
+
+    def _lines_holding(self, name: str) -> Iterator[int]:
+        """The numbers of the lines whose text holds the word ``name``, in order."""
+        if _WORD.fullmatch(name) is None:
+            word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+            for number, text in enumerate(self.lines, start=1):
+                if name in text and word.search(text) is not None:
+                    yield number
+            return
+        if self._text is None:
+            self._text = "\n".join(self.lines)
+            self._starts = list(itertools.accumulate((len(t) + 1 for t in self.lines), initial=0))
+        text, size, last = self._text, len(name), 0
+        at = text.find(name)
+        while at != -1:
+            after = at + size
+            if (at == 0 or text[at - 1] not in _WORD_CHARACTERS) and (
+                after == len(text) or text[after] not in _WORD_CHARACTERS
+            ):
+                number = bisect.bisect_right(self._starts, at)
+                if number != last:
+                    last = number
+                    yield number
+            at = text.find(name, at + 1)
 
     def parent(self, node: ast.AST) -> ast.AST | None:
         """The node ``node`` sits in (a node of a statement ``statements_at`` found)."""
@@ -165,6 +208,26 @@ def _block(statement: ast.AST, name: str) -> list[ast.stmt]:
         elif isinstance(item, ast.ExceptHandler | ast.match_case):
             found.extend(item.body)
     return found
+
+
+def _ranges(block: list[ast.stmt]) -> tuple[list[int], list[int]] | None:
+    """The first and last lines of each statement of ``block`` (its decorators included),
+    or None when they do not both rise through the block (a ``try``'s handlers follow its
+    ``finally`` in ``_BLOCKS``)."""
+    first: list[int] = []
+    last: list[int] = []
+    for statement in block:
+        start: int | None = getattr(statement, "lineno", None)
+        if start is None:
+            return None
+        for decorator in getattr(statement, "decorator_list", ()):
+            start = min(start, decorator.lineno)
+        end: int = getattr(statement, "end_lineno", None) or start
+        if first and (start < first[-1] or end < last[-1]):
+            return None
+        first.append(start)
+        last.append(end)
+    return first, last
 
 
 def _spans(node: ast.AST, line: int) -> bool:

@@ -337,6 +337,45 @@ API_NAMES = frozenset(
 MAX_REEXPORTS = 4
 
 
+@dataclass(eq=False, slots=True)
+class Reads:
+    """What the walks for one knob read of the tree: the modules they parsed, and the
+    questions they asked of the indexes that span the tree (``(module, name)``: which
+    modules may name ``name`` of ``module``, ``""`` for a config key), each once, in the
+    order first read, so that a result kept for later knobs can say how much of them it
+    was found from."""
+
+    modules: list[str] = field(default_factory=list)
+    asked: list[tuple[str, str]] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    _seen_asked: set[tuple[str, str]] = field(default_factory=set)
+    _taken: dict[Reads, tuple[int, int]] = field(default_factory=dict)
+
+    def module(self, rel: str) -> None:
+        if rel not in self.seen:
+            self.seen.add(rel)
+            self.modules.append(rel)
+
+    def ask(self, question: tuple[str, str]) -> None:
+        if question not in self._seen_asked:
+            self._seen_asked.add(question)
+            self.asked.append(question)
+
+    def take(self, other: Reads, modules: int, asked: int) -> None:
+        """Add the first ``modules`` and ``asked`` of what ``other`` read (a result found
+        for another knob, used by this one)."""
+        if other is self:
+            return
+        before = self._taken.get(other, (0, 0))
+        if modules <= before[0] and asked <= before[1]:
+            return
+        for rel in other.modules[before[0] : modules]:
+            self.module(rel)
+        for question in other.asked[before[1] : asked]:
+            self.ask(question)
+        self._taken[other] = (max(modules, before[0]), max(asked, before[1]))
+
+
 class Tree:
     """The tree's Python modules by path and by dotted name, each parsed once, on demand."""
 
@@ -346,6 +385,9 @@ class Tree:
         self._files = dict(files)
         self._by_module = {module: rel for rel, (_, module) in self._files.items()}
         self._parsed: dict[str, Module | None] = {}
+        # What the walks read while a knob is judged (set by the scan that keeps each
+        # knob's evidence until a module it read changes; None: nothing is recorded).
+        self.reads: Reads | None = None
 
     def rels(self) -> Iterator[str]:
         """The relative path of every Python module of the tree."""
@@ -382,11 +424,20 @@ class Tree:
 
     def module(self, rel: str) -> Module | None:
         """The module at ``rel``, parsed (None when it is not Python the parser takes)."""
+        reads = self.reads
+        if reads is not None and rel not in reads.seen and rel in self._files:
+            reads.module(rel)
         if rel in self._parsed:
             return self._parsed[rel]
         found = self._parse(rel)
         self._parsed[rel] = found
         return found
+
+    def asked(self, module: str, name: str) -> None:
+        """Note that a walk asked which modules may name ``name`` of ``module`` (an index
+        spanning the tree answers: a change to any module may change the answer)."""
+        if self.reads is not None:
+            self.reads.ask((module, name))
 
     def reexported(self, dotted: str) -> str:
         """``dotted`` followed through the imports of the tree's modules it passes through

@@ -1,79 +1,193 @@
 """The code's evidence for each knob's role, kept beside the stored scan.
 
 Following every gate to what it reaches reads far more of the tree than the scan does
-(on torch, some 600 modules parsed), so a warm scan of a tree where nothing changed reads
-the evidence back from one cache entry, keyed as the stored scan is by every file's status,
-instead of following the gates again.
+(on torch, some 600 modules parsed). The evidence found for each knob is kept with what
+its walks read (the modules parsed, the questions asked of the indexes that span the
+tree) and the status of every file then; a later scan of the same paths takes it back
+unless the knob's sites changed, a module its walks read changed, or a changed module
+may now answer one of its questions. A change to one file recomputes only the knobs whose
+walks read it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-from collections.abc import Mapping
+import hashlib
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from scanner.model import Knob, Role
+from scanner.reach.modules import MAX_MODULE_BYTES, Reads, Tree
 from scanner.roles import CodeEvidence, Evidence
 from scanner.run.cache import Cache, CacheError, entry_key
-from scanner.run.snapshot import Status
+from scanner.run.memos import track
+from scanner.run.snapshot import RACY_NS, Status
+from scanner.source.files import SourceError, read_bytes
+
+Python = Sequence[tuple[str, Path, str]]  # each Python file: relative path, path, module
 
 
-def key(whole: str, found: Mapping[str, Status]) -> str:
-    """The key of the evidence of the scan stored under ``whole`` with these statuses."""
-    return entry_key(b"role-evidence", whole, json.dumps(dict(found), sort_keys=True))
+def key(whole: str) -> str:
+    """The key of the evidence kept for the scan stored under ``whole``."""
+    return entry_key(b"role-evidence", whole)
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A knob's evidence, the knob it was found for (a digest of it), and what its walks
+    read: the modules (relative paths) and the questions ``(module, name)``."""
+
+    mark: str
+    evidence: Evidence | None
+    modules: tuple[str, ...]
+    asked: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """The evidence still good for the files as they are, and the files' statuses as kept."""
+
+    knobs: dict[str, Judged]
+    files: dict[str, Status | None]
+
+
+def mark(knob: Knob) -> str:
+    """A digest of everything about ``knob`` its evidence can depend on (its sites, their
+    lines and verdicts)."""
+    return hashlib.sha256(repr(knob).encode()).hexdigest()
 
 
 class KeptEvidence:
-    """The evidence read back from the cache where it was kept, the rest from ``code``;
-    ``found`` holds every knob's, to keep."""
+    """The evidence read back from the cache where it is still good, the rest from
+    ``code`` with what its walks read; ``found`` holds every knob's, to keep."""
 
-    def __init__(self, code: CodeEvidence, kept: Mapping[str, Evidence | None] | None) -> None:
+    def __init__(self, code: CodeEvidence, tree: Tree, kept: Kept | None) -> None:
         self.code = code
-        self.kept = dict(kept or {})
-        self.found: dict[str, Evidence | None] = {}
+        self.tree = tree
+        self.kept = kept.knobs if kept is not None else {}
+        self.found: dict[str, Judged] = {}
         self.computed = 0
+        track(tree, code)
 
     def evidence(self, knob: Knob) -> Evidence | None:
-        """The knob's evidence, as kept when it was."""
-        if knob.name in self.kept:
-            found = self.kept[knob.name]
-        else:
-            found = self.code.evidence(knob)
+        """The knob's evidence, as kept when it still holds."""
+        digest = mark(knob)
+        judged = self.kept.get(knob.name)
+        if judged is None or judged.mark != digest:
+            reads = self.tree.reads = Reads()
+            try:
+                found = self.code.evidence(knob)
+            finally:
+                self.tree.reads = None
+            judged = Judged(digest, found, tuple(reads.modules), tuple(reads.asked))
             self.computed += 1
-        self.found[knob.name] = found
-        return found
+        self.found[knob.name] = judged
+        return judged.evidence
 
 
-def load(cache: Cache, entry: str) -> dict[str, Evidence | None] | None:
-    """The kept evidence by knob name; None when there is none or it is damaged."""
+def load(cache: Cache, entry: str, found: Mapping[str, Status], python: Python) -> Kept | None:
+    """The kept evidence of the knobs whose walks read nothing that changed since; None when
+    there is none, it is damaged, or the tree's Python modules are not those it was found
+    in (a module added, removed or renamed changes what names refer to)."""
     stored = cache.get(entry)
     if not isinstance(stored, dict):
         return None
-    found: dict[str, Evidence | None] = {}
     try:
-        for name, item in stored.items():
-            found[name] = None if item is None else _decoded(item)
-    except (KeyError, TypeError, ValueError):
+        rels = [rel for rel, _ in stored["python"]]
+        if stored["python"] != [[rel, module] for rel, _, module in python]:
+            return None
+        files = stored["files"]
+        if not isinstance(files, dict):
+            return None
+        changed = {rel: path for rel, path, _ in python if files.get(rel) != found.get(rel)}
+        texts = {rel: _data(path) for rel, path in changed.items()}
+        knobs = {}
+        for name, item in stored["knobs"].items():
+            judged = _decoded(item, rels)
+            if not any(rel in changed for rel in judged.modules) and not any(
+                _may_answer(texts[rel], question) for question in judged.asked for rel in texts
+            ):
+                knobs[name] = judged
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return None  # a damaged or forged entry: a miss
-    return found
+    return Kept(knobs, files)
 
 
-def save(cache: Cache, entry: str, found: Mapping[str, Evidence | None]) -> None:
-    """Keep the evidence (nothing when the cache folder cannot be written)."""
-    payload = {name: None if e is None else _encoded(e) for name, e in sorted(found.items())}
+def save(
+    cache: Cache,
+    entry: str,
+    found: Mapping[str, Status],
+    python: Python,
+    judged: Mapping[str, Judged],
+) -> None:
+    """Keep the evidence with the files' statuses (a file modified too recently to trust its
+    times is kept as changed) (nothing when the cache folder cannot be written)."""
+    recent = time.time_ns() - RACY_NS
+    rels = {rel: number for number, (rel, _, _) in enumerate(python)}
+    payload = {
+        "files": {rel: None if int(s[1]) >= recent else s for rel, s in sorted(found.items())},
+        "python": [[rel, module] for rel, _, module in python],
+        "knobs": {name: _encoded(j, rels) for name, j in sorted(judged.items())},
+    }
     with contextlib.suppress(CacheError):
         cache.put(entry, payload)
 
 
-def _encoded(evidence: Evidence) -> list[Any]:
-    return [evidence.role.value, evidence.reason, evidence.value, evidence.default_reaches]
+def files_kept(found: Mapping[str, Status]) -> dict[str, Status | None]:
+    """The statuses ``save`` would keep now (to tell whether the entry needs saving again)."""
+    recent = time.time_ns() - RACY_NS
+    return {rel: None if int(s[1]) >= recent else s for rel, s in sorted(found.items())}
 
 
-def _decoded(item: Any) -> Evidence:
-    role, reason, value, reaches = item
-    if not isinstance(reason, str) or not (value is None or isinstance(value, str)):
+def _data(path: Path) -> bytes | None:
+    try:
+        return read_bytes(path, MAX_MODULE_BYTES)
+    except (SourceError, OSError):
+        return None
+
+
+def _may_answer(data: bytes | None, question: tuple[str, str]) -> bool:
+    """Whether a module with the text ``data`` may be among the answers to ``question``
+    (the index answers with the modules whose text holds the name and the module's last
+    name, and more tests after; an unreadable module may be anything)."""
+    if data is None:
+        return True
+    module, name = question
+    home = module.rsplit(".", 1)[-1]
+    return name.encode() in data and home.encode() in data
+
+
+def _encoded(judged: Judged, rels: Mapping[str, int]) -> list[Any]:
+    evidence = judged.evidence
+    return [
+        judged.mark,
+        None
+        if evidence is None
+        else [evidence.role.value, evidence.reason, evidence.value, evidence.default_reaches],
+        [rels[rel] for rel in judged.modules],
+        [list(question) for question in judged.asked],
+    ]
+
+
+def _decoded(item: Any, rels: Sequence[str]) -> Judged:
+    digest, stored, modules, asked = item
+    if not isinstance(digest, str):
         raise TypeError(item)
-    if not isinstance(reaches, bool):
-        raise TypeError(item)
-    return Evidence(Role(role), reason, value, reaches)
+    evidence = None
+    if stored is not None:
+        role, reason, value, reaches = stored
+        if not isinstance(reason, str) or not (value is None or isinstance(value, str)):
+            raise TypeError(item)
+        if not isinstance(reaches, bool):
+            raise TypeError(item)
+        evidence = Evidence(Role(role), reason, value, reaches)
+    questions = []
+    for question in asked:
+        module, name = question
+        if not isinstance(module, str) or not isinstance(name, str):
+            raise TypeError(item)
+        questions.append((module, name))
+    return Judged(digest, evidence, tuple(rels[n] for n in modules), tuple(questions))

@@ -125,7 +125,7 @@ def _scan(
     found_status = snapshot.statuses(files) if store is not None else None
     whole = snapshot.whole_key(settings, base, [relative(p, base) for p in given])
     stored = snapshot.load(store, whole, found_status, files) if store is not None else None
-    kept = (store, proposals.key(whole, found_status)) if store and found_status else None
+    kept = (store, proposals.key(whole), found_status) if store and found_status else None
     if stored is not None:
         # Nothing changed since the last scan of these paths: its outcomes, read at once.
         done.finish()
@@ -177,12 +177,10 @@ def _scan(
             done.finish()  # the later rounds analyse again files already counted
             selection = selector.select_callers(WrapperIndex.of(new), outcomes, runner)
     done.finish()
-    saved = (
-        store is not None
-        and not any(_transient(o) for o in outcomes.values())
-        and snapshot.save(store, whole, found_status, outcomes, index)
-    )
-    result = _result(outcomes, parsed, errors, index, files, settings, kept if saved else None)
+    transient = any(_transient(o) for o in outcomes.values())
+    if store is not None and not transient:
+        snapshot.save(store, whole, found_status, outcomes, index)
+    result = _result(outcomes, parsed, errors, index, files, settings, None if transient else kept)
     stats = replace(result.stats, **counts)
     notes = (*result.notes, *_outside_notes(outside), *linked)
     return replace(result, notes=notes, stats=stats)
@@ -246,10 +244,10 @@ def _result(
     index: WrapperIndex,
     files: Sequence[SourceFile],
     settings: Settings,
-    kept: tuple[Cache, str] | None = None,
+    kept: tuple[Cache, str, dict[str, snapshot.Status]] | None = None,
 ) -> ScanResult:
-    """The scan's result; ``kept``: the cache entry the code's evidence for roles is read
-    from and kept in, when the files are as the stored scan has them."""
+    """The scan's result; ``kept``: the cache, the entry the code's evidence for roles is
+    read from and kept in, and the files' statuses."""
     ordered = [outcomes[rel] for rel in sorted(outcomes)]
     sites = [s for o in ordered for s in o.result.sites if matches(s.name, settings.match)]
     found = [d for o in ordered for d in o.result.dynamic]
@@ -273,12 +271,19 @@ def _result(
     knobs = build_knobs(sites)
     python = [(f.rel, f.path, f.module) for f in files if f.language is Language.PYTHON]
     tree = Tree({rel: (path, module) for rel, path, module in python})
-    code = proposals.KeptEvidence(
-        CodeReach(tree, knobs), proposals.load(*kept) if kept is not None else None
-    )
-    proposed = propose_roles(knobs, writes, code)
-    if kept is not None and code.computed:
-        proposals.save(kept[0], kept[1], code.found)
+    if kept is None:
+        proposed = propose_roles(knobs, writes, CodeReach(tree, knobs))
+    else:
+        stored = proposals.load(*kept, python)
+        code = proposals.KeptEvidence(CodeReach(tree, knobs), tree, stored)
+        proposed = propose_roles(knobs, writes, code)
+        if (
+            code.computed
+            or stored is None
+            or stored.files != proposals.files_kept(kept[2])
+            or set(stored.knobs) != set(code.found)
+        ):
+            proposals.save(*kept, python, code.found)
     return ScanResult(
         knobs=link_writes(proposed, writes),
         dynamic=tuple(dynamic),
