@@ -373,6 +373,116 @@ RUNNER = {
         "        return fused_rms_norm(x)\n"
     ),
 }
+# sgl-project/sglang 0.5.23, srt/multimodal/kimi_k3_vit_cuda_graph_runner.py:37-51,80-116: the
+# runner keeps the tower it is built with (``self.tower = tower``, annotated ``tower:
+# KimiK3VisionTower``, imported only for type checking) and captures and replays
+# ``self.tower._forward_eager``, or runs it eagerly (:152-200): the graph side runs the same
+# kernels as the eager side.
+TOWER = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/runner.py": (
+        "from __future__ import annotations\n\n"
+        "from typing import TYPE_CHECKING\n\nimport torch\n\n"
+        "if TYPE_CHECKING:\n    from pkg.tower import Tower\n\n\n"
+        "class GraphRunner:\n"
+        "    def __init__(self, tower: Tower):\n"
+        "        self.tower = tower\n\n"
+        "    def run(self, x):\n"
+        "        if x.numel() <= 1024:\n"
+        "            graph = torch.cuda.CUDAGraph()\n"
+        "            with torch.cuda.graph(graph):\n"
+        "                out = self.tower.eager(x)\n"
+        "            graph.replay()\n"
+        "            return out\n"
+        "        return self.tower.eager(x)  # the eager fallback\n"
+    ),
+    "pkg/tower.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "class Tower:\n"
+        "    def __init__(self):\n"
+        "        self.runner = None\n\n"
+        "    def forward(self, x):\n"
+        '        if os.environ.get("X_VIT_CUDA_GRAPH", "0") == "1":\n'
+        "            if self.runner is None:\n"
+        "                from pkg.runner import GraphRunner\n\n"
+        "                self.runner = GraphRunner(self)\n"
+        "            return self.runner.run(x)\n"
+        "        return self.eager(x)\n\n"
+        "    def eager(self, x):\n"
+        "        return fused_rms_norm(x)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23: sglang/ has an __init__.py, sglang/srt/ and its folders have none
+# (namespace packages), and srt/layers/logprob_processor.py imports its Triton kernels as
+# ``from sglang.srt.layers.logsumexp import ...`` (srt/layers/logsumexp.py:157).
+NAMESPACE_PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/srt/layers/kernels.py": KERNEL,
+    "pkg/srt/layers/logprob.py": (
+        "import os\n\nimport torch\n\n"
+        "from pkg.srt.layers.kernels import fused_rms_norm\n\n\n"
+        "def logprobs(x):\n"
+        '    if os.environ.get("X_FAST_LOGPROBS", "1") == "1":\n'
+        "        return fused_rms_norm(x)\n"
+        "    return torch.log_softmax(x, -1)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/layers/attention/deepseek_v4_backend.py:4262-4399: leaving the
+# sparse prefill runs the decode path, which picks its kernel by the machine: on SM120 a
+# dispatcher (one of whose choices is plain), elsewhere FlashMLA bound to an attribute.
+PLATFORM = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/sm120.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n"
+        '_BACKEND = os.environ.get("X_SM120_BACKEND", "triton")\n\n\n'
+        "def decode_sm120(x):\n"
+        '    if _BACKEND == "triton":\n'
+        "        return fused_rms_norm(x)\n"
+        "    return torch.softmax(x, -1)\n"
+    ),
+    "pkg/backend.py": (
+        "import functools\nimport os\n\nimport flash_mla\n\n"
+        "from pkg.kernels import fused_rms_norm\nfrom pkg.platform import get_platform\n\n\n"
+        "class Backend:\n"
+        "    def __init__(self):\n"
+        "        self._decode = functools.partial(\n"
+        "            flash_mla.flash_mla_with_kvcache, legacy=True\n"
+        "        )\n\n"
+        "    def forward(self, x, n):\n"
+        '        if n > 100 or os.environ.get("X_SPARSE_PREFILL", "1") == "1":\n'
+        "            return fused_rms_norm(x)\n"
+        "        if get_platform().is_sm120:\n"
+        "            from pkg.sm120 import decode_sm120\n\n"
+        "            out = decode_sm120(x)\n"
+        "        else:\n"
+        "            decode = self._decode\n"
+        "            out = decode(x)\n"
+        "        return out\n"
+    ),
+    "pkg/platform.py": "def get_platform():\n    return None\n",
+}
+# sgl-project/sglang 0.5.23, srt/models/deepseek_common/amd/deepseek_v4_hip.py:65-66: a predicate
+# returns ``bool(envs.X.get() and attn.q_head_norm)``, tested by its callers
+# (srt/models/deepseek_v4.py:2163).
+BOOL_OF = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/hip.py": (
+        "import os\n\n\n"
+        "def use_fused_qk_norm_rope(attn) -> bool:\n"
+        '    return bool(os.environ.get("X_FUSED_QK_NORM_ROPE", "1") == "1" and attn.norm)\n'
+    ),
+    "pkg/model.py": (
+        "import torch\n\n"
+        "from pkg.hip import use_fused_qk_norm_rope\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "def forward(attn, q):\n"
+        "    if use_fused_qk_norm_rope(attn):\n"
+        "        return fused_rms_norm(q)\n"
+        "    return torch.nn.functional.rms_norm(q, q.shape[-1:])\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -619,6 +729,58 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
         "pkg/kernels.py:6; X_VIT_CUDA_GRAPH='1', calls GraphRunner.run (pkg/runner.py:8) -> "
         "torch.cuda.CUDAGraph at pkg/runner.py:9",
+    ),
+    (
+        "a-method-of-the-object-a-constructor-argument-is-annotated-with",
+        TOWER,
+        "X_VIT_CUDA_GRAPH",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls Tower.eager (pkg/tower.py:19) -> "
+        "calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_VIT_CUDA_GRAPH='1', calls "
+        "GraphRunner.run (pkg/runner.py:15) -> calls Tower.eager (pkg/tower.py:19) -> calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6",
+    ),
+    (
+        "a-kernel-imported-through-namespace-packages",
+        NAMESPACE_PACKAGE,
+        "X_FAST_LOGPROBS",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_FAST_LOGPROBS', '1') == '1'` at "
+        "pkg/srt/layers/logprob.py:9, which reaches calls fused_rms_norm "
+        "(pkg/srt/layers/kernels.py:10) -> calls _fwd_kernel (pkg/srt/layers/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/srt/layers/kernels.py:6; X_FAST_LOGPROBS='0' leaves "
+        "that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "what-runs-instead-picks-its-kernel-by-the-machine",
+        PLATFORM,
+        "X_SPARSE_PREFILL",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls fused_rms_norm (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; X_SPARSE_PREFILL='0', calls Backend._decode (pkg/backend.py:12) -> "
+        "FlashMLA (flash_mla.flash_mla_with_kvcache) at pkg/backend.py:13",
+    ),
+    (
+        "a-predicate-returns-bool-of-its-test",
+        BOOL_OF,
+        "X_FUSED_QK_NORM_ROPE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `use_fused_qk_norm_rope(attn)` at pkg/model.py:8, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_FUSED_QK_NORM_ROPE='0' leaves that branch, and what runs instead reaches no such "
+        "kernel",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

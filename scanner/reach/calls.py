@@ -12,6 +12,7 @@ as a call: the value is called later.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -136,6 +137,10 @@ class Reach:
                 made_by = module.resolve(made[0].func, module.qualified(outer))
                 if made_by is not None and made_by != dotted:
                     return self.function(f"{made_by}.{attr}", depth)
+            elif len(made) == 1 and isinstance(made[0], ast.Name):
+                typed = _annotated_parameter(module, outer, made[0].id)
+                if typed is not None and typed != dotted:
+                    return self.function(f"{typed}.{attr}", depth)
             return None
         if cls:  # self.attr, bound in a method: ``self._gemm = functools.partial(gemm)``
             values = module.attribute_values(cls, attr) if "." not in cls else []
@@ -290,10 +295,13 @@ class _Walker:
             for statement in statements:
                 walker.visit(statement, always=True, in_loop=in_loop)
             arms.append(found)
-        every = all(any(m.kind in KERNEL_MARKS for m in arm.always) for arm in arms)
-        for arm in arms:
+        kernels = [any(m.kind in KERNEL_MARKS for m in arm.always) for arm in arms]
+        # On the machine a test of the platform names, its arm is what runs, every time:
+        # where one arm always reaches a kernel, some machine always runs one.
+        every = all(kernels) or (any(kernels) and _platform_test(node.test))
+        for arm, reaches in zip(arms, kernels, strict=True):
             for mark, steps in arm.marks.items():
-                kernel = every and mark in arm.always and mark.kind in KERNEL_MARKS
+                kernel = every and reaches and mark in arm.always and mark.kind in KERNEL_MARKS
                 self.found.add(mark, steps, kernel)
             self.found.calls |= arm.calls
 
@@ -349,6 +357,51 @@ class _Walker:
             return None
         bound = self.module.local_bindings(self._scope).get(node.id, [])
         return bound[0] if len(bound) == 1 and isinstance(bound[0], ast.Call) else None
+
+
+def _annotated_parameter(module: Module, cls: str, name: str) -> str | None:
+    """The class a parameter of ``cls.__init__`` is annotated with (``tower: Tower``, kept
+    as ``self.tower = tower``: ``self.tower.run`` calls ``Tower.run``), or None."""
+    init = module.definitions.get(f"{cls}.__init__")
+    if not isinstance(init, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    arguments = init.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    annotation = next((a.annotation for a in every if a.arg == name), None)
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:  # a quoted annotation: "Tower"
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if not isinstance(annotation, ast.Name | ast.Attribute):
+        return None
+    return module.resolve(annotation)
+
+
+# The machine a run is on, as code tests it (``_is_hip``, ``is_cuda()``,
+# ``get_platform().is_sm120``, ``torch.version.hip``): fixed for the whole run.
+_PLATFORM = re.compile(
+    r"_?(is_)?(cuda|hip|rocm|xpu|npu|mps|musa|cpu|sm\d+\w*|gfx\d+\w*|blackwell|hopper)"
+    r"(_available|_supported|_platform)?"
+)
+
+
+def _platform_test(test: ast.expr) -> bool:
+    """Whether ``test`` asks only which machine the run is on: names, attributes and
+    argument-free calls of platform predicates, negated or joined with ``and``/``or``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _platform_test(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return all(_platform_test(v) for v in test.values)
+    if isinstance(test, ast.Call) and not test.args and not test.keywords:
+        test = test.func
+    if isinstance(test, ast.Attribute):
+        name = test.attr
+    elif isinstance(test, ast.Name):
+        name = test.id
+    else:
+        return False
+    return _PLATFORM.fullmatch(name.lower()) is not None and name.lower() not in ("cpu", "_cpu")
 
 
 def _imported_name(module: Module, node: ast.expr) -> str | None:
