@@ -483,6 +483,52 @@ BOOL_OF = {
         "    return torch.nn.functional.rms_norm(q, q.shape[-1:])\n"
     ),
 }
+# sgl-project/sglang 0.5.23: one switch read by two accessors, one of which takes "on" for
+# true (get_bool_env_var, read at multimodal_gen/runtime/layers/layernorm.py:130) and one
+# for false (srt/environ.py EnvBool, read at srt/distributed/device_communicators/
+# custom_all_reduce.py:409): "on" is no value a recipe can write.
+BOTH_WAYS = {
+    "pkg/__init__.py": "",
+    "pkg/norm.py": (
+        "import os\n\nimport aiter\nimport torch\n\n\n"
+        "def get_bool_env_var(name, default='false'):\n"
+        "    return os.getenv(name, default).lower() in ('true', '1', 'on')\n\n\n"
+        "def norm(x):\n"
+        '    if not get_bool_env_var("X_DETERMINISTIC"):\n'
+        "        return aiter.rmsnorm2d_fwd(x)\n"
+        "    return torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+    ),
+    "pkg/ar.py": (
+        "import os\n\nimport aiter\nimport sgl_kernel\n\n"
+        '_DET = os.environ.get("X_DETERMINISTIC", "0").lower() in ("1", "true")\n\n\n'
+        "def all_reduce(x):\n"
+        "    if _DET:\n"
+        "        return sgl_kernel.deterministic_all_reduce(x)\n"
+        "    return aiter.custom_all_reduce(x)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/models/deepseek_v4_dspark.py:214-230: what runs instead is a
+# plain path on a GPU and Ascend's fused operator on an NPU: a kernel of another machine.
+OTHER_MACHINE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/draft.py": (
+        "import os\n\nimport torch\nimport torch_npu\n\n"
+        "from pkg.kernels import fused_rms_norm\n\n"
+        "_is_npu = False\n\n\n"
+        "class Draft:\n"
+        "    def __init__(self):\n"
+        '        self.fast = os.environ.get("X_FAST_KERNEL", "1") == "1"\n\n'
+        "    def forward(self, x):\n"
+        "        if self.fast:\n"
+        "            return fused_rms_norm(x)\n"
+        "        if _is_npu:\n"
+        "            out = torch_npu.npu_rms_norm(x)\n"
+        "        else:\n"
+        "            out = torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+        "        return out\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -781,6 +827,29 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
         "X_FUSED_QK_NORM_ROPE='0' leaves that branch, and what runs instead reaches no such "
         "kernel",
+    ),
+    (
+        "a-value-one-site-reads-as-on-and-another-as-off",
+        BOTH_WAYS,
+        "X_DETERMINISTIC",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, AITER (aiter.custom_all_reduce) at "
+        "pkg/ar.py:12; X_DETERMINISTIC='1', sgl-kernel (sgl_kernel.deterministic_all_reduce) "
+        "at pkg/ar.py:11",
+    ),
+    (
+        "what-runs-instead-is-a-kernel-of-another-machine",
+        OTHER_MACHINE,
+        "X_FAST_KERNEL",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `self.fast` at pkg/draft.py:16, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_FAST_KERNEL='0' leaves that branch, "
+        "and what runs instead reaches no such kernel",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

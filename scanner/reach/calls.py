@@ -296,9 +296,10 @@ class _Walker:
                 walker.visit(statement, always=True, in_loop=in_loop)
             arms.append(found)
         kernels = [any(m.kind in KERNEL_MARKS for m in arm.always) for arm in arms]
-        # On the machine a test of the platform names, its arm is what runs, every time:
-        # where one arm always reaches a kernel, some machine always runs one.
-        every = all(kernels) or (any(kernels) and _platform_test(node.test))
+        # A test of the machine the run is on: the arm a CUDA GPU takes runs every time
+        # there; where it always reaches a kernel, so does the statement.
+        cuda = _on_cuda(node.test)
+        every = all(kernels) or (cuda is not None and kernels[0 if cuda else 1])
         for arm, reaches in zip(arms, kernels, strict=True):
             for mark, steps in arm.marks.items():
                 kernel = every and reaches and mark in arm.always and mark.kind in KERNEL_MARKS
@@ -381,18 +382,23 @@ def _annotated_parameter(module: Module, cls: str, name: str) -> str | None:
 # The machine a run is on, as code tests it (``_is_hip``, ``is_cuda()``,
 # ``get_platform().is_sm120``, ``torch.version.hip``): fixed for the whole run.
 _PLATFORM = re.compile(
-    r"_?(is_)?(cuda|hip|rocm|xpu|npu|mps|musa|cpu|sm\d+\w*|gfx\d+\w*|blackwell|hopper)"
+    r"_?(is_)?(?P<what>cuda|hip|rocm|xpu|npu|mps|musa|cpu|sm\d+\w*|gfx\d+\w*|blackwell|hopper)"
     r"(_available|_supported|_platform)?"
 )
 
 
-def _platform_test(test: ast.expr) -> bool:
-    """Whether ``test`` asks only which machine the run is on: names, attributes and
-    argument-free calls of platform predicates, negated or joined with ``and``/``or``."""
+def _on_cuda(test: ast.expr) -> bool | None:
+    """Whether ``test``, a test of the machine alone (names, attributes and argument-free
+    calls of platform predicates, negated or joined), holds on a CUDA GPU of no particular
+    generation; None for any other test."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _platform_test(test.operand)
+        held = _on_cuda(test.operand)
+        return None if held is None else not held
     if isinstance(test, ast.BoolOp):
-        return all(_platform_test(v) for v in test.values)
+        values = [_on_cuda(v) for v in test.values]
+        if any(v is None for v in values):
+            return None
+        return all(values) if isinstance(test.op, ast.And) else any(values)
     if isinstance(test, ast.Call) and not test.args and not test.keywords:
         test = test.func
     if isinstance(test, ast.Attribute):
@@ -400,8 +406,11 @@ def _platform_test(test: ast.expr) -> bool:
     elif isinstance(test, ast.Name):
         name = test.id
     else:
-        return False
-    return _PLATFORM.fullmatch(name.lower()) is not None and name.lower() not in ("cpu", "_cpu")
+        return None
+    found = _PLATFORM.fullmatch(name.lower())
+    if found is None or name.lower() in ("cpu", "_cpu"):
+        return None
+    return found.group("what") == "cuda"
 
 
 def _imported_name(module: Module, node: ast.expr) -> str | None:

@@ -225,6 +225,8 @@ class _Judged:
         values = [v for v in dict.fromkeys(seen) if v is not None]
         if self.knob.kind is GateKind.VALUE:
             values = [v for v in values if v.lower() not in SWITCH_WORDS or v in compared]
+        else:
+            values = [v for v in values if v not in _read_both_ways(self.knob)]
         signatures: dict[tuple[tuple[bool, ...] | None, ...], str] = {}
         for value in values:
             signatures.setdefault(tuple(b.runs(value) for b in self.branches), value)
@@ -380,6 +382,14 @@ class _Judged:
             f"each value reaches a kernel of its own: unset, {_chain(first_steps, first)}; "
             f"{self.knob.name}={value!r}, {_chain(second_steps, second)}",
         )
+
+
+def _read_both_ways(knob: Knob) -> frozenset[str]:
+    """The values one site of a switch reads as off and another as on (``"on"``, where one
+    accessor knows the word and another does not): no value a recipe can write."""
+    off = {v for site in knob.sites for v in site.gate.off_values}
+    on = {v for site in knob.sites for v in site.gate.on_values}
+    return frozenset(off & on)
 
 
 def _documented(knob: Knob) -> Evidence | None:
