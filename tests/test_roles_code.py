@@ -486,7 +486,8 @@ BOOL_OF = {
 # sgl-project/sglang 0.5.23: one switch read by two accessors, one of which takes "on" for
 # true (get_bool_env_var, read at multimodal_gen/runtime/layers/layernorm.py:130) and one
 # for false (srt/environ.py EnvBool, read at srt/distributed/device_communicators/
-# custom_all_reduce.py:409): "on" is no value a recipe can write.
+# custom_all_reduce.py:409, and handed on as deterministic= at srt/distributed/
+# parallel_state.py:490): "on" is weighed after the values every site agrees on.
 BOTH_WAYS = {
     "pkg/__init__.py": "",
     "pkg/norm.py": (
@@ -504,7 +505,9 @@ BOTH_WAYS = {
         "def all_reduce(x):\n"
         "    if _DET:\n"
         "        return sgl_kernel.deterministic_all_reduce(x)\n"
-        "    return aiter.custom_all_reduce(x)\n"
+        "    return aiter.custom_all_reduce(x)\n\n\n"
+        "def reduce_scatter(x):\n"
+        "    return sgl_kernel.reduce_scatter(x, deterministic=_DET)\n"
     ),
 }
 # sgl-project/sglang 0.5.23, srt/models/deepseek_v4_dspark.py:214-230: what runs instead is a
@@ -528,6 +531,65 @@ OTHER_MACHINE = {
         "            out = torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
         "        return out\n"
     ),
+}
+# sgl-project/sglang 0.5.23, srt/model_executor/runner/decode_cuda_graph_runner.py:992-1000: a
+# class compared with (``type(self) is DecodeCudaGraphRunner``) is not called.
+COMPARED = {
+    "pkg/__init__.py": "",
+    "pkg/runner.py": (
+        "import os\n\nimport torch\n\n\n"
+        "class Runner:\n"
+        "    def __init__(self):\n"
+        "        self.compiled = torch.compile(self.forward)\n\n"
+        "    def forward(self, x):\n"
+        "        return x\n\n"
+        "    def _name(self):\n"
+        "        if type(self) is Runner:\n"
+        '            return "Draft"\n'
+        '        return "Runner"\n\n'
+        "    def trace_name(self):\n"
+        '        if os.environ.get("X_CAPTURE_TRACE", "0") != "1":\n'
+        "            return self._name()\n"
+        "        return None\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/utils/common.py:220-224: the variable is read in a test of the
+# machine (``is_cpu()``), and every branch it decides is another machine's code.
+MACHINE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/utils.py": (
+        "import os\n\n\n"
+        "def is_cpu() -> bool:\n"
+        '    if os.getenv("X_USE_CPU_ENGINE", "0") != "1":\n'
+        "        return False\n"
+        "    return True\n"
+    ),
+    "pkg/attention.py": (
+        "import torch\n\nfrom pkg.kernels import fused_rms_norm\nfrom pkg.utils import is_cpu\n\n\n"
+        "def attention(q):\n"
+        "    if not is_cpu():\n"
+        "        return fused_rms_norm(q)\n"
+        "    return torch.softmax(q, -1)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/speculative/eagle_worker_v2.py:1424-1442: the on side may run a
+# path that samples with ``deterministic=True`` (eagle_utils.py:768), as the verify step always
+# does: a mode one path of it reaches is no deterministic mode of the switch.
+MODE_SOMETIMES = {
+    "pkg/__init__.py": "",
+    "pkg/worker.py": (
+        "import os\n\nfrom pkg.sampling import sampler\n\n\n"
+        "def verify(x):\n"
+        "    return sampler(x, deterministic=True)\n\n\n"
+        "def forward(batch, x):\n"
+        '    if os.environ.get("X_PREFILL_COORDINATION", "0") == "1":\n'
+        "        if batch.heterogeneous:\n"
+        "            return verify(x)\n"
+        "        return x\n"
+        "    return x\n"
+    ),
+    "pkg/sampling.py": "def sampler(x, deterministic=False):\n    return x\n",
 }
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
@@ -832,12 +894,11 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "a-value-one-site-reads-as-on-and-another-as-off",
         BOTH_WAYS,
         "X_DETERMINISTIC",
-        Role.UNKNOWN,
+        Role.DETERMINISM,
         Polarity.ENABLE,
         "0",
-        "each value reaches a kernel of its own: unset, AITER (aiter.custom_all_reduce) at "
-        "pkg/ar.py:12; X_DETERMINISTIC='1', sgl-kernel (sgl_kernel.deterministic_all_reduce) "
-        "at pkg/ar.py:11",
+        "X_DETERMINISTIC='1' makes `_DET` at pkg/ar.py:16 true, and it is handed on as "
+        "deterministic=: a call's deterministic mode",
     ),
     (
         "what-runs-instead-is-a-kernel-of-another-machine",
@@ -850,6 +911,34 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
         "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_FAST_KERNEL='0' leaves that branch, "
         "and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-class-compared-with-is-not-called",
+        COMPARED,
+        "X_CAPTURE_TRACE",
+        Role.DEBUG,
+        Polarity.ENABLE,
+        "0",
+        "the name X_CAPTURE_TRACE says TRACE (logging, profiling, tests or debugging)",
+    ),
+    (
+        "a-variable-read-in-a-test-of-the-machine",
+        MACHINE,
+        "X_USE_CPU_ENGINE",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "it is read in is_cpu() (pkg/utils.py:5), a test of the machine the run is on: its "
+        "value chooses the machine's code, not a kernel; a person must say",
+    ),
+    (
+        "a-mode-one-path-of-the-on-side-reaches",
+        MODE_SOMETIMES,
+        "X_PREFILL_COORDINATION",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

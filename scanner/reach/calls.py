@@ -268,6 +268,13 @@ class _Walker:
         if isinstance(node, ast.If) and node.orelse and always:
             self._if_else(node, in_loop)
             return
+        if isinstance(node, ast.Compare):  # type(self) is Runner: Runner is not called
+            for operand in (node.left, *node.comparators):
+                if isinstance(operand, ast.Name | ast.Attribute):
+                    self._namespace(operand, always)
+                else:
+                    self.visit(operand, always=always, in_loop=in_loop)
+            return
         if isinstance(node, ast.Call):
             self._call(node, always)
         elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -411,6 +418,13 @@ def _on_cuda(test: ast.expr) -> bool | None:
     if found is None or name.lower() in ("cpu", "_cpu"):
         return None
     return found.group("what") == "cuda"
+
+
+def is_platform_test(name: str) -> bool:
+    """Whether a function or flag called ``name`` tests the machine (``is_cpu``,
+    ``_is_cpu_available``, ``is_sm120``)."""
+    lowered = name.lower()
+    return lowered not in ("cpu", "_cpu") and _PLATFORM.fullmatch(lowered) is not None
 
 
 def _imported_name(module: Module, node: ast.expr) -> str | None:
