@@ -591,6 +591,32 @@ MODE_SOMETIMES = {
     ),
     "pkg/sampling.py": "def sampler(x, deterministic=False):\n    return x\n",
 }
+# sgl-project/sglang 0.5.23, srt/layers/attention/dsa/utils.py:355-370: X_FP8_..._TORCH=1 picks
+# the torch implementation of the same FP8 logits, the name's FP8 notwithstanding.
+TORCH_PATH = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/logits.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "def logits(q, k):\n"
+        '    if os.environ.get("X_FP8_MQA_LOGITS_TORCH", "0") == "1":\n'
+        "        return torch.matmul(q, k)\n"
+        "    return fused_rms_norm(q)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/layers/quantization/unquant.py:295-366: a split-K GEMM switch
+# whose name says BF16, the dtype it runs in.
+SPLITK = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/gemm.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "def gemm(a, b):\n"
+        '    if os.environ.get("X_ENABLE_BF16_SPLITK_GEMM", "1") == "1":\n'
+        "        return fused_rms_norm(a)\n"
+        "    return torch.matmul(a, b)\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -939,6 +965,32 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         Polarity.ENABLE,
         "0",
         "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "a-precision-word-beside-the-plain-path-the-on-value-picks",
+        TORCH_PATH,
+        "X_FP8_MQA_LOGITS_TORCH",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "0",
+        "unset, it runs the branch of `not (os.environ.get('X_FP8_MQA_LOGITS_TORCH', '0') == "
+        "'1')` at pkg/logits.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> "
+        "calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_FP8_MQA_LOGITS_TORCH='1' leaves that branch, and what runs instead reaches no such "
+        "kernel",
+    ),
+    (
+        "a-precision-word-beside-split-k",
+        SPLITK,
+        "X_ENABLE_BF16_SPLITK_GEMM",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_ENABLE_BF16_SPLITK_GEMM', '1') == '1'` "
+        "at pkg/gemm.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_ENABLE_BF16_SPLITK_GEMM='0' leaves that branch, and what runs instead reaches no "
+        "such kernel",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",
