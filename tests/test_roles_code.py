@@ -617,6 +617,21 @@ SPLITK = {
         "    return torch.matmul(a, b)\n"
     ),
 }
+# sgl-project/sglang 0.5.23, srt/environ.py:1457 (EnvInt(192)) and srt/models/deepseek_v2.py:673
+# and :1210-1221: a token limit, 0 for none, taken for a switch where it is tested (here
+# beside a plain int read of it, as the EnvInt declaration is).
+SIZE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/limits.py": 'import os\n\nLIMIT = int(os.environ.get("X_DEFERRED_MAX_TOKENS", "192"))\n',
+    "pkg/moe.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\nfrom pkg.limits import LIMIT\n\n\n"
+        "def forward(x, experts):\n"
+        '    if os.environ.get("X_DEFERRED_MAX_TOKENS", "192") != "0" and len(x) > LIMIT:\n'
+        "        return fused_rms_norm(x)\n"
+        "    return experts.finalize(x)\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -991,6 +1006,16 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
         "X_ENABLE_BF16_SPLITK_GEMM='0' leaves that branch, and what runs instead reaches no "
         "such kernel",
+    ),
+    (
+        "a-number-declared-is-no-switch",
+        SIZE,
+        "X_DEFERRED_MAX_TOKENS",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "pkg/limits.py:3 declares it with the number 192: a size or a count, whose values are "
+        "not on and off; a person must say",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

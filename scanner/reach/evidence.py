@@ -115,7 +115,7 @@ class CodeReach:
 
     def evidence(self, knob: Knob) -> Evidence | None:
         """What the knob's branches show about its role; None when they show nothing."""
-        machine = _machine_test(knob)
+        machine = _machine_test(knob) or _declared_size(knob)
         if machine is not None:
             return machine
         found = self.branches_of(knob)
@@ -409,6 +409,27 @@ def _machine_test(knob: Knob) -> Evidence | None:
                 f"it is read in {function}() ({site.path}:{site.line}), a test of the machine "
                 "the run is on: its value chooses the machine's code, not a kernel; a person "
                 "must say",
+            )
+    return None
+
+
+def _declared_size(knob: Knob) -> Evidence | None:
+    """Unknown, for a switch one site of which holds a value no switch has (``EnvInt(192)``,
+    tested elsewhere as ``n <= 0 or tokens <= n``): 0 there is a size, not "off"."""
+    if knob.kind is not GateKind.BOOLEAN:
+        return None
+    for site in knob.sites:
+        default = site.default
+        if (
+            site.gate.kind is GateKind.VALUE
+            and default is not None
+            and default.lower() not in SWITCH_WORDS
+            and default.lstrip("-").isdigit()
+        ):
+            return Evidence(
+                Role.UNKNOWN,
+                f"{site.path}:{site.line} declares it with the number {default}: a size or "
+                "a count, whose values are not on and off; a person must say",
             )
     return None
 
