@@ -632,6 +632,25 @@ SIZE = {
         "    return experts.finalize(x)\n"
     ),
 }
+# sgl-project/sglang 0.5.23, srt/models/beam.py:349-357,443-457: the on side calls
+# sglang.kernels.ops.moe.beam_decode_gemv, a module the wheel does not ship: what runs
+# instead is code no one can read, not a plain path.
+UNSEEN = {
+    "pkg/__init__.py": "",
+    "pkg/ops/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/moe.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "class MoE:\n"
+        "    def __init__(self):\n"
+        '        self.use_gemv = os.environ.get("X_DECODE_GEMV", "0") == "1"\n\n'
+        "    def forward(self, x):\n"
+        "        if self.use_gemv and x.shape[0] == 1:\n"
+        "            from pkg.ops.gemv import decode_gemv\n\n"
+        "            return decode_gemv(x)\n"
+        "        return fused_rms_norm(x)\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -1016,6 +1035,15 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "0",
         "pkg/limits.py:3 declares it with the number 192: a size or a count, whose values are "
         "not on and off; a person must say",
+    ),
+    (
+        "what-runs-instead-calls-a-module-the-tree-lacks",
+        UNSEEN,
+        "X_DECODE_GEMV",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

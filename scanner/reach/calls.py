@@ -53,6 +53,9 @@ class Found:
     marks: dict[Mark, tuple[Step, ...]] = field(default_factory=dict)
     always: set[Mark] = field(default_factory=set)
     calls: set[str] = field(default_factory=set)  # the tree's definitions it calls itself
+    # Modules of the tree's own packages it calls into that the tree lacks (a file left out
+    # of the package): code no one can read, which may run a kernel.
+    unseen: set[str] = field(default_factory=set)
 
     def add(self, mark: Mark, steps: tuple[Step, ...], always: bool) -> None:
         known = self.marks.get(mark)
@@ -64,6 +67,7 @@ class Found:
     def merge(self, other: Found, step: Step | None, always: bool) -> None:
         if step is not None and step.target:
             self.calls.add(step.target)
+        self.unseen |= other.unseen
         for mark, steps in other.marks.items():
             self.add(
                 mark, (step, *steps) if step is not None else steps, always and mark in other.always
@@ -164,6 +168,22 @@ class Reach:
                 self._active.discard(key)
             self._functions[key] = known
         return known, Step(f"calls {name}", module.rel, values[0].lineno)
+
+    def missing(self, dotted: str) -> bool:
+        """Whether ``dotted`` names a module of one of the tree's packages that the tree
+        does not hold (``pkg.ops.gemv.gemv``, where ``pkg/ops/`` has no ``gemv.py``)."""
+        split = self.tree.split(dotted)
+        if split is None:
+            return False
+        package, rest = split
+        head = rest.partition(".")[0]
+        return (
+            package.rel.endswith("__init__.py")
+            and "." in rest
+            and head not in package.definitions
+            and head not in package.imports
+            and head not in package.globals
+        )
 
     def reached(self, found: Found, depth: int = MAX_DEPTH) -> dict[str, tuple[Module, str]]:
         """The tree's definitions the code of ``found`` calls, and those they call, up to
@@ -353,6 +373,8 @@ class _Walker:
             if reached is not None:
                 found, step = reached
                 self.found.merge(found, step, always)
+            elif self.reach.missing(name):
+                self.found.unseen.add(name)
 
     def _bound_call(self, node: ast.expr) -> ast.Call | None:
         """The call a local name is bound to, once, in the function ``node`` sits in

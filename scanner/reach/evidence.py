@@ -64,6 +64,7 @@ class CodeReach:
             found = self.found(branch)
             kernel = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
             known = Summary(
+                unseen=bool(found.unseen),
                 kernel=kernel,
                 kernel_always=frozenset(m for m in kernel if m in found.always),
                 modes=frozenset(
@@ -185,6 +186,7 @@ def _overrides_torch(module: Module) -> str | None:
 class Summary:
     """What one branch reaches, as sets: the kernels, those it always reaches, the modes."""
 
+    unseen: bool  # it calls a module of the tree's packages the tree lacks
     kernel: frozenset[Mark]
     kernel_always: frozenset[Mark]
     modes: frozenset[Mark]  # those it always reaches: a mode one path of it may set is none
@@ -300,6 +302,8 @@ class _Judged:
         left = self._union(lost, "kernel") - self._union(instead, "kernel")
         if not left or self._union(instead, "kernel_always"):
             return lost, frozenset()
+        if any(self.code.summary(b).unseen for b in instead):
+            return lost, frozenset()  # what runs instead calls code the tree lacks
         return lost, left
 
     def _specific(self, branch: Branch, value: str | None) -> bool:
