@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
-from scanner.conventions import name_words
+from scanner.conventions import ON_WORDS, name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Role, Site, Write
@@ -81,8 +81,11 @@ WORDS: Final[Mapping[Role, frozenset[str]]] = {
 OPERATIONS: Final = _words("LOSS ADAM ADAMW MUON SGD OPTIMIZER OPTIMIZERS OPTIM")
 IMPLEMENTATIONS: Final = _words(
     "TRITON FUSED FUSE FUSES FUSION FUSIONS UNFUSED KERNEL KERNELS COMPILE COMPILED GLUON "
-    "FLYDSL CUTLASS ASM LIGER APEX"
+    "FLYDSL CUTLASS ASM LIGER APEX SPLITK SPLITKV"
 )
+# Words that name the plain implementation a switch's on value picks (X_FP8_LOGITS_TORCH=1):
+# the value the code shows leading away from the kernel is then that implementation.
+PLAIN_PATHS: Final = _words("TORCH NATIVE EAGER")
 
 # PATH after these names a code path (X_FAST_PATH, is_triton_path_enabled), not a file's.
 _CODE_PATH: Final = _words("FAST SLOW HOT COLD CODE EXEC TRITON KERNEL FUSED EAGER COMPILED")
@@ -264,6 +267,8 @@ def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
     computed = COMPUTED.intersection(words)
     if not computed or IMPLEMENTATIONS.intersection(words):
         return None
+    if PLAIN_PATHS.intersection(words) and evidence.value in ON_WORDS:
+        return None  # turning it on picks the plain path the name says, as the code shows
     return Proposal(
         Role.UNKNOWN,
         f"{evidence.reason}; but the name says {min(computed)}, what is computed, so the "

@@ -373,6 +373,284 @@ RUNNER = {
         "        return fused_rms_norm(x)\n"
     ),
 }
+# sgl-project/sglang 0.5.23, srt/multimodal/kimi_k3_vit_cuda_graph_runner.py:37-51,80-116: the
+# runner keeps the tower it is built with (``self.tower = tower``, annotated ``tower:
+# KimiK3VisionTower``, imported only for type checking) and captures and replays
+# ``self.tower._forward_eager``, or runs it eagerly (:152-200): the graph side runs the same
+# kernels as the eager side.
+TOWER = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/runner.py": (
+        "from __future__ import annotations\n\n"
+        "from typing import TYPE_CHECKING\n\nimport torch\n\n"
+        "if TYPE_CHECKING:\n    from pkg.tower import Tower\n\n\n"
+        "class GraphRunner:\n"
+        "    def __init__(self, tower: Tower):\n"
+        "        self.tower = tower\n\n"
+        "    def run(self, x):\n"
+        "        if x.numel() <= 1024:\n"
+        "            graph = torch.cuda.CUDAGraph()\n"
+        "            with torch.cuda.graph(graph):\n"
+        "                out = self.tower.eager(x)\n"
+        "            graph.replay()\n"
+        "            return out\n"
+        "        return self.tower.eager(x)  # the eager fallback\n"
+    ),
+    "pkg/tower.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "class Tower:\n"
+        "    def __init__(self):\n"
+        "        self.runner = None\n\n"
+        "    def forward(self, x):\n"
+        '        if os.environ.get("X_VIT_CUDA_GRAPH", "0") == "1":\n'
+        "            if self.runner is None:\n"
+        "                from pkg.runner import GraphRunner\n\n"
+        "                self.runner = GraphRunner(self)\n"
+        "            return self.runner.run(x)\n"
+        "        return self.eager(x)\n\n"
+        "    def eager(self, x):\n"
+        "        return fused_rms_norm(x)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23: sglang/ has an __init__.py, sglang/srt/ and its folders have none
+# (namespace packages), and srt/layers/logprob_processor.py imports its Triton kernels as
+# ``from sglang.srt.layers.logsumexp import ...`` (srt/layers/logsumexp.py:157).
+NAMESPACE_PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/srt/layers/kernels.py": KERNEL,
+    "pkg/srt/layers/logprob.py": (
+        "import os\n\nimport torch\n\n"
+        "from pkg.srt.layers.kernels import fused_rms_norm\n\n\n"
+        "def logprobs(x):\n"
+        '    if os.environ.get("X_FAST_LOGPROBS", "1") == "1":\n'
+        "        return fused_rms_norm(x)\n"
+        "    return torch.log_softmax(x, -1)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/layers/attention/deepseek_v4_backend.py:4262-4399: leaving the
+# sparse prefill runs the decode path, which picks its kernel by the machine: on SM120 a
+# dispatcher (one of whose choices is plain), elsewhere FlashMLA bound to an attribute.
+PLATFORM = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/sm120.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n"
+        '_BACKEND = os.environ.get("X_SM120_BACKEND", "triton")\n\n\n'
+        "def decode_sm120(x):\n"
+        '    if _BACKEND == "triton":\n'
+        "        return fused_rms_norm(x)\n"
+        "    return torch.softmax(x, -1)\n"
+    ),
+    "pkg/backend.py": (
+        "import functools\nimport os\n\nimport flash_mla\n\n"
+        "from pkg.kernels import fused_rms_norm\nfrom pkg.platform import get_platform\n\n\n"
+        "class Backend:\n"
+        "    def __init__(self):\n"
+        "        self._decode = functools.partial(\n"
+        "            flash_mla.flash_mla_with_kvcache, legacy=True\n"
+        "        )\n\n"
+        "    def forward(self, x, n):\n"
+        '        if n > 100 or os.environ.get("X_SPARSE_PREFILL", "1") == "1":\n'
+        "            return fused_rms_norm(x)\n"
+        "        if get_platform().is_sm120:\n"
+        "            from pkg.sm120 import decode_sm120\n\n"
+        "            out = decode_sm120(x)\n"
+        "        else:\n"
+        "            decode = self._decode\n"
+        "            out = decode(x)\n"
+        "        return out\n"
+    ),
+    "pkg/platform.py": "def get_platform():\n    return None\n",
+}
+# sgl-project/sglang 0.5.23, srt/models/deepseek_common/amd/deepseek_v4_hip.py:65-66: a predicate
+# returns ``bool(envs.X.get() and attn.q_head_norm)``, tested by its callers
+# (srt/models/deepseek_v4.py:2163).
+BOOL_OF = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/hip.py": (
+        "import os\n\n\n"
+        "def use_fused_qk_norm_rope(attn) -> bool:\n"
+        '    return bool(os.environ.get("X_FUSED_QK_NORM_ROPE", "1") == "1" and attn.norm)\n'
+    ),
+    "pkg/model.py": (
+        "import torch\n\n"
+        "from pkg.hip import use_fused_qk_norm_rope\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "def forward(attn, q):\n"
+        "    if use_fused_qk_norm_rope(attn):\n"
+        "        return fused_rms_norm(q)\n"
+        "    return torch.nn.functional.rms_norm(q, q.shape[-1:])\n"
+    ),
+}
+# sgl-project/sglang 0.5.23: one switch read by two accessors, one of which takes "on" for
+# true (get_bool_env_var, read at multimodal_gen/runtime/layers/layernorm.py:130) and one
+# for false (srt/environ.py EnvBool, read at srt/distributed/device_communicators/
+# custom_all_reduce.py:409, and handed on as deterministic= at srt/distributed/
+# parallel_state.py:490): "on" is weighed after the values every site agrees on.
+BOTH_WAYS = {
+    "pkg/__init__.py": "",
+    "pkg/norm.py": (
+        "import os\n\nimport aiter\nimport torch\n\n\n"
+        "def get_bool_env_var(name, default='false'):\n"
+        "    return os.getenv(name, default).lower() in ('true', '1', 'on')\n\n\n"
+        "def norm(x):\n"
+        '    if not get_bool_env_var("X_DETERMINISTIC"):\n'
+        "        return aiter.rmsnorm2d_fwd(x)\n"
+        "    return torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+    ),
+    "pkg/ar.py": (
+        "import os\n\nimport aiter\nimport sgl_kernel\n\n"
+        '_DET = os.environ.get("X_DETERMINISTIC", "0").lower() in ("1", "true")\n\n\n'
+        "def all_reduce(x):\n"
+        "    if _DET:\n"
+        "        return sgl_kernel.deterministic_all_reduce(x)\n"
+        "    return aiter.custom_all_reduce(x)\n\n\n"
+        "def reduce_scatter(x):\n"
+        "    return sgl_kernel.reduce_scatter(x, deterministic=_DET)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/models/deepseek_v4_dspark.py:214-230: what runs instead is a
+# plain path on a GPU and Ascend's fused operator on an NPU: a kernel of another machine.
+OTHER_MACHINE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/draft.py": (
+        "import os\n\nimport torch\nimport torch_npu\n\n"
+        "from pkg.kernels import fused_rms_norm\n\n"
+        "_is_npu = False\n\n\n"
+        "class Draft:\n"
+        "    def __init__(self):\n"
+        '        self.fast = os.environ.get("X_FAST_KERNEL", "1") == "1"\n\n'
+        "    def forward(self, x):\n"
+        "        if self.fast:\n"
+        "            return fused_rms_norm(x)\n"
+        "        if _is_npu:\n"
+        "            out = torch_npu.npu_rms_norm(x)\n"
+        "        else:\n"
+        "            out = torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+        "        return out\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/model_executor/runner/decode_cuda_graph_runner.py:992-1000: a
+# class compared with (``type(self) is DecodeCudaGraphRunner``) is not called.
+COMPARED = {
+    "pkg/__init__.py": "",
+    "pkg/runner.py": (
+        "import os\n\nimport torch\n\n\n"
+        "class Runner:\n"
+        "    def __init__(self):\n"
+        "        self.compiled = torch.compile(self.forward)\n\n"
+        "    def forward(self, x):\n"
+        "        return x\n\n"
+        "    def _name(self):\n"
+        "        if type(self) is Runner:\n"
+        '            return "Draft"\n'
+        '        return "Runner"\n\n'
+        "    def trace_name(self):\n"
+        '        if os.environ.get("X_CAPTURE_TRACE", "0") != "1":\n'
+        "            return self._name()\n"
+        "        return None\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/utils/common.py:220-224: the variable is read in a test of the
+# machine (``is_cpu()``), and every branch it decides is another machine's code.
+MACHINE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/utils.py": (
+        "import os\n\n\n"
+        "def is_cpu() -> bool:\n"
+        '    if os.getenv("X_USE_CPU_ENGINE", "0") != "1":\n'
+        "        return False\n"
+        "    return True\n"
+    ),
+    "pkg/attention.py": (
+        "import torch\n\nfrom pkg.kernels import fused_rms_norm\nfrom pkg.utils import is_cpu\n\n\n"
+        "def attention(q):\n"
+        "    if not is_cpu():\n"
+        "        return fused_rms_norm(q)\n"
+        "    return torch.softmax(q, -1)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/speculative/eagle_worker_v2.py:1424-1442: the on side may run a
+# path that samples with ``deterministic=True`` (eagle_utils.py:768), as the verify step always
+# does: a mode one path of it reaches is no deterministic mode of the switch.
+MODE_SOMETIMES = {
+    "pkg/__init__.py": "",
+    "pkg/worker.py": (
+        "import os\n\nfrom pkg.sampling import sampler\n\n\n"
+        "def verify(x):\n"
+        "    return sampler(x, deterministic=True)\n\n\n"
+        "def forward(batch, x):\n"
+        '    if os.environ.get("X_PREFILL_COORDINATION", "0") == "1":\n'
+        "        if batch.heterogeneous:\n"
+        "            return verify(x)\n"
+        "        return x\n"
+        "    return x\n"
+    ),
+    "pkg/sampling.py": "def sampler(x, deterministic=False):\n    return x\n",
+}
+# sgl-project/sglang 0.5.23, srt/layers/attention/dsa/utils.py:355-370: X_FP8_..._TORCH=1 picks
+# the torch implementation of the same FP8 logits, the name's FP8 notwithstanding.
+TORCH_PATH = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/logits.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "def logits(q, k):\n"
+        '    if os.environ.get("X_FP8_MQA_LOGITS_TORCH", "0") == "1":\n'
+        "        return torch.matmul(q, k)\n"
+        "    return fused_rms_norm(q)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/layers/quantization/unquant.py:295-366: a split-K GEMM switch
+# whose name says BF16, the dtype it runs in.
+SPLITK = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/gemm.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "def gemm(a, b):\n"
+        '    if os.environ.get("X_ENABLE_BF16_SPLITK_GEMM", "1") == "1":\n'
+        "        return fused_rms_norm(a)\n"
+        "    return torch.matmul(a, b)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/environ.py:1457 (EnvInt(192)) and srt/models/deepseek_v2.py:673
+# and :1210-1221: a token limit, 0 for none, taken for a switch where it is tested (here
+# beside a plain int read of it, as the EnvInt declaration is).
+SIZE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/limits.py": 'import os\n\nLIMIT = int(os.environ.get("X_DEFERRED_MAX_TOKENS", "192"))\n',
+    "pkg/moe.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\nfrom pkg.limits import LIMIT\n\n\n"
+        "def forward(x, experts):\n"
+        '    if os.environ.get("X_DEFERRED_MAX_TOKENS", "192") != "0" and len(x) > LIMIT:\n'
+        "        return fused_rms_norm(x)\n"
+        "    return experts.finalize(x)\n"
+    ),
+}
+# sgl-project/sglang 0.5.23, srt/models/beam.py:349-357,443-457: the on side calls
+# sglang.kernels.ops.moe.beam_decode_gemv, a module the wheel does not ship: what runs
+# instead is code no one can read, not a plain path.
+UNSEEN = {
+    "pkg/__init__.py": "",
+    "pkg/ops/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/moe.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "class MoE:\n"
+        "    def __init__(self):\n"
+        '        self.use_gemv = os.environ.get("X_DECODE_GEMV", "0") == "1"\n\n'
+        "    def forward(self, x):\n"
+        "        if self.use_gemv and x.shape[0] == 1:\n"
+        "            from pkg.ops.gemv import decode_gemv\n\n"
+        "            return decode_gemv(x)\n"
+        "        return fused_rms_norm(x)\n"
+    ),
+}
 # sgl-project/sglang, srt/batch_invariant_ops/batch_invariant_ops.py:333 and :1018: the read
 # sits in code registered over aten's own ops, where the Triton kernel is the deterministic one.
 OVERRIDE = {
@@ -659,6 +937,153 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
         "pkg/kernels.py:6; X_VIT_CUDA_GRAPH='1', calls GraphRunner.run (pkg/runner.py:8) -> "
         "torch.cuda.CUDAGraph at pkg/runner.py:9",
+    ),
+    (
+        "a-method-of-the-object-a-constructor-argument-is-annotated-with",
+        TOWER,
+        "X_VIT_CUDA_GRAPH",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls Tower.eager (pkg/tower.py:19) -> "
+        "calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_VIT_CUDA_GRAPH='1', calls "
+        "GraphRunner.run (pkg/runner.py:15) -> calls Tower.eager (pkg/tower.py:19) -> calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6",
+    ),
+    (
+        "a-kernel-imported-through-namespace-packages",
+        NAMESPACE_PACKAGE,
+        "X_FAST_LOGPROBS",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_FAST_LOGPROBS', '1') == '1'` at "
+        "pkg/srt/layers/logprob.py:9, which reaches calls fused_rms_norm "
+        "(pkg/srt/layers/kernels.py:10) -> calls _fwd_kernel (pkg/srt/layers/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/srt/layers/kernels.py:6; X_FAST_LOGPROBS='0' leaves "
+        "that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "what-runs-instead-picks-its-kernel-by-the-machine",
+        PLATFORM,
+        "X_SPARSE_PREFILL",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls fused_rms_norm (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; X_SPARSE_PREFILL='0', calls Backend._decode (pkg/backend.py:12) -> "
+        "FlashMLA (flash_mla.flash_mla_with_kvcache) at pkg/backend.py:13",
+    ),
+    (
+        "a-predicate-returns-bool-of-its-test",
+        BOOL_OF,
+        "X_FUSED_QK_NORM_ROPE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `use_fused_qk_norm_rope(attn)` at pkg/model.py:8, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_FUSED_QK_NORM_ROPE='0' leaves that branch, and what runs instead reaches no such "
+        "kernel",
+    ),
+    (
+        "a-value-one-site-reads-as-on-and-another-as-off",
+        BOTH_WAYS,
+        "X_DETERMINISTIC",
+        Role.DETERMINISM,
+        Polarity.ENABLE,
+        "0",
+        "X_DETERMINISTIC='1' makes `_DET` at pkg/ar.py:16 true, and it is handed on as "
+        "deterministic=: a call's deterministic mode",
+    ),
+    (
+        "what-runs-instead-is-a-kernel-of-another-machine",
+        OTHER_MACHINE,
+        "X_FAST_KERNEL",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `self.fast` at pkg/draft.py:16, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_FAST_KERNEL='0' leaves that branch, "
+        "and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-class-compared-with-is-not-called",
+        COMPARED,
+        "X_CAPTURE_TRACE",
+        Role.DEBUG,
+        Polarity.ENABLE,
+        "0",
+        "the name X_CAPTURE_TRACE says TRACE (logging, profiling, tests or debugging)",
+    ),
+    (
+        "a-variable-read-in-a-test-of-the-machine",
+        MACHINE,
+        "X_USE_CPU_ENGINE",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "it is read in is_cpu() (pkg/utils.py:5), a test of the machine the run is on: its "
+        "value chooses the machine's code, not a kernel; a person must say",
+    ),
+    (
+        "a-mode-one-path-of-the-on-side-reaches",
+        MODE_SOMETIMES,
+        "X_PREFILL_COORDINATION",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "a-precision-word-beside-the-plain-path-the-on-value-picks",
+        TORCH_PATH,
+        "X_FP8_MQA_LOGITS_TORCH",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "0",
+        "unset, it runs the branch of `not (os.environ.get('X_FP8_MQA_LOGITS_TORCH', '0') == "
+        "'1')` at pkg/logits.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> "
+        "calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_FP8_MQA_LOGITS_TORCH='1' leaves that branch, and what runs instead reaches no such "
+        "kernel",
+    ),
+    (
+        "a-precision-word-beside-split-k",
+        SPLITK,
+        "X_ENABLE_BF16_SPLITK_GEMM",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_ENABLE_BF16_SPLITK_GEMM', '1') == '1'` "
+        "at pkg/gemm.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_ENABLE_BF16_SPLITK_GEMM='0' leaves that branch, and what runs instead reaches no "
+        "such kernel",
+    ),
+    (
+        "a-number-declared-is-no-switch",
+        SIZE,
+        "X_DEFERRED_MAX_TOKENS",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "pkg/limits.py:3 declares it with the number 192: a size or a count, whose values are "
+        "not on and off; a person must say",
+    ),
+    (
+        "what-runs-instead-calls-a-module-the-tree-lacks",
+        UNSEEN,
+        "X_DECODE_GEMV",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
     (
         "a-kernel-skipped-with-nothing-in-its-place",

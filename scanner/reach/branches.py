@@ -599,10 +599,14 @@ def _deciding(
     """A boolean expression the carrier decides (``envs.X and has_kernel()``), returned or
     stored: its truth under each outcome, for the choice of the rest of it that lets the
     carrier decide (the rest as a caller's test would find it when it matters)."""
-    if not isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare | ast.IfExp):
+    if isinstance(node, ast.Call) and _bool_of(node):
+        tested = node.args[0]  # bool(x): as x holds
+    elif isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare | ast.IfExp):
+        tested = node
+    else:
         return None
     names = _names(module, node)
-    found = [(v, truths(node, _is(carrier), o, names)) for v, o in outcomes]
+    found = [(v, truths(tested, _is(carrier), o, names)) for v, o in outcomes]
     if any(v is None and t is None for v, t in found):
         return None  # the value with the variable unset is not known
     found = [(v, t) for v, t in found if t is not None]
@@ -613,6 +617,16 @@ def _deciding(
     if deciding is None:
         return None
     return node, [(v, t[deciding]) for v, t in found if t is not None]
+
+
+def _bool_of(node: ast.Call) -> bool:
+    """Whether ``node`` is ``bool(x)`` of one expression (``return bool(envs.X and y)``)."""
+    return (
+        isinstance(node.func, ast.Name)
+        and node.func.id == "bool"
+        and len(node.args) == 1
+        and not node.keywords
+    )
 
 
 def _is(carrier: ast.expr) -> IsCarrier:

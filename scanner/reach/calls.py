@@ -12,6 +12,7 @@ as a call: the value is called later.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -52,6 +53,9 @@ class Found:
     marks: dict[Mark, tuple[Step, ...]] = field(default_factory=dict)
     always: set[Mark] = field(default_factory=set)
     calls: set[str] = field(default_factory=set)  # the tree's definitions it calls itself
+    # Modules of the tree's own packages it calls into that the tree lacks (a file left out
+    # of the package): code no one can read, which may run a kernel.
+    unseen: set[str] = field(default_factory=set)
 
     def add(self, mark: Mark, steps: tuple[Step, ...], always: bool) -> None:
         known = self.marks.get(mark)
@@ -63,6 +67,7 @@ class Found:
     def merge(self, other: Found, step: Step | None, always: bool) -> None:
         if step is not None and step.target:
             self.calls.add(step.target)
+        self.unseen |= other.unseen
         for mark, steps in other.marks.items():
             self.add(
                 mark, (step, *steps) if step is not None else steps, always and mark in other.always
@@ -136,6 +141,10 @@ class Reach:
                 made_by = module.resolve(made[0].func, module.qualified(outer))
                 if made_by is not None and made_by != dotted:
                     return self.function(f"{made_by}.{attr}", depth)
+            elif len(made) == 1 and isinstance(made[0], ast.Name):
+                typed = _annotated_parameter(module, outer, made[0].id)
+                if typed is not None and typed != dotted:
+                    return self.function(f"{typed}.{attr}", depth)
             return None
         if cls:  # self.attr, bound in a method: ``self._gemm = functools.partial(gemm)``
             values = module.attribute_values(cls, attr) if "." not in cls else []
@@ -159,6 +168,22 @@ class Reach:
                 self._active.discard(key)
             self._functions[key] = known
         return known, Step(f"calls {name}", module.rel, values[0].lineno)
+
+    def missing(self, dotted: str) -> bool:
+        """Whether ``dotted`` names a module of one of the tree's packages that the tree
+        does not hold (``pkg.ops.gemv.gemv``, where ``pkg/ops/`` has no ``gemv.py``)."""
+        split = self.tree.split(dotted)
+        if split is None:
+            return False
+        package, rest = split
+        head = rest.partition(".")[0]
+        return (
+            package.rel.endswith("__init__.py")
+            and "." in rest
+            and head not in package.definitions
+            and head not in package.imports
+            and head not in package.globals
+        )
 
     def reached(self, found: Found, depth: int = MAX_DEPTH) -> dict[str, tuple[Module, str]]:
         """The tree's definitions the code of ``found`` calls, and those they call, up to
@@ -263,6 +288,13 @@ class _Walker:
         if isinstance(node, ast.If) and node.orelse and always:
             self._if_else(node, in_loop)
             return
+        if isinstance(node, ast.Compare):  # type(self) is Runner: Runner is not called
+            for operand in (node.left, *node.comparators):
+                if isinstance(operand, ast.Name | ast.Attribute):
+                    self._namespace(operand, always)
+                else:
+                    self.visit(operand, always=always, in_loop=in_loop)
+            return
         if isinstance(node, ast.Call):
             self._call(node, always)
         elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -290,10 +322,14 @@ class _Walker:
             for statement in statements:
                 walker.visit(statement, always=True, in_loop=in_loop)
             arms.append(found)
-        every = all(any(m.kind in KERNEL_MARKS for m in arm.always) for arm in arms)
-        for arm in arms:
+        kernels = [any(m.kind in KERNEL_MARKS for m in arm.always) for arm in arms]
+        # A test of the machine the run is on: the arm a CUDA GPU takes runs every time
+        # there; where it always reaches a kernel, so does the statement.
+        cuda = _on_cuda(node.test)
+        every = all(kernels) or (cuda is not None and kernels[0 if cuda else 1])
+        for arm, reaches in zip(arms, kernels, strict=True):
             for mark, steps in arm.marks.items():
-                kernel = every and mark in arm.always and mark.kind in KERNEL_MARKS
+                kernel = every and reaches and mark in arm.always and mark.kind in KERNEL_MARKS
                 self.found.add(mark, steps, kernel)
             self.found.calls |= arm.calls
 
@@ -337,6 +373,8 @@ class _Walker:
             if reached is not None:
                 found, step = reached
                 self.found.merge(found, step, always)
+            elif self.reach.missing(name):
+                self.found.unseen.add(name)
 
     def _bound_call(self, node: ast.expr) -> ast.Call | None:
         """The call a local name is bound to, once, in the function ``node`` sits in
@@ -349,6 +387,66 @@ class _Walker:
             return None
         bound = self.module.local_bindings(self._scope).get(node.id, [])
         return bound[0] if len(bound) == 1 and isinstance(bound[0], ast.Call) else None
+
+
+def _annotated_parameter(module: Module, cls: str, name: str) -> str | None:
+    """The class a parameter of ``cls.__init__`` is annotated with (``tower: Tower``, kept
+    as ``self.tower = tower``: ``self.tower.run`` calls ``Tower.run``), or None."""
+    init = module.definitions.get(f"{cls}.__init__")
+    if not isinstance(init, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    arguments = init.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    annotation = next((a.annotation for a in every if a.arg == name), None)
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:  # a quoted annotation: "Tower"
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if not isinstance(annotation, ast.Name | ast.Attribute):
+        return None
+    return module.resolve(annotation)
+
+
+# The machine a run is on, as code tests it (``_is_hip``, ``is_cuda()``,
+# ``get_platform().is_sm120``, ``torch.version.hip``): fixed for the whole run.
+_PLATFORM = re.compile(
+    r"_?(is_)?(?P<what>cuda|hip|rocm|xpu|npu|mps|musa|cpu|sm\d+\w*|gfx\d+\w*|blackwell|hopper)"
+    r"(_available|_supported|_platform)?"
+)
+
+
+def _on_cuda(test: ast.expr) -> bool | None:
+    """Whether ``test``, a test of the machine alone (names, attributes and argument-free
+    calls of platform predicates, negated or joined), holds on a CUDA GPU of no particular
+    generation; None for any other test."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        held = _on_cuda(test.operand)
+        return None if held is None else not held
+    if isinstance(test, ast.BoolOp):
+        values = [_on_cuda(v) for v in test.values]
+        if any(v is None for v in values):
+            return None
+        return all(values) if isinstance(test.op, ast.And) else any(values)
+    if isinstance(test, ast.Call) and not test.args and not test.keywords:
+        test = test.func
+    if isinstance(test, ast.Attribute):
+        name = test.attr
+    elif isinstance(test, ast.Name):
+        name = test.id
+    else:
+        return None
+    found = _PLATFORM.fullmatch(name.lower())
+    if found is None or name.lower() in ("cpu", "_cpu"):
+        return None
+    return found.group("what") == "cuda"
+
+
+def is_platform_test(name: str) -> bool:
+    """Whether a function or flag called ``name`` tests the machine (``is_cpu``,
+    ``_is_cpu_available``, ``is_sm120``)."""
+    lowered = name.lower()
+    return lowered not in ("cpu", "_cpu") and _PLATFORM.fullmatch(lowered) is not None
 
 
 def _imported_name(module: Module, node: ast.expr) -> str | None:

@@ -20,7 +20,7 @@ from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.branches import Branch, Carriers, branches, carried_names
-from scanner.reach.calls import Found, Reach, Step
+from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
@@ -64,9 +64,12 @@ class CodeReach:
             found = self.found(branch)
             kernel = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
             known = Summary(
+                unseen=bool(found.unseen),
                 kernel=kernel,
                 kernel_always=frozenset(m for m in kernel if m in found.always),
-                modes=frozenset(m for m in found.marks if m.kind is MarkKind.DETERMINISM),
+                modes=frozenset(
+                    m for m in found.marks if m.kind is MarkKind.DETERMINISM and m in found.always
+                ),
             )
             self._summaries[key] = known
         return known
@@ -113,6 +116,9 @@ class CodeReach:
 
     def evidence(self, knob: Knob) -> Evidence | None:
         """What the knob's branches show about its role; None when they show nothing."""
+        machine = _machine_test(knob) or _declared_size(knob)
+        if machine is not None:
+            return machine
         found = self.branches_of(knob)
         judged = _Judged(self, knob, found).evidence() if found else None
         if judged is not None and judged.role is Role.KERNEL:
@@ -180,9 +186,10 @@ def _overrides_torch(module: Module) -> str | None:
 class Summary:
     """What one branch reaches, as sets: the kernels, those it always reaches, the modes."""
 
+    unseen: bool  # it calls a module of the tree's packages the tree lacks
     kernel: frozenset[Mark]
     kernel_always: frozenset[Mark]
-    modes: frozenset[Mark]
+    modes: frozenset[Mark]  # those it always reaches: a mode one path of it may set is none
 
 
 class _Judged:
@@ -203,13 +210,22 @@ class _Judged:
             # the code runs when no kernel is chosen, before a choice of its own code.
             values = sorted(values, key=lambda v: any(self._specific(b, v) for b in self.branches))
         doubt: Evidence | None = None  # a value that only skips a kernel: if nothing else
-        for judge in (self._turns_off, self._turns_on_mode, self._turns_on, self._both_kernels):
-            for value in values:
-                found = judge(value)
-                if found is not None and found.role is Role.UNKNOWN:
-                    doubt = doubt or found
-                elif found is not None:
-                    return found
+        # A value one site reads as on and another as off (``"on"``, where one accessor knows
+        # the word and another does not) is weighed after every value all sites agree on.
+        both = _read_both_ways(self.knob) if self.knob.kind is not GateKind.VALUE else set()
+        for group in ([v for v in values if v not in both], [v for v in values if v in both]):
+            for judge in (
+                self._turns_off,
+                self._turns_on_mode,
+                self._turns_on,
+                self._both_kernels,
+            ):
+                for value in group:
+                    found = judge(value)
+                    if found is not None and found.role is Role.UNKNOWN:
+                        doubt = doubt or found
+                    elif found is not None:
+                        return found
         return doubt
 
     def _values(self) -> list[str]:
@@ -286,6 +302,8 @@ class _Judged:
         left = self._union(lost, "kernel") - self._union(instead, "kernel")
         if not left or self._union(instead, "kernel_always"):
             return lost, frozenset()
+        if any(self.code.summary(b).unseen for b in instead):
+            return lost, frozenset()  # what runs instead calls code the tree lacks
         return lost, left
 
     def _specific(self, branch: Branch, value: str | None) -> bool:
@@ -349,7 +367,8 @@ class _Judged:
 
     def _turns_on_mode(self, value: str) -> Evidence | None:
         chosen = self._only(value, None)
-        modes = self._union(chosen, "modes")
+        # a mode the unset side reaches too is not what the value turns on
+        modes = self._union(chosen, "modes") - self._union(self._only(None, value), "modes")
         if not modes:
             return None
         mark, branch, steps = self._witness(chosen, modes)
@@ -380,6 +399,50 @@ class _Judged:
             f"each value reaches a kernel of its own: unset, {_chain(first_steps, first)}; "
             f"{self.knob.name}={value!r}, {_chain(second_steps, second)}",
         )
+
+
+def _machine_test(knob: Knob) -> Evidence | None:
+    """Unknown, for a knob read in a test of the machine the run is on (``def is_cpu():
+    if os.getenv("X_USE_CPU_ENGINE") != "1": return False``): its value says where the run
+    is, and every branch it decides is the code of another machine."""
+    for site in knob.sites:
+        function = site.function.rsplit(".", 1)[-1]
+        if site.language is Language.PYTHON and site.decisions and is_platform_test(function):
+            return Evidence(
+                Role.UNKNOWN,
+                f"it is read in {function}() ({site.path}:{site.line}), a test of the machine "
+                "the run is on: its value chooses the machine's code, not a kernel; a person "
+                "must say",
+            )
+    return None
+
+
+def _declared_size(knob: Knob) -> Evidence | None:
+    """Unknown, for a switch one site of which holds a value no switch has (``EnvInt(192)``,
+    tested elsewhere as ``n <= 0 or tokens <= n``): 0 there is a size, not "off"."""
+    if knob.kind is not GateKind.BOOLEAN:
+        return None
+    for site in knob.sites:
+        default = site.default
+        if (
+            site.gate.kind is GateKind.VALUE
+            and default is not None
+            and default.lower() not in SWITCH_WORDS
+            and default.lstrip("-").isdigit()
+        ):
+            return Evidence(
+                Role.UNKNOWN,
+                f"{site.path}:{site.line} declares it with the number {default}: a size or "
+                "a count, whose values are not on and off; a person must say",
+            )
+    return None
+
+
+def _read_both_ways(knob: Knob) -> frozenset[str]:
+    """The values one site of a switch reads as off and another as on."""
+    off = {v for site in knob.sites for v in site.gate.off_values}
+    on = {v for site in knob.sites for v in site.gate.on_values}
+    return frozenset(off & on)
 
 
 def _documented(knob: Knob) -> Evidence | None:

@@ -55,6 +55,8 @@ LIBRARIES: Final[tuple[Library, ...]] = (
     ),
     Library("tilelang", "TileLang", "https://github.com/tile-ai/tilelang"),
     Library("flydsl", "FlyDSL", "https://github.com/ROCm/FlyDSL"),
+    # Ascend's fused operators (``torch_npu.npu_rms_norm``, ``npu_geglu``, ...).
+    Library("torch_npu", "torch_npu (Ascend fused operators)", "https://github.com/Ascend/pytorch"),
     Library(
         "transformer_engine_torch",
         "Transformer Engine's PyTorch extension",
@@ -107,8 +109,17 @@ _BY_PREFIX: Final[Mapping[str, Library]] = {library.prefix: library for library 
 
 # Parts of a library that run no kernel: its logger, its private helpers (``_collect_
 # metadata``), what says whether it is there, its runtime loader (``cutlass.cute.runtime.
-# find_runtime_libraries``, what an availability probe calls).
-_NOT_ENTRY: Final = frozenset({"logger", "logging", "log", "get_logger", "version", "runtime"})
+# find_runtime_libraries``, what an availability probe calls); torch_npu's device runtime
+# (``torch_npu.npu``), profiler and process helpers, and its casts of a tensor's format or
+# dtype and its prefetch, which compute nothing (https://www.hiascend.com/document/detail/
+# zh/Pytorch/600/apiref/apilist/ptaoplist_000139.html).
+_NOT_ENTRY: Final = frozenset(
+    {
+        *("logger", "logging", "log", "get_logger", "version", "runtime"),
+        *("npu", "profiler", "multiprocessing"),
+        *("npu_format_cast", "npu_format_cast_", "npu_dtype_cast", "npu_prefetch"),
+    }
+)
 
 
 def library_of(dotted: str) -> str | None:

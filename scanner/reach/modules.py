@@ -382,8 +382,15 @@ class Tree:
     def __init__(self, files: Mapping[str, tuple[Path, str]]) -> None:
         """``files``: each Python file's path relative to the scan root, with its path on
         disk and its dotted module name."""
-        self._files = dict(files)
+        packages = {rel.rpartition("/")[0] for rel in files if rel.endswith("/__init__.py")}
+        self._files = {
+            rel: (path, _namespace_names(rel, module, packages)[0])
+            for rel, (path, module) in files.items()
+        }
         self._by_module = {module: rel for rel, (_, module) in self._files.items()}
+        for rel, (_, module) in files.items():
+            for name in (module, *_namespace_names(rel, module, packages)):
+                self._by_module.setdefault(name, rel)
         self._parsed: dict[str, Module | None] = {}
         # What the walks read while a knob is judged (set by the scan that keeps each
         # knob's evidence until a module it read changes; None: nothing is recorded).
@@ -493,6 +500,26 @@ class Tree:
         )
         _index(module, rel.endswith("__init__.py"))
         return module
+
+
+def _namespace_names(rel: str, module: str, packages: set[str]) -> list[str]:
+    """The names a module is imported under, its own first. Where its path's first folder
+    is a package of the tree but folders between it and the module have no
+    ``__init__.py`` (namespace packages: ``pkg/srt/models/m.py``, whose packages name it
+    ``m``), its own name is its path (``pkg.srt.models.m``), and each shorter tail of the
+    path longer than ``module`` (``srt.models.m``) names it too."""
+    parts = rel.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    known = module.split(".")
+    if (
+        len(parts) <= len(known)
+        or parts[0] not in packages
+        or parts[-len(known) :] != known
+        or not all(p.isidentifier() for p in parts)
+    ):
+        return [module]
+    return [".".join(parts[cut:]) for cut in range(len(parts) - len(known))]
 
 
 def _string_items(node: ast.expr | None) -> tuple[str, ...] | None:
