@@ -13,6 +13,7 @@ from scanner.interpret.classify import is_number, outcome_key
 from scanner.interpret.decisions import decisions
 from scanner.interpret.evaluate import NOT_SEEN, Evaluator, Observation
 from scanner.interpret.expressions import iterable_items
+from scanner.interpret.field_loops import field_loop_reads
 from scanner.interpret.follow import follow_store
 from scanner.interpret.frames import Frame
 from scanner.interpret.gates import Probes, names_an_index, site_default, verdict
@@ -236,6 +237,10 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                 )
             )
     declared, undeclared = settings_reads(parsed, settings)
+    fielded, unfielded, covered = field_loop_reads(parsed, settings)
+    if covered:  # the calls whose variables are the fields': those are sites already
+        dynamic = [d for d in dynamic if (d.line, d.column) not in covered]
+    declared, undeclared = [*declared, *fielded], [*undeclared, *unfielded]
     if declared or undeclared:
         sites = sorted([*sites, *declared], key=lambda s: (s.line, s.column))
         dynamic = sorted([*dynamic, *undeclared], key=lambda d: (d.line, d.column))

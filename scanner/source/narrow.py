@@ -23,7 +23,7 @@ from itertools import accumulate
 
 from scanner.accessors import ENVIRON, READ_CALLS, WRITE_CALLS
 from scanner.source.anchors import Anchors, build_anchors
-from scanner.source.kept_classes import set_name_classes, settings_classes
+from scanner.source.kept_classes import field_loop_classes, set_name_classes, settings_classes
 
 # A module constant worth keeping: a short expression of literals, names and operators.
 _CONSTANT_NODES = (
@@ -132,7 +132,11 @@ class Source:
     def narrow(self, words: Sequence[str]) -> Narrowed:
         """The text with the statements that do not matter for ``words`` blanked."""
         lines = self.lines
-        named = [*set_name_classes(self.tree.body), *settings_classes(self.tree.body)]
+        named = [
+            *set_name_classes(self.tree.body),
+            *settings_classes(self.tree.body),
+            *field_loop_classes(self.tree.body),
+        ]
         words = (*words, *_aliases(self.tree.body, words), *(c.name for c in named))
         mentions = self._mentions(words)
         # The file's likely wrappers: their calls are kept from the start, so that the
