@@ -94,7 +94,10 @@ def test_an_abstract_base_with_fields_is_not_built_itself(tmp_path: Path) -> Non
     source = "from abc import abstractmethod\n" + source.replace(
         "class Base:\n", "class Base:\n    shared: int = 1\n"
     )
-    source += '\n\n@dataclass(frozen=True)\nclass Knobs(Base):\n    @classmethod\n    def _env_prefix(cls):\n        return "K_"\n'
+    source += (
+        "\n\n@dataclass(frozen=True)\nclass Knobs(Base):\n"
+        '    @classmethod\n    def _env_prefix(cls):\n        return "K_"\n'
+    )
     write_tree(tmp_path, {"m.py": source})
     result = scan([tmp_path], root=tmp_path)
     assert result.dynamic == ()
