@@ -101,6 +101,8 @@ class Wrapper:
         re-exports it."""
         if path == self.path:
             return True
+        if self.kind == REGISTRY and _imports(data, self.short_name.encode()):
+            return True  # through a re-export of an import: the file's analysis follows it
         return any(holds_word(data, a) for a in self._anchor_bytes)
 
     @cached_property
@@ -115,6 +117,16 @@ class Wrapper:
     def function(self) -> cst.FunctionDef:
         """The parsed definition of a function wrapper (parsed once per process)."""
         return _parse_function(self.source)
+
+
+@lru_cache(maxsize=1024)
+def _imported(name: bytes) -> re.Pattern[bytes]:
+    """``import name`` or ``from m import (a, name)``."""
+    return re.compile(rb"\bimport\s*\(?[\w\s,\\]*?\b" + re.escape(name) + rb"\b")
+
+
+def _imports(data: bytes, name: bytes) -> bool:
+    return _imported(name).search(data) is not None
 
 
 @lru_cache(maxsize=4096)
