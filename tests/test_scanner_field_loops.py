@@ -54,16 +54,14 @@ def test_a_prefix_not_known_is_one_dynamic_read_per_field(tmp_path: Path) -> Non
             5,
             'fused: f"{cls._env_prefix()}{f.name.upper()}"',
             "Knobs",
-            "the variable of field 'fused' is f\"{cls._env_prefix()}{f.name.upper()}\", "
-            "and 'PREFIX' is not a constant",
+            "the loop over fields() names each field's variable, and 'PREFIX' is not a constant",
         ),
         (
             27,
             5,
             'size: f"{cls._env_prefix()}{f.name.upper()}"',
             "Knobs",
-            "the variable of field 'size' is f\"{cls._env_prefix()}{f.name.upper()}\", "
-            "and 'PREFIX' is not a constant",
+            "the loop over fields() names each field's variable, and 'PREFIX' is not a constant",
         ),
     ]
 

@@ -104,8 +104,8 @@ def field_loop_reads(
                                 column=column,
                                 expression=f"{target.value}: {text}",
                                 function=node.name.value,
-                                reason=f"the variable of field {target.value!r} is {text}, "
-                                f"and {unknown}",
+                                reason="the loop over fields() names each field's "
+                                f"variable, and {unknown}",
                             )
                         )
                     continue
