@@ -110,6 +110,7 @@ class ConstantLoader:
         for _ in range(depth):
             root = root.parent
         self.root = root
+        self.path = path.absolute()  # the file whose imports are followed
         # What was learnt from other files: path relative to the root -> a fact (see still).
         self.read: dict[str, str] = {}
         self._modules: dict[str, Module | None] = {}
@@ -178,6 +179,46 @@ class ConstantLoader:
             module, name = _absolute(module, found.package, source)
         return None
 
+    def imported_by(self, module: str, name: str) -> tuple[str, ...]:
+        """The packages of the tree that re-export ``name`` of ``module`` (whose file is
+        the loader's) through a module that imports it: a package beside the module's folder
+        or one above it, up to the tree's root, whose ``__init__.py`` star-imports a module
+        that imports ``name`` from ``module`` (sglang's ``utils/__init__.py`` star-imports
+        ``utils.common``, which imports ``envs`` from ``sglang.srt.environ``)."""
+        found: list[str] = []
+        folder = self.path.parent
+        while True:
+            for init in sorted(folder.glob("*/__init__.py")):
+                package = Path(os.path.relpath(init.parent, self.root)).as_posix()
+                if package.startswith(".."):
+                    continue
+                dotted = package.replace("/", ".")
+                located = self._module_by_suffix(dotted)
+                if located is None:
+                    continue
+                for level, target in located[1].stars:
+                    starred = self._module_by_suffix(
+                        _absolute(dotted, True, (level, target, name))[0]
+                    )
+                    if starred is None:
+                        continue
+                    source = starred[1].imported.get(name)
+                    listed = starred[1].values.get("__all__")
+                    if (
+                        source is None
+                        or source[2] != name
+                        or (isinstance(listed, tuple) and name not in listed)
+                    ):
+                        continue
+                    origin = _absolute(starred[0], starred[1].package, source)[0]
+                    if origin == module or origin.endswith("." + module):
+                        found.append(dotted)
+                        break
+            if folder == self.root or self.root not in folder.parents:
+                break
+            folder = folder.parent
+        return tuple(dict.fromkeys(found))
+
     def origin(self, qualname: str) -> str | None:
         """The module-qualified name where ``qualname`` is bound other than by an import,
         following imports and star imports (``from sglang.srt.utils import envs``, where
@@ -216,6 +257,9 @@ class ConstantLoader:
         """``module`` in the tree, or the longest suffix of it that is (the tree's root is
         inside a namespace package: ``sglang.srt.utils`` is ``utils`` under ``sglang/srt``)."""
         parts = module.split(".") if module else []
+        found = self._module(module) if parts else None
+        if found is not None:
+            return module, found
         base = self.root
         for _ in range(MAX_ANCESTORS):
             # An absolute import from a folder that is no package: the tree's root is an
@@ -224,12 +268,12 @@ class ConstantLoader:
             found = self._module(module, base) if parts else None
             if found is not None:
                 return module, found
-        while parts:
+        while len(parts) > 1:
+            parts = parts[1:]
             name = ".".join(parts)
             found = self._module(name)
             if found is not None:
                 return name, found
-            parts = parts[1:]
         return None
 
     def _module(self, module: str, root: Path | None = None) -> Module | None:
