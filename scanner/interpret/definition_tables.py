@@ -83,7 +83,7 @@ def table_reads(
     ):
         return None
     function = wrapper.function()
-    reads = list(_loop_reads(wrapper, function))
+    reads = _loop_reads_of(wrapper, function)
     if not reads:
         return None
     bound = _bind(parsed, wrapper, function, event.node)
@@ -150,6 +150,22 @@ def table_reads(
     # Two loops over one table (a class built from the environment and updated from it)
     # read one variable per key.
     return list(dict.fromkeys(sites)), list(dict.fromkeys(dynamic))
+
+
+_FOUND: dict[tuple[str, str], tuple[_Read, ...]] = {}
+MAX_FOUND = 4096
+
+
+def _loop_reads_of(wrapper: Wrapper, function: cst.FunctionDef) -> tuple[_Read, ...]:
+    """``_loop_reads``, once per wrapper and process (a wrapper is called from many
+    files; its definition is parsed once per process too)."""
+    key = (wrapper.qualname, wrapper.source)
+    found = _FOUND.get(key)
+    if found is None:
+        if len(_FOUND) >= MAX_FOUND:
+            _FOUND.clear()
+        found = _FOUND[key] = tuple(_loop_reads(wrapper, function))
+    return found
 
 
 def _loop_reads(wrapper: Wrapper, function: cst.FunctionDef) -> Iterator[_Read]:

@@ -72,8 +72,12 @@ def field_loop_reads(
 ) -> tuple[list[Site], list[DynamicRead], frozenset[tuple[int, int]]]:
     """The sites (and dynamic reads) of the dataclasses ``parsed`` fills from the
     environment by a loop over their fields, and the positions of the loops' calls."""
+    if "fields(" not in parsed.text or not any(
+        target == _FIELDS or target == "dataclasses" for target in parsed.symbols.imports.values()
+    ):
+        return [], [], frozenset()
     classes = {s.name.value: s for s in parsed.tree.body if isinstance(s, cst.ClassDef)}
-    if not classes or "fields" not in parsed.text:
+    if not classes:
         return [], [], frozenset()
     loops = [loop for node in classes.values() for loop in _loops(parsed, node, classes)]
     if not loops:

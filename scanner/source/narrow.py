@@ -135,7 +135,7 @@ class Source:
         named = [
             *set_name_classes(self.tree.body),
             *settings_classes(self.tree.body),
-            *field_loop_classes(self.tree.body),
+            *(field_loop_classes(self.tree.body) if "fields(" in self.text else ()),
         ]
         words = (*words, *_aliases(self.tree.body, words), *(c.name for c in named))
         mentions = self._mentions(words)
