@@ -190,6 +190,35 @@ def test_a_dynamic_read_written_over_lines_is_one_finding_line(tmp_path: Path) -
     )
 
 
+def test_a_declaration_the_scan_cannot_name_is_one_finding_line_each(tmp_path: Path) -> None:
+    # sglang 0.5.23's dumper (debug_utils/dumper.py:64): a dataclass filled by a loop over
+    # fields(), here with a prefix computed at run time.
+    dynamic = (
+        "import os\nfrom dataclasses import dataclass, fields\n\nPREFIX = open('p').read()\n"
+        "\n\n@dataclass\nclass Knobs:\n    fused: bool = True\n    size: int = 4\n\n"
+        "    @classmethod\n    def from_env(cls):\n"
+        "        return cls(**{f.name: os.getenv(PREFIX + f.name.upper()) for f in fields(cls)})\n"
+    )
+    root = project(tmp_path, pkg__knobs_py=dynamic)
+    fix = (
+        "    Name the variable with a string literal or a module-level constant, so that "
+        "the knob can be registered.\n"
+    )
+    assert check(root) == (
+        0,
+        "pkg/knobs.py:9:5: KNB006 warning: The variable read by `fused: PREFIX + "
+        "f.name.upper()` cannot be resolved (the loop over fields() names each field's "
+        "variable, and 'PREFIX' is not a constant), so registry.yaml cannot register it.\n"
+        + fix
+        + "pkg/knobs.py:10:5: KNB006 warning: The variable read by `size: PREFIX + "
+        "f.name.upper()` cannot be resolved (the loop over fields() names each field's "
+        "variable, and 'PREFIX' is not a constant), so registry.yaml cannot register it.\n"
+        + fix
+        + "\nFound 2 warnings: 4 knobs in 4 files checked against registry.yaml (policy all).\n",
+        "",
+    )
+
+
 def test_a_file_that_cannot_be_parsed_fails(tmp_path: Path) -> None:
     root = project(tmp_path, pkg__broken_py='import os\nx = os.environ.get("PRIMUS_X"\n')
     assert check(root) == (

@@ -11,8 +11,10 @@ import libcst as cst
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS, is_launch_fact, says_disable
 from scanner.interpret.classify import is_number, outcome_key
 from scanner.interpret.decisions import decisions
+from scanner.interpret.definition_tables import table_reads
 from scanner.interpret.evaluate import NOT_SEEN, Evaluator, Observation
 from scanner.interpret.expressions import iterable_items
+from scanner.interpret.field_loops import field_loop_reads
 from scanner.interpret.follow import follow_store
 from scanner.interpret.frames import Frame
 from scanner.interpret.gates import Probes, names_an_index, site_default, verdict
@@ -177,6 +179,8 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
     writes: list[Write] = []
     match = settings.match
     descriptors = descriptor_classes(parsed, index)
+    table_sites: list[Site] = []
+    table_dynamic: list[DynamicRead] = []
     for event in parsed.events(index):
         names = resolve_names(parsed, event, index)
         resolved = sorted({n.value for n in names if n.known and isinstance(n.value, str)})
@@ -193,6 +197,11 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                     writes.append(_write(parsed, event, target, value))
             continue
         if unresolved and not resolved:
+            tabled = table_reads(parsed, event, settings) if event.wrapper is not None else None
+            if tabled is not None:  # a factory's call: its tables' keys are the variables
+                table_sites.extend(tabled[0])
+                table_dynamic.extend(tabled[1])
+                continue
             if owned_by(parsed, event, index, unresolved, FUNCTION):
                 continue  # a wrapper's own read: reported at its call sites
             if owned_by(parsed, event, index, unresolved, SETTER):
@@ -236,6 +245,11 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                 )
             )
     declared, undeclared = settings_reads(parsed, settings)
+    fielded, unfielded, covered = field_loop_reads(parsed, settings)
+    if covered:  # the calls whose variables are the fields': those are sites already
+        dynamic = [d for d in dynamic if (d.line, d.column) not in covered]
+    declared = [*declared, *fielded, *table_sites]
+    undeclared = [*undeclared, *unfielded, *table_dynamic]
     if declared or undeclared:
         sites = sorted([*sites, *declared], key=lambda s: (s.line, s.column))
         dynamic = sorted([*dynamic, *undeclared], key=lambda d: (d.line, d.column))

@@ -126,10 +126,12 @@ class ParsedModule:
         if self._events is not None and self._events[0] == key:
             return self._events[1]
         collector = None
+        # What the module's names are, for the events and the evaluation that judges them.
+        symbols = self.symbols = self._registry_symbols(index)
         if self.anchors is not None:
             try:
                 collector = EventCollector(
-                    self.symbols, index, self._mapped(AnchorLocator(self.anchors)), self.accessors
+                    symbols, index, self._mapped(AnchorLocator(self.anchors)), self.accessors
                 )
                 collector.collect(self.tree)
                 self.anchors.check_counts(collector.counts)
@@ -139,7 +141,7 @@ class ParsedModule:
         if collector is None:
             positions = self.wrapper.resolve(PositionProvider)
             collector = EventCollector(
-                self.symbols, index, self._mapped(ProviderLocator(positions)), self.accessors
+                symbols, index, self._mapped(ProviderLocator(positions)), self.accessors
             )
             collector.collect(self.tree)
         self.def_lines = collector.def_lines
@@ -147,6 +149,25 @@ class ParsedModule:
         self.method_classes = collector.method_classes
         self._events = (key, collector.events)
         return collector.events
+
+    def _registry_symbols(self, index: WrapperIndex) -> Symbols:
+        """The module's symbols, with an imported name that is a registry of ``index``
+        through a re-export of an import bound to the registry's own name
+        (``from sglang.srt.utils import envs``: ``utils`` star-imports a module that
+        imports ``envs`` from ``sglang.srt.environ``)."""
+        if self.loader is None or not index.registries:
+            return self.symbols
+        shorts = {w.short_name for w in index.registries.values()}
+        remapped: dict[str, str] = {}
+        for local, target in self.symbols.imports.items():
+            if target.rsplit(".", 1)[-1] not in shorts or index.lookup_registry(target):
+                continue
+            origin = self.loader.origin(target)
+            if origin is not None and origin != target and index.lookup_registry(origin):
+                remapped[local] = origin
+        if not remapped:
+            return self.symbols
+        return replace(self.symbols, imports={**self.symbols.imports, **remapped})
 
     def _mapped(self, locate: AnchorLocator | ProviderLocator) -> Locator:
         return LineMapped(locate, self.lines) if self.lines is not None else locate

@@ -29,10 +29,12 @@ def discover_registries(
     events: Sequence[Event],
     resolved: Sequence[Sequence[V]],
     exported_by: Callable[[str], tuple[str, ...]],
+    imported_by: Callable[[str], tuple[str, ...]] = lambda qualname: (),
 ) -> list[Wrapper]:
     """The registries ``parsed`` defines: each module-level class with descriptor
     declarations in its body whose names are known, and each module-level instance of
-    one (``envs = Envs()``). ``exported_by``: qualname -> the packages re-exporting it."""
+    one (``envs = Envs()``). ``exported_by``: qualname -> the packages re-exporting it;
+    ``imported_by``: those re-exporting it through a module that imports it."""
     classes = {s.name.value: s for s in parsed.tree.body if isinstance(s, cst.ClassDef)}
     declared: dict[str, list[tuple[str, Event, tuple[str, ...]]]] = {}
     for event, names in zip(events, resolved, strict=True):
@@ -81,6 +83,7 @@ def discover_registries(
                     kind=REGISTRY,
                     fields=table,
                     exported_by=exported_by(qualname),
+                    imported_by=imported_by(qualname),
                 )
             )
     return found

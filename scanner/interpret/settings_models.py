@@ -102,7 +102,7 @@ def settings_reads(
                         line=at.line,
                         column=at.column + 1,
                         kind=ReadKind.SETTING,
-                        default=_text(default),
+                        default=default_text(default),
                         gate=_gate(name, leaf, default, settings),
                         function=model.name.value,
                         via=f"{parsed.module_name}.{model.name.value}".lstrip("."),
@@ -112,7 +112,7 @@ def settings_reads(
     return sites, dynamic
 
 
-_NO_DEFAULT = object()
+NO_DEFAULT = object()
 
 
 def _leaves(
@@ -168,7 +168,7 @@ def _derives(
     return False
 
 
-def _mro(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> list[cst.ClassDef]:
+def class_mro(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> list[cst.ClassDef]:
     """The class and its bases of the module, the bases first."""
     order: list[cst.ClassDef] = []
     pending = [node]
@@ -191,11 +191,11 @@ def _config(
     """``model_config = SettingsConfigDict(...)`` (or a dict) and ``class Config:``,
     along the bases; the nearest class wins."""
     found: dict[str, object] = {}
-    for owner in _mro(node, classes):
+    for owner in class_mro(node, classes):
         for statement in body_statements(owner.body):
             if isinstance(statement, cst.ClassDef) and statement.name.value == "Config":
                 for target, _, value in _assignments(statement):
-                    found[target.value] = _literal(parsed, value)
+                    found[target.value] = literal(parsed, value)
             elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Assign) and any(
@@ -209,13 +209,13 @@ def _config(
 def _config_items(parsed: ParsedModule, value: cst.BaseExpression) -> dict[str, object]:
     if isinstance(value, cst.Call):
         return {
-            a.keyword.value: _literal(parsed, a.value) for a in value.args if a.keyword is not None
+            a.keyword.value: literal(parsed, a.value) for a in value.args if a.keyword is not None
         }
     if isinstance(value, cst.Dict):
         return {
-            key: _literal(parsed, e.value)
+            key: literal(parsed, e.value)
             for e in value.elements
-            if isinstance(e, cst.DictElement) and isinstance(key := _literal(parsed, e.key), str)
+            if isinstance(e, cst.DictElement) and isinstance(key := literal(parsed, e.key), str)
         }
     return {}
 
@@ -239,7 +239,7 @@ def _fields(
     """The annotated fields along the bases of the module: ``name: T [= value]`` (not
     ``model_config``, ``ClassVar``s or private names); a subclass's own win."""
     found: dict[str, tuple[cst.Name, cst.BaseExpression, cst.BaseExpression | None]] = {}
-    for owner in _mro(node, classes):
+    for owner in class_mro(node, classes):
         for statement in body_statements(owner.body):
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
@@ -268,7 +268,7 @@ def _name(
     if isinstance(value, cst.Call) and _is_field(parsed, value):
         for arg in value.args:
             if arg.keyword is not None and arg.keyword.value in _ALIASES:
-                alias = _literal(parsed, arg.value)
+                alias = literal(parsed, arg.value)
                 return alias if isinstance(alias, str) else None
     return plain.upper() if upper else plain
 
@@ -280,20 +280,20 @@ def _is_field(parsed: ParsedModule, call: cst.Call) -> bool:
 
 def _default(parsed: ParsedModule, value: cst.BaseExpression | None) -> object:
     """A field's default: its value, or ``Field(default=...)`` / ``Field(value)``;
-    _NO_DEFAULT when it has none (required) or it is computed (``default_factory``)."""
+    NO_DEFAULT when it has none (required) or it is computed (``default_factory``)."""
     if value is None:
-        return _NO_DEFAULT
+        return NO_DEFAULT
     if isinstance(value, cst.Call) and _is_field(parsed, value):
         for position, arg in enumerate(value.args):
             if (arg.keyword is None and position == 0) or (
                 arg.keyword is not None and arg.keyword.value == "default"
             ):
-                return _literal(parsed, arg.value, _NO_DEFAULT)
-        return _NO_DEFAULT
-    return _literal(parsed, value, _NO_DEFAULT)
+                return literal(parsed, arg.value, NO_DEFAULT)
+        return NO_DEFAULT
+    return literal(parsed, value, NO_DEFAULT)
 
 
-def _literal(parsed: ParsedModule, node: cst.BaseExpression, missing: object = None) -> object:
+def literal(parsed: ParsedModule, node: cst.BaseExpression, missing: object = None) -> object:
     """A plain literal (or a module constant), else ``missing``."""
     if isinstance(node, cst.Name):
         if node.value in ("True", "False", "None"):
@@ -303,19 +303,19 @@ def _literal(parsed: ParsedModule, node: cst.BaseExpression, missing: object = N
         evaluated = node.evaluated_value
         return evaluated if isinstance(evaluated, str | int | float) else missing
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = _literal(parsed, node.expression, missing)
+        inner = literal(parsed, node.expression, missing)
         return -inner if isinstance(inner, int | float) else missing
     return missing
 
 
-def _is_bool(annotation: cst.BaseExpression) -> bool:
+def is_bool(annotation: cst.BaseExpression) -> bool:
     """``bool``, ``bool | None``, ``Optional[bool]``."""
     if isinstance(annotation, cst.Name):
         return annotation.value == "bool"
     if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
         sides = (annotation.left, annotation.right)
-        return any(_is_bool(s) for s in sides) and all(
-            _is_bool(s) or (isinstance(s, cst.Name) and s.value == "None") for s in sides
+        return any(is_bool(s) for s in sides) and all(
+            is_bool(s) or (isinstance(s, cst.Name) and s.value == "None") for s in sides
         )
     if (
         isinstance(annotation, cst.Subscript)
@@ -324,16 +324,16 @@ def _is_bool(annotation: cst.BaseExpression) -> bool:
         and len(annotation.slice) == 1
     ):
         inner = annotation.slice[0].slice
-        return isinstance(inner, cst.Index) and _is_bool(inner.value)
+        return isinstance(inner, cst.Index) and is_bool(inner.value)
     return False
 
 
 def _gate(name: str, annotation: cst.BaseExpression, default: object, settings: Settings) -> Gate:
     if is_launch_fact(name, settings.launch_facts):
         return LAUNCH_GATE
-    if not _is_bool(annotation):
+    if not is_bool(annotation):
         return VALUE_GATE
-    if default is _NO_DEFAULT:
+    if default is NO_DEFAULT:
         return unknown_gate("the field has no default: the model cannot be built unset")
     if not isinstance(default, bool):
         return unknown_gate(f"its default is {default!r}, not a bool: the code decides")
@@ -349,7 +349,7 @@ def _gate(name: str, annotation: cst.BaseExpression, default: object, settings: 
     )
 
 
-def _text(value: object) -> str | None:
-    if value is _NO_DEFAULT or value is None or not isinstance(value, str | bool | int | float):
+def default_text(value: object) -> str | None:
+    if value is NO_DEFAULT or value is None or not isinstance(value, str | bool | int | float):
         return None
     return str(value)

@@ -74,7 +74,8 @@ def discover(parsed: ParsedModule, index: WrapperIndex) -> list[Wrapper]:
     for wrapper in _descriptors(parsed, index, events):
         found[(wrapper.qualname, wrapper.kind)] = wrapper
     exported = partial(_exported_by, parsed)
-    for registry in discover_registries(parsed, events, resolved, exported):
+    imported = partial(_imported_by, parsed)
+    for registry in discover_registries(parsed, events, resolved, exported, imported):
         found[(registry.qualname, registry.kind)] = registry
     return list(found.values())
 
@@ -161,6 +162,15 @@ def _function(
         read_column=event.column,
         exported_by=_exported_by(parsed, qualname),
     )
+
+
+def _imported_by(parsed: ParsedModule, qualname: str) -> tuple[str, ...]:
+    """The packages that re-export a module-level instance of ``parsed`` through a module
+    that imports it."""
+    module, _, name = qualname.rpartition(".")
+    if parsed.loader is None or module != parsed.module_name:
+        return ()
+    return parsed.loader.imported_by(module, name)
 
 
 def _exported_by(parsed: ParsedModule, qualname: str) -> tuple[str, ...]:

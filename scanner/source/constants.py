@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +20,7 @@ from pathlib import Path
 from scanner.accessors import holds_word
 from scanner.source.files import MAX_FILE_BYTES, SourceError, read_bytes
 
+MAX_ANCESTORS = 6  # folders above a file's tree searched for the package an import names
 MAX_HOPS = 4  # re-exports followed from one module to the one defining the constant
 MAX_BYTES = 512 * 1024  # a module of constants is small; a bigger one is not read
 _CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")  # how modules spell constants
@@ -108,6 +110,7 @@ class ConstantLoader:
         for _ in range(depth):
             root = root.parent
         self.root = root
+        self.path = path.absolute()  # the file whose imports are followed
         # What was learnt from other files: path relative to the root -> a fact (see still).
         self.read: dict[str, str] = {}
         self._modules: dict[str, Module | None] = {}
@@ -176,16 +179,114 @@ class ConstantLoader:
             module, name = _absolute(module, found.package, source)
         return None
 
-    def _module(self, module: str) -> Module | None:
-        if module in self._modules:
-            return self._modules[module]
+    def imported_by(self, module: str, name: str) -> tuple[str, ...]:
+        """The packages of the tree that re-export ``name`` of ``module`` (whose file is
+        the loader's) through a module that imports it: a package beside the module's folder
+        or one above it, up to the tree's root, whose ``__init__.py`` star-imports a module
+        that imports ``name`` from ``module`` (sglang's ``utils/__init__.py`` star-imports
+        ``utils.common``, which imports ``envs`` from ``sglang.srt.environ``)."""
+        found: list[str] = []
+        folder = self.path.parent
+        while True:
+            for init in sorted(folder.glob("*/__init__.py")):
+                package = Path(os.path.relpath(init.parent, self.root)).as_posix()
+                if package.startswith(".."):
+                    continue
+                dotted = package.replace("/", ".")
+                located = self._module_by_suffix(dotted)
+                if located is None:
+                    continue
+                for level, target in located[1].stars:
+                    starred = self._module_by_suffix(
+                        _absolute(dotted, True, (level, target, name))[0]
+                    )
+                    if starred is None:
+                        continue
+                    source = starred[1].imported.get(name)
+                    listed = starred[1].values.get("__all__")
+                    if (
+                        source is None
+                        or source[2] != name
+                        or (isinstance(listed, tuple) and name not in listed)
+                    ):
+                        continue
+                    origin = _absolute(starred[0], starred[1].package, source)[0]
+                    if origin == module or origin.endswith("." + module):
+                        found.append(dotted)
+                        break
+            if folder == self.root or self.root not in folder.parents:
+                break
+            folder = folder.parent
+        return tuple(dict.fromkeys(found))
+
+    def origin(self, qualname: str) -> str | None:
+        """The module-qualified name where ``qualname`` is bound other than by an import,
+        following imports and star imports (``from sglang.srt.utils import envs``, where
+        ``utils/__init__.py`` star-imports ``utils.common``, which imports ``envs`` from
+        ``sglang.srt.environ``); None when a module on the way is not in the tree."""
+        module, _, name = qualname.rpartition(".")
+        for _ in range(MAX_HOPS):
+            located = self._module_by_suffix(module)
+            if located is None:
+                return None
+            module, found = located
+            if name in found.defined:
+                return f"{module}.{name}"
+            source = found.imported.get(name)
+            if source is not None:
+                module, name = _absolute(module, found.package, source)
+                continue
+            for level, target in found.stars:
+                starred = self._module_by_suffix(
+                    _absolute(module, found.package, (level, target, name))[0]
+                )
+                if starred is None:
+                    continue
+                inner = starred[1]
+                listed = inner.values.get("__all__")
+                if (name in inner.defined or name in inner.imported) and (
+                    name in listed if isinstance(listed, tuple) else not name.startswith("_")
+                ):
+                    module = starred[0]
+                    break
+            else:
+                return None
+        return None
+
+    def _module_by_suffix(self, module: str) -> tuple[str, Module] | None:
+        """``module`` in the tree, or the longest suffix of it that is (the tree's root is
+        inside a namespace package: ``sglang.srt.utils`` is ``utils`` under ``sglang/srt``)."""
+        parts = module.split(".") if module else []
+        found = self._module(module) if parts else None
+        if found is not None:
+            return module, found
+        base = self.root
+        for _ in range(MAX_ANCESTORS):
+            # An absolute import from a folder that is no package: the tree's root is an
+            # ancestor (``sglang/srt/models/x.py`` imports ``sglang.srt.utils``).
+            base = base.parent
+            found = self._module(module, base) if parts else None
+            if found is not None:
+                return module, found
+        while len(parts) > 1:
+            parts = parts[1:]
+            name = ".".join(parts)
+            found = self._module(name)
+            if found is not None:
+                return name, found
+        return None
+
+    def _module(self, module: str, root: Path | None = None) -> Module | None:
+        key = module if root is None else f"{root}\0{module}"
+        if key in self._modules:
+            return self._modules[key]
         found: Module | None = None
-        base = self.root.joinpath(*module.split("."))
+        base = (root or self.root).joinpath(*module.split("."))
         for path in (base.with_suffix(".py"), base / "__init__.py"):
             if path.is_file():
                 found = self._load(path)
                 break
-        self._modules[module] = found
+        self._modules[key] = found
         return found
 
     def _load(self, path: Path) -> Module | None:
@@ -194,7 +295,7 @@ class ConstantLoader:
         except SourceError:
             return None
         digest = _digest(data)
-        self.read[path.relative_to(self.root).as_posix()] = digest
+        self.read[Path(os.path.relpath(path, self.root)).as_posix()] = digest
         return _module_of(data, digest, path.name == "__init__.py")
 
 
@@ -206,6 +307,8 @@ class Module:
     values: dict[str, object]
     imported: dict[str, tuple[int, str, str]]
     package: bool
+    defined: frozenset[str] = frozenset()  # names its top level binds other than by import
+    stars: tuple[tuple[int, str], ...] = ()  # ``from m import *``: (level, module)
 
 
 def _absolute(module: str, package: bool, source: tuple[int, str, str]) -> tuple[str, str]:
@@ -230,18 +333,25 @@ def _module_of(data: bytes, digest: str, package: bool) -> Module | None:
     values: dict[str, object] = {}
     imported: dict[str, tuple[int, str, str]] = {}
     seen: set[str] = set()
+    defined: set[str] = set()
+    stars: list[tuple[int, str]] = []
     for statement in tree.body:
         if isinstance(statement, ast.ImportFrom):
             for alias in statement.names:
                 if alias.name != "*":
                     local = alias.asname or alias.name
                     imported[local] = (statement.level, statement.module or "", alias.name)
+                else:
+                    stars.append((statement.level, statement.module or ""))
             continue
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(statement.name)
         if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
                 if not isinstance(target, ast.Name):
                     continue
+                defined.add(target.id)
                 if target.id in seen:
                     values.pop(target.id, None)  # bound twice: not a constant
                     continue
@@ -249,7 +359,7 @@ def _module_of(data: bytes, digest: str, package: bool) -> Module | None:
                 value = _literal(statement.value)
                 if value is not None:
                     values[target.id] = value
-    return Module(values, imported, package)
+    return Module(values, imported, package, frozenset(defined), tuple(stars))
 
 
 def _literal(node: ast.expr) -> object:

@@ -7,7 +7,9 @@ environment word (``parse``). The narrowing keeps such classes whole, their base
 subclasses too, and the classes whose body builds them (``SGLANG_X = EnvBool(True)``):
 the analysis runs all of it. So with pydantic's settings models (``class
 Settings(BaseSettings)``), whose fields name no environment word at all, and the models
-their fields nest.
+their fields nest, and with dataclasses filled from the environment by a loop over
+their ``fields()`` (sglang's dumper: ``for f in fields(cls)`` in a base's classmethod,
+the fields and the prefix in a subclass that names no environment word).
 """
 
 from __future__ import annotations
@@ -91,3 +93,33 @@ def _base_name(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def field_loop_classes(body: Sequence[ast.stmt]) -> list[ast.ClassDef]:
+    """The module-level classes with a method that loops over ``fields(...)`` (in a
+    ``for`` or a comprehension), with their bases and subclasses of the module."""
+    classes = {s.name: s for s in body if isinstance(s, ast.ClassDef)}
+    chosen = {
+        name
+        for name, node in classes.items()
+        if any(
+            isinstance(loop, ast.For | ast.comprehension)
+            and isinstance(loop.iter, ast.Call)
+            and _base_name(loop.iter.func) == "fields"
+            for method in node.body
+            if isinstance(method, ast.FunctionDef)
+            for loop in ast.walk(method)
+        )
+    }
+    bases = {n: {_base_name(b) for b in c.bases} for n, c in classes.items()}
+    grown = bool(chosen)
+    while grown:
+        grown = False
+        for name, of in bases.items():
+            if name not in chosen and of & chosen:
+                chosen.add(name)  # a subclass
+                grown = True
+            if name in chosen and not {b for b in of if b in classes} <= chosen:
+                chosen |= {b for b in of if b in classes}  # a base of the module
+                grown = True
+    return [c for c in classes.values() if c.name in chosen]

@@ -23,7 +23,7 @@ from itertools import accumulate
 
 from scanner.accessors import ENVIRON, READ_CALLS, WRITE_CALLS
 from scanner.source.anchors import Anchors, build_anchors
-from scanner.source.kept_classes import set_name_classes, settings_classes
+from scanner.source.kept_classes import field_loop_classes, set_name_classes, settings_classes
 
 # A module constant worth keeping: a short expression of literals, names and operators.
 _CONSTANT_NODES = (
@@ -132,7 +132,11 @@ class Source:
     def narrow(self, words: Sequence[str]) -> Narrowed:
         """The text with the statements that do not matter for ``words`` blanked."""
         lines = self.lines
-        named = [*set_name_classes(self.tree.body), *settings_classes(self.tree.body)]
+        named = [
+            *set_name_classes(self.tree.body),
+            *settings_classes(self.tree.body),
+            *(field_loop_classes(self.tree.body) if "fields(" in self.text else ()),
+        ]
         words = (*words, *_aliases(self.tree.body, words), *(c.name for c in named))
         mentions = self._mentions(words)
         # The file's likely wrappers: their calls are kept from the start, so that the
@@ -159,6 +163,7 @@ class Source:
         for whole in named:
             _keep(keep, *_span(whole))
         _keep_bindings(bindings, lines, keep)
+        _keep_passed_tables(self.tree.body, keep)
         parts = [
             line if keep[number] or not (covered[number] or _idle(line)) else _ending(line)
             for number, line in enumerate(lines, start=1)
@@ -500,6 +505,27 @@ def _keep_bindings(bindings: list[ast.stmt], lines: Sequence[str], keep: list[bo
             used.update(_IDENTIFIER.findall("".join(lines[start - 1 : end])))
         chosen = {id(statement) for statement, _ in needed}
         pending = [item for item in pending if id(item[0]) not in chosen]
+
+
+def _keep_passed_tables(body: Sequence[ast.stmt], keep: list[bool]) -> None:
+    """Keep the module-level dict literals that a kept module-level call is passed by
+    name, however long (lmcache's ``create_config_class(config_definitions=_DEFS)``: a
+    factory that reads a variable per key of the table)."""
+    passed: set[str] = set()
+    for statement in body:
+        value = statement.value if isinstance(statement, ast.Assign | ast.Expr) else None
+        if isinstance(value, ast.Call) and keep[statement.lineno]:
+            arguments = [*value.args, *(k.value for k in value.keywords)]
+            passed.update(a.id for a in arguments if isinstance(a, ast.Name))
+    if not passed:
+        return
+    for statement in body:
+        if isinstance(statement, ast.Assign | ast.AnnAssign) and isinstance(
+            statement.value, ast.Dict
+        ):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(isinstance(t, ast.Name) and t.id in passed for t in targets):
+                _keep(keep, *_span(statement))
 
 
 def _always_kept(statement: ast.stmt) -> bool:

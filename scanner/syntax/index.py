@@ -54,6 +54,9 @@ class Wrapper:
     read_line: int = 0  # where that read is (for a wrapper nobody calls)
     read_column: int = 0
     exported_by: tuple[str, ...] = ()  # packages whose __init__ re-exports it
+    # Packages that re-export it through a module that imports it (a registry): a file
+    # reaches it by ``from package import name``.
+    imported_by: tuple[str, ...] = ()
     # Variables it reads by names of its own that a call gives nothing back from: their
     # reads are sites in its body, and its calls are no sites of them.
     quiet: tuple[str, ...] = ()
@@ -101,6 +104,8 @@ class Wrapper:
         re-exports it."""
         if path == self.path:
             return True
+        if any(_imports(data, p.encode(), self.short_name.encode()) for p in self.imported_by):
+            return True  # through a re-export of an import: the file's analysis follows it
         return any(holds_word(data, a) for a in self._anchor_bytes)
 
     @cached_property
@@ -115,6 +120,22 @@ class Wrapper:
     def function(self) -> cst.FunctionDef:
         """The parsed definition of a function wrapper (parsed once per process)."""
         return _parse_function(self.source)
+
+
+@lru_cache(maxsize=1024)
+def _imported(package: bytes, name: bytes) -> re.Pattern[bytes]:
+    """``from [a.b.]package import (x, name)``."""
+    return re.compile(
+        rb"\bfrom\s+(?:[\w.]*\.)?"
+        + re.escape(package)
+        + rb"\s+import\s*\(?[\w\s,\\]*?\b"
+        + re.escape(name)
+        + rb"\b"
+    )
+
+
+def _imports(data: bytes, package: bytes, name: bytes) -> bool:
+    return _imported(package, name).search(data) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -272,6 +293,7 @@ def _find(
             qualname.endswith("." + w.qualname)
             or w.qualname.endswith("." + qualname)
             or any(module == p or module.endswith("." + p) for p in w.exported_by)
+            or any(module == p or module.endswith("." + p) for p in w.imported_by)
         )
     ]
     if len(matches) > 1:
