@@ -741,8 +741,10 @@ def _handed(
     target, definition = callee
     parameter = _parameter(definition, key, isinstance(call.func, ast.Attribute))
     if parameter is not None:
+        # The callee's own tests only: where it hands the value on again is not followed
+        # (a value handed down every call of a large tree is weighed at every test it meets).
         yield from _local_tests(
-            target, definition, parameter, outcomes, tree, carriers, depth + 1, choices=choices
+            target, definition, parameter, outcomes, tree, carriers, MAX_CARRY + 2, choices=choices
         )
 
 
