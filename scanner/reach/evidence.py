@@ -22,6 +22,7 @@ from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.branches import Branch, Carriers, branches, carried_names
 from scanner.reach.calls import Found, Reach, Step
 from scanner.reach.config import config_branches, config_key
+from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.trainer_keys import trainer_key
@@ -78,6 +79,8 @@ class CodeReach:
             code = branch.code
             if isinstance(code, tuple):
                 known = self.reach.of_statements(branch.module, code, branch.owner)
+                kept = kept_objects(self.reach, branch.module, code, branch.owner)
+                known.merge(kept, None, always=False)
             else:
                 known = self.reach.of_expression(branch.module, code, branch.owner)
             for mark in branch.marks:
@@ -142,10 +145,12 @@ def _replaces(branch: Branch) -> bool:
         for node in ast.walk(statement)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
     }
-    if not stored:
-        return False
     line = branch.test.lineno
     scope: ast.AST = branch.module.function_node_around_line(line) or branch.module.tree
+    if _kept_before(branch, scope, line):
+        return True
+    if not stored:
+        return False
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
         arguments = scope.args
         every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
@@ -155,6 +160,31 @@ def _replaces(branch: Branch) -> bool:
         isinstance(node, ast.Name)
         and isinstance(node.ctx, ast.Store)
         and node.id in stored
+        and node.lineno < line
+        for node in ast.walk(scope)
+    )
+
+
+def _kept_before(branch: Branch, scope: ast.AST, line: int) -> bool:
+    """Whether the branch sets an attribute of the object (``self.comm = Comm(...)``) that
+    its function set before it (``self.comm = None``): the earlier value stays in its place."""
+    if not isinstance(branch.code, tuple):
+        return False
+    kept = {
+        node.attr
+        for statement in branch.code
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
+    return bool(kept) and any(
+        isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and node.attr in kept
         and node.lineno < line
         for node in ast.walk(scope)
     )
@@ -315,6 +345,17 @@ class _Judged:
         if not left:
             return None
         mark, branch, steps = self._witness(lost, left)
+        rival = self._rival(value, lost, left)
+        if rival is not None:
+            return rival
+        unread = sorted(a for b in self._only(value, None) for a in self.code.found(b).absent)
+        if unread:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs code that calls {unread[0]}, which the tree "
+                "does not define: what it runs is not known",
+            )
         if (
             self.knob.kind is not GateKind.VALUE
             and not any(b.code for b in self._only(value, None))
@@ -333,6 +374,25 @@ class _Judged:
             "no such kernel",
             value=value,
             default_reaches=True,
+        )
+
+    def _rival(self, value: str, lost: Sequence[Branch], left: frozenset[Mark]) -> Evidence | None:
+        """Where the default reaches its kernel only on some paths and what ``value`` runs
+        instead reaches a kernel of its own on some paths too (``rope = FusedRope(...) if
+        X else Rope(...)``, each class's ``forward`` dispatching to kernels), the code does
+        not say that ``value`` leaves the kernels: a doubt."""
+        if left & self._union(lost, "kernel_always"):
+            return None
+        instead = self._only(value, None)
+        gained = self._union(instead, "kernel") - self._union(lost, "kernel")
+        if not gained:
+            return None
+        first, _, first_steps = self._witness(lost, left)
+        second, _, second_steps = self._witness(instead, gained)
+        return Evidence(
+            Role.UNKNOWN,
+            f"each value may reach a kernel of its own: unset, {_chain(first_steps, first)}; "
+            f"{self.knob.name}={value!r}, {_chain(second_steps, second)}",
         )
 
     def _turns_on(self, value: str) -> Evidence | None:
