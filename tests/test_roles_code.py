@@ -832,29 +832,6 @@ def test_what_is_not_evidence(
     assert (knob.role, knob.role_reason) == (role, reason)
 
 
-# ROCm/aiter (recipe bench pin), aiter/ops/triton/_triton_kernels/chunk_delta_attn/chunk_fwd.py:22
-# and flash_kda.py:73: a folder without __init__.py on the way (_triton_kernels), so the
-# module's name is short, while the import spells its whole path.
-SPELLED_BY_PATH = {
-    "pkg/__init__.py": "",
-    "pkg/ops/__init__.py": "",
-    "pkg/ops/kernels_ns/sub/__init__.py": "",
-    "pkg/ops/kernels_ns/sub/kernels.py": KERNEL,
-    "pkg/ops/kernels_ns/sub/flag.py": (
-        'import os\n\nX_USE_FAST: bool = os.getenv("X_USE_FAST", "1").lower() in ("1", "true")\n'
-    ),
-    "pkg/ops/kernels_ns/sub/fwd.py": (
-        "import torch\n\n"
-        "from pkg.ops.kernels_ns.sub.flag import (\n    X_USE_FAST,\n)\n"
-        "from pkg.ops.kernels_ns.sub.kernels import fused_rms_norm\n\n\n"
-        "def fwd(x, supported):\n"
-        "    use_fast = X_USE_FAST and supported\n"
-        "    if use_fast:\n"
-        "        return fused_rms_norm(x)\n"
-        "    return torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
-    ),
-}
-
 # ROCm/aiter, aiter/rotary_embedding.py:43,162-168 -> forward_hip :276 (`import aiter as ops`),
 # aiter/__init__.py:120 (`from .ops.rope import *`), aiter/ops/rope.py:197 (@compile_ops): a
 # stub its JIT builds from HIP sources, reached through a package's star import; another
@@ -1015,18 +992,6 @@ INDUCTOR = {
 }
 
 KEPT_AND_HANDED: list[tuple[str, dict[str, str], str, Role, Polarity, str]] = [
-    (
-        "a-module-spelled-by-its-path-past-a-namespace-folder",
-        SPELLED_BY_PATH,
-        "X_USE_FAST",
-        Role.KERNEL,
-        Polarity.ENABLE,
-        "unset, it runs the branch of `use_fast` at pkg/ops/kernels_ns/sub/fwd.py:11, which "
-        "reaches calls fused_rms_norm (pkg/ops/kernels_ns/sub/kernels.py:10) -> calls "
-        "_fwd_kernel (pkg/ops/kernels_ns/sub/kernels.py:6) -> @triton.jit _fwd_kernel at "
-        "pkg/ops/kernels_ns/sub/kernels.py:6; X_USE_FAST='0' leaves that branch, and what "
-        "runs instead reaches no such kernel",
-    ),
     (
         "a-jit-built-op-through-a-star-import",
         ROPE,

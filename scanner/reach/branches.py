@@ -715,9 +715,9 @@ def _kept(
     after: int,
 ) -> Iterator[Branch]:
     """The local ``name`` kept on the object (``self.use_x = use_x`` in ``__init__``): the
-    tests of ``self.use_x`` in the class's methods, as the value itself."""
-    owner = module.owner_class(function)
-    if owner is None:
+    tests of ``self.use_x`` further on in the same function, as the value itself (in other
+    methods the attribute may have been set again)."""
+    if module.owner_class(function) is None:
         return
     for node in ast.walk(function):
         if (
@@ -730,9 +730,9 @@ def _kept(
             and isinstance(node.targets[0].value, ast.Name)
             and node.targets[0].value.id == "self"
         ):
-            attr = node.targets[0].attr
+            attr, stored = node.targets[0].attr, node.lineno
             for load in module.attribute_loads(attr):
-                if module.owner_class(load) == owner:
+                if load.lineno > stored and module.function_node_around(load) is function:
                     yield from uses(
                         module, load, outcomes, tree, carriers, depth + 1, choices=choices
                     )

@@ -358,7 +358,6 @@ class Tree:
         self._files = dict(files)
         self._by_module = {module: rel for rel, (_, module) in self._files.items()}
         self._parsed: dict[str, Module | None] = {}
-        self._spelled = _spelled_by_path(self._files, self._by_module)
 
     def rels(self) -> Iterator[str]:
         """The relative path of every Python module of the tree."""
@@ -416,19 +415,6 @@ class Tree:
             dotted = f"{target}.{tail}" if tail else target
         return dotted
 
-    def canonical(self, dotted: str) -> str:
-        """``dotted`` with a module spelled by its full path (``pkg.ops.kernels.mod.f``,
-        where ``kernels`` has no ``__init__.py`` and the module is ``mod``) spelled by the
-        module's name (``mod.f``); anything else as it is."""
-        if not self._spelled:
-            return dotted
-        parts = dotted.split(".")
-        for cut in range(len(parts), 1, -1):
-            name = self._spelled.get(".".join(parts[:cut]))
-            if name is not None:
-                return ".".join([name, *parts[cut:]])
-        return dotted
-
     def starred(self, module: Module, name: str) -> str | None:
         """Where ``name``, which ``module`` binds by no import of its own, comes from through
         its ``from pkg.mod import *`` (a definition or an import of ``pkg.mod``), or None."""
@@ -480,34 +466,7 @@ class Tree:
             in_tree=self.in_tree,
         )
         _index(module, rel.endswith("__init__.py"))
-        if self._spelled:
-            for names in (module.imports, module.local_imports, *module._imported_in.values()):
-                for local, target in names.items():
-                    names[local] = self.canonical(target)
-            module.stars[:] = [self.canonical(star) for star in module.stars]
         return module
-
-
-def _spelled_by_path(
-    files: Mapping[str, tuple[Path, str]], by_module: Mapping[str, str]
-) -> dict[str, str]:
-    """The module names of the tree by the dotted path of their file, where the two differ:
-    a folder without ``__init__.py`` on the way (a namespace package) cuts a module's name
-    short, but ``from pkg.ops.kernels.mod import f`` spells the whole path."""
-    found: dict[str, str] = {}
-    for rel, (_, name) in sorted(files.items()):
-        parts = rel[: -len(".py")].split("/") if rel.endswith(".py") else []
-        if parts and parts[-1] == "__init__":
-            parts.pop()
-        spelled = ".".join(parts)
-        if (
-            name
-            and spelled.endswith("." + name)
-            and spelled not in by_module
-            and all(p.isidentifier() for p in parts)
-        ):
-            found.setdefault(spelled, name)
-    return found
 
 
 def _string_items(node: ast.expr | None) -> tuple[str, ...] | None:
