@@ -833,18 +833,15 @@ def test_what_is_not_evidence(
 
 
 # ROCm/aiter, aiter/rotary_embedding.py:43,162-168 -> forward_hip :276 (`import aiter as ops`),
-# aiter/__init__.py:120 (`from .ops.rope import *`), aiter/ops/rope.py:197 (@compile_ops): a
-# stub its JIT builds from HIP sources, reached through a package's star import; another
-# method binds `ops` to another module.
+# aiter/__init__.py:120 (`from .ops.rope import *`): a function reached through a package's
+# star import, where another method binds `ops` to another module.
 ROPE = {
     "aiter/__init__.py": "from .ops.rope import *\n",
-    "aiter/jit/__init__.py": "",
-    "aiter/jit/core.py": "def compile_ops(name, develop=False):\n    return lambda f: f\n",
+    "aiter/kernels.py": KERNEL,
     "aiter/ops/__init__.py": "",
     "aiter/ops/rope.py": (
-        "from ..jit.core import compile_ops\n\n\n"
-        '@compile_ops("module_rope", develop=True)\n'
-        "def rope_fwd(x):\n    ...\n"
+        "from aiter.kernels import fused_rms_norm\n\n\n"
+        "def rope_fwd(x):\n    return fused_rms_norm(x)\n"
     ),
     "aiter/ops/plain.py": "def rope_fwd(x):\n    return x\n",
     "aiter/rotary.py": (
@@ -993,16 +990,16 @@ INDUCTOR = {
 
 KEPT_AND_HANDED: list[tuple[str, dict[str, str], str, Role, Polarity, str]] = [
     (
-        "a-jit-built-op-through-a-star-import",
+        "a-kernel-through-a-star-import",
         ROPE,
         "X_ROPE_PLAIN",
         Role.KERNEL,
         Polarity.DISABLE,
         "unset, it runs the branch of `not X_ROPE_PLAIN` at aiter/rotary.py:8, which reaches "
-        "calls Rotary.forward_hip (aiter/rotary.py:18) -> calls rope_fwd "
-        "(aiter/ops/rope.py:5) -> @aiter.jit.core.compile_ops rope_fwd at "
-        "aiter/ops/rope.py:5; X_ROPE_PLAIN='1' leaves that branch, and what runs instead "
-        "reaches no such kernel",
+        "calls Rotary.forward_hip (aiter/rotary.py:18) -> calls rope_fwd (aiter/ops/rope.py:4) "
+        "-> calls fused_rms_norm (aiter/kernels.py:10) -> calls _fwd_kernel "
+        "(aiter/kernels.py:6) -> @triton.jit _fwd_kernel at aiter/kernels.py:6; "
+        "X_ROPE_PLAIN='1' leaves that branch, and what runs instead reaches no such kernel",
     ),
     (
         "each-side-may-reach-a-kernel-of-its-own",
