@@ -862,37 +862,6 @@ ROPE = {
     ),
 }
 
-# ROCm/aiter, aiter/rotary_embedding.py:1785-1791: one class or another, each dispatching to
-# kernels in its forward under tests of its own: no side is the plain one.
-RIVALS = {
-    "pkg/__init__.py": "",
-    "pkg/kernels.py": KERNEL,
-    "pkg/fused.py": (
-        "import torch\n\n\n"
-        "class FusedNormRope(torch.nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        if x.is_cuda:\n"
-        "            return torch.ops.pkg.fused_norm_rope(x)\n"
-        "        return x\n"
-    ),
-    "pkg/rope.py": (
-        "import os\n\nimport torch\n\nfrom pkg.fused import FusedNormRope\n"
-        "from pkg.kernels import fused_rms_norm\n\n"
-        'X_ROPE_NORM = os.environ.get("X_ROPE_NORM", "0") == "1"\n\n\n'
-        "class Rope(torch.nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        if x.is_cuda:\n"
-        "            return fused_rms_norm(x)\n"
-        "        return x\n\n\n"
-        "def get_rope():\n"
-        "    if X_ROPE_NORM:\n"
-        "        rope = FusedNormRope()\n"
-        "    else:\n"
-        "        rope = Rope()\n"
-        "    return rope\n"
-    ),
-}
-
 # ROCm/aiter, aiter/mla.py:910-927: the other side calls `aiter.hk_mla_decode_fwd`, which no
 # module of the tree defines (bound at run time): what it runs is not known.
 ABSENT = {
@@ -1000,16 +969,6 @@ KEPT_AND_HANDED: list[tuple[str, dict[str, str], str, Role, Polarity, str]] = [
         "-> calls fused_rms_norm (aiter/kernels.py:10) -> calls _fwd_kernel "
         "(aiter/kernels.py:6) -> @triton.jit _fwd_kernel at aiter/kernels.py:6; "
         "X_ROPE_PLAIN='1' leaves that branch, and what runs instead reaches no such kernel",
-    ),
-    (
-        "each-side-may-reach-a-kernel-of-its-own",
-        RIVALS,
-        "X_ROPE_NORM",
-        Role.KERNEL,
-        Polarity.ENABLE,
-        "X_ROPE_NORM='1' runs the branch of `X_ROPE_NORM` at pkg/rope.py:19, which reaches "
-        "calls FusedNormRope (pkg/fused.py:4) -> calls FusedNormRope.forward (pkg/fused.py:5)"
-        " -> torch.ops.pkg.fused_norm_rope at pkg/fused.py:7; unset, it does not",
     ),
     (
         "the-other-side-calls-what-the-tree-lacks",
