@@ -1295,3 +1295,211 @@ def test_what_is_not_evidence(
     knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
     assert knob is not None
     assert (knob.role, knob.role_reason) == (role, reason)
+
+
+# ROCm/aiter, aiter/rotary_embedding.py:43,162-168 -> forward_hip :276 (`import aiter as ops`),
+# aiter/__init__.py:120 (`from .ops.rope import *`): a function reached through a package's
+# star import, where another method binds `ops` to another module.
+ROPE = {
+    "aiter/__init__.py": "from .ops.rope import *\n",
+    "aiter/kernels.py": KERNEL,
+    "aiter/ops/__init__.py": "",
+    "aiter/ops/rope.py": (
+        "from aiter.kernels import fused_rms_norm\n\n\n"
+        "def rope_fwd(x):\n    return fused_rms_norm(x)\n"
+    ),
+    "aiter/ops/plain.py": "def rope_fwd(x):\n    return x\n",
+    "aiter/rotary.py": (
+        "import os\n\n"
+        'X_ROPE_PLAIN = int(os.environ.get("X_ROPE_PLAIN", 0)) == 1\n\n\n'
+        "class Rotary:\n"
+        "    def forward(self, x):\n"
+        "        if X_ROPE_PLAIN:\n"
+        "            return self.forward_plain(x)\n"
+        "        else:\n"
+        "            return self.forward_hip(x)\n\n"
+        "    def forward_plain(self, x):\n"
+        "        import aiter.ops.plain as ops\n\n"
+        "        return ops.rope_fwd(x)\n\n"
+        "    def forward_hip(self, x):\n"
+        "        import aiter as ops\n\n"
+        "        return ops.rope_fwd(x)\n"
+    ),
+}
+
+# ROCm/aiter, aiter/mla.py:910-927: the other side calls `aiter.hk_mla_decode_fwd`, which no
+# module of the tree defines (bound at run time): what it runs is not known.
+ABSENT = {
+    "aiter/__init__.py": "from .ops.attention import *\n",
+    "aiter/kernels.py": KERNEL,
+    "aiter/ops/__init__.py": "",
+    "aiter/ops/attention.py": (
+        "from aiter.kernels import fused_rms_norm\n\n\n"
+        "def mla_decode_asm_fwd(q):\n    return fused_rms_norm(q)\n"
+    ),
+    "aiter/mla.py": (
+        "import os\n\nimport aiter\nfrom aiter.ops.attention import mla_decode_asm_fwd\n\n\n"
+        "def decode(q):\n"
+        '    use_hk = os.environ.get("X_EXPERIMENTAL", "0") == "1"\n'
+        "    if use_hk:\n"
+        "        aiter.hk_mla_decode_fwd(q)\n"
+        "    else:\n"
+        "        mla_decode_asm_fwd(q)\n"
+    ),
+}
+
+# vllm 0.33.0, vllm/distributed/device_communicators/cuda_communicator.py:70-72, 86, 133-137:
+# a local computed from the variable, kept on the object, tested in a later statement.
+KEPT_FLAG = {
+    "pkg/__init__.py": "",
+    "pkg/fi_ar.py": (
+        "import flashinfer.comm as flashinfer_comm\n\n\n"
+        "class FiAllReduce:\n"
+        "    def __init__(self, group):\n"
+        "        self.workspace = flashinfer_comm.create_allreduce_fusion_workspace(group)\n"
+    ),
+    "pkg/comm.py": (
+        "import os\n\nfrom pkg.fi_ar import FiAllReduce\n\n"
+        'X_AR_FI = os.getenv("X_AR_FI", "1") == "1"\n\n\n'
+        "class Communicator:\n"
+        "    def __init__(self, group, invariant):\n"
+        "        self.world_size = group.size()\n"
+        "        use_fi = X_AR_FI and not invariant\n"
+        "        self.use_fi = use_fi\n"
+        "        self.fi_comm = None\n"
+        "        if self.use_fi and self.world_size > 1:\n"
+        "            self.fi_comm = FiAllReduce(group)\n"
+    ),
+}
+
+# vllm 0.33.0, cuda_communicator.py:117, 127-131 and symm_mem.py:148-152: an object made and
+# kept where the variable says so, None otherwise, whose method the class calls later.
+KEPT_OBJECT = {
+    "pkg/__init__.py": "",
+    "pkg/symm.py": (
+        "import torch\n\n\n"
+        "class SymmComm:\n"
+        "    def __init__(self, group):\n"
+        "        self.group = group\n\n"
+        "    def all_reduce(self, x):\n"
+        "        torch.ops.symm_mem.two_shot_all_reduce_(x, 'sum', self.group)\n"
+        "        return x\n"
+    ),
+    "pkg/comm.py": (
+        "import os\n\nimport torch\n\nfrom pkg.symm import SymmComm\n\n"
+        'X_AR_SYMM = os.getenv("X_AR_SYMM", "1") == "1"\n\n\n'
+        "class Communicator:\n"
+        "    def __init__(self, group):\n"
+        "        use_symm = X_AR_SYMM\n"
+        "        self.symm_comm: SymmComm | None = None\n"
+        "        if use_symm and torch.cuda.is_available():\n"
+        "            self.symm_comm = SymmComm(group)\n\n"
+        "    def all_reduce(self, x):\n"
+        "        if self.symm_comm is not None:\n"
+        "            return self.symm_comm.all_reduce(x)\n"
+        "        torch.distributed.all_reduce(x)\n"
+        "        return x\n"
+    ),
+}
+
+# vllm 0.33.0, vllm/compilation/compiler_interface.py:769-776 (set_inductor_config), :507-519
+# and :654-659 (compile_fx(..., config_patches=current_config)): the value set as Inductor's
+# max_autotune option in a dict that is handed to Inductor.
+INDUCTOR = {
+    "pkg/__init__.py": "",
+    "pkg/compiler.py": (
+        "import os\n\n"
+        'X_INDUCTOR_TUNE = os.getenv("X_INDUCTOR_TUNE", "1") == "1"\n\n\n'
+        "def set_inductor_config(config, single):\n"
+        "    if single:\n"
+        '        config["max_autotune"] = X_INDUCTOR_TUNE\n\n\n'
+        "def compile_graph(graph, inputs, compiler_config, single):\n"
+        "    from torch._inductor.compile_fx import compile_fx\n\n"
+        "    current_config = {}\n"
+        "    current_config.update(compiler_config)\n"
+        "    set_inductor_config(current_config, single)\n"
+        "    return compile_fx(graph, inputs, config_patches=current_config)\n"
+    ),
+}
+
+KEPT_AND_HANDED: list[tuple[str, dict[str, str], str, Role, Polarity, str]] = [
+    (
+        "a-kernel-through-a-star-import",
+        ROPE,
+        "X_ROPE_PLAIN",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "unset, it runs the branch of `not X_ROPE_PLAIN` at aiter/rotary.py:8, which reaches "
+        "calls Rotary.forward_hip (aiter/rotary.py:18) -> calls rope_fwd (aiter/ops/rope.py:4) "
+        "-> calls fused_rms_norm (aiter/kernels.py:10) -> calls _fwd_kernel "
+        "(aiter/kernels.py:6) -> @triton.jit _fwd_kernel at aiter/kernels.py:6; "
+        "X_ROPE_PLAIN='1' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "the-other-side-calls-what-the-tree-lacks",
+        ABSENT,
+        "X_EXPERIMENTAL",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "unset, it runs the branch of `not use_hk` at aiter/mla.py:9, which reaches calls "
+        "mla_decode_asm_fwd (aiter/ops/attention.py:4) -> calls fused_rms_norm "
+        "(aiter/kernels.py:10) -> calls _fwd_kernel (aiter/kernels.py:6) -> @triton.jit "
+        "_fwd_kernel at aiter/kernels.py:6; X_EXPERIMENTAL='1' runs code that calls "
+        "aiter.hk_mla_decode_fwd (aiter/mla.py:10), which the tree does not define: what it "
+        "runs is not known",
+    ),
+    (
+        "a-local-kept-on-the-object",
+        KEPT_FLAG,
+        "X_AR_FI",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "unset, it runs the branch of `self.use_fi and self.world_size > 1` at "
+        "pkg/comm.py:14, which reaches calls FiAllReduce (pkg/fi_ar.py:4) -> calls "
+        "FiAllReduce.__init__ (pkg/fi_ar.py:5) -> FlashInfer "
+        "(flashinfer.comm.create_allreduce_fusion_workspace) at pkg/fi_ar.py:6; X_AR_FI='0' "
+        "leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "an-object-kept-or-none",
+        KEPT_OBJECT,
+        "X_AR_SYMM",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "unset, it runs the branch of `use_symm and torch.cuda.is_available()` at "
+        "pkg/comm.py:14, which reaches calls SymmComm, kept in self.symm_comm (None "
+        "otherwise), and its all_reduce (pkg/symm.py:8) -> "
+        "torch.ops.symm_mem.two_shot_all_reduce_ at pkg/symm.py:9; X_AR_SYMM='0' leaves that "
+        "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "an-inductor-autotune-option",
+        INDUCTOR,
+        "X_INDUCTOR_TUNE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "unset, it runs `X_INDUCTOR_TUNE` at pkg/compiler.py:8, which reaches Inductor's "
+        "max_autotune option (handed on as config_patches= at pkg/compiler.py:17) at "
+        "pkg/compiler.py:8; X_INDUCTOR_TUNE='0' leaves that branch, and what runs instead "
+        "reaches no such kernel",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "name", "role", "polarity", "reason"),
+    [c[1:] for c in KEPT_AND_HANDED],
+    ids=[c[0] for c in KEPT_AND_HANDED],
+)
+def test_values_kept_and_handed_on(
+    tmp_path: Path,
+    files: dict[str, str],
+    name: str,
+    role: Role,
+    polarity: Polarity,
+    reason: str,
+) -> None:
+    write_tree(tmp_path, files)
+    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
+    assert knob is not None
+    assert (knob.role, knob.polarity, knob.role_reason) == (role, polarity, reason)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from scanner.model import Decision, DecisionKind, Outcome, Site
+from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.truth import IsCarrier, truths, value_of
@@ -440,6 +441,15 @@ def uses(
             if flag is not None:
                 yield flag
                 return
+            option = inductor_option(module, outer) if isinstance(outer, ast.Assign) else None
+            if option is not None and outer.value is carrier:
+                owner = module.owner_class(carrier)
+                taken = option_taken(outcomes)
+                # false, Inductor runs its default choice in the tuned one's place
+                yield Branch(
+                    module, (), owner, taken, carrier, True, replaces=True, marks=(option,)
+                )
+                return
         if node is carrier and isinstance(outer, ast.Return):
             if depth >= MAX_CARRY:
                 return
@@ -695,6 +705,7 @@ def _local_tests(
             yield from uses(module, returned, outcomes, tree, carriers, depth, choices=choices)
     if depth >= MAX_CARRY + 2:
         return
+    yield from _kept(module, function, name, outcomes, tree, carriers, depth, choices, after)
     for call, key in module.arguments_passing(function).get(name, ()):
         if call.lineno <= after:
             continue
@@ -746,6 +757,41 @@ def _handed(
         yield from _local_tests(
             target, definition, parameter, outcomes, tree, carriers, MAX_CARRY + 2, choices=choices
         )
+
+
+def _kept(
+    module: Module,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+    after: int,
+) -> Iterator[Branch]:
+    """The local ``name`` kept on the object (``self.use_x = use_x`` in ``__init__``): the
+    tests of ``self.use_x`` further on in the same function, as the value itself (in other
+    methods the attribute may have been set again)."""
+    if module.owner_class(function) is None:
+        return
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Assign)
+            and node.lineno > after
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Attribute)
+            and isinstance(node.targets[0].value, ast.Name)
+            and node.targets[0].value.id == "self"
+        ):
+            attr, stored = node.targets[0].attr, node.lineno
+            for load in module.attribute_loads(attr):
+                if load.lineno > stored and module.function_node_around(load) is function:
+                    yield from uses(
+                        module, load, outcomes, tree, carriers, depth + 1, choices=choices
+                    )
 
 
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)

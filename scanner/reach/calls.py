@@ -56,6 +56,9 @@ class Found:
     # Modules of the tree's own packages it calls into that the tree lacks (a file left out
     # of the package): code no one can read, which may run a kernel.
     unseen: set[str] = field(default_factory=set)
+    # Names of the tree's modules it calls that no module defines, imports or star-imports
+    # (``pkg.op_bound_at_run_time(...)``): code no one can read here.
+    absent: set[str] = field(default_factory=set)
 
     def add(self, mark: Mark, steps: tuple[Step, ...], always: bool) -> None:
         known = self.marks.get(mark)
@@ -68,6 +71,7 @@ class Found:
         if step is not None and step.target:
             self.calls.add(step.target)
         self.unseen |= other.unseen
+        self.absent |= other.absent
         for mark, steps in other.marks.items():
             self.add(
                 mark, (step, *steps) if step is not None else steps, always and mark in other.always
@@ -249,6 +253,30 @@ class Reach:
             walker.visit(statement, always=True)
         return found
 
+    def class_named(self, dotted: str) -> tuple[Module, str, ast.ClassDef] | None:
+        """The tree's class ``dotted`` names (through re-exports), or None."""
+        located = self._locate(dotted)
+        if located is None or not isinstance(located[2], ast.ClassDef):
+            return None
+        return located[0], located[1], located[2]
+
+    def absent(self, dotted: str | None) -> bool:
+        """Whether ``dotted`` is a name of a module of the tree (``pkg.f``) that the module
+        neither defines, binds, imports nor star-imports."""
+        if dotted is None:
+            return False
+        module = self.tree.module_named(dotted.rpartition(".")[0])
+        name = dotted.rpartition(".")[2]
+        return (
+            module is not None
+            and name not in module.definitions
+            and name not in module.globals
+            and name not in module.imports
+            and self.tree.module_named(dotted) is None
+            and self.tree.starred(module, name) is None
+            and not any(self.tree.module_named(star) is None for star in module.stars)
+        )
+
     def _locate(self, dotted: str) -> tuple[Module, str, Definition] | None:
         """The definition ``dotted`` names, through re-exports of packages."""
         for _ in range(MAX_REEXPORTS):
@@ -260,7 +288,7 @@ class Reach:
             if node is not None:
                 return module, rest, node
             head, _, tail = rest.partition(".")
-            target = module.imports.get(head)
+            target = module.imports.get(head) or self.tree.starred(module, head)
             if target is None:
                 return None
             dotted = f"{target}.{tail}" if tail else target
@@ -350,6 +378,10 @@ class _Walker:
             self._follow(func.value, always, entries=_FUNCTION_ENTRY)
         else:
             self._follow(func, always)
+            if isinstance(func, ast.Attribute) and self.reach.absent(self.module.resolve(func)):
+                self.found.absent.add(
+                    f"{self.module.resolve(func)} ({self.module.rel}:{call.lineno})"
+                )
 
     def _reference(self, node: ast.Name | ast.Attribute, always: bool) -> None:
         """A function referred to (``run = flashinfer_gemm``) is called later: followed,

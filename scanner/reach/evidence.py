@@ -22,6 +22,7 @@ from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.branches import Branch, Carriers, branches, carried_names
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.config import config_branches, config_key
+from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.trainer_keys import trainer_key
@@ -81,6 +82,8 @@ class CodeReach:
             code = branch.code
             if isinstance(code, tuple):
                 known = self.reach.of_statements(branch.module, code, branch.owner)
+                kept = kept_objects(self.reach, branch.module, code, branch.owner)
+                known.merge(kept, None, always=False)
             else:
                 known = self.reach.of_expression(branch.module, code, branch.owner)
             for mark in branch.marks:
@@ -148,10 +151,12 @@ def _replaces(branch: Branch) -> bool:
         for node in ast.walk(statement)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
     }
-    if not stored:
-        return False
     line = branch.test.lineno
     scope: ast.AST = branch.module.function_node_around_line(line) or branch.module.tree
+    if _kept_before(branch, scope, line):
+        return True
+    if not stored:
+        return False
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
         arguments = scope.args
         every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
@@ -161,6 +166,31 @@ def _replaces(branch: Branch) -> bool:
         isinstance(node, ast.Name)
         and isinstance(node.ctx, ast.Store)
         and node.id in stored
+        and node.lineno < line
+        for node in ast.walk(scope)
+    )
+
+
+def _kept_before(branch: Branch, scope: ast.AST, line: int) -> bool:
+    """Whether the branch sets an attribute of the object (``self.comm = Comm(...)``) that
+    its function set before it (``self.comm = None``): the earlier value stays in its place."""
+    if not isinstance(branch.code, tuple):
+        return False
+    kept = {
+        node.attr
+        for statement in branch.code
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
+    return bool(kept) and any(
+        isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and node.attr in kept
         and node.lineno < line
         for node in ast.walk(scope)
     )
@@ -333,6 +363,14 @@ class _Judged:
         if not left:
             return None
         mark, branch, steps = self._witness(lost, left)
+        unread = sorted(a for b in self._only(value, None) for a in self.code.found(b).absent)
+        if unread:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs code that calls {unread[0]}, which the tree "
+                "does not define: what it runs is not known",
+            )
         if (
             self.knob.kind is not GateKind.VALUE
             and not any(b.code for b in self._only(value, None))

@@ -40,12 +40,17 @@ class Module:
     aliases: dict[str, list[ast.expr]] = field(default_factory=dict)
     # Module names bound once to a tuple, list or set of strings (``_BACKENDS = (...)``).
     strings: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The modules a module-level ``from pkg.mod import *`` takes every public name of.
+    stars: list[str] = field(default_factory=list)
     _locator: Locator | None = None
     _tests: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _local_strings: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     _arguments: dict[int, dict[str, list[tuple[ast.Call, str | int]]]] = field(default_factory=dict)
     _attributes: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
+    # The names each function's own imports bind (by the function's id): two functions may
+    # bind one name to two modules (``import aiter as ops``, ``import pkg.rope as ops``).
+    _imported_in: dict[int, dict[str, str]] = field(default_factory=dict)
     # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
     # ``triton.jit``): set by the Tree that parsed the module.
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
@@ -279,6 +284,13 @@ class Module:
                 return target
             if node.id in self.definitions or node.id in self.globals:
                 return self.qualified(node.id)
+            if node.id in self.local_imports and self._imported_in:
+                function = self.function_node_around(node)
+                while function is not None:
+                    own = self._imported_in.get(id(function), {}).get(node.id)
+                    if own is not None:
+                        return own
+                    function = self.function_node_around(function)
             return self.local_imports.get(node.id)
         if isinstance(node, ast.Attribute):
             if (
@@ -461,6 +473,19 @@ class Tree:
             dotted = f"{target}.{tail}" if tail else target
         return dotted
 
+    def starred(self, module: Module, name: str) -> str | None:
+        """Where ``name``, which ``module`` binds by no import of its own, comes from through
+        its ``from pkg.mod import *`` (a definition or an import of ``pkg.mod``), or None."""
+        for star in module.stars:
+            source = self.module_named(star)
+            if (
+                source is not None
+                and not name.startswith("_")
+                and (name in source.definitions or name in source.imports)
+            ):
+                return f"{star}.{name}"
+        return None
+
     def in_tree(self, dotted: str) -> bool:
         """Whether ``dotted`` names a module of the tree or something in one (read without
         parsing anything)."""
@@ -573,6 +598,11 @@ def _index(module: Module, is_package: bool) -> None:
         top.add(id(statement))
         if isinstance(statement, ast.Import | ast.ImportFrom):
             module.imports.update(_imported(module, statement, is_package))
+            if isinstance(statement, ast.ImportFrom) and any(
+                a.name == "*" for a in statement.names
+            ):
+                level, name = statement.level, statement.module or ""
+                module.stars.append(resolve_relative(module.name, is_package, level, name))
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             module.definitions[statement.name] = statement
         elif isinstance(statement, ast.ClassDef):
@@ -597,8 +627,11 @@ def _index(module: Module, is_package: bool) -> None:
         if id(statement) in top:
             continue
         if isinstance(statement, ast.Import | ast.ImportFrom):
+            function = module.function_node_around(statement)
+            own = module._imported_in.setdefault(id(function), {}) if function else {}
             for local, target in _imported(module, statement, is_package).items():
                 module.local_imports.setdefault(local, target)
+                own.setdefault(local, target)
         elif (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
