@@ -1298,15 +1298,18 @@ def test_what_is_not_evidence(
 
 
 # ROCm/aiter, aiter/rotary_embedding.py:43,162-168 -> forward_hip :276 (`import aiter as ops`),
-# aiter/__init__.py:120 (`from .ops.rope import *`): a function reached through a package's
-# star import, where another method binds `ops` to another module.
+# aiter/__init__.py:120 (`from .ops.rope import *`), aiter/ops/rope.py:197 (@compile_ops): a
+# stub its JIT builds from HIP sources, reached through a package's star import; another
+# method binds `ops` to another module.
 ROPE = {
     "aiter/__init__.py": "from .ops.rope import *\n",
-    "aiter/kernels.py": KERNEL,
+    "aiter/jit/__init__.py": "",
+    "aiter/jit/core.py": "def compile_ops(name, develop=False):\n    return lambda f: f\n",
     "aiter/ops/__init__.py": "",
     "aiter/ops/rope.py": (
-        "from aiter.kernels import fused_rms_norm\n\n\n"
-        "def rope_fwd(x):\n    return fused_rms_norm(x)\n"
+        "from ..jit.core import compile_ops\n\n\n"
+        '@compile_ops("module_rope", develop=True)\n'
+        "def rope_fwd(x):\n    ...\n"
     ),
     "aiter/ops/plain.py": "def rope_fwd(x):\n    return x\n",
     "aiter/rotary.py": (
@@ -1324,6 +1327,37 @@ ROPE = {
         "    def forward_hip(self, x):\n"
         "        import aiter as ops\n\n"
         "        return ops.rope_fwd(x)\n"
+    ),
+}
+
+# ROCm/aiter, aiter/rotary_embedding.py:1785-1791: one class or another, each dispatching to
+# kernels in its forward under tests of its own: no side is the plain one.
+RIVALS = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/fused.py": (
+        "import torch\n\n\n"
+        "class FusedNormRope(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if x.is_cuda:\n"
+        "            return torch.ops.pkg.fused_norm_rope(x)\n"
+        "        return x\n"
+    ),
+    "pkg/rope.py": (
+        "import os\n\nimport torch\n\nfrom pkg.fused import FusedNormRope\n"
+        "from pkg.kernels import fused_rms_norm\n\n"
+        'X_ROPE_NORM = os.environ.get("X_ROPE_NORM", "0") == "1"\n\n\n'
+        "class Rope(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if x.is_cuda:\n"
+        "            return fused_rms_norm(x)\n"
+        "        return x\n\n\n"
+        "def get_rope():\n"
+        "    if X_ROPE_NORM:\n"
+        "        rope = FusedNormRope()\n"
+        "    else:\n"
+        "        rope = Rope()\n"
+        "    return rope\n"
     ),
 }
 
@@ -1424,16 +1458,26 @@ INDUCTOR = {
 
 KEPT_AND_HANDED: list[tuple[str, dict[str, str], str, Role, Polarity, str]] = [
     (
-        "a-kernel-through-a-star-import",
+        "a-jit-built-op-through-a-star-import",
         ROPE,
         "X_ROPE_PLAIN",
         Role.KERNEL,
         Polarity.DISABLE,
         "unset, it runs the branch of `not X_ROPE_PLAIN` at aiter/rotary.py:8, which reaches "
-        "calls Rotary.forward_hip (aiter/rotary.py:18) -> calls rope_fwd (aiter/ops/rope.py:4) "
-        "-> calls fused_rms_norm (aiter/kernels.py:10) -> calls _fwd_kernel "
-        "(aiter/kernels.py:6) -> @triton.jit _fwd_kernel at aiter/kernels.py:6; "
-        "X_ROPE_PLAIN='1' leaves that branch, and what runs instead reaches no such kernel",
+        "calls Rotary.forward_hip (aiter/rotary.py:18) -> calls rope_fwd "
+        "(aiter/ops/rope.py:5) -> @aiter.jit.core.compile_ops rope_fwd at "
+        "aiter/ops/rope.py:5; X_ROPE_PLAIN='1' leaves that branch, and what runs instead "
+        "reaches no such kernel",
+    ),
+    (
+        "each-side-may-reach-a-kernel-of-its-own",
+        RIVALS,
+        "X_ROPE_NORM",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "X_ROPE_NORM='1' runs the branch of `X_ROPE_NORM` at pkg/rope.py:19, which reaches "
+        "calls FusedNormRope (pkg/fused.py:4) -> calls FusedNormRope.forward (pkg/fused.py:5)"
+        " -> torch.ops.pkg.fused_norm_rope at pkg/fused.py:7; unset, it does not",
     ),
     (
         "the-other-side-calls-what-the-tree-lacks",

@@ -363,6 +363,9 @@ class _Judged:
         if not left:
             return None
         mark, branch, steps = self._witness(lost, left)
+        rival = self._rival(value, lost, left)
+        if rival is not None:
+            return rival
         unread = sorted(a for b in self._only(value, None) for a in self.code.found(b).absent)
         if unread:
             return Evidence(
@@ -389,6 +392,25 @@ class _Judged:
             "no such kernel",
             value=value,
             default_reaches=True,
+        )
+
+    def _rival(self, value: str, lost: Sequence[Branch], left: frozenset[Mark]) -> Evidence | None:
+        """Where the default reaches its kernel only on some paths and what ``value`` runs
+        instead reaches a kernel of its own on some paths too (``rope = FusedRope(...) if
+        X else Rope(...)``, each class's ``forward`` dispatching to kernels), the code does
+        not say that ``value`` leaves the kernels: a doubt."""
+        if left & self._union(lost, "kernel_always"):
+            return None
+        instead = self._only(value, None)
+        gained = self._union(instead, "kernel") - self._union(lost, "kernel")
+        if not gained:
+            return None
+        first, _, first_steps = self._witness(lost, left)
+        second, _, second_steps = self._witness(instead, gained)
+        return Evidence(
+            Role.UNKNOWN,
+            f"each value may reach a kernel of its own: unset, {_chain(first_steps, first)}; "
+            f"{self.knob.name}={value!r}, {_chain(second_steps, second)}",
         )
 
     def _turns_on(self, value: str) -> Evidence | None:

@@ -61,6 +61,10 @@ _TRITON_DECORATORS = {
     "torch.library.custom_op": MarkKind.CUSTOM_OP,
     "torch.library.triton_op": MarkKind.CUSTOM_OP,
     "torch._library.triton.triton_op": MarkKind.CUSTOM_OP,
+    # AITER's own kernels: the decorated stub calls the function of the same name in a
+    # module JIT-built from its HIP/C++ sources and loaded (ROCm/aiter aiter/jit/core.py,
+    # compile_ops); seen from outside the tree, AITER is a library (libraries.py).
+    "aiter.jit.core.compile_ops": MarkKind.CUSTOM_OP,
 }
 _CALLS = {
     "torch.compile": MarkKind.COMPILE,
