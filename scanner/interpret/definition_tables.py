@@ -37,7 +37,7 @@ from scanner.patterns import dynamic_matches, matches
 from scanner.settings import Settings
 from scanner.syntax.events import Event
 from scanner.syntax.index import FUNCTION, Wrapper
-from scanner.syntax.scopes import body_statements, param_list
+from scanner.syntax.scopes import body_statements, param_list, sole_return
 from scanner.syntax.symbols import qualify
 from scanner.syntax.walk import nodes
 
@@ -375,22 +375,9 @@ def _returned(
     inner = dict(bound)
     for param, arg in zip(params, call.args, strict=False):
         inner[param] = _text(arg.value, read, bound, depth + 1)
-    statements = [
-        s
-        for s in body_statements(helper.body)
-        if not (
-            isinstance(s, cst.SimpleStatementLine)
-            and isinstance(s.body[0], cst.Expr)
-            and isinstance(s.body[0].value, cst.SimpleString)
-        )
-    ]
-    if (
-        len(statements) == 1
-        and isinstance(statements[0], cst.SimpleStatementLine)
-        and isinstance(statements[0].body[0], cst.Return)
-        and statements[0].body[0].value is not None
-    ):
-        return _text(statements[0].body[0].value, read, inner, depth + 1)
+    returned = sole_return(helper)
+    if returned is not None:
+        return _text(returned, read, inner, depth + 1)
     raise _Unknown(f"{helper.name.value}() is more than one return")
 
 

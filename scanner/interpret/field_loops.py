@@ -36,7 +36,7 @@ from scanner.model import (
 )
 from scanner.patterns import dynamic_matches, matches
 from scanner.settings import Settings
-from scanner.syntax.scopes import body_statements, param_list
+from scanner.syntax.scopes import body_statements, param_list, sole_return
 from scanner.syntax.symbols import qualify
 from scanner.syntax.walk import nodes
 
@@ -401,23 +401,10 @@ def _returned(
     bound = {
         p: _text(parsed, a.value, env, depth + 1) for p, a in zip(params, call.args, strict=False)
     }
-    statements = [
-        s
-        for s in body_statements(method.body)
-        if not (
-            isinstance(s, cst.SimpleStatementLine)
-            and isinstance(s.body[0], cst.Expr)
-            and isinstance(s.body[0].value, cst.SimpleString)
-        )
-    ]
-    if (
-        len(statements) == 1
-        and isinstance(statements[0], cst.SimpleStatementLine)
-        and isinstance(statements[0].body[0], cst.Return)
-        and statements[0].body[0].value is not None
-    ):
+    returned = sole_return(method)
+    if returned is not None:
         inner = _Env(env.node, env.chain, env.loop, env.field, bound, own_first or env.first)
-        return _text(parsed, statements[0].body[0].value, inner, depth + 1)
+        return _text(parsed, returned, inner, depth + 1)
     raise _Unknown(f"{method.name.value}() is more than one return")
 
 

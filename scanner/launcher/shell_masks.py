@@ -14,6 +14,7 @@ whose text the scan never reports as a value (shell_repair parses the result).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -43,14 +44,7 @@ def in_patterns(data: bytes, root: Node) -> bytes | None:
     never a value the scan reports, and the grammar fails on those characters there."""
     if b"${" not in data:
         return None
-    out: bytearray | None = None
-    for hit in _PATTERN.finditer(data):
-        spots = _pattern_spots(data, hit.end())
-        if spots and not literal_at(root, data, hit.start()):
-            out = out if out is not None else bytearray(data)
-            for spot in spots:
-                out[spot] = ord("?")
-    return bytes(out) if out is not None else None
+    return _masked(data, root, _PATTERN, _pattern_spots, b"?")
 
 
 def in_words(data: bytes, root: Node) -> bytes | None:
@@ -59,13 +53,25 @@ def in_words(data: bytes, root: Node) -> bytes | None:
     read as ``_``; None when there is none."""
     if not root.has_error or b"${" not in data:
         return None
+    return _masked(data, root, _DEFAULTING, _word_spots, b"_")
+
+
+def _masked(
+    data: bytes,
+    root: Node,
+    start: re.Pattern[bytes],
+    spots_after: Callable[[bytes, int], list[int]],
+    mask: bytes,
+) -> bytes | None:
+    """``data`` with ``mask`` at every spot ``spots_after`` finds after a match of
+    ``start`` where something expands; None when there is none."""
     out: bytearray | None = None
-    for hit in _DEFAULTING.finditer(data):
-        spots = _word_spots(data, hit.end())
+    for hit in start.finditer(data):
+        spots = spots_after(data, hit.end())
         if spots and not literal_at(root, data, hit.start()):
             out = out if out is not None else bytearray(data)
             for spot in spots:
-                out[spot] = ord("_")
+                out[spot] = mask[0]
     return bytes(out) if out is not None else None
 
 

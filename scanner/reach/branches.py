@@ -707,17 +707,8 @@ def _local_tests(
         return
     yield from _kept(module, function, name, outcomes, tree, carriers, depth, choices, after)
     for call, key in module.arguments_passing(function).get(name, ()):
-        if call.lineno <= after:
-            continue
-        callee = _callee(module, call, tree)
-        if callee is None:
-            continue
-        target, definition = callee
-        parameter = _parameter(definition, key, isinstance(call.func, ast.Attribute))
-        if parameter is not None:
-            yield from _local_tests(
-                target, definition, parameter, outcomes, tree, carriers, depth + 1, choices=choices
-            )
+        if call.lineno > after:
+            yield from _in_callee(module, call, key, outcomes, tree, carriers, depth + 1, choices)
 
 
 def _handed(
@@ -746,16 +737,31 @@ def _handed(
         return
     if any(isinstance(a, ast.Starred) for a in call.args[: key if isinstance(key, int) else 0]):
         return  # ``f(*rest, x)``: where x lands is not known
+    # The callee's own tests only: where it hands the value on again is not followed (a
+    # value handed down every call of a large tree is weighed at every test it meets).
+    yield from _in_callee(module, call, key, outcomes, tree, carriers, MAX_CARRY + 2, choices)
+
+
+def _in_callee(
+    module: Module,
+    call: ast.Call,
+    key: str | int,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """The tests of the parameter of the tree's function ``call`` calls that the argument
+    ``key`` (a position or a keyword) lands in."""
     callee = _callee(module, call, tree)
     if callee is None:
         return
     target, definition = callee
     parameter = _parameter(definition, key, isinstance(call.func, ast.Attribute))
     if parameter is not None:
-        # The callee's own tests only: where it hands the value on again is not followed
-        # (a value handed down every call of a large tree is weighed at every test it meets).
         yield from _local_tests(
-            target, definition, parameter, outcomes, tree, carriers, MAX_CARRY + 2, choices=choices
+            target, definition, parameter, outcomes, tree, carriers, depth, choices=choices
         )
 
 

@@ -405,13 +405,7 @@ class _Judged:
         gained = self._union(instead, "kernel") - self._union(lost, "kernel")
         if not gained:
             return None
-        first, _, first_steps = self._witness(lost, left)
-        second, _, second_steps = self._witness(instead, gained)
-        return Evidence(
-            Role.UNKNOWN,
-            f"each value may reach a kernel of its own: unset, {_chain(first_steps, first)}; "
-            f"{self.knob.name}={value!r}, {_chain(second_steps, second)}",
-        )
+        return self._each_own("may reach", value, (lost, left), (instead, gained))
 
     def _turns_on(self, value: str) -> Evidence | None:
         gained, left = self._left(value, None)
@@ -452,11 +446,22 @@ class _Judged:
         gained = self._union(gained_branches, "kernel_always")
         if not lost or not gained:
             return None
-        first, _, first_steps = self._witness(lost_branches, lost)
-        second, _, second_steps = self._witness(gained_branches, gained)
+        return self._each_own("reaches", value, (lost_branches, lost), (gained_branches, gained))
+
+    def _each_own(
+        self,
+        verb: str,
+        value: str,
+        unset: tuple[Sequence[Branch], frozenset[Mark]],
+        other: tuple[Sequence[Branch], frozenset[Mark]],
+    ) -> Evidence:
+        """Unknown: unset and ``value`` each reach (or ``verb``: may reach) a kernel of
+        their own, shown by a witness of each side's kernels."""
+        first, _, first_steps = self._witness(*unset)
+        second, _, second_steps = self._witness(*other)
         return Evidence(
             Role.UNKNOWN,
-            f"each value reaches a kernel of its own: unset, {_chain(first_steps, first)}; "
+            f"each value {verb} a kernel of its own: unset, {_chain(first_steps, first)}; "
             f"{self.knob.name}={value!r}, {_chain(second_steps, second)}",
         )
 

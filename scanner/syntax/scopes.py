@@ -29,3 +29,24 @@ def body_statements(
     if isinstance(body, cst.SimpleStatementSuite):
         return body.body
     return ()
+
+
+def sole_return(function: cst.FunctionDef) -> cst.BaseExpression | None:
+    """What a function whose body is one ``return`` (after a docstring) returns; None for
+    any other body."""
+    statements = [
+        s
+        for s in body_statements(function.body)
+        if not (
+            isinstance(s, cst.SimpleStatementLine)
+            and isinstance(s.body[0], cst.Expr)
+            and isinstance(s.body[0].value, cst.SimpleString)
+        )
+    ]
+    if (
+        len(statements) == 1
+        and isinstance(statements[0], cst.SimpleStatementLine)
+        and isinstance(statements[0].body[0], cst.Return)
+    ):
+        return statements[0].body[0].value
+    return None
