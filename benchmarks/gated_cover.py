@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from knobregistry.plural import counted
+from knobregistry._text.plural import counted
+from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import Triage, load_registry
-from knobregistry.scan_for import scan_for
 from scanner.code_units import nodes
 from scanner.gated import gated_code
 from scanner.reach.evidence import CodeReach

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from knobregistry.cache import default_cache_dir
+from knobregistry._io.cache import default_cache_dir
 from knobregistry.trace.native import native_level
 from knobregistry.trace.session import HOOK, traced_environment
 

@@ -57,7 +57,7 @@ class LazyGroup(click.Group):
         name = args[0] if args else ""
         known = self.list_commands(ctx)
         if name and not name.startswith("-") and name not in known and not ctx.resilient_parsing:
-            from knobregistry.suggest import closest
+            from knobregistry._text.suggest import closest
 
             close = closest(name, known)
             hint = f" Did you mean {close!r}?" if close is not None else ""

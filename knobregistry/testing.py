@@ -12,9 +12,10 @@ import os
 from datetime import date
 from pathlib import Path
 
-from knobregistry.baseline import BaselineError
-from knobregistry.check import CheckResult, shown
-from knobregistry.families import full_check
+from knobregistry._text.paths import shown
+from knobregistry.check.baseline import BaselineError
+from knobregistry.check.families import full_check
+from knobregistry.check.run import CheckResult
 from knobregistry.registry import RegistryError, load_registry
 from knobregistry.report.check_text import render_check_text
 

@@ -21,7 +21,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from knobregistry.procfs import alive
+from knobregistry._io.procfs import alive
 from tests import apt
 
 PACKAGES = ("slurm-wlm", "munge")

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from knobregistry.catalogue import Platform
-from knobregistry.stack_use import imported_modules, project_packages, torch_platform
+from knobregistry.project.stack_use import imported_modules, project_packages, torch_platform
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.processes import run_python
 

@@ -11,9 +11,11 @@ import pytest
 from jsonschema import Draft4Validator
 from rich.console import Console
 
-from knobregistry.check import INVENTORY, Check, Context, run_check
-from knobregistry.codes import RULES
-from knobregistry.diagnostics import Diagnostic, Example, Family, Rule, Severity
+from knobregistry.check.codes import RULES
+from knobregistry.check.diagnostics import Diagnostic, Example, Family, Rule, Severity
+from knobregistry.check.family import Check, Context
+from knobregistry.check.inventory import INVENTORY
+from knobregistry.check.run import run_check
 from knobregistry.registry import load_registry
 from knobregistry.report.check_sarif import check_to_sarif
 from knobregistry.report.check_text import print_check_rich, render_check_text

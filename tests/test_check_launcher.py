@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.profile_checks import check_profiles
+from knobregistry.check.profile_checks import check_profiles
 from knobregistry.registry import load_registry
 from scanner import Settings, scan
 from tests.conftest import REPO, run_knobs, write_tree

@@ -6,12 +6,12 @@ import re
 
 import pytest
 
-from knobregistry.baseline import BASELINE
-from knobregistry.diagnostics import Rule
+from knobregistry.check.baseline import BASELINE
+from knobregistry.check.diagnostics import Rule
+from knobregistry.check.waivers import WAIVERS
 from knobregistry.docsgen import parse, refresh
 from knobregistry.docsgen.sync import DOCS as DOCS_FAMILY
 from knobregistry.registry import load_registry
-from knobregistry.waivers import WAIVERS
 from tests import (
     test_baseline,
     test_diff,

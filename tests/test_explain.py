@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from knobregistry.explain import explain
+from knobregistry.explain.explanation import explain
 from knobregistry.registry import load_registry
 from knobregistry.report.explain import print_explain_rich
 from tests.conftest import run_knobs, write_tree

@@ -17,7 +17,7 @@ from knobregistry.export.megatron_flags import (
     boolean,
 )
 from knobregistry.profiles.megatron import MegatronFields, megatron_fields
-from knobregistry.trainer_types import CONFIG_CLASSES
+from knobregistry.project.trainer_types import CONFIG_CLASSES
 
 
 def test_every_renamed_flag_megatron_core_declares_is_in_the_tables() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.codes import RULES
-from knobregistry.diagnostics import Rule
+from knobregistry.check.codes import RULES
+from knobregistry.check.diagnostics import Rule
 from knobregistry.profiles.megatron import MegatronMissing, megatron_fields
 from tests.conftest import run_knobs, write_tree
 from tests.forked import run_forked

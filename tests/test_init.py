@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from knobregistry.atomic import write_atomic
+from knobregistry._io.atomic import write_atomic
 from knobregistry.cli import main
 from knobregistry.commands import init as init_module
-from knobregistry.init import SCHEMA_COPY, schema_reference, shipped_schema
+from knobregistry.init.starter import SCHEMA_COPY, schema_reference, shipped_schema
 from knobregistry.registry import Policy, Triage, load_registry
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.sample_project import project

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.init import SCHEMA_COPY, shipped_schema
+from knobregistry.init.starter import SCHEMA_COPY, shipped_schema
 from tests.conftest import run_knobs
 
 SHIPPED = shipped_schema().read_text(encoding="utf-8")

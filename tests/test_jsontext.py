@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knobregistry.jsontext import dumps, loads
+from knobregistry._io.jsontext import dumps, loads
 
 
 def test_a_lone_surrogate_is_written_as_its_escape() -> None:

@@ -100,137 +100,41 @@ def test_the_layer_check_would_catch_an_upward_import(tmp_path: Path) -> None:
     assert scanner_layer("scanner.syntax.events") < found["scanner.run.work"]
 
 
-# knobregistry's parts (its top-level modules and subpackages), and the parts each may
-# import. Leaves first; the CLI (commands) on top. `check` runs families of checks and
-# imports none of them; `families` composes them. "scanner" is the scanner package.
-KNOBREGISTRY_IMPORTS: dict[str, set[str]] = {
-    # leaves: conventions, small helpers, the data model
-    "__init__": set(),
-    "plural": set(),
-    "printable": set(),
-    "schema_words": set(),
-    # the shipped determinism settings of the stack (package data)
-    "catalogue": {"plural", "validated"},
-    "suggest": set(),
-    "progress": set(),
-    "files": set(),
-    "procfs": set(),
-    "surrogates": set(),
-    "digits": set(),  # how long a number knobs reads may be
-    "jsontext": {"digits", "surrogates"},
-    "pytest_ini": set(),
-    "paths": {"scanner"},
-    "feature": {"scanner"},
-    "cache": set(),
-    # documents already found valid against a schema, by hash (skips importing jsonschema)
-    "validated": {"cache"},
-    "atomic": {"files", "procfs"},
-    "checksum_format": set(),  # the checksum records' format: the recorder's and triage's
-    # the runtime a training script imports (torch, an optional dependency); no CLI part
-    # imports it
-    "torch": {"atomic", "checksum_format", "digits"},
-    "lock": {"files", "printable", "procfs"},  # one writer of a registry at a time
-    "stdout": {"files"},
-    "width": set(),  # how wide a command's output may be: the terminal's, COLUMNS, or 100
-    "columns": set(),  # tables laid out to a width, names never broken
-    "diagnostics": set(),
-    "codes": {"diagnostics"},
-    "pyproject": {"scanner", "digits"},
-    "registry": {"scanner", "digits", "files", "pyproject", "schema_words", "surrogates"}
-    | {"validated"},
-    "yaml_format": {"scanner", "feature", "surrogates"},
-    # how each site reads a knob whose sites disagree (`sites:`): init writes it, check holds it
-    "site_reads": {"scanner", "feature", "yaml_format"},
-    # profiles and what renders them
-    # the types of the trainers' config keys, read from megatron-core's and torchtitan's
-    # source (and the megatron config classes profiles import fields from)
-    # what is read from an installed trainer, kept in the user's cache folder
-    "fields_cache": {"atomic", "cache", "jsontext", "progress"},
-    "trainer_types": {"scanner", "cache", "fields_cache"},
-    "profiles": {
-        "catalogue",
-        *("scanner", "atomic", "cache", "codes", "diagnostics", "feature", "progress"),
-        *("fields_cache", "jsontext", "registry", "suggest", "trainer_types"),
-    },
-    "export": {"scanner", "catalogue", "plural", "printable", "profiles", "registry"}
-    | {"surrogates"},
-    # the one scan of a registry's scope (or a command line's paths): settings, cache, progress
-    "scan_for": {"scanner", "cache", "paths", "progress", "pyproject", "registry", "trainer_types"},
-    # the check engine and its inventory family
-    "check": {
-        *("scanner", "cache", "codes", "diagnostics", "feature", "paths", "plural"),
-        *("progress", "pyproject", "registry", "scan_for", "site_reads", "trainer_types"),
-        "yaml_format",
-    },
-    # the other families of checks, each importing check, never the reverse
-    "profile_checks": {"scanner", "check", "codes", "diagnostics", "feature", "profiles"}
-    | {"catalogue", "registry", "stack_checks"},
-    "waivers": {"check", "codes", "diagnostics", "paths", "registry"},
-    "baseline": {"atomic", "check", "codes", "diagnostics", "files", "jsontext", "paths"}
-    | {"plural"},
-    "docsgen": {
-        *("scanner", "atomic", "check", "codes", "diagnostics", "export", "files"),
-        *("paths", "plural", "printable", "profiles", "registry"),
-    },
-    # what a triage was measured on: the code each knob gates (scanner.gated), recorded
-    "fingerprints": {"scanner", "registry", "scan_for"},
-    "stale_triage": {
-        *("scanner", "check", "codes", "diagnostics", "feature", "fingerprints", "plural"),
-        *("profiles", "registry"),
-    },
-    "families": {"baseline", "check", "codes", "diagnostics", "docsgen", "paths", "registry"}
-    | {"profile_checks", "stale_triage", "waivers"},
-    # the other use cases
-    "stack_use": {"catalogue"},
-    "stack_checks": {"scanner", "catalogue", "check", "codes", "diagnostics", "profiles"}
-    | {"registry", "stack_use"},
-    "init": {"scanner", "catalogue", "files", "paths", "plural", "pyproject", "registry"}
-    | {"site_reads", "yaml_format"},
-    "explain": {"scanner", "check", "paths", "profiles", "registry", "scan_for", "suggest"}
-    | {"yaml_format"},
-    "diff": {
-        "columns",
-        *("scanner", "check", "docsgen", "feature", "fingerprints", "paths", "plural"),
-        "printable",
-        *("pyproject", "registry", "scan_for", "yaml_format"),
-    },
-    "trace": {
-        *("catalogue", "columns"),
-        *("scanner", "files", "jsontext", "paths", "plural", "printable", "procfs"),
-        *("profiles", "pyproject", "registry"),
-    },
-    # triage seals its journals with a key kept in the user's cache folder (triage/seal.py)
-    "triage": {
-        *("atomic", "cache", "checksum_format", "files", "jsontext", "lock", "plural"),
-        *("printable", "procfs", "profiles", "registry", "schema_words", "suggest"),
-    },
-    # reporters, the test API, the pytest plugin
-    "report": {
-        "columns",
-        *("scanner", "__init__", "check", "codes", "diagnostics", "explain", "feature"),
-        *("jsontext", "plural", "printable", "registry", "yaml_format"),
-    },
-    "testing": {"baseline", "check", "families", "registry", "report"},
-    "pytest_plugin": {"baseline", "diagnostics", "families", "registry", "report", "testing"}
-    | {"files", "jsontext", "paths", "printable", "trace"},
-    # the CLI on top (cli names its commands as strings, imported when they run)
-    "commands": {
-        *("catalogue", "stack_use"),
-        *("scanner", "atomic", "baseline", "cache", "check", "codes", "diagnostics", "diff"),
-        *("docsgen", "explain", "export", "families", "feature", "files", "fingerprints"),
-        *("init", "lock"),
-        "paths",
-        *("plural", "printable", "profiles", "progress", "pyproject", "registry", "report"),
-        *("scan_for", "site_reads", "stdout", "suggest", "trace", "trainer_types", "triage"),
-        "width",
-    },
-    "cli": {"__init__", "suggest"},
-    "__main__": {"cli"},
+# knobregistry's rooms (its subpackages and the few modules at its top level), each in a
+# layer: a room imports rooms of its own layer or below, and the rooms' imports form no
+# cycle. "scanner" is the scanner package, below every room.
+ROOMS: dict[str, int] = {
+    "__init__": 0,  # the version
+    "_text": 0,  # text for people: counts, widths, tables, safe printing, paths as shown
+    "_io": 1,  # files and processes: atomic writes, bounded reads, locks, JSON, the cache
+    "registry": 2,  # the registry: its document, model, schema, the feature a knob gates
+    "catalogue": 2,  # the shipped determinism settings of the stack (package data)
+    # the runtime a training script imports (torch, an optional dependency)
+    "torch": 2,
+    "project": 3,  # the project a command runs on: its scan, trainer types, stack, fingerprints
+    "profiles": 4,  # profiles resolved into values
+    "export": 4,  # the recipe written in each format
+    "check": 5,  # every rule of `knobs check`, the engine that runs them, their families
+    "docsgen": 5,  # the docs' generated sections
+    # the other use cases, each beside its command
+    "init": 6,
+    "explain": 6,
+    "diff": 6,
+    "trace": 6,
+    "triage": 6,
+    "report": 7,  # the renderers of scans, checks and explanations
+    "testing": 8,  # `knobs check` as an assertion (public)
+    "pytest": 9,  # the pytest plugin and its ini keys
+    "commands": 10,  # the CLI's commands
+    "cli": 11,  # the `knobs` entry point (it names its commands as strings)
+    "__main__": 12,
 }
+# Cycles still to be broken between rooms of one layer.
+KNOWN_CYCLES: set[frozenset[str]] = {frozenset({"check", "docsgen"})}
 
 
-def part_of(module: str) -> str | None:
-    """The part of knobregistry a module belongs to; "scanner" for the scanner; None else."""
+def room_of(module: str) -> str | None:
+    """The room of knobregistry a module belongs to; "scanner" for the scanner; None else."""
     bits = module.split(".")
     if bits[0] == "scanner":
         return "scanner"
@@ -239,12 +143,12 @@ def part_of(module: str) -> str | None:
     return bits[1] if len(bits) > 1 else "__init__"
 
 
-def knobregistry_imports() -> dict[str, set[str]]:
-    """Each part of knobregistry, and the other parts its modules import (``from
-    knobregistry import X`` counts as importing X when X is a part)."""
+def room_imports() -> dict[str, set[str]]:
+    """Each room of knobregistry, and the other rooms its modules import (``from
+    knobregistry import X`` counts as importing X when X is a room)."""
     found: dict[str, set[str]] = {}
     for path in sorted((REPO / "knobregistry").rglob("*.py")):
-        own = part_of(module_of(path))
+        own = room_of(module_of(path))
         assert own is not None
         targets = found.setdefault(own, set())
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -257,52 +161,64 @@ def knobregistry_imports() -> dict[str, set[str]]:
                 if node.module == "knobregistry":
                     names = [f"knobregistry.{alias.name}" for alias in node.names]
             for name in names:
-                part = part_of(name)
-                if part == "__init__" or (
-                    part is not None and part != "scanner" and part not in KNOBREGISTRY_IMPORTS
-                ):
-                    part = "__init__"  # `from knobregistry import __version__`
-                if part is not None and part != own:
-                    targets.add(part)
+                room = room_of(name)
+                if room is not None and room != "scanner" and room not in ROOMS:
+                    room = "__init__"  # `from knobregistry import __version__`
+                if room is not None and room != own:
+                    targets.add(room)
     return found
 
 
-def test_knobregistry_parts_import_only_what_the_table_allows() -> None:
-    actual = knobregistry_imports()
-    assert set(actual) == set(KNOBREGISTRY_IMPORTS)  # a new part gets a row
-    beyond = {
-        part: sorted(targets - KNOBREGISTRY_IMPORTS[part])
-        for part, targets in actual.items()
-        if targets - KNOBREGISTRY_IMPORTS[part]
+def upward(imports: dict[str, set[str]]) -> dict[str, list[str]]:
+    """The imports of a room above its own layer."""
+    return {
+        room: sorted(t for t in targets if t != "scanner" and ROOMS[t] > ROOMS[room])
+        for room, targets in imports.items()
+        if any(t != "scanner" and ROOMS[t] > ROOMS[room] for t in targets)
     }
-    assert beyond == {}
 
 
-def test_the_table_has_no_cycle_and_check_imports_no_family() -> None:
-    order: list[str] = []
-    visiting: set[str] = set()
-
-    def visit(part: str) -> None:
-        if part in order or part == "scanner":
-            return
-        assert part not in visiting, f"a cycle through {part}"
-        visiting.add(part)
-        for target in sorted(KNOBREGISTRY_IMPORTS[part]):
-            visit(target)
-        visiting.discard(part)
-        order.append(part)
-
-    for part in sorted(KNOBREGISTRY_IMPORTS):
-        visit(part)
-    clients = {"profile_checks", "waivers", "baseline", "docsgen", "families", "profiles"}
-    assert not KNOBREGISTRY_IMPORTS["check"] & (clients | {"export", "commands", "report"})
-    users_of_commands = {p for p, targets in KNOBREGISTRY_IMPORTS.items() if "commands" in targets}
-    assert users_of_commands == set()
+def cycles(imports: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The pairs of rooms that reach each other through imports."""
+    reach = {room: set(targets) - {"scanner"} for room, targets in imports.items()}
+    changed = True
+    while changed:
+        changed = False
+        for targets in reach.values():
+            more = set().union(*(reach.get(t, set()) for t in targets)) - targets
+            if more:
+                targets |= more
+                changed = True
+    return {frozenset({a, b}) for a in reach for b in reach[a] if a != b and a in reach.get(b, ())}
 
 
-def test_the_table_check_would_catch_an_upward_import(tmp_path: Path) -> None:
+def test_every_room_has_a_layer_and_the_top_level_keeps_five_modules_at_most() -> None:
+    rooms = {room_of(module_of(p)) for p in (REPO / "knobregistry").rglob("*.py")}
+    assert rooms == set(ROOMS)  # a new room gets a row
+    top = sorted(p.name for p in (REPO / "knobregistry").glob("*.py"))
+    assert top == ["__init__.py", "__main__.py", "cli.py", "testing.py"]
+
+
+def test_rooms_import_only_their_own_layer_and_below() -> None:
+    assert upward(room_imports()) == {}
+
+
+def test_rooms_import_each_other_in_no_cycle() -> None:
+    assert cycles(room_imports()) == KNOWN_CYCLES
+
+
+def test_nothing_imports_the_commands_and_check_imports_no_use_case() -> None:
+    imports = room_imports()
+    assert {room for room, targets in imports.items() if "commands" in targets} == set()
+    assert not imports["check"] & {"export", "commands", "report", "init", "triage", "diff"}
+
+
+def test_the_room_check_would_catch_an_upward_import_and_a_cycle(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
-    bad.write_text("from knobregistry.families import CHECKS\nimport knobregistry.waivers\n")
-    parts = {part_of(m) for m in imported_modules(bad)}
-    assert parts == {"families", "waivers"}
-    assert not parts <= KNOBREGISTRY_IMPORTS["check"]
+    bad.write_text(
+        "from knobregistry.report.check_text import render\nimport knobregistry.commands\n"
+    )
+    rooms = {room for m in imported_modules(bad) if (room := room_of(m)) is not None}
+    assert rooms == {"report", "commands"}
+    assert upward({"check": rooms}) == {"check": ["commands", "report"]}
+    assert cycles({"check": {"report"}, "report": {"check"}}) == {frozenset({"check", "report"})}

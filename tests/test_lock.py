@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.lock import LockError, lock_path, locked
+from knobregistry._io.lock import LockError, lock_path, locked
 from knobregistry.registry import Triage, load_registry
 from tests.conftest import REPO, write_tree
 
@@ -63,7 +63,7 @@ def test_records_finishing_together_each_land_in_the_registry(tmp_path: Path) ->
 COUNT = """
 import sys
 from pathlib import Path
-from knobregistry.lock import locked
+from knobregistry._io.lock import locked
 
 counter = Path(sys.argv[1])
 for _ in range(int(sys.argv[2])):
@@ -93,7 +93,7 @@ def test_writers_hammering_one_file_take_turns(tmp_path: Path) -> None:
 HOLD = """
 import sys
 from pathlib import Path
-from knobregistry.lock import locked
+from knobregistry._io.lock import locked
 
 with locked(Path(sys.argv[1])):
     print("held", flush=True)

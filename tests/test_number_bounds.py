@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.digits import MAX_DIGITS
-from knobregistry.jsontext import loads
+from knobregistry._io.digits import MAX_DIGITS
+from knobregistry._io.jsontext import loads
 from knobregistry.registry import Verdict
 from knobregistry.triage import judge, parse_compare
 from tests.conftest import run_knobs, write_tree

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from knobregistry.baseline import Baseline, render_baseline
+from knobregistry.check.baseline import Baseline, render_baseline
 from scanner import scan
 from scanner.source.own_files import REGISTRY_KEYS, written_by_knobs
 from tests.conftest import REPO, run_knobs, write_tree

@@ -18,7 +18,7 @@ from tests.sample_project import REGISTRY as SAMPLE_REGISTRY
 
 pytest_plugins = ["pytester"]
 
-PLUGIN_MODULE = "knobregistry.pytest_plugin"
+PLUGIN_MODULE = "knobregistry.pytest.plugin"
 # Until the pytest11 entry point is installed, load the plugin by name.
 INSTALLED = any(ep.value == PLUGIN_MODULE for ep in entry_points(group="pytest11"))
 # The projects' runs leave out hypothesis's pytest plugin, which they do not use: importing
@@ -48,7 +48,7 @@ INI = "[pytest]\nknobs_registry = registry.yaml\naddopts = -p no:cacheprovider\n
 COUNTING_CONFTEST = """\
 import os
 
-import knobregistry.scan_for as run
+import knobregistry.project.scan_for as run
 
 _scan = run.scan
 
@@ -278,9 +278,9 @@ def test_turned_off_its_ini_keys_stay_known_under_strict_config(
 ) -> None:
     """`-p no:knobs` is the documented way to turn the plugin off; a project's
     `knobs_registry` then neither warns nor fails `--strict-config` (the keys are
-    registered by their own entry point, knobregistry.pytest_ini)."""
+    registered by their own entry point, knobregistry.pytest.ini)."""
     names = {e.value for e in entry_points(group="pytest11")}
-    assert {"knobregistry.pytest_plugin", "knobregistry.pytest_ini"} <= names
+    assert {"knobregistry.pytest.plugin", "knobregistry.pytest.ini"} <= names
     pytester.makeini("[pytest]\nknobs_registry = registry.yaml\n")
     pytester.makepyfile(test_ok="def test_ok():\n    assert True\n")
     result = pytester.runpytest_subprocess("-p", "no:knobs", "--strict-config")

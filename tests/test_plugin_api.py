@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.diagnostics import Severity
+from knobregistry.check.diagnostics import Severity
 from knobregistry.testing import assert_in_sync, check_project
 from tests.sample_project import NEW_GATE_FAILURE, append, edit, project
 

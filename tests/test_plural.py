@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from knobregistry.plural import counted, nonzero
+from knobregistry._text.plural import counted, nonzero
 
 
 @pytest.mark.parametrize(

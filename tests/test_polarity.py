@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.init import PROFILES
+from knobregistry.init.starter import PROFILES
 from knobregistry.registry import loads_registry
 from knobregistry.triage import TriageKnob, make_plan
 from scanner import Polarity

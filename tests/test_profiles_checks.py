@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.diagnostics import Diagnostic, Rule
-from knobregistry.profile_checks import PROFILES, check_profiles
+from knobregistry.check.diagnostics import Diagnostic, Rule
+from knobregistry.check.profile_checks import PROFILES, check_profiles
 from knobregistry.profiles.megatron import MegatronFields, MegatronMissing
 from knobregistry.profiles.torchtitan import TorchTitanFields
 from knobregistry.registry import Registry, load_registry

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from knobregistry.profile_checks import check_profiles
+from knobregistry.check.profile_checks import check_profiles
 from knobregistry.profiles import megatron as lookup
 from knobregistry.registry import RegistryError, load_registry
 from scanner import ScanResult

@@ -1,4 +1,4 @@
-"""Every rule, walked from its one declaration (knobregistry.codes): a unique code, its
+"""Every rule, walked from its one declaration (knobregistry.check.codes): a unique code, its
 family's check, its docs page, its examples run as `knobs check` runs them (Fixit's
 VALID / INVALID), its SARIF link and its `knobs rule` page.
 
@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from knobregistry import diagnostics
-from knobregistry.check import CheckResult
-from knobregistry.codes import RULES, rules_of
-from knobregistry.diagnostics import Family, Files, Group, Rule
-from knobregistry.families import ALL_CHECKS, group_of
+from knobregistry.check import diagnostics
+from knobregistry.check.codes import RULES, rules_of
+from knobregistry.check.diagnostics import Family, Files, Group, Rule
+from knobregistry.check.families import ALL_CHECKS, group_of
+from knobregistry.check.run import CheckResult
 from knobregistry.registry import Policy
 from knobregistry.report.check_sarif import check_to_sarif
 from knobregistry.report.rule import render_rule

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry import progress
+from knobregistry._text import progress
 from scanner import scan
 from tests.conftest import run_knobs, write_tree
 from tests.terminal import on_a_terminal
@@ -88,7 +88,7 @@ def test_a_line_every_few_seconds_the_first_once_it_took_that_long(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     clock = iter([0.0, 1.0, 4.0, 5.5, 6.0, 9.0, 11.0, 12.0])
-    monkeypatch.setattr("knobregistry.progress.time.monotonic", lambda: next(clock))
+    monkeypatch.setattr("knobregistry._text.progress.time.monotonic", lambda: next(clock))
     reporter = progress.line_reporter(5.0)
     with reporter.count("scanning torch", "files") as tick:
         for done in range(7):  # at 1, 4, 5.5, 6, 9, 11 and 12 s

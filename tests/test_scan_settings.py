@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.pyproject import project_settings
-from knobregistry.scan_for import settings_for
-from knobregistry.trainer_types import trainer_config_types
+from knobregistry.project.scan_for import settings_for
+from knobregistry.project.trainer_types import trainer_config_types
+from knobregistry.registry.pyproject import project_settings
 from scanner import Settings
 from scanner.settings import DEFAULT_INCLUDE, ENV_BLOCKS
 from tests.conftest import run_knobs, write_tree

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from knobregistry.catalogue import Platform
+from knobregistry.check.stack_checks import registry_platform
 from knobregistry.registry import load_registry
-from knobregistry.stack_checks import registry_platform
 from tests.conftest import run_knobs, write_tree
 
 KERNEL = 'import os\nFUSED = os.environ.get("DEMO_FUSED", "1") != "0"\n'

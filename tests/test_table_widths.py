@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.columns import Column, Wrap, layout, prose, wrap_text
-from knobregistry.width import PIPED, output_width
+from knobregistry._text.columns import Column, Wrap, layout, prose, wrap_text
+from knobregistry._text.width import PIPED, output_width
 from tests.conftest import GIT_ENV, REPO, run_knobs, write_tree
 from tests.processes import run_python
 

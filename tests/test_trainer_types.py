@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry import trainer_types
-from knobregistry.trainer_types import trainer_config_types
+from knobregistry.project import trainer_types
+from knobregistry.project.trainer_types import trainer_config_types
 from scanner.launcher.config_classes import field_types
 from tests.conftest import run_knobs, write_tree
 

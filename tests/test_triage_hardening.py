@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.procfs import alive
+from knobregistry._io.procfs import alive
 from knobregistry.registry import Verdict
 from knobregistry.triage import Run, judge, parse_compare, streams
 from tests.conftest import REPO, write_tree

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knobregistry import procfs
+from knobregistry._io import procfs
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage import Outcome, Run, Setting, owned, seal
 from knobregistry.triage.journal import Header, Journal, JournalError, Trust

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from knobregistry import procfs
-from knobregistry.procfs import alive
+from knobregistry._io import procfs
+from knobregistry._io.procfs import alive
 from tests.conftest import write_tree
 
 REGISTRY = """

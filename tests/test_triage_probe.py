@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.procfs import alive
+from knobregistry._io.procfs import alive
 from knobregistry.registry import load_registry
 from knobregistry.triage.probe import PROBE_OUTPUT_BYTES, SOURCE, find_probe, run_probe
 from tests.conftest import run_knobs, write_tree

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.procfs import alive
+from knobregistry._io.procfs import alive
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage import Outcome, Run, Setting
 from knobregistry.triage.journal import Header, Journal, JournalError

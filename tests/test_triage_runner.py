@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from knobregistry import procfs
+from knobregistry._io import procfs
 from knobregistry.triage import ORIGIN_VARIABLE, RUN_DIR_VARIABLE, Runner, resolve_arguments
 from knobregistry.triage.runner import _group_empty
 from tests.conftest import write_tree

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from knobregistry.files import FileError, read_range
+from knobregistry._io.files import FileError, read_range
 from knobregistry.registry import Verdict
 from knobregistry.triage import Run, judge, parse_compare
 from tests.conftest import run_knobs, write_tree

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.procfs import alive
+from knobregistry._io.procfs import alive
 from knobregistry.triage.journal import Journal, JournalError
 from tests.test_triage_resume import (
     HANG_GUARD_S,

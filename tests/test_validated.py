@@ -6,8 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry._io.validated import (
+    FOLDER,
+    known_valid,
+    problems_unless_known_valid,
+    remember_valid,
+)
 from knobregistry.registry import RegistryError, load_registry
-from knobregistry.validated import FOLDER, known_valid, problems_unless_known_valid, remember_valid
 from tests.conftest import write_tree
 
 SCHEMA = '{"type": "object"}'

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.check.waivers import waiver_diagnostics, waivers
 from knobregistry.registry import load_registry
-from knobregistry.waivers import waiver_diagnostics, waivers
 from tests.sample_project import IN_SYNC, check, project
 
 WAIVER = (

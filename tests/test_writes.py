@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry import procfs
-from knobregistry.atomic import write_atomic
+from knobregistry._io import procfs
+from knobregistry._io.atomic import write_atomic
 from tests.conftest import as_nobody, run_knobs, write_tree
 from tests.processes import hangup_default, hangup_ignored, run_command, run_python
 
@@ -290,7 +290,7 @@ def test_triage_record_into_a_read_only_folder_keeps_the_results(project: Path) 
 INTERRUPTED_WRITE = """
 import os, signal, sys
 from pathlib import Path
-from knobregistry.atomic import write_atomic
+from knobregistry._io.atomic import write_atomic
 
 target = Path(sys.argv[1])
 signum = getattr(signal, sys.argv[2])

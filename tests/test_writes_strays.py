@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry import procfs
-from knobregistry.atomic import write_atomic
+from knobregistry._io import procfs
+from knobregistry._io.atomic import write_atomic
 
 
 def _dead_pid() -> int:
@@ -40,7 +40,7 @@ def _stray(folder: Path, pid: int, start: int, name: str = "env.sh") -> Path:
 
 
 def test_the_name_says_knobs_the_pid_and_its_start(tmp_path: Path) -> None:
-    from knobregistry.atomic import temporary_prefix
+    from knobregistry._io.atomic import temporary_prefix
 
     start = procfs.start_time(os.getpid())
     assert temporary_prefix(tmp_path / "env.sh") == f".env.sh.knobs-{os.getpid()}-{start}."

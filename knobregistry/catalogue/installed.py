@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from knobregistry._text.plural import counted
 from knobregistry.catalogue.elf_strings import NotElf, read_only_data, variable_names
 from knobregistry.catalogue.load import library_records, reviewed_names
 from knobregistry.catalogue.model import Library
-from knobregistry.plural import counted
 
 
 @dataclass(frozen=True, slots=True)

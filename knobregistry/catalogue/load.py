@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
+from knobregistry._io.validated import problems_unless_known_valid
 from knobregistry.catalogue.model import Entry, Kind, Library, Platform, Reviewed
-from knobregistry.validated import problems_unless_known_valid
 
 # libyaml's safe loader where PyYAML was built with it: the same documents (a test holds
 # every shipped file to it), in a tenth of the time of the pure-Python one.

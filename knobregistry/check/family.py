@@ -1,9 +1,9 @@
-"""A check: the family of rules it reports (knobregistry.codes), and how it runs over one scan.
+"""A check: the family of rules it reports (check.codes), and how it runs over one scan.
 
 `knobs check` runs the families it is given on one scan of the registry's scope.
 This package defines the inventory check; the others (profiles, waivers, the
 baseline, generated docs) live with what they check and are composed in
-knobregistry.families, so that nothing here imports them.
+knobregistry.check.families, so that nothing here imports them.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from knobregistry.codes import rules_of
-from knobregistry.diagnostics import Diagnostic, Family, Rule
+from knobregistry.check.codes import rules_of
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule
 from knobregistry.registry import Registry
 from scanner import ScanResult
 

@@ -1,19 +1,19 @@
 """One function per inventory finding: its Diagnostic, with its message and fix (the rules
-themselves are declared in knobregistry.codes)."""
+themselves are declared in knobregistry.check.codes)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
 
+from knobregistry._text.plural import counted
+from knobregistry.check.codes import rules
+from knobregistry.check.diagnostics import Diagnostic, Rule, Severity
 from knobregistry.check.where import Where
-from knobregistry.codes import rules
-from knobregistry.diagnostics import Diagnostic, Rule, Severity
-from knobregistry.feature import undecided_reason
-from knobregistry.plural import counted
 from knobregistry.registry import KnobEntry, Registry
-from knobregistry.site_reads import sites_yaml
-from knobregistry.yaml_format import (
+from knobregistry.registry.feature import undecided_reason
+from knobregistry.registry.site_reads import sites_yaml
+from knobregistry.registry.yaml_format import (
     entry_yaml,
     gate_summary,
     quoted,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from knobregistry.check.diagnostics import Diagnostic, Family
 from knobregistry.check.family import Check, Context
 from knobregistry.check.reconcile import reconcile
-from knobregistry.diagnostics import Diagnostic, Family
 
 
 def _run(context: Context) -> tuple[Diagnostic, ...]:

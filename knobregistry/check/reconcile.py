@@ -6,12 +6,12 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from knobregistry.check import findings
+from knobregistry.check.diagnostics import Diagnostic
 from knobregistry.check.findings import states_default_on
 from knobregistry.check.site_records import recorded_sites_drift
 from knobregistry.check.where import Where
-from knobregistry.diagnostics import Diagnostic
-from knobregistry.feature import is_launch_fact, is_undecided, knob_feature_on
 from knobregistry.registry import KnobEntry, Policy, Registry, holds_name
+from knobregistry.registry.feature import is_launch_fact, is_undecided, knob_feature_on
 from scanner import Knob, ScanResult, Site
 
 

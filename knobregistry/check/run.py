@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from knobregistry._text.paths import shown
+from knobregistry.check.diagnostics import Diagnostic, Rule, Severity
 from knobregistry.check.family import Check, Context
 from knobregistry.check.inventory import INVENTORY
-from knobregistry.diagnostics import Diagnostic, Rule, Severity
-from knobregistry.paths import shown
+from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import Policy, Registry
-from knobregistry.scan_for import scan_for
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,11 +7,11 @@ new site that reads the knob another way are each a drift (KNB003).
 
 from __future__ import annotations
 
+from knobregistry.check.codes import rule
+from knobregistry.check.diagnostics import Diagnostic
 from knobregistry.check.where import Where
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic
 from knobregistry.registry import KnobEntry, SiteRecord
-from knobregistry.site_reads import SiteRead, site_read, site_reads, sites_yaml
+from knobregistry.registry.site_reads import SiteRead, site_read, site_reads, sites_yaml
 from scanner import Knob
 
 

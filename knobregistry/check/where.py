@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from knobregistry.diagnostics import Diagnostic, Rule
-from knobregistry.paths import shown
+from knobregistry._text.paths import shown
+from knobregistry.check.diagnostics import Diagnostic, Rule
 from knobregistry.registry import KeyPath, Registry
 from scanner import Site, Write
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import click
 
+from knobregistry._text.suggest import closest
 from knobregistry.catalogue import entries, libraries, library_records
 from knobregistry.catalogue.render import render_entries
 from knobregistry.commands.exit_codes import ExitCode
-from knobregistry.suggest import closest
 
 
 @click.command("catalogue")

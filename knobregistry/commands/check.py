@@ -8,15 +8,15 @@ from pathlib import Path
 
 import click
 
-from knobregistry.baseline import BaselineError, write_baseline
-from knobregistry.check import CheckResult, run_check
+from knobregistry._text.progress import reporting, stderr_reporter
+from knobregistry._text.width import output_width
+from knobregistry.check.baseline import BaselineError, write_baseline
+from knobregistry.check.families import CHECKS, with_baseline
+from knobregistry.check.run import CheckResult, run_check
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
-from knobregistry.families import CHECKS, with_baseline
-from knobregistry.progress import reporting, stderr_reporter
 from knobregistry.registry import RegistryError
 from knobregistry.report.check_formats import CHECK_FORMATS, formats_help
-from knobregistry.width import output_width
 
 FORMATS = tuple(CHECK_FORMATS)
 

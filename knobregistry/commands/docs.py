@@ -6,10 +6,14 @@ from pathlib import Path
 
 import click
 
-from knobregistry.atomic import write_atomic
+from knobregistry._io.atomic import write_atomic
+from knobregistry._io.files import FileError, read_text
+from knobregistry._io.stdout import write_exactly
+from knobregistry._text.paths import shown
+from knobregistry._text.plural import counted
+from knobregistry.check.diagnostics import Diagnostic, Severity
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
-from knobregistry.diagnostics import Diagnostic, Severity
 from knobregistry.docsgen import (
     MarkerProblem,
     doc_diagnostics,
@@ -21,12 +25,8 @@ from knobregistry.docsgen import (
     render_page,
 )
 from knobregistry.docsgen.sync import marker_diagnostic
-from knobregistry.files import FileError, read_text
-from knobregistry.paths import shown
-from knobregistry.plural import counted
 from knobregistry.registry import Registry, RegistryError, find_registry
 from knobregistry.report.check_text import fix_lines
-from knobregistry.stdout import write_exactly
 
 
 @click.command("docs")

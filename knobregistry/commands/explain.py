@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
+from knobregistry._text.paths import shown
+from knobregistry._text.width import output_width
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
-from knobregistry.explain import explain, suggestions
-from knobregistry.paths import shown
+from knobregistry.explain.explanation import explain, suggestions
 from knobregistry.registry import RegistryError
 from knobregistry.report.explain import print_explain_rich, render_explain_text
-from knobregistry.width import output_width
 
 
 @click.command("explain")

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import click
 
-from knobregistry.atomic import write_atomic
+from knobregistry._io.atomic import write_atomic
+from knobregistry._io.files import FileError
+from knobregistry._io.stdout import write_exactly
+from knobregistry._text.paths import shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.export import (
@@ -21,13 +24,10 @@ from knobregistry.export import (
     render,
 )
 from knobregistry.export.review import render_review, summary, undecided_message
-from knobregistry.feature import is_required
-from knobregistry.files import FileError
-from knobregistry.paths import shown
 from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
+from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import Registry, RegistryError
-from knobregistry.scan_for import scan_for
-from knobregistry.stdout import write_exactly
+from knobregistry.registry.feature import is_required
 from scanner import ScanResult
 
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import click
 
+from knobregistry._text.paths import shown
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
-from knobregistry.fingerprints import (
+from knobregistry.project.fingerprints import (
     Fingerprint,
     Status,
     fingerprints,
@@ -18,9 +19,8 @@ from knobregistry.fingerprints import (
     record_code,
     retriage_command,
 )
-from knobregistry.paths import shown
+from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import Registry, RegistryError
-from knobregistry.scan_for import scan_for
 from knobregistry.triage.yaml_edit import RecordError, add_code
 
 

@@ -8,26 +8,26 @@ from typing import NoReturn
 
 import click
 
-from knobregistry.atomic import write_atomic
+from knobregistry._io.atomic import write_atomic
+from knobregistry._io.lock import LockError, locked
+from knobregistry._text.paths import shown
+from knobregistry._text.plural import counted
+from knobregistry._text.progress import reporting, stderr_reporter
 from knobregistry.catalogue import Platform
 from knobregistry.commands.exit_codes import ExitCode
-from knobregistry.feature import undecided_gate
-from knobregistry.init import (
+from knobregistry.init.starter import (
     SCHEMA_COPY,
     render_starter,
     schema_copy,
     schema_reference,
     shipped_schema,
 )
-from knobregistry.lock import LockError, locked
-from knobregistry.paths import shown
-from knobregistry.plural import counted
-from knobregistry.progress import reporting, stderr_reporter
-from knobregistry.pyproject import PyprojectError, project_settings
+from knobregistry.project.scan_for import scan_for
+from knobregistry.project.stack_use import StackUse, stack_use
 from knobregistry.registry import Registry, ScanScope
-from knobregistry.scan_for import scan_for
-from knobregistry.site_reads import sites_disagree
-from knobregistry.stack_use import StackUse, stack_use
+from knobregistry.registry.feature import undecided_gate
+from knobregistry.registry.pyproject import PyprojectError, project_settings
+from knobregistry.registry.site_reads import sites_disagree
 from scanner import Language, Role
 
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import click
 
+from knobregistry._text.plural import counted
 from knobregistry.commands.exit_codes import usage_error
-from knobregistry.plural import counted
 from scanner.run.pool import JOBS_PER_CPU, default_jobs
 
 _DIGITS = 20  # what a count may be written with; more is cut in the message

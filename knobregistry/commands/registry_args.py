@@ -7,8 +7,8 @@ from typing import NoReturn
 
 import click
 
+from knobregistry._text.paths import shown
 from knobregistry.commands.exit_codes import ExitCode
-from knobregistry.paths import shown
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_github import render_registry_problems_github
 

@@ -6,11 +6,11 @@ import sys
 
 import click
 
-from knobregistry.codes import RULES, find_rule
+from knobregistry._text.suggest import closest, closest_code
+from knobregistry._text.width import output_width
+from knobregistry.check.codes import RULES, find_rule
 from knobregistry.commands.exit_codes import ExitCode
 from knobregistry.report.rule import render_rule, render_rule_list
-from knobregistry.suggest import closest, closest_code
-from knobregistry.width import output_width
 
 
 @click.command("rule")

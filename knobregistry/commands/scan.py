@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from knobregistry.cache import chosen_cache_dir
+from knobregistry._io.cache import chosen_cache_dir
+from knobregistry._text.progress import reporting, stderr_reporter
 from knobregistry.commands.cache_options import cache_options
 from knobregistry.commands.exit_codes import usage_error
-from knobregistry.progress import reporting, stderr_reporter
-from knobregistry.pyproject import PyprojectError, project_settings
+from knobregistry.project.scan_for import scan_with, settings_for
+from knobregistry.registry.pyproject import PyprojectError, project_settings
 from knobregistry.report.scan_json import render_scan_json
-from knobregistry.scan_for import scan_with, settings_for
 from scanner import Settings
 from scanner.settings import DEFAULT_INCLUDE
 
@@ -106,7 +106,7 @@ def scan_command(
         # rich and the table: not loaded for JSON, which scripts and the CI guard read
         from rich.console import Console
 
+        from knobregistry._text.width import output_width
         from knobregistry.report.scan_table import render_scan_table
-        from knobregistry.width import output_width
 
         render_scan_table(result, Console(highlight=False, width=output_width(sys.stdout)))

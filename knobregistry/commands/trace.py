@@ -14,19 +14,20 @@ from pathlib import Path
 
 import click
 
-from knobregistry.atomic import write_atomic
-from knobregistry.cache import default_cache_dir
+from knobregistry._io.atomic import write_atomic
+from knobregistry._io.cache import default_cache_dir
+from knobregistry._io.files import FileError
+from knobregistry._text.paths import shown
+from knobregistry._text.printable import printable
+from knobregistry._text.progress import reporting, stderr_reporter
+from knobregistry._text.width import output_width
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.seconds import seconds_or_zero
-from knobregistry.files import FileError
-from knobregistry.paths import shown
-from knobregistry.printable import printable
 from knobregistry.profiles import ProfileError, ResolvedProfile, resolve_profile
-from knobregistry.progress import reporting, stderr_reporter
-from knobregistry.pyproject import PyprojectError
+from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import Registry, RegistryError, find_registry
-from knobregistry.scan_for import scan_for
+from knobregistry.registry.pyproject import PyprojectError
 from knobregistry.trace import (
     GRACE,
     CommandError,
@@ -40,7 +41,6 @@ from knobregistry.trace import (
 )
 from knobregistry.trace.settings import trace_secrets
 from knobregistry.trace.view import EVERYTHING, View, default_view, only_view
-from knobregistry.width import output_width
 from scanner import ScanResult
 
 

@@ -24,15 +24,15 @@ from typing import NoReturn
 import click
 from rich.console import Console
 
+from knobregistry._io.lock import LockError, locked
+from knobregistry._text.paths import shown
 from knobregistry.commands import triage_journal
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.commands.jobs import TRIAGE_JOBS
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.seconds import seconds
 from knobregistry.docsgen.follow import follow_docs
-from knobregistry.fingerprints import code_of
-from knobregistry.lock import LockError, locked
-from knobregistry.paths import shown
+from knobregistry.project.fingerprints import code_of
 from knobregistry.registry import Registry, RegistryError, load_registry
 from knobregistry.triage import (
     Host,

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
+from knobregistry._text.plural import counted
 from knobregistry.commands.exit_codes import usage_error
-from knobregistry.plural import counted
 from knobregistry.triage import leftovers, seal
 from knobregistry.triage.journal import Journal, JournalError, Trust, new_folder
 from knobregistry.triage.sweep_header import Header, differences, shown_command

@@ -1,5 +1,5 @@
 """What a change does to the code a triage was measured on: the units each knob's latest
-record keeps (`code:`, see knobregistry.fingerprints), held at both revisions."""
+record keeps (`code:`, see knobregistry.project.fingerprints), held at both revisions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from knobregistry.fingerprints import UnitChange, changed_units, latest_record, units_of
+from knobregistry.project.fingerprints import UnitChange, changed_units, latest_record, units_of
 from knobregistry.registry import Registry, TriageRecord
 
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from knobregistry.diff.code import CodeChange
-from knobregistry.feature import feature_on_by_default, is_undecided
 from knobregistry.registry import Registry, Triage
-from knobregistry.yaml_format import common_default
+from knobregistry.registry.feature import feature_on_by_default, is_undecided
+from knobregistry.registry.yaml_format import common_default
 from scanner import GateKind, Knob, Polarity, ScanResult, Site
 
 NOT_REGISTERED = "not registered"

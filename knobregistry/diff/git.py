@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
-from knobregistry.printable import printable
+from knobregistry._text.printable import printable
 
 _FILE_MODES = frozenset({"100644", "100755"})
 

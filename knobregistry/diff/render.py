@@ -6,12 +6,12 @@ import json
 import textwrap
 from collections.abc import Sequence
 
-from knobregistry.columns import Column, Wrap, layout, prose
+from knobregistry._text.columns import Column, Wrap, layout, prose
+from knobregistry._text.plural import counted
 from knobregistry.diff.compare import NOT_REGISTERED, ORDER, Change, KnobChange, KnobDiff, KnobState
 from knobregistry.docsgen.render import cell, table
-from knobregistry.feature import feature_values
-from knobregistry.fingerprints import UnitChange
-from knobregistry.plural import counted
+from knobregistry.project.fingerprints import UnitChange
+from knobregistry.registry.feature import feature_values
 from scanner import GateKind, Polarity
 
 

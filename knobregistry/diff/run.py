@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from knobregistry._text.paths import shown
 from knobregistry.diff.code import code_changes
 from knobregistry.diff.compare import KnobDiff, KnobState, compare, states
 from knobregistry.diff.git import (
@@ -26,11 +27,10 @@ from knobregistry.diff.git import (
     repository_root,
     resolve,
 )
-from knobregistry.paths import shown
-from knobregistry.pyproject import PYPROJECT, PyprojectError, settings_of, tool_table_of
+from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import Registry, loads_registry, pyproject_problem
 from knobregistry.registry.document import decode_document
-from knobregistry.scan_for import scan_for
+from knobregistry.registry.pyproject import PYPROJECT, PyprojectError, settings_of, tool_table_of
 from scanner import ScanResult, Settings
 from scanner.source.files import DEFAULT_INCLUDE
 

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from knobregistry.atomic import write_atomic
+from knobregistry._io.atomic import write_atomic
+from knobregistry._io.files import FileError
+from knobregistry._text.paths import shown
+from knobregistry._text.plural import counted
 from knobregistry.docsgen.sync import find_docs, refresh, registry_ref
-from knobregistry.files import FileError
-from knobregistry.paths import shown
-from knobregistry.plural import counted
 from knobregistry.registry import Registry
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import re
 
-from knobregistry.codes import RULES
-from knobregistry.printable import printable
+from knobregistry._text.printable import printable
+from knobregistry.check.codes import RULES
 from knobregistry.profiles import resolve_profile
 from knobregistry.registry import KnobEntry, Pass, Registry, Triage
 from scanner import Polarity

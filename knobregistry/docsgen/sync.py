@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.check import Check, Context
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic, Family
+from knobregistry._text.paths import shown
+from knobregistry.check.codes import rule
+from knobregistry.check.diagnostics import Diagnostic, Family
+from knobregistry.check.family import Check, Context
 from knobregistry.docsgen.markers import Block, MarkerProblem, Parsed, has_markers, parse
 from knobregistry.docsgen.render import blocks_text, default_blocks, render_block, render_page
-from knobregistry.paths import shown
 from knobregistry.registry import Registry, RegistryError, find_registry
 
 DOCS_OUT_OF_DATE = rule("KNB204")

@@ -10,12 +10,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from knobregistry._text.printable import printable
+from knobregistry._text.surrogates import LONE_SURROGATE
 from knobregistry.catalogue import Kind, for_name
-from knobregistry.printable import printable
 from knobregistry.profiles import ResolvedProfile
 from knobregistry.profiles.model import measured_price
 from knobregistry.registry.model import ConfigKey, JsonValue
-from knobregistry.surrogates import LONE_SURROGATE
 
 POSIX_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # The most bytes Linux takes for one string of a new program's environment or command line,

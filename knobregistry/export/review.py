@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from knobregistry._text.plural import counted
 from knobregistry.export.common import Export
 from knobregistry.export.shell import sh_quote
-from knobregistry.plural import counted
 from knobregistry.profiles import LeftAlone, ResolvedProfile, Why
 from knobregistry.profiles.candidates import deterministic_value
 from scanner import Role

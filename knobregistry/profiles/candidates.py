@@ -15,7 +15,8 @@ from enum import Enum
 from fnmatch import fnmatchcase
 
 from knobregistry.catalogue import Kind, for_name
-from knobregistry.feature import (
+from knobregistry.registry import KnobEntry, Registry, SelectRule, SetAction, Triage
+from knobregistry.registry.feature import (
     Off,
     feature_on_by_default,
     feature_values,
@@ -24,7 +25,6 @@ from knobregistry.feature import (
     off_state,
     undecided_gate,
 )
-from knobregistry.registry import KnobEntry, Registry, SelectRule, SetAction, Triage
 from knobregistry.registry.model import ExternalKnob
 from scanner import Knob, Polarity, Role, ScanResult
 from scanner.determinism import setting

@@ -15,9 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from knobregistry.fields_cache import cached_fields, installed_version
-from knobregistry.profiles.backend_keys import ClassesMissing
-from knobregistry.trainer_types import CONFIG_CLASSES
+from knobregistry.project.fields_cache import cached_fields, installed_version
+from knobregistry.project.trainer_types import CONFIG_CLASSES, ClassesMissing
 
 
 @dataclass(frozen=True, slots=True)

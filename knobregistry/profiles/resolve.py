@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from types import MappingProxyType
 
-from knobregistry.feature import feature_on_by_default
+from knobregistry._text.suggest import closest
 from knobregistry.profiles.candidates import Candidate, LeftAlone, knob_candidates, pick
 from knobregistry.profiles.candidates import value as rule_value
 from knobregistry.profiles.model import (
@@ -23,8 +23,8 @@ from knobregistry.profiles.model import (
     Source,
 )
 from knobregistry.registry import KnobEntry, Registry
+from knobregistry.registry.feature import feature_on_by_default
 from knobregistry.registry.model import JsonValue
-from knobregistry.suggest import closest
 from scanner import Polarity, ScanResult
 
 

@@ -16,8 +16,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from knobregistry.fields_cache import cached_fields, installed_version
-from knobregistry.profiles.backend_keys import ClassesMissing
+from knobregistry.project.fields_cache import cached_fields, installed_version
+from knobregistry.project.trainer_types import ClassesMissing
 
 # The root config class, newest layout first: torchtitan 0.3 nests it in the
 # trainer (`Trainer.Config`); 0.1 and 0.2 have `JobConfig` in config.job_config,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from knobregistry.pyproject import PYPROJECT, PyprojectError, folders_up, tool_table
 from knobregistry.registry.model import RegistryError, RegistryProblem
+from knobregistry.registry.pyproject import PYPROJECT, PyprojectError, folders_up, tool_table
 
 REGISTRY_FILENAME = "registry.yaml"
 

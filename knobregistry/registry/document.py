@@ -21,8 +21,9 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from knobregistry.digits import MAX_DIGITS, digit_count
-from knobregistry.files import FileError, read_bytes
+from knobregistry._io.digits import MAX_DIGITS, digit_count
+from knobregistry._io.files import FileError, read_bytes
+from knobregistry._text.surrogates import LONE_SURROGATE
 from knobregistry.registry.compose import (
     MAX_DEPTH,
     TooBig,
@@ -40,7 +41,6 @@ from knobregistry.registry.model import (
     cut,
     nearest_position,
 )
-from knobregistry.surrogates import LONE_SURROGATE
 
 MAX_BYTES = 8 * 1024 * 1024  # read no more: a registry is a few hundred kilobytes at most
 

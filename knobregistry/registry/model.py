@@ -361,7 +361,7 @@ class ScanScope:
 
     def settings(self) -> Settings:
         """The scanner settings the scope gives (an empty include or env_blocks: the
-        scanner's own, filled in by ``knobregistry.scan_for.settings_for``)."""
+        scanner's own, filled in by ``knobregistry.project.scan_for.settings_for``)."""
         return Settings(
             include=self.include,
             exclude=self.exclude,

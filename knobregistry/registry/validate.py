@@ -10,11 +10,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from knobregistry._io.validated import problems_unless_known_valid
+from knobregistry._text.schema_words import TYPE_NAMES, either, fitting_branch
 from knobregistry.registry.checks import semantic_problems
 from knobregistry.registry.document import Document
 from knobregistry.registry.model import KeyPath, RegistryProblem, cut, quote
-from knobregistry.schema_words import TYPE_NAMES, either, fitting_branch
-from knobregistry.validated import problems_unless_known_valid
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

@@ -14,7 +14,7 @@ from knobregistry.report.check_text import print_check_rich, render_check_text
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from knobregistry.check import CheckResult
+    from knobregistry.check.run import CheckResult
 
 
 @dataclass(frozen=True, slots=True)

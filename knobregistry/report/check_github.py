@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from knobregistry.diagnostics import Diagnostic, Severity
+from knobregistry.check.diagnostics import Diagnostic, Severity
 from knobregistry.registry import RegistryProblem, format_key_path
 
 if TYPE_CHECKING:
-    from knobregistry.check import CheckResult
+    from knobregistry.check.run import CheckResult
 
 _COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 

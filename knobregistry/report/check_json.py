@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from knobregistry.diagnostics import Diagnostic, Severity
-from knobregistry.jsontext import dumps
+from knobregistry._io.jsontext import dumps
+from knobregistry.check.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:
-    from knobregistry.check import CheckResult
+    from knobregistry.check.run import CheckResult
 
 FORMAT_VERSION = 1
 

@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from knobregistry import __version__
-from knobregistry.diagnostics import Diagnostic, Rule, Severity
-from knobregistry.jsontext import dumps
+from knobregistry._io.jsontext import dumps
+from knobregistry.check.diagnostics import Diagnostic, Rule, Severity
 
 if TYPE_CHECKING:
-    from knobregistry.check import CheckResult
+    from knobregistry.check.run import CheckResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

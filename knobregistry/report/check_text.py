@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from knobregistry.diagnostics import Diagnostic, Severity
-from knobregistry.plural import counted, nonzero
+from knobregistry._text.plural import counted, nonzero
+from knobregistry.check.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from knobregistry.check import CheckResult
+    from knobregistry.check.run import CheckResult
 
 FIX_INDENT = "    "
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
@@ -61,7 +61,7 @@ def print_check_rich(result: CheckResult, console: Console) -> None:
     entry to paste is never broken, so that it pastes as it is."""
     from rich.text import Text  # rich only on a terminal: piped output is plain text
 
-    from knobregistry.columns import prose
+    from knobregistry._text.columns import prose
 
     width = console.width
     for diagnostic in result.diagnostics:
@@ -86,7 +86,7 @@ def print_check_rich(result: CheckResult, console: Console) -> None:
 def _fix_lines_to(diagnostic: Diagnostic, width: int) -> list[str]:
     """The fix under the report line: its sentences broken to ``width``, its indented lines
     (an entry to paste, a command) whole."""
-    from knobregistry.columns import prose
+    from knobregistry._text.columns import prose
 
     lines: list[str] = []
     for line in (diagnostic.fix or "").splitlines():

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from knobregistry.columns import ELLIPSIS, prose
-from knobregistry.explain import Explanation, Setter, SiteContext
-from knobregistry.feature import feature_on_by_default
-from knobregistry.plural import counted
-from knobregistry.printable import printable
+from knobregistry._text.columns import ELLIPSIS, prose
+from knobregistry._text.plural import counted
+from knobregistry._text.printable import printable
+from knobregistry.explain.explanation import Explanation, Setter, SiteContext
 from knobregistry.registry import Evidence, KnobEntry
-from knobregistry.yaml_format import gate_summary, quoted
+from knobregistry.registry.feature import feature_on_by_default
+from knobregistry.registry.yaml_format import gate_summary, quoted
 from scanner import GateKind, Knob, Polarity, Site
 from scanner.conventions import ON_WORDS
 

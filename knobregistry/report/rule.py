@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from knobregistry.columns import Column, Wrap, layout, prose
-from knobregistry.diagnostics import Rule
+from knobregistry._text.columns import Column, Wrap, layout, prose
+from knobregistry.check.diagnostics import Rule
 
 LIST_COLUMNS = (Column("code"), Column("name", Wrap.WHOLE), Column("severity"), Column("meaning"))
 

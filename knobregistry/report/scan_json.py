@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knobregistry.jsontext import dumps
+from knobregistry._io.jsontext import dumps
 from scanner import DynamicRead, Knob, ScanError, ScanResult, Site, WrapperInfo, Write
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from knobregistry.columns import Cell, Column, Wrap, layout, prose
-from knobregistry.feature import SWITCHES, is_launch_fact, is_undecided, undecided_reason
-from knobregistry.plural import counted
-from knobregistry.printable import printable
+from knobregistry._text.columns import Cell, Column, Wrap, layout, prose
+from knobregistry._text.plural import counted
+from knobregistry._text.printable import printable
+from knobregistry.registry.feature import SWITCHES, is_launch_fact, is_undecided, undecided_reason
 from scanner import GateKind, Knob, Language, ScanResult, Site
 from scanner.run.readers import display
 

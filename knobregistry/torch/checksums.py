@@ -4,7 +4,7 @@ Hooks on every module of a model record, per step, an exact fingerprint (BLAKE2b
 the dtype, the shape and the bytes) of each module's outputs in the forward pass, of
 the gradients flowing through it in the backward pass (``grad_output`` then
 ``grad_input``), and of each parameter's gradient as it is accumulated. The records
-go to ``FOLDER/rank-R.jsonl`` (see knobregistry/checksum_format.py), rewritten
+go to ``FOLDER/rank-R.jsonl`` (see knobregistry/_io/checksum_format.py), rewritten
 atomically at the end of each step, in the order the hooks ran.
 
 A step ends when the optimizer steps (``optimizer`` given) or at ``Checksums.step()``.
@@ -31,9 +31,9 @@ import torch
 from torch import nn
 from torch.utils.hooks import RemovableHandle
 
-from knobregistry.atomic import write_atomic
-from knobregistry.checksum_format import ENVIRONMENT_VARIABLE, FORMAT, VERSION, rank_file
-from knobregistry.digits import MAX_DIGITS
+from knobregistry._io.atomic import write_atomic
+from knobregistry._io.checksum_format import ENVIRONMENT_VARIABLE, FORMAT, VERSION, rank_file
+from knobregistry._io.digits import MAX_DIGITS
 
 FIRST_STEPS = 4  # recorded by default: a nondeterministic kernel shows in the first step
 KEEP_STEPS = 4  # kept by default when every step is recorded

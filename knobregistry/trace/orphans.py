@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from knobregistry import procfs
+from knobregistry._io import procfs
 
 _PR_SET_CHILD_SUBREAPER = 36
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-from knobregistry.paths import shown
+from knobregistry._text.paths import shown
 from knobregistry.profiles import ResolvedProfile
 from knobregistry.registry import Registry
 from knobregistry.trace.model import (

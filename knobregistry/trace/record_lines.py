@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from knobregistry.jsontext import loads
+from knobregistry._io.jsontext import loads
 from knobregistry.trace.model import Level, Seen, TraceSite
 from knobregistry.trace.python_hook import MAX_NAME, MAX_PATH, MAX_VALUE, STACK_DEPTH, VALUES
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knobregistry.files import FileError, read_bytes
+from knobregistry._io.files import FileError, read_bytes
 from knobregistry.trace.model import Copy, Level, Read, Seen, TraceSite, Unreadable
 from knobregistry.trace.record_lines import Entry, Parsed, c_file, python_file
 

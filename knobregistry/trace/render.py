@@ -14,9 +14,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from knobregistry.columns import Column, Wrap, layout, prose
-from knobregistry.plural import counted, nonzero
-from knobregistry.printable import printable
+from knobregistry._text.columns import Column, Wrap, layout, prose
+from knobregistry._text.plural import counted, nonzero
+from knobregistry._text.printable import printable
 from knobregistry.trace.catalogued import catalogued
 from knobregistry.trace.model import (
     Level,

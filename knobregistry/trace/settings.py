@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from knobregistry.pyproject import PYPROJECT, folders_up, problem, tool_table
+from knobregistry.registry.pyproject import PYPROJECT, folders_up, problem, tool_table
 
 MOST = 64  # patterns, and characters in one
 _PATTERN = re.compile(r"[A-Za-z0-9_]*[A-Za-z0-9][A-Za-z0-9_]*")

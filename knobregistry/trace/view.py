@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.plural import counted, nonzero
-from knobregistry.printable import printable
+from knobregistry._text.plural import counted, nonzero
+from knobregistry._text.printable import printable
 from knobregistry.trace.catalogued import catalogued
 from knobregistry.trace.model import MissKind, Read, Reconciled, Seen, Trace
 

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from knobregistry.checksum_format import FORMAT, PASSES, RANK_FILE, VERSION
-from knobregistry.jsontext import loads
-from knobregistry.plural import counted
+from knobregistry._io.checksum_format import FORMAT, PASSES, RANK_FILE, VERSION
+from knobregistry._io.jsontext import loads
+from knobregistry._text.plural import counted
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_LINE_CHARS = 64 * 1024

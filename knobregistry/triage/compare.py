@@ -28,8 +28,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from knobregistry.checksum_format import ENVIRONMENT_VARIABLE
-from knobregistry.files import leads_inside
+from knobregistry._io.checksum_format import ENVIRONMENT_VARIABLE
+from knobregistry._io.files import leads_inside
 from knobregistry.registry import Verdict
 from knobregistry.triage import checksums, ranks, shards, streams
 from knobregistry.triage.model import Run

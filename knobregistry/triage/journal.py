@@ -38,9 +38,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from knobregistry import procfs
-from knobregistry.files import FileError, read_bytes
-from knobregistry.jsontext import loads
+from knobregistry._io import procfs
+from knobregistry._io.files import FileError, read_bytes
+from knobregistry._io.jsontext import loads
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage import owned, seal, sweep_lock
 from knobregistry.triage.journal_format import header_problem, line_problem

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from knobregistry.printable import printable
-from knobregistry.schema_words import TYPE_NAMES, either, fitting_branch
+from knobregistry._text.printable import printable
+from knobregistry._text.schema_words import TYPE_NAMES, either, fitting_branch
 from knobregistry.triage.compare import CompareError, parse_compare
 from knobregistry.triage.cost import CostError, parse_cost
 from knobregistry.triage.request import header_schema

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 
-from knobregistry import procfs
+from knobregistry._io import procfs
 from knobregistry.triage.runner import TERMINATE_GRACE_S
 
 

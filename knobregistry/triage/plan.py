@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
+from knobregistry._text.suggest import closest
 from knobregistry.profiles import Intent, ProfileError, ResolvedProfile, resolve_profile
 from knobregistry.profiles.candidates import knob_candidates
 from knobregistry.registry import Registry, Sweep
-from knobregistry.suggest import closest
 from knobregistry.triage.model import Plan, Setting, TriageKnob
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from knobregistry.jsontext import loads
+from knobregistry._io.jsontext import loads
 from knobregistry.triage.host import Host, describe_host
 from knobregistry.triage.runner import ORIGIN_VARIABLE, RUN_DIR_VARIABLE, resolve_arguments
 

@@ -77,8 +77,9 @@ def probe() -> dict[str, object]:
         ("torch", ("torch",)),
         ("triton", ("triton", "pytorch-triton-rocm", "pytorch-triton")),
         ("megatron-core", ("megatron-core", "megatron_core")),
-        # The frameworks whose kernels a knob's verdict may rest on (knobregistry.fingerprints
-        # compares these names with what is installed where `knobs check` runs).
+        # The frameworks whose kernels a knob's verdict may rest on
+        # (knobregistry.project.fingerprints compares these names with what is installed where
+        # `knobs check` runs).
         ("transformer-engine", ("transformer-engine", "transformer_engine")),
         ("torchtitan", ("torchtitan",)),
         ("vllm", ("vllm",)),

@@ -45,7 +45,7 @@ def knob_updates(
 ) -> list[KnobUpdate]:
     """The updates a triage result makes, in candidate order (nothing after a failed
     baseline); ``trace`` is cited in every record, and each knob's record keeps the code
-    it gates (``code``, by knob: see knobregistry.fingerprints)."""
+    it gates (``code``, by knob: see knobregistry.project.fingerprints)."""
     if result.stopped:
         return []
     build = _Builder(result, host, today, trace, code or {})

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from knobregistry.plural import counted
+from knobregistry._text.plural import counted
 from knobregistry.registry import Sweep, Verdict
 from knobregistry.triage.cost import KnobCost, knob_costs
 from knobregistry.triage.host import Host

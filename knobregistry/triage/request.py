@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
-from knobregistry.printable import printable
+from knobregistry._text.printable import printable
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from knobregistry import procfs
+from knobregistry._io import procfs
 from knobregistry.triage import owned
 from knobregistry.triage.model import Run
 

@@ -20,8 +20,8 @@ import tempfile
 from contextlib import suppress
 from pathlib import Path
 
-from knobregistry.cache import default_cache_dir
-from knobregistry.files import opened_regular
+from knobregistry._io.cache import default_cache_dir
+from knobregistry._io.files import opened_regular
 
 KEY_FILE = "triage.key"
 KEY_BYTES = 32

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from knobregistry.files import FileError, leads_inside, read_range
+from knobregistry._io.files import FileError, leads_inside, read_range
 from knobregistry.triage.tensors import (
     TensorFileError,
     load_tensors,

@@ -20,7 +20,7 @@ import os
 import stat
 from pathlib import Path
 
-from knobregistry.lock import holder
+from knobregistry._io.lock import holder
 
 _HELD: dict[tuple[int, int], int] = {}  # (device, inode) of a journal -> its descriptor
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from knobregistry.files import FileError, read_bytes
-from knobregistry.jsontext import loads
+from knobregistry._io.files import FileError, read_bytes
+from knobregistry._io.jsontext import loads
 
 MAX_BYTES = 64 * 1024 * 1024  # read no more (a path to /dev/zero would never end)
 

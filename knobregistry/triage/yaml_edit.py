@@ -26,9 +26,9 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from knobregistry.atomic import write_atomic
-from knobregistry.files import FileError, read_text
-from knobregistry.lock import LockError, locked
+from knobregistry._io.atomic import write_atomic
+from knobregistry._io.files import FileError, read_text
+from knobregistry._io.lock import LockError, locked
 from knobregistry.registry import RegistryError, Triage, loads_registry
 
 _FLOW_PLAIN = re.compile(r"[A-Za-z0-9_./+=@%~-]+\Z")

@@ -21,9 +21,9 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TypeVar
 
-from knobregistry.cache import default_cache_dir
-from knobregistry.jsontext import loads
-from knobregistry.progress import step
+from knobregistry._io.cache import default_cache_dir
+from knobregistry._io.jsontext import loads
+from knobregistry._text.progress import step
 
 FORMAT = 1  # bump when the stored document changes shape
 T = TypeVar("T")
@@ -84,7 +84,9 @@ def cached_at(
         result = compute()
     document = encode(result)
     if document is not None and path is not None:
-        from knobregistry.atomic import write_atomic  # signals and temporary files: on a miss only
+        from knobregistry._io.atomic import (
+            write_atomic,  # signals and temporary files: on a miss only
+        )
 
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 source of megatron-core's and torchtitan's config classes where they are installed,
 never imported (importing them imports torch). Every scan needs them (they are part of its
 settings' key), so they are kept on disk under the status of the files they are read from
-(``knobregistry.fields_cache``): a warm scan reads one small file instead of parsing ten."""
+(``knobregistry.project.fields_cache``): a warm scan reads one small file instead of parsing ten."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import hashlib
 import importlib.util
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from knobregistry.cache import default_cache_dir
-from knobregistry.fields_cache import cached_at
+from knobregistry._io.cache import default_cache_dir
+from knobregistry.project.fields_cache import cached_at
 from scanner.launcher.config_classes import field_types
 from scanner.launcher.config_verdict import BOOL, MIXED, NUMBER, TEXT, merge_types
 
@@ -42,6 +43,13 @@ _SOURCES: Mapping[str, tuple[str, ...]] = {
     ),
     "torchtitan": ("config/*.py",),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class ClassesMissing:
+    """Why a trainer's config classes could not be read: not installed, or failed to import."""
+
+    reason: str
 
 
 @functools.cache

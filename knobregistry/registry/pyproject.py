@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from knobregistry.digits import LONG_RUN, MAX_DIGITS
+from knobregistry._io.digits import LONG_RUN, MAX_DIGITS
 from scanner import Language, Settings
 from scanner.languages import known_languages, language_named
 
@@ -44,7 +44,7 @@ class PyprojectError(Exception):
 
 
 # What a project that sets nothing gives: no include of its own, no ENV_VARS-like keys
-# (``knobregistry.scan_for.settings_for`` puts the scanner's own in).
+# (``knobregistry.project.scan_for.settings_for`` puts the scanner's own in).
 _UNSET = Settings(include=(), env_blocks=())
 
 

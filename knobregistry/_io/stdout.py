@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from knobregistry.files import FileError, reason
+from knobregistry._io.files import FileError, reason
 
 STDOUT = Path("/dev/stdout")
 

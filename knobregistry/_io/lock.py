@@ -33,9 +33,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from knobregistry.files import not_regular, reason
-from knobregistry.printable import printable
-from knobregistry.procfs import command_line, flock_holders
+from knobregistry._io.files import not_regular, reason
+from knobregistry._io.procfs import command_line, flock_holders
+from knobregistry._text.printable import printable
 
 TIMEOUT_S = 60.0  # a write takes well under a second; a minute is someone else's stuck command
 _POLL_S = 0.05

@@ -6,7 +6,8 @@ import json
 
 import yaml
 
-from knobregistry.feature import (
+from knobregistry._text.surrogates import LONE_SURROGATE
+from knobregistry.registry.feature import (
     SWITCHES,
     Off,
     feature_values,
@@ -19,7 +20,6 @@ from knobregistry.feature import (
     undecided_gate,
     undecided_reason,
 )
-from knobregistry.surrogates import LONE_SURROGATE
 from scanner import GateKind, Knob, Polarity, Site
 
 

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from knobregistry.baseline import BaselineError
-from knobregistry.diagnostics import Group, Severity
-from knobregistry.families import group_of
-from knobregistry.files import not_regular, reason
-from knobregistry.jsontext import loads
-from knobregistry.paths import shown
-from knobregistry.printable import printable
+from knobregistry._io.files import not_regular, reason
+from knobregistry._io.jsontext import loads
+from knobregistry._text.paths import shown
+from knobregistry._text.printable import printable
+from knobregistry.check.baseline import BaselineError
+from knobregistry.check.diagnostics import Group, Severity
+from knobregistry.check.families import group_of
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_text import fix_lines
 from knobregistry.testing import check_project
@@ -77,7 +77,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Trace the environment reads of this test session (Python level, in-process) "
         "and report those of the project's code that the registry does not know.",
     )
-    # The ini keys are registered by knobregistry.pytest_ini, a plugin of their own, so that
+    # The ini keys are registered by knobregistry.pytest.ini, a plugin of their own, so that
     # they stay known when this one is turned off with `-p no:knobs`.
 
 

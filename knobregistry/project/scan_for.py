@@ -13,11 +13,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from knobregistry.cache import default_cache_dir
-from knobregistry.paths import shown
-from knobregistry.progress import counting
-from knobregistry.pyproject import PyprojectError, project_settings
-from knobregistry.trainer_types import trainer_config_types
+from knobregistry._io.cache import default_cache_dir
+from knobregistry._text.paths import shown
+from knobregistry._text.progress import counting
+from knobregistry.project.trainer_types import trainer_config_types
+from knobregistry.registry.pyproject import PyprojectError, project_settings
 from scanner import ScanResult, Settings, scan
 from scanner.settings import DEFAULT_INCLUDE, ENV_BLOCKS
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from knobregistry.feature import SWITCHES, Off, is_launch_fact, off_state
-from knobregistry.yaml_format import quoted, yaml_bool, yaml_string
+from knobregistry.registry.feature import SWITCHES, Off, is_launch_fact, off_state
+from knobregistry.registry.yaml_format import quoted, yaml_bool, yaml_string
 from scanner import Knob, Site
 
 

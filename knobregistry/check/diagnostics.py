@@ -1,7 +1,7 @@
 """A finding of `knobs check` and the rule it breaks: where, which code, what is wrong, the fix.
 
 Every check produces Diagnostics; every reporter (text, json, github, sarif)
-renders them. The rules themselves, one per code, are in knobregistry.codes.
+renders them. The rules themselves, one per code, are in knobregistry.check.codes.
 """
 
 from __future__ import annotations

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from knobregistry._text.paths import shown
+from knobregistry._text.suggest import closest
 from knobregistry.check.reconcile import required
-from knobregistry.paths import shown
 from knobregistry.profiles import ProfileError, resolve_profile
+from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import ExternalKnob, KnobEntry, Registry
-from knobregistry.scan_for import scan_for
-from knobregistry.suggest import closest
-from knobregistry.yaml_format import quoted
+from knobregistry.registry.yaml_format import quoted
 from scanner import Knob, ScanResult, Site, Write
 
 CONTEXT_LINES = 2

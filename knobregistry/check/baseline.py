@@ -17,14 +17,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from knobregistry.atomic import write_atomic
-from knobregistry.check import Check, CheckResult
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic, Family, Severity
-from knobregistry.files import FileError, not_regular, read_text
-from knobregistry.jsontext import loads
-from knobregistry.paths import shown
-from knobregistry.plural import counted
+from knobregistry._io.atomic import write_atomic
+from knobregistry._io.files import FileError, not_regular, read_text
+from knobregistry._io.jsontext import loads
+from knobregistry._text.paths import shown
+from knobregistry._text.plural import counted
+from knobregistry.check.codes import rule
+from knobregistry.check.diagnostics import Diagnostic, Family, Severity
+from knobregistry.check.family import Check
+from knobregistry.check.run import CheckResult
 
 VERSION = 1
 # Never baselined: an expired waiver (its date is the agreement) and the baseline's own finding.

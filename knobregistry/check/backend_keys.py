@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from knobregistry.diagnostics import Diagnostic, Rule
+from knobregistry.check.diagnostics import Diagnostic, Rule
+from knobregistry.project.trainer_types import ClassesMissing
 from knobregistry.registry import Registry
 
 
@@ -15,13 +16,6 @@ class Fields(Protocol):
     """What a trainer's config classes answer: whether they define a key."""
 
     def defines(self, key: str) -> bool: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ClassesMissing:
-    """Why a trainer's config classes could not be read: not installed, or failed to import."""
-
-    reason: str
 
 
 F = TypeVar("F", bound=Fields)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import KnobEntry, Registry, TriageRecord, Verdict
-from knobregistry.scan_for import scan_for
 from scanner import ScanResult
 from scanner.code_units import MODULE, Unit
 from scanner.gated import GatedUnit, gated_code, units_now

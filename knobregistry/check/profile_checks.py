@@ -40,19 +40,20 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.check import Check, Context, Where
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic, Family
-from knobregistry.feature import feature_values
+from knobregistry.check.codes import rule
+from knobregistry.check.config_checks import FieldsLookup, megatron_key_diagnostics
+from knobregistry.check.diagnostics import Diagnostic, Family
+from knobregistry.check.family import Check, Context
+from knobregistry.check.stack_checks import lacking, launcher_sets_unset, project_stack
+from knobregistry.check.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
+from knobregistry.check.where import Where
 from knobregistry.profiles import Candidate, Intent, ResolvedProfile, knob_candidates
 from knobregistry.profiles import resolve_profile as _resolve
-from knobregistry.profiles.config_checks import FieldsLookup, megatron_key_diagnostics
 from knobregistry.profiles.megatron import megatron_fields
 from knobregistry.profiles.torchtitan import torchtitan_fields
-from knobregistry.profiles.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
 from knobregistry.registry import KeyPath, ProfileKind, Registry, Triage, Verdict
+from knobregistry.registry.feature import feature_values
 from knobregistry.registry.model import JsonValue
-from knobregistry.stack_checks import lacking, launcher_sets_unset, project_stack
 from scanner import GateKind, Polarity, Role, ScanResult, Site
 
 _HELD = (Triage.REPRODUCIBLE, Triage.EXEMPT)  # what a bitwise profile may leave on

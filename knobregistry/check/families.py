@@ -11,16 +11,18 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from knobregistry.baseline import BASELINE, apply_baseline, load_baseline
-from knobregistry.check import INVENTORY, Check, CheckResult, run_check
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Group
+from knobregistry._text.paths import shown
+from knobregistry.check.baseline import BASELINE, apply_baseline, load_baseline
+from knobregistry.check.codes import rule
+from knobregistry.check.diagnostics import Group
+from knobregistry.check.family import Check
+from knobregistry.check.inventory import INVENTORY
+from knobregistry.check.profile_checks import PROFILES
+from knobregistry.check.run import CheckResult, run_check
+from knobregistry.check.stale_triage import STALE_TRIAGES
+from knobregistry.check.waivers import WAIVERS
 from knobregistry.docsgen.sync import DOCS
-from knobregistry.paths import shown
-from knobregistry.profile_checks import PROFILES
 from knobregistry.registry import Registry
-from knobregistry.stale_triage import STALE_TRIAGES
-from knobregistry.waivers import WAIVERS
 
 # what `knobs check` runs
 CHECKS: tuple[Check, ...] = (INVENTORY, STALE_TRIAGES, PROFILES, WAIVERS, DOCS)

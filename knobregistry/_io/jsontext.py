@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from knobregistry.digits import LONG_RUN, too_long
-from knobregistry.surrogates import LONE_SURROGATE
+from knobregistry._io.digits import LONG_RUN, too_long
+from knobregistry._text.surrogates import LONE_SURROGATE
 
 
 def dumps(document: Any, *, indent: int | None = 2, sort_keys: bool = False) -> str:

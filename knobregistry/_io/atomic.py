@@ -34,8 +34,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from knobregistry import procfs
-from knobregistry.files import FileError, not_regular, reason
+from knobregistry._io import procfs
+from knobregistry._io.files import FileError, not_regular, reason
 
 _OBSERVED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from knobregistry.check import Check, Context
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic, Family
-from knobregistry.paths import shown
+from knobregistry._text.paths import shown
+from knobregistry.check.codes import rule
+from knobregistry.check.diagnostics import Diagnostic, Family
+from knobregistry.check.family import Check, Context
 from knobregistry.registry import KnobEntry, Registry
 
 EXPIRED_WAIVER = rule("KNB201")

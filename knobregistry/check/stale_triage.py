@@ -16,11 +16,13 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
-from knobregistry.check import Check, Context, Where
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic, Family, Severity
-from knobregistry.feature import feature_on_by_default
-from knobregistry.fingerprints import (
+from knobregistry._text.plural import counted
+from knobregistry.check.codes import rule
+from knobregistry.check.diagnostics import Diagnostic, Family, Severity
+from knobregistry.check.family import Check, Context
+from knobregistry.check.where import Where
+from knobregistry.profiles import Intent, resolve_profile
+from knobregistry.project.fingerprints import (
     UnitChange,
     changed_units,
     installed_stack,
@@ -30,9 +32,8 @@ from knobregistry.fingerprints import (
     stack_changes,
     units_of,
 )
-from knobregistry.plural import counted
-from knobregistry.profiles import Intent, resolve_profile
 from knobregistry.registry import KnobEntry, ProfileKind, Registry, Triage, TriageRecord, Verdict
+from knobregistry.registry.feature import feature_on_by_default
 from scanner import Language, ScanResult
 
 STALE_TRIAGE = rule("KNB009")

@@ -9,14 +9,14 @@ from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
+from knobregistry._io.files import FileError, not_regular, read_bytes, reason
+from knobregistry._text.paths import shown
+from knobregistry._text.plural import counted
 from knobregistry.catalogue import Entry, Kind
-from knobregistry.files import FileError, not_regular, read_bytes, reason
-from knobregistry.paths import shown
-from knobregistry.plural import counted
-from knobregistry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.registry import holds_name
-from knobregistry.site_reads import sites_disagree, sites_yaml
-from knobregistry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
+from knobregistry.registry.pyproject import REPOSITORY_MARKERS, folders_up
+from knobregistry.registry.site_reads import sites_disagree, sites_yaml
+from knobregistry.registry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
 from scanner import Knob, Role, ScanResult
 
 HEADER = """\

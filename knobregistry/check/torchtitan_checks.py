@@ -9,9 +9,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic
-from knobregistry.profiles.backend_keys import Backend, backend_key_diagnostics
+from knobregistry.check.backend_keys import Backend, backend_key_diagnostics
+from knobregistry.check.codes import rule
+from knobregistry.check.diagnostics import Diagnostic
 from knobregistry.profiles.torchtitan import (
     TorchTitanFields,
     TorchTitanMissing,

@@ -13,12 +13,12 @@ import json
 from collections.abc import Iterator, Mapping
 
 from knobregistry.catalogue import Entry, Kind, Platform, for_name
-from knobregistry.check import Where
-from knobregistry.codes import rule
-from knobregistry.diagnostics import Diagnostic
+from knobregistry.check.codes import rule
+from knobregistry.check.diagnostics import Diagnostic
+from knobregistry.check.where import Where
 from knobregistry.profiles import ResolvedProfile
+from knobregistry.project.stack_use import StackUse, stack_use
 from knobregistry.registry import ProfileKind, Registry, SetAction
-from knobregistry.stack_use import StackUse, stack_use
 from scanner import Role, ScanResult, WriteKind
 
 LACKS_STACK_SETTING = rule("KNB113")

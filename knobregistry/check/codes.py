@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from knobregistry.diagnostics import Example, Family, Files, Rule, Severity
+from knobregistry.check.diagnostics import Example, Family, Files, Rule, Severity
 
 
 def _files(files: Mapping[str, str]) -> Files:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from knobregistry.cache import default_cache_dir
+from knobregistry._io.cache import default_cache_dir
 
 FOLDER = "valid-v1"
 T = TypeVar("T")

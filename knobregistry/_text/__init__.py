@@ -1,0 +1,1 @@
+"""Text for people: counts, widths and tables, safe printing, paths as shown, progress."""

@@ -1,0 +1,1 @@
+"""`knobs explain`: everything known about one knob."""

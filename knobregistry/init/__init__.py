@@ -1,0 +1,1 @@
+"""`knobs init`: a starting registry written from a scan."""

@@ -1,0 +1,1 @@
+"""The pytest integration: the plugin and its ini keys."""
