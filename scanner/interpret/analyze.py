@@ -21,6 +21,7 @@ from scanner.interpret.gates import Probes, names_an_index, site_default, verdic
 from scanner.interpret.module import ParsedModule, flow_frame
 from scanner.interpret.objects import parse_classes
 from scanner.interpret.owners import owner_of
+from scanner.interpret.probe import Probe
 from scanner.interpret.quiet import passed_names
 from scanner.interpret.registries import declaration, renamed
 from scanner.interpret.settings_models import settings_reads
@@ -95,7 +96,7 @@ def _names_in(parsed: ParsedModule, event: Event, index: WrapperIndex, frame: Fr
     if event.field is not None and event.wrapper is not None:
         declared = dict(event.wrapper.fields).get(event.field, ())
         return [V(value=name) for name in declared] or [V(value=None)]
-    evaluator = parsed.evaluator(index, explore=True)
+    evaluator = parsed.evaluator(index, Probe(explore=True))
     if event.wrapper is not None:
         assert isinstance(event.node, cst.Call)
         if event.wrapper.kind == SETTER:
@@ -540,7 +541,7 @@ def _prober(
         if stored is not None and stored[0] is index:
             given = stored[1]
         else:
-            alone = parsed.evaluator(index, knob=knob, value=value, site=id(event.node))
+            alone = parsed.evaluator(index, Probe(knob=knob, value=value, site=id(event.node)))
             assert isinstance(event.node, cst.BaseExpression)
             given = alone.evaluate(event.node, Frame(parsed.symbols, {}))
             if not alone.seen.complete:
@@ -560,8 +561,7 @@ def _prober(
 def _probe(
     parsed: ParsedModule, event: Event, knob: str, value: str | None, index: WrapperIndex
 ) -> Observation:
-    evaluator = parsed.evaluator(
-        index,
+    probe = Probe(
         knob=knob,
         value=value,
         site=id(event.node),
@@ -569,6 +569,7 @@ def _probe(
         target=event.target,
         chain=frozenset(event.chain),
     )
+    evaluator = parsed.evaluator(index, probe)
     frame = flow_frame(parsed, event, evaluator)
     scope = event.unit.scope
     if isinstance(scope, cst.Lambda):

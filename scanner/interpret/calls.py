@@ -65,7 +65,7 @@ def evaluate_call(ev: Evaluator, node: cst.Call, frame: Frame) -> V:
         return call_wrapper(ev, wrapper[0], node, frame, bound=wrapper[1])
     short = func.attr.value if isinstance(func, cst.Attribute) else dotted(func)
     named = qualified is not None or isinstance(func, cst.Name)
-    kind = accessor_kind(short, ev.accessors) if named else None
+    kind = accessor_kind(short, ev.module.accessors) if named else None
     if kind is not None and not (qualified or "").startswith("os."):
         return _accessor(ev, node, frame, kind)
     return _plain_call(ev, node, frame, qualified, receiver)

@@ -16,7 +16,7 @@ than the variable, is taken the site's way (the site is judged as reached).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -27,6 +27,7 @@ from scanner.interpret import operations as ops
 from scanner.interpret.expressions import evaluate_expression, iterable_items
 from scanner.interpret.frames import Frame, collect_bindings, statements_bindings
 from scanner.interpret.objects import Closure, Instance
+from scanner.interpret.probe import NO_PROBE, ModuleFacts, Probe
 from scanner.interpret.values import RAISED, UNKNOWN, V, derived, truthiness
 from scanner.syntax.callee import find_wrapper
 from scanner.syntax.index import Wrapper, WrapperIndex
@@ -37,8 +38,6 @@ from scanner.syntax.walk import nodes
 MAX_STEPS = 20_000
 
 NOT_SEEN = object()
-
-Loader = Callable[[str], object]  # qualified name of an imported constant -> value or None
 
 
 class _OutOfSteps(Exception):
@@ -90,43 +89,15 @@ class Evaluator:
     """Evaluates expressions and statements for one (variable, value) setting."""
 
     def __init__(
-        self,
-        index: WrapperIndex,
-        *,
-        knob: str | None = None,
-        value: str | None = None,
-        site: int | None = None,
-        target: frozenset[int] = frozenset(),
-        chain: frozenset[int] = frozenset(),
-        bindings_cache: dict[int, frozenset[str]] | None = None,
-        loader: Loader | None = None,
-        overrides: dict[str, V] | None = None,
-        explore: bool = False,
-        site_name: cst.BaseExpression | None = None,
-        accessors: tuple[str, ...] = (),
-        attributes: Mapping[int, str] | None = None,
-        shared: dict[object, Any] | None = None,
+        self, index: WrapperIndex, probe: Probe = NO_PROBE, module: ModuleFacts | None = None
     ) -> None:
         self.index = index
-        self.knob = knob
-        self.value = value
-        self.site = site  # id of the node of the site under study
-        self.target = target  # ids of the nodes enclosing the site
-        self.chain_ids = chain  # ids of the expressions enclosing the site
+        self.probe = probe
+        self.module = module if module is not None else ModuleFacts()
         self.seen = Observation()
-        self.loader = loader
-        self.overrides = overrides or {}  # module-level names bound to a probed value
-        self.explore = explore  # run both branches of an undecided test (to find names)
-        self.site_name = site_name  # the expression naming the site's variable
-        self.accessors = accessors  # more callables the project names as accessors
         self.factories: set[int] = set()  # calls of closure factories, already called through
-        # Calls assigned to an attribute in a class body, by id: what ``__set_name__`` gets.
-        self.attributes = attributes or {}
-        # What the probes of one file share (``expressions._entry``).
-        self.shared = shared
         self._steps = 0
         self._at_site = 0
-        self._bindings = bindings_cache if bindings_cache is not None else {}
 
     # -- entry points ------------------------------------------------------
 
@@ -175,7 +146,7 @@ class Evaluator:
         return NEXT
 
     def _site_after(self, statements: Sequence[cst.CSTNode], at: int) -> bool:
-        return frame_has_site(self.target, statements[at + 1 :]) and not self.seen.reached
+        return frame_has_site(self.probe.target, statements[at + 1 :]) and not self.seen.reached
 
     def statement(self, node: cst.CSTNode, frame: Frame) -> Flow:
         self._tick()
@@ -183,7 +154,7 @@ class Evaluator:
         if handler is not None:
             return handler(self, node, frame)
         # match, try*, anything newer: forget what it may bind.
-        if id(node) in self.target:
+        if id(node) in self.probe.target:
             self.seen.limits.append(f"the read is inside a {type(node).__name__} statement")
         frame.forget(self._bound_in(node))
         return NEXT
@@ -223,12 +194,12 @@ class Evaluator:
     def _assert(self, node: cst.Assert, frame: Frame) -> Flow:
         self.seen.guards[id(node.test)] = True
         test = self.test(node.test, frame)
-        if node.msg is not None and id(node.msg) in self.target:
+        if node.msg is not None and id(node.msg) in self.probe.target:
             self.expr(node.msg, frame)
         return Flow("raise") if test.raised or test.value is False else NEXT
 
     def _raise(self, node: cst.Raise, frame: Frame) -> Flow:
-        if node.exc is not None and id(node.exc) in self.target:
+        if node.exc is not None and id(node.exc) in self.probe.target:
             self.expr(node.exc, frame)  # the read is in the exception's message
         return Flow("raise")
 
@@ -266,8 +237,8 @@ class Evaluator:
             else_body = (orelse,)
         elif isinstance(orelse, cst.Else):
             else_body = body_statements(orelse.body)
-        in_body = id(node.body) in self.target
-        in_else = orelse is not None and id(orelse) in self.target
+        in_body = id(node.body) in self.probe.target
+        in_else = orelse is not None and id(orelse) in self.probe.target
         if test.known:
             if test.env:
                 frame.control = True
@@ -282,7 +253,7 @@ class Evaluator:
         if in_else:
             self._toward(node.test, False)
             return self.block(else_body, frame)
-        if self.explore:
+        if self.probe.explore:
             # Looking for the names a function can read: each branch may be the one.
             first = self.block(body_statements(node.body), frame)
             second = self.block(else_body, frame)
@@ -305,9 +276,9 @@ class Evaluator:
             iterable = V(value=UNKNOWN)
         else:
             iterable = self.expr(node.iter, frame)
-        inside = id(node) in self.target
+        inside = id(node) in self.probe.target
         items = iterable_items(iterable) if isinstance(node, cst.For) else None
-        if not inside and items is None and not (frame.depth or self.explore):
+        if not inside and items is None and not (frame.depth or self.probe.explore):
             frame.forget(self._bound_in(node))
             return NEXT
         # Iterations over known data run (until one reaches the site, when it is inside);
@@ -338,18 +309,18 @@ class Evaluator:
         """Of a loop's items, the one that makes the site read the variable under study
         (``for name in NAMES: os.environ.get(name)``); all of them when that cannot be told
         from the site's name alone."""
-        if self.site_name is None or self.knob is None:
+        if self.probe.site_name is None or self.probe.knob is None:
             return items
         for item in items:
             self.assign(target, V(value=item), frame)
-            name = self.expr(self.site_name, frame)
-            if name.known and name.value == self.knob:
+            name = self.expr(self.probe.site_name, frame)
+            if name.known and name.value == self.probe.knob:
                 return (item,)
         return items
 
     def _try(self, node: cst.Try, frame: Frame) -> Flow:
         flow = self.block(body_statements(node.body), frame)
-        handler = next((h for h in node.handlers if id(h) in self.target), None)
+        handler = next((h for h in node.handlers if id(h) in self.probe.target), None)
         if handler is None and flow.kind == "raise" and node.handlers:
             handler = node.handlers[0]
         if handler is not None and not (flow.kind == "return" and frame.control):
@@ -397,10 +368,10 @@ class Evaluator:
 
     def _bound_in(self, node: cst.CSTNode) -> frozenset[str]:
         key = id(node)
-        found = self._bindings.get(key)
+        found = self.module.bindings.get(key)
         if found is None:
             found = statements_bindings((node,))
-            self._bindings[key] = found
+            self.module.bindings[key] = found
         return found
 
     def test(self, node: cst.BaseExpression, frame: Frame) -> V:
@@ -424,7 +395,7 @@ class Evaluator:
 
     def expr(self, node: cst.BaseExpression, frame: Frame) -> V:
         self._tick()
-        if id(node) == self.site:
+        if id(node) == self.probe.site:
             self._at_site += 1
             try:
                 result = evaluate_expression(self, node, frame)
@@ -432,7 +403,7 @@ class Evaluator:
                 self._at_site -= 1
         else:
             result = evaluate_expression(self, node, frame)
-        if frame.depth == 0 and id(node) in self.chain_ids:
+        if frame.depth == 0 and id(node) in self.probe.chain:
             self.seen.chain[id(node)] = result
         return result
 
@@ -451,7 +422,7 @@ class Evaluator:
         self.seen.names.append(name)
         if not name.known or not isinstance(name.value, str):
             return derived(UNKNOWN, name, default)
-        if name.value != self.knob:
+        if name.value != self.probe.knob:
             # Any other variable: taken as unset (its default); unknown where it must be set.
             if kind == "subscript":
                 return V(value=UNKNOWN)
@@ -462,9 +433,9 @@ class Evaluator:
         if at_site:
             self.seen.reached = True
         if kind == "contains":
-            return V(value=self.value is not None, env=True, site=at_site)
-        if self.value is not None:
-            result = convert(self.value) if convert is not None else self.value
+            return V(value=self.probe.value is not None, env=True, site=at_site)
+        if self.probe.value is not None:
+            result = convert(self.probe.value) if convert is not None else self.probe.value
             return V(value=result, env=True, site=at_site)
         if kind == "subscript":
             return V(value=RAISED, env=True, site=at_site)
@@ -474,7 +445,7 @@ class Evaluator:
 
     def global_value(self, name: str, frame: Frame) -> V:
         """A module-level name: a probed override, a constant, an imported constant."""
-        override = self.overrides.get(name)
+        override = self.probe.overrides.get(name)
         if override is not None:
             return override
         constants = frame.symbols.constants
@@ -489,9 +460,9 @@ class Evaluator:
 
     def imported_constant(self, qualname: str) -> object | None:
         """The value of a constant another module of the tree defines, if known."""
-        if self.loader is None:
+        if self.module.loader is None:
             return None
-        return self.loader(qualname)
+        return self.module.loader(qualname)
 
     def class_constant(self, method_class: str | None, attr: str, frame: Frame) -> V | None:
         """``self.X`` / ``cls.X`` in a method: a plain constant of the method's class."""
@@ -552,11 +523,11 @@ class Evaluator:
 
     def attribute_of(self, node: cst.Call) -> str | None:
         """The class-body attribute a call's value is assigned to (``X = EnvBool(True)``)."""
-        return self.attributes.get(id(node))
+        return self.module.attributes.get(id(node))
 
     def descriptor_value(self, node: cst.Call, value: V) -> None:
         """A descriptor's construction: the reader's value is what the site gives."""
-        if id(node) == self.site and self.seen.descriptor is NOT_SEEN:
+        if id(node) == self.probe.site and self.seen.descriptor is NOT_SEEN:
             self.seen.descriptor = value.value
 
     # -- wrappers -----------------------------------------------------------
@@ -578,10 +549,10 @@ class Evaluator:
     def scope_names(self, function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
         """Every name local to ``function`` (cached per evaluation)."""
         key = id(function)
-        found = self._bindings.get(key)
+        found = self.module.bindings.get(key)
         if found is None:
             found = collect_bindings(function).assigned
-            self._bindings[key] = found
+            self.module.bindings[key] = found
         return found
 
 

@@ -34,7 +34,7 @@ def evaluate_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -
     handler = _HANDLERS.get(type(node))
     if handler is not None:
         return handler(ev, node, frame)
-    if id(node) in ev.target:
+    if id(node) in ev.probe.target:
         parts = [ev.expr(child, frame) for child in _expressions_in(node)]
         return derived(UNKNOWN, *parts)
     return V(value=UNKNOWN)
@@ -189,12 +189,12 @@ def _entry(ev: Evaluator, element: cst.DictElement, frame: Frame) -> tuple[V, V]
     module-level things (``"X": _lazy_bool("X")`` in sglang's table of 150 factories)
     gives the same in every probe of every site of the file, unless it reads the variable
     under study: it is evaluated once (what it read and the limits it met kept with it)."""
-    if ev.site is None or id(element) in ev.target or ev.shared is None:
+    if ev.probe.site is None or id(element) in ev.probe.target or ev.module.shared is None:
         return ev.expr(element.key, frame), ev.expr(element.value, frame)
-    found = ev.shared.get(("entry", id(element)))
+    found = ev.module.shared.get(("entry", id(element)))
     if found is not None and found[0] is element:
         _, key, value, names, limits = found
-        if ev.knob not in names:
+        if ev.probe.knob not in names:
             ev.seen.names.extend(V(value=n) for n in names)
             ev.seen.limits.extend(limits)
             return key, value
@@ -205,18 +205,19 @@ def _entry(ev: Evaluator, element: cst.DictElement, frame: Frame) -> tuple[V, V]
     names = [n.value for n in ev.seen.names[read:]]
     if (
         all(isinstance(n, str) for n in names)
-        and ev.knob not in names
+        and ev.probe.knob not in names
         and not (key.env or value.env or key.site or value.site)
     ):
         entry = (element, key, value, tuple(names), tuple(ev.seen.limits[limits:]))
-        ev.shared[("entry", id(element))] = entry
+        ev.module.shared[("entry", id(element))] = entry
     return key, value
 
 
 def _module_level(ev: Evaluator, element: cst.DictElement, frame: Frame) -> bool:
     """Whether an entry names no local of ``frame`` and no probed module-level name."""
     return all(
-        frame.lookup(n.value) is None and n.value not in ev.overrides for n in walk_names(element)
+        frame.lookup(n.value) is None and n.value not in ev.probe.overrides
+        for n in walk_names(element)
     )
 
 
@@ -360,7 +361,7 @@ def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     is_and = isinstance(node.operator, cst.And)
     if truth.known:
         decided = bool(truth.value) != is_and  # `False and _` / `True or _`: the left side
-        if decided and (truth.env or id(node.right) not in ev.target):
+        if decided and (truth.env or id(node.right) not in ev.probe.target):
             return left
         # Otherwise the right side runs (it holds the read under study: judged as reached).
         right = ev.expr(node.right, frame)
@@ -411,14 +412,14 @@ def _if_expression(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     if test.known:
         branch = node.body if test.value else node.orelse
         other = node.orelse if test.value else node.body
-        if not test.env and id(other) in ev.target:
+        if not test.env and id(other) in ev.probe.target:
             branch = other  # the read under study is in the other branch: judge it as reached
         chosen = ev.expr(branch, frame)
         # As after an ``if`` statement: the branch taken depends on the test, the value in
         # it is the branch's own (``2.0 if on else 1.0`` is no number read from the site).
         return replace(derived(chosen.value, test, chosen), site=chosen.site)
     for branch in (node.body, node.orelse):
-        if id(branch) in ev.target:  # the read under study is there: judged as reached
+        if id(branch) in ev.probe.target:  # the read under study is there: judged as reached
             return derived(UNKNOWN, test, ev.expr(branch, frame))
     return derived(UNKNOWN, test)
 

@@ -19,6 +19,7 @@ from scanner.interpret.frames import Frame
 from scanner.interpret.gates import Probes, tested_outcomes
 from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
+from scanner.interpret.probe import Probe
 from scanner.interpret.uses import attribute_matcher, name_matcher, used_beyond_tests
 from scanner.interpret.values import UNKNOWN, V
 from scanner.model import VALUE_GATE, Gate, GateKind, unknown_gate
@@ -109,11 +110,8 @@ def _run(
 ) -> Observation:
     overrides = {binding.name: value} if binding.store == "global" else {}
     computed = _assigned_value(consumer)
-    evaluator = parsed.evaluator(
-        index,
-        overrides=overrides,
-        chain=frozenset({id(computed)}) if computed is not None else frozenset(),
-    )
+    chain = frozenset({id(computed)}) if computed is not None else frozenset()
+    evaluator = parsed.evaluator(index, Probe(overrides=overrides, chain=chain))
     if not isinstance(consumer, cst.FunctionDef):
         return evaluator.run([consumer], Frame(parsed.symbols, {}))
     function = consumer

@@ -18,6 +18,7 @@ from scanner.interpret.frames import (
     module_bindings,
 )
 from scanner.interpret.objects import parse_classes
+from scanner.interpret.probe import NO_PROBE, ModuleFacts, Probe
 from scanner.interpret.values import UNKNOWN, V
 from scanner.source.anchors import AnchorMismatch, Anchors
 from scanner.source.constants import ConstantLoader
@@ -228,18 +229,17 @@ class ParsedModule:
             return parent
         return Frame(self.symbols, {})
 
-    def evaluator(self, index: WrapperIndex, **options: Any) -> Evaluator:
+    def evaluator(self, index: WrapperIndex, probe: Probe = NO_PROBE) -> Evaluator:
         """An evaluator for this module's code (its caches, its imported constants and the
-        project's accessors), with ``options`` for a probe."""
-        return Evaluator(
-            index,
-            bindings_cache=self.bindings_cache,
+        project's accessors), for ``probe``."""
+        facts = ModuleFacts(
+            bindings=self.bindings_cache,
             loader=self.loader,
             accessors=self.accessors,
             attributes=self.attributes(),
             shared=self.shared,
-            **options,
         )
+        return Evaluator(index, probe, facts)
 
     def attributes(self) -> dict[int, str]:
         """The calls assigned to a name in a class body (``X = EnvBool(True)``), by id,
@@ -317,7 +317,7 @@ class ParsedModule:
 
     def _class_constants(self, constants: dict[str, object]) -> dict[str, dict[str, object]]:
         """Plain constants assigned in the bodies of module-level classes."""
-        evaluator = Evaluator(WrapperIndex(), bindings_cache=self.bindings_cache)
+        evaluator = Evaluator(WrapperIndex(), module=ModuleFacts(bindings=self.bindings_cache))
         frame = Frame(replace(self.symbols, constants=constants), {})
         found: dict[str, dict[str, object]] = {}
         for statement in self.tree.body:

@@ -27,6 +27,7 @@ from scanner.interpret.frames import Frame
 from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
 from scanner.interpret.owners import Owner, owner_of
+from scanner.interpret.probe import Probe
 from scanner.interpret.quiet import quiet_names
 from scanner.interpret.registries import discover_registries
 from scanner.interpret.values import UNKNOWN, V
@@ -111,7 +112,7 @@ def _answers(parsed: ParsedModule, index: WrapperIndex, wrapper: Wrapper) -> boo
     call = cst.Call(cst.Name(wrapper.short_name), args)
     returned: list[V] = []
     for value in (None, "1"):
-        evaluator = parsed.evaluator(index, knob=_PROBED, value=value)
+        evaluator = parsed.evaluator(index, Probe(knob=_PROBED, value=value))
         frame = Frame(
             parsed.symbols,
             {p: V(value=_PROBED if p == wrapper.name_param else UNKNOWN) for p in given},
