@@ -104,7 +104,7 @@ def _remove_strays(target: Path) -> None:
     with contextlib.suppress(OSError):
         for entry in os.scandir(target.parent):
             found = shape.match(entry.name)
-            if found is None or not _gone(int(found.group(1)), int(found.group(2))):
+            if found is None or not _process_ended(int(found.group(1)), int(found.group(2))):
                 continue
             with contextlib.suppress(OSError):
                 status = entry.stat(follow_symlinks=False)
@@ -116,7 +116,7 @@ def _remove_strays(target: Path) -> None:
                     Path(entry.path).unlink()
 
 
-def _gone(pid: int, start: int) -> bool:
+def _process_ended(pid: int, start: int) -> bool:
     """Whether the process that started at ``start`` with ``pid`` has ended (a start of 0:
     unknown, so only whether ``pid`` runs)."""
     if not _running(pid):

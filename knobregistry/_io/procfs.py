@@ -44,14 +44,6 @@ def alive(pid: int) -> bool:
     return found is not None and not found.zombie
 
 
-def working_directory(pid: int) -> Path | None:
-    """Where ``pid`` runs (a folder since deleted, by its old path); None when unknown."""
-    try:
-        return Path(str((PROC / str(pid) / "cwd").readlink()).removesuffix(" (deleted)"))
-    except OSError:
-        return None
-
-
 def start_time(pid: int) -> int | None:
     """When ``pid`` started, in clock ticks after boot (field 22 of /proc/PID/stat): with the
     pid, it names one process, never a later one given the same pid; None when it is gone."""

@@ -36,14 +36,6 @@ class MegatronMissing(ClassesMissing):
     """Why the fields could not be read: megatron-core is not installed, or failed to import."""
 
 
-def megatron_available() -> bool:
-    """Whether `megatron.core` can be found (without importing it)."""
-    try:
-        return importlib.util.find_spec("megatron.core") is not None
-    except (ImportError, ValueError):
-        return False
-
-
 @functools.cache
 def megatron_fields() -> MegatronFields | MegatronMissing:
     """The config dataclasses' fields, or why they could not be read; kept on disk by

@@ -51,14 +51,6 @@ class TorchTitanMissing(ClassesMissing):
     """Why the keys could not be read: torchtitan is not installed, or failed to import."""
 
 
-def torchtitan_available() -> bool:
-    """Whether `torchtitan` can be found (without importing it)."""
-    try:
-        return importlib.util.find_spec("torchtitan") is not None
-    except (ImportError, ValueError):
-        return False
-
-
 @functools.cache
 def torchtitan_fields() -> TorchTitanFields | TorchTitanMissing:
     """The job config's dotted keys, or why they could not be read; kept on disk by

@@ -1,4 +1,5 @@
-"""The JSON contract of `knobs scan --format json` (see DESIGN.md, "Output contracts")."""
+"""The JSON contract of `knobs scan --format json` (docs/scanning.md says what it holds;
+fields are only ever added)."""
 
 from __future__ import annotations
 

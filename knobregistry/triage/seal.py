@@ -55,11 +55,6 @@ def mac(key: bytes, *fields: object) -> str:
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
-def verify(key: bytes, expected: str, *fields: object) -> bool:
-    """Whether ``expected`` is the HMAC of ``fields`` under ``key`` (in constant time)."""
-    return hmac.compare_digest(mac(key, *fields), expected)
-
-
 def _read(path: Path) -> bytes | None:
     try:
         with opened_regular(path, follow=False) as (descriptor, info):

@@ -125,16 +125,6 @@ def matching(path: Path, test: Callable[[str], bool]) -> Iterator[Line]:
     return (line for line in lines(path) if test(line.text))
 
 
-def matched_digest(path: Path, test: Callable[[str], bool]) -> tuple[bytes, int]:
-    """A digest of the texts of the lines that pass ``test`` (in order), and their count."""
-    digest = hashlib.sha256()
-    count = 0
-    for line in matching(path, test):
-        digest.update(line.digest)
-        count += 1
-    return digest.digest(), count
-
-
 def first_different_line(
     first: Iterator[Line], other: Iterator[Line]
 ) -> tuple[Line | None, Line | None] | None:
