@@ -302,6 +302,15 @@ class FileResult:
     config_keys: tuple[tuple[str, str], ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class LauncherRead:
+    """What a launcher language's reader found in one file (see scanner.languages)."""
+
+    result: FileResult = field(default_factory=FileResult)
+    error: ScanError | None = None
+    depends: tuple[tuple[str, str], ...] = ()  # what it learnt from other files: (key, fact)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScanStats:
     """How a scan went, as counters: not part of its result (a warm scan finds the same)."""

@@ -11,13 +11,12 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 
-from scanner.languages import Language
+from scanner.languages import Language, scanned_names
 
 # The key of a YAML mapping whose entries a test harness or launcher exports (Megatron-LM's
 # functional tests: ``ENV_VARS: {NCCL_ALGO: Ring}``).
 ENV_BLOCKS: tuple[str, ...] = ("ENV_VARS",)
-DOCKERFILES: tuple[str, ...] = ("Dockerfile", "Dockerfile.*", "Dockerfile_*", "*.Dockerfile")
-DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.sh", "*.bash", "*.yaml", "*.yml", *DOCKERFILES)
+DEFAULT_INCLUDE: tuple[str, ...] = scanned_names()  # from the table of languages
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Fields that only choose which files are read: a file's result never depends on them.
 _UNKEYED = {"keyed": False}

@@ -11,7 +11,10 @@ import pytest
 
 from knobregistry.registry import load_schema
 from scanner import Language, Settings, scan
-from scanner.run.readers import READERS, display
+from scanner.languages import LANGUAGES
+from scanner.run.readers import READERS, display, launcher_reader
+from scanner.settings import DEFAULT_INCLUDE
+from scanner.source.files import LANGUAGES as FILE_NAMES
 from scanner.source.files import language_of
 from tests.conftest import run_knobs, write_tree
 
@@ -23,6 +26,16 @@ def test_every_language_has_one_reader() -> None:
     assert all(reader.language is language for language, reader in READERS.items())
     words = [display(language) for language in Language]
     assert words == ["py", "sh", "yaml", "docker", "ci"]
+
+
+def test_the_table_of_languages_gives_the_file_names_and_each_reader() -> None:
+    dockerfiles = ("Dockerfile", "Dockerfile.*", "Dockerfile_*", "*.Dockerfile")
+    assert list(DEFAULT_INCLUDE) == ["*.py", "*.sh", "*.bash", "*.yaml", "*.yml", *dockerfiles]
+    assert [name for name, _ in FILE_NAMES] == ["*.py", "*.pyi", *DEFAULT_INCLUDE[1:]]
+    assert [row.language for row in LANGUAGES] == list(Language)
+    for row in LANGUAGES:
+        assert (row.reader is None) is (row.language is Language.PYTHON)
+        assert row.reader is None or callable(launcher_reader(row.reader))
 
 
 def test_the_schema_offers_exactly_the_languages() -> None:

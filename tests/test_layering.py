@@ -45,7 +45,7 @@ SCANNER_LAYERS = {
     "scanner.conventions": 0,
     "scanner.patterns": 0,
     "scanner.settings": 0,  # the one Settings of a scan, its cache key from its fields
-    "scanner.languages": 0,  # the Language enum (the reader registry is scanner.run.readers)
+    "scanner.languages": 0,  # the table of languages (scanner.run.readers imports each reader)
     "scanner.determinism": 0,  # the catalogue of the stack's determinism settings
     "scanner.roles": 0,  # what a knob controls, from its verdict, writes, words and code
     "scanner.suite_files": 0,  # which files are tests

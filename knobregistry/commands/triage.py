@@ -45,6 +45,7 @@ from knobregistry.triage import (
 )
 from knobregistry.triage.executors import EXECUTORS
 from knobregistry.triage.journal import Header, Journal, JournalError
+from knobregistry.triage.modes import modes_help
 from knobregistry.triage.plan import baseline
 from knobregistry.triage.probe import Probe, find_probe, run_probe
 from knobregistry.triage.progress import ConsoleProgress
@@ -109,11 +110,7 @@ _EXIT = {
     default=SweepRequest.default("compare"),
     show_default=True,
     metavar="MODE",
-    help="stdout, regex:PATTERN (only the stdout lines it matches; rank by rank when they carry "
-    "a rank prefix), file:PATH, tensors:PATH (a torch.save file, or a folder of a distributed "
-    "run's shards) or checksums:DIR (per-module checksums the script records with "
-    "knobregistry.torch into DIR, named in KNOBS_CHECKSUMS), relative to each run's working "
-    "directory.",
+    help=modes_help(),
 )
 @click.option(
     "--jobs",

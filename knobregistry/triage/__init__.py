@@ -1,7 +1,7 @@
 """`knobs triage`: run a command under knob settings and judge, bit for bit, which knobs break
 reproducibility; record the verdicts and their evidence in the registry."""
 
-from knobregistry.triage.compare import MODES, CompareError, CompareMode, judge, parse_compare
+from knobregistry.triage.compare import MODES, CompareMode, judge, parse_compare
 from knobregistry.triage.engine import Options, Progress, Quiet, triage
 from knobregistry.triage.host import Host, describe_host
 from knobregistry.triage.model import (
@@ -15,6 +15,7 @@ from knobregistry.triage.model import (
     TriageResult,
     status_of,
 )
+from knobregistry.triage.modes import CompareError
 from knobregistry.triage.plan import PlanError, ddmin, make_plan
 from knobregistry.triage.record import Recorded, knob_updates, record_triage
 from knobregistry.triage.runner import ORIGIN_VARIABLE, RUN_DIR_VARIABLE, Runner, resolve_arguments

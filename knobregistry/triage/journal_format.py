@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from knobregistry._text.printable import printable
 from knobregistry._text.schema_words import TYPE_NAMES, either, fitting_branch
-from knobregistry.triage.compare import CompareError, parse_compare
+from knobregistry.triage.compare import parse_compare
 from knobregistry.triage.cost import CostError, parse_cost
+from knobregistry.triage.modes import CompareError
 from knobregistry.triage.request import header_schema
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from knobregistry.registry import Sweep, Triage, Verdict
-from knobregistry.triage import checksums
+from knobregistry.triage.compare import CompareMode
 from knobregistry.triage.cost import knob_costs
 from knobregistry.triage.host import Host
 from knobregistry.triage.model import Outcome, Search, TriageResult
@@ -237,8 +237,8 @@ class _Builder:
         }
         if outcome.verdict is Verdict.BREAKS_BITWISE:
             fields["difference"] = outcome.detail
-            if result.compare.startswith("checksums:") and outcome.detail:
-                fields["diverges"] = checksums.location(outcome.detail)
+            mode = CompareMode(result.compare.partition(":")[0])  # its name is all it needs
+            fields.update(mode.declared.records(outcome.detail or ""))
         elif outcome.verdict is Verdict.ERROR and outcome.detail:
             fields["notes"] = outcome.detail.splitlines()[0]
         return {k: v for k, v in fields.items() if v not in (None, [], {})}

@@ -17,11 +17,12 @@ from typing import Protocol
 
 from knobregistry.registry import Registry
 from knobregistry.triage import known_breaking
-from knobregistry.triage.compare import CompareError, CompareMode, parse_compare
+from knobregistry.triage.compare import CompareMode, parse_compare
 from knobregistry.triage.cost import CostError, parse_cost
 from knobregistry.triage.engine import Journal, Options, Progress, triage
 from knobregistry.triage.executors import SlurmError, check_executor, make_runner
 from knobregistry.triage.model import CostMetric, Plan, TriageResult
+from knobregistry.triage.modes import CompareError
 from knobregistry.triage.plan import PlanError, make_plan
 from knobregistry.triage.request import SweepRequest
 from knobregistry.triage.slots import SlotError, make_slots

@@ -16,12 +16,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from scanner.conventions import is_launch_fact
 from scanner.languages import Language
 from scanner.launcher.config_verdict import judge
-from scanner.model import LAUNCH_GATE, FileResult, ReadKind, Site, Write, WriteKind
+from scanner.model import (
+    LAUNCH_GATE,
+    FileResult,
+    LauncherRead,
+    ReadKind,
+    Site,
+    Write,
+    WriteKind,
+)
 from scanner.patterns import matches
 from scanner.settings import Settings
 
@@ -44,6 +53,13 @@ class Word:
     line: int
     column: int
     quoted: bool
+
+
+def read_dockerfile(
+    rel: str, data: bytes, text: str, settings: Settings, path: Path
+) -> LauncherRead:
+    """A Dockerfile's reader (see scanner.languages)."""
+    return LauncherRead(analyse_dockerfile(rel, text, settings))
 
 
 def analyse_dockerfile(rel: str, text: str, settings: Settings) -> FileResult:

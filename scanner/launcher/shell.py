@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Final
 from scanner.conventions import is_launch_fact, says_disable
 from scanner.languages import Language
 from scanner.launcher.config_verdict import on_off_default
+from scanner.launcher.sbatch import with_directives
 from scanner.launcher.shell_commands import command_writes
 from scanner.launcher.shell_repair import Script, parse_script
 from scanner.launcher.shell_syntax import (
@@ -53,6 +54,7 @@ from scanner.model import (
     DynamicRead,
     FileResult,
     GateKind,
+    LauncherRead,
     Polarity,
     ReadKind,
     ScanError,
@@ -92,15 +94,6 @@ TOO_DEEP: Final = "The script nests its statements too deeply to analyse; nothin
 
 
 @dataclass(frozen=True, slots=True)
-class ShellResult:
-    """What a script contributes, and the other files it read (path -> digest)."""
-
-    result: FileResult
-    error: ScanError | None = None
-    depends: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class _Context:
     function: str = SCRIPT
     conditions: tuple[Condition, ...] = ()
@@ -131,17 +124,28 @@ class _State:
     here: set[str] = field(default_factory=set)  # names that hold the script's own folder
 
 
+def read_shell(rel: str, data: bytes, text: str, settings: Settings, path: Path) -> LauncherRead:
+    """A shell script's reader (see scanner.languages): its analysis, with the writes of its
+    ``#SBATCH`` directives; a script nested too deeply for Python's stack is an error."""
+    try:
+        shell = analyse_shell(rel, data, settings, path)
+    except RecursionError:
+        return LauncherRead(error=ScanError(rel, TOO_DEEP))
+    return replace(shell, result=with_directives(shell.result, rel, text, settings))
+
+
 def analyse_shell(
     rel: str, data: bytes, settings: Settings, path: Path | None = None
-) -> ShellResult:
-    """The reads, dynamic reads and writes of one shell script."""
+) -> LauncherRead:
+    """The reads, dynamic reads and writes of one shell script, and the other files it
+    read (path -> digest)."""
     script = parse_script(data)
     if deeper_than(script.root, MAX_DEPTH):
-        return ShellResult(FileResult(), ScanError(rel, TOO_DEEP))
+        return LauncherRead(FileResult(), ScanError(rel, TOO_DEEP))
     bad = first_error(script.root)
     template = _placeholder(script.source, bad) if bad is not None else None
     if template is not None:
-        return ShellResult(FileResult(), ScanError(rel, template))
+        return LauncherRead(FileResult(), ScanError(rel, template))
     walker = _Walker(rel, script, settings, path)
     walker.run(script.root.children)
     error = None
@@ -174,7 +178,7 @@ def analyse_shell(
         dynamic=tuple(sorted(walker.dynamic, key=lambda d: d.sort_key)),
         writes=tuple(sorted(walker.writes, key=lambda w: w.sort_key)),
     )
-    return ShellResult(result, error, tuple(sorted(walker.depends.items())))
+    return LauncherRead(result, error, tuple(sorted(walker.depends.items())))
 
 
 class _Walker:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Final
 
 import yaml
@@ -27,7 +28,15 @@ from scanner.languages import Language
 from scanner.launcher.ci_expansions import expansion_reads
 from scanner.launcher.embedded import Embedded, Script, analyse_embedded, place, script_of
 from scanner.launcher.env_blocks import block_writes
-from scanner.model import DynamicRead, FileResult, ScanError, Site, Write, WriteKind
+from scanner.model import (
+    DynamicRead,
+    FileResult,
+    LauncherRead,
+    ScanError,
+    Site,
+    Write,
+    WriteKind,
+)
 from scanner.patterns import matches
 from scanner.settings import Settings
 
@@ -45,12 +54,6 @@ _GITHUB_ENV: Final = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CiResult:
-    result: FileResult
-    error: ScanError | None = None
-
-
 @dataclass(slots=True)
 class _Found:
     sites: list[Site]
@@ -66,7 +69,12 @@ class _Found:
             self.errors.append(found.error)
 
 
-def analyse_ci(rel: str, text: str, settings: Settings) -> CiResult:
+def read_ci(rel: str, data: bytes, text: str, settings: Settings, path: Path) -> LauncherRead:
+    """A CI file's reader (see scanner.languages)."""
+    return analyse_ci(rel, text, settings)
+
+
+def analyse_ci(rel: str, text: str, settings: Settings) -> LauncherRead:
     """The writes of a CI file's environment blocks, and the reads, dynamic reads and
     writes of the shell scripts its jobs run."""
     try:
@@ -75,9 +83,11 @@ def analyse_ci(rel: str, text: str, settings: Settings) -> CiResult:
         mark = getattr(exc, "problem_mark", None)
         where = f" on line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "it is not valid YAML"
-        return CiResult(FileResult(), ScanError(rel, f"Cannot parse the YAML{where}: {problem}."))
+        return LauncherRead(
+            FileResult(), ScanError(rel, f"Cannot parse the YAML{where}: {problem}.")
+        )
     except RecursionError:
-        return CiResult(FileResult(), ScanError(rel, "The YAML is nested too deeply to read."))
+        return LauncherRead(FileResult(), ScanError(rel, "The YAML is nested too deeply to read."))
     found = _Found([], [], [], [])
     gitlab = ".gitlab" in rel.split("/")[:-1] or rel.rsplit("/", 1)[-1].startswith(".gitlab-ci")
     facts = GITLAB_FACTS if gitlab else GITHUB_FACTS
@@ -95,7 +105,7 @@ def analyse_ci(rel: str, text: str, settings: Settings) -> CiResult:
         dynamic=tuple(sorted(found.dynamic, key=lambda d: d.sort_key)),
         writes=tuple(sorted(found.writes, key=lambda w: w.sort_key)),
     )
-    return CiResult(result, found.errors[0] if found.errors else None)
+    return LauncherRead(result, found.errors[0] if found.errors else None)
 
 
 def _items(node: yaml.Node) -> Iterator[tuple[str, yaml.Node]]:

@@ -21,6 +21,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 import yaml
@@ -30,7 +31,15 @@ from scanner.languages import Language
 from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, config_key, judge, merge_types
 from scanner.launcher.env_blocks import env_block_writes
 from scanner.launcher.shell_syntax import SHELL_VARIABLES
-from scanner.model import LAUNCH_GATE, VALUE_GATE, FileResult, ReadKind, ScanError, Site
+from scanner.model import (
+    LAUNCH_GATE,
+    VALUE_GATE,
+    FileResult,
+    LauncherRead,
+    ReadKind,
+    ScanError,
+    Site,
+)
 from scanner.patterns import matches
 from scanner.settings import Settings
 
@@ -55,13 +64,12 @@ class Interpolation:
     default: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigResult:
-    result: FileResult
-    error: ScanError | None = None
+def read_yaml(rel: str, data: bytes, text: str, settings: Settings, path: Path) -> LauncherRead:
+    """A YAML config's reader (see scanner.languages)."""
+    return analyse_yaml(rel, text, settings)
 
 
-def analyse_yaml(rel: str, text: str, settings: Settings) -> ConfigResult:
+def analyse_yaml(rel: str, text: str, settings: Settings) -> LauncherRead:
     """The environment reads that the values of a YAML file interpolate, the writes of
     its environment mappings, and the types its literal values give their keys. A file
     with no ``${`` is read for the types and writes only: one that does not parse is no
@@ -71,17 +79,17 @@ def analyse_yaml(rel: str, text: str, settings: Settings) -> ConfigResult:
         documents = list(yaml.compose_all(text, Loader=_LOADER))
     except yaml.YAMLError as exc:
         if "${" not in text:
-            return ConfigResult(FileResult())
+            return LauncherRead(FileResult())
         mark = getattr(exc, "problem_mark", None)
         where = f" on line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "it is not valid YAML"
-        return ConfigResult(
+        return LauncherRead(
             FileResult(), ScanError(rel, f"Cannot parse the YAML{where}: {problem}.")
         )
     except RecursionError:
         if "${" not in text:
-            return ConfigResult(FileResult())
-        return ConfigResult(FileResult(), ScanError(rel, "The YAML is nested too deeply to read."))
+            return LauncherRead(FileResult())
+        return LauncherRead(FileResult(), ScanError(rel, "The YAML is nested too deeply to read."))
     offsets = _line_offsets(text)
     writes = env_block_writes(rel, [doc for doc in documents if doc is not None], settings)
     scalars = [pair for doc in documents if doc is not None for pair in _scalars(doc)]
@@ -90,7 +98,7 @@ def analyse_yaml(rel: str, text: str, settings: Settings) -> ConfigResult:
     for key, node in scalars:
         if "${" in str(node.value):
             sites.extend(_reads(rel, text, offsets, key, node, settings, types))
-    return ConfigResult(
+    return LauncherRead(
         FileResult(
             sites=tuple(sorted(sites, key=lambda s: s.sort_key)),
             writes=tuple(writes),

@@ -1,29 +1,26 @@
-"""The reader registry: one entry per language, with its prefilter, its reader and the word
-the table's "read in" column shows. A language without an entry cannot be configured."""
+"""The reader registry: one entry per row of the table of languages (scanner.languages), with
+its prefilter, its reader and the word the table's "read in" column shows."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from types import MappingProxyType
 
 from scanner.accessors import prefilter
-from scanner.languages import Language
-from scanner.model import ScanError
-from scanner.run.work import (
-    FileOutcome,
-    FileTask,
-    LauncherAnalysis,
-    Options,
-    launcher_outcome,
-    python_outcome,
-)
+from scanner.languages import LANGUAGES, Language, Row
+from scanner.model import LauncherRead, ScanError
+from scanner.run.work import FileOutcome, FileTask, Options, launcher_outcome, python_outcome
 from scanner.settings import Settings
 from scanner.source.files import SourceError, read_bytes, unsupported_encoding
 from scanner.source.own_files import written_by_knobs
 
 Wanted = Callable[[bytes], bool]
+# A launcher language's reader: (rel, data, text, settings, absolute path) -> what it found.
+LauncherReader = Callable[[str, bytes, str, Settings, Path], LauncherRead]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,62 +49,32 @@ def _python_prefilter(settings: Settings) -> Wanted:
     return prefilter(settings.accessors)
 
 
-def _shell(task: FileTask, settings: Settings, data: bytes, text: str) -> FileOutcome:
-    from scanner.launcher.sbatch import with_directives
-    from scanner.launcher.shell import TOO_DEEP, analyse_shell
-
-    try:
-        shell = analyse_shell(task.rel, data, settings, task.path.absolute())
-    except RecursionError:
-        return FileOutcome(rel=task.rel, error=ScanError(task.rel, TOO_DEEP))
-    result = with_directives(shell.result, task.rel, text, settings)
-    return FileOutcome(rel=task.rel, result=result, error=shell.error, depends=shell.depends)
-
-
-def _yaml(task: FileTask, settings: Settings, data: bytes, text: str) -> FileOutcome:
-    from scanner.launcher.yaml_config import analyse_yaml
-
-    config = analyse_yaml(task.rel, text, settings)
-    return FileOutcome(rel=task.rel, result=config.result, error=config.error)
-
-
-def _dockerfile(task: FileTask, settings: Settings, data: bytes, text: str) -> FileOutcome:
-    from scanner.launcher.dockerfile import analyse_dockerfile
-
-    return FileOutcome(rel=task.rel, result=analyse_dockerfile(task.rel, text, settings))
-
-
-def _ci(task: FileTask, settings: Settings, data: bytes, text: str) -> FileOutcome:
-    from scanner.launcher.workflows import analyse_ci
-
-    ci = analyse_ci(task.rel, text, settings)
-    return FileOutcome(rel=task.rel, result=ci.result, error=ci.error)
-
-
-def _launcher(language: Language, display: str, analysis: LauncherAnalysis) -> Reader:
-    own = partial(_not_own, analysis)
-    return Reader(language, display, _every_file, partial(launcher_outcome, own))
+def _reader(row: Row) -> Reader:
+    if row.reader is None:
+        return Reader(row.language, row.display, _python_prefilter, python_outcome)
+    own = partial(_not_own, row.reader)
+    return Reader(row.language, row.display, _every_file, partial(launcher_outcome, own))
 
 
 def _not_own(
-    analysis: LauncherAnalysis, task: FileTask, settings: Settings, data: bytes, text: str
+    reader: str, task: FileTask, settings: Settings, data: bytes, text: str
 ) -> FileOutcome:
-    """``analysis``, except for a file knobs wrote (a registry, an export): it holds
-    nothing to read."""
+    """What ``reader`` (``module:function``, imported now) finds in the file, except for a
+    file knobs wrote (a registry, an export): it holds nothing to read."""
     if written_by_knobs(data):
         return FileOutcome(rel=task.rel)
-    return analysis(task, settings, data, text)
+    read = launcher_reader(reader)(task.rel, data, text, settings, task.path.absolute())
+    return FileOutcome(rel=task.rel, result=read.result, error=read.error, depends=read.depends)
 
 
-READERS: Mapping[Language, Reader] = MappingProxyType(
-    {
-        Language.PYTHON: Reader(Language.PYTHON, "py", _python_prefilter, python_outcome),
-        Language.SHELL: _launcher(Language.SHELL, "sh", _shell),
-        Language.YAML: _launcher(Language.YAML, "yaml", _yaml),
-        Language.DOCKERFILE: _launcher(Language.DOCKERFILE, "docker", _dockerfile),
-        Language.CI: _launcher(Language.CI, "ci", _ci),
-    }
-)
+def launcher_reader(name: str) -> LauncherReader:
+    """The function a row of the table of languages names (``module:function``)."""
+    module, _, function = name.partition(":")
+    found: LauncherReader = getattr(importlib.import_module(module), function)
+    return found
+
+
+READERS: Mapping[Language, Reader] = MappingProxyType({r.language: _reader(r) for r in LANGUAGES})
 
 
 def display(language: Language) -> str:

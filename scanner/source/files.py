@@ -14,24 +14,16 @@ from functools import lru_cache
 from pathlib import Path
 
 from scanner.conventions import relative_path
-from scanner.languages import Language
+from scanner.languages import DOCKERFILES, Language, file_names
 from scanner.model import ScanError
-from scanner.settings import DEFAULT_INCLUDE, DOCKERFILES, MAX_FILE_BYTES
+from scanner.settings import DEFAULT_INCLUDE, MAX_FILE_BYTES
 
 __all__ = ["DEFAULT_INCLUDE", "DOCKERFILES", "MAX_FILE_BYTES"]
 
 Patterns = tuple[tuple[str, Language], ...]  # file-name glob -> the language it is read as
-# The languages of the layers a run's knobs live in, by file name (a CI workflow is a
-# YAML file known by its folder: ``ci_file``).
-LANGUAGES: Patterns = (
-    ("*.py", Language.PYTHON),
-    ("*.pyi", Language.PYTHON),
-    ("*.sh", Language.SHELL),
-    ("*.bash", Language.SHELL),
-    ("*.yaml", Language.YAML),
-    ("*.yml", Language.YAML),
-    *((pattern, Language.DOCKERFILE) for pattern in DOCKERFILES),
-)
+# The languages of the layers a run's knobs live in, by file name, from the table of
+# languages (a CI workflow is a YAML file known by its folder: ``ci_file``).
+LANGUAGES: Patterns = file_names()
 _SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh")
 # Folders nobody means to scan: version control, virtual environments, caches.
 SKIPPED_DIRS: tuple[str, ...] = (
