@@ -35,7 +35,9 @@ from knobregistry.commands.seconds import seconds
 from knobregistry.docsgen.follow import follow_docs
 from knobregistry.project.fingerprints import code_of
 from knobregistry.registry import Registry, RegistryError, load_registry
+from knobregistry.report.triage import print_table, render_json
 from knobregistry.report.triage_folder import FolderLines, finished, interrupted
+from knobregistry.report.triage_progress import ConsoleProgress
 from knobregistry.triage import (
     Host,
     Recorded,
@@ -49,8 +51,6 @@ from knobregistry.triage.executors import EXECUTORS
 from knobregistry.triage.journal import Journal, JournalError
 from knobregistry.triage.plan import baseline
 from knobregistry.triage.probe import Probe, find_probe, run_probe
-from knobregistry.triage.progress import ConsoleProgress
-from knobregistry.triage.report import print_table, render_json
 from knobregistry.triage.request import Refused, SweepRequest
 from knobregistry.triage.signals import exit_status, interruptible
 from knobregistry.triage.sweep_folder import FolderRequest, clean
