@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.diff import KnobDiff, KnobState, compare, render_diff_text
+from knobregistry.diff import KnobDiff, KnobState, compare
+from knobregistry.report.diff import render_diff_text
 from tests.conftest import GIT_ENV, run_knobs
 from tests.sample_project import append, edit, project
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from knobregistry._io.atomic import write_atomic
 from knobregistry.cli import main
-from knobregistry.commands import init as init_module
+from knobregistry.init import use_case as init_module
 from knobregistry.init.starter import SCHEMA_COPY, schema_reference, shipped_schema
 from knobregistry.registry import Policy, Triage, load_registry
 from tests.conftest import REPO, run_knobs, write_tree

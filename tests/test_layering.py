@@ -122,7 +122,7 @@ ROOMS: dict[str, int] = {
     "diff": 6,
     "trace": 6,
     "triage": 6,
-    "report": 7,  # the renderers of scans, checks and explanations
+    "report": 7,  # every renderer of a command's output, one module per output
     "testing": 8,  # `knobs check` as an assertion (public)
     "pytest": 9,  # the pytest plugin and its ini keys
     "commands": 10,  # the CLI's commands

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.report.trace import render_table
 from knobregistry.trace.model import (
     Level,
     Missing,
@@ -20,7 +21,6 @@ from knobregistry.trace.model import (
     Trace,
     TraceSite,
 )
-from knobregistry.trace.render import render_table
 from knobregistry.trace.view import default_view, is_system, only_view, project_prefixes
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.test_trace_cli import BITWISE, GOLDEN_TABLE

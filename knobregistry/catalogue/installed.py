@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry._text.plural import counted
 from knobregistry.catalogue.elf_strings import NotElf, read_only_data, variable_names
 from knobregistry.catalogue.load import library_records, reviewed_names
 from knobregistry.catalogue.model import Library
@@ -103,35 +102,3 @@ def drift(only: str | None = None) -> tuple[Drift, ...]:
             )
         )
     return tuple(out)
-
-
-def render_drift(found: Sequence[Drift]) -> str:
-    """The drift as text: per installed library, its unreviewed names and where each is;
-    then the libraries with nothing installed. Byte-identical from run to run."""
-    lines: list[str] = []
-    absent = []
-    for item in found:
-        if not item.binaries:
-            absent.append(item.library.name)
-            continue
-        library = item.library
-        versions = ", ".join(sorted({b.distribution for b in item.binaries}))
-        prefixes = " or ".join(library.prefixes)
-        objects = counted(len(item.binaries), "shared object")
-        names = counted(len(item.names), "name")
-        lines.append(
-            f"{library.name} ({versions}): {objects}, {names} starting {prefixes}, "
-            f"{len(item.unreviewed)} not reviewed" + (":" if item.unreviewed else ".")
-        )
-        width = max((len(n) for n, _ in item.unreviewed), default=0)
-        lines.extend(f"  {name.ljust(width)}  {where}" for name, where in item.unreviewed)
-        lines.extend(f"  could not read {where}: {why}" for where, why in item.unreadable)
-    if absent:
-        lines.append(f"Not installed here: {', '.join(absent)}.")
-    if any(item.unreviewed for item in found):
-        lines.append(
-            "Review each name (what it changes, with a source) and add it to the library's "
-            "file in knobregistry/catalogue/data/: under `settings:` when a recipe must set or "
-            "unset it, under `reviewed:` with why when it need not."
-        )
-    return "\n".join(lines) + "\n"

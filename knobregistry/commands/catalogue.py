@@ -8,8 +8,8 @@ import click
 
 from knobregistry._text.suggest import closest
 from knobregistry.catalogue import entries, libraries, library_records
-from knobregistry.catalogue.render import render_entries
 from knobregistry.commands.exit_codes import ExitCode
+from knobregistry.report.catalogue import render_entries
 
 
 @click.command("catalogue")
@@ -50,7 +50,8 @@ def catalogue_command(library: str | None, installed: bool) -> None:
             )
             click.get_current_context().exit(ExitCode.USAGE)
     if installed:
-        from knobregistry.catalogue.installed import drift, render_drift
+        from knobregistry.catalogue.installed import drift
+        from knobregistry.report.catalogue import render_drift
 
         found = drift(name)
         click.echo(render_drift(found), nl=False)

@@ -11,8 +11,9 @@ import click
 from knobregistry._text.width import output_width
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, registry_option
-from knobregistry.diff import DiffError, knob_diff, render_diff_markdown, render_diff_text
+from knobregistry.diff import DiffError, knob_diff
 from knobregistry.registry import RegistryError, find_registry
+from knobregistry.report.diff import render_diff_markdown, render_diff_text
 
 
 @click.command("diff")

@@ -16,19 +16,16 @@ from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.export import (
     NAMES,
-    Export,
     ExportError,
     Part,
     export_format,
     formats_help,
     render,
 )
-from knobregistry.export.review import render_review, summary, undecided_message
-from knobregistry.profiles import ProfileError, differences, resolve_profile, unset_names
-from knobregistry.project.scan_for import scan_for
-from knobregistry.registry import Registry, RegistryError
-from knobregistry.registry.feature import is_required
-from scanner import ScanResult
+from knobregistry.export.use_case import ExportRequest, check_environment, export_profile
+from knobregistry.profiles import ProfileError
+from knobregistry.registry import RegistryError
+from knobregistry.report.export import render_review, summary
 
 
 @click.command("export")
@@ -124,30 +121,22 @@ def export_command(
         registry = open_registry(registry_path)
     except RegistryError as error:
         fail_on_registry(error)
-    display = shown(registry.path, Path.cwd())
+    request = ExportRequest(
+        profile=profile,
+        registry_shown=shown(registry.path, Path.cwd()),
+        unset_others=unset_others,
+        scan=use_scan,
+        strict=strict,
+        review=explain,
+    )
     try:
-        result = _scan(registry) if use_scan else None
-        resolved = resolve_profile(registry, profile, result)
-        required = [k.name for k in result.knobs if is_required(k)] if result else []
-        unset = unset_names(registry, resolved, unset_others=unset_others, required=required)
         if check_env:
-            found = differences(resolved, os.environ, unset)
+            found = check_environment(registry, request, os.environ)
             for difference in found:
                 click.echo(difference.render())
             sys.exit(ExitCode.DRIFT if found else ExitCode.OK)
-        export = Export(
-            profile=resolved,
-            registry=display,
-            unset=unset,
-            unset_others=unset_others,
-            config_keys=registry.config,
-        )
-        if explain:
-            text = render_review(export)
-        elif strict and (resolved.undecided or resolved.unknown_roles):
-            raise ProfileError(undecided_message(resolved))
-        else:
-            text = render(export, fmt)
+        export = export_profile(registry, request)
+        text = render_review(export) if explain else render(export, fmt)
     except RegistryError as error:  # the project's pyproject.toml, read for --scan
         fail_on_registry(error)
     except (ProfileError, ExportError) as exc:
@@ -163,11 +152,3 @@ def export_command(
     if not explain and Part.VARIABLES in export_format(fmt).holds:
         for line in summary(export):
             click.echo(f"knobs export: {line}", err=True)
-
-
-def _scan(registry: Registry) -> ScanResult:
-    missing = [p for p in registry.scan_paths() if not p.exists()]
-    if missing:
-        shown = ", ".join(p.as_posix() for p in missing)
-        raise ProfileError(f"--scan: the registry's scan paths do not exist: {shown}.")
-    return scan_for(registry)

@@ -28,6 +28,7 @@ from knobregistry.profiles import ProfileError, ResolvedProfile, resolve_profile
 from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import Registry, RegistryError, find_registry
 from knobregistry.registry.pyproject import PyprojectError
+from knobregistry.report.trace import render_json, render_table
 from knobregistry.trace import (
     GRACE,
     CommandError,
@@ -35,8 +36,6 @@ from knobregistry.trace import (
     Trace,
     native_level,
     reconcile,
-    render_json,
-    render_table,
     run_traced,
 )
 from knobregistry.trace.settings import trace_secrets

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 
 from knobregistry._io.lock import LockError, locked
@@ -34,6 +35,9 @@ from knobregistry.commands.seconds import seconds
 from knobregistry.docsgen.follow import follow_docs
 from knobregistry.project.fingerprints import code_of
 from knobregistry.registry import Registry, RegistryError, load_registry
+from knobregistry.report.triage import print_table, render_json
+from knobregistry.report.triage_folder import FolderLines, finished, interrupted
+from knobregistry.report.triage_progress import ConsoleProgress
 from knobregistry.triage import (
     Host,
     Recorded,
@@ -44,20 +48,19 @@ from knobregistry.triage import (
     status_of,
 )
 from knobregistry.triage.executors import EXECUTORS
-from knobregistry.triage.journal import Header, Journal, JournalError
+from knobregistry.triage.journal import Journal, JournalError
 from knobregistry.triage.modes import modes_help
 from knobregistry.triage.plan import baseline
 from knobregistry.triage.probe import Probe, find_probe, run_probe
-from knobregistry.triage.progress import ConsoleProgress
-from knobregistry.triage.report import print_table, render_json
-from knobregistry.triage.request import SweepRequest
+from knobregistry.triage.request import Refused, SweepRequest
 from knobregistry.triage.signals import exit_status, interruptible
+from knobregistry.triage.sweep_folder import FolderRequest, clean
 from knobregistry.triage.trace_evidence import (
     TraceEvidence,
     TraceEvidenceError,
     load_trace_evidence,
 )
-from knobregistry.triage.use_case import Execution, Refused, run_triage
+from knobregistry.triage.use_case import Execution, Sweep, open_sweep, run_sweep
 
 
 class TriageExit(IntEnum):
@@ -261,40 +264,43 @@ def triage_command(ctx: click.Context, /, **_: object) -> None:
     trace = _trace(params["trace_file"], params["record"], registry)
     execution = Execution(**{f.name: params[f.name] for f in fields(Execution)})
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-    started: list[triage_journal.Folder] = []
-
-    def start(header: Header) -> Journal:
-        started.append(triage_journal.start(header, params["folder"], resumed, params["yes"]))
-        return started[0].journal
+    folder = FolderRequest(
+        folder=params["folder"],
+        resumed=resumed,
+        yes=params["yes"],
+        typed=ctx.get_parameter_source("command") is ParameterSource.COMMANDLINE,
+    )
+    sweep: Sweep | None = None
 
     with interruptible():
         try:
             with ConsoleProgress(stderr) as progress:
-                triaged = run_triage(
+                sweep = open_sweep(
                     request,
                     registry,
                     execution,
                     registry_shown=shown(registry.path, Path.cwd()),
-                    start=start,
-                    progress=progress,
+                    folder=folder,
+                    events=FolderLines(),
                     environment=os.environ,
                     origin=Path.cwd(),
                 )
+                triaged = run_sweep(sweep, progress, os.environ)
         except Refused as exc:
             usage_error("triage", str(exc))
         except KeyboardInterrupt as exc:
-            if not started:
+            if sweep is None:
                 raise
-            triage_journal.interrupted(started[0])
+            interrupted(sweep.folder)
             click.echo("knobs triage: interrupted; every run was stopped.", err=True)
             sys.exit(exit_status(exc))
         except JournalError as exc:  # another sweep's verdict, or no write; every run stopped
             usage_error("triage", str(exc))
-        (sweep,) = started
-        triage_journal.finish(sweep)
+        finished(sweep.folder)
         evidence = _Evidence(
             probe=find_probe(request.command, Path.cwd(), params["probe_text"]),
-            folder=sweep.journal.runs_folder / "probe",  # in triage's own folder, removed with it
+            folder=sweep.folder.journal.runs_folder
+            / "probe",  # in triage's own folder, removed with it
             environment=triaged.resolved.plan.environment(baseline(), os.environ),
             timeout=execution.timeout,
         )
@@ -309,7 +315,7 @@ def triage_command(ctx: click.Context, /, **_: object) -> None:
                 params["search_profile"],
             )
         finally:
-            triage_journal.clean(sweep)
+            clean(sweep.folder)
 
 
 def _trace(path: Path | None, record: bool, registry: Registry) -> TraceEvidence | None:

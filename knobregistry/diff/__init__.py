@@ -1,7 +1,6 @@
 """`knobs diff`: what a change does to the knobs, read from git objects without a checkout."""
 
 from knobregistry.diff.compare import Change, KnobChange, KnobDiff, KnobState, compare, states
-from knobregistry.diff.render import render_diff_markdown, render_diff_text
 from knobregistry.diff.run import DiffError, knob_diff
 
 __all__ = [
@@ -12,7 +11,5 @@ __all__ = [
     "KnobState",
     "compare",
     "knob_diff",
-    "render_diff_markdown",
-    "render_diff_text",
     "states",
 ]

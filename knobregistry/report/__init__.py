@@ -1,1 +1,2 @@
-"""Renderers: results in, text out. No exit codes here."""
+"""Every renderer of a command's output, one module per output: results in, text out. No exit
+codes here."""

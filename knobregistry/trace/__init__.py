@@ -4,7 +4,7 @@ static inventory, the registry and a profile.
 - python_hook.py: installed as ``sitecustomize`` in every Python process of the run;
 - interposer.c: the LD_PRELOAD library that records ``getenv``; native.py builds it;
 - session.py runs the command, records.py reads what its processes wrote;
-- reconcile.py holds the reads against a scan and the registry; render.py prints them.
+- reconcile.py holds the reads against a scan and the registry (report/trace.py prints them).
 """
 
 from knobregistry.trace.model import (
@@ -23,7 +23,6 @@ from knobregistry.trace.model import (
 )
 from knobregistry.trace.native import NativeLevel, native_level
 from knobregistry.trace.reconcile import reconcile
-from knobregistry.trace.render import render_json, render_table
 from knobregistry.trace.session import GRACE, CommandError, run_traced
 
 __all__ = [
@@ -44,7 +43,5 @@ __all__ = [
     "TraceSite",
     "native_level",
     "reconcile",
-    "render_json",
-    "render_table",
     "run_traced",
 ]

@@ -58,6 +58,10 @@ def _parameter(
     return field(default=default, metadata={"parameter": Parameter(schema, shown, required)})
 
 
+class Refused(Exception):
+    """A sweep that cannot start as asked; the message says what to change."""
+
+
 _PROFILE = {
     "type": "string",
     "pattern": "^[a-z][a-z0-9_-]*$",

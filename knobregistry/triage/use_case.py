@@ -1,36 +1,32 @@
 """`knobs triage` as a use case: a SweepRequest in, the verdicts out.
 
-`run_triage` resolves the request against the registry (the candidates, the compare
-mode, the cost metric, the slots), refuses a sweep that cannot start, starts its journal
-through the caller (which says where it is, or checks the journal it resumes), and runs
-it. It prints nothing and exits nothing: the CLI says what it returns.
+`open_sweep` resolves the request against the registry (the candidates, the compare
+mode, the cost metric, the slots), refuses a sweep that cannot start, and starts its
+journal (sweep_folder.py: a new one, or the one resumed, checked); `run_sweep` runs it.
+They print nothing and exit nothing: the CLI says what they return.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from knobregistry.registry import Registry
 from knobregistry.triage import known_breaking
 from knobregistry.triage.compare import CompareMode, parse_compare
 from knobregistry.triage.cost import CostError, parse_cost
-from knobregistry.triage.engine import Journal, Options, Progress, triage
+from knobregistry.triage.engine import Options, Progress, triage
 from knobregistry.triage.executors import SlurmError, check_executor, make_runner
 from knobregistry.triage.model import CostMetric, Plan, TriageResult
 from knobregistry.triage.modes import CompareError
 from knobregistry.triage.plan import PlanError, make_plan
-from knobregistry.triage.request import SweepRequest
+from knobregistry.triage.request import Refused, SweepRequest
 from knobregistry.triage.slots import SlotError, make_slots
+from knobregistry.triage.sweep_folder import Folder, FolderEvents, FolderRequest, start
 from knobregistry.triage.sweep_header import Header
-
-
-class Refused(Exception):
-    """A sweep that cannot start as asked; the message says what to change."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,14 +38,6 @@ class Execution:
     executor: str = "local"
     slurm_args: tuple[str, ...] = ()
     timeout: float | None = None
-
-
-class SweepJournal(Journal, Protocol):
-    """The journal a sweep runs with: what the engine asks of it, and where the runs go."""
-
-    @property
-    def runs_folder(self) -> Path:
-        """The folder of the runs' own folders."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,6 +110,16 @@ def _cost(request: SweepRequest) -> CostMetric | None:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Sweep:
+    """A sweep resolved and journaled, ready to run."""
+
+    resolved: Resolved
+    folder: Folder
+    execution: Execution
+    origin: Path
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Triaged:
     """A sweep run to its end: what it found, and what it ran."""
 
@@ -129,27 +127,33 @@ class Triaged:
     resolved: Resolved
 
 
-def run_triage(
+def open_sweep(
     request: SweepRequest,
     registry: Registry,
     execution: Execution,
     *,
     registry_shown: str,
-    start: Callable[[Header], SweepJournal],
-    progress: Progress,
+    folder: FolderRequest,
+    events: FolderEvents,
     environment: Mapping[str, str],
     origin: Path,
-) -> Triaged:
-    """Resolve ``request`` (raises Refused before anything runs), start its journal through
-    ``start`` (a new one, or the one resumed), and run the sweep."""
+) -> Sweep:
+    """Resolve ``request`` and start its journal (a new one, or the one resumed, checked);
+    raises Refused before anything runs."""
     sha256 = hashlib.sha256(registry.path.read_bytes()).hexdigest()
     resolved = resolve(request, registry, registry_shown, sha256, execution, environment, origin)
-    header = resolved.header
-    journal = start(header)
+    started = start(resolved.header, folder, events)
+    return Sweep(resolved=resolved, folder=started, execution=execution, origin=origin)
+
+
+def run_sweep(sweep: Sweep, progress: Progress, environment: Mapping[str, str]) -> Triaged:
+    """Run the sweep ``open_sweep`` journaled, to its end."""
+    resolved, execution = sweep.resolved, sweep.execution
+    journal = sweep.folder.journal
     runner = make_runner(
         execution.executor,
-        header.command,
-        origin,
+        resolved.header.command,
+        sweep.origin,
         journal.runs_folder,
         execution.timeout,
         execution.slurm_args,

@@ -1,11 +1,17 @@
 """`knobs catalogue` as text: each library's settings with their value, cost and sources, and
-the variables it reviewed and leaves out of recipes."""
+the variables it reviewed and leaves out of recipes; with --installed, the names installed
+libraries hold that the catalogue has not reviewed."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from knobregistry._text.plural import counted
 from knobregistry.catalogue.model import Entry, Kind, Reviewed
+
+if TYPE_CHECKING:  # `knobs catalogue` imports the ELF reader only with --installed
+    from knobregistry.catalogue.installed import Drift
 
 _HOW = {
     Kind.VARIABLE: "environment variable",
@@ -66,3 +72,35 @@ def _value(entry: Entry) -> str:
     if entry.kind is Kind.ATTRIBUTE:
         return f"{entry.name} = {entry.value_text}"
     return f"{entry.name}={entry.value_text}"
+
+
+def render_drift(found: Sequence[Drift]) -> str:
+    """The drift as text: per installed library, its unreviewed names and where each is;
+    then the libraries with nothing installed. Byte-identical from run to run."""
+    lines: list[str] = []
+    absent = []
+    for item in found:
+        if not item.binaries:
+            absent.append(item.library.name)
+            continue
+        library = item.library
+        versions = ", ".join(sorted({b.distribution for b in item.binaries}))
+        prefixes = " or ".join(library.prefixes)
+        objects = counted(len(item.binaries), "shared object")
+        names = counted(len(item.names), "name")
+        lines.append(
+            f"{library.name} ({versions}): {objects}, {names} starting {prefixes}, "
+            f"{len(item.unreviewed)} not reviewed" + (":" if item.unreviewed else ".")
+        )
+        width = max((len(n) for n, _ in item.unreviewed), default=0)
+        lines.extend(f"  {name.ljust(width)}  {where}" for name, where in item.unreviewed)
+        lines.extend(f"  could not read {where}: {why}" for where, why in item.unreadable)
+    if absent:
+        lines.append(f"Not installed here: {', '.join(absent)}.")
+    if any(item.unreviewed for item in found):
+        lines.append(
+            "Review each name (what it changes, with a source) and add it to the library's "
+            "file in knobregistry/catalogue/data/: under `settings:` when a recipe must set or "
+            "unset it, under `reviewed:` with why when it need not."
+        )
+    return "\n".join(lines) + "\n"

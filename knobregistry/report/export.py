@@ -1,6 +1,6 @@
-"""What an export did, said to a person: the summary on standard error, the stop on
-undecided knobs, and the review that `--explain` prints (every line with its role and
-the evidence, then what was left as the code has it)."""
+"""What `knobs export` says to a person: the summary on standard error, and the review
+that `--explain` prints (every line with its role and the evidence, then what was left as
+the code has it)."""
 
 from __future__ import annotations
 
@@ -62,21 +62,6 @@ def summary(export: Export) -> list[str]:
         held = ", ".join(item.name for item in resolved.undecided)
         lines.append(f"Undecided, so not set: {held}.")
     return lines
-
-
-def undecided_message(resolved: ResolvedProfile) -> str:
-    """Why a --strict export stops: the knobs a rule would set whose gate or role nobody
-    has decided."""
-    held = (*resolved.undecided, *resolved.unknown_roles)
-    lines = [
-        f"--strict: profile '{resolved.name}' would set {counted(len(held), 'knob')} whose "
-        "gate or role nobody has decided; nothing is written:",
-        *(f"  {item.name} ({item.why.value}): {item.reason}" for item in held),
-        "Read the code around each (`knobs explain NAME`) and write what it does in the "
-        "registry: `default_on` for an undecided gate (then remove `undecided`), `role` for "
-        "an unknown role. Without --strict, the export leaves them as the code has them.",
-    ]
-    return "\n".join(lines)
 
 
 def render_review(export: Export) -> str:
