@@ -24,7 +24,7 @@ from knobregistry._text.paths import shown
 from knobregistry._text.plural import counted
 from knobregistry.check.codes import rule
 from knobregistry.check.diagnostics import Diagnostic, Family, Severity
-from knobregistry.check.family import Check
+from knobregistry.check.family_check import Check
 from knobregistry.check.run import CheckResult
 
 VERSION = 1

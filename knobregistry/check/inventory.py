@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from knobregistry.check.diagnostics import Diagnostic, Family
-from knobregistry.check.family import Check, Context
+from knobregistry.check.family_check import Check, Context
 from knobregistry.check.reconcile import reconcile
 
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from knobregistry.check.codes import rule
 from knobregistry.check.config_checks import FieldsLookup, megatron_key_diagnostics
 from knobregistry.check.diagnostics import Diagnostic, Family
-from knobregistry.check.family import Check, Context
+from knobregistry.check.family_check import Check, Context
 from knobregistry.check.stack_checks import lacking, launcher_sets_unset, project_stack
 from knobregistry.check.torchtitan_checks import TitanLookup, torchtitan_key_diagnostics
 from knobregistry.check.where import Where

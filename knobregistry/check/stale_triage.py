@@ -19,7 +19,7 @@ from pathlib import Path
 from knobregistry._text.plural import counted
 from knobregistry.check.codes import rule
 from knobregistry.check.diagnostics import Diagnostic, Family, Severity
-from knobregistry.check.family import Check, Context
+from knobregistry.check.family_check import Check, Context
 from knobregistry.check.where import Where
 from knobregistry.profiles import Intent, resolve_profile
 from knobregistry.project.fingerprints import (

@@ -15,7 +15,7 @@ from pathlib import Path
 from knobregistry._text.paths import shown
 from knobregistry.check.codes import rule
 from knobregistry.check.diagnostics import Diagnostic, Family
-from knobregistry.check.family import Check, Context
+from knobregistry.check.family_check import Check, Context
 from knobregistry.registry import KnobEntry, Registry
 
 EXPIRED_WAIVER = rule("KNB201")

@@ -16,7 +16,7 @@ from pathlib import Path
 from knobregistry._text.paths import shown
 from knobregistry.check.codes import rule
 from knobregistry.check.diagnostics import Diagnostic, Family
-from knobregistry.check.family import Check, Context
+from knobregistry.check.family_check import Check, Context
 from knobregistry.docsgen.markers import Block, MarkerProblem, Parsed, has_markers, parse
 from knobregistry.docsgen.render import blocks_text, default_blocks, render_block, render_page
 from knobregistry.registry import Registry, RegistryError, find_registry

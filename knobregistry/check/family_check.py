@@ -3,7 +3,7 @@
 `knobs check` runs the families it is given on one scan of the registry's scope.
 This package defines the inventory check; the others (profiles, waivers, the
 baseline, generated docs) live with what they check and are composed in
-knobregistry.check.families, so that nothing here imports them.
+knobregistry.check.all_checks, so that nothing here imports them.
 """
 
 from __future__ import annotations

@@ -1,0 +1,25 @@
+"""Every check that `knobs check` runs, in its order: the inventory (KNB0xx), the triage's
+code (KNB009) and, on the same scan, the profiles (KNB1xx), the waivers (KNB201, KNB202) and
+the generated docs (KNB204, KNB205); then the baseline, if one is given (KNB203).
+"""
+
+from __future__ import annotations
+
+from knobregistry.check.baseline import BASELINE
+from knobregistry.check.codes import rule
+from knobregistry.check.diagnostics import Group
+from knobregistry.check.family_check import Check
+from knobregistry.check.inventory import INVENTORY
+from knobregistry.check.profile_checks import PROFILES
+from knobregistry.check.stale_triage import STALE_TRIAGES
+from knobregistry.check.waivers import WAIVERS
+from knobregistry.docsgen.sync import DOCS
+
+# what `knobs check` runs
+CHECKS: tuple[Check, ...] = (INVENTORY, STALE_TRIAGES, PROFILES, WAIVERS, DOCS)
+ALL_CHECKS: tuple[Check, ...] = (*CHECKS, BASELINE)  # and the baseline's, applied after
+
+
+def group_of(code: str) -> Group:
+    """The pytest plugin's item for a finding of ``code``: its rule's family's group."""
+    return rule(code).family.group
