@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from knobregistry.check.baseline import BASELINE
 from knobregistry.check.codes import rule
-from knobregistry.check.diagnostics import Group
+from knobregistry.check.diagnostics import Family, Group
 from knobregistry.check.family_check import Check
 from knobregistry.check.inventory import INVENTORY
 from knobregistry.check.profile_checks import PROFILES
+from knobregistry.check.rules import docs_in_sync
 from knobregistry.check.stale_triage import STALE_TRIAGES
 from knobregistry.check.waivers import WAIVERS
-from knobregistry.docsgen.sync import DOCS
 
+# the generated docs against the registry (KNB204, KNB205)
+DOCS = Check.of(Family.DOCS, docs_in_sync.run)
 # what `knobs check` runs
 CHECKS: tuple[Check, ...] = (INVENTORY, STALE_TRIAGES, PROFILES, WAIVERS, DOCS)
 ALL_CHECKS: tuple[Check, ...] = (*CHECKS, BASELINE)  # and the baseline's, applied after

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from knobregistry.check.diagnostics import Family, Rule
+from knobregistry.check.examples import INVENTORY, REGISTRY, example
+
+_EXEMPT = "exempt\n    reason: Triaged by hand."
+
+
+KNB005 = Rule(
+    code="KNB005",
+    name="ExemptWithoutReason",
+    title="An exempt knob has no reason (a registry error).",
+    description=(
+        "A knob with `triage: exempt` must say why in `reason`. The registry's schema "
+        "requires it, so the registry fails to load (exit 2) with the file, line and "
+        "key; `knobs check` never reports this code itself. It is reserved so that it "
+        "keeps this meaning."
+    ),
+    example=("PRIMUS_BLOCK:\n  triage: exempt    # and no `reason:`"),
+    examples=example(
+        INVENTORY,
+        invalid={"registry.yaml": REGISTRY.replace("breaks-bitwise", "exempt")},
+        valid={"registry.yaml": REGISTRY.replace("breaks-bitwise", _EXEMPT)},
+    ),
+    page="checks.md",
+    family=Family.INVENTORY,
+    help="Add `reason:` to the entry, or triage the knob.",
+    reserved=True,
+)
