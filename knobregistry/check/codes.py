@@ -19,6 +19,7 @@ import pkgutil
 
 from knobregistry.check import rules as _rules
 from knobregistry.check.diagnostics import Family, Rule
+from knobregistry.check.family_check import Check, CheckRun
 
 
 def _declared() -> tuple[Rule, ...]:
@@ -56,3 +57,8 @@ def rules(*codes: str) -> tuple[Rule, ...]:
 def rules_of(family: Family) -> tuple[Rule, ...]:
     """The rules of ``family``, in the order of their codes."""
     return tuple(r for r in RULES if r.family is family)
+
+
+def check_of(family: Family, run: CheckRun | None) -> Check:
+    """The check that reports ``family``'s rules of the index by ``run``."""
+    return Check(family, rules_of(family), run)

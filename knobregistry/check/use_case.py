@@ -13,8 +13,9 @@ from pathlib import Path
 
 from knobregistry._text.paths import shown
 from knobregistry.check.all_checks import CHECKS
-from knobregistry.check.baseline import BaselineError, Written, apply_baseline, load_baseline
+from knobregistry.check.baseline import BaselineError, Written, load_baseline
 from knobregistry.check.baseline import write_baseline as write_file
+from knobregistry.check.rules.baseline_entry_gone import apply_baseline
 from knobregistry.check.run import CheckResult, run_check
 from knobregistry.registry import Registry
 

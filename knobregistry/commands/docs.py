@@ -150,7 +150,7 @@ def _check(files: tuple[Path, ...], explicit: Path | None) -> None:
             text = _text(doc)
             registry = _registry_for(doc, text, explicit)
             sources.add(shown(registry.path, cwd))
-            diagnostics = doc_diagnostics(doc, registry, cwd=cwd)
+            diagnostics = doc_diagnostics(doc, registry, cwd=cwd, codes=render_codes)
             if not diagnostics and not parse(text).blocks:
                 message = "this doc has no knobs:begin block to check."
                 diagnostics = [marker_diagnostic(shown(doc, cwd), MarkerProblem(1, message))]
@@ -161,7 +161,7 @@ def _check(files: tuple[Path, ...], explicit: Path | None) -> None:
         sources.add(shown(registry.path, cwd))
         docs = find_docs(registry)
         for doc in docs:
-            found.extend(doc_diagnostics(doc, registry, cwd=cwd))
+            found.extend(doc_diagnostics(doc, registry, cwd=cwd, codes=render_codes))
         count = len(docs)
     for diagnostic in sorted(found, key=lambda d: d.sort_key):
         _echo_diagnostic(diagnostic)

@@ -1,7 +1,21 @@
+"""KNB203 BaselineEntryGone: a finding the baseline accepts that the check no longer reports;
+and the baseline applied to a check's result (the file's format: knobregistry.check.baseline).
+"""
+
 from __future__ import annotations
 
-from knobregistry.check.diagnostics import Family, Rule
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from knobregistry._text.paths import shown
+from knobregistry.check.baseline import Baseline, BaselineKey, baselinable, finding_key
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule
 from knobregistry.check.examples import INVENTORY, example
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from knobregistry.check.run import CheckResult
 
 
 def _baseline(finding: str) -> str:
@@ -40,3 +54,68 @@ KNB203 = Rule(
         "(a baseline may always shrink)."
     ),
 )
+
+
+def apply_baseline(
+    result: CheckResult, baseline: Baseline, *, path: Path, cwd: Path
+) -> CheckResult:
+    """``result`` without the findings ``baseline`` accepts, plus KNB203 for what is gone.
+
+    ``path`` is the baseline file. Gone entries are not checked when the scan was
+    narrowed (``result.stale_checked`` False): the rest of the scope was not looked at.
+    """
+    folder = path.absolute().parent
+    groups: dict[BaselineKey, list[Diagnostic]] = {}
+    kept: list[Diagnostic] = []
+    for diagnostic in result.diagnostics:
+        if baselinable(diagnostic):
+            groups.setdefault(finding_key(diagnostic, cwd=cwd, folder=folder), []).append(
+                diagnostic
+            )
+        else:
+            kept.append(diagnostic)
+    hidden = 0
+    for key, found in groups.items():
+        if len(found) <= baseline.counts.get(key, 0):
+            hidden += len(found)
+        else:
+            kept.extend(found)
+    if result.stale_checked:
+        display = shown(path, cwd)
+        for key, allowed in baseline.counts.items():
+            now = len(groups.get(key, ()))
+            if now < allowed:
+                kept.append(_gone(key, allowed, now, display, baseline, folder, cwd))
+    return replace(
+        result,
+        diagnostics=tuple(sorted(kept, key=lambda d: d.sort_key)),
+        rules=(*result.rules, KNB203),
+        baseline=shown(path, cwd),
+        baselined=hidden,
+    )
+
+
+def _gone(
+    key: BaselineKey,
+    allowed: int,
+    now: int,
+    display: str,
+    baseline: Baseline,
+    folder: Path,
+    cwd: Path,
+) -> Diagnostic:
+    where = shown(folder / key.path, cwd)
+    subject = f"{key.code} for {key.knob} in {where}" if key.knob else f"{key.code} in {where}"
+    if now == 0:
+        message = f"The baseline lists {subject}, which the check no longer reports."
+    else:
+        message = f"The baseline allows {allowed} of {subject}, and the check now reports {now}."
+    line, column = baseline.lines.get(key, (0, 0))
+    return KNB203.diagnostic(
+        display,
+        line,
+        column,
+        message,
+        fix=f"Shrink the baseline: knobs check --baseline {display} --write-baseline {display}",
+        knob=key.knob or None,
+    )

@@ -1,7 +1,18 @@
+"""KNB112 BitwiseNotRunTogether: a bitwise profile that leaves on knobs triaged reproducible one
+at a time, which no recorded run had on together (a warning).
+"""
+
 from __future__ import annotations
 
-from knobregistry.check.diagnostics import Family, Rule, Severity
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule, Severity
 from knobregistry.check.examples import PROFILE, entry, example, profiles
+from knobregistry.check.profile_where import ProfileWhere, left_on
+
+if TYPE_CHECKING:
+    from knobregistry.profiles import ResolvedProfile
 
 _TOYS = (
     'import os\n\nA = os.environ.get("TOY_A", "1") != "0"\n'
@@ -48,3 +59,61 @@ KNB112 = Rule(
     ),
     severity=Severity.WARNING,
 )
+
+
+def not_run_together(where: ProfileWhere, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+    """KNB112: knobs left on on the strength of single-knob verdicts, never run together."""
+    left_on = _reproducible_left_on(where, resolved)
+    if len(left_on) < 2 or _run_as_a_whole(where, resolved.name, left_on):
+        return
+    name = resolved.name
+    message = (
+        f"profile '{name}' (kind bitwise) leaves on {len(left_on)} knobs triaged reproducible "
+        f"one at a time ({', '.join(left_on)}), and no recorded run had them on together: "
+        "knobs reproducible alone can break reproducibility together."
+    )
+    fix = (
+        f"run `knobs triage --profile {name} --record -- COMMAND` (its baseline runs the "
+        f"profile as a whole), or `knobs triage --profile {name} --search fastest-bitwise "
+        "--record -- COMMAND`."
+    )
+    yield where.diagnostic(KNB112, ("profiles", name), message, fix, left_on[0])
+
+
+def _reproducible_left_on(where: ProfileWhere, resolved: ResolvedProfile) -> list[str]:
+    """The registered knobs, on by default and triaged reproducible, the profile leaves on."""
+    from knobregistry.profiles import knob_candidates
+    from knobregistry.registry import Triage
+
+    return [
+        c.name
+        for c in knob_candidates(where.registry, None)
+        if c.registered
+        and c.default_on is True
+        and c.triage is Triage.REPRODUCIBLE
+        and left_on(where, resolved, c) is not None
+    ]
+
+
+def _run_as_a_whole(where: ProfileWhere, name: str, left_on: list[str]) -> bool:
+    """Whether the registry records a reproducible run with every knob of ``left_on`` on:
+    the profile's own `verified` run (its knobs, and what the profile it started from
+    left on), or any record of a triage started from the profile (a triage records
+    nothing unless its baseline, the profile itself, was reproducible)."""
+    from knobregistry.profiles import resolve_profile
+    from knobregistry.registry import Verdict
+
+    registry = where.registry
+    run = registry.profiles[name].verified
+    if run is not None and run.verdict is Verdict.REPRODUCIBLE:
+        covered = set(run.combined_with)
+        base = run.profile
+        if base is not None and base in registry.profiles and base != name:
+            covered.update(_reproducible_left_on(where, resolve_profile(registry, base)))
+        return set(left_on) <= covered
+    return any(
+        record.profile == name
+        for knob in registry.knobs.values()
+        if knob.evidence is not None
+        for record in knob.evidence.records
+    )

@@ -1,7 +1,23 @@
+"""KNB109 BitwiseMissesRequirement, KNB110 RequirementConditionUndecided: a bitwise profile that
+leaves a variable without the value code requires (in deterministic mode, say), or sets one
+the code refuses; KNB110 when the condition is one the profile's config does not decide.
+"""
+
 from __future__ import annotations
 
-from knobregistry.check.diagnostics import Family, Rule, Severity
+import re
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule, Severity
 from knobregistry.check.examples import PROFILE, example, profiles
+from knobregistry.check.profile_where import ProfileWhere, quote
+from scanner import GateKind
+
+if TYPE_CHECKING:
+    from knobregistry.profiles import ResolvedProfile
+    from knobregistry.registry import KeyPath
+    from knobregistry.registry.model import JsonValue
 
 _REQUIRES = (
     "import os\n\n\ndef validate(args):\n    if {}:\n"
@@ -71,3 +87,65 @@ KNB110 = Rule(
     help="Set the variable as required, or set the config key that decides the condition.",
     severity=Severity.NOTE,
 )
+
+
+def missed_requirements(where: ProfileWhere, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+    """KNB109: a bitwise profile leaves a variable unset, or sets a value, that code of the
+    scan refuses to run with; KNB110 when the code requires it only under a condition the
+    profile's config does not decide."""
+    for knob in where.scan.knobs:
+        value = resolved.env.get(knob.name)
+        required = [s for s in knob.sites if s.gate.kind is GateKind.REQUIREMENT]
+        # A requirement that always holds is the run's set-up, which the recipe leaves to
+        # the environment; one under a condition the profile turns on (deterministic
+        # mode), or a value the profile sets, is the recipe's.
+        missed = [
+            s
+            for s in required
+            if value not in s.gate.on_values and (value is not None or s.gate.condition)
+        ]
+        applies = [(s, _holds(s.gate.condition, resolved.config)) for s in missed]
+        applies = [(s, holds) for s, holds in applies if holds is not False]
+        if not applies:
+            continue
+        first, holds = next(((s, h) for s, h in applies if h), applies[0])
+        accepted = " or ".join(quote(v) for v in first.gate.on_values[:3])
+        source = resolved.sources.get(knob.name)
+        state = "leaves it unset" if value is None else f"sets it to {quote(value)} ({source})"
+        when = f" when {first.gate.condition}" if first.gate.condition else ""
+        message = (
+            f"profile '{resolved.name}' (kind bitwise) {state}, but the code at "
+            f"{where.site(first)} raises unless {knob.name} is {accepted}{when}"
+        )
+        if holds is None:
+            message += ", which the profile's config does not decide."
+        else:
+            message += "."
+        at: KeyPath = source.key_path if source is not None else ("profiles", resolved.name)
+        wanted = quote(first.gate.on_values[0])
+        fix = f"set `{knob.name}: {wanted}` under profiles.{resolved.name}.env."
+        rule = KNB109 if holds else KNB110
+        yield where.diagnostic(rule, at, message, fix, knob.name)
+
+
+_TEST = re.compile(r"(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*)(?:\s*==\s*(['\"])(.*)\2)?")
+
+
+def _holds(condition: str | None, config: Mapping[str, JsonValue]) -> bool | None:
+    """Whether the profile's config meets a requirement's condition (``args.X``,
+    ``args.X == "v"``, ``not (...)``, joined by ``and``); None when it cannot tell."""
+    if condition is None:
+        return True
+    verdicts: list[bool | None] = []
+    for part in condition.split(" and "):
+        negated = part.startswith("not (") and part.endswith(")")
+        test = _TEST.fullmatch(part[5:-1] if negated else part)
+        if test is None or test.group(1) not in config:
+            verdicts.append(None)
+            continue
+        value = config[test.group(1)]
+        held = bool(value) if test.group(2) is None else str(value) == test.group(3)
+        verdicts.append(held != negated)
+    if False in verdicts:
+        return False
+    return None if None in verdicts else True

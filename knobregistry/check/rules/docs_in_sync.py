@@ -11,8 +11,8 @@ from knobregistry.check.examples import INVENTORY, example
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from knobregistry.check.family_check import Context
     from knobregistry.docsgen import MarkerProblem
+    from knobregistry.docsgen.render import CodeTable
     from knobregistry.registry import Registry
 
 # The generated docs' examples: a page whose block of knobs the registry renders.
@@ -73,10 +73,12 @@ KNB205 = Rule(
 )
 
 
-def doc_diagnostics(doc: Path, registry: Registry, *, cwd: Path) -> list[Diagnostic]:
-    """KNB204 for each block of ``doc`` that ``registry`` renders otherwise; KNB205 for markers."""
+def doc_diagnostics(
+    doc: Path, registry: Registry, *, cwd: Path, codes: CodeTable
+) -> list[Diagnostic]:
+    """KNB204 for each block of ``doc`` that ``registry`` renders otherwise (``codes``: the
+    table of rules its `codes:PREFIX` blocks show); KNB205 for markers."""
     from knobregistry._text.paths import shown
-    from knobregistry.check.rule_table import render_codes
     from knobregistry.docsgen import MarkerProblem, doc_registry, parse, refresh
     from knobregistry.docsgen.sync import read_doc
 
@@ -90,7 +92,7 @@ def doc_diagnostics(doc: Path, registry: Registry, *, cwd: Path) -> list[Diagnos
         return [marker_diagnostic(file, MarkerProblem(line, message))]
     if not parsed.blocks and not parsed.problems:
         return []
-    result = refresh(text, registry, codes=render_codes)
+    result = refresh(text, registry, codes=codes)
     found = [marker_diagnostic(file, p) for p in result.problems]
     for name, line in result.stale:
         found.append(
@@ -117,16 +119,11 @@ def marker_diagnostic(file: str, problem: MarkerProblem) -> Diagnostic:
     )
 
 
-def docs_diagnostics(registry: Registry, *, cwd: Path) -> list[Diagnostic]:
+def docs_diagnostics(registry: Registry, *, cwd: Path, codes: CodeTable) -> list[Diagnostic]:
     """Every docs finding for the docs under the registry's folder that belong to it."""
     from knobregistry.docsgen import find_docs
 
     found: list[Diagnostic] = []
     for doc in find_docs(registry):
-        found.extend(doc_diagnostics(doc, registry, cwd=cwd))
+        found.extend(doc_diagnostics(doc, registry, cwd=cwd, codes=codes))
     return sorted(found, key=lambda d: d.sort_key)
-
-
-def run(context: Context) -> list[Diagnostic]:
-    """The docs' check: every doc of the registry against what it renders."""
-    return docs_diagnostics(context.registry, cwd=context.cwd)

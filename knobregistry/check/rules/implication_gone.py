@@ -1,7 +1,18 @@
+"""KNB111 ImplicationGone: an `implied_by` of the registry that no scanned launcher write keeps
+true.
+"""
+
 from __future__ import annotations
 
-from knobregistry.check.diagnostics import Family, Rule
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule
 from knobregistry.check.examples import NCCL_ALGO, PROFILE, example, profiles
+from knobregistry.check.profile_where import ProfileWhere, quote
+
+if TYPE_CHECKING:
+    from knobregistry.registry import KeyPath
 
 _IMPLIED = NCCL_ALGO + '    implied_by: {PRIMUS_DETERMINISTIC: "1"}\n'
 
@@ -36,3 +47,25 @@ KNB111 = Rule(
         "launcher script back in the scan's scope."
     ),
 )
+
+
+def gone_implications(where: ProfileWhere) -> Iterator[Diagnostic]:
+    """KNB111: an entry's `implied_by` that no scanned write under that condition keeps."""
+    for name, entry in where.registry.external.items():
+        if not entry.implied_by:
+            continue
+        wanted = set(entry.implied_by)
+        if any(w.name == name and wanted <= set(w.when) for w in where.scan.writes):
+            continue
+        condition = " and ".join(f"{n}={quote(v)}" for n, v in entry.implied_by)
+        message = (
+            f"external.{name} is implied by {condition}, but no launcher script in the scan "
+            f"writes {name} under that condition: a profile that leaves it to the launcher "
+            "no longer gets it."
+        )
+        fix = (
+            f"restate {name} in the profiles that need it and remove external.{name}."
+            "implied_by, or add the launcher script that sets it to scan.paths."
+        )
+        at: KeyPath = ("external", name, "implied_by")
+        yield where.diagnostic(KNB111, at, message, fix, name)

@@ -1,7 +1,18 @@
+"""KNB106 ProfileContradictsLauncher: a profile that sets a switch which makes a launcher script
+set another variable, and gives that variable a different value.
+"""
+
 from __future__ import annotations
 
-from knobregistry.check.diagnostics import Family, Rule
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule
 from knobregistry.check.examples import NCCL_ALGO, PROFILE, example, profiles
+from knobregistry.check.profile_where import ProfileWhere, quote
+
+if TYPE_CHECKING:
+    from knobregistry.profiles import ResolvedProfile
 
 _LAUNCHER = '[ "$PRIMUS_DETERMINISTIC" = 1 ] && export NCCL_ALGO=Ring\n'
 
@@ -45,3 +56,29 @@ KNB106 = Rule(
         "or stop setting the switch that implies it."
     ),
 )
+
+
+def launcher_contradictions(where: ProfileWhere, resolved: ResolvedProfile) -> Iterator[Diagnostic]:
+    """KNB106: the profile sets every variable of a launcher write's condition, and gives
+    the variable written a value other than the launcher's."""
+    env = resolved.env
+    for write in where.scan.writes:
+        name, implied = write.name, write.value
+        if name is None or implied is None or not write.when or name not in env:
+            continue
+        if env[name] == implied or any(env.get(n) != v for n, v in write.when):
+            continue
+        source = resolved.sources[name]
+        if source.profile != resolved.name:
+            continue  # a parent's value is reported on the parent
+        condition = " and ".join(f"{n}={quote(v)}" for n, v in write.when)
+        message = (
+            f"profile '{resolved.name}' sets {name} to {quote(env[name] or '')} ({source}), but "
+            f"with {condition}, which it also sets, the launcher sets {name} to {quote(implied)} "
+            f"at {where.site(write)}: the run gets whichever is applied last."
+        )
+        fix = (
+            f"write `{name}: {quote(implied)}` under profiles.{resolved.name}.env (or remove it "
+            f"and leave it to the launcher), or stop setting {', '.join(n for n, _ in write.when)}."
+        )
+        yield where.diagnostic(KNB106, source.key_path, message, fix, name)

@@ -1,7 +1,30 @@
+"""KNB113 BitwiseLacksStackSetting: a bitwise profile that does not set a catalogued
+determinism setting of a library the project uses on its platform. KNB115
+LauncherSetsUnsetStackSetting: a launcher script that sets a stack setting the
+bitwise profile unsets because it must stay unset (a tile override, a tuner plugin).
+
+What the project uses is read from its files (requirements*.txt, pyproject.toml, the scanned
+code's imports), never from the environment `knobs check` runs in, so the check gives the
+same answer everywhere. The platform is the one the registry's own stack settings belong to.
+"""
+
 from __future__ import annotations
 
-from knobregistry.check.diagnostics import Family, Rule, Severity
+import json
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule, Severity
 from knobregistry.check.examples import PROFILE, example, profiles
+from scanner import Role, WriteKind
+
+if TYPE_CHECKING:
+    from knobregistry.catalogue import Entry, Platform
+    from knobregistry.check.where import Where
+    from knobregistry.profiles import ResolvedProfile
+    from knobregistry.project.stack_use import StackUse
+    from knobregistry.registry import Registry
+    from scanner import ScanResult
 
 _TUNER = (
     "  NCCL_TUNER_PLUGIN:\n    description: An external tuner.\n    role: stack\n"
@@ -93,3 +116,165 @@ KNB115 = Rule(
     ),
     severity=Severity.NOTE,
 )
+
+
+# The writes that leave a variable set (an `unset`, `pop` or `del` does the opposite).
+_SETTING = frozenset(
+    {
+        WriteKind.SET,
+        WriteKind.SETDEFAULT,
+        WriteKind.PUTENV,
+        WriteKind.EXPORT,
+        WriteKind.PREFIX,
+        WriteKind.PRINTED,
+        WriteKind.BLOCK,
+    }
+)
+
+
+def registry_platform(registry: Registry) -> Platform | None:
+    """The one platform the registry's stack settings belong to; None for none or several."""
+    from knobregistry.catalogue import Platform, for_name
+
+    names = [n for n, e in registry.external.items() if e.role is Role.STACK]
+    names += [n for n, c in registry.config.items() if c.backend == "stack"]
+    found = set()
+    for name in names:
+        entry = registry.external.get(name)
+        libraries = {p.strip() for p in (entry.library or "").split("/")} if entry else set()
+        for item in for_name(name):
+            if item.platform is not Platform.ANY and (not libraries or item.library in libraries):
+                found.add(item.platform)
+    return found.pop() if len(found) == 1 else None
+
+
+def project_stack(registry: Registry) -> StackUse:
+    """The catalogue's settings for the project the registry describes."""
+    from knobregistry.project.stack_use import stack_use
+
+    return stack_use(
+        folder=registry.root,
+        paths=registry.scan_paths(),
+        platform=registry_platform(registry),
+        environment=False,
+    )
+
+
+def lacking(where: Where, resolved: ResolvedProfile, use: StackUse) -> Iterator[Diagnostic]:
+    """KNB113 for each applicable setting the bitwise profile ``resolved`` does not give its
+    deterministic value."""
+    from knobregistry.catalogue import Kind
+
+    name = resolved.name
+    for entry in use.entries:
+        has, found = _has(resolved, entry)
+        if has:
+            continue
+        how = "; ".join(
+            f"{package} ({way})" for package, way in use.found.items() if _brings(entry, package)
+        )
+        what = f"{entry.library}'s {entry.meaning} ({_shown(entry)})"
+        verb = "unset" if entry.must_stay_unset else "set"
+        state = f"does not {verb}" if found is None else f"sets {found}, not {_shown(entry)}, for"
+        message = (
+            f"profile '{name}' (kind bitwise) {state} {entry.name}: {what}; the project uses "
+            f"{entry.library} ({how or 'every Python project'})."
+        )
+        place = "external" if entry.kind is Kind.VARIABLE else "config"
+        if found is None:
+            fix = (
+                f"register {entry.name} under `{place}:` as `knobs catalogue {entry.library}` "
+                f"gives it and let profile '{name}' {verb} it (source: {entry.source})."
+            )
+        elif entry.must_stay_unset:
+            fix = (
+                f"remove the value profile '{name}' gives {entry.name}: it must stay unset "
+                f"(source: {entry.source})."
+            )
+        else:
+            fix = (
+                f"give {entry.name} the value {_value(entry)} in profile '{name}' "
+                f"(source: {entry.source})."
+            )
+        yield where.diagnostic(KNB113, ("profiles", name), message, fix, entry.name)
+
+
+def _has(resolved: ResolvedProfile, entry: Entry) -> tuple[bool, str | None]:
+    """Whether the profile gives the entry its value, and what it gives otherwise."""
+    from knobregistry.catalogue import Kind
+
+    if entry.kind is Kind.VARIABLE:
+        value = resolved.env.get(entry.name)
+        if entry.must_stay_unset:
+            return entry.name in resolved.unset, None if value is None else repr(value)
+        return value == entry.deterministic, None if value is None else repr(value)
+    if entry.name not in resolved.config:
+        return False, None
+    given = resolved.config[entry.name]
+    return given == entry.deterministic and type(given) is type(entry.deterministic), json.dumps(
+        given
+    )
+
+
+def _value(entry: Entry) -> str:
+    from knobregistry.catalogue import Kind
+
+    if entry.kind is Kind.VARIABLE:
+        return repr(entry.deterministic)
+    return json.dumps(entry.deterministic)
+
+
+def _shown(entry: Entry) -> str:
+    from knobregistry.catalogue import Kind
+
+    if entry.must_stay_unset:
+        return f"{entry.name} unset"
+    if entry.kind is Kind.VARIABLE:
+        return f"{entry.name}={entry.value_text}"
+    return json.dumps(entry.deterministic)
+
+
+def _brings(entry: Entry, package: str) -> bool:
+    return any(package == p.lower().replace("_", "-") for p in entry.packages)
+
+
+def launcher_sets_unset(
+    where: Where, resolved: ResolvedProfile, scan: ScanResult
+) -> Iterator[Diagnostic]:
+    """KNB115 for each write in the scanned launchers (and code) of a stack setting that the
+    bitwise profile ``resolved`` unsets because it must stay unset; a write under a condition
+    the profile decides is judged by the profile's values."""
+    from knobregistry.registry import ProfileKind, SetAction
+
+    for name in resolved.unset:
+        source = resolved.sources.get(name)
+        if source is None or source.action is not SetAction.DETERMINISTIC:
+            continue
+        if resolved.roles.get(name) is not Role.STACK:
+            continue
+        parent = where.registry.profiles.get(source.profile)
+        inherited = source.profile != resolved.name and parent is not None
+        if inherited and parent is not None and parent.kind is ProfileKind.BITWISE:
+            continue  # reported on the parent
+        for write in scan.writes:
+            if write.name != name or write.kind not in _SETTING:
+                continue
+            if _ruled_out(write.when, resolved.env):
+                continue  # the profile's values keep the write from running
+            value = repr(write.value) if write.value is not None else write.computed or "a value"
+            under = f" when {write.condition}" if write.condition else ""
+            message = (
+                f"profile '{resolved.name}' (kind bitwise) unsets {name} ({source}), a stack "
+                f"setting that must stay unset, but {where.site(write)} sets it to {value}"
+                f"{under} ({write.kind.value}): a run started through it has {name} set."
+            )
+            fix = (
+                f"remove the write of {name} (or keep it out of the runs that must reproduce); "
+                f"`knobs catalogue` says why it must stay unset."
+            )
+            yield where.diagnostic(KNB115, source.key_path, message, fix, name)
+
+
+def _ruled_out(when: tuple[tuple[str, str], ...], env: Mapping[str, str]) -> bool:
+    """Whether the profile sets every variable of a write's condition, and one otherwise."""
+    return bool(when) and all(n in env for n, _ in when) and any(env[n] != v for n, v in when)

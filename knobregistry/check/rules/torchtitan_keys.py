@@ -1,7 +1,25 @@
+"""KNB107 UnknownTorchTitanConfigKey, KNB108 TorchTitanKeysNotChecked: torchtitan config keys
+checked against torchtitan's job-config dataclasses.
+
+The counterpart of megatron_keys.py (KNB104 / KNB105) for `backend: torchtitan`
+keys, which are dotted paths through the job config's sections (`debug.seed`).
+"""
+
 from __future__ import annotations
 
-from knobregistry.check.diagnostics import Family, Rule, Severity
+import difflib
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from knobregistry.check.backend_keys import Backend, backend_key_diagnostics
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule, Severity
 from knobregistry.check.examples import DATACLASS, PROFILE, example, profiles
+
+if TYPE_CHECKING:
+    from knobregistry.profiles.torchtitan import TorchTitanFields, TorchTitanMissing
+    from knobregistry.registry import Registry
+
+TitanLookup = Callable[[], "TorchTitanFields | TorchTitanMissing"]
 
 _TORCHTITAN = {
     "torchtitan/__init__.py": "",
@@ -65,4 +83,42 @@ KNB108 = Rule(
         "torchtitan, on Python 3.11 or newer) to check them."
     ),
     severity=Severity.NOTE,
+)
+
+
+def _unknown(key: str, fields: TorchTitanFields) -> str:
+    return (
+        f"config key '{key}' is declared `backend: torchtitan`, but torchtitan "
+        f"{fields.version} has no such field in {fields.root} (sections: "
+        f"{', '.join(fields.sections())})."
+    )
+
+
+def torchtitan_key_diagnostics(
+    registry: Registry, shown: str, lookup: TitanLookup | None = None
+) -> list[Diagnostic]:
+    """Every `backend: torchtitan` key without `argument` must be a job-config field path.
+
+    ``shown`` is the registry file as messages show it. torchtitan is imported only
+    when there is a key to check (by ``lookup``; by default, the one installed).
+    """
+    from knobregistry.profiles.torchtitan import torchtitan_fields
+
+    return backend_key_diagnostics(registry, shown, TORCHTITAN, lookup or torchtitan_fields)
+
+
+def _fix(key: str, fields: TorchTitanFields) -> str:
+    close = difflib.get_close_matches(key, sorted(fields.keys), n=1, cutoff=0.8)
+    rename = f"rename it to '{close[0]}'; or " if close else ""
+    return f"{rename}if Primus adds it, write `backend: primus` under config.{key}."
+
+
+TORCHTITAN: Backend[TorchTitanFields] = Backend(
+    name="torchtitan",
+    unknown=KNB107,
+    not_checked=KNB108,
+    checked_against="its job config",
+    install="pip install torchtitan",
+    message=_unknown,
+    fix=_fix,
 )
