@@ -114,8 +114,8 @@ ROOMS: dict[str, int] = {
     "project": 3,  # the project a command runs on: its scan, trainer types, stack, fingerprints
     "profiles": 4,  # profiles resolved into values
     "export": 4,  # the recipe written in each format
+    "docsgen": 4,  # the docs' generated sections (check renders its table of codes into them)
     "check": 5,  # every rule of `knobs check`, the engine that runs them, their families
-    "docsgen": 5,  # the docs' generated sections
     # the other use cases, each beside its command
     "init": 6,
     "explain": 6,
