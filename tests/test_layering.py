@@ -246,6 +246,7 @@ CHECK_LAYERS = {
     "knobregistry.check.run": 3,
     "knobregistry.check.all_checks": 3,
     "knobregistry.check.use_case": 4,  # `knobs check`: the families, then the baseline
+    "knobregistry.check.scaffold": 4,  # writes a new rule's module and test
 }
 
 

@@ -2,8 +2,9 @@
 code (KNB009) and, on the same scan, the profiles (KNB1xx), the waivers (KNB201, KNB202) and
 the generated docs (KNB204, KNB205); then the baseline, if one is given (KNB203).
 
-Each family's check reports the rules the index gives it (`codes.check_of`): a rule added to
-a family's module of check/rules/ is run and reported with no change here.
+Each family's check reports the rules the index gives it and runs the checks of their modules
+(`codes.check_of`): a rule module added to check/rules/ with a ``run(context)`` is run and
+reported with no change here.
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ from knobregistry.check.family_check import Check, Context
 from knobregistry.check.inventory import INVENTORY
 from knobregistry.check.profile_checks import PROFILES
 from knobregistry.check.rule_table import render_codes
-from knobregistry.check.rules import stale_triage, waivers
 from knobregistry.check.rules.docs_in_sync import docs_diagnostics
 
 # the code against what its triage was measured on (KNB009)
-STALE_TRIAGES = check_of(Family.TRIAGE, stale_triage.run)
+STALE_TRIAGES = check_of(Family.TRIAGE)  # rules.stale_triage.run
 # the registry's waivers against the day (KNB201, KNB202)
-WAIVERS = check_of(Family.WAIVERS, waivers.run)
+WAIVERS = check_of(Family.WAIVERS)  # rules.waivers.run
 
 
 def _docs(context: Context) -> list[Diagnostic]:
@@ -31,7 +31,7 @@ def _docs(context: Context) -> list[Diagnostic]:
 # the generated docs against the registry (KNB204, KNB205)
 DOCS = check_of(Family.DOCS, _docs)
 # KNB203, reported when a baseline is applied to the result (rules.baseline_entry_gone)
-BASELINE = check_of(Family.BASELINE, None)
+BASELINE = check_of(Family.BASELINE)
 
 # what `knobs check` runs
 CHECKS: tuple[Check, ...] = (INVENTORY, STALE_TRIAGES, PROFILES, WAIVERS, DOCS)
