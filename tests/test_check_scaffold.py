@@ -53,6 +53,13 @@ def test_the_scaffold_writes_the_rule_module_and_its_test(tmp_path: Path) -> Non
     test = (root / "tests/test_rule_launcher_pins_threads.py").read_text(encoding="utf-8")
     assert "from knobregistry.check.rules.launcher_pins_threads import KNB116" in test
     ast.parse(test)
+    # what it writes is clean for ruff, as the repository's own files are
+    ruff = Path(sys.executable).with_name("ruff")
+    lint = [str(ruff), "check", "--no-cache", "--config", str(REPO / "pyproject.toml")]
+    lint += ["--config", "lint.isort.known-first-party = ['knobregistry', 'scanner', 'tests']"]
+    written = [str(module), str(root / "tests/test_rule_launcher_pins_threads.py")]
+    checked = subprocess.run([*lint, *written], capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout
 
 
 def test_the_scaffold_refuses_a_taken_code_a_bad_name_and_an_unknown_family(

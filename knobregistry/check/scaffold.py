@@ -82,7 +82,8 @@ def run(context: Context) -> list[Diagnostic]:
 '''
 
 _TEST = '''\
-"""{code} {name}: what `knobs check` prints for the rule's example, and how it is put right.
+"""{code} {name}: what `knobs check` prints for the rule's example,
+and how it is put right.
 
 Every rule's examples also run in tests/test_rule_table.py (reported alone, then clean).
 """
@@ -105,7 +106,7 @@ def test_the_finding_is_one_line_with_its_fix(tmp_path: Path) -> None:
 def test_the_fixed_project_is_clean(tmp_path: Path) -> None:
     write_tree(tmp_path, dict({code}.examples.valid))
     done = run_knobs("check", *{code}.examples.arguments, cwd=tmp_path)
-    assert (done.returncode, f" {code} " in done.stdout) == (0, False)
+    assert (done.returncode, " {code} " in done.stdout) == (0, False)
 '''
 
 
