@@ -59,14 +59,19 @@ SCANNER_LAYERS = {
 }
 
 
-def scanner_layer(module: str) -> int:
-    """The layer of a scanner module (by its longest listed prefix)."""
+def layer_in(layers: dict[str, int], module: str, table: str) -> int:
+    """The layer of ``module`` in ``layers`` (by its longest listed prefix)."""
     parts = module.split(".")
     for end in range(len(parts), 0, -1):
-        found = SCANNER_LAYERS.get(".".join(parts[:end]))
+        found = layers.get(".".join(parts[:end]))
         if found is not None:
             return found
-    raise AssertionError(f"{module} is in no layer of SCANNER_LAYERS")
+    raise AssertionError(f"{module} is in no layer of {table}")
+
+
+def scanner_layer(module: str) -> int:
+    """The layer of a scanner module (by its longest listed prefix)."""
+    return layer_in(SCANNER_LAYERS, module, "SCANNER_LAYERS")
 
 
 def module_of(path: Path) -> str:
@@ -252,14 +257,9 @@ CHECK_LAYERS = {
 
 def check_layer(module: str) -> int:
     """The layer of a module of knobregistry.check (by its longest listed prefix)."""
-    parts = module.split(".")
-    for end in range(len(parts), 2, -1):
-        found = CHECK_LAYERS.get(".".join(parts[:end]))
-        if found is not None:
-            return found
-    if module == "knobregistry.check":
-        return CHECK_LAYERS[module]
-    raise AssertionError(f"{module} is in no layer of CHECK_LAYERS")
+    if not module.startswith("knobregistry.check"):
+        raise AssertionError(f"{module} is in no layer of CHECK_LAYERS")
+    return layer_in(CHECK_LAYERS, module, "CHECK_LAYERS")
 
 
 def runtime_imports(path: Path) -> set[str]:
