@@ -1,3 +1,9 @@
+"""The codes no check reports, declared here and only here: reserved (caught elsewhere, such as
+when the registry loads) or retired. They stay in the index so that a code is never reused.
+
+KNB005 ExemptWithoutReason: the registry's schema rejects an exempt knob without a reason.
+"""
+
 from __future__ import annotations
 
 from knobregistry.check.diagnostics import Family, Rule
