@@ -14,8 +14,8 @@ from pathlib import Path
 
 from knobregistry._text.paths import shown
 from knobregistry.check.baseline import BaselineError
-from knobregistry.check.families import full_check
 from knobregistry.check.run import CheckResult
+from knobregistry.check.use_case import check_registry
 from knobregistry.registry import RegistryError, load_registry
 from knobregistry.report.check_text import render_check_text
 
@@ -36,7 +36,7 @@ def check_project(
     path = Path(registry_path)
     registry = load_registry(path.absolute(), display=shown(path, here))
     accepted = Path(baseline).absolute() if baseline is not None else None
-    return full_check(registry, cwd=here, today=today, baseline=accepted)
+    return check_registry(registry, cwd=here, today=today, baseline=accepted).accepted()
 
 
 def assert_in_sync(

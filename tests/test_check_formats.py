@@ -13,7 +13,7 @@ from rich.console import Console
 
 from knobregistry.check.codes import RULES
 from knobregistry.check.diagnostics import Diagnostic, Example, Family, Rule, Severity
-from knobregistry.check.family import Check, Context
+from knobregistry.check.family_check import Check, Context
 from knobregistry.check.inventory import INVENTORY
 from knobregistry.check.run import run_check
 from knobregistry.registry import load_registry

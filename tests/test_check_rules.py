@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.check.all_checks import STALE_TRIAGES
 from knobregistry.check.codes import RULES as ALL_RULES
 from knobregistry.check.codes import rule
 from knobregistry.check.diagnostics import Severity
 from knobregistry.check.inventory import INVENTORY
-from knobregistry.check.stale_triage import STALE_TRIAGES
-from knobregistry.docsgen.render import render_codes
+from knobregistry.check.rule_table import render_codes
 from tests.conftest import REPO, run_knobs
 from tests.sample_project import NEW_GATE, project
 

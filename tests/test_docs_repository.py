@@ -6,11 +6,10 @@ import re
 
 import pytest
 
-from knobregistry.check.baseline import BASELINE
+from knobregistry.check.all_checks import BASELINE, WAIVERS
+from knobregistry.check.all_checks import DOCS as DOCS_FAMILY
 from knobregistry.check.diagnostics import Rule
-from knobregistry.check.waivers import WAIVERS
 from knobregistry.docsgen import parse, refresh
-from knobregistry.docsgen.sync import DOCS as DOCS_FAMILY
 from knobregistry.registry import load_registry
 from tests import (
     test_baseline,

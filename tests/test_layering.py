@@ -59,14 +59,19 @@ SCANNER_LAYERS = {
 }
 
 
-def scanner_layer(module: str) -> int:
-    """The layer of a scanner module (by its longest listed prefix)."""
+def layer_in(layers: dict[str, int], module: str, table: str) -> int:
+    """The layer of ``module`` in ``layers`` (by its longest listed prefix)."""
     parts = module.split(".")
     for end in range(len(parts), 0, -1):
-        found = SCANNER_LAYERS.get(".".join(parts[:end]))
+        found = layers.get(".".join(parts[:end]))
         if found is not None:
             return found
-    raise AssertionError(f"{module} is in no layer of SCANNER_LAYERS")
+    raise AssertionError(f"{module} is in no layer of {table}")
+
+
+def scanner_layer(module: str) -> int:
+    """The layer of a scanner module (by its longest listed prefix)."""
+    return layer_in(SCANNER_LAYERS, module, "SCANNER_LAYERS")
 
 
 def module_of(path: Path) -> str:
@@ -114,8 +119,8 @@ ROOMS: dict[str, int] = {
     "project": 3,  # the project a command runs on: its scan, trainer types, stack, fingerprints
     "profiles": 4,  # profiles resolved into values
     "export": 4,  # the recipe written in each format
+    "docsgen": 4,  # the docs' generated sections (check renders its table of codes into them)
     "check": 5,  # every rule of `knobs check`, the engine that runs them, their families
-    "docsgen": 5,  # the docs' generated sections
     # the other use cases, each beside its command
     "init": 6,
     "explain": 6,
@@ -130,7 +135,7 @@ ROOMS: dict[str, int] = {
     "__main__": 12,
 }
 # Cycles still to be broken between rooms of one layer.
-KNOWN_CYCLES: set[frozenset[str]] = {frozenset({"check", "docsgen"})}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def room_of(module: str) -> str | None:
@@ -222,3 +227,92 @@ def test_the_room_check_would_catch_an_upward_import_and_a_cycle(tmp_path: Path)
     assert rooms == {"report", "commands"}
     assert upward({"check": rooms}) == {"check": ["commands", "report"]}
     assert cycles({"check": {"report"}, "report": {"check"}}) == {frozenset({"check", "report"})}
+
+
+# knobregistry.check's own layers, bottom first, as SCANNER_LAYERS: a module imports its own
+# layer and those below (an import under `if TYPE_CHECKING:` names a type and loads nothing).
+CHECK_LAYERS = {
+    "knobregistry.check": 0,  # the package (it imports nothing)
+    # the engine a rule uses: findings and rules, a family's check, places, the examples
+    "knobregistry.check.diagnostics": 0,
+    "knobregistry.check.family_check": 0,
+    "knobregistry.check.where": 0,
+    "knobregistry.check.profile_where": 0,
+    "knobregistry.check.backend_keys": 0,
+    "knobregistry.check.baseline": 0,  # the baseline file's format
+    "knobregistry.check.examples": 0,
+    "knobregistry.check.rules": 1,  # one module per rule: its declaration beside its check
+    "knobregistry.check.codes": 2,  # the index of the rules
+    "knobregistry.check.rule_table": 2,  # the index as the docs' tables show it
+    # the families: the checks that run the rules on one scan, and their composition
+    "knobregistry.check.reconcile": 3,
+    "knobregistry.check.inventory": 3,
+    "knobregistry.check.profile_checks": 3,
+    "knobregistry.check.run": 3,
+    "knobregistry.check.all_checks": 3,
+    "knobregistry.check.use_case": 4,  # `knobs check`: the families, then the baseline
+    "knobregistry.check.scaffold": 4,  # writes a new rule's module and test
+}
+
+
+def check_layer(module: str) -> int:
+    """The layer of a module of knobregistry.check (by its longest listed prefix)."""
+    if not module.startswith("knobregistry.check"):
+        raise AssertionError(f"{module} is in no layer of CHECK_LAYERS")
+    return layer_in(CHECK_LAYERS, module, "CHECK_LAYERS")
+
+
+def runtime_imports(path: Path) -> set[str]:
+    """The modules ``path`` imports when it runs (``from P import M`` counts as P.M when
+    P.M is a module), leaving out the imports under ``if TYPE_CHECKING:``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            for alias in node.names:
+                dotted = f"{node.module}.{alias.name}"
+                parts = dotted.split(".")
+                if (REPO.joinpath(*parts).is_dir()) or REPO.joinpath(
+                    *parts[:-1], parts[-1] + ".py"
+                ).is_file():
+                    found.add(dotted)
+    return found
+
+
+def test_check_layers_import_only_downward() -> None:
+    files = sorted((REPO / "knobregistry" / "check").rglob("*.py"))
+    upward = {}
+    for path in files:
+        module = module_of(path)
+        own = check_layer(module)
+        above = sorted(
+            m
+            for m in runtime_imports(path)
+            if m.startswith("knobregistry.check") and m != module and check_layer(m) > own
+        )
+        if above:
+            upward[module] = above
+    assert upward == {}
+    assert {module_of(p) for p in files} >= {"knobregistry.check.rules.waivers"}
+
+
+def test_the_check_layers_would_catch_a_rule_that_imports_the_index(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from typing import TYPE_CHECKING\n\nfrom knobregistry.check.codes import rule\n"
+        "if TYPE_CHECKING:\n    from knobregistry.check.run import CheckResult\n"
+    )
+    assert runtime_imports(bad) == {"typing", "knobregistry.check.codes"}
+    assert check_layer("knobregistry.check.codes") > check_layer("knobregistry.check.rules.waivers")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.check.torchtitan_checks import TORCHTITAN, torchtitan_key_diagnostics
+from knobregistry.check.rules.torchtitan_keys import TORCHTITAN, torchtitan_key_diagnostics
 from knobregistry.profiles.torchtitan import TorchTitanFields, TorchTitanMissing
 from knobregistry.registry import load_registry
 from tests.conftest import REPO, write_tree
@@ -79,7 +79,7 @@ config:
 SCRIPT = """
 import json, sys
 from knobregistry.profiles.torchtitan import torchtitan_fields
-from knobregistry.check.torchtitan_checks import torchtitan_key_diagnostics
+from knobregistry.check.rules.torchtitan_keys import torchtitan_key_diagnostics
 from knobregistry.registry import load_registry
 fields = torchtitan_fields()
 found = torchtitan_key_diagnostics(load_registry(sys.argv[1]), "registry.yaml")

@@ -18,9 +18,9 @@ import pytest
 import yaml
 
 from knobregistry.check import diagnostics
+from knobregistry.check.all_checks import ALL_CHECKS, group_of
 from knobregistry.check.codes import RULES, rules_of
 from knobregistry.check.diagnostics import Family, Files, Group, Rule
-from knobregistry.check.families import ALL_CHECKS, group_of
 from knobregistry.check.run import CheckResult
 from knobregistry.registry import Policy
 from knobregistry.report.check_sarif import check_to_sarif

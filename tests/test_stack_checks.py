@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from knobregistry.catalogue import Platform
-from knobregistry.check.stack_checks import registry_platform
+from knobregistry.check.rules.stack_settings import registry_platform
 from knobregistry.registry import load_registry
 from tests.conftest import run_knobs, write_tree
 

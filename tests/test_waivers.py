@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.check.waivers import waiver_diagnostics, waivers
+from knobregistry.check.rules.waivers import waiver_diagnostics, waivers
 from knobregistry.registry import load_registry
 from tests.sample_project import IN_SYNC, check, project
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from knobregistry.check.diagnostics import Diagnostic, Rule
 from knobregistry.project.trainer_types import ClassesMissing
-from knobregistry.registry import Registry
+
+if TYPE_CHECKING:
+    from knobregistry.registry import Registry
 
 
 class Fields(Protocol):

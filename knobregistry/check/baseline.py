@@ -12,27 +12,25 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knobregistry._io.atomic import write_atomic
 from knobregistry._io.files import FileError, not_regular, read_text
 from knobregistry._io.jsontext import loads
 from knobregistry._text.paths import shown
 from knobregistry._text.plural import counted
-from knobregistry.check.codes import rule
-from knobregistry.check.diagnostics import Diagnostic, Family, Severity
-from knobregistry.check.family import Check
-from knobregistry.check.run import CheckResult
+from knobregistry.check.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from knobregistry.check.run import CheckResult
 
 VERSION = 1
-# Never baselined: an expired waiver (its date is the agreement) and the baseline's own finding.
-BASELINE_ENTRY_GONE = rule("KNB203")
-# The baseline's check: KNB203, reported by apply_baseline when a baseline is applied.
-BASELINE = Check.of(Family.BASELINE, None)
-UNBASELINABLE = frozenset({"KNB201", BASELINE_ENTRY_GONE.code})
+# Never baselined: an expired waiver (its date is the agreement) and the baseline's own finding
+# (KNB203, reported when a baseline is applied: knobregistry.check.rules.baseline_entry_gone).
+UNBASELINABLE = frozenset({"KNB201", "KNB203"})
 
 
 class BaselineError(Exception):
@@ -158,71 +156,6 @@ def growth(old: Baseline, new: Baseline) -> tuple[tuple[BaselineKey, int, int], 
         (key, old.counts.get(key, 0), count)
         for key, count in sorted(new.counts.items())
         if count > old.counts.get(key, 0)
-    )
-
-
-def apply_baseline(
-    result: CheckResult, baseline: Baseline, *, path: Path, cwd: Path
-) -> CheckResult:
-    """``result`` without the findings ``baseline`` accepts, plus KNB203 for what is gone.
-
-    ``path`` is the baseline file. Gone entries are not checked when the scan was
-    narrowed (``result.stale_checked`` False): the rest of the scope was not looked at.
-    """
-    folder = path.absolute().parent
-    groups: dict[BaselineKey, list[Diagnostic]] = {}
-    kept: list[Diagnostic] = []
-    for diagnostic in result.diagnostics:
-        if baselinable(diagnostic):
-            groups.setdefault(finding_key(diagnostic, cwd=cwd, folder=folder), []).append(
-                diagnostic
-            )
-        else:
-            kept.append(diagnostic)
-    hidden = 0
-    for key, found in groups.items():
-        if len(found) <= baseline.counts.get(key, 0):
-            hidden += len(found)
-        else:
-            kept.extend(found)
-    if result.stale_checked:
-        display = shown(path, cwd)
-        for key, allowed in baseline.counts.items():
-            now = len(groups.get(key, ()))
-            if now < allowed:
-                kept.append(_gone(key, allowed, now, display, baseline, folder, cwd))
-    return replace(
-        result,
-        diagnostics=tuple(sorted(kept, key=lambda d: d.sort_key)),
-        rules=(*result.rules, *BASELINE.rules),
-        baseline=shown(path, cwd),
-        baselined=hidden,
-    )
-
-
-def _gone(
-    key: BaselineKey,
-    allowed: int,
-    now: int,
-    display: str,
-    baseline: Baseline,
-    folder: Path,
-    cwd: Path,
-) -> Diagnostic:
-    where = shown(folder / key.path, cwd)
-    subject = f"{key.code} for {key.knob} in {where}" if key.knob else f"{key.code} in {where}"
-    if now == 0:
-        message = f"The baseline lists {subject}, which the check no longer reports."
-    else:
-        message = f"The baseline allows {allowed} of {subject}, and the check now reports {now}."
-    line, column = baseline.lines.get(key, (0, 0))
-    return BASELINE_ENTRY_GONE.diagnostic(
-        display,
-        line,
-        column,
-        message,
-        fix=f"Shrink the baseline: knobs check --baseline {display} --write-baseline {display}",
-        knob=key.knob or None,
     )
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from knobregistry.check.codes import check_of
 from knobregistry.check.diagnostics import Diagnostic, Family
-from knobregistry.check.family import Check, Context
+from knobregistry.check.family_check import Context
 from knobregistry.check.reconcile import reconcile
 
 
@@ -13,4 +14,4 @@ def _run(context: Context) -> tuple[Diagnostic, ...]:
     )
 
 
-INVENTORY = Check.of(Family.INVENTORY, _run)
+INVENTORY = check_of(Family.INVENTORY, _run)

@@ -1,14 +1,23 @@
-"""Scan x registry -> diagnostics. Pure: no files read, nothing printed, no exit codes."""
+"""The inventory's check: scan x registry -> the findings of KNB001-KNB008 (each made by its
+rule's module). Pure: no files read, nothing printed, no exit codes."""
 
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from knobregistry.check import findings
 from knobregistry.check.diagnostics import Diagnostic
-from knobregistry.check.findings import states_default_on
-from knobregistry.check.site_records import recorded_sites_drift
+from knobregistry.check.rules.conflicting_sites import conflicting
+from knobregistry.check.rules.default_drift import (
+    default_drift,
+    recorded_sites_drift,
+    states_default_on,
+)
+from knobregistry.check.rules.dynamic_read import dynamic
+from knobregistry.check.rules.stale_knob import stale
+from knobregistry.check.rules.undecided_gate import still_undecided, undecided
+from knobregistry.check.rules.unregistered_knob import unregistered
+from knobregistry.check.rules.unscannable_file import unscannable
 from knobregistry.check.where import Where
 from knobregistry.registry import KnobEntry, Policy, Registry, holds_name
 from knobregistry.registry.feature import is_launch_fact, is_undecided, knob_feature_on
@@ -34,10 +43,10 @@ def reconcile(
         read = {knob.name for knob in scan.knobs}
         for name in registry.knobs:
             if name not in read:
-                found.append(findings.stale(where, name, not _selected(registry, name)))
+                found.append(stale(where, name, not _selected(registry, name)))
     if registry.scan.policy is Policy.ALL:
-        found.extend(findings.dynamic(where, d) for d in scan.dynamic)
-    found.extend(findings.unscannable(where, error) for error in scan.errors)
+        found.extend(dynamic(where, d) for d in scan.dynamic)
+    found.extend(unscannable(where, error) for error in scan.errors)
     return tuple(sorted(found, key=lambda d: d.sort_key))
 
 
@@ -62,25 +71,25 @@ def _knob(where: Where, knob: Knob) -> list[Diagnostic]:
     out = []
     if entry is None and needed and knob.name not in registry.external:
         if is_undecided(knob):
-            out.append(findings.undecided(where, knob))
+            out.append(undecided(where, knob))
         else:
-            out.append(findings.unregistered(where, knob))
+            out.append(unregistered(where, knob))
     if entry is not None and entry.undecided is not None:
-        out.append(findings.still_undecided(where, knob, entry.undecided))
+        out.append(still_undecided(where, knob, entry.undecided))
     if entry is not None and entry.sites is not None:
         # The entry records how each site reads it: the code must read it so, conflict or not.
         out.extend(recorded_sites_drift(where, knob, entry, entry.sites))
     # A launch fact is a fact of the run, never a conflict.
     elif knob.conflict and not is_launch_fact(knob) and (entry is not None or needed):
-        out.append(findings.conflicting(where, knob, _conflict_site(registry, knob, entry)))
+        out.append(conflicting(where, knob, _conflict_site(registry, knob, entry)))
     elif entry is not None:
         out.extend(
-            findings.default_drift(where, knob, entry, site)
+            default_drift(where, knob, entry, site)
             for site in knob.sites
             if _drifts(registry, knob, entry, site)
         )
         if not out and _knob_state_drifts(registry, knob, entry):
-            out.append(findings.default_drift(where, knob, entry, knob.sites[0]))
+            out.append(default_drift(where, knob, entry, knob.sites[0]))
     return out
 
 

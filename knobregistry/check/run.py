@@ -9,7 +9,7 @@ from pathlib import Path
 
 from knobregistry._text.paths import shown
 from knobregistry.check.diagnostics import Diagnostic, Rule, Severity
-from knobregistry.check.family import Check, Context
+from knobregistry.check.family_check import Check, Context
 from knobregistry.check.inventory import INVENTORY
 from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import Policy, Registry

@@ -7,12 +7,16 @@ to the current folder. Every family of checks places its findings with this.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knobregistry._text.paths import shown
 from knobregistry.check.diagnostics import Diagnostic, Rule
-from knobregistry.registry import KeyPath, Registry
-from scanner import Site, Write
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from knobregistry.registry import KeyPath, Registry
+    from scanner import Site, Write
 
 
 @dataclass(frozen=True, slots=True)

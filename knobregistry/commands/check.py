@@ -10,9 +10,8 @@ import click
 
 from knobregistry._text.progress import reporting, stderr_reporter
 from knobregistry._text.width import output_width
-from knobregistry.check.baseline import BaselineError, write_baseline
-from knobregistry.check.families import CHECKS, with_baseline
-from knobregistry.check.run import CheckResult, run_check
+from knobregistry.check.run import CheckResult
+from knobregistry.check.use_case import check_registry
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.registry import RegistryError
@@ -85,29 +84,23 @@ def check_command(
     try:
         registry = open_registry(registry_path)
         with reporting(stderr_reporter()):  # a spinner on a terminal; piped, a count now and then
-            result = run_check(registry, list(paths) or None, families=CHECKS, today=day)
+            checked = check_registry(
+                registry,
+                list(paths) or None,
+                today=day,
+                baseline=baseline_path,
+                write_baseline=write_path,
+                force=force,
+            )
     except RegistryError as error:
         fail_on_registry(error, fmt)
+    result = checked.result
     for note in result.notes:
         click.echo(f"knobs check: note: {note}", err=True)
-    if write_path is not None:
-        if paths:
-            usage_error("check", "--write-baseline needs the whole scope; leave out PATHS.")
-        if baseline_path is not None and baseline_path.absolute() != write_path.absolute():
-            usage_error(
-                "check", "--baseline and --write-baseline name different files; name one file."
-            )
-        try:
-            written = write_baseline(result, write_path, cwd=Path.cwd(), force=force)
-        except BaselineError as error:
-            usage_error("check", str(error))
-        click.echo(written.render(), err=True)
-        baseline_path = write_path
-    if baseline_path is not None:
-        try:
-            result = with_baseline(result, baseline_path, cwd=Path.cwd())
-        except BaselineError as error:
-            usage_error("check", str(error))
+    if checked.written is not None:
+        click.echo(checked.written.render(), err=True)
+    if checked.refused is not None:
+        usage_error("check", checked.refused)
     _print(result, fmt)
     context.exit(ExitCode.DRIFT if result.drift else ExitCode.OK)
 

@@ -12,11 +12,12 @@ from knobregistry._io.stdout import write_exactly
 from knobregistry._text.paths import shown
 from knobregistry._text.plural import counted
 from knobregistry.check.diagnostics import Diagnostic, Severity
+from knobregistry.check.rule_table import render_codes
+from knobregistry.check.rules.docs_in_sync import doc_diagnostics, marker_diagnostic
 from knobregistry.commands.exit_codes import ExitCode, usage_error
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.docsgen import (
     MarkerProblem,
-    doc_diagnostics,
     doc_registry,
     find_docs,
     parse,
@@ -24,7 +25,6 @@ from knobregistry.docsgen import (
     registry_ref,
     render_page,
 )
-from knobregistry.docsgen.sync import marker_diagnostic
 from knobregistry.registry import Registry, RegistryError, find_registry
 from knobregistry.report.check_text import fix_lines
 
@@ -116,7 +116,7 @@ def _write(doc: Path, explicit: Path | None) -> None:
         )
     text = _text(doc)
     registry = _registry_for(doc, text, explicit)
-    result = refresh(text, registry, registry_ref(registry, doc))
+    result = refresh(text, registry, registry_ref(registry, doc), codes=render_codes)
     file = shown(doc, Path.cwd())
     if result.problems:
         for problem in result.problems:
@@ -150,7 +150,7 @@ def _check(files: tuple[Path, ...], explicit: Path | None) -> None:
             text = _text(doc)
             registry = _registry_for(doc, text, explicit)
             sources.add(shown(registry.path, cwd))
-            diagnostics = doc_diagnostics(doc, registry, cwd=cwd)
+            diagnostics = doc_diagnostics(doc, registry, cwd=cwd, codes=render_codes)
             if not diagnostics and not parse(text).blocks:
                 message = "this doc has no knobs:begin block to check."
                 diagnostics = [marker_diagnostic(shown(doc, cwd), MarkerProblem(1, message))]
@@ -161,7 +161,7 @@ def _check(files: tuple[Path, ...], explicit: Path | None) -> None:
         sources.add(shown(registry.path, cwd))
         docs = find_docs(registry)
         for doc in docs:
-            found.extend(doc_diagnostics(doc, registry, cwd=cwd))
+            found.extend(doc_diagnostics(doc, registry, cwd=cwd, codes=render_codes))
         count = len(docs)
     for diagnostic in sorted(found, key=lambda d: d.sort_key):
         _echo_diagnostic(diagnostic)

@@ -27,6 +27,7 @@ from rich.console import Console
 
 from knobregistry._io.lock import LockError, locked
 from knobregistry._text.paths import shown
+from knobregistry.check.rule_table import render_codes
 from knobregistry.commands import triage_journal
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.commands.jobs import TRIAGE_JOBS
@@ -445,5 +446,5 @@ def _follow_docs(path: Path) -> None:
         registry = load_registry(path)
     except RegistryError:
         return  # the record is written; `knobs check` will say what is wrong with it
-    for followed in follow_docs(registry, cwd=Path.cwd()):
+    for followed in follow_docs(registry, cwd=Path.cwd(), codes=render_codes):
         click.echo(f"knobs triage: {followed.message}", err=True)

@@ -16,6 +16,7 @@ from knobregistry._io.atomic import write_atomic
 from knobregistry._io.files import FileError
 from knobregistry._text.paths import shown
 from knobregistry._text.plural import counted
+from knobregistry.docsgen.render import CodeTable
 from knobregistry.docsgen.sync import find_docs, refresh, registry_ref
 from knobregistry.registry import Registry
 
@@ -28,8 +29,11 @@ class DocFollowed:
     failed: bool = False
 
 
-def follow_docs(registry: Registry, *, cwd: Path) -> Iterator[DocFollowed]:
-    """Rewrite the stale generated blocks of every doc of ``registry``; one line each."""
+def follow_docs(
+    registry: Registry, *, cwd: Path, codes: CodeTable | None = None
+) -> Iterator[DocFollowed]:
+    """Rewrite the stale generated blocks of every doc of ``registry``; one line each.
+    ``codes`` renders `codes:PREFIX` blocks (see `refresh`)."""
     for doc in find_docs(registry):
         file = shown(doc, cwd)
         command = f"knobs docs --write {file}"
@@ -38,7 +42,7 @@ def follow_docs(registry: Registry, *, cwd: Path) -> Iterator[DocFollowed]:
         except (OSError, UnicodeDecodeError):
             yield DocFollowed(f"{file} could not be read; run `{command}`.", failed=True)
             continue
-        result = refresh(text, registry, registry_ref(registry, doc))
+        result = refresh(text, registry, registry_ref(registry, doc), codes=codes)
         if result.problems:
             yield DocFollowed(f"{file} has broken markers; fix them, then `{command}`.", True)
             continue

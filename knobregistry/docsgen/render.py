@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 from knobregistry._text.printable import printable
-from knobregistry.check.codes import RULES
 from knobregistry.profiles import resolve_profile
 from knobregistry.registry import KnobEntry, Pass, Registry, Triage
 from scanner import Polarity
 
 NONE = "—"
+
+# The lines of a `codes:PREFIX` block (the table of `knobs check`'s codes with that prefix).
+# The rules are knobregistry.check's, which imports docsgen: its table is handed in
+# (knobregistry.check.rule_table.render_codes), so that docsgen never imports check.
+CodeTable = Callable[[str], list[str]]
 _PASSES = {Pass.FORWARD: "forward", Pass.BACKWARD: "backward", Pass.BOTH: "forward and backward"}
 
 
@@ -133,28 +138,17 @@ def render_profile(registry: Registry, name: str) -> list[str]:
     return lines
 
 
-def render_codes(prefix: str) -> list[str]:
-    """The table of the check codes that start with ``prefix``, each linked to its section
-    (from a page of docs/: a section of docs/checks.md by its anchor alone)."""
-    rows = []
-    for rule in RULES:
-        if not rule.code.startswith(prefix):
-            continue
-        page = "" if rule.page == "checks.md" else rule.page
-        severity = "(registry error)" if rule.reserved else rule.severity.value
-        rows.append([f"[{rule.code}]({page}#{rule.anchor})", rule.name, severity, rule.title])
-    return table(["code", "name", "severity", "what it means"], rows)
-
-
-def render_block(registry: Registry, name: str) -> list[str]:
-    """The lines of block ``name`` (`knobs`, `external`, `profile:NAME` or `codes:PREFIX`),
-    without markers."""
+def render_block(registry: Registry, name: str, codes: CodeTable | None = None) -> list[str]:
+    """The lines of block ``name`` (`knobs`, `external`, `profile:NAME` or, with ``codes``,
+    `codes:PREFIX`), without markers."""
     if name == "knobs":
         return render_knobs(registry)
     if name == "external":
         return render_external(registry)
     if name.startswith("codes:"):
-        return render_codes(name.removeprefix("codes:"))
+        if codes is None:
+            raise ValueError(f"block {name} needs the table of codes")
+        return codes(name.removeprefix("codes:"))
     return render_profile(registry, name.removeprefix("profile:"))
 
 

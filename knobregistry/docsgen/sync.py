@@ -1,8 +1,9 @@
-"""Keep a doc's generated blocks in sync with its registry: refresh them, or check them.
+"""Keep a doc's generated blocks in sync with its registry: refresh them, or find them.
 
 A doc belongs to the registry its `knobs:registry` marker names (relative to the
 doc), or else to the registry found from the doc's folder as every command finds
-one. `knobs check` checks the docs under the registry's folder that belong to it.
+one. `knobs check` checks the docs under the registry's folder that belong to it
+(knobregistry.check.rules.docs_in_sync: KNB204, KNB205).
 """
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from knobregistry._text.paths import shown
-from knobregistry.check.codes import rule
-from knobregistry.check.diagnostics import Diagnostic, Family
-from knobregistry.check.family import Check, Context
 from knobregistry.docsgen.markers import Block, MarkerProblem, Parsed, has_markers, parse
-from knobregistry.docsgen.render import blocks_text, default_blocks, render_block, render_page
+from knobregistry.docsgen.render import (
+    CodeTable,
+    blocks_text,
+    default_blocks,
+    render_block,
+    render_page,
+)
 from knobregistry.registry import Registry, RegistryError, find_registry
-
-DOCS_OUT_OF_DATE = rule("KNB204")
-DOCS_MARKERS_INVALID = rule("KNB205")
 
 # Folders never searched for docs: hidden ones, environments, caches, build output.
 SKIPPED_DIRS = (".*", "__pycache__", "node_modules", "venv", "*.egg-info", "site", "build", "dist")
@@ -44,17 +45,28 @@ def registry_ref(registry: Registry, doc: Path) -> str:
     return shown(registry.path, doc.absolute().parent)
 
 
-def refresh(text: str, registry: Registry, ref: str | None = None) -> Refreshed:
-    """``text`` with every block rendered anew; ``ref`` also writes the registry marker."""
+def refresh(
+    text: str, registry: Registry, ref: str | None = None, *, codes: CodeTable | None = None
+) -> Refreshed:
+    """``text`` with every block rendered anew; ``ref`` also writes the registry marker.
+
+    ``codes`` renders `codes:PREFIX` blocks (knobregistry.check.rule_table.render_codes);
+    without it they are left as they are, and not counted.
+    """
     parsed = parse(text)
     problems = [*parsed.problems, *_unknown_profiles(parsed, registry)]
-    usable = [b for b in parsed.blocks if b.profile is None or b.profile in registry.profiles]
+    usable = [
+        b
+        for b in parsed.blocks
+        if (b.profile is None or b.profile in registry.profiles)
+        and (codes is not None or not b.name.startswith("codes:"))
+    ]
     if not parsed.blocks and not parsed.problems:
         return _appended(text, parsed, registry, ref, tuple(problems))
     lines, endings = list(parsed.lines), list(parsed.endings)
     stale: list[tuple[str, int]] = []
     for block in reversed(usable):
-        expected = ["", *render_block(registry, block.name), ""]
+        expected = ["", *render_block(registry, block.name, codes), ""]
         current = lines[block.begin + 1 : block.end]
         ending = endings[block.begin]  # the generated lines end as the marker's line does
         if current != expected or set(endings[block.begin + 1 : block.end]) - {ending}:
@@ -159,7 +171,7 @@ def find_docs(registry: Registry) -> tuple[Path, ...]:
 
 
 def _belongs(doc: Path, registry: Registry) -> bool:
-    text = _read(doc)
+    text = read_doc(doc)
     if not has_markers(text):
         return False
     parsed = parse(text)
@@ -171,61 +183,9 @@ def _belongs(doc: Path, registry: Registry) -> bool:
     return owner.resolve() == registry.path.resolve()
 
 
-def _read(path: Path) -> str:
+def read_doc(path: Path) -> str:
+    """The text of a doc; "" when it cannot be read as UTF-8."""
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
-
-
-def doc_diagnostics(doc: Path, registry: Registry, *, cwd: Path) -> list[Diagnostic]:
-    """KNB204 for each block of ``doc`` that ``registry`` renders otherwise; KNB205 for markers."""
-    text = _read(doc)
-    parsed = parse(text)
-    file = shown(doc, cwd)
-    owner = doc_registry(doc, parsed)
-    if owner is None and parsed.registry is not None:
-        line = (parsed.registry_line or 0) + 1
-        message = f"knobs:registry names '{parsed.registry}', which is not a file."
-        return [marker_diagnostic(file, MarkerProblem(line, message))]
-    if not parsed.blocks and not parsed.problems:
-        return []
-    result = refresh(text, registry)
-    found = [marker_diagnostic(file, p) for p in result.problems]
-    for name, line in result.stale:
-        found.append(
-            DOCS_OUT_OF_DATE.diagnostic(
-                file,
-                line,
-                1,
-                f"The generated block '{name}' differs from what {shown(registry.path, cwd)} "
-                "renders: it was edited by hand, or the registry changed since it was written.",
-                fix=f"Regenerate it (edit the registry, not the block): knobs docs --write {file}",
-            )
-        )
-    return sorted(found, key=lambda d: d.sort_key)
-
-
-def marker_diagnostic(file: str, problem: MarkerProblem) -> Diagnostic:
-    return DOCS_MARKERS_INVALID.diagnostic(
-        file,
-        problem.line,
-        1,
-        f"The markers of this doc cannot be used: {problem.message}",
-        fix=f"Fix the marker comments (`knobs rule KNB205`), then: knobs docs --write {file}",
-    )
-
-
-def docs_diagnostics(registry: Registry, *, cwd: Path) -> list[Diagnostic]:
-    """Every docs finding for the docs under the registry's folder that belong to it."""
-    found: list[Diagnostic] = []
-    for doc in find_docs(registry):
-        found.extend(doc_diagnostics(doc, registry, cwd=cwd))
-    return sorted(found, key=lambda d: d.sort_key)
-
-
-def _run(context: Context) -> list[Diagnostic]:
-    return docs_diagnostics(context.registry, cwd=context.cwd)
-
-
-DOCS = Check.of(Family.DOCS, _run)

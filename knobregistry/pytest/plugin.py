@@ -23,9 +23,9 @@ from knobregistry._io.files import not_regular, reason
 from knobregistry._io.jsontext import loads
 from knobregistry._text.paths import shown
 from knobregistry._text.printable import printable
+from knobregistry.check.all_checks import group_of
 from knobregistry.check.baseline import BaselineError
 from knobregistry.check.diagnostics import Group, Severity
-from knobregistry.check.families import group_of
 from knobregistry.registry import Registry, RegistryError, find_registry, load_registry
 from knobregistry.report.check_text import fix_lines
 from knobregistry.testing import check_project

@@ -1,5 +1,6 @@
-"""KNB113: a bitwise profile that does not set a catalogued determinism setting of a library
-the project uses on its platform. KNB115: a launcher script that sets a stack setting the
+"""KNB113 BitwiseLacksStackSetting: a bitwise profile that does not set a catalogued
+determinism setting of a library the project uses on its platform. KNB115
+LauncherSetsUnsetStackSetting: a launcher script that sets a stack setting the
 bitwise profile unsets because it must stay unset (a tile override, a tuner plugin).
 
 What the project uses is read from its files (requirements*.txt, pyproject.toml, the scanned
@@ -11,18 +12,112 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from knobregistry.catalogue import Entry, Kind, Platform, for_name
-from knobregistry.check.codes import rule
-from knobregistry.check.diagnostics import Diagnostic
-from knobregistry.check.where import Where
-from knobregistry.profiles import ResolvedProfile
-from knobregistry.project.stack_use import StackUse, stack_use
-from knobregistry.registry import ProfileKind, Registry, SetAction
-from scanner import Role, ScanResult, WriteKind
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule, Severity
+from knobregistry.check.examples import PROFILE, example, profiles
+from scanner import Role, WriteKind
 
-LACKS_STACK_SETTING = rule("KNB113")
-SETS_UNSET_STACK = rule("KNB115")
+if TYPE_CHECKING:
+    from knobregistry.catalogue import Entry, Platform
+    from knobregistry.check.where import Where
+    from knobregistry.profiles import ResolvedProfile
+    from knobregistry.project.stack_use import StackUse
+    from knobregistry.registry import Registry
+    from scanner import ScanResult
+
+_TUNER = (
+    "  NCCL_TUNER_PLUGIN:\n    description: An external tuner.\n    role: stack\n"
+    "    must_stay_unset: true\n"
+)
+
+
+_STACK_RULE = "    select:\n      - role: stack\n        set: deterministic\n"
+
+
+KNB113 = Rule(
+    code="KNB113",
+    name="BitwiseLacksStackSetting",
+    title="A bitwise profile does not set a catalogued determinism setting of a library the "
+    "project uses.",
+    description=(
+        "The shipped catalogue (`knobs catalogue`) holds the stack's determinism settings: "
+        "NCCL_ALGO=Ring, CUBLAS_WORKSPACE_CONFIG, ROCBLAS_DEFAULT_ATOMICS_MODE=0, "
+        "torch.use_deterministic_algorithms(True) and more, each with its source. A profile "
+        "of kind `bitwise` that does not give one of them its deterministic value, for a "
+        "library the project uses (named in its requirements*.txt or pyproject.toml, or "
+        "imported by the scanned code) on its platform, leaves that library free to choose "
+        "a non-deterministic path. The platform is the one the registry's own stack "
+        "settings belong to (an RCCL entry: rocm); with none, only the settings of every "
+        "platform are asked for. A note: it does not fail the check."
+    ),
+    example=(
+        "# requirements.txt names torch; the registry has NCCL_ALGO (RCCL, role stack)\n"
+        "profiles:\n"
+        "  bitwise:\n"
+        "    kind: bitwise\n"
+        "    select: [{role: stack, set: deterministic}]\n"
+        "# no ROCBLAS_DEFAULT_ATOMICS_MODE, no torch.use_deterministic_algorithms"
+    ),
+    examples=example(
+        {**PROFILE, "requirements.txt": "triton\n"},
+        invalid={"registry.yaml": profiles().replace('      PYTHONHASHSEED: "0"\n', "")},
+        valid={},
+    ),
+    page="profiles.md",
+    family=Family.PROFILES,
+    help=(
+        "Register the setting as `knobs catalogue LIBRARY` gives it (a variable under "
+        "`external:` with `role: stack`, a call under `config:` with `backend: stack`) and "
+        "let the profile set it, or run `knobs init` in a scratch folder and copy its entries."
+    ),
+    severity=Severity.NOTE,
+)
+
+KNB115 = Rule(
+    code="KNB115",
+    name="LauncherSetsUnsetStackSetting",
+    title="A launcher script sets a stack setting that a bitwise profile unsets because it "
+    "must stay unset.",
+    description=(
+        "The catalogue (`knobs catalogue`) marks some library settings as ones a "
+        "deterministic run must leave unset: a tile or split override of a kernel "
+        "(HK_BWD_DQ_KVB), an external tuner (NCCL_TUNER_PLUGIN), an override of the "
+        "framework's own precision (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE). A profile of kind "
+        "`bitwise` unsets them (`role: stack`, `set: deterministic`), and `knobs export` "
+        "writes `unset NAME`; a launcher write that sets one again (`export X=...`, "
+        "`X=... cmd`, a hook's printed `env.X=...`) undoes that for every run started "
+        "through it. A write under a condition the profile's values rule out is not "
+        "reported. A note: whether the profile's runs go through that launcher is for a "
+        "person to say."
+    ),
+    example=(
+        "export NCCL_TUNER_PLUGIN=libnccl-tuner.so      # launch/run.sh\n"
+        "external:\n"
+        "  NCCL_TUNER_PLUGIN: {role: stack, must_stay_unset: true, ...}\n"
+        "profiles:\n"
+        "  bitwise:\n"
+        "    kind: bitwise\n"
+        "    select: [{role: stack, set: deterministic}]"
+    ),
+    examples=example(
+        {
+            **PROFILE,
+            "registry.yaml": profiles(external=_TUNER) + _STACK_RULE,
+        },
+        invalid={"pkg/run.sh": "export NCCL_TUNER_PLUGIN=libnccl-tuner.so\n"},
+        valid={"pkg/run.sh": "unset NCCL_TUNER_PLUGIN\n"},
+    ),
+    page="profiles.md",
+    family=Family.PROFILES,
+    help=(
+        "Remove the write, or keep it out of the runs that must reproduce; `knobs catalogue "
+        "LIBRARY` says why the setting must stay unset."
+    ),
+    severity=Severity.NOTE,
+)
+
+
 # The writes that leave a variable set (an `unset`, `pop` or `del` does the opposite).
 _SETTING = frozenset(
     {
@@ -39,6 +134,8 @@ _SETTING = frozenset(
 
 def registry_platform(registry: Registry) -> Platform | None:
     """The one platform the registry's stack settings belong to; None for none or several."""
+    from knobregistry.catalogue import Platform, for_name
+
     names = [n for n, e in registry.external.items() if e.role is Role.STACK]
     names += [n for n, c in registry.config.items() if c.backend == "stack"]
     found = set()
@@ -53,6 +150,8 @@ def registry_platform(registry: Registry) -> Platform | None:
 
 def project_stack(registry: Registry) -> StackUse:
     """The catalogue's settings for the project the registry describes."""
+    from knobregistry.project.stack_use import stack_use
+
     return stack_use(
         folder=registry.root,
         paths=registry.scan_paths(),
@@ -64,6 +163,8 @@ def project_stack(registry: Registry) -> StackUse:
 def lacking(where: Where, resolved: ResolvedProfile, use: StackUse) -> Iterator[Diagnostic]:
     """KNB113 for each applicable setting the bitwise profile ``resolved`` does not give its
     deterministic value."""
+    from knobregistry.catalogue import Kind
+
     name = resolved.name
     for entry in use.entries:
         has, found = _has(resolved, entry)
@@ -95,11 +196,13 @@ def lacking(where: Where, resolved: ResolvedProfile, use: StackUse) -> Iterator[
                 f"give {entry.name} the value {_value(entry)} in profile '{name}' "
                 f"(source: {entry.source})."
             )
-        yield where.diagnostic(LACKS_STACK_SETTING, ("profiles", name), message, fix, entry.name)
+        yield where.diagnostic(KNB113, ("profiles", name), message, fix, entry.name)
 
 
 def _has(resolved: ResolvedProfile, entry: Entry) -> tuple[bool, str | None]:
     """Whether the profile gives the entry its value, and what it gives otherwise."""
+    from knobregistry.catalogue import Kind
+
     if entry.kind is Kind.VARIABLE:
         value = resolved.env.get(entry.name)
         if entry.must_stay_unset:
@@ -114,12 +217,16 @@ def _has(resolved: ResolvedProfile, entry: Entry) -> tuple[bool, str | None]:
 
 
 def _value(entry: Entry) -> str:
+    from knobregistry.catalogue import Kind
+
     if entry.kind is Kind.VARIABLE:
         return repr(entry.deterministic)
     return json.dumps(entry.deterministic)
 
 
 def _shown(entry: Entry) -> str:
+    from knobregistry.catalogue import Kind
+
     if entry.must_stay_unset:
         return f"{entry.name} unset"
     if entry.kind is Kind.VARIABLE:
@@ -137,6 +244,8 @@ def launcher_sets_unset(
     """KNB115 for each write in the scanned launchers (and code) of a stack setting that the
     bitwise profile ``resolved`` unsets because it must stay unset; a write under a condition
     the profile decides is judged by the profile's values."""
+    from knobregistry.registry import ProfileKind, SetAction
+
     for name in resolved.unset:
         source = resolved.sources.get(name)
         if source is None or source.action is not SetAction.DETERMINISTIC:
@@ -163,7 +272,7 @@ def launcher_sets_unset(
                 f"remove the write of {name} (or keep it out of the runs that must reproduce); "
                 f"`knobs catalogue` says why it must stay unset."
             )
-            yield where.diagnostic(SETS_UNSET_STACK, source.key_path, message, fix, name)
+            yield where.diagnostic(KNB115, source.key_path, message, fix, name)
 
 
 def _ruled_out(when: tuple[tuple[str, str], ...], env: Mapping[str, str]) -> bool:

@@ -1,4 +1,5 @@
-"""Waivers: registry entries with an `expires` date, which `knobs check` fails on once it passes.
+"""KNB201 ExpiredWaiver, KNB202 WaiverWithoutOwner: registry entries with an `expires` date,
+which `knobs check` fails on once it passes.
 
 A waiver lets a knob through (usually `triage: exempt`, with a `reason`) until a day;
 its `owner` is who is asked then. KNB201 reports an expired waiver (an error),
@@ -10,16 +11,84 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knobregistry._text.paths import shown
-from knobregistry.check.codes import rule
-from knobregistry.check.diagnostics import Diagnostic, Family
-from knobregistry.check.family import Check, Context
-from knobregistry.registry import KnobEntry, Registry
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule, Severity
+from knobregistry.check.examples import INVENTORY, REGISTRY, example
 
-EXPIRED_WAIVER = rule("KNB201")
-WAIVER_WITHOUT_OWNER = rule("KNB202")
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from knobregistry.check.family_check import Context
+    from knobregistry.registry import KnobEntry, Registry
+
+# The waivers' and the baseline's examples: the inventory's project, checked on a given day.
+_TODAY = ("--today", "2026-07-01")
+
+
+def _waived_registry(expires: str, *, owner: bool) -> str:
+    """The inventory's registry, its knob waived until ``expires``, with an owner or none."""
+    waived = f"exempt\n    reason: The Triton path is being rewritten.\n    expires: {expires}"
+    return REGISTRY.replace("breaks-bitwise", waived + ("\n    owner: hc-team" if owner else ""))
+
+
+KNB201 = Rule(
+    code="KNB201",
+    name="ExpiredWaiver",
+    title="A waiver's expiry date has passed.",
+    description=(
+        "A registry entry with an `expires` date is a waiver: the knob is let through "
+        "(usually `triage: exempt`) until that day. After it, `knobs check` fails on the "
+        "entry until the knob is triaged or the waiver renewed. Reported at the `expires` "
+        "key in the registry."
+    ),
+    example=(
+        "PRIMUS_FP8:\n"
+        "  triage: exempt\n"
+        "  reason: The FP8 path is being rewritten.\n"
+        "  owner: fp8-team\n"
+        "  expires: 2026-06-30    # and today is later"
+    ),
+    examples=example(
+        INVENTORY,
+        invalid={"registry.yaml": _waived_registry("2026-06-30", owner=True)},
+        valid={"registry.yaml": _waived_registry("2026-12-31", owner=True)},
+        arguments=_TODAY,
+    ),
+    page="waivers.md",
+    family=Family.WAIVERS,
+    help=(
+        "Triage the knob and remove `expires`; or, if its owner agrees, move `expires` to a "
+        "later date."
+    ),
+)
+
+KNB202 = Rule(
+    code="KNB202",
+    name="WaiverWithoutOwner",
+    title="A waiver names no owner.",
+    description=(
+        "An entry with an `expires` date names no `owner`, so nobody is asked to triage the "
+        "knob when the waiver runs out. A warning: it does not fail the check."
+    ),
+    example=(
+        "PRIMUS_FP8:\n"
+        "  triage: exempt\n"
+        "  reason: The FP8 path is being rewritten.\n"
+        "  expires: 2026-06-30    # and no `owner:`"
+    ),
+    examples=example(
+        INVENTORY,
+        invalid={"registry.yaml": _waived_registry("2026-12-31", owner=False)},
+        valid={"registry.yaml": _waived_registry("2026-12-31", owner=True)},
+        arguments=_TODAY,
+    ),
+    page="waivers.md",
+    family=Family.WAIVERS,
+    help="Add `owner:` (a person, a team or a handle) to the entry.",
+    severity=Severity.WARNING,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,7 +130,7 @@ def waiver_diagnostics(registry: Registry, *, today: date, cwd: Path) -> list[Di
         line, column = registry.position("knobs", waiver.name, "expires")
         if waiver.expired(today):
             found.append(
-                EXPIRED_WAIVER.diagnostic(
+                KNB201.diagnostic(
                     file,
                     line,
                     column,
@@ -72,7 +141,7 @@ def waiver_diagnostics(registry: Registry, *, today: date, cwd: Path) -> list[Di
             )
         if waiver.owner is None:
             found.append(
-                WAIVER_WITHOUT_OWNER.diagnostic(
+                KNB202.diagnostic(
                     file,
                     line,
                     column,
@@ -105,8 +174,6 @@ def _expired_fix(waiver: Waiver, file: str) -> str:
     )
 
 
-def _run(context: Context) -> list[Diagnostic]:
+def run(context: Context) -> list[Diagnostic]:
+    """The waivers' check: the registry's waivers against the day."""
     return waiver_diagnostics(context.registry, today=context.today, cwd=context.cwd)
-
-
-WAIVERS = Check.of(Family.WAIVERS, _run)

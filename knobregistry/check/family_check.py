@@ -1,22 +1,24 @@
 """A check: the family of rules it reports (check.codes), and how it runs over one scan.
 
-`knobs check` runs the families it is given on one scan of the registry's scope.
-This package defines the inventory check; the others (profiles, waivers, the
-baseline, generated docs) live with what they check and are composed in
-knobregistry.check.families, so that nothing here imports them.
+`knobs check` runs the families it is given on one scan of the registry's scope. Each
+family's check is made from the index of rules (`codes.check_of`) and composed in
+knobregistry.check.all_checks, so that nothing here imports them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from knobregistry.check.codes import rules_of
 from knobregistry.check.diagnostics import Diagnostic, Family, Rule
-from knobregistry.registry import Registry
-from scanner import ScanResult
+
+if TYPE_CHECKING:
+    from datetime import date
+    from pathlib import Path
+
+    from knobregistry.registry import Registry
+    from scanner import ScanResult
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,17 +41,12 @@ class Check:
 
     ``run`` is None for a check whose findings are made elsewhere (the baseline's,
     when a baseline is applied to the result). ``rules`` are the family's, from the
-    table of codes (`Check.of`); a test may give others.
+    index of rules (`codes.check_of`); a test may give others.
     """
 
     family: Family
     rules: tuple[Rule, ...]
     run: CheckRun | None
-
-    @classmethod
-    def of(cls, family: Family, run: CheckRun | None) -> Check:
-        """The check that reports ``family``'s rules of the table of codes by ``run``."""
-        return cls(family, rules_of(family), run)
 
     @property
     def codes(self) -> tuple[str, ...]:

@@ -13,30 +13,106 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from datetime import date
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knobregistry._text.plural import counted
-from knobregistry.check.codes import rule
-from knobregistry.check.diagnostics import Diagnostic, Family, Severity
-from knobregistry.check.family import Check, Context
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule, Severity
+from knobregistry.check.examples import example
 from knobregistry.check.where import Where
-from knobregistry.profiles import Intent, resolve_profile
-from knobregistry.project.fingerprints import (
-    UnitChange,
-    changed_units,
-    installed_stack,
-    latest_record,
-    names_listed,
-    retriage_command,
-    stack_changes,
-    units_of,
-)
-from knobregistry.registry import KnobEntry, ProfileKind, Registry, Triage, TriageRecord, Verdict
-from knobregistry.registry.feature import feature_on_by_default
-from scanner import Language, ScanResult
+from scanner import Language
 
-STALE_TRIAGE = rule("KNB009")
+if TYPE_CHECKING:
+    from datetime import date
+    from pathlib import Path
+
+    from knobregistry.check.family_check import Context
+    from knobregistry.project.fingerprints import UnitChange
+    from knobregistry.registry import KnobEntry, Registry, TriageRecord
+    from scanner import ScanResult
+
+# The stale triage's example: a kernel triaged reproducible, kept on by a bitwise profile, and
+# the code its record was measured on (the digests of scanner.gated).
+_HC = (
+    "import os\n\nimport triton\n\n\n@triton.jit\ndef _hc_fwd_kernel(x):\n    return x * 2\n"
+    '\n\ndef hc_forward(x):\n    if os.environ.get("PRIMUS_HC_TRITON", "1") != "0":\n'
+    "        return _hc_fwd_kernel[(1,)](x)\n    return x * 2\n"
+)
+
+
+_TRIAGED = """\
+version: 1
+scan:
+  paths: [pkg]
+knobs:
+  PRIMUS_HC_TRITON:
+    default: "1"
+    default_on: true
+    role: kernel
+    triage: reproducible
+    evidence:
+      records:
+        - date: 2026-05-01
+          verdict: reproducible
+          sweep: alone
+          profile: bitwise
+          command: [python, train.py]
+          code:
+            pkg/hc.py:
+              _hc_fwd_kernel: 579a0f53e5fc2d83
+              hc_forward: 4d30a7d1f7c88515
+external:
+  PYTHONHASHSEED:
+    description: Python's hash seed.
+profiles:
+  bitwise:
+    description: Bit for bit.
+    kind: bitwise
+    env:
+      PYTHONHASHSEED: "0"
+"""
+
+
+_STALE = {"registry.yaml": _TRIAGED, "pkg/hc.py": _HC}
+
+
+KNB009 = Rule(
+    code="KNB009",
+    name="StaleTriage",
+    title="A knob triaged reproducible gates code that changed after its triage.",
+    description=(
+        "`knobs triage --record` keeps, in each record, the code the knob gates: a "
+        "digest of each function its sites sit in, of those that hold the branches its "
+        "value decides, and of every function and method those branches reach in the "
+        "tree (the Triton kernels among them), which comments, formatting and docstrings "
+        "do not change. A knob triaged `reproducible` (or kept on by a profile's verified "
+        "run) whose latest record no longer matches the code was measured on other code: "
+        "its verdict is stale. An error when a `bitwise` profile keeps the knob on (a "
+        "waiver, `expires`, makes it a warning until then), else a warning. Reported at "
+        "the first function that changed, naming each. Notes, which do not fail the "
+        "check: records that keep no code (written before knobs kept it), once for all "
+        "of them; and a package of the stack (torch, triton, megatron-core, ...) "
+        "installed where knobs runs at another release than the record names."
+    ),
+    example=(
+        "# registry.yaml: PRIMUS_HC_TRITON triaged reproducible, its record measured on\n"
+        "#   pkg/hc.py: {_hc_fwd_kernel: 579a0f53e5fc2d83, hc_forward: 4d30a7d1f7c88515}\n"
+        "@triton.jit\n"
+        "def _hc_fwd_kernel(x):\n"
+        "    return x * 3    # was x * 2"
+    ),
+    examples=example(
+        _STALE,
+        invalid={"pkg/hc.py": _HC.replace("return x * 2\n\n", "return x * 3\n\n")},
+        valid={"pkg/hc.py": _HC.replace("    return x * 2\n", "    return x*2  # doubled\n")},
+    ),
+    page="checks.md",
+    family=Family.TRIAGE,
+    help=(
+        "Triage the knob again on the code as it is now (the fix prints the command, from "
+        "its latest record); the new record keeps the new code. If the change cannot "
+        "affect the result, a waiver (`expires`, `owner`) lets it through until a date."
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +130,13 @@ def stale_triage_diagnostics(
     *,
     cwd: Path,
     today: date,
-    installed: Callable[[], Mapping[str, str]] = installed_stack,
+    installed: Callable[[], Mapping[str, str]] | None = None,
 ) -> list[Diagnostic]:
     """KNB009 for each stale verdict of a knob the scan finds, and its notes; ``installed``:
-    the stack's versions where knobs runs (read only when a record names versions)."""
+    the stack's versions where knobs runs (read only when a record names versions; by
+    default, the packages installed beside knobs)."""
+    from knobregistry.project.fingerprints import changed_units, installed_stack, units_of
+
     where = Where(registry, cwd)
     # A knob no scanned code reads is KNB002's (or outside the paths a narrowed check scans).
     triaged = [t for t in _triaged(registry) if scan.knob(t.entry.name) is not None]
@@ -73,13 +152,16 @@ def stale_triage_diagnostics(
     if missing:
         found.append(_no_code(where, missing))
     if any(t.record.versions for t in triaged):
-        found.extend(_stack_notes(where, triaged, installed()))
+        found.extend(_stack_notes(where, triaged, (installed or installed_stack)()))
     return found
 
 
 def _triaged(registry: Registry) -> Iterator[_Triaged]:
     """The knobs triaged reproducible, or that a profile's verified run keeps on, with a
     latest record."""
+    from knobregistry.project.fingerprints import latest_record
+    from knobregistry.registry import Triage, Verdict
+
     verified = {
         name
         for profile in registry.profiles.values()
@@ -97,6 +179,10 @@ def _triaged(registry: Registry) -> Iterator[_Triaged]:
 
 def _kept_on(registry: Registry) -> dict[str, str]:
     """Each knob a `bitwise` profile keeps on (its feature on), with the first such profile."""
+    from knobregistry.profiles import Intent, resolve_profile
+    from knobregistry.registry import ProfileKind
+    from knobregistry.registry.feature import feature_on_by_default
+
     kept: dict[str, str] = {}
     for name, profile in registry.profiles.items():
         if profile.kind is not ProfileKind.BITWISE:
@@ -122,6 +208,9 @@ def _has_python(scan: ScanResult, name: str) -> bool:
 def _stale(
     where: Where, item: _Triaged, changes: list[UnitChange], profile: str | None, today: date
 ) -> Diagnostic:
+    from knobregistry.project.fingerprints import names_listed, retriage_command
+    from knobregistry.registry import Triage
+
     entry, record = item.entry, item.record
     name = entry.name
     listed = names_listed([c.shown(where.show(c.path)) for c in changes])
@@ -148,16 +237,18 @@ def _stale(
     )
     first = next((c for c in changes if c.line is not None), None)
     if first is not None and first.line is not None:
-        found = STALE_TRIAGE.diagnostic(
+        found = KNB009.diagnostic(
             where.show(first.path), first.line, 1, message, fix=fix, knob=name
         )
     else:
         key = ("knobs", name, "evidence", "records", item.index, "code")
-        found = where.diagnostic(STALE_TRIAGE, key, message, fix, name)
+        found = where.diagnostic(KNB009, key, message, fix, name)
     return replace(found, severity=severity)
 
 
 def _no_code(where: Where, missing: list[_Triaged]) -> Diagnostic:
+    from knobregistry.project.fingerprints import names_listed, retriage_command
+
     names = [t.entry.name for t in missing]
     count = counted(len(names), "knob")
     message = (
@@ -173,7 +264,7 @@ def _no_code(where: Where, missing: list[_Triaged]) -> Diagnostic:
         f"  {retriage_command(names, missing[0].record, where.registry_file)}"
     )
     key = ("knobs", names[0], "evidence", "records", missing[0].index)
-    found = where.diagnostic(STALE_TRIAGE, key, message, fix, names[0])
+    found = where.diagnostic(KNB009, key, message, fix, names[0])
     return replace(found, severity=Severity.NOTE, knob=None)
 
 
@@ -181,6 +272,8 @@ def _stack_notes(
     where: Where, triaged: list[_Triaged], installed: Mapping[str, str]
 ) -> Iterator[Diagnostic]:
     """One note per package and recorded version that differs from the one installed."""
+    from knobregistry.project.fingerprints import names_listed, retriage_command, stack_changes
+
     groups: dict[tuple[str, str, str], list[_Triaged]] = {}
     for item in triaged:
         for change in stack_changes(item.record, installed):
@@ -198,14 +291,12 @@ def _stack_notes(
             f"  {retriage_command(names, items[0].record, where.registry_file)}"
         )
         key = ("knobs", names[0], "evidence", "records", items[0].index, "versions")
-        found = where.diagnostic(STALE_TRIAGE, key, message, fix, names[0])
+        found = where.diagnostic(KNB009, key, message, fix, names[0])
         yield replace(found, severity=Severity.NOTE, knob=None)
 
 
-def _run(context: Context) -> list[Diagnostic]:
+def run(context: Context) -> list[Diagnostic]:
+    """The triage's check: the code each verdict was measured on against the code now."""
     return stale_triage_diagnostics(
         context.registry, context.scan, cwd=context.cwd, today=context.today
     )
-
-
-STALE_TRIAGES = Check.of(Family.TRIAGE, _run)

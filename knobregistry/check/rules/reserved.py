@@ -1,0 +1,35 @@
+"""The codes no check reports, declared here and only here: reserved (caught elsewhere, such as
+when the registry loads) or retired. They stay in the index so that a code is never reused.
+
+KNB005 ExemptWithoutReason: the registry's schema rejects an exempt knob without a reason.
+"""
+
+from __future__ import annotations
+
+from knobregistry.check.diagnostics import Family, Rule
+from knobregistry.check.examples import INVENTORY, REGISTRY, example
+
+_EXEMPT = "exempt\n    reason: Triaged by hand."
+
+
+KNB005 = Rule(
+    code="KNB005",
+    name="ExemptWithoutReason",
+    title="An exempt knob has no reason (a registry error).",
+    description=(
+        "A knob with `triage: exempt` must say why in `reason`. The registry's schema "
+        "requires it, so the registry fails to load (exit 2) with the file, line and "
+        "key; `knobs check` never reports this code itself. It is reserved so that it "
+        "keeps this meaning."
+    ),
+    example=("PRIMUS_BLOCK:\n  triage: exempt    # and no `reason:`"),
+    examples=example(
+        INVENTORY,
+        invalid={"registry.yaml": REGISTRY.replace("breaks-bitwise", "exempt")},
+        valid={"registry.yaml": REGISTRY.replace("breaks-bitwise", _EXEMPT)},
+    ),
+    page="checks.md",
+    family=Family.INVENTORY,
+    help="Add `reason:` to the entry, or triage the knob.",
+    reserved=True,
+)

@@ -1,0 +1,70 @@
+"""KNB001 UnregisteredKnob: a knob the policy requires that the registry does not name."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from knobregistry._text.plural import counted
+from knobregistry.check.diagnostics import Diagnostic, Family, Rule
+from knobregistry.check.examples import INVENTORY, example, registry_with
+
+if TYPE_CHECKING:
+    from knobregistry.check.where import Where
+    from scanner import Knob
+
+_NEW_TRITON = 'import os\n\nNEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'
+
+
+KNB001 = Rule(
+    code="KNB001",
+    name="UnregisteredKnob",
+    title="A knob the code reads is not registered.",
+    description=(
+        "The scan found a knob that the registry's policy requires to be registered "
+        "(every knob under policy `all`; under policy `default-on`, knobs whose feature "
+        "is on by default: on by default, or a `disable` knob off by default), and "
+        "neither `knobs` nor `external` in the registry names it. Reported at the knob's "
+        "first site."
+    ),
+    example=(
+        "# pkg/model.py (PRIMUS_NEW_TRITON is in neither `knobs` nor `external`)\n"
+        'NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"'
+    ),
+    examples=example(
+        INVENTORY,
+        invalid={"pkg/new.py": _NEW_TRITON},
+        valid={"pkg/new.py": _NEW_TRITON, "registry.yaml": registry_with("PRIMUS_NEW_TRITON")},
+    ),
+    page="checks.md",
+    family=Family.INVENTORY,
+    help=(
+        "Add the YAML entry that the fix shows under `knobs:` in the registry (it is "
+        "prefilled from the scan and starts `untriaged`), then fill in what it gates "
+        "and triage it."
+    ),
+)
+
+
+def _read_at(knob: Knob) -> str:
+    others = len(knob.sites) - 1
+    if others == 0:
+        return "read here"
+    return f"read here and at {counted(others, 'more site')}"
+
+
+def unregistered(where: Where, knob: Knob) -> Diagnostic:
+    """KNB001: a knob the policy requires, in neither `knobs` nor `external`."""
+    from knobregistry.registry.yaml_format import entry_yaml, gate_summary
+
+    site = knob.sites[0]
+    registry = where.registry_file
+    fix = "\n".join(
+        [f"Register it in {registry} under `knobs:`, then triage it:", *entry_yaml(knob, "  ")]
+    )
+    message = (
+        f"{knob.name} is not registered in {registry}: it is {gate_summary(knob)} "
+        f"and {_read_at(knob)}."
+    )
+    return KNB001.diagnostic(
+        where.show(site.path), site.line, site.column, message, fix=fix, knob=knob.name
+    )
