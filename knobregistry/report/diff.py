@@ -15,7 +15,7 @@ from knobregistry.registry.feature import feature_values
 from scanner import GateKind, Polarity
 
 
-def _q(value: str) -> str:
+def _quoted(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -35,15 +35,17 @@ def describe(state: KnobState) -> str:
     if state.polarity is Polarity.DISABLE and state.default_on is not None:
         feature_off, _ = feature_values(state.off_value, state.on_value, state.polarity)
         if state.default_on is False:
-            how = f" ({_q(feature_off)} turns it off)" if feature_off else ""
+            how = f" ({_quoted(feature_off)} turns it off)" if feature_off else ""
             return f"off, so its feature is on{how}"
         return "on, so its feature is off"
     if state.default_on is True:
-        how = f"{_q(state.off_value)} turns it off" if state.off_value else "unset turns it off"
+        how = (
+            f"{_quoted(state.off_value)} turns it off" if state.off_value else "unset turns it off"
+        )
         return f"on ({how})"
     if state.default_on is False:
-        return f"off ({_q(state.on_value)} turns it on)" if state.on_value else "off"
-    return f"value {_q(state.default)}" if state.default is not None else "value"
+        return f"off ({_quoted(state.on_value)} turns it on)" if state.on_value else "off"
+    return f"value {_quoted(state.default)}" if state.default is not None else "value"
 
 
 def _default(row: KnobChange, arrow: str) -> str:
@@ -53,8 +55,8 @@ def _default(row: KnobChange, arrow: str) -> str:
     if Change.FLIPPED in row.changes:
         return f"{_short(base)} {arrow} {describe(head)}"
     if Change.DEFAULT in row.changes:
-        old = _q(base.default) if base.default is not None else "none"
-        new = _q(head.default) if head.default is not None else "none"
+        old = _quoted(base.default) if base.default is not None else "none"
+        new = _quoted(head.default) if head.default is not None else "none"
         return f"{old} {arrow} {new} ({_short(head)})"
     return describe(head)
 

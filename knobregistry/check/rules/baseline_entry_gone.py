@@ -85,7 +85,7 @@ def apply_baseline(
         for key, allowed in baseline.counts.items():
             now = len(groups.get(key, ()))
             if now < allowed:
-                kept.append(_gone(key, allowed, now, display, baseline, folder, cwd))
+                kept.append(_entry_gone(key, allowed, now, display, baseline, folder, cwd))
     return replace(
         result,
         diagnostics=tuple(sorted(kept, key=lambda d: d.sort_key)),
@@ -95,7 +95,7 @@ def apply_baseline(
     )
 
 
-def _gone(
+def _entry_gone(
     key: BaselineKey,
     allowed: int,
     now: int,
