@@ -15,6 +15,7 @@ import pytest
 from knobregistry.catalogue import CatalogueError, entries, for_name, scanner_table
 from knobregistry.catalogue.load import problems
 from knobregistry.catalogue.model import Entry, ScannerName
+from knobregistry.profiles.candidates import deterministic_value
 from scanner import stack_settings
 from scanner.determinism import SETTINGS
 from tests.conftest import REPO
@@ -36,6 +37,13 @@ def test_the_scanner_knows_each_marked_setting_with_the_catalogue_value() -> Non
         mark, value = marked[name]
         assert (setting.value, setting.effect) == (value, mark.gives)
         assert setting.library == " / ".join(e.library for e in for_name(name))
+
+
+def test_the_recipe_finds_each_of_them_in_the_catalogue() -> None:
+    """The recipe's value of a stack knob comes from the catalogue alone: every setting the
+    scanner knows is a catalogued variable with one value (no second table to fall back on)."""
+    for name, setting in SETTINGS.items():
+        assert deterministic_value(name) == setting.value, name
 
 
 def _marked(marks: dict[tuple[str, str], ScannerName]) -> tuple[Entry, ...]:
