@@ -105,20 +105,28 @@ def test_a_long_reason_is_split_into_pieces_that_join_to_it() -> None:
 def test_the_command_rewrites_a_stale_module(tmp_path: Path) -> None:
     stale = tmp_path / scanner_table.MODULE
     stale.write_text("SETTINGS = ()\n", encoding="utf-8")
-    assert scanner_table.main(stale) == 0
+    assert scanner_table.main([str(stale)]) == 0
     assert stale.read_text("utf-8") == scanner_table.text()
+    assert scanner_table.main([str(stale)]) == 0  # up to date: left as it is
 
 
-def test_make_catalogue_table_finds_the_module_up_to_date() -> None:
+def test_the_command_runs_as_a_module(tmp_path: Path) -> None:
+    """`python -m knobregistry.catalogue.scanner_table PATH` (what make catalogue-table runs,
+    without PATH) writes the module; a test never rewrites the repository's own."""
+    written = tmp_path / scanner_table.MODULE
     done = subprocess.run(
-        [sys.executable, "-m", "knobregistry.catalogue.scanner_table"],
-        cwd=REPO,
+        [sys.executable, "-m", "knobregistry.catalogue.scanner_table", str(written)],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         check=False,
     )
-    assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout == f"{REPO / 'scanner' / scanner_table.MODULE}: up to date\n"
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        f"{written}: rewritten from the catalogue\n",
+        "",
+    )
+    assert written.read_text("utf-8") == scanner_table.text()
 
 
 def _setting(**fields: object) -> dict[str, object]:

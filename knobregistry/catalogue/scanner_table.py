@@ -2,15 +2,17 @@
 name (the entries with a ``scanner:`` block), so that the catalogue's data is their one source
 while ``scanner`` reads no YAML and imports nothing from knobregistry.
 
-    python -m knobregistry.catalogue.scanner_table      (make catalogue-table)
+    python -m knobregistry.catalogue.scanner_table [PATH]     (make catalogue-table)
 
-rewrites the module; a test fails while the module differs from what the data gives.
+rewrites the module (or writes it to PATH); a test fails while the module differs from what
+the data gives.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from knobregistry._io.atomic import write_atomic
@@ -97,11 +99,12 @@ def target() -> Path:
     return Path(scanner.__file__).with_name(MODULE)
 
 
-def main(path: Path | None = None) -> int:
-    """Rewrite the scanner's module (or ``path``) from the catalogue; say whether it changed."""
-    path = path or target()
+def main(argv: Sequence[str] = ()) -> int:
+    """Rewrite the scanner's module (or the file ``argv`` names) from the catalogue, and say
+    whether it changed."""
+    path = Path(argv[0]) if argv else target()
     new = text()
-    if path.read_text("utf-8") == new:
+    if path.is_file() and path.read_text("utf-8") == new:
         print(f"{path}: up to date")
         return 0
     write_atomic(path, new)
@@ -110,4 +113,4 @@ def main(path: Path | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
