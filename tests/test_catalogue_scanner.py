@@ -19,6 +19,7 @@ from knobregistry.profiles.candidates import deterministic_value
 from scanner import stack_settings
 from scanner.determinism import SETTINGS
 from tests.conftest import REPO
+from tests.test_catalogue import _setting
 
 
 def test_the_scanner_module_is_what_the_catalogue_gives() -> None:
@@ -129,46 +130,31 @@ def test_the_command_runs_as_a_module(tmp_path: Path) -> None:
     assert written.read_text("utf-8") == scanner_table.text()
 
 
-def _setting(**fields: object) -> dict[str, object]:
-    return {
-        "name": "X_TILE",
-        "kind": "variable",
-        "platform": "any",
-        "meaning": "m",
-        "deterministic": "1",
-        "cost": "c",
-        "versions": "v",
-        "source": "https://example.org/x",
-        **fields,
-    }
-
-
 MARK = {"order": 1, "gives": "g"}
 
 
 @pytest.mark.parametrize(
     ("setting", "expected"),
     [
-        (_setting(scanner=MARK), []),
+        (_setting(scanner=MARK, deterministic="1"), []),
         (
             _setting(scanner=MARK, kind="call", name="x.y", deterministic=True),
             ["settings/0/kind: 'variable' was expected"],
         ),
-        (_setting(scanner=MARK, shared=True), ["settings/0/shared: False was expected"]),
         (
-            {
-                k: v
-                for k, v in _setting(scanner=MARK, must_stay_unset=True).items()
-                if k != "deterministic"
-            },
+            _setting(scanner=MARK, deterministic="1", shared=True),
+            ["settings/0/shared: False was expected"],
+        ),
+        (
+            _setting(scanner=MARK, must_stay_unset=True),
             ["settings/0: 'deterministic' is a required property"],
         ),
         (
-            _setting(scanner={"order": 0, "gives": "g"}),
+            _setting(scanner={"order": 0, "gives": "g"}, deterministic="1"),
             ["settings/0/scanner/order: 0 is less than the minimum of 1"],
         ),
         (
-            _setting(scanner={"order": 1}),
+            _setting(scanner={"order": 1}, deterministic="1"),
             ["settings/0/scanner: 'gives' is a required property"],
         ),
     ],
