@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -41,10 +42,18 @@ def rows() -> tuple[tuple[str, str, str, str], ...]:
     RCCL`: every catalogued library that reads it) and what the value gives, in its order."""
     marked = [(e.scanner, e) for e in entries() if e.scanner is not None]
     marked.sort(key=lambda pair: pair[0].order)
-    if len({e.name for _, e in marked}) < len(marked):
-        raise CatalogueError("two `scanner:` blocks name one variable: keep one")
-    if len({s.order for s, _ in marked}) < len(marked):
-        raise CatalogueError("two `scanner:` blocks have one order: number them apart")
+    for name, count in Counter(e.name for _, e in marked).items():
+        if count > 1:
+            where = ", ".join(e.library for _, e in marked if e.name == name)
+            raise CatalogueError(
+                f"two `scanner:` blocks name one variable, {name} ({where}): keep one"
+            )
+    for order, count in Counter(s.order for s, _ in marked).items():
+        if count > 1:
+            names = ", ".join(e.name for s, e in marked if s.order == order)
+            raise CatalogueError(
+                f"two `scanner:` blocks have one order, {order} ({names}): number them apart"
+            )
     return tuple((e.name, _value(e), _libraries(e.name), s.gives) for s, e in marked)
 
 
