@@ -11,7 +11,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c co
 # as pip skips them, so the status is not checked.
 COMPILE = $(BIN)/python -c 'import compileall, sys; compileall.compile_dir(sys.argv[1], quiet=2, workers=0)' $(VENV)/lib
 
-.PHONY: demo test test-fast lint typecheck bytecode unit docs dist clean
+.PHONY: demo test test-fast lint typecheck bytecode unit docs dist clean catalogue-table
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,12 @@ test: lint typecheck unit
 # Slurm jobs, megatron-core), without lint and typecheck.
 test-fast: bytecode
 	$(PYTEST) -m 'not slow'
+
+# scanner/stack_settings.py, the settings the scanner knows by name, generated from the
+# catalogue's data (knobregistry/catalogue/data/*.yaml, their `scanner:` blocks); a test
+# fails while they differ.
+catalogue-table: $(VENV)/.core
+	$(BIN)/python -m knobregistry.catalogue.scanner_table
 
 # The user guide as a site that opens from disk: site/index.html.
 docs: $(VENV)/.dev

@@ -1,5 +1,7 @@
-"""The catalogue of known determinism settings of the stack: the one place that says which
-library variables make a run deterministic, and with which value.
+"""The determinism settings of the stack that the scanner knows by name: which library
+variables make a run deterministic, and with which value. Their one source is knobregistry's
+catalogue (knobregistry/catalogue/data/*.yaml), from which ``scanner.stack_settings`` is
+generated.
 
 A knob found in the scan under one of these names has the role ``stack``; a knob whose
 launcher writes set two or more of them to these values is the framework's own
@@ -14,6 +16,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
+from scanner.stack_settings import SETTINGS as STACK_SETTINGS
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Setting:
@@ -27,46 +31,8 @@ class Setting:
 
 SETTINGS: Final[Mapping[str, Setting]] = MappingProxyType(
     {
-        s.name: s
-        for s in (
-            Setting(
-                name="CUBLAS_WORKSPACE_CONFIG",
-                value=":4096:8",
-                library="cuBLAS",
-                effect="a fixed workspace per stream, which torch.use_deterministic_algorithms "
-                "requires on CUDA 10.2 and later",
-            ),
-            Setting(
-                name="NCCL_ALGO",
-                value="Ring",
-                library="NCCL / RCCL",
-                effect="the ring algorithm for every collective, whose reduction order is fixed",
-            ),
-            Setting(
-                name="NVTE_ALLOW_NONDETERMINISTIC_ALGO",
-                value="0",
-                library="Transformer Engine",
-                effect="only Transformer Engine's deterministic kernels",
-            ),
-            Setting(
-                name="ROCBLAS_DEFAULT_ATOMICS_MODE",
-                value="0",
-                library="rocBLAS",
-                effect="no atomic (non-deterministic) reductions in GEMMs",
-            ),
-            Setting(
-                name="TORCH_COMPILE_DISABLE",
-                value="1",
-                library="torch",
-                effect="torch.compile off: no generated Triton kernels and no autotuning",
-            ),
-            Setting(
-                name="PRIMUS_TURBO_AUTO_TUNE",
-                value="0",
-                library="Primus-Turbo",
-                effect="no kernel autotuning, so the kernel choice is the same in every run",
-            ),
-        )
+        name: Setting(name=name, value=value, library=library, effect=effect)
+        for name, value, library, effect in STACK_SETTINGS
     }
 )
 
@@ -83,6 +49,6 @@ def setting(name: str) -> Setting | None:
 
 def deterministic_writes(writes: Iterable[tuple[str, str | None]]) -> tuple[Setting, ...]:
     """The catalogue settings among ``(name, value)`` writes that set their deterministic
-    value, each once, in catalogue order."""
+    value, each once, in the order of the scanner's table (the catalogue's `scanner: order`)."""
     found = {name for name, value in writes if (s := SETTINGS.get(name)) and value == s.value}
     return tuple(s for name, s in SETTINGS.items() if name in found)

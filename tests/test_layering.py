@@ -46,7 +46,8 @@ SCANNER_LAYERS = {
     "scanner.patterns": 0,
     "scanner.settings": 0,  # the one Settings of a scan, its cache key from its fields
     "scanner.languages": 0,  # the table of languages (scanner.run.readers imports each reader)
-    "scanner.determinism": 0,  # the catalogue of the stack's determinism settings
+    "scanner.determinism": 0,  # the stack's determinism settings the scanner knows by name
+    "scanner.stack_settings": 0,  # their table, generated from the catalogue's data
     "scanner.roles": 0,  # what a knob controls, from its verdict, writes, words and code
     "scanner.suite_files": 0,  # which files are tests
     "scanner.source": 1,  # reading files and narrowing them (ast only)

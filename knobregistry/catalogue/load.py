@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from knobregistry._io.validated import problems_unless_known_valid
-from knobregistry.catalogue.model import Entry, Kind, Library, Platform, Reviewed
+from knobregistry.catalogue.model import Entry, Kind, Library, Platform, Reviewed, ScannerName
 
 # libyaml's safe loader where PyYAML was built with it: the same documents (a test holds
 # every shipped file to it), in a tenth of the time of the pure-Python one.
@@ -115,6 +115,7 @@ def _entries(document: dict[str, Any]) -> Iterable[Entry]:
             modules=tuple(
                 document.get("modules") or (p.replace("-", "_") for p in document["packages"])
             ),
+            scanner=ScannerName(**item["scanner"]) if "scanner" in item else None,
         )
 
 

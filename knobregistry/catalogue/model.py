@@ -27,6 +27,15 @@ class Kind(str, Enum):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ScannerName:
+    """A setting the scanner knows by name (role ``stack``): its place in the scanner's table,
+    and what its deterministic value gives, as a role reason says it."""
+
+    order: int
+    gives: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Entry:
     """One setting of one library, as the catalogue ships it."""
 
@@ -48,6 +57,7 @@ class Entry:
     shared: bool = False
     packages: tuple[str, ...] = ()  # the distributions that bring the library; () = any project
     modules: tuple[str, ...] = ()  # their import names
+    scanner: ScannerName | None = None  # None: the scanner does not know it by name
 
     @property
     def must_stay_unset(self) -> bool:

@@ -27,7 +27,6 @@ from knobregistry.registry.feature import (
 )
 from knobregistry.registry.model import ExternalKnob
 from scanner import Knob, Polarity, Role, ScanResult
-from scanner.determinism import setting
 
 FALLBACK_OFF = "0"
 FALLBACK_ON = "1"
@@ -125,16 +124,13 @@ def must_stay_unset(name: str) -> bool:
 
 def deterministic_value(name: str) -> str | None:
     """The value that makes the variable ``name`` deterministic: the catalogue's (None when
-    its libraries disagree, or when it must stay unset), else the scanner's table of
-    settings; None when neither knows."""
+    its libraries disagree, when it must stay unset, or when the catalogue does not know it;
+    the scanner's table of settings is generated from the catalogue)."""
     values = {e.deterministic for e in for_name(name) if e.kind is Kind.VARIABLE and not e.shared}
     if len(values) == 1:
         found = values.pop()
         return found if isinstance(found, str) else None
-    if values:
-        return None
-    known = setting(name)
-    return known.value if known is not None else None
+    return None
 
 
 def _stack_setting(name: str, external: ExternalKnob) -> Candidate:
