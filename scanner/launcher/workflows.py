@@ -28,6 +28,7 @@ from scanner.languages import Language
 from scanner.launcher.ci_expansions import expansion_reads
 from scanner.launcher.embedded import Embedded, Script, analyse_embedded, place, script_of
 from scanner.launcher.env_blocks import block_writes
+from scanner.launcher.yaml_documents import compose
 from scanner.model import (
     DynamicRead,
     FileResult,
@@ -40,7 +41,6 @@ from scanner.model import (
 from scanner.patterns import matches
 from scanner.settings import Settings
 
-_LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 GITHUB_FACTS: Final = ("GITHUB_*", "RUNNER_*", "ACTIONS_*")
 GITLAB_FACTS: Final = ("CI_*", "GITLAB_*")
 GITHUB_EXPANDED: Final = ("${{", "$(")
@@ -77,17 +77,9 @@ def read_ci(rel: str, data: bytes, text: str, settings: Settings, path: Path) ->
 def analyse_ci(rel: str, text: str, settings: Settings) -> LauncherRead:
     """The writes of a CI file's environment blocks, and the reads, dynamic reads and
     writes of the shell scripts its jobs run."""
-    try:
-        documents = [d for d in yaml.compose_all(text, Loader=_LOADER) if d is not None]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" on line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "it is not valid YAML"
-        return LauncherRead(
-            FileResult(), ScanError(rel, f"Cannot parse the YAML{where}: {problem}.")
-        )
-    except RecursionError:
-        return LauncherRead(FileResult(), ScanError(rel, "The YAML is nested too deeply to read."))
+    documents = compose(rel, text)
+    if isinstance(documents, ScanError):
+        return LauncherRead(FileResult(), documents)
     found = _Found([], [], [], [])
     gitlab = ".gitlab" in rel.split("/")[:-1] or rel.rsplit("/", 1)[-1].startswith(".gitlab-ci")
     facts = GITLAB_FACTS if gitlab else GITHUB_FACTS

@@ -31,6 +31,7 @@ from scanner.languages import Language
 from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, config_key, judge, merge_types
 from scanner.launcher.env_blocks import env_block_writes
 from scanner.launcher.shell_syntax import SHELL_VARIABLES
+from scanner.launcher.yaml_documents import compose
 from scanner.model import (
     LAUNCH_GATE,
     VALUE_GATE,
@@ -46,7 +47,6 @@ from scanner.settings import Settings
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESOLVERS: Final = ("oc.env:", "env:")  # OmegaConf's: ${oc.env:VAR,default}
 MAX_MISSES: Final = 64  # reads of one scalar not spelled in its text as in its value
-_LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TAGS: Final = {
     "tag:yaml.org,2002:bool": BOOL,
     "tag:yaml.org,2002:int": NUMBER,
@@ -75,24 +75,12 @@ def analyse_yaml(rel: str, text: str, settings: Settings) -> LauncherRead:
     with no ``${`` is read for the types and writes only: one that does not parse is no
     error (it holds no read)."""
     sites: list[Site] = []
-    try:
-        documents = list(yaml.compose_all(text, Loader=_LOADER))
-    except yaml.YAMLError as exc:
-        if "${" not in text:
-            return LauncherRead(FileResult())
-        mark = getattr(exc, "problem_mark", None)
-        where = f" on line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "it is not valid YAML"
-        return LauncherRead(
-            FileResult(), ScanError(rel, f"Cannot parse the YAML{where}: {problem}.")
-        )
-    except RecursionError:
-        if "${" not in text:
-            return LauncherRead(FileResult())
-        return LauncherRead(FileResult(), ScanError(rel, "The YAML is nested too deeply to read."))
+    documents = compose(rel, text)
+    if isinstance(documents, ScanError):
+        return LauncherRead(FileResult(), documents if "${" in text else None)
     offsets = _line_offsets(text)
-    writes = env_block_writes(rel, [doc for doc in documents if doc is not None], settings)
-    scalars = [pair for doc in documents if doc is not None for pair in _scalars(doc)]
+    writes = env_block_writes(rel, documents, settings)
+    scalars = [pair for doc in documents for pair in _scalars(doc)]
     own = key_types((leaf(key), node) for key, node in scalars)
     types = {**dict(own), **dict(settings.config_types)}
     for key, node in scalars:
