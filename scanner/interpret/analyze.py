@@ -15,7 +15,6 @@ from scanner.interpret.definition_tables import table_reads
 from scanner.interpret.evaluate import NOT_SEEN, Evaluator, Observation
 from scanner.interpret.expressions import iterable_items
 from scanner.interpret.field_loops import field_loop_reads
-from scanner.interpret.follow import follow_store
 from scanner.interpret.frames import Frame
 from scanner.interpret.gates import Probes, names_an_index, site_default, verdict
 from scanner.interpret.module import ParsedModule, flow_frame
@@ -25,6 +24,7 @@ from scanner.interpret.probe import Probe
 from scanner.interpret.quiet import passed_names
 from scanner.interpret.registries import declaration, renamed
 from scanner.interpret.settings_models import settings_reads
+from scanner.interpret.stored_reads import follow_store
 from scanner.interpret.uses import name_matcher, used_beyond_tests
 from scanner.interpret.values import UNKNOWN, Opaque, V
 from scanner.model import (
