@@ -1,18 +1,23 @@
 """The table of compare modes: one declaration per mode, read by --compare's parsing, its
 help, the error that lists the modes, and the table of docs/triage.md.
 
-The goldens that list every mode are here (the help, the refusal, the docs table), so a new
-mode is its module and this file: its tests go here too."""
+The goldens that list every mode are here (the help, the refusal of --compare and of a
+journal, the docs table), so a new mode is its module and this file: its tests go here too."""
 
 from __future__ import annotations
 
 import pkgutil
+from pathlib import Path
 
 import pytest
 
 from knobregistry.triage import MODES, CompareError, modes, parse_compare
+from knobregistry.triage.journal import Journal, JournalError
 from knobregistry.triage.modes import Mode, docs_table, modes_help
+from tests import test_triage_cli
+from tests.conftest import write_tree
 from tests.docs_pages import docs_page
+from tests.test_triage_journal_trust import DAMAGED, journal_text, write
 
 
 def test_every_module_with_a_mode_is_in_the_table_in_its_place() -> None:
@@ -57,6 +62,22 @@ def test_an_unknown_mode_is_refused_with_the_list_of_modes(text: str, message: s
     with pytest.raises(CompareError) as caught:
         parse_compare(text)
     assert str(caught.value) == message
+
+
+def test_the_command_refuses_an_unknown_mode_with_the_list_of_modes(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"registry.yaml": test_triage_cli.REGISTRY, "job.py": test_triage_cli.JOB})
+    done = test_triage_cli.triage(tmp_path, "--compare", "lines", "--", "true")
+    assert done == (2, "", f"knobs triage: error: --compare 'lines': {REFUSAL}\n")
+
+
+def test_a_journal_of_an_unknown_mode_is_refused_with_the_list_of_modes(tmp_path: Path) -> None:
+    records = journal_text(tmp_path)
+    records[0]["compare"] = "pixels"
+    write(tmp_path, records)
+    with pytest.raises(JournalError) as raised:
+        Journal.open(tmp_path)
+    problem = f"compare: --compare 'pixels': {REFUSAL}"
+    assert str(raised.value) == f"{tmp_path}/journal.jsonl:1: {problem}{DAMAGED}"
 
 
 def test_the_help_lists_every_mode_with_its_words() -> None:
