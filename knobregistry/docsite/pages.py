@@ -22,11 +22,11 @@ from knobregistry.check.rule_table import (
     render_page_table,
     render_sections,
 )
+from knobregistry.docsgen.markers import fence_after
 from knobregistry.triage.modes import docs_table
 from scanner.languages import LANGUAGES, Language
 
 _MARKER = re.compile(r"<!-- site:([a-z-]+)((?: [A-Z0-9]+)*) -->")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 class MarkerError(ValueError):
@@ -92,22 +92,10 @@ def render_page(page: str, text: str) -> str:
     lines = text.split("\n")
     fence: str | None = None
     for number, line in enumerate(lines):
-        fence = _fence_after(line, fence)
-        if fence is None and _FENCE.match(line) is None:
+        fence = fence_after(line, fence)  # as `knobs docs` reads fences
+        if fence is None:  # a fence's closing line holds nothing but the fence
             lines[number] = _MARKER.sub(functools.partial(_rendered, page, number), line)
     return "\n".join(lines)
-
-
-def _fence_after(line: str, fence: str | None) -> str | None:
-    """The fence open after ``line`` (its backquotes or tildes), when ``fence`` was before."""
-    found = _FENCE.match(line)
-    if found is None:
-        return fence
-    mark = found.group(1)
-    if fence is None:
-        return mark
-    closes = mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip().strip(mark[0])
-    return None if closes else fence
 
 
 def _rendered(page: str, number: int, marker: re.Match[str]) -> str:
