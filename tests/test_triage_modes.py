@@ -1,8 +1,9 @@
 """The table of compare modes: one declaration per mode, read by --compare's parsing, its
 help, the error that lists the modes, and the table of docs/triage.md.
 
-The goldens that list every mode are here (the help, the refusal of --compare and of a
-journal, the docs table), so a new mode is its module and this file: its tests go here too."""
+The goldens that list every mode are here (the help; the refusal of --compare, of a journal
+and of a registry's record; the docs table), so a new mode is its module and this file: its
+tests go here too."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.registry import RegistryError, load_registry
 from knobregistry.triage import MODES, CompareError, modes, parse_compare
 from knobregistry.triage.journal import Journal, JournalError
 from knobregistry.triage.modes import Mode, docs_table, modes_help
-from tests import test_triage_cli
+from tests import test_registry_checks, test_triage_cli
 from tests.conftest import write_tree
 from tests.docs_pages import docs_page
 from tests.test_triage_journal_trust import DAMAGED, journal_text, write
@@ -78,6 +80,36 @@ def test_a_journal_of_an_unknown_mode_is_refused_with_the_list_of_modes(tmp_path
         Journal.open(tmp_path)
     problem = f"compare: --compare 'pixels': {REFUSAL}"
     assert str(raised.value) == f"{tmp_path}/journal.jsonl:1: {problem}{DAMAGED}"
+
+
+# A registry's record of a mode it does not know (with other problems of a record): the
+# registry's schema lists the modes (tests/test_registry_checks.py holds the other rules).
+RECORD = (
+    "knobs:\n  DEMO:\n    default_on: true\n    triage: reproducible\n    evidence:\n"
+    "      records:\n        - date: 2026-01-01\n          verdict: flaky\n"
+    "          runs: 0\n          compare: bytes\n          command: []\n"
+    "        - runs: 2\n",
+    "registry.yaml:9:11: knobs.DEMO.evidence.records[0].verdict: expected one of "
+    "'reproducible', 'breaks-bitwise', 'error', got 'flaky'\n"
+    "registry.yaml:10:11: knobs.DEMO.evidence.records[0].runs: must be at least 1, got "
+    "the integer 0\n"
+    "registry.yaml:11:11: knobs.DEMO.evidence.records[0].compare: 'bytes' is not valid "
+    "here: write stdout, regex:PATTERN, file:PATH, tensors:PATH or checksums:DIR\n"
+    "registry.yaml:12:11: knobs.DEMO.evidence.records[0].command: must not be empty\n"
+    "registry.yaml:13:11: knobs.DEMO.evidence.records[1]: missing required key 'date'; "
+    "give the day of the run as YYYY-MM-DD.\n"
+    "registry.yaml:13:11: knobs.DEMO.evidence.records[1]: missing required key "
+    "'verdict'; give what the run found: reproducible, breaks-bitwise or error.",
+)
+
+
+def test_a_record_of_an_unknown_mode_is_refused_with_the_list_of_modes(tmp_path: Path) -> None:
+    text, expected = RECORD
+    file = tmp_path / "registry.yaml"
+    file.write_text(test_registry_checks.HEAD + text, encoding="utf-8")
+    with pytest.raises(RegistryError) as caught:
+        load_registry(file, display="registry.yaml")
+    assert str(caught.value) == expected
 
 
 def test_the_help_lists_every_mode_with_its_words() -> None:
