@@ -13,10 +13,10 @@ from knobregistry.check.codes import rule
 from knobregistry.check.diagnostics import Severity
 from knobregistry.check.inventory import INVENTORY
 from knobregistry.check.rule_table import render_codes
-from tests.conftest import REPO, run_knobs
+from tests.conftest import run_knobs
+from tests.docs_pages import docs_page
 from tests.sample_project import NEW_GATE, project
 
-DOCS = REPO / "docs" / "checks.md"
 RULES = (*INVENTORY.rules, *STALE_TRIAGES.rules)  # the KNB0xx codes: the code against the registry
 
 
@@ -28,7 +28,7 @@ def test_codes_are_unique_and_in_order() -> None:
 
 
 def test_every_code_is_documented_with_its_table_row_and_section() -> None:
-    text = DOCS.read_text(encoding="utf-8")
+    text = docs_page("checks.md")
     for r in RULES:
         severity = "(registry error)" if r.reserved else r.severity.value
         row = f"| [{r.code}](#{r.anchor}) | {r.name} | {severity} | {r.title} |"
@@ -77,7 +77,7 @@ def test_documented_examples_are_what_check_prints(tmp_path: Path, code: str) ->
     target.write_text(text.replace(old, new) if old else text + new, encoding="utf-8")
     out = run_knobs("check", cwd=root).stdout
     assert f" {code} " in out
-    docs = DOCS.read_text(encoding="utf-8")
+    docs = docs_page("checks.md")
     for line in out.splitlines():
         assert ("    " + line if line else "") in docs, line
 
@@ -89,12 +89,12 @@ def test_the_code_table_is_complete_and_in_order() -> None:
     for r in ALL_RULES:
         assert r.title.endswith(".") and r.help.endswith("."), r.code
         assert r.example.strip() and r.description.strip(), r.code
-        page = (REPO / "docs" / r.page).read_text(encoding="utf-8")
+        page = docs_page(r.page)
         assert f"\n### {r.code} {r.name}\n" in page, r.code
 
 
 def test_the_tables_of_checks_md_are_rendered_from_the_code_table() -> None:
-    text = DOCS.read_text(encoding="utf-8")
+    text = docs_page("checks.md")
     for prefix in ("KNB0", "KNB2"):
         block = f"<!-- knobs:begin codes:{prefix} -->\n\n"
         rendered = "\n".join(render_codes(prefix))
@@ -105,7 +105,7 @@ def test_the_tables_of_checks_md_are_rendered_from_the_code_table() -> None:
 
 def test_the_docs_check_fails_on_a_hand_edited_code_row(tmp_path: Path) -> None:
     root = project(tmp_path)
-    text = DOCS.read_text(encoding="utf-8")
+    text = docs_page("checks.md")
     edited = text.replace("| StaleKnob | error |", "| StaleKnob | warning |")
     assert edited != text
     (root / "checks.md").write_text(edited, encoding="utf-8")

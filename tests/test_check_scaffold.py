@@ -34,7 +34,7 @@ def test_the_scaffold_writes_the_rule_module_and_its_test(tmp_path: Path) -> Non
     assert done.stdout.splitlines() == [
         "Wrote knobregistry/check/rules/launcher_pins_threads.py",
         "Wrote tests/test_rule_launcher_pins_threads.py",
-        "Fill in its TODOs, then add `### KNB116 LauncherPinsThreads` to its docs page.",
+        "Fill in its TODOs; its `section` is its docs, under `### KNB116 LauncherPinsThreads`.",
     ]
     module = root / "knobregistry/check/rules/launcher_pins_threads.py"
     spec = importlib.util.spec_from_file_location("scaffolded", module)

@@ -40,6 +40,10 @@ def test_the_guide_builds_strictly(tmp_path: Path) -> None:
     assert 'href="determinism.html"' in index  # opens from disk: links to files, not folders
     determinism = (site / "determinism.html").read_text(encoding="utf-8")
     assert "<td><code>PRIMUS_HC_TRITON</code></td>" in determinism
+    checks = (site / "checks.html").read_text(encoding="utf-8")  # the rules rendered by the hook
+    assert '<h3 id="knb004-conflictingsites">KNB004 ConflictingSites</h3>' in checks
+    assert '<a href="waivers.html#knb201-expiredwaiver">KNB201</a>' in checks
+    assert "site:" not in checks
 
 
 def test_every_page_is_in_the_navigation() -> None:

@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knobregistry.export import ExportError, dotenv_quote
-from tests.conftest import REPO, run_knobs, write_tree
+from tests.conftest import run_knobs, write_tree
+from tests.docs_pages import docs_page
 from tests.test_export_shell import compose_dotenv, hostile_registry
 
 # Each the kind of value one reader reads differently from another when it is quoted
@@ -155,7 +156,7 @@ GUIDE = {
 
 
 def test_the_example_and_the_refusal_in_the_guide_are_real_output(tmp_path: Path) -> None:
-    guide = (REPO / "docs" / "profiles.md").read_text(encoding="utf-8")
+    guide = docs_page("profiles.md")
     assert export(tmp_path, GUIDE) == (0, "knobs export: Set 6 variables: 1 stack, 5 explicit.\n")
     written = (tmp_path / "app.env").read_text(encoding="utf-8")
     block = "".join(f"{n}={dotenv_quote(v)}\n" for n, v in GUIDE.items())

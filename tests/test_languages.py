@@ -17,6 +17,7 @@ from scanner.settings import DEFAULT_INCLUDE
 from scanner.source.files import LANGUAGES as FILE_NAMES
 from scanner.source.files import language_of
 from tests.conftest import run_knobs, write_tree
+from tests.docs_pages import docs_page
 
 SLURM = "#SBATCH -N 1\nsrun python train.py --fused ${X_FUSED:-1}\n"  # no shebang
 
@@ -41,6 +42,16 @@ def test_the_table_of_languages_gives_the_file_names_and_each_reader() -> None:
 def test_the_schema_offers_exactly_the_languages() -> None:
     scope = load_schema()["$defs"]["scan"]["properties"]["languages"]
     assert scope["additionalProperties"]["enum"] == [language.value for language in Language]
+
+
+def test_the_docs_say_the_languages_and_the_files_a_scan_reads() -> None:
+    """docs/scanning.md, as the site shows it (rendered from the table)."""
+    text = docs_page("scanning.md")
+    assert "one of\n`python`, `shell`, `yaml`, `dockerfile` or `ci` (another name" in text
+    assert (
+        "By default the scan reads `*.py`, `*.sh`, `*.bash`, `*.yaml`, `*.yml`, the Dockerfiles"
+        " (`Dockerfile`, `Dockerfile.*`, `Dockerfile_*`, `*.Dockerfile`) and any\n" in text
+    )
 
 
 def test_a_language_is_written_as_its_name() -> None:

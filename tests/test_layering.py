@@ -129,6 +129,7 @@ ROOMS: dict[str, int] = {
     "trace": 6,
     "triage": 6,
     "report": 7,  # every renderer of a command's output, one module per output
+    "docsite": 7,  # the docs site's pages rendered from the rules, modes and languages
     "testing": 8,  # `knobs check` as an assertion (public)
     "pytest": 9,  # the pytest plugin and its ini keys
     "commands": 10,  # the CLI's commands

@@ -20,6 +20,7 @@ from knobregistry.profiles.torchtitan import TorchTitanFields
 from knobregistry.registry import Registry, load_registry
 from scanner import Settings, scan
 from tests.conftest import REPO, write_tree
+from tests.docs_pages import docs_page
 
 SOURCE = """
 import os
@@ -451,7 +452,7 @@ def test_repository_registry_profiles_agree_with_a_primus_like_tree(tmp_path: Pa
 
 @pytest.mark.parametrize("rule", PROFILES.rules, ids=lambda r: r.code)
 def test_every_code_is_documented(rule: Rule) -> None:
-    docs = (REPO / "docs" / "profiles.md").read_text(encoding="utf-8")
+    docs = docs_page("profiles.md")
     row = f"| {rule.code} | {rule.name} | {rule.severity.value} | {rule.title} |"
     assert row in docs.splitlines()
     assert f"### {rule.code} {rule.name}" in docs.splitlines()

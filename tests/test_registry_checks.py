@@ -98,24 +98,6 @@ INVALID = [
         "registry.yaml:9:7: profiles.a.env.bad-name: 'bad-name' is not valid here: a variable "
         "name is letters, digits and underscores, and does not start with a digit",
     ),
-    (
-        "record",
-        "knobs:\n  DEMO:\n    default_on: true\n    triage: reproducible\n    evidence:\n"
-        "      records:\n        - date: 2026-01-01\n          verdict: flaky\n"
-        "          runs: 0\n          compare: bytes\n          command: []\n"
-        "        - runs: 2\n",
-        "registry.yaml:9:11: knobs.DEMO.evidence.records[0].verdict: expected one of "
-        "'reproducible', 'breaks-bitwise', 'error', got 'flaky'\n"
-        "registry.yaml:10:11: knobs.DEMO.evidence.records[0].runs: must be at least 1, got "
-        "the integer 0\n"
-        "registry.yaml:11:11: knobs.DEMO.evidence.records[0].compare: 'bytes' is not valid "
-        "here: write stdout, regex:PATTERN, file:PATH, tensors:PATH or checksums:DIR\n"
-        "registry.yaml:12:11: knobs.DEMO.evidence.records[0].command: must not be empty\n"
-        "registry.yaml:13:11: knobs.DEMO.evidence.records[1]: missing required key 'date'; "
-        "give the day of the run as YYYY-MM-DD.\n"
-        "registry.yaml:13:11: knobs.DEMO.evidence.records[1]: missing required key "
-        "'verdict'; give what the run found: reproducible, breaks-bitwise or error.",
-    ),
 ]
 
 

@@ -26,6 +26,7 @@ from knobregistry.registry import Policy
 from knobregistry.report.check_sarif import check_to_sarif
 from knobregistry.report.rule import render_rule
 from tests.conftest import REPO, run_knobs, write_tree
+from tests.docs_pages import docs_page
 from tests.forked import run_forked
 
 CODES = [rule.code for rule in RULES]
@@ -69,7 +70,7 @@ def test_the_docs_site_is_mkdocs_site_url() -> None:
 def test_the_docs_page_documents_the_rule(code: str) -> None:
     """Its page exists, has the rule's heading (the anchor its links use) and its summary."""
     rule = _by_code(code)
-    page = (REPO / "docs" / rule.page).read_text(encoding="utf-8")
+    page = docs_page(rule.page)
     assert f"\n### {rule.code} {rule.name}\n" in page
     assert rule.anchor == f"{rule.code} {rule.name}".lower().replace(" ", "-")
     assert f"| {rule.title} |" in page

@@ -279,11 +279,6 @@ def test_an_output_linked_out_of_the_run_folder_is_never_judged_reproducible(
             "register the knob first (`knobs check` prints its entry). Did you mean SYN_CLEAN?\n",
         ),
         (
-            ["--compare", "lines", "--", "true"],
-            "knobs triage: error: --compare 'lines': write one of stdout, regex:PATTERN, "
-            "file:PATH, tensors:PATH, checksums:DIR.\n",
-        ),
-        (
             ["--profile", "nope", "--", "true"],
             "knobs triage: error: no profile is named 'nope'; the profiles are: bitwise.\n",
         ),

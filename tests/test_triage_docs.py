@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_knobs, write_tree
+from tests.docs_pages import docs_page
 
 REGISTRY = """
     version: 1
@@ -81,7 +82,7 @@ def test_a_doc_with_broken_markers_is_named_not_written(tmp_path: Path) -> None:
 def _worked_example() -> list[tuple[str, str]]:
     """The blocks of docs/triage.md's worked example, in order: ("sh", commands),
     ("diff", lines) and ("out", the output of the commands before it)."""
-    text = (REPO / "docs" / "triage.md").read_text(encoding="utf-8")
+    text = docs_page("triage.md")
     section = text.split("\n### A worked example\n", 1)[1].split("\n## ", 1)[0]
     blocks: list[tuple[str, str]] = []
     for chunk in re.split(r"\n\n", section):

@@ -96,8 +96,6 @@ SWEEPS = '"baseline", "alone", "pairs", "bisect" or "search"'
          '"a\\u0000b"'),
         (1, "command", ["\ud800"], "command[0]: not an argument this system can pass (a lone "
          "surrogate)"),
-        (1, "compare", "pixels", "compare: --compare 'pixels': write one of stdout, "
-         "regex:PATTERN, file:PATH, tensors:PATH, checksums:DIR."),
         (1, "cost", "regex:(", "cost: --cost 'regex:(': not a regular expression: missing ), "
          "unterminated subpattern at position 0."),
         (1, "cost_higher_is_better", True, "cost: --cost-higher-is-better: wall time is better "

@@ -108,6 +108,9 @@ class Rule:
     family: Family
     severity: Severity = Severity.ERROR
     reserved: bool = False  # documented, never reported (for example: caught at load time)
+    # Its section of the docs page, in Markdown, below its `### CODE Name` heading: the docs
+    # site renders it there when it is built (knobregistry.docsite), so nothing else is edited.
+    section: str = ""
 
     @property
     def anchor(self) -> str:

@@ -6,7 +6,8 @@ writes knobregistry/check/rules/launcher_pins_threads.py (the `Rule`, its exampl
 projects from the family's, and a ``run(context)`` that reports nothing yet) and
 tests/test_rule_launcher_pins_threads.py (its finding's golden line, to fill in). The
 index (check.codes) finds the module, and its family's check runs its ``run``: nothing
-else is edited. Its docs section goes under ``### CODE Name`` of its page; the TODOs of
+else is edited. Its docs section is the Rule's ``section``, which the docs site shows under
+``### CODE Name`` on its page (knobregistry.docsite): no page is edited either. The TODOs of
 the two files say what to write. No file is overwritten.
 """
 
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
     page="{page}",
     family=Family.{family},
     help="TODO what to do about it.",
+    section="TODO its docs section, in Markdown: what it means, what check prints, the fix.\\n",
 )
 
 
@@ -175,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for path in files:
         print(f"Wrote {path.relative_to(args.root)}")
-    print(f"Fill in its TODOs, then add `### {args.code} {args.name}` to its docs page.")
+    print(f"Fill in its TODOs; its `section` is its docs, under `### {args.code} {args.name}`.")
     return 0
 
 

@@ -164,7 +164,7 @@ class _Fences:
 
     def hides(self, index: int, line: str) -> bool:
         """Whether ``line`` is a fence or fenced code (a marker there is an example)."""
-        mark = _fence_state(line, self.mark)
+        mark = fence_after(line, self.mark)
         if mark is None:
             closing = self.mark is not None
             self.mark, self.open_at, self.hidden = None, None, None
@@ -188,7 +188,7 @@ class _Fences:
         ]
 
 
-def _fence_state(line: str, fence: str | None) -> str | None:
+def fence_after(line: str, fence: str | None) -> str | None:
     """The fence open after ``line`` (None when outside fenced code)."""
     found = _FENCE.match(line)
     if found is None:

@@ -27,6 +27,13 @@ _GONE = (
 )
 
 
+# KNB203's section of docs/waivers.md, below its heading (the site renders it there).
+KNB203_SECTION = """\
+The baseline lists a finding the check no longer reports (or more of a key than
+it now reports). An error, reported at the entry's line in the baseline file.
+Fix: rewrite the baseline with `knobs check --baseline FILE --write-baseline FILE`.
+"""
+
 KNB203 = Rule(
     code="KNB203",
     name="BaselineEntryGone",
@@ -48,6 +55,7 @@ KNB203 = Rule(
         arguments=("--baseline", "knobs-baseline.json"),
     ),
     page="waivers.md",
+    section=KNB203_SECTION,
     family=Family.BASELINE,
     help=(
         "Rewrite the baseline without it: knobs check --baseline FILE --write-baseline FILE "

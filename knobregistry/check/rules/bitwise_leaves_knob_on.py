@@ -16,6 +16,36 @@ if TYPE_CHECKING:
     from knobregistry.profiles import Candidate, ResolvedProfile
     from knobregistry.registry import KeyPath, Registry
 
+# KNB101's section of docs/profiles.md, below its heading (the site renders it there).
+KNB101_SECTION = """\
+A profile of `kind: bitwise` must turn off every kernel choice that is on by
+default (a `kernel` knob on by default, or a `disable` one off by default) and not
+triaged `reproducible`, and every knob triaged `breaks-bitwise` whatever its role
+(an `exempt` knob is a deliberate waiver and is not held). Knobs of other roles
+(what is trained, checks, launch steps) are the run's, not the recipe's; a
+registered knob whose entry states no role is held by the role the scan proposes
+(the fix may then be to write that role, so the profile's rule covers it). It is reported when the profile does not set the knob, unsets it, or sets
+a value that keeps the feature on. A registered `disable` knob whose entry lacks
+`polarity: disable` is such a hole (the registry alone takes it for an `enable`
+knob off by default), and the fix says to add it.
+
+That includes a knob the scan finds that is not registered at all, the newly
+added fusion that PRIMUS_DETERMINISTIC and deterministic_mode do not reach, when
+registering it would not close the hole. When a select rule such as
+`{default_on: true, triage_not: reproducible, set: "off"}` will turn the knob off
+once it is registered, KNB001 alone reports it: registering it (its role included)
+is the whole fix.
+A bitwise profile written by hand, with no such rule:
+
+```
+registry.yaml:430:3: KNB101 error: profile 'bitwise' (kind bitwise) leaves PRIMUS_MHC_TRITON on: it is on by default and not registered, and the profile does not set it.
+    set `PRIMUS_MHC_TRITON: "0"` under profiles.bitwise.env.
+```
+
+Fix: set the knob off in the profile, or add such a select rule; then register
+and triage it.
+"""  # noqa: E501
+
 KNB101 = Rule(
     code="KNB101",
     name="BitwiseLeavesKnobOn",
@@ -40,6 +70,7 @@ KNB101 = Rule(
         valid={},
     ),
     page="profiles.md",
+    section=KNB101_SECTION,
     family=Family.PROFILES,
     help=(
         "Set the knob to the value that turns its feature off in the profile (a `disable` "

@@ -23,6 +23,35 @@ _TOYS = (
 _REPRODUCIBLE_TOYS = entry("TOY_A", "reproducible") + entry("TOY_B", "reproducible")
 
 
+# KNB112's section of docs/profiles.md, below its heading (the site renders it there).
+KNB112_SECTION = """\
+Two knobs that are each reproducible alone can break reproducibility together:
+two reductions that each keep a fixed order alone, and race when both are on. A
+`bitwise` profile that leaves on two or more knobs triaged `reproducible` is then
+assembled from single-knob verdicts, unless the registry records a run of the
+profile as a whole:
+
+- its own `verified` run, which `knobs triage --search fastest-bitwise --record`
+  writes (the knobs it turned back on together, over the profile it started
+  from); or
+- any evidence record of a triage started from the profile (`profile:` names
+  it): a triage records nothing unless its baseline, the profile itself, was
+  reproducible.
+
+A warning: it does not fail the check.
+
+```
+registry.yaml:26:3: KNB112 warning: profile 'bitwise' (kind bitwise) leaves on 4 knobs triaged reproducible one at a time (T_A, T_B, T_C, T_D), and no recorded run had them on together: knobs reproducible alone can break reproducibility together.
+    run `knobs triage --profile bitwise --record -- COMMAND` (its baseline runs the profile as a whole), or `knobs triage --profile bitwise --search fastest-bitwise --record -- COMMAND`.
+```
+
+A knob that a bitwise profile's own `verified` run had on is held by that run
+(KNB101 does not report it), whatever its single-knob triage says: the search
+records `breaks-bitwise` on both knobs of a pair that breaks together, and keeps
+one of them on in the profile it writes. A knob turned on by hand beyond the
+verified run is held to its own triage again.
+"""  # noqa: E501
+
 KNB112 = Rule(
     code="KNB112",
     name="BitwiseNotRunTogether",
@@ -51,6 +80,7 @@ KNB112 = Rule(
         valid={"registry.yaml": profiles(knobs=_REPRODUCIBLE_TOYS, env='      TOY_B: "0"\n')},
     ),
     page="profiles.md",
+    section=KNB112_SECTION,
     family=Family.PROFILES,
     help=(
         "Run `knobs triage --profile NAME --record -- COMMAND` (its baseline runs the profile "

@@ -33,6 +33,26 @@ def _required(env: str) -> str:
     return profile + "    config:\n      deterministic_mode: true\n"
 
 
+# KNB109's section of docs/profiles.md, below its heading (the site renders it there).
+KNB109_SECTION = """\
+The scan reports a read whose first test guards a raise, and that lets the code
+go on only for given values, as a *requirement* (`required` in the scan table),
+with the tests around it that it holds under: `assert os.environ.get(env) ==
+value`, `if os.getenv("X") != "1": raise ...`. Primus's `validate_args_on_rocm`
+requires four variables when `args.deterministic_mode` is set. A `bitwise`
+profile must give each required variable one of its accepted values when its
+config meets the condition (`deterministic_mode: true`), or the run it
+describes stops at start-up; and it must not set a required variable to a value
+the code refuses. A requirement with no condition is the run's own set-up (a
+path, a value the launcher gives), left to its environment: the recipe does not
+guess it.
+
+```
+registry.yaml:11:3: KNB109 error: profile 'bitwise' (kind bitwise) leaves it unset, but the code at src/validate.py:9:20 raises unless DEMO_COMPILE_DISABLE is "1" when args.deterministic_mode.
+    set `DEMO_COMPILE_DISABLE: "1"` under profiles.bitwise.env.
+```
+"""  # noqa: E501
+
 KNB109 = Rule(
     code="KNB109",
     name="BitwiseMissesRequirement",
@@ -57,9 +77,22 @@ KNB109 = Rule(
         valid={"registry.yaml": _required('      TORCH_COMPILE_DISABLE: "1"\n')},
     ),
     page="profiles.md",
+    section=KNB109_SECTION,
     family=Family.PROFILES,
     help="Set the variable to the required value under the profile's `env`.",
 )
+
+# KNB110's section of docs/profiles.md, below its heading (the site renders it there).
+KNB110_SECTION = """\
+A requirement under a condition the profile's config does not decide
+(`args.fp8_recipe == "mxfp8"` with no `fp8_recipe` in the profile) is a note: a
+person must say whether the profile's runs meet it.
+
+```
+registry.yaml:11:3: KNB110 note: profile 'bitwise' (kind bitwise) leaves it unset, but the code at src/validate.py:11:16 raises unless DEMO_MXFP8 is "1" when args.fp8_recipe == "mxfp8", which the profile's config does not decide.
+    set `DEMO_MXFP8: "1"` under profiles.bitwise.env.
+```
+"""  # noqa: E501
 
 KNB110 = Rule(
     code="KNB110",
@@ -83,6 +116,7 @@ KNB110 = Rule(
         valid={"registry.yaml": _required('      TORCH_COMPILE_DISABLE: "1"\n')},
     ),
     page="profiles.md",
+    section=KNB110_SECTION,
     family=Family.PROFILES,
     help="Set the variable as required, or set the config key that decides the condition.",
     severity=Severity.NOTE,

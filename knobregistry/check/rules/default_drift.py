@@ -14,6 +14,30 @@ if TYPE_CHECKING:
     from knobregistry.registry.site_reads import SiteRead
     from scanner import Knob, Site
 
+# KNB003's section of docs/checks.md, below its heading (the site renders it there).
+KNB003_SECTION = """\
+A site whose default differs from the registered `default`, or whose gate is on
+(or off) by default where the registered `default_on` says otherwise (a value
+site is compared on `default` only; `default_on: null` registers a value knob).
+The triage was made for the registered default, so a change needs a look.
+Reported at each differing site, naming the registry's line. Not reported for a
+knob whose sites conflict with each other (KNB004): fix that first. For a knob
+whose entry records its sites (`sites`, see KNB004), a site that reads it
+otherwise than recorded, a recorded site that is gone, and a new site that reads
+it another way are each reported here, with the `sites` to record if the change
+is intended.
+
+`"PRIMUS_HC_TRITON", "1"` becomes `"PRIMUS_HC_TRITON", "0"`:
+
+    pkg/model.py:5:6: KNB003 error: PRIMUS_HC_TRITON falls back to "0" here (off by default), but registry.yaml:11 registers default "1" (on by default).
+        If the change is intended, set in registry.yaml, under knobs.PRIMUS_HC_TRITON:
+          default: "0"
+          default_on: false
+        and review its triage; otherwise restore the default in the code.
+
+    Found 1 error: 4 knobs in 3 files checked against registry.yaml (policy all).
+"""  # noqa: E501
+
 KNB003 = Rule(
     code="KNB003",
     name="DefaultDrift",
@@ -36,6 +60,7 @@ KNB003 = Rule(
         valid={},
     ),
     page="checks.md",
+    section=KNB003_SECTION,
     family=Family.INVENTORY,
     help=(
         "If the change is intended, update `default` / `default_on` in the registry as "

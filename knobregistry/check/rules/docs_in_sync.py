@@ -29,6 +29,13 @@ _DOC = """\
 """
 
 
+# KNB204's section of docs/generated-docs.md, below its heading (the site renders it there).
+KNB204_SECTION = """\
+A generated block differs from what the registry renders: it was edited by hand,
+or the registry changed since the block was written. Reported at the first line
+that differs. Fix: `knobs docs --write FILE`; edit the registry, not the block.
+"""
+
 KNB204 = Rule(
     code="KNB204",
     name="DocsOutOfDate",
@@ -47,9 +54,22 @@ KNB204 = Rule(
         valid={"knobs.md": _DOC},
     ),
     page="generated-docs.md",
+    section=KNB204_SECTION,
     family=Family.DOCS,
     help="Regenerate the blocks with `knobs docs --write FILE`; edit the registry, not them.",
 )
+
+# KNB205's section of docs/generated-docs.md, below its heading (the site renders it there).
+KNB205_SECTION = """\
+The markers of a doc cannot be used: a `knobs:begin` without its `knobs:end` (or
+the reverse), a block name other than `knobs`, `external` or `profile:NAME`, a
+profile the registry does not define, a `knobs:registry` marker that names no
+file, or a fenced code block never closed over a marker (or before the end of a
+file that `--write` would append the blocks to), which makes the marker code.
+
+    docs/bad.md:1:1: KNB205 error: The markers of this doc cannot be used: knobs:end knobs closes no knobs:begin.
+        Fix the marker comments (`knobs rule KNB205`), then: knobs docs --write docs/bad.md
+"""  # noqa: E501
 
 KNB205 = Rule(
     code="KNB205",
@@ -68,6 +88,7 @@ KNB205 = Rule(
         valid={"knobs.md": _DOC},
     ),
     page="generated-docs.md",
+    section=KNB205_SECTION,
     family=Family.DOCS,
     help="Fix the marker comments (the example shows them), then run `knobs docs --write`.",
 )

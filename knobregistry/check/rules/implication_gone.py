@@ -17,6 +17,29 @@ if TYPE_CHECKING:
 _IMPLIED = NCCL_ALGO + '    implied_by: {PRIMUS_DETERMINISTIC: "1"}\n'
 
 
+# KNB111's section of docs/profiles.md, below its heading (the site renders it there).
+KNB111_SECTION = """\
+An `external` entry can record that a launcher script sets it under a condition:
+
+```yaml
+external:
+  NCCL_ALGO:
+    library: RCCL / NCCL
+    description: Selects the collective algorithm; "Ring" is deterministic.
+    implied_by: {PRIMUS_DETERMINISTIC: "1"}
+```
+
+`knobs check` keeps that true against the scan: when no launcher write of the
+scope sets the variable under that condition any more (the hook changed), the
+entry fails, so a profile that restates or relies on the launcher's value is
+told. On a Primus checkout with the hook's `NCCL_ALGO` line removed:
+
+```
+registry.yaml:315:5: KNB111 error: external.NCCL_ALGO is implied by PRIMUS_DETERMINISTIC="1", but no launcher script in the scan writes NCCL_ALGO under that condition: a profile that leaves it to the launcher no longer gets it.
+    restate NCCL_ALGO in the profiles that need it and remove external.NCCL_ALGO.implied_by, or add the launcher script that sets it to scan.paths.
+```
+"""  # noqa: E501
+
 KNB111 = Rule(
     code="KNB111",
     name="ImplicationGone",
@@ -41,6 +64,7 @@ KNB111 = Rule(
         valid={"registry.yaml": profiles(external=_IMPLIED.split("    implied_by")[0])},
     ),
     page="profiles.md",
+    section=KNB111_SECTION,
     family=Family.PROFILES,
     help=(
         "Restate the value in the profiles that need it and drop `implied_by`, or put the "

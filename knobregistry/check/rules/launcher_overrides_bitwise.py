@@ -19,6 +19,28 @@ if TYPE_CHECKING:
 _FUSED = 'import os\n\nFUSED = os.environ.get("DEMO_FUSED", "1") != "0"\n'
 
 
+# KNB114's section of docs/profiles.md, below its heading (the site renders it there).
+KNB114_SECTION = """\
+The scan links each knob to the launcher writes that set it (`set by` in `knobs
+scan`, `set_by` in its JSON, a section of `knobs explain`): `export X=1`, `X=1
+cmd`, `env X=1 cmd`, `docker run -e X=1`, `srun --export=X=1`, a hook's printed
+`env.X=1`. When such a write gives a registered knob a value that every gate of
+the code reads as on while a `bitwise` profile sets it off (or the other way
+round), a run started through that launcher gets the launcher's value. A note:
+whether the profile's runs go through that launcher is for a person to say.
+
+A value the launcher computes when it runs (`$(nproc)`, `${BASE}/x`) is shown as
+written and never judged: it is not known. A write under conditions the profile
+sets all of is KNB106's; one under a test that names a variable the profile sets
+(which the check cannot evaluate), and a value that some gate reads as on and
+another as off, are not judged either.
+
+```
+registry.yaml:15:7: KNB114 note: profile 'bitwise' (kind bitwise) sets DEMO_FUSED to "0" (profiles.bitwise.env.DEMO_FUSED), which the code reads as off, but the launcher at launch/run.sh:2:8 sets it to "1" (export), which the code reads as on: a run started through it has DEMO_FUSED on.
+    keep a value already set in the launcher (`DEMO_FUSED=${DEMO_FUSED:-1}`), or remove the write, or start the profile's runs another way.
+```
+"""  # noqa: E501
+
 KNB114 = Rule(
     code="KNB114",
     name="LauncherOverridesBitwise",
@@ -50,6 +72,7 @@ KNB114 = Rule(
         valid={"pkg/run.sh": "export DEMO_FUSED=${DEMO_FUSED:-1}\n"},
     ),
     page="profiles.md",
+    section=KNB114_SECTION,
     family=Family.PROFILES,
     help=(
         "Make the launcher keep a value already set (`export X=${X:-1}`), or remove the "

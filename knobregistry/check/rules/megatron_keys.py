@@ -32,6 +32,29 @@ def _megatron_key(name: str) -> str:
     return f"  {name}:\n    backend: megatron\n    description: Deterministic kernels.\n"
 
 
+# KNB104's section of docs/profiles.md, below its heading (the site renders it there).
+KNB104_SECTION = """\
+A config key declared `backend: megatron` must be a field of megatron-core's
+config dataclasses (`ModelParallelConfig`, `TransformerConfig`,
+`MLATransformerConfig`, `OptimizerConfig`, `DistributedDataParallelConfig`, read
+with `dataclasses.fields`). Some Megatron settings are command-line arguments of
+Megatron-LM's trainer instead (`seed`, `data_parallel_random_init`): mark those
+with `argument`, and they are not looked up.
+
+```yaml
+config:
+  seed:
+    backend: megatron
+    description: Master random seed.
+    argument: --seed
+```
+
+```
+registry.yaml:25:3: KNB104 error: config key 'moe_router_force_load_balancing_type' is declared `backend: megatron`, but megatron-core 0.16.1 defines no field of that name in ModelParallelConfig, TransformerConfig, MLATransformerConfig, OptimizerConfig, DistributedDataParallelConfig.
+    rename it to 'moe_router_force_load_balancing' (TransformerConfig); or if it is a Megatron command-line argument, add `argument: --moe-router-force-load-balancing-type` under config.moe_router_force_load_balancing_type; if Primus adds it, write `backend: primus`.
+```
+"""  # noqa: E501
+
 KNB104 = Rule(
     code="KNB104",
     name="UnknownMegatronConfigKey",
@@ -54,12 +77,25 @@ KNB104 = Rule(
         valid={"registry.yaml": profiles(config=_megatron_key("deterministic_mode"))},
     ),
     page="profiles.md",
+    section=KNB104_SECTION,
     family=Family.PROFILES,
     help=(
         "Fix the name; mark a Megatron command-line argument with `argument: --name`; or "
         "declare the key's real backend (primus, for keys Primus adds)."
     ),
 )
+
+# KNB105's section of docs/profiles.md, below its heading (the site renders it there).
+KNB105_SECTION = """\
+megatron-core (and the torch it imports) is an optional dependency. Without it,
+the megatron keys are not checked, and one note says so; it does not fail the
+check.
+
+```
+registry.yaml:346:3: KNB105 note: megatron-core is not installed, so 5 config keys declared `backend: megatron` (deterministic_mode, cross_entropy_loss_fusion, gradient_accumulation_fusion, moe_permute_fusion, moe_use_legacy_grouped_gemm) were not checked against its config dataclasses.
+    pip install megatron-core
+```
+"""  # noqa: E501
 
 KNB105 = Rule(
     code="KNB105",
@@ -78,6 +114,7 @@ KNB105 = Rule(
         valid=_MEGATRON,
     ),
     page="profiles.md",
+    section=KNB105_SECTION,
     family=Family.PROFILES,
     help=(
         "Install megatron-core in the environment that runs `knobs check` (pip install "

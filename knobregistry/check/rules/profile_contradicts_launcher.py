@@ -24,6 +24,21 @@ def _deterministic(algo: str) -> str:
     return profiles(knobs=switch, external=NCCL_ALGO, env=env)
 
 
+# KNB106's section of docs/profiles.md, below its heading (the site renders it there).
+KNB106_SECTION = """\
+The scan reads launcher scripts too, and records a write made under a condition
+on another variable as an implication: Primus's hook `05_deterministic.sh` prints
+`env.NCCL_ALGO=Ring` only when `PRIMUS_DETERMINISTIC=1`. A profile that sets the
+switch and gives the implied variable another value contradicts the launcher;
+the run gets whichever value is applied last. Restating the launcher's value is
+fine.
+
+```
+registry.yaml:25:7: KNB106 error: profile 'bitwise' sets NCCL_ALGO to "Tree" (profiles.bitwise.env.NCCL_ALGO), but with DEMO_DETERMINISTIC="1", which it also sets, the launcher sets NCCL_ALGO to "Ring" at launcher/hooks/05_deterministic.sh:9:1: the run gets whichever is applied last.
+    write `NCCL_ALGO: "Ring"` under profiles.bitwise.env (or remove it and leave it to the launcher), or stop setting DEMO_DETERMINISTIC.
+```
+"""  # noqa: E501
+
 KNB106 = Rule(
     code="KNB106",
     name="ProfileContradictsLauncher",
@@ -50,6 +65,7 @@ KNB106 = Rule(
         valid={"registry.yaml": _deterministic("Ring")},
     ),
     page="profiles.md",
+    section=KNB106_SECTION,
     family=Family.PROFILES,
     help=(
         "Give the variable the launcher's value in the profile (or leave it to the launcher), "

@@ -12,6 +12,19 @@ from knobregistry.check.diagnostics import Diagnostic, Family, Rule
 from knobregistry.check.examples import PROFILE, example, profiles
 from knobregistry.check.profile_where import ProfileWhere
 
+# KNB102's section of docs/profiles.md, below its heading (the site renders it there).
+KNB102_SECTION = """\
+A variable in a profile's `env` that no scanned code reads and no `external`
+entry declares does nothing: usually a typo. (A registered knob that no code
+reads is reported once, as KNB002. When paths on the command line narrow the
+scan, KNB102 is not checked.)
+
+```
+registry.yaml:26:7: KNB102 error: profile 'custom' sets DEMO_ATTN_TRITN, which no scanned code reads and no `external` entry declares; setting it changes nothing.
+    rename it to DEMO_ATTN_TRITON, or declare it under `external:` with the library that reads it (DEMO_ATTN_TRITN: {library: ..., description: ...}), or remove it from profiles.custom.env.
+```
+"""  # noqa: E501
+
 KNB102 = Rule(
     code="KNB102",
     name="ProfileSetsUnknownVariable",
@@ -32,6 +45,7 @@ KNB102 = Rule(
         valid={},
     ),
     page="profiles.md",
+    section=KNB102_SECTION,
     family=Family.PROFILES,
     help=("Fix the name, or declare the variable under `external` with the library that reads it."),
 )

@@ -14,6 +14,23 @@ from knobregistry.check.profile_where import ProfileWhere, gate_sites, quote
 if TYPE_CHECKING:
     from knobregistry.profiles import Intent, ResolvedProfile
 
+# KNB103's section of docs/profiles.md, below its heading (the site renders it there).
+KNB103_SECTION = """\
+A value is meant to turn a gate off (a `set: "off"` rule, or an off-like value
+by convention: `0 false no off ""`) or on (`set: "on"`, or `1 true yes on`). The
+scanner probes each gate with these values; when the gate does not treat the
+profile's value as intended, the profile does not do what it says. `"false"` on
+a gate written `os.environ.get(N, "1") != "0"` turns nothing off.
+
+```
+registry.yaml:26:7: KNB103 error: profile 'bitwise' sets DEMO_ATTN_TRITON to "false" to turn it off (profiles.bitwise.env.DEMO_ATTN_TRITON), but the gate at src/gates.py:5:12 does not treat "false" as off; values that turn it off there: "0".
+    write `DEMO_ATTN_TRITON: "0"` under profiles.bitwise.env.
+```
+
+For a value a select rule wrote, the fix is the knob's `off_value` / `on_value`
+in the registry.
+"""  # noqa: E501
+
 KNB103 = Rule(
     code="KNB103",
     name="ProfileValueMissesGate",
@@ -36,6 +53,7 @@ KNB103 = Rule(
         valid={},
     ),
     page="profiles.md",
+    section=KNB103_SECTION,
     family=Family.PROFILES,
     help=(
         "Write a value the gate treats as intended (the message lists them), or give the knob "

@@ -35,6 +35,30 @@ _TUNER = (
 _STACK_RULE = "    select:\n      - role: stack\n        set: deterministic\n"
 
 
+# KNB113's section of docs/profiles.md, below its heading (the site renders it there).
+KNB113_SECTION = """\
+The stack under a framework has its own determinism settings, read in C or C++
+inside the libraries: `NCCL_ALGO=Ring`, `CUBLAS_WORKSPACE_CONFIG=:4096:8`,
+`ROCBLAS_DEFAULT_ATOMICS_MODE=0`, `torch.use_deterministic_algorithms(True)` and
+the others of the shipped catalogue ([The stack's determinism catalogue](catalogue.md)).
+A `bitwise` profile that does not give one of them its deterministic value, for a
+library the project uses on its platform, leaves that library free to pick a
+non-deterministic path.
+
+What the project uses is read from its own files: the packages its
+`requirements*.txt` and `pyproject.toml` name, and the modules the scanned code
+imports; never from the environment `knobs check` runs in, so CI and a laptop
+agree. The platform is the one the registry's own stack settings belong to (an
+`NCCL_ALGO` entry of library RCCL: rocm); with none, or settings of two
+platforms, only the settings of every platform are asked for. A note: it does not
+fail the check. Paths on the command line (a narrowed scan) skip it.
+
+```
+registry.yaml:128:3: KNB113 note: profile 'bitwise' (kind bitwise) does not set ROCBLAS_DEFAULT_ATOMICS_MODE: rocBLAS's default atomics mode of new handles (ROCBLAS_DEFAULT_ATOMICS_MODE=0); the project uses rocBLAS (torch (named in requirements.txt)).
+    register ROCBLAS_DEFAULT_ATOMICS_MODE under `external:` as `knobs catalogue rocBLAS` gives it and let profile 'bitwise' set it (source: https://sources.debian.org/src/rocblas/6.4.4-2/docs/how-to/Programmers_Guide.rst).
+```
+"""  # noqa: E501
+
 KNB113 = Rule(
     code="KNB113",
     name="BitwiseLacksStackSetting",
@@ -65,6 +89,7 @@ KNB113 = Rule(
         valid={},
     ),
     page="profiles.md",
+    section=KNB113_SECTION,
     family=Family.PROFILES,
     help=(
         "Register the setting as `knobs catalogue LIBRARY` gives it (a variable under "
@@ -73,6 +98,26 @@ KNB113 = Rule(
     ),
     severity=Severity.NOTE,
 )
+
+# KNB115's section of docs/profiles.md, below its heading (the site renders it there).
+KNB115_SECTION = """\
+Some settings of the stack must stay unset in a run that should reproduce: a tile
+or split override of a kernel (Primus-Turbo's `HK_BWD_DQ_KVB`), an external tuner
+that picks NCCL's algorithms (`NCCL_TUNER_PLUGIN`), an override of the framework's
+own precision (`TORCH_ALLOW_TF32_CUBLAS_OVERRIDE`). The catalogue marks them
+`must_stay_unset` ([The stack's determinism catalogue](catalogue.md)); `knobs init`
+registers them so, a `bitwise` profile's `role: stack` rule unsets them, and `knobs
+export` writes `unset NAME`. A launcher write that sets one again (`export X=...`,
+`X=... cmd`, a hook's printed `env.X=...`) undoes that for every run started through
+it. A write under a condition that the profile's own values rule out is not
+reported. A note: whether the profile's runs go through that launcher is for a
+person to say.
+
+```
+registry.yaml:24:9: KNB115 profile 'bitwise' (kind bitwise) unsets NCCL_TUNER_PLUGIN (profiles.bitwise.select[0]), a stack setting that must stay unset, but pkg/run.sh:1:8 sets it to 'libnccl-tuner.so' (export): a run started through it has NCCL_TUNER_PLUGIN set.
+    remove the write of NCCL_TUNER_PLUGIN (or keep it out of the runs that must reproduce); `knobs catalogue` says why it must stay unset.
+```
+"""  # noqa: E501
 
 KNB115 = Rule(
     code="KNB115",
@@ -109,6 +154,7 @@ KNB115 = Rule(
         valid={"pkg/run.sh": "unset NCCL_TUNER_PLUGIN\n"},
     ),
     page="profiles.md",
+    section=KNB115_SECTION,
     family=Family.PROFILES,
     help=(
         "Remove the write, or keep it out of the runs that must reproduce; `knobs catalogue "

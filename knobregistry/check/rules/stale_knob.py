@@ -10,6 +10,27 @@ from knobregistry.check.examples import INVENTORY, example, registry_with
 if TYPE_CHECKING:
     from knobregistry.check.where import Where
 
+# KNB002's section of docs/checks.md, below its heading (the site renders it there).
+KNB002_SECTION = """\
+A registered knob that no file in the scope reads: the gate was removed, the
+code moved out of `scan.paths`, or `scan.match` does not select the name.
+Reported at the entry's line in the registry. Not checked when PATHs are given
+on the command line. Remove the entry, widen the scope, or move the entry under
+`external` if only a library reads the variable.
+
+The `ROPE = env_flag("PRIMUS_ROPE_TRITON")` line is deleted:
+
+    registry.yaml:15:3: KNB002 error: PRIMUS_ROPE_TRITON is registered, but no code in the scan scope reads it.
+        Remove the entry if the gate is gone; if the code moved, widen scan.paths; if only a library reads it, move the entry under `external`.
+
+    Found 1 error: 3 knobs in 3 files checked against registry.yaml (policy all).
+
+A registered name outside `scan.match` gets its own message:
+
+    registry.yaml:14:3: KNB002 error: NCCL_ALGO is registered, but scan.match ("PRIMUS_*") does not select it, so no scan can find it.
+        Add a pattern that matches it to scan.match, or move the entry under `external` if only a library reads it.
+"""  # noqa: E501
+
 KNB002 = Rule(
     code="KNB002",
     name="StaleKnob",
@@ -30,6 +51,7 @@ KNB002 = Rule(
         valid={},
     ),
     page="checks.md",
+    section=KNB002_SECTION,
     family=Family.INVENTORY,
     help=(
         "Remove the entry if the gate is gone; widen `scan.paths` if the code moved; "

@@ -75,6 +75,55 @@ profiles:
 _STALE = {"registry.yaml": _TRIAGED, "pkg/hc.py": _HC}
 
 
+# KNB009's section of docs/checks.md, below its heading (the site renders it there).
+KNB009_SECTION = """\
+A knob triaged `reproducible` whose gated code changed after its latest record:
+its verdict was measured on other code. `knobs triage --record` keeps, in each
+record, the code the knob gates (`code:`): a digest of each function its sites sit
+in, of those that hold the branches its value decides, and of every function and
+method those branches reach in the tree (the Triton `@jit` kernels among them),
+which comments, formatting and docstrings do not change (see
+[the code a verdict was measured on](triage.md#the-code-a-verdict-was-measured-on)).
+The check holds the latest record's digests against the files: a function whose
+digest differs, or that is gone, is named with its file and line, and the fix is
+the `knobs triage` command that measures the knob again as the record did. An
+**error** when a `bitwise` profile keeps the knob on on the strength of that
+verdict, unless a waiver (`expires`, with its `owner`) holds; a **warning**
+otherwise. A knob a profile's verified run (`knobs triage --search`) keeps on is
+checked the same way. Like every finding, a baseline can accept it.
+
+Two **notes**, which do not fail the check: the knobs triaged reproducible whose
+latest record keeps no code (written before knobs kept it), once for all of them,
+with the command that adds it (`knobs fingerprint --record`); and a package of the
+stack (torch, triton, megatron-core, transformer-engine, ...) installed where knobs
+runs at another release than the record names.
+
+```python
+# pkg/hc.py (PRIMUS_HC_TRITON triaged reproducible; its record keeps
+#   code: {pkg/hc.py: {_hc_fwd_kernel: 579a0f53e5fc2d83, hc_forward: 4d30a7d1f7c88515}})
+import os
+
+import triton
+
+
+@triton.jit
+def _hc_fwd_kernel(x):
+    return x * 3  # was x * 2
+
+
+def hc_forward(x):
+    if os.environ.get("PRIMUS_HC_TRITON", "1") != "0":
+        return _hc_fwd_kernel[(1,)](x)
+    return x * 2
+```
+
+    pkg/hc.py:7:1: KNB009 error: PRIMUS_HC_TRITON is triaged reproducible, but the code it gates changed after its latest record (2026-05-01): _hc_fwd_kernel (pkg/hc.py:7) changed. Profile 'bitwise' (kind bitwise) keeps it on on the strength of that verdict.
+        Triage it again on the code as it is now; the new record keeps the code it was measured on:
+          knobs triage --profile bitwise --knob PRIMUS_HC_TRITON --record -- python train.py
+
+    Found 1 error: 1 knob in 1 file checked against registry.yaml (policy all).
+"""  # noqa: E501
+
 KNB009 = Rule(
     code="KNB009",
     name="StaleTriage",
@@ -106,6 +155,7 @@ KNB009 = Rule(
         valid={"pkg/hc.py": _HC.replace("    return x * 2\n", "    return x*2  # doubled\n")},
     ),
     page="checks.md",
+    section=KNB009_SECTION,
     family=Family.TRIAGE,
     help=(
         "Triage the knob again on the code as it is now (the fix prints the command, from "

@@ -35,6 +35,13 @@ def _titan_key(name: str) -> str:
     return f"  {name}:\n    backend: torchtitan\n    description: TorchTitan's seed.\n"
 
 
+# KNB107's section of docs/profiles.md, below its heading (the site renders it there).
+KNB107_SECTION = """\
+Keys declared `backend: torchtitan` are dotted paths through torchtitan's job
+config (`debug.seed`, `training.deterministic`); with the `torchtitan` extra
+installed, a key that is no such path is an error, with the closest path.
+"""
+
 KNB107 = Rule(
     code="KNB107",
     name="UnknownTorchTitanConfigKey",
@@ -55,12 +62,19 @@ KNB107 = Rule(
         valid={"registry.yaml": profiles(config=_titan_key("debug.seed"))},
     ),
     page="profiles.md",
+    section=KNB107_SECTION,
     family=Family.PROFILES,
     help=(
         "Fix the name (a dotted path such as debug.seed); if Primus adds the key, declare "
         "`backend: primus`."
     ),
 )
+
+# KNB108's section of docs/profiles.md, below its heading (the site renders it there).
+KNB108_SECTION = """\
+torchtitan is an optional dependency. Without it, the torchtitan keys are not
+checked, and one note says so; it does not fail the check.
+"""
 
 KNB108 = Rule(
     code="KNB108",
@@ -77,6 +91,7 @@ KNB108 = Rule(
         valid=_TORCHTITAN,
     ),
     page="profiles.md",
+    section=KNB108_SECTION,
     family=Family.PROFILES,
     help=(
         "Install torchtitan in the environment that runs `knobs check` (pip install "

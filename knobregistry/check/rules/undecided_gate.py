@@ -20,6 +20,50 @@ _FLAGS = (
 )
 
 
+# KNB008's section of docs/checks.md, below its heading (the site renders it there).
+KNB008_SECTION = """\
+A knob whose gate the scanner could not decide, and that the registry does not
+decide either: the code hands the value to a function the scanner does not follow
+(one imported from outside the scan, say), or a launcher only exports it for
+another program, so nothing tells whether the knob is on by default. The knob is
+never taken as on, off or a value: under either policy it must be registered,
+after a person has read the code, and no profile rule sets it meanwhile
+(`knobs export` leaves it as the code has it and names it where a rule would
+set it, and `knobs export --strict` stops on it; see
+[undecided knobs](profiles.md#undecided-knobs)). Reported at its first undecided
+site, with the scanner's reason. The fix is the entry to fill in, as `knobs init`
+writes it: `default_on: null` and the reason under `undecided`. Read the code,
+write what you found (`true`, `false`, or `null` for a value), remove
+`undecided`, and triage it. Once the knob is registered with `undecided` (as
+`knobs init` writes it), the finding is a **note**: the registry says what the
+code says, so the check passes (code you do not own can then be adopted as it
+is), and the note stays while `undecided` does; no profile sets the knob
+meanwhile. A knob registered without `undecided` is your decision, and the check
+keeps to it.
+
+```python
+# pkg/flags.py
+import os
+
+from toolkit import str2bool
+
+ADAM = str2bool(os.environ.get("PRIMUS_FUSED_ADAM", "1"))
+```
+
+    pkg/flags.py:5:17: KNB008 error: PRIMUS_FUSED_ADAM is read here, but the scanner cannot decide what its gate does: it goes through str2bool(), which is not followed. It is not registered in registry.yaml, so nothing says whether it is on by default.
+        Read the code (`knobs explain PRIMUS_FUSED_ADAM`), then register it in registry.yaml under `knobs:` with what you found, and triage it:
+          PRIMUS_FUSED_ADAM:
+            default: "1"
+            default_on: null
+            undecided: "it goes through str2bool(), which is not followed (pkg/flags.py:5)"
+            role:
+              proposed: unknown
+              reason: "the name PRIMUS_FUSED_ADAM says FUSED, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
+            triage: untriaged
+
+    Found 1 error: 5 knobs in 4 files checked against registry.yaml (policy all).
+"""  # noqa: E501
+
 KNB008 = Rule(
     code="KNB008",
     name="UndecidedGate",
@@ -42,6 +86,7 @@ KNB008 = Rule(
         valid={"pkg/flags.py": _FLAGS, "registry.yaml": registry_with("PRIMUS_FUSED_ADAM")},
     ),
     page="checks.md",
+    section=KNB008_SECTION,
     family=Family.INVENTORY,
     help=(
         "Read the code around the site (`knobs explain KNOB`), then register the knob "

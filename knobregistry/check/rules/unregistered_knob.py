@@ -15,6 +15,43 @@ if TYPE_CHECKING:
 _NEW_TRITON = 'import os\n\nNEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"\n'
 
 
+# KNB001's section of docs/checks.md, below its heading (the site renders it there).
+KNB001_SECTION = """\
+A knob the policy requires (every knob under `all`; under `default-on`, knobs
+whose feature is on by default) that neither `knobs` nor `external` names.
+Reported at the knob's first site. The fix is the entry that registers it,
+prefilled from the scan: the default its code falls back to (when every site
+agrees on one), whether it is on by default, `polarity: disable` for a knob whose
+on value turns its feature off, `off_value` when that is not `"0"`, the role the
+scan proposes with its evidence (what the knob controls, which decides what a
+profile may do with it; see [roles](profiles.md#roles)), and `triage: untriaged`.
+Paste it under `knobs:`, confirm the role or write the one the code shows
+(`role: kernel`), then say what it gates and triage it. A role only the name
+suggests is proposed `unknown`, with the name's words as the hint: words alone
+are not evidence, and no profile acts on an unknown role. (To
+register many knobs at once, `knobs init -o new.yaml PATH` writes the same
+entries to a new file, with `polarity` stated for every switch.)
+
+A kernel author adds a fusion at the end of `pkg/model.py` (its flag alone, no code
+yet that branches on it, so the role is `unknown`):
+
+```python
+NEW = os.environ.get("PRIMUS_NEW_TRITON", "1") != "0"
+```
+
+    pkg/model.py:9:7: KNB001 error: PRIMUS_NEW_TRITON is not registered in registry.yaml: it is on by default ("0" turns it off) and read here.
+        Register it in registry.yaml under `knobs:`, then triage it:
+          PRIMUS_NEW_TRITON:
+            default: "1"
+            default_on: true
+            role:
+              proposed: unknown
+              reason: "the name PRIMUS_NEW_TRITON says TRITON, a hint of a kernel choice, but no code it reaches shows one: words alone are not evidence"
+            triage: untriaged
+
+    Found 1 error: 5 knobs in 3 files checked against registry.yaml (policy all).
+"""  # noqa: E501
+
 KNB001 = Rule(
     code="KNB001",
     name="UnregisteredKnob",
@@ -36,6 +73,7 @@ KNB001 = Rule(
         valid={"pkg/new.py": _NEW_TRITON, "registry.yaml": registry_with("PRIMUS_NEW_TRITON")},
     ),
     page="checks.md",
+    section=KNB001_SECTION,
     family=Family.INVENTORY,
     help=(
         "Add the YAML entry that the fix shows under `knobs:` in the registry (it is "

@@ -12,6 +12,25 @@ if TYPE_CHECKING:
     from knobregistry.check.where import Where
     from scanner import ScanError
 
+# KNB007's section of docs/checks.md, below its heading (the site renders it there).
+KNB007_SECTION = """\
+A file in the scope that could not be read or parsed (a syntax error, a file
+that is not UTF-8, one over the size limit, a dangling symlink, a symlink to a
+file outside the folders scanned). Its knobs are
+unknown, so the check cannot vouch for it and fails. The position is the one the
+error names, else the file as a whole. If the file is yours, fix it; if it is
+code you do not edit (a vendored copy, an installed library), the fix gives the
+`scan.exclude` entry that leaves it out.
+
+    pkg/broken.py:2:19: KNB007 error: This file could not be scanned, so its knobs are not checked: Syntax error at line 2, column 19: '(' was never closed.
+        If the file is yours, fix it. If it is code you do not edit (a vendored or installed library), leave it out of the scan in registry.yaml:
+          scan:
+            exclude:
+              - "pkg/broken.py"
+
+    Found 1 error: 4 knobs in 4 files checked against registry.yaml (policy all).
+"""  # noqa: E501
+
 KNB007 = Rule(
     code="KNB007",
     name="UnscannableFile",
@@ -27,6 +46,7 @@ KNB007 = Rule(
         valid={"pkg/broken.py": "import os\nx = 1\n"},
     ),
     page="checks.md",
+    section=KNB007_SECTION,
     family=Family.INVENTORY,
     help=(
         "If the file is yours, fix it; if it is code you do not edit (a vendored or "

@@ -33,6 +33,13 @@ def _waived_registry(expires: str, *, owner: bool) -> str:
     return REGISTRY.replace("breaks-bitwise", waived + ("\n    owner: hc-team" if owner else ""))
 
 
+# KNB201's section of docs/waivers.md, below its heading (the site renders it there).
+KNB201_SECTION = """\
+An entry's `expires` date has passed. An error: the check fails until the knob
+is triaged (and `expires` removed) or, with its owner's agreement, the date is
+moved. A baseline never hides it: the date is the agreement.
+"""
+
 KNB201 = Rule(
     code="KNB201",
     name="ExpiredWaiver",
@@ -57,12 +64,24 @@ KNB201 = Rule(
         arguments=_TODAY,
     ),
     page="waivers.md",
+    section=KNB201_SECTION,
     family=Family.WAIVERS,
     help=(
         "Triage the knob and remove `expires`; or, if its owner agrees, move `expires` to a "
         "later date."
     ),
 )
+
+# KNB202's section of docs/waivers.md, below its heading (the site renders it there).
+KNB202_SECTION = """\
+A waiver names no `owner`, so nobody is asked when it runs out. A warning: it
+does not fail the check.
+
+    registry.yaml:24:5: KNB202 warning: The waiver of PRIMUS_FP8 (until 2026-06-30) names no owner, so nobody is asked to triage it when it runs out.
+        Add `owner:` (a person, a team or a handle) under knobs.PRIMUS_FP8.
+
+    Found 1 warning: 4 knobs in 3 files checked against registry.yaml (policy all).
+"""  # noqa: E501
 
 KNB202 = Rule(
     code="KNB202",
@@ -85,6 +104,7 @@ KNB202 = Rule(
         arguments=_TODAY,
     ),
     page="waivers.md",
+    section=KNB202_SECTION,
     family=Family.WAIVERS,
     help="Add `owner:` (a person, a team or a handle) to the entry.",
     severity=Severity.WARNING,
