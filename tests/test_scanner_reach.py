@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scanner import GateKind, Polarity, ReadKind, Settings, scan
-from scanner.reach.branches import _imports
+from scanner.reach.carriers import _imports
 from scanner.reach.libraries import library_of
 from tests.conftest import write_tree
 

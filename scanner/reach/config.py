@@ -18,8 +18,10 @@ from collections.abc import Iterator
 from scanner.conventions import name_words
 from scanner.launcher.config_verdict import handed_on
 from scanner.model import GateKind, Outcome, Site
-from scanner.reach.branches import MAX_CARRY, Branch, Carriers, uses
+from scanner.reach.carriers import Carriers
 from scanner.reach.modules import Module, Tree
+from scanner.reach.sides import Branch
+from scanner.reach.uses import MAX_CARRY, uses
 
 MAX_CONFIG_USES = 32  # reads of one config key followed
 MAX_CONFIG_MODULES = 40  # modules naming a key: more, and the name is too common to follow

@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Role, Site
-from scanner.reach.branches import Branch, Carriers, branches, carried_names
+from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
+from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
+from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
 from scanner.suite_files import TEST_FILE

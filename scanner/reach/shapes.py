@@ -1,0 +1,59 @@
+"""Small shapes a carried value is followed through: constants set, returns, binds."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+
+from scanner.reach.truth import IsCarrier
+
+
+def named(name: str) -> IsCarrier:
+    """The test for a load of the local ``name``."""
+    return lambda node: isinstance(node, ast.Name) and node.id == name
+
+
+def constants_set(body: Sequence[ast.stmt]) -> dict[str, bool]:
+    """The locals a block's own statements set to True or False."""
+    found: dict[str, bool] = {}
+    for statement in body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, bool)
+        ):
+            found[statement.targets[0].id] = statement.value.value
+    return found
+
+
+def constant(node: ast.expr | None) -> object:
+    """The constant returned: ``False``, or the first item of ``return False, "why"``."""
+    if isinstance(node, ast.Tuple) and node.elts:
+        node = node.elts[0]
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def assigns(statement: ast.Assign | ast.AnnAssign, value: ast.expr) -> bool:
+    """Whether ``statement`` binds ``value`` to one target (``x = v``, ``x: T = v``)."""
+    if isinstance(statement, ast.Assign):
+        return statement.value is value and len(statement.targets) == 1
+    return isinstance(statement, ast.AnnAssign) and statement.value is value
+
+
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def returns_naming(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+) -> Iterator[ast.Name]:
+    """The loads of the local ``name`` in what ``function`` returns (``return x and ok()``),
+    nested functions left out."""
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            yield from (n for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id == name)
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            pending.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, _BLOCKS))

@@ -1,0 +1,412 @@
+"""What a use of a carried value decides: its test, or the tests where it is carried on."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+
+from scanner.model import Outcome
+from scanner.reach.carriers import Carriers
+from scanner.reach.inductor import inductor_option, option_taken
+from scanner.reach.keyword_branches import conditioned, handed_as_flag
+from scanner.reach.modules import Module, Tree
+from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
+from scanner.reach.sides import TESTED, Branch, _names, decided
+from scanner.reach.truth import IsCarrier, truths, value_of
+
+MAX_CARRY = 3  # returns and stores a carried value is followed through
+MAX_CONSUMERS = 64  # tests that use one carried value
+
+
+def _returned(
+    home: Module,
+    carried: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """The branches decided by calls of the function ``carried`` (defined in ``home``)
+    returns the value of."""
+    short = carried.rsplit(".", 1)[-1]
+    count = 0
+    for rel in carriers.modules_naming(home, carried[len(home.name) + 1 :].split(".", 1)[0]):
+        module = tree.module(rel)
+        if module is None:
+            continue
+        aliases = {short, *(local for local, target in module.imports.items() if target == carried)}
+        for branch in conditioned(module, carried, aliases, outcomes):
+            count += 1
+            yield branch
+        for call in (c for alias in sorted(aliases) for c in module.calls_named(alias)):
+            owner = module.owner_class(call)
+            if module.resolve(call.func, owner) != carried:
+                continue
+            for branch in uses(module, call, outcomes, tree, carriers, depth):
+                count += 1
+                if count > MAX_CONSUMERS:
+                    return
+                yield branch
+
+
+def uses(
+    module: Module,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    *,
+    choices: bool = False,
+) -> Iterator[Branch]:
+    """The branches a use of the carried value decides: the test it takes part in, or,
+    when the value (or a value computed from it and literals alone, ``str(x or "eager")``)
+    is returned or bound to a local or an attribute, the tests further on. ``choices``: the
+    value is a string the code compares with others, each of which is weighed too."""
+    node: ast.AST = carrier
+    for outer in module.ancestors(carrier):
+        if isinstance(outer, TESTED) and outer.test is node:
+            yield from decided(module, outer.test, _is(carrier), outcomes, choices=choices)
+            if isinstance(outer, ast.If) and depth < MAX_CARRY:
+                yield from _early_return(module, outer, carrier, outcomes, tree, carriers, depth)
+            if isinstance(outer, ast.If):
+                yield from _flag_set(module, outer, carrier, outcomes, tree, carriers, depth)
+            return
+        if node is not carrier and isinstance(
+            outer, ast.Return | ast.Assign | ast.AnnAssign | ast.keyword
+        ):
+            deciding = _deciding(module, node, carrier, outcomes)
+            if deciding is None:
+                return
+            carrier, outcomes = deciding
+        if node is carrier and isinstance(outer, ast.keyword | ast.Assign):
+            flag = handed_as_flag(module, outer, carrier, outcomes)
+            if flag is not None:
+                yield flag
+                return
+            option = inductor_option(module, outer) if isinstance(outer, ast.Assign) else None
+            if option is not None and outer.value is carrier:
+                owner = module.owner_class(carrier)
+                taken = option_taken(outcomes)
+                # false, Inductor runs its default choice in the tuned one's place
+                yield Branch(
+                    module, (), owner, taken, carrier, True, replaces=True, marks=(option,)
+                )
+                return
+        if node is carrier and isinstance(outer, ast.Return):
+            if depth >= MAX_CARRY:
+                return
+            function = module.function_around(outer)
+            if function is not None:
+                carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
+                yield from _returned(module, function, outcomes, tree, carriers, depth + 1)
+            return
+        if node is carrier and isinstance(outer, ast.Assign | ast.AnnAssign):
+            if assigns(outer, carrier):
+                yield from _bound(module, outer, outcomes, tree, carriers, depth, choices)
+            return
+        if node is carrier and isinstance(outer, ast.Call | ast.keyword):
+            yield from _handed(module, outer, carrier, outcomes, tree, carriers, depth, choices)
+        if not isinstance(outer, ast.expr):
+            return
+        if node is carrier:
+            computed = _computed(outer, carrier, outcomes)
+            if computed is not None:
+                carrier, outcomes = outer, computed
+        node = outer
+
+
+def _computed(
+    outer: ast.expr, carrier: ast.expr, outcomes: Sequence[tuple[str | None, Outcome]]
+) -> list[tuple[str | None, Outcome]] | None:
+    """The value of ``outer`` under each outcome of the carrier, where it has one
+    (``int(x)``, ``str(x or "eager")``): values it raises on (``int("true")``) are values no
+    run has, and are left out; None when the value with the variable unset is not known."""
+    computed: list[tuple[str | None, Outcome]] = []
+    for value, outcome in outcomes:
+        known, result = value_of(outer, _is(carrier), outcome)
+        if known and isinstance(result, _PLAIN):
+            computed.append((value, result))
+        elif value is None:
+            return None
+    return computed
+
+
+_PLAIN = (str, bool, int, float, type(None))
+
+
+def _early_return(
+    module: Module,
+    statement: ast.If,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """``if not envs.X: return False`` in a predicate: the function returns False where the
+    test holds, and what the rest decides elsewhere; its callers' tests decide with that."""
+    body = statement.body
+    if statement.orelse or not isinstance(body[-1], ast.Return):
+        return
+    if any(isinstance(n, ast.Return | ast.Raise) for s in body[:-1] for n in ast.walk(s)):
+        return
+    returned = constant(body[-1].value)
+    if not isinstance(returned, bool):
+        return
+    deciding = _deciding(module, statement.test, carrier, outcomes)
+    function = module.function_around(statement)
+    if deciding is None or function is None:
+        return
+    carried = [(v, returned if held else not returned) for v, held in deciding[1]]
+    carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
+    yield from _returned(module, function, carried, tree, carriers, depth + 1)
+
+
+def _flag_set(
+    module: Module,
+    statement: ast.If,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """``if x or envs.X: flag = False`` / ``else: flag = ...``: a local one side sets to a
+    constant, tested further on, carries the decision (true or false as that side runs)."""
+    deciding = _deciding(module, statement.test, carrier, outcomes)
+    function = module.function_node_around(statement)
+    if deciding is None or function is None:
+        return
+    end = statement.end_lineno or statement.lineno
+    for side, holds in ((statement.body, True), (statement.orelse, False)):
+        for name, value in constants_set(side).items():
+            carried = [(v, value if held is holds else not value) for v, held in deciding[1]]
+            yield from local_tests(
+                module, function, name, carried, tree, carriers, depth, after=end
+            )
+
+
+def _deciding(
+    module: Module,
+    node: ast.AST,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+) -> tuple[ast.expr, list[tuple[str | None, Outcome]]] | None:
+    """A boolean expression the carrier decides (``envs.X and has_kernel()``), returned or
+    stored: its truth under each outcome, for the choice of the rest of it that lets the
+    carrier decide (the rest as a caller's test would find it when it matters)."""
+    if isinstance(node, ast.Call) and _bool_of(node):
+        tested = node.args[0]  # bool(x): as x holds
+    elif isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare | ast.IfExp):
+        tested = node
+    else:
+        return None
+    names = _names(module, node)
+    found = [(v, truths(tested, _is(carrier), o, names)) for v, o in outcomes]
+    if any(v is None and t is None for v, t in found):
+        return None  # the value with the variable unset is not known
+    found = [(v, t) for v, t in found if t is not None]
+    rows = [t for _, t in found if t is not None]
+    if not rows:
+        return None
+    deciding = next((i for i in range(len(rows[0])) if len({r[i] for r in rows}) > 1), None)
+    if deciding is None:
+        return None
+    return node, [(v, t[deciding]) for v, t in found if t is not None]
+
+
+def _bool_of(node: ast.Call) -> bool:
+    """Whether ``node`` is ``bool(x)`` of one expression (``return bool(envs.X and y)``)."""
+    return (
+        isinstance(node.func, ast.Name)
+        and node.func.id == "bool"
+        and len(node.args) == 1
+        and not node.keywords
+    )
+
+
+def _is(carrier: ast.expr) -> IsCarrier:
+    """The test for the carrier node itself."""
+    return lambda node: node is carrier
+
+
+def _bound(
+    module: Module,
+    statement: ast.Assign | ast.AnnAssign,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """A carried value bound to a local (its tests in the function) or to ``self.X`` (the
+    uses of ``self.X`` in the class's methods, followed as the value itself)."""
+    target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
+    if isinstance(target, ast.Name):
+        function = module.function_node_around(statement)
+        if function is not None:
+            yield from local_tests(
+                module, function, target.id, outcomes, tree, carriers, depth, choices=choices
+            )
+    elif (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    ):
+        owner = module.owner_class(statement)
+        if owner is None or depth >= MAX_CARRY + 2:
+            return
+        for load in module.attribute_loads(target.attr):
+            if module.owner_class(load) == owner:
+                yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
+
+
+def local_tests(
+    module: Module,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    *,
+    choices: bool = False,
+    after: int = 0,
+) -> Iterator[Branch]:
+    """The tests of the local ``name`` in ``function`` (after line ``after``), which holds
+    the carried value, and, where it is handed to a function of the tree as an argument
+    (``decode(..., enable_lean=enable_lean)``), the tests of that parameter there."""
+    for test in module.tests_naming(function).get(name, ()):
+        if test.lineno > after:
+            yield from decided(module, test, named(name), outcomes, choices=choices)
+    for returned in returns_naming(function, name):
+        if returned.lineno > after:
+            yield from uses(module, returned, outcomes, tree, carriers, depth, choices=choices)
+    if depth >= MAX_CARRY + 2:
+        return
+    yield from _kept(module, function, name, outcomes, tree, carriers, depth, choices, after)
+    for call, key in module.arguments_passing(function).get(name, ()):
+        if call.lineno > after:
+            yield from _in_callee(module, call, key, outcomes, tree, carriers, depth + 1, choices)
+
+
+def _handed(
+    module: Module,
+    outer: ast.Call | ast.keyword,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """The carried value handed to a function of the tree as an argument
+    (``resolve_kda_backend(self.backend_name)``, ``build(kind=self.kind)``): the tests of
+    that parameter there."""
+    if depth >= MAX_CARRY + 2:
+        return
+    key: str | int | None
+    if isinstance(outer, ast.keyword):
+        call = module.locate.parent(outer)
+        key = outer.arg
+    else:
+        call = outer
+        key = next((i for i, a in enumerate(outer.args) if a is carrier), None)
+    if not isinstance(call, ast.Call) or key is None:
+        return
+    if any(isinstance(a, ast.Starred) for a in call.args[: key if isinstance(key, int) else 0]):
+        return  # ``f(*rest, x)``: where x lands is not known
+    # The callee's own tests only: where it hands the value on again is not followed (a
+    # value handed down every call of a large tree is weighed at every test it meets).
+    yield from _in_callee(module, call, key, outcomes, tree, carriers, MAX_CARRY + 2, choices)
+
+
+def _in_callee(
+    module: Module,
+    call: ast.Call,
+    key: str | int,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """The tests of the parameter of the tree's function ``call`` calls that the argument
+    ``key`` (a position or a keyword) lands in."""
+    callee = _callee(module, call, tree)
+    if callee is None:
+        return
+    target, definition = callee
+    parameter = _parameter(definition, key, isinstance(call.func, ast.Attribute))
+    if parameter is not None:
+        yield from local_tests(
+            target, definition, parameter, outcomes, tree, carriers, depth, choices=choices
+        )
+
+
+def _kept(
+    module: Module,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+    after: int,
+) -> Iterator[Branch]:
+    """The local ``name`` kept on the object (``self.use_x = use_x`` in ``__init__``): the
+    tests of ``self.use_x`` further on in the same function, as the value itself (in other
+    methods the attribute may have been set again)."""
+    if module.owner_class(function) is None:
+        return
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Assign)
+            and node.lineno > after
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Attribute)
+            and isinstance(node.targets[0].value, ast.Name)
+            and node.targets[0].value.id == "self"
+        ):
+            attr, stored = node.targets[0].attr, node.lineno
+            for load in module.attribute_loads(attr):
+                if load.lineno > stored and module.function_node_around(load) is function:
+                    yield from uses(
+                        module, load, outcomes, tree, carriers, depth + 1, choices=choices
+                    )
+
+
+def _callee(
+    module: Module, call: ast.Call, tree: Tree
+) -> tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The function of the tree a call calls, and its module."""
+    dotted = module.resolve(call.func, module.owner_class(call))
+    if dotted is None:
+        return None
+    split = tree.split(tree.reexported(dotted))
+    if split is None:
+        return None
+    target, local = split
+    definition = target.definitions.get(local)
+    if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
+        return target, definition
+    return None
+
+
+def _parameter(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, key: str | int, bound: bool
+) -> str | None:
+    """The parameter an argument lands in: by name, or by position (past ``self`` for a
+    method called through an object)."""
+    arguments = function.args
+    if isinstance(key, str):
+        names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+        return key if key in names else None
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if bound and positional and positional[0] in ("self", "cls"):
+        positional = positional[1:]
+    return positional[key] if key < len(positional) else None
