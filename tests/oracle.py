@@ -16,7 +16,7 @@ from pathlib import Path
 
 from scanner import GateKind, scan
 from scanner.conventions import PAIRS
-from scanner.interpret.analyze import CANDIDATES
+from scanner.interpret.judge import CANDIDATES
 from tests.strategies import NAME
 
 RAISED = object()

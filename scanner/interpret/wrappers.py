@@ -19,7 +19,6 @@ from functools import partial
 
 import libcst as cst
 
-from scanner.interpret.analyze import resolve_names
 from scanner.interpret.calls import call_function, call_wrapper
 from scanner.interpret.classify import outcome_key
 from scanner.interpret.evaluate import Evaluator
@@ -29,6 +28,7 @@ from scanner.interpret.objects import ClassModel, Instance
 from scanner.interpret.owners import Owner, owner_of
 from scanner.interpret.probe import Probe
 from scanner.interpret.quiet import quiet_names
+from scanner.interpret.read_names import resolve_names
 from scanner.interpret.registries import discover_registries
 from scanner.interpret.values import UNKNOWN, V
 from scanner.model import WriteKind

@@ -209,6 +209,7 @@ class Runner:
 
 
 def _load_parser() -> None:
+    import scanner.interpret.analyze
     import scanner.interpret.wrappers  # noqa: F401  (libcst and the whole analysis)
 
 
