@@ -18,7 +18,7 @@ from scanner.model import Decision, DecisionKind, Outcome, Site
 from scanner.reach.carriers import Carriers
 from scanner.reach.modules import Module, Tree
 from scanner.reach.sides import TESTED, Branch, sides
-from scanner.reach.uses import MAX_CARRY, _returned, local_tests, uses
+from scanner.reach.uses import MAX_CARRY, local_tests, returned_branches, uses
 
 
 def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
@@ -44,7 +44,7 @@ def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
                 found.extend(sides(module, test, taken))
         elif decision.kind is DecisionKind.RETURN and decision.name and "<" not in decision.name:
             carried = module.qualified(decision.name)
-            found.extend(_returned(module, carried, decision.outcomes, tree, carriers, 0))
+            found.extend(returned_branches(module, carried, decision.outcomes, tree, carriers, 0))
         elif decision.kind is DecisionKind.STORE and decision.name:
             found.extend(_stored(module, site, decision, tree, carriers, 0))
     return found

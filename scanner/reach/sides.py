@@ -47,7 +47,9 @@ class Branch:
         if known is not None or value is None or self.carrier is None:
             return known
         if value not in self._more:
-            found = truths(self.test, self.carrier, value, _names(self.module, self.test))
+            found = truths(
+                self.test, self.carrier, value, string_tuples_around(self.module, self.test)
+            )
             self._more[value] = (
                 found if found is None or self.holds else tuple(not t for t in found)
             )
@@ -129,7 +131,7 @@ def decided(
         named = [s for s in _compared(module, test) if s not in known]
         outcomes = [*outcomes, *((v, v) for v in named)]
     taken: dict[str | None, tuple[bool, ...]] = {}
-    names = _names(module, test)
+    names = string_tuples_around(module, test)
     for value, outcome in outcomes:
         found = truths(test, is_carrier, outcome, names)
         if found is None and value is None:
@@ -150,12 +152,12 @@ def _compared(module: Module, test: ast.expr) -> list[str]:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             found.append(node.value)
         elif isinstance(node, ast.Name):
-            names = names if names is not None else _names(module, test)
+            names = names if names is not None else string_tuples_around(module, test)
             found.extend(names.get(node.id, ()))
     return list(dict.fromkeys(found))
 
 
-def _names(module: Module, node: ast.AST) -> Mapping[str, tuple[str, ...]]:
+def string_tuples_around(module: Module, node: ast.AST) -> Mapping[str, tuple[str, ...]]:
     """The names bound to tuples of strings where ``node`` sits: the module's, and the
     locals of its function (which win)."""
     function = module.function_node_around(node)

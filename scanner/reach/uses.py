@@ -11,14 +11,14 @@ from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
-from scanner.reach.sides import TESTED, Branch, _names, decided
+from scanner.reach.sides import TESTED, Branch, decided, string_tuples_around
 from scanner.reach.truth import IsCarrier, truths, value_of
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
 MAX_CONSUMERS = 64  # tests that use one carried value
 
 
-def _returned(
+def returned_branches(
     home: Module,
     carried: str,
     outcomes: Sequence[tuple[str | None, Outcome]],
@@ -99,7 +99,7 @@ def uses(
             function = module.function_around(outer)
             if function is not None:
                 carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
-                yield from _returned(module, function, outcomes, tree, carriers, depth + 1)
+                yield from returned_branches(module, function, outcomes, tree, carriers, depth + 1)
             return
         if node is carrier and isinstance(outer, ast.Assign | ast.AnnAssign):
             if assigns(outer, carrier):
@@ -160,7 +160,7 @@ def _early_return(
         return
     carried = [(v, returned if held else not returned) for v, held in deciding[1]]
     carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
-    yield from _returned(module, function, carried, tree, carriers, depth + 1)
+    yield from returned_branches(module, function, carried, tree, carriers, depth + 1)
 
 
 def _flag_set(
@@ -202,7 +202,7 @@ def _deciding(
         tested = node
     else:
         return None
-    names = _names(module, node)
+    names = string_tuples_around(module, node)
     found = [(v, truths(tested, _is(carrier), o, names)) for v, o in outcomes]
     if any(v is None and t is None for v, t in found):
         return None  # the value with the variable unset is not known
