@@ -84,9 +84,10 @@ docs: $(VENV)/.dev
 # warns twice that it skips the compiling it was not going to do, so it is unset here.
 dist: $(VENV)/.core
 	$(PIP) 'setuptools>=77'
-	rm -rf dist build
+	rm -rf dist build knobregistry.egg-info
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -c 'from setuptools import build_meta as b; b.build_sdist("dist"); b.build_wheel("dist")' >/dev/null
+	rm -rf build knobregistry.egg-info  # setuptools' leftovers: a stale egg-info names old entry points
 	@ls dist
 
 clean:
-	rm -rf $(VENV) dist build .mypy_cache .ruff_cache .pytest_cache .hypothesis site
+	rm -rf $(VENV) dist build knobregistry.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis site

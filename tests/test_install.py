@@ -153,3 +153,5 @@ def test_make_dist_builds_the_sdist_and_the_wheel_without_a_warning(tmp_path: Pa
     ]
     assert "warning" not in done.stderr.replace("WARNING: Location", "")  # pip's index notes
     assert "byte-compiling" not in done.stdout + done.stderr
+    # setuptools' egg-info would stay on sys.path in the tree, naming old entry points
+    assert sorted(p.name for p in source.iterdir() if p.name.endswith(".egg-info")) == []

@@ -209,8 +209,9 @@ class Runner:
 
 
 def _load_parser() -> None:
+    # libcst and the whole analysis, loaded once per worker before its first file
     import scanner.interpret.analyze
-    import scanner.interpret.wrappers  # noqa: F401  (libcst and the whole analysis)
+    import scanner.interpret.wrappers  # noqa: F401
 
 
 def _size(task: FileTask) -> int:
