@@ -3,6 +3,7 @@ its prefilter, its reader and the word the table's "read in" column shows."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -67,8 +68,10 @@ def _not_own(
     return FileOutcome(rel=task.rel, result=read.result, error=read.error, depends=read.depends)
 
 
+@functools.cache
 def launcher_reader(name: str) -> LauncherReader:
-    """The function a row of the table of languages names (``module:function``)."""
+    """The function a row of the table of languages names (``module:function``), imported
+    once per process."""
     module, _, function = name.partition(":")
     found: LauncherReader = getattr(importlib.import_module(module), function)
     return found
