@@ -178,11 +178,11 @@ def room_imports() -> dict[str, set[str]]:
 
 def upward(imports: dict[str, set[str]]) -> dict[str, list[str]]:
     """The imports of a room above its own layer."""
-    return {
+    above = {
         room: sorted(t for t in targets if t != "scanner" and ROOMS[t] > ROOMS[room])
         for room, targets in imports.items()
-        if any(t != "scanner" and ROOMS[t] > ROOMS[room] for t in targets)
     }
+    return {room: targets for room, targets in above.items() if targets}
 
 
 def cycles(imports: dict[str, set[str]]) -> set[frozenset[str]]:
