@@ -51,3 +51,16 @@ def test_a_continuation_at_the_end_of_the_file_is_a_blank() -> None:
 def test_an_expansion_after_a_blank_in_quotes_starts_at_its_dollar() -> None:
     data = b'echo "a ${B}" "x \\\n    ${C}"\n'
     assert _expansions(data) == [("${B}", (0, 8)), ("${C}", (1, 4))]
+
+
+def test_an_operator_masked_in_a_default_word_does_not_lengthen_a_name() -> None:
+    # Found by test_scanner_stalls' hypothesis: bash reads ``${A-$X;}``'s word as ``$X``
+    # then a plain ``;``; the mask once read the ``;`` as ``_``, which made the name ``X_``.
+    data = b"${A-$X;}\necho ${B:-$Y|z}\n"
+    assert b"_" not in parse_script(data).data
+    assert _expansions(data) == [
+        ("${A-$X;}", (0, 0)),
+        ("$X", (0, 4)),
+        ("${B:-$Y|z}", (1, 5)),
+        ("$Y", (1, 10)),
+    ]

@@ -50,10 +50,11 @@ def in_patterns(data: bytes, root: Node) -> bytes | None:
 def in_words(data: bytes, root: Node) -> bytes | None:
     """``data`` with each ``|``, ``;``, ``&``, ``<``, ``>``, ``(`` and ``)`` of a defaulting
     expansion's word (``${X:-a;b}``: plain characters to bash, where the grammar fails)
-    read as ``_``; None when there is none."""
+    read as ``.``, which cannot lengthen a name before it (``${A-$X;}`` reads ``$X``); None
+    when there is none."""
     if not root.has_error or b"${" not in data:
         return None
-    return _masked(data, root, _DEFAULTING, _word_spots, b"_")
+    return _masked(data, root, _DEFAULTING, _word_spots, b".")
 
 
 def _masked(
