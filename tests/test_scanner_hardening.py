@@ -27,7 +27,7 @@ from scanner.run.readers import process
 from scanner.run.work import FileOutcome, FileTask, Options
 from scanner.source.depth import MAX_DEPTH
 from scanner.syntax.index import WrapperIndex
-from tests.conftest import REPO, as_nobody, write_tree
+from tests.conftest import CLI_ENV, REPO, as_nobody, write_tree
 
 GOOD = 'import os\n\nON = os.environ.get("{name}", "1") != "0"\n'
 NOT_REGULAR = "Not a regular file ({kind}); only regular files are read."
@@ -40,7 +40,7 @@ TOO_DEEP = (
 
 def _knobs(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
     """The real CLI, output as bytes, killed if it outlives ``timeout`` (a hang)."""
-    environment = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "120"}
+    environment = {**os.environ, **CLI_ENV}
     return subprocess.run(
         [sys.executable, "-m", "knobregistry", *args],
         cwd=cwd,

@@ -22,7 +22,7 @@ from knobregistry.trace.native import NativeLevel, find_compiler, native_level
 from knobregistry.trace.python_hook import MAX_NAME, MAX_VALUE, PAIRS, VALUES, secret
 from knobregistry.trace.records import collect
 from knobregistry.trace.session import HOOK, traced_environment
-from tests.conftest import REPO, write_tree
+from tests.conftest import CLI_ENV, REPO, write_tree
 from tests.test_plugin import PLUGIN
 
 pytest_plugins = ["pytester"]
@@ -40,7 +40,7 @@ def knobs_trace(
 ) -> subprocess.CompletedProcess[str]:
     """The real `knobs trace`; the C level off unless asked for (golden text)."""
     # Wide enough for each note on one line: tests/test_table_widths.py wraps them.
-    environment = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
+    environment = {**os.environ, **CLI_ENV, "COLUMNS": "200"}
     if not c_level:
         (cwd / "empty-cache").mkdir(exist_ok=True)
         environment.update(CC="/nonexistent/cc", KNOBS_CACHE_DIR=str(cwd / "empty-cache"))

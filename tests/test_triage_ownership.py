@@ -17,7 +17,7 @@ import pytest
 
 from knobregistry._io import procfs
 from knobregistry._io.procfs import alive
-from tests.conftest import write_tree
+from tests.conftest import CLI_ENV, write_tree
 
 REGISTRY = """
 version: 1
@@ -64,7 +64,7 @@ def knobs(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def knobs_with(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     """`knobs ARGS` in ``project`` with ``env`` over the test's environment."""
-    environment = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb", **env}
+    environment = {**os.environ, **CLI_ENV, **env}
     try:
         return subprocess.run(
             [sys.executable, "-m", "knobregistry", *args],
