@@ -11,8 +11,9 @@ from click.testing import CliRunner
 from knobregistry._io.atomic import write_atomic
 from knobregistry.cli import main
 from knobregistry.init import use_case as init_module
-from knobregistry.init.starter import SCHEMA_COPY, schema_reference, shipped_schema
+from knobregistry.init.starter import SCHEMA_COPY, schema_reference
 from knobregistry.registry import Policy, Triage, load_registry
+from knobregistry.registry.schema import schema_text
 from tests.conftest import REPO, run_knobs, write_tree
 from tests.sample_project import project
 
@@ -30,7 +31,7 @@ def _schema_line(folder: Path) -> str:
     """A project outside this repository gets a copy of the schema beside its registry,
     never a path into a virtual environment nor a URL nobody serves."""
     copy = folder / SCHEMA_COPY
-    assert copy.read_text(encoding="utf-8") == shipped_schema().read_text(encoding="utf-8")
+    assert copy.read_text(encoding="utf-8") == schema_text()
     return f"# yaml-language-server: $schema={SCHEMA_COPY}\n"
 
 

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from knobregistry.init.starter import SCHEMA_COPY, shipped_schema
+from knobregistry.init.starter import SCHEMA_COPY
+from knobregistry.registry.schema import schema_text
 from tests.conftest import run_knobs
 
-SHIPPED = shipped_schema().read_text(encoding="utf-8")
+SHIPPED = schema_text()  # schema.json with the languages and compare modes filled in
 HAND_EDITED = '{"$comment": "our own additions", "type": "object"}\n'
 
 

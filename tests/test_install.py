@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from knobregistry.registry.schema import schema_text
 from tests.conftest import REPO
 from tests.processes import run_command
 
@@ -105,12 +106,11 @@ def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path: Path) -> No
         6,
     )
 
-    # init writes the shipped schema beside the registry; check validates against it
+    # init writes the shipped schema beside the registry, its languages and compare modes
+    # filled in from the installed tables; check validates against it
     init = _run(knobs, "init", "pkg", cwd=project)
     assert init.returncode == 0, init.stderr
-    assert (project / "registry.schema.json").read_text(encoding="utf-8") == (
-        REPO / "knobregistry/registry/schema.json"
-    ).read_text(encoding="utf-8")
+    assert (project / "registry.schema.json").read_text(encoding="utf-8") == schema_text()
     check = _run(knobs, "check", cwd=project)
     assert (check.returncode, check.stdout) == (
         0,

@@ -15,6 +15,7 @@ from knobregistry._text.plural import counted
 from knobregistry.catalogue import Entry, Kind
 from knobregistry.registry import holds_name
 from knobregistry.registry.pyproject import REPOSITORY_MARKERS, folders_up
+from knobregistry.registry.schema import schema_text
 from knobregistry.registry.site_reads import sites_disagree, sites_yaml
 from knobregistry.registry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
 from scanner import Knob, Role, ScanResult
@@ -94,7 +95,8 @@ _INSTALLED = frozenset({"site-packages", "dist-packages"})
 
 
 def shipped_schema() -> Path:
-    """The registry's JSON schema, as this installation ships it."""
+    """The registry's JSON schema file, as this installation ships it: what a registry in
+    the same repository names; its copy holds ``schema_text()``, the lists filled in."""
     return Path(str(resources.files("knobregistry.registry").joinpath("schema.json")))
 
 
@@ -125,7 +127,7 @@ def schema_copy(path: Path, force: bool) -> SchemaCopy:
     if not stat.S_ISREG(mode):
         return SchemaCopy(False, _kept(path, not_regular(mode)) + ".")
     try:
-        same = read_bytes(path, follow=False) == shipped_schema().read_bytes()
+        same = read_bytes(path, follow=False) == schema_text().encode("utf-8")
     except FileError as exc:
         return SchemaCopy(False, _kept(path, f"it cannot be read ({exc.reason})") + ".")
     if same:

@@ -22,12 +22,12 @@ from knobregistry.init.starter import (
     render_starter,
     schema_copy,
     schema_reference,
-    shipped_schema,
 )
 from knobregistry.project.scan_for import scan_for
 from knobregistry.project.stack_use import StackUse, stack_use
 from knobregistry.registry import Registry, ScanScope
 from knobregistry.registry.pyproject import PyprojectError, project_settings
+from knobregistry.registry.schema import schema_text
 from scanner import Language, ScanResult
 
 
@@ -138,7 +138,7 @@ def write_init(plan: InitPlan) -> None:
         with locked(output):  # no `knobs triage --record` writes it meanwhile
             refuse_to_overwrite(output, plan.request.force)  # nor another init
             if plan.copy is not None and plan.writes_schema:
-                text = shipped_schema().read_text(encoding="utf-8")
+                text = schema_text()
                 write_atomic(plan.copy, text, follow=False)  # a link put there meanwhile: replaced
             write_atomic(output, plan.starter.text)
     except LockError as exc:

@@ -7,7 +7,6 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knobregistry._io.validated import problems_unless_known_valid
@@ -15,6 +14,7 @@ from knobregistry._text.schema_words import TYPE_NAMES, either, fitting_branch
 from knobregistry.registry.checks import semantic_problems
 from knobregistry.registry.document import Document
 from knobregistry.registry.model import KeyPath, RegistryProblem, cut, quote
+from knobregistry.registry.schema import full_schema, schema_text
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -39,16 +39,9 @@ _REQUIRED_HINTS: dict[str | tuple[str | int, str], str] = {
 
 
 @functools.cache
-def _schema_text() -> str:
-    # beside this module (importlib.resources would import zipfile to say the same)
-    return Path(__file__).with_name("schema.json").read_text("utf-8")
-
-
-@functools.cache
 def load_schema() -> dict[str, Any]:
-    """The registry's JSON Schema, as shipped in the package."""
-    schema: dict[str, Any] = json.loads(_schema_text())
-    return schema
+    """The registry's JSON Schema, its languages and compare modes filled in from their tables."""
+    return full_schema()
 
 
 @functools.cache
@@ -62,7 +55,7 @@ def validate_document(doc: Document) -> tuple[RegistryProblem, ...]:
     """Every problem in a parsed registry: loading, schema and semantic ones, sorted."""
     problems = list(doc.problems)
     errors = problems_unless_known_valid(
-        _schema_text(), doc.data, lambda: list(_validator().iter_errors(doc.data))
+        schema_text(), doc.data, lambda: list(_validator().iter_errors(doc.data))
     )
     for error in errors:
         problems.extend(_problems_for(doc, error))

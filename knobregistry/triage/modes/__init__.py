@@ -1,7 +1,8 @@
 """The compare modes of `knobs triage --compare`, as a table: one module of this package per
 mode, each declaring ``MODE = Mode(...)`` (its name, argument, help, docs row, and how it
 parses, observes, compares and records). --compare's help, its parsing, the error that lists
-the modes, the record's fields and the table in docs/triage.md all read this table, so a new
+the modes, the record's fields and the table in docs/triage.md all read this table, and the
+registry's schema reads its declarations' source (knobregistry.registry.schema), so a new
 mode is its module and its test."""
 
 from __future__ import annotations

@@ -3,6 +3,8 @@ parses, observes a run's output, tells two outputs apart and records a differenc
 
 A mode is one module of this package that declares ``MODE = Mode(...)``; the table
 (``knobregistry.triage.modes.MODES``) is every such declaration, in ``place`` order.
+Its ``name``, ``argument`` and ``place`` are written as literals: the registry's schema
+(knobregistry.registry.schema, a room below triage) reads them from the source.
 """
 
 from __future__ import annotations
