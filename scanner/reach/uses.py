@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator, Sequence
 
 from scanner.model import Outcome
+from scanner.reach.attribute_flags import attributes_set, flag_loads
 from scanner.reach.carriers import Carriers
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import conditioned, handed_as_flag
@@ -185,6 +186,23 @@ def _flag_set(
             yield from local_tests(
                 module, function, name, carried, tree, carriers, depth, after=end
             )
+    if depth >= MAX_CARRY + 2:
+        return
+    # A flag stored on an object (``self.use_x = True``, ``mlp._enable_x = True``): where
+    # the body leaves, the statements after the ``if`` are the other side.
+    rest: Sequence[ast.stmt] = statement.orelse or (
+        module.after(statement) if _leaves(statement.body) else ()
+    )
+    for block, holds in ((statement.body, True), (rest, False)):
+        for (holder, attr), value in attributes_set(block).items():
+            carried = [(v, value if held is holds else not value) for v, held in deciding[1]]
+            for user, load in flag_loads(module, statement, holder, attr, tree, carriers):
+                yield from uses(user, load, carried, tree, carriers, depth + 1)
+
+
+def _leaves(body: Sequence[ast.stmt]) -> bool:
+    """Whether a block ends by leaving its function or loop."""
+    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
 
 
 def _deciding(
