@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 
 from scanner.model import Outcome
 from scanner.reach.attribute_flags import attributes_set, flag_loads
+from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import conditioned, handed_as_flag
@@ -164,6 +165,25 @@ def _early_return(
     yield from returned_branches(module, function, carried, tree, carriers, depth + 1)
 
 
+def _predicate(
+    module: Module,
+    test: ast.expr,
+    name: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """``if not enable_lean: return False`` on a parameter of a predicate: as
+    ``_early_return``, the callers' tests of what it returns decide with the parameter."""
+    statement = module.parent(test)
+    if not isinstance(statement, ast.If) or statement.test is not test or depth >= MAX_CARRY + 2:
+        return
+    loads = [n for n in ast.walk(test) if isinstance(n, ast.Name) and n.id == name]
+    if len(loads) == 1:
+        yield from _early_return(module, statement, loads[0], outcomes, tree, carriers, depth)
+
+
 def _flag_set(
     module: Module,
     statement: ast.If,
@@ -298,6 +318,7 @@ def local_tests(
     for test in module.tests_naming(function).get(name, ()):
         if test.lineno > after:
             yield from decided(module, test, named(name), outcomes, choices=choices)
+            yield from _predicate(module, test, name, outcomes, tree, carriers, depth)
     for returned in returns_naming(function, name):
         if returned.lineno > after:
             yield from uses(module, returned, outcomes, tree, carriers, depth, choices=choices)
@@ -403,16 +424,13 @@ def _callee(
 ) -> tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef] | None:
     """The function of the tree a call calls, and its module."""
     dotted = module.resolve(call.func, module.owner_class(call))
-    if dotted is None:
-        return None
-    split = tree.split(tree.reexported(dotted))
-    if split is None:
-        return None
-    target, local = split
-    definition = target.definitions.get(local)
-    if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
-        return target, definition
-    return None
+    split = tree.split(tree.reexported(dotted)) if dotted is not None else None
+    if split is not None:
+        target, local = split
+        definition = target.definitions.get(local)
+        if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
+            return target, definition
+    return bound_function(module, call, tree)
 
 
 def _parameter(
