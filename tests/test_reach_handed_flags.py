@@ -93,6 +93,44 @@ KEPT_FUNCTION = {
     ),
 }
 
+# facebookresearch/xformers, xformers/ops/sequence_parallel_fused_ops.py:355-372 and
+# :587-614: the knob makes a cached local None where the other side may build the fused
+# object; it is returned, and the caller tests ``obj is None`` for the plain fallback. (In
+# xformers the fast path's work is symmetric-memory copies on side streams, which no mark
+# names; here it calls a Triton kernel.)
+OBJECT_OR_NONE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/seqpar.py": (
+        "import os\n\nimport torch\n\n"
+        "from pkg.kernels import lean_decode\n\n"
+        "CACHE = {}\n\n\n"
+        "class _Fused:\n"
+        "    def __init__(self, group):\n"
+        "        self.group = group\n\n\n"
+        "def _lazy_init(group):\n"
+        "    try:\n"
+        "        obj = CACHE[id(group)]\n"
+        "    except KeyError:\n"
+        '        if int(os.environ.get("X_DISABLE_FUSED_GATHER", "0")):\n'
+        "            obj = None\n"
+        "        elif group.size() == 1:\n"
+        "            obj = None\n"
+        "        else:\n"
+        "            obj = _Fused(group)\n"
+        "        CACHE[id(group)] = obj\n"
+        "    return obj\n\n\n"
+        "def fused_allgather(x, group):\n"
+        "    obj = _lazy_init(group)\n"
+        "    if group.size() == 1:\n"
+        "        return x\n"
+        "    elif obj is None:\n"
+        "        return torch.distributed.all_gather_into_tensor(x, x, group=group)\n"
+        "    else:\n"
+        "        return lean_decode(x)\n"
+    ),
+}
+
 CASES = [
     (
         "a-flag-handed-to-a-kept-function-and-its-predicate",
@@ -114,6 +152,17 @@ CASES = [
         "unset, it runs the branch of `enable_lean` at pkg/decode.py:2, which reaches calls "
         "lean_decode (pkg/kernels.py:10) -> calls _lean_kernel (pkg/kernels.py:6) -> "
         "@triton.jit _lean_kernel at pkg/kernels.py:6; X_DISABLE_LEAN='1' leaves that "
+        "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "an-object-or-none-returned-and-tested",
+        OBJECT_OR_NONE,
+        "X_DISABLE_FUSED_GATHER",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "unset, it runs the branch of `not (obj is None)` at pkg/seqpar.py:33, which reaches "
+        "calls lean_decode (pkg/kernels.py:10) -> calls _lean_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _lean_kernel at pkg/kernels.py:6; X_DISABLE_FUSED_GATHER='1' leaves that "
         "branch, and what runs instead reaches no such kernel",
     ),
 ]

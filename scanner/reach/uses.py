@@ -12,6 +12,7 @@ from scanner.reach.carriers import Carriers
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
+from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, string_tuples_around
 from scanner.reach.truth import IsCarrier, truths, value_of
@@ -196,6 +197,8 @@ def _flag_set(
     """``if x or envs.X: flag = False`` / ``else: flag = ...``: a local one side sets to a
     constant, tested further on, carries the decision (true or false as that side runs)."""
     deciding = _deciding(module, statement.test, carrier, outcomes)
+    if deciding is None and statement.test is carrier:  # ``if int(os.environ.get(N)):``
+        deciding = carrier, [(v, bool(o)) for v, o in outcomes]
     function = module.function_node_around(statement)
     if deciding is None or function is None:
         return
@@ -205,6 +208,19 @@ def _flag_set(
             carried = [(v, value if held is holds else not value) for v, held in deciding[1]]
             yield from local_tests(
                 module, function, name, carried, tree, carriers, depth, after=end
+            )
+    # A local one side sets to None and the other may bind to an object (``obj = None`` /
+    # ``obj = Fused(...)``): its tests (``obj is None``) further on, and where it goes.
+    for cleared, built, holds in (
+        (statement.body, statement.orelse, True),
+        (statement.orelse, statement.body, False),
+    ):
+        for name in nones_set(cleared, built):
+            objects: list[tuple[str | None, Outcome]] = [
+                (v, None if held is holds else AN_OBJECT) for v, held in deciding[1]
+            ]
+            yield from local_tests(
+                module, function, name, objects, tree, carriers, depth, after=end
             )
     if depth >= MAX_CARRY + 2:
         return
