@@ -6,10 +6,13 @@ import ast
 from collections.abc import Iterator, Sequence
 
 from scanner.model import Outcome
+from scanner.reach.attribute_flags import attributes_set, flag_loads
+from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
+from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, string_tuples_around
 from scanner.reach.truth import IsCarrier, truths, value_of
@@ -163,6 +166,25 @@ def _early_return(
     yield from returned_branches(module, function, carried, tree, carriers, depth + 1)
 
 
+def _predicate(
+    module: Module,
+    test: ast.expr,
+    name: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """``if not enable_lean: return False`` on a parameter of a predicate: as
+    ``_early_return``, the callers' tests of what it returns decide with the parameter."""
+    statement = module.parent(test)
+    if not isinstance(statement, ast.If) or statement.test is not test or depth >= MAX_CARRY + 2:
+        return
+    loads = [n for n in ast.walk(test) if isinstance(n, ast.Name) and n.id == name]
+    if len(loads) == 1:
+        yield from _early_return(module, statement, loads[0], outcomes, tree, carriers, depth)
+
+
 def _flag_set(
     module: Module,
     statement: ast.If,
@@ -175,6 +197,8 @@ def _flag_set(
     """``if x or envs.X: flag = False`` / ``else: flag = ...``: a local one side sets to a
     constant, tested further on, carries the decision (true or false as that side runs)."""
     deciding = _deciding(module, statement.test, carrier, outcomes)
+    if deciding is None and statement.test is carrier:  # ``if int(os.environ.get(N)):``
+        deciding = carrier, [(v, bool(o)) for v, o in outcomes]
     function = module.function_node_around(statement)
     if deciding is None or function is None:
         return
@@ -185,6 +209,36 @@ def _flag_set(
             yield from local_tests(
                 module, function, name, carried, tree, carriers, depth, after=end
             )
+    # A local one side sets to None and the other may bind to an object (``obj = None`` /
+    # ``obj = Fused(...)``): its tests (``obj is None``) further on, and where it goes.
+    for cleared, built, holds in (
+        (statement.body, statement.orelse, True),
+        (statement.orelse, statement.body, False),
+    ):
+        for name in nones_set(cleared, built):
+            objects: list[tuple[str | None, Outcome]] = [
+                (v, None if held is holds else AN_OBJECT) for v, held in deciding[1]
+            ]
+            yield from local_tests(
+                module, function, name, objects, tree, carriers, depth, after=end
+            )
+    if depth >= MAX_CARRY + 2:
+        return
+    # A flag stored on an object (``self.use_x = True``, ``mlp._enable_x = True``): where
+    # the body leaves, the statements after the ``if`` are the other side.
+    rest: Sequence[ast.stmt] = statement.orelse or (
+        module.after(statement) if _leaves(statement.body) else ()
+    )
+    for block, holds in ((statement.body, True), (rest, False)):
+        for (holder, attr), value in attributes_set(block).items():
+            carried = [(v, value if held is holds else not value) for v, held in deciding[1]]
+            for user, load in flag_loads(module, statement, holder, attr, tree, carriers):
+                yield from uses(user, load, carried, tree, carriers, depth + 1)
+
+
+def _leaves(body: Sequence[ast.stmt]) -> bool:
+    """Whether a block ends by leaving its function or loop."""
+    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
 
 
 def _deciding(
@@ -280,6 +334,7 @@ def local_tests(
     for test in module.tests_naming(function).get(name, ()):
         if test.lineno > after:
             yield from decided(module, test, named(name), outcomes, choices=choices)
+            yield from _predicate(module, test, name, outcomes, tree, carriers, depth)
     for returned in returns_naming(function, name):
         if returned.lineno > after:
             yield from uses(module, returned, outcomes, tree, carriers, depth, choices=choices)
@@ -385,16 +440,13 @@ def _callee(
 ) -> tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef] | None:
     """The function of the tree a call calls, and its module."""
     dotted = module.resolve(call.func, module.owner_class(call))
-    if dotted is None:
-        return None
-    split = tree.split(tree.reexported(dotted))
-    if split is None:
-        return None
-    target, local = split
-    definition = target.definitions.get(local)
-    if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
-        return target, definition
-    return None
+    split = tree.split(tree.reexported(dotted)) if dotted is not None else None
+    if split is not None:
+        target, local = split
+        definition = target.definitions.get(local)
+        if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
+            return target, definition
+    return bound_function(module, call, tree)
 
 
 def _parameter(

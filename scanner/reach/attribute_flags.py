@@ -1,0 +1,96 @@
+"""Flags one side of a gate stores on an object, and the tests that read them there.
+
+``if envs.X: self.use_fused = True`` in ``__init__``, tested in ``forward``; or a helper
+that returns early on the knob and otherwise marks the module it is handed
+(``mlp._enable_fusion = True``), whose own class declares the flag
+(``self._enable_fusion = False``) and tests it (``if self._enable_fusion: ...``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+from typing import Final
+
+from scanner.reach.carriers import Carriers
+from scanner.reach.modules import Module, Tree
+
+# A flag stored on another object is searched for in the classes that declare it; a name
+# more classes declare than this is too common to say which object was meant.
+MAX_DECLARING: Final = 3
+
+
+def attributes_set(body: Sequence[ast.stmt]) -> dict[tuple[str, str], bool]:
+    """The attributes a block's own statements set to True or False, by the object's name
+    (``self``, or a local or parameter) and the attribute's."""
+    found: dict[tuple[str, str], bool] = {}
+    for statement in body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(target := statement.targets[0], ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, bool)
+        ):
+            found[(target.value.id, target.attr)] = statement.value.value
+    return found
+
+
+def flag_loads(
+    module: Module,
+    statement: ast.stmt,
+    holder: str,
+    attr: str,
+    tree: Tree,
+    carriers: Carriers,
+) -> Iterator[tuple[Module, ast.Attribute]]:
+    """The loads of the flag ``holder.attr`` that ``statement`` (in ``module``) sets: for
+    ``self``, the loads of ``self.attr`` in the class's other methods and after the
+    statement in its own; for another object, the loads of ``self.attr`` in the classes of
+    the tree that declare the flag themselves (``self.attr = False``)."""
+    if holder == "self":
+        owner = module.owner_class(statement)
+        function = module.function_node_around(statement)
+        if owner is None:
+            return
+        end = statement.end_lineno or statement.lineno
+        for load in module.attribute_loads(attr):
+            if module.owner_class(load) == owner and (
+                module.function_node_around(load) is not function or load.lineno > end
+            ):
+                yield module, load
+        return
+    declaring: list[tuple[Module, str]] = []
+    for rel in carriers.modules_naming(None, attr):
+        other = tree.module(rel)
+        if other is None:
+            continue
+        for owner in _declaring_classes(other, attr):
+            declaring.append((other, owner))
+    if len(declaring) > MAX_DECLARING:
+        return
+    for other, owner in declaring:
+        for load in other.attribute_loads(attr):
+            if other.owner_class(load) == owner:
+                yield other, load
+
+
+def _declaring_classes(module: Module, attr: str) -> list[str]:
+    """The classes of ``module`` whose methods set ``self.attr`` to True or False."""
+    found: list[str] = []
+    for node in ast.walk(module.tree):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(target := node.targets[0], ast.Attribute)
+            and target.attr == attr
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, bool)
+        ):
+            owner = module.owner_class(node)
+            if owner is not None and owner not in found:
+                found.append(owner)
+    return found
