@@ -371,3 +371,75 @@ def test_explain_shows_the_proposed_role_and_why_the_gate_is_undecided(tree: Pat
     (tree / "registry.yaml").write_text(confirmed, encoding="utf-8")
     role = run_knobs("explain", "DEMO_FUSED_ADAM", cwd=tree).stdout.splitlines()[4]
     assert role == "  role       kernel"
+
+
+# sglang's SGLANG_USE_1STAGE_ALLREDUCE (sglang/srt/distributed/parallel_state.py:1358-1361,
+# device_communicators/custom_all_reduce.py:402,447): `if X.is_set(): return X.get()` decides
+# the deterministic collectives, and another function only asks whether it is set. Unsetting
+# turns the second site off and "0" the first: no single value turns every site off, but "1"
+# turns every one on, and that is the value the deterministic mode needs.
+ONE_STAGE = """
+    import logging
+    import os
+
+    from pkg.ring import Ring
+
+    logger = logging.getLogger(__name__)
+
+
+    def _deterministic_collectives():
+        if "DEMO_ONE_STAGE_AR" in os.environ:
+            return os.environ["DEMO_ONE_STAGE_AR"] not in ("0", "false")
+        return False
+
+
+    def pick_allreduce():
+        if "DEMO_ONE_STAGE_AR" in os.environ:
+            logger.debug("all-reduce forced by DEMO_ONE_STAGE_AR")
+        return Ring
+
+
+    def make_group(size):
+        return pick_allreduce()(size, deterministic=_deterministic_collectives())
+    """
+
+RING = """
+    class Ring:
+        def __init__(self, size, deterministic=False):
+            self.size = size
+            self.deterministic = deterministic
+    """
+
+
+def test_a_deterministic_mode_undecided_only_for_off_is_turned_on(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path / "tree",
+        {"pkg/__init__.py": "", "pkg/comm.py": ONE_STAGE, "pkg/ring.py": RING},
+    )
+    (root / ".git").mkdir()
+    assert run_knobs("init", ".", cwd=root).returncode == 0
+    text = (root / "registry.yaml").read_text(encoding="utf-8")
+    assert (
+        '    undecided: "no single value turns every site off (pkg/comm.py:10, pkg/comm.py:11, '
+        'pkg/comm.py:16)"\n    on_value: "1"  # it turns every site on\n    role:\n'
+        "      proposed: determinism\n"
+    ) in text
+    result = run_knobs("export", "--profile", "bitwise", cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "export DEMO_ONE_STAGE_AR='1'"
+    assert "Undecided" not in result.stderr
+    checked = run_knobs("check", cwd=root)
+    assert checked.returncode == 0, checked.stdout
+    assert (
+        "registers its gate as undecided: no single value turns every site off (pkg/comm.py:10, "
+        "pkg/comm.py:11, pkg/comm.py:16). No profile turns it off until someone decides (a "
+        "`set: on` rule writes '1', which turns every site on)."
+    ) in " ".join(checked.stdout.split())
+
+
+def test_an_on_value_beside_undecided_is_not_written_where_a_site_is_on_by_default(
+    tree: Path,
+) -> None:
+    text = (tree / "registry.yaml").read_text(encoding="utf-8")
+    entry = text[text.index("  DEMO_SPLIT_TRITON:") :]
+    assert "on_value" not in entry[: entry.index("triage:")]

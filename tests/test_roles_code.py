@@ -721,6 +721,33 @@ RESOLVER = {
 }
 
 
+# sglang 1c2ad4d, kernels/ops/attention/flash_mla_sm120.py:209,316-371 and
+# models/deepseek_v4.py:1224: the backend read once into a module name, then a dispatch on
+# it in a function (flashinfer, then triton, then the PyTorch fall-through), and another
+# function that asks only whether it is "flashinfer". "0" is neither choice: the
+# fall-through runs, and the "triton" body, which "0" never takes, is no part of it.
+STORED_DISPATCH = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/mla.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n"
+        '_default_backend = os.environ.get("X_DECODE_BACKEND", "flashinfer")\n\n\n'
+        "def decode(q):\n"
+        '    if _default_backend == "flashinfer":\n'
+        "        return fused_rms_norm(q)\n"
+        '    if _default_backend == "triton":\n'
+        "        return fused_rms_norm(q)\n"
+        "    return torch.softmax(q, dim=-1)\n"
+    ),
+    "pkg/model.py": (
+        "import os\n\n\n"
+        "def heads(n):\n"
+        '    if os.environ.get("X_DECODE_BACKEND", "flashinfer") == "flashinfer":\n'
+        "        return 64\n"
+        "    return n\n"
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     *(
         (
@@ -1129,6 +1156,18 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         Polarity.ENABLE,
         "0",
         "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "a-stored-choice-whose-other-value-takes-the-fall-through",
+        STORED_DISPATCH,
+        "X_DECODE_BACKEND",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `_default_backend == 'flashinfer'` at pkg/mla.py:11, "
+        "which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; X_DECODE_BACKEND='0' "
+        "leaves that branch, and what runs instead reaches no such kernel",
     ),
 ]
 

@@ -56,14 +56,18 @@ FORMS: dict[str, Form] = {
         f'        return os.environ["{name}"] == "1"\n'
         "    return False\n"
     ),
-    "stored": lambda at, name: f'S{at} = os.environ.get("{name}")\nU{at} = S{at} == "on"\n',
+    # compared with what the code cannot know: stored, and not judged where it is used
+    "stored": lambda at, name: f'S{at} = os.environ.get("{name}")\nU{at} = S{at} == sys.argv[0]\n',
     "write": lambda at, name: f'os.environ["{name}"] = "1"\n',
     "dynamic": lambda at, name: f"Y{at} = os.environ.get(sys.argv[1])\n",
     "dict": lambda at, name: f'G{at} = D.get("A_{at % 2 + 1}") == "1"\n',
     "wrapper": lambda at, name: f'W{at} = flag("{name}")\n',
     "commented": lambda at, name: f'C{at} = os.environ.get("{name}")  # {name}\n',
+    # a helper that loops is no converter (scanner.source.narrow.is_converter): not followed
     "helper": lambda at, name: (
         f"def helper{at}(v):\n"
+        "    for part in (v,):\n"
+        "        return part\n"
         "    return v\n"
         f"def calls{at}():\n"
         f'    if helper{at}(os.environ.get("{name}")):\n'

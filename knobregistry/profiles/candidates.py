@@ -23,6 +23,7 @@ from knobregistry.registry.feature import (
     knob_feature_on,
     launched_on,
     off_state,
+    split_on_value,
     undecided_gate,
 )
 from knobregistry.registry.model import ExternalKnob
@@ -62,6 +63,9 @@ class Candidate:
     role_reason: str | None = None
     undecided: str | None = None  # why its gate is undecided; None: decided
     off_known: bool = True  # False: no one value turns every site off
+    # Undecided only for `off`: its sites disagree on what turns them off, and ``on`` turns
+    # every one on (see feature.split_on_value), so `set: on` may write it.
+    on_decided: bool = False
     deterministic: str | None = None  # what `set: deterministic` writes; None: nothing to write
     unset_required: bool = False  # `set: deterministic` unsets it (the catalogue: must stay unset)
     # Where the tree turns on a feature its code leaves off by default (a launcher's export).
@@ -110,6 +114,7 @@ def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Can
             role_reason=knob.role_reason,
             undecided=undecided_gate(knob),
             off_known=off_known,
+            on_decided=split_on_value(knob) is not None,
             deterministic=deterministic_value(knob.name),
             unset_required=must_stay_unset(knob.name),
             launched_on=launched_on(knob),
@@ -176,6 +181,7 @@ def _registered(name: str, entry: KnobEntry, knob: Knob | None) -> Candidate:
         role_reason=reason,
         undecided=entry.undecided,
         off_known=off_known,
+        on_decided=_on_decided(entry, knob),
         deterministic=deterministic_value(name),
         unset_required=must_stay_unset(name),
         launched_on=entry.launched_on or launched_on(knob),
@@ -192,6 +198,18 @@ def _registered_role(entry: KnobEntry, knob: Knob | None) -> tuple[Role, str]:
     if knob is not None:
         return knob.role, f"the registry does not say; the scan proposes it: {knob.role_reason}"
     return Role.UNKNOWN, "the registry does not say its role"
+
+
+def _on_decided(entry: KnobEntry, knob: Knob | None) -> bool:
+    """Whether a knob registered undecided still has a decided on value: the registry
+    states it (`knobs init` writes the one that turns every site on, where the sites
+    disagree only on what turns them off), no recorded site is on by default, and the scan,
+    where there is one, finds the same value."""
+    if entry.undecided is None or entry.on_value is None or entry.polarity is Polarity.DISABLE:
+        return False
+    if entry.sites is not None and any(s.default_on is not False for s in entry.sites if s.switch):
+        return False
+    return knob is None or split_on_value(knob) == entry.on_value
 
 
 def _scanned_off(knob: Knob | None) -> tuple[str | None, bool]:
@@ -252,7 +270,9 @@ def pick(rule: SelectRule, candidate: Candidate) -> bool | LeftAlone:
         return False  # a knob of unknown role counts as left alone where off would leave it on
     if not allowed:
         why, reason = Why.UNKNOWN_ROLE, candidate.role_reason or "nobody has said what it controls"
-    elif candidate.undecided is not None and rule.set in (SetAction.ON, SetAction.OFF):
+    elif candidate.undecided is not None and (
+        rule.set is SetAction.OFF or (rule.set is SetAction.ON and not candidate.on_decided)
+    ):
         why, reason = Why.UNDECIDED, candidate.undecided
     elif rule.set is SetAction.OFF and not candidate.off_known:
         why, reason = Why.NO_OFF_VALUE, "no single value turns every site of it off"

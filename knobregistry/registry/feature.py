@@ -88,6 +88,26 @@ def off_state(knob: Knob) -> Off:
     return Off.SPLIT if any(g.off_values for g in gates) else Off.UNSET
 
 
+def split_on_value(knob: Knob) -> str | None:
+    """The value that turns every site of ``knob`` on, where its sites disagree only on what
+    turns them off (``if X.is_set(): return X.get()``: unsetting turns the first off, "0" the
+    second) and each is off when unset: the knob is undecided for ``off``, not for ``on``.
+    None when that is not the knob's case."""
+    if is_undecided(knob) or off_state(knob) is not Off.SPLIT or knob.polarity is Polarity.DISABLE:
+        return None
+    on = knob.on_value
+    if on is None or any(s.gate.kind is GateKind.UNKNOWN for s in knob.sites):
+        return None
+    switches = [s for s in knob.sites if s.gate.kind in SWITCHES and s.default_on is not None]
+    for site in switches:
+        gate = site.gate
+        if site.default_on is not False or gate.polarity is Polarity.DISABLE:
+            return None
+        if on not in gate.on_values and gate.kind is not GateKind.PRESENCE:
+            return None
+    return on
+
+
 def undecided_gate(knob: Knob) -> str | None:
     """Why no one switch can be written for the knob, or None: the scanner could not decide
     its gate, or its sites are turned off by different values (one tests `!= "0"`,

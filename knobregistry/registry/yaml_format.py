@@ -17,6 +17,7 @@ from knobregistry.registry.feature import (
     is_undecided,
     launched_on,
     off_state,
+    split_on_value,
     undecided_gate,
     undecided_reason,
 )
@@ -73,8 +74,9 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
     for a gate only unsetting turns off), and its on value when a profile could not guess
     it ("1"); else (the KNB001 snippet) only a disable knob's polarity and an off value
     other than "0". An undecided knob is registered with `default_on: null` and the
-    scanner's reason under `undecided`, which no profile acts on and `knobs check` reports
-    until a person has read the code."""
+    scanner's reason under `undecided`, which no profile turns off and `knobs check` reports
+    until a person has read the code; where its sites disagree only on what turns them off,
+    with the `on_value` that turns every one on, which `set: on` may write."""
     lines = []
     default = common_default(knob)
     if default is not None:
@@ -83,6 +85,9 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
     lines.append(f"default_on: {yaml_bool(None if undecided else knob.default_on)}")
     if undecided is not None:
         lines.append(f"undecided: {yaml_string(undecided if registrable(undecided) else '?')}")
+        on = split_on_value(knob)
+        if on is not None and registrable(on):
+            lines.append(f"on_value: {yaml_string(on)}  # it turns every site on")
     elif knob.kind in SWITCHES:
         lines.extend(_switch_fields(knob, explicit=polarity))
         launched = launched_on(knob)

@@ -345,6 +345,9 @@ def _plain_call(
                 self_value=self_value,
                 owner=found_method[0],
             )
+    converted = _converted(ev, node, frame)
+    if converted is not None:
+        return converted
     args = [ev.expr(arg.value, frame) for arg in node.args]
     plain = all(arg.keyword is None and not arg.star for arg in node.args)
     values = [a.value for a in args]
@@ -375,6 +378,25 @@ def _plain_call(
         ev.note_opaque(dotted(func) or "a call")
         ev.note_passed(args)
     return derived(UNKNOWN, *args, *([receiver] if receiver is not None else []))
+
+
+def _converted(ev: Evaluator, node: cst.Call, frame: Frame) -> V | None:
+    """What a converter of the module returns for the call (``maybe_convert_bool(v)``,
+    see ``scanner.interpret.converters``), when that depends on the variable and is
+    known; None when the callee is no converter or its result says nothing."""
+    func = node.func
+    lookup = ev.module.converter
+    if lookup is None or not isinstance(func, cst.Name) or frame.lookup(func.value) is not None:
+        return None
+    if func.value not in frame.symbols.functions:
+        return None
+    function = lookup(func.value)
+    if function is None:
+        return None
+    result = call_function(ev, function, node, frame, frame.symbols)
+    if not result.env or result.value is UNKNOWN:
+        return None
+    return result
 
 
 def _last_name(func: cst.BaseExpression) -> str:

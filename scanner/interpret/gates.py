@@ -52,7 +52,7 @@ def verdict(
         return unknown_gate("the read sits in code the scanner does not run")
     if any(obs.numeric or obs.path for obs in observations):
         return VALUE_GATE
-    if _dispatch(observations):
+    if dispatches(observations):
         return VALUE_GATE
     required = _requirement(probes)
     if required is not None:
@@ -111,7 +111,7 @@ def _varies(outputs: Mapping[str | None, object]) -> bool:
     return len(known - {outcome_key(o) for o in outputs.values() if is_opaque(o)}) > 1
 
 
-def _dispatch(observations: Sequence[Observation]) -> bool:
+def dispatches(observations: Sequence[Observation]) -> bool:
     """``if v == "bf16": ... elif v == "fp16": ...``: several tests of the value against
     different names pick one of many behaviours; the variable is a value, not a switch."""
     for obs in observations:

@@ -135,6 +135,7 @@ _SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.UNKNOWN)
 # Verdicts whose decisions a role may be proposed from: switches, and values that choose.
 _DECIDING = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.VALUE)
 _DIRECT = (ReadKind.GET, ReadKind.GETENV, ReadKind.ACCESSOR)
+_STORED = ("global", "attr")  # stores whose users scanner.interpret.stored_reads follows
 
 
 def _default(parsed: ParsedModule, event: Event, index: WrapperIndex, probes: Probes) -> str | None:
@@ -235,6 +236,11 @@ def named_strings(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
     roots: list[cst.CSTNode] = [event.unit.scope] if event.unit.scope else [*event.unit.statements]
     if event.wrapper is not None and event.wrapper.kind != SETTER:
         roots.extend(parsed.wrapper_roots(event.wrapper))
+    binding = event.binding
+    if binding is not None and binding.store in _STORED:
+        # A value stored for later is compared where it is used: the choices a dispatch
+        # names there (``_backend = get(N)``, then ``if _backend == "triton": ...``).
+        roots.extend(user for user, _ in parsed.users(binding.name, binding.store))
     found: list[str] = []
     for root in roots:
         found.extend(parsed.compared_strings(root))

@@ -9,6 +9,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from scanner.interpret.converters import find_converter
 from scanner.interpret.evaluate import Evaluator
 from scanner.interpret.frames import (
     Bindings,
@@ -83,6 +84,7 @@ class ParsedModule:
     _attributes: dict[int, str] | None = None
     # What declarations of one template share (``scanner.interpret.registries``).
     shared: dict[object, Any] = field(default_factory=dict)
+    _converters: dict[str, cst.FunctionDef | None] = field(default_factory=dict)
 
     @classmethod
     def parse(
@@ -238,8 +240,13 @@ class ParsedModule:
             accessors=self.accessors,
             attributes=self.attributes(),
             shared=self.shared,
+            converter=self.converter,
         )
         return Evaluator(index, probe, facts)
+
+    def converter(self, name: str) -> cst.FunctionDef | None:
+        """The small module-level function ``name`` that a value is handed through, or None."""
+        return find_converter(self.tree, name, self._converters)
 
     def attributes(self) -> dict[int, str]:
         """The calls assigned to a name in a class body (``X = EnvBool(True)``), by id,

@@ -43,3 +43,5 @@ class ModuleFacts:
     # Calls assigned to an attribute in a class body, by id: what ``__set_name__`` gets.
     attributes: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
     shared: dict[object, Any] | None = None  # what the probes of one file share
+    # The module's converter of a name (``scanner.interpret.converters``), or None.
+    converter: Callable[[str], cst.FunctionDef | None] | None = None

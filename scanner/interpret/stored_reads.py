@@ -16,7 +16,7 @@ import libcst as cst
 from scanner.interpret.classify import classify
 from scanner.interpret.evaluate import Observation
 from scanner.interpret.frames import Frame
-from scanner.interpret.gates import Probes, tested_outcomes
+from scanner.interpret.gates import Probes, dispatches, tested_outcomes
 from scanner.interpret.module import ParsedModule
 from scanner.interpret.objects import ClassModel, Instance
 from scanner.interpret.probe import Probe
@@ -70,6 +70,8 @@ def follow_store(
             (value, _run(parsed, index, consumer, method_class, binding, stored[value]))
             for value, _ in probes
         ]
+        if dispatches([obs for _, obs in runs]):
+            return VALUE_GATE  # ``if _be == "triton": ... if _be == "torch": ...``: a choice
         outputs = _outcomes(runs)
         gate = classify(outputs, named) if outputs is not None else None
         if gate is not None and gate.kind is GateKind.PRESENCE and _uses(consumer, binding):

@@ -26,6 +26,7 @@ from scanner.reach.config import config_branches, config_key
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
+from scanner.reach.pruned import never_taken, reached_without
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
@@ -64,17 +65,7 @@ class CodeReach:
         key = (branch.module.rel, id(branch.test), branch.holds)
         known = self._summaries.get(key)
         if known is None:
-            found = self.found(branch)
-            kernel = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
-            known = Summary(
-                unseen=bool(found.unseen),
-                kernel=kernel,
-                kernel_always=frozenset(m for m in kernel if m in found.always),
-                modes=frozenset(
-                    m for m in found.marks if m.kind is MarkKind.DETERMINISM and m in found.always
-                ),
-            )
-            self._summaries[key] = known
+            known = self._summaries[key] = summarized(self.found(branch))
         return known
 
     def found(self, branch: Branch) -> Found:
@@ -214,6 +205,19 @@ def _overrides_torch(module: Module) -> str | None:
     return None
 
 
+def summarized(found: Found) -> Summary:
+    """What ``found`` holds, as the sets a role is judged by."""
+    kernel = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
+    return Summary(
+        unseen=bool(found.unseen),
+        kernel=kernel,
+        kernel_always=frozenset(m for m in kernel if m in found.always),
+        modes=frozenset(
+            m for m in found.marks if m.kind is MarkKind.DETERMINISM and m in found.always
+        ),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Summary:
     """What one branch reaches, as sets: the kernels, those it always reaches, the modes."""
@@ -233,6 +237,7 @@ class _Judged:
         self.all = found
         self._onlies: dict[tuple[str | None, str | None], list[Branch]] = {}
         self._weighed: list[str] = []
+        self._pruned: dict[tuple[int, str | None], Summary] = {}
 
     def evidence(self) -> Evidence | None:
         values = self._values()
@@ -302,6 +307,23 @@ class _Judged:
             found |= getattr(self.code.summary(branch), part)
         return found
 
+    def _under(self, chosen: Sequence[Branch], value: str | None, part: str) -> frozenset[Mark]:
+        """:meth:`_union` of what ``chosen`` reach under ``value``: without the bodies of
+        the knob's own tests within them that ``value`` never takes (scanner.reach.pruned)."""
+        found: frozenset[Mark] = frozenset()
+        for branch in chosen:
+            skipped = never_taken(self.branches, branch, value)
+            if not skipped:
+                found |= getattr(self.code.summary(branch), part)
+                continue
+            key = (id(branch), value)
+            summary = self._pruned.get(key)
+            if summary is None:
+                reached = reached_without(self.code.reach, branch, skipped)
+                summary = self._pruned[key] = summarized(reached)
+            found |= getattr(summary, part)
+        return found
+
     def _witness(
         self, chosen: Sequence[Branch], marks: frozenset[Mark]
     ) -> tuple[Mark, Branch, tuple[Step, ...]]:
@@ -331,8 +353,8 @@ class _Judged:
             reached = self._union(specific, "kernel") | self._union(general, "kernel_always")
             left = self._union(lost, "kernel") - reached
             return lost, (frozenset() if reached else left)
-        left = self._union(lost, "kernel") - self._union(instead, "kernel")
-        if not left or self._union(instead, "kernel_always"):
+        left = self._union(lost, "kernel") - self._under(instead, stays, "kernel")
+        if not left or self._under(instead, stays, "kernel_always"):
             return lost, frozenset()
         if any(self.code.summary(b).unseen for b in instead):
             return lost, frozenset()  # what runs instead calls code the tree lacks
@@ -404,7 +426,7 @@ class _Judged:
         if left & self._union(lost, "kernel_always"):
             return None
         instead = self._only(value, None)
-        gained = self._union(instead, "kernel") - self._union(lost, "kernel")
+        gained = self._under(instead, value, "kernel") - self._union(lost, "kernel")
         if not gained:
             return None
         return self._each_own("may reach", value, (lost, left), (instead, gained))

@@ -162,6 +162,7 @@ class Source:
         _keep_bases(self.tree.body, descriptors, keep)
         for whole in named:
             _keep(keep, *_span(whole))
+        _keep_converters(self.tree.body, lines, keep)
         _keep_bindings(bindings, lines, keep)
         _keep_passed_tables(self.tree.body, keep)
         parts = [
@@ -526,6 +527,65 @@ def _keep_passed_tables(body: Sequence[ast.stmt], keep: list[bool]) -> None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             if any(isinstance(t, ast.Name) and t.id in passed for t in targets):
                 _keep(keep, *_span(statement))
+
+
+def _keep_converters(body: Sequence[ast.stmt], lines: Sequence[str], keep: list[bool]) -> None:
+    """Keep the small module-level functions that kept code calls (vllm's
+    ``maybe_convert_bool(os.getenv(N))``, envs.py:360): the interpreter follows a value
+    through them (see ``scanner.interpret.converters``)."""
+    small = {
+        s.name: s
+        for s in body
+        if isinstance(s, ast.FunctionDef) and is_converter(s) and not keep[s.lineno]
+    }
+    if not small:
+        return
+    kept = "".join(line for n, line in enumerate(lines, 1) if keep[n])
+    for name in _CALLED.findall(kept):
+        found = small.get(name)
+        if found is not None:
+            _keep(keep, *_span(found))
+
+
+_CALLED = re.compile(r"([^\W\d]\w*)\s*\(")
+CONVERTER_STATEMENTS = 6  # the most statements a converter's body holds, nested ones included
+CONVERTER_LINES = 15
+
+
+def is_converter(statement: ast.stmt) -> bool:
+    """Whether ``statement`` defines a converter: a plain function of one or two parameters
+    whose body is a few statements that define nothing, loop over nothing and yield nothing
+    (``if value is None: return None; return bool(int(value))``)."""
+    if not isinstance(statement, ast.FunctionDef) or statement.decorator_list:
+        return False
+    if (statement.end_lineno or statement.lineno) - statement.lineno > CONVERTER_LINES:
+        return False
+    given = statement.args
+    count = len(given.posonlyargs) + len(given.args) + len(given.kwonlyargs)
+    if not 1 <= count <= 2 or given.vararg is not None or given.kwarg is not None:
+        return False
+    inner = [n for s in statement.body for n in ast.walk(s) if isinstance(n, ast.stmt)]
+    return len(inner) <= CONVERTER_STATEMENTS and not any(
+        isinstance(n, _NOT_IN_CONVERTERS) for s in statement.body for n in ast.walk(s)
+    )
+
+
+_NOT_IN_CONVERTERS = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Await,
+    ast.Global,
+    ast.Nonlocal,
+)
 
 
 def _always_kept(statement: ast.stmt) -> bool:

@@ -134,9 +134,18 @@ def still_undecided(where: Where, knob: Knob, reason: str) -> Diagnostic:
     sets it until a person has decided its gate."""
     site, more = _undecided_site(knob)
     registry = where.registry_file
+    from knobregistry.registry.feature import split_on_value
+
+    on = split_on_value(knob)
+    until = (
+        f"No profile turns it off until someone decides (a `set: on` rule writes {on!r}, "
+        "which turns every site on)."
+        if on is not None
+        else "No profile sets it until someone decides."
+    )
     message = (
         f"{knob.name} is read here{more}, and {registry} registers its gate as undecided: "
-        f"{reason}. No profile sets it until someone decides."
+        f"{reason}. {until}"
     )
     fix = (
         f"Read the code (`knobs explain {knob.name}`), then in knobs.{knob.name} write "
