@@ -23,6 +23,7 @@ from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.config import config_branches, config_key
+from scanner.reach.flag_values import flag_value
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
@@ -135,7 +136,9 @@ class CodeReach:
                     f"({overriding}), where a kernel may be what makes the run deterministic: "
                     "a person must say",
                 )
-        return judged if judged is not None else _documented(knob)
+        if judged is not None:
+            return judged
+        return _documented(knob) or flag_value(knob, self.tree)
 
 
 def _replaces(branch: Branch) -> bool:
