@@ -27,6 +27,7 @@ from scanner.reach.flag_values import flag_value
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
+from scanner.reach.passed_flags import passed_flags
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
@@ -138,7 +139,7 @@ class CodeReach:
                 )
         if judged is not None:
             return judged
-        return _documented(knob) or flag_value(knob, self.tree)
+        return _documented(knob) or passed_flags(knob) or flag_value(knob, self.tree)
 
 
 def _replaces(branch: Branch) -> bool:
