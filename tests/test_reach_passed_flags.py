@@ -42,7 +42,8 @@ def test_a_branch_passing_a_documented_kernel_flag_makes_a_kernel_switch(tmp_pat
         ("true", "--rl-persist-cuda-graphs"),
     )
     assert knob.role_reason == (
-        "with ENABLE_CUDA_GRAPH=true, common.sh:6 passes --cuda-graph-impl=local, which "
+        "with ENABLE_CUDA_GRAPH=true, the branch of the test at common.sh:6 passes "
+        "--cuda-graph-impl=local, which "
         "megatron-core 0.16.1 megatron/core/transformer/transformer_config.py:776 documents as "
         "the CUDA graph capture implementation (none: no CUDA graph; local or "
         "transformer_engine: captured); 'false' leaves the flag out"

@@ -28,7 +28,8 @@ def passed_flags(knob: Knob) -> Evidence | None:
                 continue
             return Evidence(
                 Role.KERNEL,
-                f"with {knob.name}={value}, {site.path}:{site.line} passes {flag}, which "
+                f"with {knob.name}={value}, the branch of the test at {site.path}:{site.line} "
+                f"passes {flag}, which "
                 f"{known.source} documents as {known.meaning}; {knob.off_value!r} leaves the "
                 "flag out",
                 value=knob.off_value,
