@@ -26,11 +26,34 @@ from scanner.stack_settings import FLAGS
 _KNOWN: Final[Mapping[str, tuple[str, str, str]]] = MappingProxyType(
     {flag: (variable, value, meaning) for flag, variable, value, meaning in FLAGS}
 )
+_KNOWN_BYTES: Final = tuple(f"{flag}=".encode() for flag in _KNOWN)
 # A flag that ends a piece of literal text, its value to follow: `... --xla_gpu_autotune_level=`
 _FLAG_BEFORE_VALUE = re.compile(r"(?:^|\s)(--?[A-Za-z0-9][A-Za-z0-9_-]*)=$")
 
 
-def flag_value(knob: Knob, tree: Tree) -> Evidence | None:
+class FlagFiles:
+    """Which of a tree's modules name a catalogued flag: read once each, so that only those
+    are parsed for a value knob."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self._names: dict[str, bool] = {}
+
+    def names_a_flag(self, rel: str) -> bool:
+        """Whether the module at ``rel`` holds a catalogued flag's text (``--x_level=``); the
+        knob being judged has read it (a kept result is found again when it changes)."""
+        reads = self.tree.reads
+        if reads is not None:
+            reads.module(rel)
+        known = self._names.get(rel)
+        if known is None:
+            data = self.tree.data(rel)
+            known = data is not None and any(flag in data for flag in _KNOWN_BYTES)
+            self._names[rel] = known
+        return known
+
+
+def flag_value(knob: Knob, files: FlagFiles) -> Evidence | None:
     """A kernel choice, for a value knob read into a name that an f-string in the same scope
     writes as a catalogued flag's value, whose default is not the catalogue's value."""
     if knob.kind is not GateKind.VALUE:
@@ -38,7 +61,9 @@ def flag_value(knob: Knob, tree: Tree) -> Evidence | None:
     for site in knob.sites:
         if site.language is not Language.PYTHON or site.default is None:
             continue
-        module = tree.module_at(site.path)
+        if not files.names_a_flag(site.path):
+            continue
+        module = files.tree.module_at(site.path)
         if module is None:
             continue
         for flag, line in _flags_fed(module, site):
