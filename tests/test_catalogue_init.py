@@ -344,3 +344,21 @@ def test_a_launcher_only_rocm_te_triton_switch_gets_the_catalogue_value(tmp_path
         "a determinism setting of Transformer Engine in the catalogue: '0' gives "
     )
     assert "export NVTE_USE_CAST_TRANSPOSE_TRITON='0'" in _exports(_export(project))
+
+
+def test_a_launcher_that_turns_vllms_deep_gemm_on_gets_it_off(tmp_path: Path) -> None:
+    """verl b178a3c (verl-recipe 21892b9) recipe/dapo/run_dapo_qwen3_moe_30b_vllm_fp8_rollout.sh:77
+    exports VLLM_USE_DEEP_GEMM=1 for an FP8 rollout; only vLLM reads it. The catalogue's vLLM
+    setting is a cuda one, and the launcher sets it: the recipe holds 0 whatever the platform."""
+    launcher = "#!/bin/bash\nexport VLLM_USE_DEEP_GEMM=1\nray job submit -- python3 main.py\n"
+    project = write_tree(
+        tmp_path / "p",
+        {"requirements.txt": "vllm\n", "src/m.py": KERNEL, "recipe/run.sh": launcher},
+    )
+    result = run_knobs("init", "src", "recipe", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "Stack settings the project's launchers set: VLLM_USE_DEEP_GEMM;" in result.stdout
+    assert "export VLLM_USE_DEEP_GEMM='0'" in _exports(_export(project))
+    again = run_knobs("init", "src", "recipe", "--platform", "rocm", "--force", cwd=project)
+    assert again.returncode == 0, again.stderr
+    assert "export VLLM_USE_DEEP_GEMM='0'" in _exports(_export(project))
