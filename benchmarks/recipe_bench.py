@@ -40,6 +40,13 @@ import yaml
 HERE = Path(__file__).resolve().parent
 GRADES = ("right", "harmless", "wrong")
 _LINE = re.compile(r"export (?P<name>[A-Za-z_][A-Za-z0-9_]*)='(?P<value>(?:[^']|'\\'')*)'$")
+# A variable that holds flags (XLA_FLAGS) keeps the flags it holds and gets the recipe's after
+# them: `export XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }"'--flag=value ...'`; its value is the
+# recipe's flags.
+_KEPT = re.compile(
+    r'export (?P<name>[A-Za-z_][A-Za-z0-9_]*)="\$\{(?P=name):\+\$(?P=name) \}"'
+    r"'(?P<value>(?:[^']|'\\'')*)'$"
+)
 _UNSET = re.compile(r"unset (?P<name>[A-Za-z_][A-Za-z0-9_]*)$")
 
 
@@ -115,7 +122,7 @@ def review(folder: Path) -> tuple[list[Line], list[str], str, str]:
             in_left = True
         elif in_left and raw.startswith("  "):
             left.append(raw.strip())
-        elif (found := _LINE.match(raw)) is not None:
+        elif (found := _LINE.match(raw) or _KEPT.match(raw)) is not None:
             value = found["value"].replace("'\\''", "'")
             lines.append(Line(found["name"], value, ()))
         elif (found := _UNSET.match(raw)) is not None:

@@ -176,6 +176,9 @@ class Site:
     default_computed: str | None = None
     # Where the code decides with the value (Python): what a role is proposed from.
     decisions: tuple[Decision, ...] = field(default=(), compare=False)
+    # (value, flag): with the variable at that value, a launcher's test runs a branch that
+    # passes the program this command-line flag (shell: ``--cuda-graph-impl=local``).
+    passes: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @property
     def default_on(self) -> bool | None:

@@ -48,3 +48,38 @@ SETTINGS: Final[tuple[tuple[str, str, str, str], ...]] = (
         "no kernel autotuning, so the kernel choice is the same in every run",
     ),
 )
+
+# The flags of variables that hold flags (XLA_FLAGS), every catalogued one: (flag, the
+# variable, its deterministic value, what the flag controls)
+FLAGS: Final[tuple[tuple[str, str, str, str], ...]] = (
+    (
+        "--xla_gpu_deterministic_ops",
+        "XLA_FLAGS",
+        "true",
+        (
+            "XLA's own deterministic mode on GPU, which its help says guarantees run-to-run "
+            "determinism"
+        ),
+    ),
+    (
+        "--xla_gpu_autotune_level",
+        "XLA_FLAGS",
+        "0",
+        (
+            "GEMM, convolution and fusion configurations chosen by timing them at compile time (0, "
+            "none timed)"
+        ),
+    ),
+    (
+        "--xla_gpu_enable_triton_gemm",
+        "XLA_FLAGS",
+        "false",
+        "XLA's own Triton GEMM fusions, whose tiling the autotuner picks",
+    ),
+    (
+        "--xla_gpu_enable_command_buffer",
+        "XLA_FLAGS",
+        "",
+        "the commands recorded into command buffers (CUDA graphs); empty, none",
+    ),
+)

@@ -133,6 +133,50 @@ def test_the_schema_takes_a_value_or_must_stay_unset(
     assert problems(document) == expected
 
 
+WORD = "^[^\\s'\"]*$"  # the schema's pattern of a flag's value: no space, no quote
+FLAG = {"flag": "--x_level", "deterministic": "0", "meaning": "m", "source": "x/y@1234 f.cc"}
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        (_setting(flags=[FLAG]), []),
+        (
+            _setting(flags=[FLAG], deterministic="--x_level=0"),
+            ["settings/0: False schema does not allow '--x_level=0'"],
+        ),
+        (
+            _setting(flags=[{**FLAG, "deterministic": "a b"}]),
+            [f"settings/0/flags/0/deterministic: 'a b' does not match {WORD!r}"],
+        ),
+        (
+            _setting(flags=[FLAG], kind="call", name="x.y"),
+            ["settings/0/kind: 'variable' was expected"],
+        ),
+        (_setting(flags=[]), ["settings/0/flags: [] should be non-empty"]),
+    ],
+    ids=["flags", "and-a-value", "a-space", "a-call", "empty"],
+)
+def test_the_schema_takes_the_flags_of_a_variable_that_holds_flags(
+    setting: dict[str, object], expected: list[str]
+) -> None:
+    """XLA_FLAGS: its deterministic value is its flags' values, each one word XLA can split."""
+    document = {"library": "X", "packages": [], "settings": [setting]}
+    assert problems(document) == expected
+
+
+def test_a_variable_of_flags_has_their_values_in_order_as_its_deterministic_value() -> None:
+    (entry,) = for_name("XLA_FLAGS")
+    assert entry.deterministic == " ".join(f"{f.flag}={f.deterministic}" for f in entry.flags)
+    assert [f.flag for f in entry.flags] == [
+        "--xla_gpu_deterministic_ops",
+        "--xla_gpu_autotune_level",
+        "--xla_gpu_enable_triton_gemm",
+        "--xla_gpu_enable_command_buffer",
+    ]
+    assert all(SOURCE.match(f.source) and "openxla/xla@" in f.source for f in entry.flags)
+
+
 def test_the_schema_refuses_a_reviewed_group_without_a_source() -> None:
     document = {
         "library": "X",
@@ -304,7 +348,7 @@ def test_catalogue_unknown_library(tmp_path: Path) -> None:
     assert result.stderr == (
         "Error: no library 'ncl' in the catalogue; the libraries are cuBLAS, cuDNN, hipBLASLt, "
         "MIOpen, NCCL, Primus-Turbo, Python, RCCL, rocBLAS, torch, Transformer Engine, Triton, "
-        "XLA. "
+        "vLLM, XLA. "
         "Did you mean NCCL?\n"
     )
 

@@ -269,29 +269,58 @@ def test_the_env_file_names_the_calls_it_leaves_to_the_module(project: Path) -> 
     ]
 
 
-def test_a_shared_variable_is_named_for_the_launcher_never_set_by_the_recipe(
+XLA_DETERMINISTIC = (
+    "--xla_gpu_deterministic_ops=true --xla_gpu_autotune_level=0 "
+    "--xla_gpu_enable_triton_gemm=false --xla_gpu_enable_command_buffer="
+)
+
+
+def test_a_flags_variable_keeps_the_flags_it_holds_and_adds_the_deterministic_ones(
     tmp_path: Path,
 ) -> None:
-    """XLA_FLAGS holds a launcher's other flags: a recipe line would replace them."""
+    """XLA_FLAGS holds a launcher's other flags (maxtext e591f30 src/maxtext/configs/types.py:3308
+    reads it, configs/gpu/a3/llama_2_7b/1vm.sh:21 exports latency-hiding flags in it): the recipe
+    keeps what it holds when sourced and adds XLA's deterministic flags after them, where XLA
+    takes a repeated flag's last value."""
     launcher = 'import os\nFLAGS = os.environ.get("XLA_FLAGS", "")\n'
     project = write_tree(
         tmp_path / "p",
         {"requirements.txt": "jax\n", "src/m.py": KERNEL, "src/launch.py": launcher},
     )
     result = _init(project, "--platform", "cuda")
-    assert (
-        "Not in the recipe: XLA_FLAGS holds other settings as well, which a recipe line would "
-        "replace; add --xla_gpu_deterministic_ops=true to it where your launcher sets it (XLA: "
-        "XLA compiler flags (--xla_gpu_deterministic_ops); source: openxla/xla "
-        "xla/debug_options_flags.cc).\n"
-    ) in result.stdout
+    assert "Not in the recipe: XLA_FLAGS" not in result.stdout
     registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
-    assert "XLA_FLAGS" not in (registry.get("external") or {})
-    assert registry["knobs"]["XLA_FLAGS"]["role"]["proposed"] != "stack"
-    assert _exports(_export(project)) == [
-        "export DEMO_FUSED='0'",
-        "export PYTHONHASHSEED='0'",
-    ]
+    role = registry["knobs"]["XLA_FLAGS"]["role"]
+    assert role["proposed"] == "stack"
+    assert (
+        "--xla_gpu_autotune_level=0: GEMM, convolution and fusion configurations" in role["reason"]
+    )
+    text = _export(project)
+    line = f"export XLA_FLAGS=\"${{XLA_FLAGS:+$XLA_FLAGS }}\"'{XLA_DETERMINISTIC}'"
+    assert _exports(text) == ["export DEMO_FUSED='0'", "export PYTHONHASHSEED='0'", line]
+    env = project / "env.sh"
+    env.write_text(text, encoding="utf-8")
+    show = f'. {env}; printf "%s\\n" "$XLA_FLAGS"'
+    for before, after in [
+        (None, XLA_DETERMINISTIC),
+        ("--xla_dump_to=/tmp/d --xla_gpu_autotune_level=4", None),
+        ("$(touch pwned) --a='b c'", None),
+    ]:
+        environment = {"PATH": "/usr/bin:/bin"} | ({} if before is None else {"XLA_FLAGS": before})
+        shown = subprocess.run(
+            ["sh", "-c", show], env=environment, cwd=tmp_path, capture_output=True, text=True
+        )
+        assert shown.stdout == f"{after or before + ' ' + XLA_DETERMINISTIC}\n", shown.stderr
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_an_xla_flags_the_code_never_reads_is_an_external_setting(tmp_path: Path) -> None:
+    """A JAX project whose code never reads XLA_FLAGS still gets it: XLA reads it."""
+    project = write_tree(tmp_path / "p", {"requirements.txt": "jax\n", "src/m.py": KERNEL})
+    _init(project)
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    assert registry["external"]["XLA_FLAGS"]["deterministic"] == XLA_DETERMINISTIC
+    assert f"'{XLA_DETERMINISTIC}'" in _exports(_export(project))[-1]
 
 
 def test_a_launcher_only_rocm_te_triton_switch_gets_the_catalogue_value(tmp_path: Path) -> None:
@@ -315,3 +344,21 @@ def test_a_launcher_only_rocm_te_triton_switch_gets_the_catalogue_value(tmp_path
         "a determinism setting of Transformer Engine in the catalogue: '0' gives "
     )
     assert "export NVTE_USE_CAST_TRANSPOSE_TRITON='0'" in _exports(_export(project))
+
+
+def test_a_launcher_that_turns_vllms_deep_gemm_on_gets_it_off(tmp_path: Path) -> None:
+    """verl b178a3c (verl-recipe 21892b9) recipe/dapo/run_dapo_qwen3_moe_30b_vllm_fp8_rollout.sh:77
+    exports VLLM_USE_DEEP_GEMM=1 for an FP8 rollout; only vLLM reads it. The catalogue's vLLM
+    setting is a cuda one, and the launcher sets it: the recipe holds 0 whatever the platform."""
+    launcher = "#!/bin/bash\nexport VLLM_USE_DEEP_GEMM=1\nray job submit -- python3 main.py\n"
+    project = write_tree(
+        tmp_path / "p",
+        {"requirements.txt": "vllm\n", "src/m.py": KERNEL, "recipe/run.sh": launcher},
+    )
+    result = run_knobs("init", "src", "recipe", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "Stack settings the project's launchers set: VLLM_USE_DEEP_GEMM;" in result.stdout
+    assert "export VLLM_USE_DEEP_GEMM='0'" in _exports(_export(project))
+    again = run_knobs("init", "src", "recipe", "--platform", "rocm", "--force", cwd=project)
+    assert again.returncode == 0, again.stderr
+    assert "export VLLM_USE_DEEP_GEMM='0'" in _exports(_export(project))

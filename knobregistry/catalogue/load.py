@@ -11,7 +11,15 @@ from typing import Any
 import yaml
 
 from knobregistry._io.validated import problems_unless_known_valid
-from knobregistry.catalogue.model import Entry, Kind, Library, Platform, Reviewed, ScannerName
+from knobregistry.catalogue.model import (
+    Entry,
+    Flag,
+    Kind,
+    Library,
+    Platform,
+    Reviewed,
+    ScannerName,
+)
 
 # libyaml's safe loader where PyYAML was built with it: the same documents (a test holds
 # every shipped file to it), in a tenth of the time of the pure-Python one.
@@ -96,21 +104,37 @@ def reviewed_names() -> frozenset[str]:
     return frozenset(named)
 
 
+def _flags(item: dict[str, Any]) -> tuple[Flag, ...]:
+    return tuple(
+        Flag(
+            flag=flag["flag"],
+            deterministic=flag["deterministic"],
+            meaning=flag["meaning"],
+            source=flag["source"],
+            default=flag.get("default"),
+        )
+        for flag in item.get("flags", ())
+    )
+
+
 def _entries(document: dict[str, Any]) -> Iterable[Entry]:
     for item in document["settings"]:
+        flags = _flags(item)
         yield Entry(
             library=document["library"],
             name=item["name"],
             kind=Kind(item["kind"]),
             platform=Platform(item["platform"]),
             meaning=item["meaning"],
-            deterministic=item.get("deterministic"),  # absent: must stay unset
+            # absent: must stay unset, or the flags' values in order
+            deterministic=" ".join(f.text for f in flags) if flags else item.get("deterministic"),
             cost=item["cost"],
             versions=item["versions"],
             source=item["source"],
             also=item.get("also"),
             default=item.get("default"),
             shared=item.get("shared", False),
+            flags=flags,
             packages=tuple(document["packages"]),
             modules=tuple(
                 document.get("modules") or (p.replace("-", "_") for p in document["packages"])

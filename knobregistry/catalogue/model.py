@@ -36,6 +36,23 @@ class ScannerName:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Flag:
+    """One flag of a variable that holds a list of flags (XLA_FLAGS): its deterministic value
+    and the source that defines it."""
+
+    flag: str  # `--xla_gpu_autotune_level`
+    deterministic: str  # `0`; empty for a list flag cleared (`--xla_gpu_enable_command_buffer=`)
+    meaning: str
+    source: str
+    default: str | None = None  # the library's value when the flag is not given, where known
+
+    @property
+    def text(self) -> str:
+        """The flag as the variable holds it: `--xla_gpu_autotune_level=0`."""
+        return f"{self.flag}={self.deterministic}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Entry:
     """One setting of one library, as the catalogue ships it."""
 
@@ -55,6 +72,10 @@ class Entry:
     # The variable holds other settings too (XLA_FLAGS: a list of flags): a recipe line would
     # replace them, so the deterministic value is added by hand where the launcher sets it.
     shared: bool = False
+    # The variable holds a list of flags and the catalogue names the deterministic ones: the
+    # deterministic value is those flags in order, and a shell recipe adds them after the flags
+    # the variable already holds (a repeated flag takes its last value).
+    flags: tuple[Flag, ...] = ()
     packages: tuple[str, ...] = ()  # the distributions that bring the library; () = any project
     modules: tuple[str, ...] = ()  # their import names
     scanner: ScannerName | None = None  # None: the scanner does not know it by name

@@ -35,6 +35,11 @@ from typing import Final
 # (variable, deterministic value, the libraries that read it, what that value gives)
 SETTINGS: Final[tuple[tuple[str, str, str, str], ...]] = (
 '''
+_FLAGS_HEAD = """
+# The flags of variables that hold flags (XLA_FLAGS), every catalogued one: (flag, the
+# variable, its deterministic value, what the flag controls)
+FLAGS: Final[tuple[tuple[str, str, str, str], ...]] = (
+"""
 
 
 def rows() -> tuple[tuple[str, str, str, str], ...]:
@@ -67,10 +72,27 @@ def _libraries(name: str) -> str:
     return " / ".join(dict.fromkeys(e.library for e in for_name(name)))
 
 
+def flag_rows() -> tuple[tuple[str, str, str, str], ...]:
+    """Each flag of a variable that holds flags: the flag, the variable, its deterministic
+    value and what it controls, in catalogue order."""
+    return tuple(
+        (flag.flag, entry.name, flag.deterministic, flag.meaning)
+        for entry in entries()
+        for flag in entry.flags
+    )
+
+
 def text() -> str:
     """The module's text, as `ruff format` leaves it."""
     lines = [_HEAD.format(command=COMMAND)]
-    for row in rows():
+    _table(lines, rows())
+    lines.append(_FLAGS_HEAD)
+    _table(lines, flag_rows())
+    return "".join(lines)
+
+
+def _table(lines: list[str], table: Sequence[tuple[str, ...]]) -> None:
+    for row in table:
         lines.append("    (\n")
         for field in row:
             pieces = _pieces(field)
@@ -82,7 +104,6 @@ def text() -> str:
             lines.append("        ),\n")
         lines.append("    ),\n")
     lines.append(")\n")
-    return "".join(lines)
 
 
 def _pieces(value: str) -> list[str]:

@@ -10,9 +10,11 @@ line at every other line break.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterable, Mapping
 
-from knobregistry.export.common import Export, ExportFormat, header
+from knobregistry.catalogue import for_name
+from knobregistry.export.common import Export, ExportFormat, comment, header
 
 
 def sh_quote(value: str) -> str:
@@ -43,16 +45,53 @@ def sh_quote_printable(value: str) -> str:
     return "$'" + "".join(out) + "'"
 
 
+def holds_flags(name: str) -> bool:
+    """Whether the catalogue knows ``name`` as a variable that holds a list of flags
+    (XLA_FLAGS), whose recipe value is added to the flags it already holds."""
+    return any(e.flags for e in for_name(name))
+
+
+def kept_flags(name: str, quoted: str) -> str:
+    """The shell words that give ``name`` the flags it holds when the file is sourced, a
+    space, then the flags ``quoted`` (one quoted word): `"${XLA_FLAGS:+$XLA_FLAGS }"'...'`.
+    Inside double quotes the expansion is one word and runs nothing; the flags come last, so
+    a flag given twice takes the recipe's value."""
+    return f'"${{{name}:+${name} }}"{quoted}'
+
+
 def sh_lines(
     env: Mapping[str, str], unset: Iterable[str], quote: Callable[[str], str] = sh_quote
 ) -> list[str]:
-    """One `export NAME='value'` per variable, in order, then one `unset NAME` each."""
-    lines = [f"export {name}={quote(value)}" for name, value in env.items()]
+    """One `export NAME='value'` per variable, in order, then one `unset NAME` each; a
+    variable that holds flags keeps the flags it holds and gets the value's after them."""
+    lines = [
+        f"export {name}={kept_flags(name, quote(value)) if holds_flags(name) else quote(value)}"
+        for name, value in env.items()
+    ]
     lines.extend(f"unset {name}" for name in unset)
     return lines
 
 
+def flags_note(env: Mapping[str, str]) -> list[str]:
+    """The comment that says which variables keep the flags they hold, and what that means."""
+    names = [name for name in env if holds_flags(name)]
+    if not names:
+        return []
+    return comment(
+        textwrap.fill(
+            f"{', '.join(names)}: the flags it holds when this file is sourced are kept, and the "
+            "recipe's flags are added after them, so a flag given twice takes the recipe's value. "
+            "A launcher that sets it after sourcing this file replaces them: add the recipe's "
+            "flags to the launcher's value.",
+            width=94,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+    )
+
+
 def render_sh(export: Export, fmt: ExportFormat) -> str:
     """Header comment, one `export NAME='value'` per variable (sorted), then `unset` lines."""
-    lines = [*header(export, fmt), *sh_lines(export.profile.env, export.unset)]
+    env = export.profile.env
+    lines = [*header(export, fmt), *flags_note(env), *sh_lines(env, export.unset)]
     return "\n".join(lines) + "\n"

@@ -240,6 +240,9 @@ def _stack_role(knob: Knob, stack: Sequence[Entry]) -> Knob:
     first = found[0]
     if first.must_stay_unset:
         what = f"{first.meaning}, which must stay unset"
+    elif first.flags:
+        each = "; ".join(f"{f.text}: {f.meaning}" for f in first.flags)
+        what = f"{first.meaning}; the recipe adds its deterministic flags to them ({each})"
     else:
         what = f"{first.value_text!r} gives {first.meaning}"
     reason = f"a determinism setting of {first.library} in the catalogue: {what} ({first.source})"

@@ -36,6 +36,15 @@ def render_entries(found: Sequence[Entry], reviewed: Sequence[Reviewed] = ()) ->
         lines.append(f"    {entry.meaning}; deterministic: {_value(entry)}")
         if entry.default_note is not None:
             lines.append(f"    default when unset: {entry.default_note}")
+        for flag in entry.flags:
+            default = "" if flag.default is None else f" (default {flag.default or 'empty'})"
+            lines.append(f"    flag {flag.text}{default}: {flag.meaning}")
+            lines.append(f"      source: {flag.source}")
+        if entry.flags:
+            lines.append(
+                f"    flags: a shell recipe keeps the flags {entry.name} holds and adds these "
+                "after them"
+            )
         if entry.shared:
             lines.append(
                 f"    shared: {entry.name} holds other settings too; add the value to them "

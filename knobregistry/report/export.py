@@ -8,7 +8,7 @@ from collections import Counter
 
 from knobregistry._text.plural import counted
 from knobregistry.export.common import Export
-from knobregistry.export.shell import sh_quote
+from knobregistry.export.shell import sh_lines
 from knobregistry.profiles import LeftAlone, ResolvedProfile, Why
 from knobregistry.profiles.candidates import deterministic_value
 from scanner import Role
@@ -76,7 +76,7 @@ def render_review(export: Export) -> str:
     ]
     for name, value in resolved.env.items():
         out.append("")
-        out.append(f"export {name}={sh_quote(value)}")
+        out.extend(sh_lines({name: value}, ()))
         out.extend(_evidence(resolved, name))
     for name in export.unset:
         out.append("")

@@ -22,6 +22,7 @@ from scanner.languages import Language
 from scanner.launcher.config_verdict import on_off_default
 from scanner.launcher.sbatch import with_directives
 from scanner.launcher.shell_commands import command_writes
+from scanner.launcher.shell_flags import branch_flags, with_passes
 from scanner.launcher.shell_repair import Script, parse_script
 from scanner.launcher.shell_syntax import (
     DEFAULTING,
@@ -372,9 +373,13 @@ class _Walker:
         first = len(self.sites)
         for test in tests:
             self.reads(test, at)
+        tested = range(first, len(self.sites))
         if _exits(statements) or _only_prints(statements):
-            self.guards.update(range(first, len(self.sites)))
+            self.guards.update(tested)
         self.block(statements, inside)
+        if tests and inside.conditions and inside.dropped == at.dropped:
+            flags = branch_flags(" ".join(self.tree.written(s) for s in statements))
+            with_passes(self.sites, tested, inside.conditions[-1], flags)
 
     def _list(self, node: Node, context: _Context) -> Condition | None:
         """``a && b`` and ``a || b``: b runs under a (or its negation); ``a || exit``

@@ -23,9 +23,11 @@ from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.config import config_branches, config_key
+from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
+from scanner.reach.passed_flags import passed_flags
 from scanner.reach.pruned import never_taken, reached_without
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
@@ -59,6 +61,7 @@ class CodeReach:
         self._found: dict[tuple[str, int, bool], Found] = {}
         self._config: dict[tuple[str | None, str | None, bool], list[Branch]] = {}
         self._summaries: dict[tuple[str, int, bool], Summary] = {}
+        self.flag_files = FlagFiles(tree)
 
     def summary(self, branch: Branch) -> Summary:
         """What ``branch`` reaches, as sets (found once per branch)."""
@@ -126,7 +129,9 @@ class CodeReach:
                     f"({overriding}), where a kernel may be what makes the run deterministic: "
                     "a person must say",
                 )
-        return judged if judged is not None else _documented(knob)
+        if judged is not None:
+            return judged
+        return _documented(knob) or passed_flags(knob) or flag_value(knob, self.flag_files)
 
 
 def _replaces(branch: Branch) -> bool:

@@ -29,10 +29,15 @@ class TrainerKey:
     role: Role
     meaning: str
     source: str  # the trainer's package and the field's file:line
+    # For a key that names an implementation, the value that runs none (``none``); None for a
+    # boolean key.
+    off: str | None = None
 
 
-def _mcore(key: str, role: Role, meaning: str, path: str, line: int) -> TrainerKey:
-    return TrainerKey(key, role, meaning, f"{_MCORE} {path}:{line}")
+def _mcore(
+    key: str, role: Role, meaning: str, path: str, line: int, off: str | None = None
+) -> TrainerKey:
+    return TrainerKey(key, role, meaning, f"{_MCORE} {path}:{line}", off)
 
 
 KEYS: Final[Mapping[str, TrainerKey]] = MappingProxyType(
@@ -105,6 +110,15 @@ KEYS: Final[Mapping[str, TrainerKey]] = MappingProxyType(
                 "CUDA graph capture of the layers or the iteration",
                 _TRANSFORMER,
                 751,
+            ),
+            _mcore(
+                "cuda_graph_impl",
+                Role.KERNEL,
+                "the CUDA graph capture implementation (none: no CUDA graph; local or "
+                "transformer_engine: captured)",
+                _TRANSFORMER,
+                776,
+                off="none",
             ),
         )
     }
