@@ -1,0 +1,36 @@
+"""Which of two kernel choices a bitwise run takes, from what only one of them reaches.
+
+Where each value of a gate reaches a kernel of its own, the choice is a kernel choice, and
+the code says which side is safe when one side alone reaches a *hazard*, a way a kernel's
+result can change from run to run or with the batch: atomics (an unordered reduction),
+autotuning (a configuration chosen by timing), a compiled path or CUDA graph capture, while
+nothing the other side reaches of its own shows one. A hazard both sides reach says nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass
+
+from scanner.reach.marks import Mark, MarkKind
+
+HAZARDS = frozenset({MarkKind.ATOMIC, MarkKind.AUTOTUNE, MarkKind.COMPILE, MarkKind.GRAPH})
+
+
+@dataclass(frozen=True, slots=True)
+class Safer:
+    """The side a bitwise run takes: ``first`` (the first side given) or not, and the
+    hazard only the other side reaches."""
+
+    first: bool
+    hazard: Mark
+
+
+def safer_side(first: Set[Mark], second: Set[Mark]) -> Safer | None:
+    """Of two sides, each given by the kernel marks it reaches and the other does not, the
+    one with no hazard where the other has one; None where the code does not say."""
+    for safe, risky, is_first in ((first, second, True), (second, first, False)):
+        hazards = [m for m in risky if m.kind in HAZARDS]
+        if hazards and safe and not any(m.kind in HAZARDS for m in safe):
+            return Safer(is_first, min(hazards, key=lambda m: (m.path, m.line, m.what)))
+    return None
