@@ -1025,8 +1025,8 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "each value reaches a kernel of its own, and only X_VIT_CUDA_GRAPH='1' reaches CUDA "
         "graph capture: calls GraphRunner.run (pkg/runner.py:8) -> torch.cuda.CUDAGraph at "
         "pkg/runner.py:9; unset, calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
-        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6, and nothing only "
-        "it reaches shows a hazard",
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6, and all it alone "
+        "reaches is Triton code with no hazard",
     ),
     (
         "a-method-of-the-object-a-constructor-argument-is-annotated-with",
@@ -1087,7 +1087,8 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "fused_fwd (pkg/tuned.py:18) -> calls _segment_kernel (pkg/tuned.py:9) -> "
         "triton.autotune at pkg/tuned.py:7; X_USE_FLASH_KDA='0', calls pipeline_fwd "
         "(pkg/tuned.py:23) -> calls _output_kernel (pkg/tuned.py:14) -> @triton.jit "
-        "_output_kernel at pkg/tuned.py:14, and nothing only it reaches shows a hazard",
+        "_output_kernel at pkg/tuned.py:14, and all it alone reaches is Triton code with no "
+        "hazard",
     ),
     (
         "what-runs-instead-picks-its-kernel-by-the-machine",

@@ -480,7 +480,8 @@ class _Judged:
             Role.KERNEL,
             f"each value reaches a kernel of its own, and only {hazardous} reaches "
             f"{hazard.kind.value}: {_chain(hazard_steps, hazard)}; {plain}, "
-            f"{_chain(kernel_steps, kernel)}, and nothing only it reaches shows a hazard",
+            f"{_chain(kernel_steps, kernel)}, and all it alone reaches is Triton code with no "
+            "hazard",
             value=value,
             default_reaches=not safer.first,  # unset, the hazard runs; the value leaves it
         )

@@ -4,7 +4,12 @@ Where each value of a gate reaches a kernel of its own, the choice is a kernel c
 the code says which side is safe when one side alone reaches a *hazard*, a way a kernel's
 result can change from run to run or with the batch: atomics (an unordered reduction),
 autotuning (a configuration chosen by timing), a compiled path or CUDA graph capture, while
-nothing the other side reaches of its own shows one. A hazard both sides reach says nothing.
+every kernel of its own the other side reaches is Triton code the tree holds, read for
+atomics and autotuning like every other kernel. A library's entry point or a custom op is
+code the tree does not show: a side that reaches one of its own is never the safe side
+(sglang 0.5.23's FlashInfer mHC, sgl-kernel all-reduce and AITER MegaMoE sides, each beside
+a compiled or captured path, are choices a person must make). A hazard both sides reach
+says nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from dataclasses import dataclass
 from scanner.reach.marks import Mark, MarkKind
 
 HAZARDS = frozenset({MarkKind.ATOMIC, MarkKind.AUTOTUNE, MarkKind.COMPILE, MarkKind.GRAPH})
+# What the safe side may reach of its own: Triton kernels the tree defines.
+_SHOWN = frozenset({MarkKind.TRITON})
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +38,6 @@ def safer_side(first: Set[Mark], second: Set[Mark]) -> Safer | None:
     one with no hazard where the other has one; None where the code does not say."""
     for safe, risky, is_first in ((first, second, True), (second, first, False)):
         hazards = [m for m in risky if m.kind in HAZARDS]
-        if hazards and safe and not any(m.kind in HAZARDS for m in safe):
+        if hazards and safe and all(m.kind in _SHOWN for m in safe):
             return Safer(is_first, min(hazards, key=lambda m: (m.path, m.line, m.what)))
     return None
