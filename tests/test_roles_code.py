@@ -552,6 +552,24 @@ BOTH_TUNED = {
 }
 # Only the fused side autotunes: the pipeline's plain Triton kernel is the bitwise choice.
 ONE_TUNED = {**CHUNK, "pkg/tuned.py": TUNED}
+# sgl-project/sglang 0.5.23, srt/models/inkling_common/attn.py:194,375,773-869: on, the scale
+# is folded into the kernel's operand; off, applied after it: both values call the same kernel.
+SAME = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/attn.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "class Attn:\n"
+        "    def __init__(self):\n"
+        '        self._fused_log_tau = os.environ.get("X_FUSED_LOG_TAU", "1") == "1"\n\n'
+        "    def forward(self, q, tau):\n"
+        "        if self._fused_log_tau:\n"
+        "            q = fused_rms_norm(q * tau)\n"
+        "        else:\n"
+        "            q = fused_rms_norm(q) * tau\n"
+        "        return q\n"
+    ),
+}
 # sgl-project/sglang 0.5.23, srt/models/deepseek_common/amd/deepseek_v4_hip.py:65-66: a predicate
 # returns ``bool(envs.X.get() and attn.q_head_norm)``, tested by its callers
 # (srt/models/deepseek_v4.py:2163).
@@ -1089,6 +1107,19 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "(pkg/tuned.py:23) -> calls _output_kernel (pkg/tuned.py:14) -> @triton.jit "
         "_output_kernel at pkg/tuned.py:14, and all it alone reaches is Triton code with no "
         "hazard",
+    ),
+    (
+        "each-value-calls-the-same-kernel",
+        SAME,
+        "X_FUSED_LOG_TAU",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches the same kernels: unset, calls fused_rms_norm (pkg/kernels.py:10) -> "
+        "calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_FUSED_LOG_TAU='0', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6: what tells the "
+        "values apart is not a kernel the code shows; a person must say",
     ),
     (
         "what-runs-instead-picks-its-kernel-by-the-machine",

@@ -455,12 +455,32 @@ class _Judged:
         lost, gained = lost_always - gained_always, gained_always - lost_always
         lost_all = self._union(lost_branches, "kernel")
         gained_all = self._union(gained_branches, "kernel")
+        if lost_always and gained_always and not (lost or gained):
+            return self._same(value, lost_branches, gained_branches, lost_always)
         if not lost or not gained:
             return None
         safer = safer_side(lost_all - gained_all, gained_all - lost_all)
         if safer is not None:
             return self._safer(value, safer, (lost_branches, lost), (gained_branches, gained))
         return self._each_own("reaches", value, (lost_branches, lost), (gained_branches, gained))
+
+    def _same(
+        self,
+        value: str,
+        unset: Sequence[Branch],
+        other: Sequence[Branch],
+        marks: frozenset[Mark],
+    ) -> Evidence:
+        """Unknown: unset and ``value`` run branches of their own that reach the same kernels
+        (the same function called with other arguments), so no kernel tells them apart."""
+        first, _, first_steps = self._witness(unset, marks)
+        second, _, second_steps = self._witness(other, marks)
+        return Evidence(
+            Role.UNKNOWN,
+            f"each value reaches the same kernels: unset, {_chain(first_steps, first)}; "
+            f"{self.knob.name}={value!r}, {_chain(second_steps, second)}: what tells the "
+            "values apart is not a kernel the code shows; a person must say",
+        )
 
     def _safer(
         self,

@@ -7,9 +7,8 @@ autotuning (a configuration chosen by timing), a compiled path or CUDA graph cap
 every kernel of its own the other side reaches is Triton code the tree holds, read for
 atomics and autotuning like every other kernel. A library's entry point or a custom op is
 code the tree does not show: a side that reaches one of its own is never the safe side
-(sglang 0.5.23's FlashInfer mHC, sgl-kernel all-reduce and AITER MegaMoE sides, each beside
-a compiled or captured path, are choices a person must make). A hazard both sides reach
-says nothing.
+(a library's kernel beside a compiled or captured path is a choice a person makes). A
+hazard both sides reach says nothing.
 """
 
 from __future__ import annotations
