@@ -570,6 +570,27 @@ SAME = {
         "        return q\n"
     ),
 }
+# AMD-AGI/Primus fd1eeab, v4_attention_kernels/_triton_v1/v4_csa_attention_bwd.py:1328,1365,
+# 2068-2237: the sorted partial runs only with the segmented reduction; without it (another
+# switch, or a shape), the atomic kernel of the last arm runs whatever this switch says.
+SORTED = {
+    "pkg/__init__.py": "",
+    "pkg/bwd.py": (
+        "import os\n\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\ndef _sorted_kernel(x_ptr):\n    tl.store(x_ptr, 0)\n\n\n"
+        "@triton.jit\ndef _partial_kernel(x_ptr):\n    tl.store(x_ptr, 1)\n\n\n"
+        "@triton.jit\ndef _atomic_kernel(x_ptr):\n    tl.atomic_add(x_ptr, 1)\n\n\n"
+        "def bwd(x, split):\n"
+        '    use_seg = split and os.getenv("X_SEGREDUCE", "1") == "1"\n'
+        '    use_sorted = os.getenv("X_SORTED_PARTIAL", "0") != "0"\n'
+        "    if use_seg and use_sorted:\n"
+        "        _sorted_kernel[(1,)](x)\n"
+        "    elif use_seg:\n"
+        "        _partial_kernel[(1,)](x)\n"
+        "    else:\n"
+        "        _atomic_kernel[(1,)](x)\n"
+    ),
+}
 # sgl-project/sglang 0.5.23, srt/models/deepseek_common/amd/deepseek_v4_hip.py:65-66: a predicate
 # returns ``bool(envs.X.get() and attn.q_head_norm)``, tested by its callers
 # (srt/models/deepseek_v4.py:2163).
@@ -1120,6 +1141,17 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "X_FUSED_LOG_TAU='0', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6: what tells the "
         "values apart is not a kernel the code shows; a person must say",
+    ),
+    (
+        "a-hazard-the-other-value-reaches-too-decides-nothing",
+        SORTED,
+        "X_SORTED_PARTIAL",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls _partial_kernel (pkg/bwd.py:13) -> "
+        "@triton.jit _partial_kernel at pkg/bwd.py:13; X_SORTED_PARTIAL='1', calls "
+        "_sorted_kernel (pkg/bwd.py:8) -> @triton.jit _sorted_kernel at pkg/bwd.py:8",
     ),
     (
         "what-runs-instead-picks-its-kernel-by-the-machine",

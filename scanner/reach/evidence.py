@@ -297,6 +297,12 @@ class _Judged:
             self._onlies[key] = known
         return known
 
+    def _reach(self, value: str | None) -> frozenset[Mark]:
+        """Every kernel ``value`` may reach: that of each branch it runs for some choice of
+        the rest of its tests (a branch only the other value decides runs under it too
+        when another condition of its test sends it there)."""
+        return self._union([b for b in self.branches if any(b.runs(value) or ())], "kernel")
+
     def _union(self, chosen: Sequence[Branch], part: str) -> frozenset[Mark]:
         found: frozenset[Mark] = frozenset()
         for branch in chosen:
@@ -459,7 +465,9 @@ class _Judged:
             return self._same(value, lost_branches, gained_branches, lost_always)
         if not lost or not gained:
             return None
-        safer = safer_side(lost_all - gained_all, gained_all - lost_all)
+        safer = safer_side(
+            (lost_all - gained_all, self._reach(None)), (gained_all - lost_all, self._reach(value))
+        )
         if safer is not None:
             return self._safer(value, safer, (lost_branches, lost), (gained_branches, gained))
         return self._each_own("reaches", value, (lost_branches, lost), (gained_branches, gained))

@@ -32,11 +32,14 @@ class Safer:
     hazard: Mark
 
 
-def safer_side(first: Set[Mark], second: Set[Mark]) -> Safer | None:
-    """Of two sides, each given by the kernel marks it reaches and the other does not, the
-    one with no hazard where the other has one; None where the code does not say."""
-    for safe, risky, is_first in ((first, second, True), (second, first, False)):
-        hazards = [m for m in risky if m.kind in HAZARDS]
+def safer_side(
+    first: tuple[Set[Mark], Set[Mark]], second: tuple[Set[Mark], Set[Mark]]
+) -> Safer | None:
+    """Of two sides, each given by the kernel marks it reaches and the other does not, and
+    by every kernel it may reach, the one with no hazard where the other has one that it
+    can never reach; None where the code does not say."""
+    for (safe, reach), (risky, _), is_first in ((first, second, True), (second, first, False)):
+        hazards = [m for m in risky if m.kind in HAZARDS and m not in reach]
         if hazards and safe and all(m.kind in _SHOWN for m in safe):
             return Safer(is_first, min(hazards, key=lambda m: (m.path, m.line, m.what)))
     return None
