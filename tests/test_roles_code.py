@@ -377,7 +377,7 @@ RUNNER = {
 # runner keeps the tower it is built with (``self.tower = tower``, annotated ``tower:
 # KimiK3VisionTower``, imported only for type checking) and captures and replays
 # ``self.tower._forward_eager``, or runs it eagerly (:152-200): the graph side runs the same
-# kernels as the eager side.
+# kernels as the eager side, which are evidence for neither; only the graph capture is its own.
 TOWER = {
     "pkg/__init__.py": "",
     "pkg/kernels.py": KERNEL,
@@ -462,6 +462,134 @@ PLATFORM = {
         "        return out\n"
     ),
     "pkg/platform.py": "def get_platform():\n    return None\n",
+}
+# vllm 0.33.0 (wheel), v1/worker/gpu/sample/sampler.py:312-360 with
+# v1/sample/ops/topk_topp_sampler.py:186-215,631-664: the fused branch holds both fused
+# samplers (FlashInfer for the switch on, the XPU custom op for it off on XPU), the other a
+# Triton sample: the XPU op is reached from both values' branches, so it says nothing.
+JOINED = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/ops.py": (
+        "import flashinfer\nimport torch\n\n\n"
+        "def xpu_sample(x):\n"
+        "    return torch.ops.x.xpu_topk_topp_sampler(x)\n\n\n"
+        "def fi_sample(x):\n"
+        "    return flashinfer.sampling.top_k_sampling_from_probs(x)\n"
+    ),
+    "pkg/sampler.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n"
+        "from pkg.ops import fi_sample, xpu_sample\n\n\n"
+        "class Sampler:\n"
+        "    def __init__(self, xpu):\n"
+        '        self.use_fi = os.getenv("X_USE_FI_SAMPLER", "1") != "0"\n'
+        "        self.use_xpu = xpu\n\n"
+        "    def sample(self, x, eligible):\n"
+        "        use_fused = (self.use_fi or self.use_xpu) and eligible\n"
+        "        return self._sample(x, use_fused)\n\n"
+        "    def _sample(self, x, use_fused):\n"
+        "        if use_fused:\n"
+        "            if self.use_fi:\n"
+        "                out = fi_sample(x)\n"
+        "            else:\n"
+        "                out = xpu_sample(x)\n"
+        "        else:\n"
+        "            out = fused_rms_norm(x)\n"
+        "        return out\n"
+    ),
+}
+# ROCm/aiter e404860, ops/triton/_triton_kernels/chunk_delta_attn/flash_kda.py:73-75 (on unless
+# "0", "false", "no" or "off") and chunk_fwd.py:128-173: on, the fused forward (autotuned
+# kernels, flash_kda.py:100-113); off, the default pipeline, autotuned too (gla_output.py:43-62).
+TUNED = """\
+import triton
+import triton.language as tl
+
+CONFIGS = [triton.Config({"B": 32}), triton.Config({"B": 64})]
+
+
+@triton.autotune(configs=CONFIGS, key=["n"])
+@triton.jit
+def _segment_kernel(x_ptr, n, B: tl.constexpr):
+    tl.store(x_ptr, n)
+
+
+@triton.jit
+def _output_kernel(x_ptr, n):
+    tl.store(x_ptr, n)
+
+
+def fused_fwd(x):
+    _segment_kernel[(1,)](x, 1)
+    return x
+
+
+def pipeline_fwd(x):
+    _output_kernel[(1,)](x, 1)
+    return x
+"""
+CHUNK = {
+    "pkg/__init__.py": "",
+    "pkg/chunk.py": (
+        "import os\n\nfrom pkg.tuned import fused_fwd, pipeline_fwd\n\n\n"
+        "def use_fused():\n"
+        '    return os.environ.get("X_USE_FLASH_KDA", "1").lower() not in (\n'
+        '        "0", "false", "no", "off"\n'
+        "    )\n\n\n"
+        "def chunk_fwd(x, supported):\n"
+        "    if use_fused() and supported:\n"
+        "        return fused_fwd(x)\n"
+        "    return pipeline_fwd(x)\n"
+    ),
+}
+# Both values autotune: the hazard is on each side, and the code does not say which is safe.
+BOTH_TUNED = {
+    **CHUNK,
+    "pkg/tuned.py": TUNED.replace(
+        "@triton.jit\ndef _output_kernel",
+        '@triton.autotune(configs=CONFIGS, key=["n"])\n@triton.jit\ndef _output_kernel',
+    ),
+}
+# Only the fused side autotunes: the pipeline's plain Triton kernel is the bitwise choice.
+ONE_TUNED = {**CHUNK, "pkg/tuned.py": TUNED}
+# sgl-project/sglang 0.5.23, srt/models/inkling_common/attn.py:194,375,773-869: on, the scale
+# is folded into the kernel's operand; off, applied after it: both values call the same kernel.
+SAME = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/attn.py": (
+        "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "class Attn:\n"
+        "    def __init__(self):\n"
+        '        self._fused_log_tau = os.environ.get("X_FUSED_LOG_TAU", "1") == "1"\n\n'
+        "    def forward(self, q, tau):\n"
+        "        if self._fused_log_tau:\n"
+        "            q = fused_rms_norm(q * tau)\n"
+        "        else:\n"
+        "            q = fused_rms_norm(q) * tau\n"
+        "        return q\n"
+    ),
+}
+# AMD-AGI/Primus fd1eeab, v4_attention_kernels/_triton_v1/v4_csa_attention_bwd.py:1328,1365,
+# 2068-2237: the sorted partial runs only with the segmented reduction; without it (another
+# switch, or a shape), the atomic kernel of the last arm runs whatever this switch says.
+SORTED = {
+    "pkg/__init__.py": "",
+    "pkg/bwd.py": (
+        "import os\n\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\ndef _sorted_kernel(x_ptr):\n    tl.store(x_ptr, 0)\n\n\n"
+        "@triton.jit\ndef _partial_kernel(x_ptr):\n    tl.store(x_ptr, 1)\n\n\n"
+        "@triton.jit\ndef _atomic_kernel(x_ptr):\n    tl.atomic_add(x_ptr, 1)\n\n\n"
+        "def bwd(x, split):\n"
+        '    use_seg = split and os.getenv("X_SEGREDUCE", "1") == "1"\n'
+        '    use_sorted = os.getenv("X_SORTED_PARTIAL", "0") != "0"\n'
+        "    if use_seg and use_sorted:\n"
+        "        _sorted_kernel[(1,)](x)\n"
+        "    elif use_seg:\n"
+        "        _partial_kernel[(1,)](x)\n"
+        "    else:\n"
+        "        _atomic_kernel[(1,)](x)\n"
+    ),
 }
 # sgl-project/sglang 0.5.23, srt/models/deepseek_common/amd/deepseek_v4_hip.py:65-66: a predicate
 # returns ``bool(envs.X.get() and attn.q_head_norm)``, tested by its callers
@@ -957,27 +1085,25 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "a-method-of-an-object-bound-to-an-attribute",
         RUNNER,
         "X_VIT_CUDA_GRAPH",
-        Role.UNKNOWN,
+        Role.KERNEL,
         Polarity.ENABLE,
         "0",
-        "each value reaches a kernel of its own: unset, calls fused_rms_norm (pkg/kernels.py:10) "
-        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
-        "pkg/kernels.py:6; X_VIT_CUDA_GRAPH='1', calls GraphRunner.run (pkg/runner.py:8) -> "
-        "torch.cuda.CUDAGraph at pkg/runner.py:9",
+        "each value reaches a kernel of its own, and only X_VIT_CUDA_GRAPH='1' reaches CUDA "
+        "graph capture: calls GraphRunner.run (pkg/runner.py:8) -> torch.cuda.CUDAGraph at "
+        "pkg/runner.py:9; unset, calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6, and all it alone "
+        "reaches is Triton code with no hazard",
     ),
     (
         "a-method-of-the-object-a-constructor-argument-is-annotated-with",
         TOWER,
         "X_VIT_CUDA_GRAPH",
-        Role.UNKNOWN,
+        Role.KERNEL,
         Polarity.ENABLE,
         "0",
-        "each value reaches a kernel of its own: unset, calls Tower.eager (pkg/tower.py:19) -> "
-        "calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
-        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_VIT_CUDA_GRAPH='1', calls "
-        "GraphRunner.run (pkg/runner.py:15) -> calls Tower.eager (pkg/tower.py:19) -> calls "
-        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
-        "@triton.jit _fwd_kernel at pkg/kernels.py:6",
+        "X_VIT_CUDA_GRAPH='1' runs the branch of `os.environ.get('X_VIT_CUDA_GRAPH', '0') == "
+        "'1'` at pkg/tower.py:11, which reaches calls GraphRunner.run (pkg/runner.py:15) -> "
+        "torch.cuda.CUDAGraph at pkg/runner.py:17; unset, it does not",
     ),
     (
         "a-kernel-imported-through-namespace-packages",
@@ -991,6 +1117,68 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "(pkg/srt/layers/kernels.py:10) -> calls _fwd_kernel (pkg/srt/layers/kernels.py:6) -> "
         "@triton.jit _fwd_kernel at pkg/srt/layers/kernels.py:6; X_FAST_LOGPROBS='0' leaves "
         "that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-kernel-both-values-reach-is-evidence-for-neither",
+        JOINED,
+        "X_USE_FI_SAMPLER",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls fi_sample (pkg/ops.py:9) -> "
+        "FlashInfer (flashinfer.sampling.top_k_sampling_from_probs) at pkg/ops.py:10; "
+        "X_USE_FI_SAMPLER='0', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6",
+    ),
+    (
+        "each-value-autotunes-a-kernel-of-its-own",
+        BOTH_TUNED,
+        "X_USE_FLASH_KDA",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls fused_fwd (pkg/tuned.py:19) -> "
+        "calls _segment_kernel (pkg/tuned.py:9) -> triton.autotune at pkg/tuned.py:7; "
+        "X_USE_FLASH_KDA='0', calls pipeline_fwd (pkg/tuned.py:24) -> calls _output_kernel "
+        "(pkg/tuned.py:15) -> triton.autotune at pkg/tuned.py:13",
+    ),
+    (
+        "only-one-value-autotunes",
+        ONE_TUNED,
+        "X_USE_FLASH_KDA",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own, and only unset reaches autotuning: calls "
+        "fused_fwd (pkg/tuned.py:18) -> calls _segment_kernel (pkg/tuned.py:9) -> "
+        "triton.autotune at pkg/tuned.py:7; X_USE_FLASH_KDA='0', calls pipeline_fwd "
+        "(pkg/tuned.py:23) -> calls _output_kernel (pkg/tuned.py:14) -> @triton.jit "
+        "_output_kernel at pkg/tuned.py:14, and all it alone reaches is Triton code with no "
+        "hazard",
+    ),
+    (
+        "each-value-calls-the-same-kernel",
+        SAME,
+        "X_FUSED_LOG_TAU",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches the same kernels: unset, calls fused_rms_norm (pkg/kernels.py:10) -> "
+        "calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_FUSED_LOG_TAU='0', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6: what tells the "
+        "values apart is not a kernel the code shows; a person must say",
+    ),
+    (
+        "a-hazard-the-other-value-reaches-too-decides-nothing",
+        SORTED,
+        "X_SORTED_PARTIAL",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls _partial_kernel (pkg/bwd.py:13) -> "
+        "@triton.jit _partial_kernel at pkg/bwd.py:13; X_SORTED_PARTIAL='1', calls "
+        "_sorted_kernel (pkg/bwd.py:8) -> @triton.jit _sorted_kernel at pkg/bwd.py:8",
     ),
     (
         "what-runs-instead-picks-its-kernel-by-the-machine",

@@ -24,6 +24,7 @@ from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.flag_values import FlagFiles, flag_value
+from scanner.reach.hazards import Safer, safer_side
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
@@ -306,6 +307,12 @@ class _Judged:
             self._onlies[key] = known
         return known
 
+    def _reach(self, value: str | None) -> frozenset[Mark]:
+        """Every kernel ``value`` may reach: that of each branch it runs for some choice of
+        the rest of its tests (a branch only the other value decides runs under it too
+        when another condition of its test sends it there)."""
+        return self._union([b for b in self.branches if any(b.runs(value) or ())], "kernel")
+
     def _union(self, chosen: Sequence[Branch], part: str) -> frozenset[Mark]:
         found: frozenset[Mark] = frozenset()
         for branch in chosen:
@@ -359,7 +366,10 @@ class _Judged:
             left = self._union(lost, "kernel") - reached
             return lost, (frozenset() if reached else left)
         left = self._union(lost, "kernel") - self._under(instead, stays, "kernel")
-        if not left or self._under(instead, stays, "kernel_always"):
+        # a kernel both sides always reach (the code after the branch, a helper each
+        # calls) is evidence for neither: only one what runs instead reaches of its own
+        own = self._under(instead, stays, "kernel_always") - self._union(lost, "kernel_always")
+        if not left or own:
             return lost, frozenset()
         if any(self.code.summary(b).unseen for b in instead):
             return lost, frozenset()  # what runs instead calls code the tree lacks
@@ -471,11 +481,65 @@ class _Judged:
 
     def _both_kernels(self, value: str) -> Evidence | None:
         lost_branches, gained_branches = self._only(None, value), self._only(value, None)
-        lost = self._union(lost_branches, "kernel_always")
-        gained = self._union(gained_branches, "kernel_always")
+        # what each side always reaches and the other does not: a kernel both always reach
+        # is evidence for neither
+        lost_always = self._union(lost_branches, "kernel_always")
+        gained_always = self._union(gained_branches, "kernel_always")
+        lost, gained = lost_always - gained_always, gained_always - lost_always
+        lost_all = self._union(lost_branches, "kernel")
+        gained_all = self._union(gained_branches, "kernel")
+        if lost_always and gained_always and not (lost or gained):
+            return self._same(value, lost_branches, gained_branches, lost_always)
         if not lost or not gained:
             return None
+        safer = safer_side(
+            (lost_all - gained_all, self._reach(None)), (gained_all - lost_all, self._reach(value))
+        )
+        if safer is not None:
+            return self._safer(value, safer, (lost_branches, lost), (gained_branches, gained))
         return self._each_own("reaches", value, (lost_branches, lost), (gained_branches, gained))
+
+    def _same(
+        self,
+        value: str,
+        unset: Sequence[Branch],
+        other: Sequence[Branch],
+        marks: frozenset[Mark],
+    ) -> Evidence:
+        """Unknown: unset and ``value`` run branches of their own that reach the same kernels
+        (the same function called with other arguments), so no kernel tells them apart."""
+        first, _, first_steps = self._witness(unset, marks)
+        second, _, second_steps = self._witness(other, marks)
+        return Evidence(
+            Role.UNKNOWN,
+            f"each value reaches the same kernels: unset, {_chain(first_steps, first)}; "
+            f"{self.knob.name}={value!r}, {_chain(second_steps, second)}: what tells the "
+            "values apart is not a kernel the code shows; a person must say",
+        )
+
+    def _safer(
+        self,
+        value: str,
+        safer: Safer,
+        unset: tuple[Sequence[Branch], frozenset[Mark]],
+        other: tuple[Sequence[Branch], frozenset[Mark]],
+    ) -> Evidence:
+        """A kernel choice: the side with no hazard of its own where the other has one is
+        the value a bitwise recipe writes."""
+        risky, safe = (other, unset) if safer.first else (unset, other)
+        hazard, _, hazard_steps = self._witness(risky[0], frozenset({safer.hazard}))
+        kernel, _, kernel_steps = self._witness(*safe)
+        setting = f"{self.knob.name}={value!r}"
+        hazardous, plain = ("unset", setting) if not safer.first else (setting, "unset")
+        return Evidence(
+            Role.KERNEL,
+            f"each value reaches a kernel of its own, and only {hazardous} reaches "
+            f"{hazard.kind.value}: {_chain(hazard_steps, hazard)}; {plain}, "
+            f"{_chain(kernel_steps, kernel)}, and all it alone reaches is Triton code with no "
+            "hazard",
+            value=value,
+            default_reaches=not safer.first,  # unset, the hazard runs; the value leaves it
+        )
 
     def _each_own(
         self,
