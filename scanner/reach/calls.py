@@ -24,6 +24,7 @@ from scanner.reach.marks import (
     node_marks,
 )
 from scanner.reach.modules import Definition, Module, Tree
+from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 
 MAX_DEPTH = 8  # calls followed from a branch
 MAX_FUNCTIONS = 20_000  # functions read per scan
@@ -59,22 +60,33 @@ class Found:
     # Names of the tree's modules it calls that no module defines, imports or star-imports
     # (``pkg.op_bound_at_run_time(...)``): code no one can read here.
     absent: set[str] = field(default_factory=set)
+    # Marks it reaches only on a machine without a GPU (scanner.reach.platforms).
+    elsewhere: set[Mark] = field(default_factory=set)
 
-    def add(self, mark: Mark, steps: tuple[Step, ...], always: bool) -> None:
+    def add(
+        self, mark: Mark, steps: tuple[Step, ...], always: bool, elsewhere: bool = False
+    ) -> None:
         known = self.marks.get(mark)
         if known is None or len(steps) < len(known):
             self.marks[mark] = steps
         if always:
             self.always.add(mark)
+        if not elsewhere:
+            self.elsewhere.discard(mark)
+        elif known is None:
+            self.elsewhere.add(mark)
 
-    def merge(self, other: Found, step: Step | None, always: bool) -> None:
+    def merge(self, other: Found, step: Step | None, always: bool, elsewhere: bool = False) -> None:
         if step is not None and step.target:
             self.calls.add(step.target)
         self.unseen |= other.unseen
         self.absent |= other.absent
         for mark, steps in other.marks.items():
             self.add(
-                mark, (step, *steps) if step is not None else steps, always and mark in other.always
+                mark,
+                (step, *steps) if step is not None else steps,
+                always and mark in other.always,
+                elsewhere or mark in other.elsewhere,
             )
 
 
@@ -309,19 +321,33 @@ class _Walker:
         # The function the walked code sits in, found at the first local name asked about.
         self._scope: ast.FunctionDef | ast.AsyncFunctionDef | None = None
         self._scoped = False
+        self.elsewhere = False  # walking code only a machine without a GPU runs
 
     def visit(self, node: ast.AST, *, always: bool, in_loop: bool = False) -> None:
-        for mark in node_marks(self.module, node, in_loop=in_loop):
-            self.found.add(mark, (), always)
+        marks = node_marks(self.module, node, in_loop=in_loop)
+        if marks:
+            elsewhere = self.elsewhere or (
+                isinstance(node, ast.Call) and off_gpu_call(self.module, node)
+            )
+            for mark in marks:
+                self.found.add(mark, (), always, elsewhere)
         if isinstance(node, ast.If) and node.orelse and always:
             self._if_else(node, in_loop)
             return
+        if isinstance(node, ast.If | ast.IfExp) and not self.elsewhere:
+            arm = off_gpu_arm(node.test)
+            if arm is not None:
+                self._off_gpu_arms(node, arm, always, in_loop)
+                return
         if isinstance(node, ast.Compare):  # type(self) is Runner: Runner is not called
             for operand in (node.left, *node.comparators):
                 if isinstance(operand, ast.Name | ast.Attribute):
                     self._namespace(operand, always)
                 else:
                     self.visit(operand, always=always, in_loop=in_loop)
+            return
+        if isinstance(node, ast.Call) and _type_test(node):
+            self._type_test(node, always, in_loop)
             return
         if isinstance(node, ast.Call):
             self._call(node, always)
@@ -343,10 +369,12 @@ class _Walker:
         one, whichever it is."""
         self.visit(node.test, always=True, in_loop=in_loop)
         arms: list[Found] = []
-        for statements in (node.body, node.orelse):
+        off_gpu = None if self.elsewhere else off_gpu_arm(node.test)
+        for statements, first in ((node.body, True), (node.orelse, False)):
             found = Found()
             walker = _Walker(self.reach, self.module, self.owner, self.depth, found)
             walker._scope, walker._scoped = self._scope, self._scoped  # the same function
+            walker.elsewhere = self.elsewhere or off_gpu is first
             for statement in statements:
                 walker.visit(statement, always=True, in_loop=in_loop)
             arms.append(found)
@@ -358,8 +386,36 @@ class _Walker:
         for arm, reaches in zip(arms, kernels, strict=True):
             for mark, steps in arm.marks.items():
                 kernel = every and reaches and mark in arm.always and mark.kind in KERNEL_MARKS
-                self.found.add(mark, steps, kernel)
+                self.found.add(mark, steps, kernel, mark in arm.elsewhere)
             self.found.calls |= arm.calls
+
+    def _off_gpu_arms(
+        self, node: ast.If | ast.IfExp, body_off_gpu: bool, always: bool, in_loop: bool
+    ) -> None:
+        """``if _is_npu: ... else: ...`` (or its ternary): what the arm only an NPU or the CPU
+        runs reaches, it reaches there alone, never on a GPU."""
+        body = node.body if isinstance(node.body, list) else [node.body]
+        for child, child_always in _children(node, always):
+            in_body = any(child is b for b in body)
+            self.elsewhere = child is not node.test and in_body is body_off_gpu
+            try:
+                self.visit(
+                    child, always=child_always, in_loop=in_loop and not isinstance(child, _NESTED)
+                )
+            finally:
+                self.elsewhere = False
+
+    def _type_test(self, call: ast.Call, always: bool, in_loop: bool) -> None:
+        """``isinstance(pool, (HybridPool, SWAPool))``: the object is walked, the classes it is
+        tested against are not called."""
+        self.visit(call.args[0], always=always, in_loop=in_loop)
+        for operand in call.args[1:]:
+            types = operand.elts if isinstance(operand, ast.Tuple) else [operand]
+            for kind in types:
+                if isinstance(kind, ast.Name | ast.Attribute):
+                    self._namespace(kind, always)
+                else:
+                    self.visit(kind, always=always, in_loop=in_loop)
 
     def _namespace(self, node: ast.expr, always: bool) -> None:
         """The base of an attribute (``cute`` in ``cute.runtime``, ``f`` in ``f.warned``): a
@@ -389,7 +445,7 @@ class _Walker:
         self._follow(node, always)
         mark = library_reference(self.module, node)
         if mark is not None:
-            self.found.add(mark, (), always)
+            self.found.add(mark, (), always, self.elsewhere or off_gpu_call(self.module, node))
 
     def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
         dotted = self.module.resolve(node, self.owner)
@@ -404,7 +460,7 @@ class _Walker:
             reached = self.reach.function(name, self.depth)
             if reached is not None:
                 found, step = reached
-                self.found.merge(found, step, always)
+                self.found.merge(found, step, always, self.elsewhere)
             elif self.reach.missing(name):
                 self.found.unseen.add(name)
 
@@ -479,6 +535,16 @@ def is_platform_test(name: str) -> bool:
     ``_is_cpu_available``, ``is_sm120``)."""
     lowered = name.lower()
     return lowered not in ("cpu", "_cpu") and _PLATFORM.fullmatch(lowered) is not None
+
+
+def _type_test(call: ast.Call) -> bool:
+    """Whether ``call`` is the builtin ``isinstance(x, T)`` or ``issubclass(x, T)``."""
+    return (
+        isinstance(call.func, ast.Name)
+        and call.func.id in ("isinstance", "issubclass")
+        and len(call.args) == 2
+        and not call.keywords
+    )
 
 
 def _imported_name(module: Module, node: ast.expr) -> str | None:

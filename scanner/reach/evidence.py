@@ -29,6 +29,7 @@ from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.passed_flags import passed_flags
+from scanner.reach.platforms import off_gpu_judged
 from scanner.reach.pruned import never_taken, reached_without
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
@@ -120,7 +121,7 @@ class CodeReach:
         if machine is not None:
             return machine
         found = self.branches_of(knob)
-        judged = _Judged(self, knob, found).evidence() if found else None
+        judged = self._judged(knob, found) if found else None
         if judged is not None and judged.role is Role.KERNEL:
             overriding = next((o for b in found if (o := _overrides_torch(b.module))), None)
             if overriding is not None:
@@ -133,6 +134,18 @@ class CodeReach:
         if judged is not None:
             return judged
         return _documented(knob) or passed_flags(knob) or flag_value(knob, self.flag_files)
+
+    def _judged(self, knob: Knob, found: list[Branch]) -> Evidence | None:
+        """What the branches show of a GPU run: judged on the kernels a GPU runs, and on
+        those of every machine only where no branch reaches a kernel a GPU runs: then the
+        gate is a switch of another machine's code (scanner.reach.platforms)."""
+        gpu = _Judged(self, knob, found).evidence()
+        if gpu is not None and gpu.role is not Role.UNKNOWN:
+            return gpu
+        summaries = [self.summary(b) for b in found]
+        if any(s.kernel for s in summaries) or not any(s.elsewhere for s in summaries):
+            return gpu
+        return off_gpu_judged(_Judged(self, knob, found, everywhere=True).evidence(), gpu)
 
 
 def _replaces(branch: Branch) -> bool:
@@ -213,7 +226,8 @@ def _overrides_torch(module: Module) -> str | None:
 
 def summarized(found: Found) -> Summary:
     """What ``found`` holds, as the sets a role is judged by."""
-    kernel = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
+    every = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
+    kernel = every - found.elsewhere
     return Summary(
         unseen=bool(found.unseen),
         kernel=kernel,
@@ -221,6 +235,8 @@ def summarized(found: Found) -> Summary:
         modes=frozenset(
             m for m in found.marks if m.kind is MarkKind.DETERMINISM and m in found.always
         ),
+        elsewhere=every - kernel,
+        elsewhere_always=frozenset(m for m in every - kernel if m in found.always),
     )
 
 
@@ -232,11 +248,17 @@ class Summary:
     kernel: frozenset[Mark]
     kernel_always: frozenset[Mark]
     modes: frozenset[Mark]  # those it always reaches: a mode one path of it may set is none
+    # The kernels it reaches only on a machine without a GPU (left out of ``kernel``).
+    elsewhere: frozenset[Mark] = frozenset()
+    elsewhere_always: frozenset[Mark] = frozenset()
 
 
 class _Judged:
-    def __init__(self, code: CodeReach, knob: Knob, found: list[Branch]) -> None:
+    def __init__(
+        self, code: CodeReach, knob: Knob, found: list[Branch], *, everywhere: bool = False
+    ) -> None:
         self.code = code
+        self.everywhere = everywhere  # the kernels of every machine, not a GPU's alone
         self.knob = knob
         self.branches = [b for b in found if not b.check]
         self.raising = [b for b in found if b.raises]
@@ -316,7 +338,14 @@ class _Judged:
     def _union(self, chosen: Sequence[Branch], part: str) -> frozenset[Mark]:
         found: frozenset[Mark] = frozenset()
         for branch in chosen:
-            found |= getattr(self.code.summary(branch), part)
+            found |= self._part(self.code.summary(branch), part)
+        return found
+
+    def _part(self, summary: Summary, part: str) -> frozenset[Mark]:
+        """``summary``'s ``part``, with the kernels of machines without a GPU where they count."""
+        found: frozenset[Mark] = getattr(summary, part)
+        if self.everywhere and part.startswith("kernel"):
+            found |= getattr(summary, part.replace("kernel", "elsewhere"))
         return found
 
     def _under(self, chosen: Sequence[Branch], value: str | None, part: str) -> frozenset[Mark]:
@@ -326,14 +355,14 @@ class _Judged:
         for branch in chosen:
             skipped = never_taken(self.branches, branch, value)
             if not skipped:
-                found |= getattr(self.code.summary(branch), part)
+                found |= self._part(self.code.summary(branch), part)
                 continue
             key = (id(branch), value)
             summary = self._pruned.get(key)
             if summary is None:
                 reached = reached_without(self.code.reach, branch, skipped)
                 summary = self._pruned[key] = summarized(reached)
-            found |= getattr(summary, part)
+            found |= self._part(summary, part)
         return found
 
     def _witness(
