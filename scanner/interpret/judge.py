@@ -23,6 +23,7 @@ from scanner.interpret.site_context import (
     guards_a_write,
     used_as_value,
 )
+from scanner.interpret.stored_choices import stored_choices
 from scanner.interpret.stored_reads import follow_store
 from scanner.interpret.values import UNKNOWN, Opaque, V
 from scanner.model import (
@@ -117,6 +118,11 @@ def judge(
         gate = replace(gate, polarity=Polarity.DISABLE)
     # A value is followed only where the code compares it with strings: a choice.
     choice = gate.kind is not GateKind.VALUE or any(s not in CANDIDATES for s in named)
+    if gate.kind is GateKind.VALUE and not choice:
+        # Stored at module level and compared where it is used: those strings are its choices.
+        more = [s for s in stored_choices(parsed, event) if s not in first and s != knob]
+        probes += [(value, probe(value)) for value in more[:MAX_NAMED]]
+        choice = bool(more)
     found = decisions(parsed, event, probes) if gate.kind in _DECIDING and choice else ()
     return gate, _default(parsed, event, index, probes), found
 

@@ -22,6 +22,7 @@ from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
+from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
@@ -135,6 +136,8 @@ class CodeReach:
                     f"({overriding}), where a kernel may be what makes the run deterministic: "
                     "a person must say",
                 )
+        if judged is None:
+            judged = compile_backend(knob, self.tree)
         return judged if judged is not None else _documented(knob)
 
 
