@@ -1626,6 +1626,40 @@ COMPILE_BACKEND_GLOBAL = {
     ),
 }
 
+# sglang, kernels/ops/attention/flash_mla_sm120.py:209 and :316-374: a backend read at module
+# level, then a dispatch: "flashinfer" returns a library kernel, "triton" returns a Triton
+# kernel, anything else falls through to torch. "0" fails both tests: it reaches no kernel,
+# though the code after the first test holds the Triton call. Another site tests the value
+# as a switch (srt/models/deepseek_v4.py:1224: `== "flashinfer"` picks the head count).
+DISPATCH = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/mla.py": (
+        "import os\n\nimport torch\n\n"
+        '_BACKEND = os.environ.get("X_DECODE_BACKEND", "flashinfer")\n\n\n'
+        "def _decode_flashinfer(q):\n"
+        "    from flashinfer.mla import sparse_decode\n\n"
+        "    out = q.new_empty(q.shape)\n"
+        "    if q.numel():\n"
+        "        sparse_decode(q, out)\n"
+        "    return out\n\n\n"
+        "def decode(q):\n"
+        '    if _BACKEND == "flashinfer":\n'
+        "        return _decode_flashinfer(q)\n"
+        '    if _BACKEND == "triton":\n'
+        "        from pkg.kernels import fused_rms_norm\n\n"
+        "        return fused_rms_norm(q)\n"
+        "    return torch.einsum('bh,bh->b', q, q)\n"
+    ),
+    "pkg/model.py": (
+        "import os\n\n\n"
+        "def num_heads(n):\n"
+        '    if os.environ.get("X_DECODE_BACKEND", "flashinfer") == "flashinfer":\n'
+        "        return n\n"
+        "    return 64\n"
+    ),
+}
+
 NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "cutile-autotune",
@@ -1647,6 +1681,18 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         "torch",
         "unset, it runs the branch of `_POLICY in ('auto', 'custom')` at pkg/rms.py:15, which "
         "reaches cuda.tile.launch at pkg/rms.py:17; X_DW_REDUCTION='torch' leaves that "
+        "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-value-that-fails-every-test-of-a-dispatch",
+        DISPATCH,
+        "X_DECODE_BACKEND",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `_BACKEND == 'flashinfer'` at pkg/mla.py:18, which "
+        "reaches calls _decode_flashinfer (pkg/mla.py:8) -> FlashInfer "
+        "(flashinfer.mla.sparse_decode) at pkg/mla.py:13; X_DECODE_BACKEND='0' leaves that "
         "branch, and what runs instead reaches no such kernel",
     ),
     (

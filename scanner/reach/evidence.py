@@ -27,6 +27,7 @@ from scanner.reach.config import config_branches, config_key
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
+from scanner.reach.nested import decided_code
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
@@ -65,18 +66,17 @@ class CodeReach:
         key = (branch.module.rel, id(branch.test), branch.holds)
         known = self._summaries.get(key)
         if known is None:
-            found = self.found(branch)
-            kernel = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
-            known = Summary(
-                unseen=bool(found.unseen),
-                kernel=kernel,
-                kernel_always=frozenset(m for m in kernel if m in found.always),
-                modes=frozenset(
-                    m for m in found.marks if m.kind is MarkKind.DETERMINISM and m in found.always
-                ),
-            )
-            self._summaries[key] = known
+            known = self._summaries[key] = _summarized(self.found(branch))
         return known
+
+    def summary_of(self, branch: Branch, code: tuple[ast.stmt, ...]) -> Summary:
+        """What ``code`` (``branch``'s, cut to the side of its inner tests one value takes)
+        reaches, as sets."""
+        found = self.reach.of_statements(branch.module, code, branch.owner)
+        found.merge(kept_objects(self.reach, branch.module, code, branch.owner), None, always=False)
+        for mark in branch.marks:
+            found.add(mark, (), always=True)
+        return _summarized(found)
 
     def found(self, branch: Branch) -> Found:
         key = (branch.module.rel, id(branch.test), branch.holds)
@@ -217,6 +217,18 @@ def _overrides_torch(module: Module) -> str | None:
     return None
 
 
+def _summarized(found: Found) -> Summary:
+    kernel = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
+    return Summary(
+        unseen=bool(found.unseen),
+        kernel=kernel,
+        kernel_always=frozenset(m for m in kernel if m in found.always),
+        modes=frozenset(
+            m for m in found.marks if m.kind is MarkKind.DETERMINISM and m in found.always
+        ),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Summary:
     """What one branch reaches, as sets: the kernels, those it always reaches, the modes."""
@@ -236,6 +248,7 @@ class _Judged:
         self.all = found
         self._onlies: dict[tuple[str | None, str | None], list[Branch]] = {}
         self._weighed: list[str] = []
+        self._decided: dict[tuple[int, str | None], Summary] = {}
 
     def evidence(self) -> Evidence | None:
         values = self._values()
@@ -305,6 +318,24 @@ class _Judged:
             found |= getattr(self.code.summary(branch), part)
         return found
 
+    def _under(self, chosen: Sequence[Branch], value: str | None, part: str) -> frozenset[Mark]:
+        """``_union``, each branch's code as it runs under ``value`` (the tests of the value
+        inside it decided: ``scanner.reach.nested``)."""
+        found: frozenset[Mark] = frozenset()
+        for branch in chosen:
+            key = (id(branch), value)
+            summary = self._decided.get(key)
+            if summary is None:
+                code = decided_code(branch, self.all, value)
+                summary = (
+                    self.code.summary(branch)
+                    if code is None
+                    else self.code.summary_of(branch, code)
+                )
+                self._decided[key] = summary
+            found |= getattr(summary, part)
+        return found
+
     def _witness(
         self, chosen: Sequence[Branch], marks: frozenset[Mark]
     ) -> tuple[Mark, Branch, tuple[Step, ...]]:
@@ -331,11 +362,11 @@ class _Judged:
         if self.knob.kind is GateKind.VALUE:
             specific = [b for b in instead if self._specific(b, stays)]
             general = [b for b in instead if b not in specific]
-            reached = self._union(specific, "kernel") | self._union(general, "kernel_always")
-            left = self._union(lost, "kernel") - reached
+            reached = self._under(specific, stays, "kernel") | self._union(general, "kernel_always")
+            left = self._under(lost, gone, "kernel") - reached
             return lost, (frozenset() if reached else left)
-        left = self._union(lost, "kernel") - self._union(instead, "kernel")
-        if not left or self._union(instead, "kernel_always"):
+        left = self._under(lost, gone, "kernel") - self._under(instead, stays, "kernel")
+        if not left or self._under(instead, stays, "kernel_always"):
             return lost, frozenset()
         if any(self.code.summary(b).unseen for b in instead):
             return lost, frozenset()  # what runs instead calls code the tree lacks
@@ -407,7 +438,7 @@ class _Judged:
         if left & self._union(lost, "kernel_always"):
             return None
         instead = self._only(value, None)
-        gained = self._union(instead, "kernel") - self._union(lost, "kernel")
+        gained = self._under(instead, value, "kernel") - self._under(lost, None, "kernel")
         if not gained:
             return None
         return self._each_own("may reach", value, (lost, left), (instead, gained))
