@@ -1660,6 +1660,41 @@ DISPATCH = {
     ),
 }
 
+# ROCm/aiter, ops/triton/_triton_kernels/flash_attn_triton_amd/utils.py:121-126,152 and
+# bwd.py:44-764: the switch read into "on"/"off" at module level, compared there, and handed
+# to a config getter whose `elif mode == "on":` sits in the `else` of `if mode == "off":`;
+# the last `else` (a sweep, configs built in a loop) runs for neither value.
+ELIF = {
+    "pkg/__init__.py": "",
+    "pkg/utils.py": (
+        "import os\n\n"
+        "AUTOTUNE = (\n"
+        '    "on"\n'
+        '    if os.environ.get("X_ATTN_AUTOTUNE", "1").lower() in ("1", "true", "yes", "on")\n'
+        '    else "off"\n'
+        ")\n"
+        'if AUTOTUNE != "off":\n'
+        '    os.environ["TRITON_PRINT_AUTOTUNING"] = "1"\n'
+    ),
+    "pkg/bwd.py": (
+        "import triton\n\nfrom pkg.utils import AUTOTUNE\n\n\n"
+        "def get_configs(mode):\n"
+        '    if mode == "off":\n'
+        '        return [triton.Config({"B": 64}, num_warps=4)]\n'
+        '    elif mode == "on":\n'
+        "        return [\n"
+        '            triton.Config({"B": 64}, num_warps=4),\n'
+        '            triton.Config({"B": 128}, num_warps=8),\n'
+        "        ]\n"
+        "    else:\n"
+        "        configs = []\n"
+        "        for b in (16, 32):\n"
+        '            configs.append(triton.Config({"B": b}, num_warps=4))\n'
+        "        return configs\n\n\n"
+        "CONFIGS = get_configs(AUTOTUNE)\n"
+    ),
+}
+
 NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "cutile-autotune",
@@ -1693,6 +1728,17 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         "unset, it runs the branch of `_BACKEND == 'flashinfer'` at pkg/mla.py:18, which "
         "reaches calls _decode_flashinfer (pkg/mla.py:8) -> FlashInfer "
         "(flashinfer.mla.sparse_decode) at pkg/mla.py:13; X_DECODE_BACKEND='0' leaves that "
+        "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "an-elif-runs-only-where-the-if-around-it-fails",
+        ELIF,
+        "X_ATTN_AUTOTUNE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `not (mode == 'off')` at pkg/bwd.py:7, which reaches a "
+        "list of triton.Config to tune over at pkg/bwd.py:10; X_ATTN_AUTOTUNE='0' leaves that "
         "branch, and what runs instead reaches no such kernel",
     ),
     (

@@ -27,7 +27,7 @@ from scanner.reach.config import config_branches, config_key
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
-from scanner.reach.nested import decided_code
+from scanner.reach.nested import decided_code, enclosing, runs_within
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
@@ -249,6 +249,7 @@ class _Judged:
         self._onlies: dict[tuple[str | None, str | None], list[Branch]] = {}
         self._weighed: list[str] = []
         self._decided: dict[tuple[int, str | None], Summary] = {}
+        self._enclosing: dict[int, list[Branch]] | None = None
 
     def evidence(self) -> Evidence | None:
         values = self._values()
@@ -301,8 +302,12 @@ class _Judged:
         known = self._onlies.get(key)
         if known is None:
             known = []
+            if self._enclosing is None:
+                self._enclosing = enclosing(self.all)
             for branch in self.branches:
-                under, other = branch.runs(first), branch.runs(second)
+                outers = self._enclosing.get(id(branch), ())
+                under = runs_within(branch, outers, first)
+                other = runs_within(branch, outers, second)
                 if (
                     under is not None
                     and other is not None

@@ -52,3 +52,33 @@ def _cut(statements: Sequence[ast.stmt], holds: Mapping[int, bool]) -> tuple[ast
         if taken and isinstance(taken[-1], _EXITS):
             break  # the side taken leaves: what follows it does not run
     return tuple(out)
+
+
+def enclosing(branches: Sequence[Branch]) -> dict[int, list[Branch]]:
+    """For each branch (by id), the branches among ``branches`` whose statements hold its
+    test (``elif mode == "on":`` sits in the ``else`` of ``if mode == "off":``)."""
+    inside: dict[int, list[Branch]] = {}
+    for outer in branches:
+        code = outer.code
+        if not isinstance(code, tuple):
+            continue
+        held = {id(node) for statement in code for node in ast.walk(statement)}
+        for branch in branches:
+            if branch is not outer and branch.module is outer.module and id(branch.test) in held:
+                inside.setdefault(id(branch), []).append(outer)
+    return inside
+
+
+def runs_within(
+    branch: Branch, outers: Sequence[Branch], value: str | None
+) -> tuple[bool, ...] | None:
+    """``branch.runs(value)``, none of it where a branch that holds it never runs under
+    ``value``."""
+    runs = branch.runs(value)
+    if runs is None:
+        return None
+    for outer in outers:
+        around = outer.runs(value)
+        if around is not None and not any(around):
+            return tuple(False for _ in runs)
+    return runs
