@@ -28,7 +28,12 @@ def decided_code(
     holds: dict[int, bool] = {}
     for other in others:
         parent = other.module.parent(other.test)
-        if other is branch or other.module is not branch.module or not isinstance(parent, ast.If):
+        if (
+            other is branch
+            or other.module is not branch.module
+            or not isinstance(parent, ast.If)
+            or not _compares(other.test)
+        ):
             continue
         runs = other.runs(value)
         if runs is None or len(set(runs)) != 1:
@@ -72,13 +77,23 @@ def enclosing(branches: Sequence[Branch]) -> dict[int, list[Branch]]:
 def runs_within(
     branch: Branch, outers: Sequence[Branch], value: str | None
 ) -> tuple[bool, ...] | None:
-    """``branch.runs(value)``, none of it where a branch that holds it never runs under
-    ``value``."""
+    """``branch.runs(value)``, none of it where a branch that holds it, behind a comparison,
+    never runs under ``value``."""
     runs = branch.runs(value)
     if runs is None:
         return None
     for outer in outers:
+        if not _compares(outer.test):
+            continue  # a bare name may hold more than the value (`used = on and not extend`)
         around = outer.runs(value)
         if around is not None and not any(around):
             return tuple(False for _ in runs)
     return runs
+
+
+def _compares(test: ast.expr) -> bool:
+    """Whether ``test`` compares (``mode == "off"``, ``not x in (...)``): a test whose truth
+    the value alone decides, as the probes saw it."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Compare)
