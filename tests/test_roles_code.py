@@ -1774,3 +1774,277 @@ def test_values_kept_and_handed_on(
     knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
     assert knob is not None
     assert (knob.role, knob.polarity, knob.role_reason) == (role, polarity, reason)
+
+
+# Liger-Kernel 0.8.5, ops/cutile/ops/grpo_loss.py:361-378: a cuTile kernel's occupancy tuned
+# per launch shape with cuda.tile.tune.exhaustive_search unless the variable is exactly "1",
+# which pins one occupancy; the tuned kernel is launched by the caller with ct.launch.
+TILE_TUNE = {
+    "pkg/__init__.py": "",
+    "pkg/grpo.py": (
+        "import os\n\nimport cuda.tile as ct\n"
+        "from cuda.tile.tune import exhaustive_search\n\n"
+        "_CONFIGS = [1, 2, 4]\n_cache = {}\n\n\n"
+        "@ct.kernel\n"
+        "def _fwd_ct(x):\n"
+        "    ct.store(x, 0)\n\n\n"
+        "def _tuned(stream, key, grid, args):\n"
+        '    if os.environ.get("X_NO_TILE_TUNE") == "1":\n'
+        "        return _fwd_ct.replace_hints(occupancy=1)\n"
+        "    if key not in _cache:\n"
+        "        found = exhaustive_search(_CONFIGS, stream, grid, _fwd_ct, args)\n"
+        "        _cache[key] = _fwd_ct.replace_hints(occupancy=found.best)\n"
+        "    return _cache[key]\n\n\n"
+        "def forward(stream, x):\n"
+        "    kernel = _tuned(stream, x.shape, (1,), (x,))\n"
+        "    ct.launch(stream, (1,), kernel, (x,))\n"
+    ),
+}
+
+# Liger-Kernel 0.8.5, ops/cutile/ops/rms_norm.py:26 and :302-329: a policy read at module
+# level and compared in the function that uses it: "auto"/"custom" reduce with a cuTile
+# kernel (ct.launch), "torch" with torch's own sum, anything else raises.
+TILE_CHOICE = {
+    "pkg/__init__.py": "",
+    "pkg/rms.py": (
+        "import os\n\nimport cuda.tile as ct\nimport torch\n\n"
+        '_POLICY = os.environ.get("X_DW_REDUCTION", "auto")\n\n\n'
+        "@ct.kernel(occupancy=1)\n"
+        "def _reduce_ct(partial, out):\n"
+        "    ct.store(out, ct.load(partial))\n\n\n"
+        "def backward(partial, weight):\n"
+        '    if _POLICY in ("auto", "custom"):\n'
+        "        dw = torch.empty_like(weight)\n"
+        "        ct.launch(torch.cuda.current_stream(), (1,), _reduce_ct, (partial, dw))\n"
+        '    elif _POLICY == "torch":\n'
+        "        dw = partial.sum(dim=0)\n"
+        "    else:\n"
+        '        raise ValueError(f"Invalid policy: {_POLICY}")\n'
+        "    return dw\n"
+    ),
+}
+
+# torchtune 0.6.1, training/_compile.py:47-57 and :73-87: the value read into a local and
+# handed as backend= to Module.compile and torch.compile; no branch decides anything.
+COMPILE_BACKEND = {
+    "pkg/__init__.py": "",
+    "pkg/compile.py": (
+        "import os\n\nimport torch\n\n\n"
+        "def compile_model(model):\n"
+        '    backend = os.environ.get("X_COMPILE_BACKEND", "inductor")\n'
+        "    for m in reversed(list(model.modules())):\n"
+        "        if isinstance(m, torch.nn.Linear):\n"
+        "            m.compile(backend=backend)\n\n\n"
+        "def compile_loss(loss):\n"
+        '    backend = os.environ.get("X_COMPILE_BACKEND", "inductor")\n'
+        "    return torch.compile(loss, backend=backend)\n"
+    ),
+}
+
+# The same value kept in a module name and handed to torch._dynamo.optimize as its first
+# argument (the backend).
+COMPILE_BACKEND_GLOBAL = {
+    "pkg/__init__.py": "",
+    "pkg/run.py": (
+        "import os\n\nimport torch._dynamo\n\n"
+        '_BACKEND = os.environ.get("X_DYNAMO_BACKEND", "inductor")\n\n\n'
+        "def optimized(fn):\n"
+        "    return torch._dynamo.optimize(_BACKEND)(fn)\n"
+    ),
+}
+
+# sglang, kernels/ops/attention/flash_mla_sm120.py:209 and :316-374: a backend read at module
+# level, then a dispatch: "flashinfer" returns a library kernel, "triton" returns a Triton
+# kernel, anything else falls through to torch. "0" fails both tests: it reaches no kernel,
+# though the code after the first test holds the Triton call. Another site tests the value
+# as a switch (srt/models/deepseek_v4.py:1224: `== "flashinfer"` picks the head count).
+DISPATCH = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/mla.py": (
+        "import os\n\nimport torch\n\n"
+        '_BACKEND = os.environ.get("X_DECODE_BACKEND", "flashinfer")\n\n\n'
+        "def _decode_flashinfer(q):\n"
+        "    from flashinfer.mla import sparse_decode\n\n"
+        "    out = q.new_empty(q.shape)\n"
+        "    if q.numel():\n"
+        "        sparse_decode(q, out)\n"
+        "    return out\n\n\n"
+        "def decode(q):\n"
+        '    if _BACKEND == "flashinfer":\n'
+        "        return _decode_flashinfer(q)\n"
+        '    if _BACKEND == "triton":\n'
+        "        from pkg.kernels import fused_rms_norm\n\n"
+        "        return fused_rms_norm(q)\n"
+        "    return torch.einsum('bh,bh->b', q, q)\n"
+    ),
+    "pkg/model.py": (
+        "import os\n\n\n"
+        "def num_heads(n):\n"
+        '    if os.environ.get("X_DECODE_BACKEND", "flashinfer") == "flashinfer":\n'
+        "        return n\n"
+        "    return 64\n"
+    ),
+}
+
+# ROCm/aiter, ops/triton/_triton_kernels/flash_attn_triton_amd/utils.py:121-126,152 and
+# bwd.py:44-764: the switch read into "on"/"off" at module level, compared there, and handed
+# to a config getter whose `elif mode == "on":` sits in the `else` of `if mode == "off":`;
+# the last `else` (a sweep, configs built in a loop) runs for neither value.
+ELIF = {
+    "pkg/__init__.py": "",
+    "pkg/utils.py": (
+        "import os\n\n"
+        "AUTOTUNE = (\n"
+        '    "on"\n'
+        '    if os.environ.get("X_ATTN_AUTOTUNE", "1").lower() in ("1", "true", "yes", "on")\n'
+        '    else "off"\n'
+        ")\n"
+        'if AUTOTUNE != "off":\n'
+        '    os.environ["TRITON_PRINT_AUTOTUNING"] = "1"\n'
+    ),
+    "pkg/bwd.py": (
+        "import triton\n\nfrom pkg.utils import AUTOTUNE\n\n\n"
+        "def get_configs(mode):\n"
+        '    if mode == "off":\n'
+        '        return [triton.Config({"B": 64}, num_warps=4)]\n'
+        '    elif mode == "on":\n'
+        "        return [\n"
+        '            triton.Config({"B": 64}, num_warps=4),\n'
+        '            triton.Config({"B": 128}, num_warps=8),\n'
+        "        ]\n"
+        "    else:\n"
+        "        configs = []\n"
+        "        for b in (16, 32):\n"
+        '            configs.append(triton.Config({"B": b}, num_warps=4))\n'
+        "        return configs\n\n\n"
+        "CONFIGS = get_configs(AUTOTUNE)\n"
+    ),
+}
+
+NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
+    (
+        "cutile-autotune",
+        TILE_TUNE,
+        "X_NO_TILE_TUNE",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "0",
+        "unset, it runs the branch of `not (os.environ.get('X_NO_TILE_TUNE') == '1')` at "
+        "pkg/grpo.py:16, which reaches cuda.tile.tune.exhaustive_search at pkg/grpo.py:19; "
+        "X_NO_TILE_TUNE='1' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-module-level-choice-compared-where-it-is-used",
+        TILE_CHOICE,
+        "X_DW_REDUCTION",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "torch",
+        "unset, it runs the branch of `_POLICY in ('auto', 'custom')` at pkg/rms.py:15, which "
+        "reaches cuda.tile.launch at pkg/rms.py:17; X_DW_REDUCTION='torch' leaves that "
+        "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-value-that-fails-every-test-of-a-dispatch",
+        DISPATCH,
+        "X_DECODE_BACKEND",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `_BACKEND == 'flashinfer'` at pkg/mla.py:18, which "
+        "reaches calls _decode_flashinfer (pkg/mla.py:8) -> FlashInfer "
+        "(flashinfer.mla.sparse_decode) at pkg/mla.py:13; X_DECODE_BACKEND='0' leaves that "
+        "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "an-elif-runs-only-where-the-if-around-it-fails",
+        ELIF,
+        "X_ATTN_AUTOTUNE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `not (mode == 'off')` at pkg/bwd.py:7, which reaches a "
+        "list of triton.Config to tune over at pkg/bwd.py:10; X_ATTN_AUTOTUNE='0' leaves that "
+        "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-value-handed-as-the-compile-backend",
+        COMPILE_BACKEND,
+        "X_COMPILE_BACKEND",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "eager",
+        "unset, its value 'inductor' (pkg/compile.py:7) is handed as the backend of "
+        "torch.nn.Module.compile() at pkg/compile.py:10: a compiled path (Inductor generates "
+        "and may tune Triton kernels); X_COMPILE_BACKEND='eager' runs the captured graph with "
+        "torch's eager kernels",
+    ),
+    (
+        "a-module-name-handed-to-dynamo-optimize",
+        COMPILE_BACKEND_GLOBAL,
+        "X_DYNAMO_BACKEND",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "eager",
+        "unset, its value 'inductor' (pkg/run.py:5) is handed as the backend of "
+        "torch._dynamo.optimize at pkg/run.py:9: a compiled path (Inductor generates and may "
+        "tune Triton kernels); X_DYNAMO_BACKEND='eager' runs the captured graph with torch's "
+        "eager kernels",
+    ),
+    (
+        "an-eager-backend-is-the-plain-path-already",
+        {
+            "pkg/__init__.py": "",
+            "pkg/compile.py": COMPILE_BACKEND["pkg/compile.py"].replace('"inductor"', '"eager"'),
+        },
+        "X_COMPILE_BACKEND",
+        Role.VALUE,
+        Polarity.ENABLE,
+        None,
+        "not a switch: the code uses its value",
+    ),
+    (
+        "a-backend-handed-to-no-compiler",
+        {
+            "pkg/__init__.py": "",
+            "pkg/attn.py": (
+                "import os\n\nfrom pkg.impl import attention\n\n\n"
+                "def run(q):\n"
+                '    backend = os.environ.get("X_ATTN_BACKEND", "inductor")\n'
+                "    return attention(q, backend=backend)\n"
+            ),
+            "pkg/impl.py": "def attention(q, backend):\n    return q\n",
+        },
+        "X_ATTN_BACKEND",
+        Role.VALUE,
+        Polarity.ENABLE,
+        None,
+        "not a switch: the code uses its value",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "name", "role", "polarity", "off", "reason"),
+    [c[1:] for c in NEW_FORMS],
+    ids=[c[0] for c in NEW_FORMS],
+)
+def test_kernel_dsl_and_compile_backend_forms(
+    tmp_path: Path,
+    files: dict[str, str],
+    name: str,
+    role: Role,
+    polarity: Polarity,
+    off: str | None,
+    reason: str,
+) -> None:
+    write_tree(tmp_path, files)
+    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
+    assert knob is not None
+    assert (knob.role, knob.polarity, knob.off_value, knob.role_reason) == (
+        role,
+        polarity,
+        off,
+        reason,
+    )

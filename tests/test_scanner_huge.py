@@ -70,8 +70,7 @@ def _many(reads: int) -> tuple[str, list[tuple[str, int, int, str | None, bool |
     lines = MANY.splitlines(keepends=True)
     expected: list[tuple[str, int, int, str | None, bool | None]] = [
         ("MANY_RAW", 14, 20, None, False),
-        # off unset, on for "yes": the string FUSED compares it with (line 87) is probed
-        ("MANY_STORED", 20, 10, None, False),
+        ("MANY_STORED", 20, 10, None, None),
     ]
     for at in range(reads):
         if at % 3 == 0:

@@ -23,6 +23,7 @@ from scanner.interpret.site_context import (
     guards_a_write,
     used_as_value,
 )
+from scanner.interpret.stored_choices import stored_choices
 from scanner.interpret.stored_reads import follow_store
 from scanner.interpret.values import UNKNOWN, Opaque, V
 from scanner.model import (
@@ -117,6 +118,11 @@ def judge(
         gate = replace(gate, polarity=Polarity.DISABLE)
     # A value is followed only where the code compares it with strings: a choice.
     choice = gate.kind is not GateKind.VALUE or any(s not in CANDIDATES for s in named)
+    if gate.kind is GateKind.VALUE and not choice:
+        # Stored at module level and compared where it is used: those strings are its choices.
+        more = [s for s in stored_choices(parsed, event) if s not in first and s != knob]
+        probes += [(value, probe(value)) for value in more[:MAX_NAMED]]
+        choice = bool(more)
     found = decisions(parsed, event, probes) if gate.kind in _DECIDING and choice else ()
     return gate, _default(parsed, event, index, probes), found
 
@@ -135,7 +141,6 @@ _SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.UNKNOWN)
 # Verdicts whose decisions a role may be proposed from: switches, and values that choose.
 _DECIDING = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.VALUE)
 _DIRECT = (ReadKind.GET, ReadKind.GETENV, ReadKind.ACCESSOR)
-_STORED = ("global", "attr")  # stores whose users scanner.interpret.stored_reads follows
 
 
 def _default(parsed: ParsedModule, event: Event, index: WrapperIndex, probes: Probes) -> str | None:
@@ -236,11 +241,6 @@ def named_strings(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
     roots: list[cst.CSTNode] = [event.unit.scope] if event.unit.scope else [*event.unit.statements]
     if event.wrapper is not None and event.wrapper.kind != SETTER:
         roots.extend(parsed.wrapper_roots(event.wrapper))
-    binding = event.binding
-    if binding is not None and binding.store in _STORED:
-        # A value stored for later is compared where it is used: the choices a dispatch
-        # names there (``_backend = get(N)``, then ``if _backend == "triton": ...``).
-        roots.extend(user for user, _ in parsed.users(binding.name, binding.store))
     found: list[str] = []
     for root in roots:
         found.extend(parsed.compared_strings(root))

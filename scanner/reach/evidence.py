@@ -22,15 +22,16 @@ from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
+from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.hazards import Safer, safer_side
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
+from scanner.reach.nested import decided_code, enclosing, runs_within
 from scanner.reach.passed_flags import passed_flags
 from scanner.reach.platforms import off_gpu_judged
-from scanner.reach.pruned import never_taken, reached_without
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
@@ -72,6 +73,15 @@ class CodeReach:
         if known is None:
             known = self._summaries[key] = summarized(self.found(branch))
         return known
+
+    def summary_of(self, branch: Branch, code: tuple[ast.stmt, ...]) -> Summary:
+        """What ``code`` (``branch``'s, cut to the side of its inner tests one value takes)
+        reaches, as sets."""
+        found = self.reach.of_statements(branch.module, code, branch.owner)
+        found.merge(kept_objects(self.reach, branch.module, code, branch.owner), None, always=False)
+        for mark in branch.marks:
+            found.add(mark, (), always=True)
+        return summarized(found)
 
     def found(self, branch: Branch) -> Found:
         key = (branch.module.rel, id(branch.test), branch.holds)
@@ -133,7 +143,12 @@ class CodeReach:
                 )
         if judged is not None:
             return judged
-        return _documented(knob) or passed_flags(knob) or flag_value(knob, self.flag_files)
+        return (
+            compile_backend(knob, self.tree)
+            or _documented(knob)
+            or passed_flags(knob)
+            or flag_value(knob, self.flag_files)
+        )
 
     def _judged(self, knob: Knob, found: list[Branch]) -> Evidence | None:
         """What the branches show of a GPU run: judged on the kernels a GPU runs, and on
@@ -265,7 +280,8 @@ class _Judged:
         self.all = found
         self._onlies: dict[tuple[str | None, str | None], list[Branch]] = {}
         self._weighed: list[str] = []
-        self._pruned: dict[tuple[int, str | None], Summary] = {}
+        self._decided: dict[tuple[int, str | None], Summary] = {}
+        self._enclosing: dict[int, list[Branch]] | None = None
 
     def evidence(self) -> Evidence | None:
         values = self._values()
@@ -318,8 +334,12 @@ class _Judged:
         known = self._onlies.get(key)
         if known is None:
             known = []
+            if self._enclosing is None:
+                self._enclosing = enclosing(self.all)
             for branch in self.branches:
-                under, other = branch.runs(first), branch.runs(second)
+                outers = self._enclosing.get(id(branch), ())
+                under = runs_within(branch, outers, first)
+                other = runs_within(branch, outers, second)
                 if (
                     under is not None
                     and other is not None
@@ -349,19 +369,20 @@ class _Judged:
         return found
 
     def _under(self, chosen: Sequence[Branch], value: str | None, part: str) -> frozenset[Mark]:
-        """:meth:`_union` of what ``chosen`` reach under ``value``: without the bodies of
-        the knob's own tests within them that ``value`` never takes (scanner.reach.pruned)."""
+        """``_union``, each branch's code as it runs under ``value`` (the tests of the value
+        inside it decided: ``scanner.reach.nested``)."""
         found: frozenset[Mark] = frozenset()
         for branch in chosen:
-            skipped = never_taken(self.branches, branch, value)
-            if not skipped:
-                found |= self._part(self.code.summary(branch), part)
-                continue
             key = (id(branch), value)
-            summary = self._pruned.get(key)
+            summary = self._decided.get(key)
             if summary is None:
-                reached = reached_without(self.code.reach, branch, skipped)
-                summary = self._pruned[key] = summarized(reached)
+                code = decided_code(branch, self.all, value)
+                summary = (
+                    self.code.summary(branch)
+                    if code is None
+                    else self.code.summary_of(branch, code)
+                )
+                self._decided[key] = summary
             found |= self._part(summary, part)
         return found
 
@@ -391,13 +412,15 @@ class _Judged:
         if self.knob.kind is GateKind.VALUE:
             specific = [b for b in instead if self._specific(b, stays)]
             general = [b for b in instead if b not in specific]
-            reached = self._union(specific, "kernel") | self._union(general, "kernel_always")
-            left = self._union(lost, "kernel") - reached
+            reached = self._under(specific, stays, "kernel") | self._union(general, "kernel_always")
+            left = self._under(lost, gone, "kernel") - reached
             return lost, (frozenset() if reached else left)
-        left = self._union(lost, "kernel") - self._under(instead, stays, "kernel")
+        left = self._under(lost, gone, "kernel") - self._under(instead, stays, "kernel")
         # a kernel both sides always reach (the code after the branch, a helper each
         # calls) is evidence for neither: only one what runs instead reaches of its own
-        own = self._under(instead, stays, "kernel_always") - self._union(lost, "kernel_always")
+        own = self._under(instead, stays, "kernel_always") - self._under(
+            lost, gone, "kernel_always"
+        )
         if not left or own:
             return lost, frozenset()
         if any(self.code.summary(b).unseen for b in instead):
@@ -470,7 +493,7 @@ class _Judged:
         if left & self._union(lost, "kernel_always"):
             return None
         instead = self._only(value, None)
-        gained = self._under(instead, value, "kernel") - self._union(lost, "kernel")
+        gained = self._under(instead, value, "kernel") - self._under(lost, None, "kernel")
         if not gained:
             return None
         return self._each_own("may reach", value, (lost, left), (instead, gained))

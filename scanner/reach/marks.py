@@ -24,6 +24,7 @@ class MarkKind(str, Enum):
     """What a mark says the code does."""
 
     TRITON = "a Triton kernel"
+    TILE = "a cuTile kernel"
     AUTOTUNE = "autotuning"
     COMPILE = "a compiled path"
     GRAPH = "CUDA graph capture"
@@ -65,6 +66,9 @@ _TRITON_DECORATORS = {
     # module JIT-built from its HIP/C++ sources and loaded (ROCm/aiter aiter/jit/core.py,
     # compile_ops); seen from outside the tree, AITER is a library (libraries.py).
     "aiter.jit.core.compile_ops": MarkKind.CUSTOM_OP,
+    # NVIDIA cuTile Python (https://github.com/NVIDIA/cutile-python): ``@ct.kernel`` makes a
+    # tile kernel, which ``ct.launch(stream, grid, kernel, args)`` runs.
+    "cuda.tile.kernel": MarkKind.TILE,
 }
 _CALLS = {
     "torch.compile": MarkKind.COMPILE,
@@ -79,6 +83,10 @@ _CALLS = {
     "triton.autotune": MarkKind.AUTOTUNE,
     "triton.testing.do_bench": MarkKind.AUTOTUNE,
     "triton.testing.do_bench_cudagraph": MarkKind.AUTOTUNE,
+    "cuda.tile.launch": MarkKind.TILE,
+    # cuTile's tuner times each config on the GPU and keeps the fastest (cutile-python
+    # cuda/tile/tune: exhaustive_search).
+    "cuda.tile.tune.exhaustive_search": MarkKind.AUTOTUNE,
     "torch.library.custom_op": MarkKind.CUSTOM_OP,
     "torch.index_add": MarkKind.ATOMIC,
     "torch.scatter_add": MarkKind.ATOMIC,

@@ -1,0 +1,52 @@
+"""The strings a stored read is compared with where it is used: the choices of a value.
+
+``_POLICY = os.environ.get("X", "auto")`` at module level compares with nothing where it
+stands; the functions that use ``_POLICY`` compare it (``if _POLICY in ("auto", "custom")``,
+``elif _POLICY == "torch"``). Those strings are the value's choices: probed, so that the
+places the code decides with the value are recorded for the reach to follow.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from scanner.interpret.module import ParsedModule
+from scanner.syntax.events import Event
+from scanner.syntax.walk import nodes
+
+MAX_LENGTH = 64  # longer strings are messages, not choices
+
+
+def stored_choices(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
+    """The strings the module's functions and statements compare the module name that a
+    module-level read is bound to with; none for any other read."""
+    binding = event.binding
+    if binding is None or binding.store != "global" or event.unit.scope is not None:
+        return ()
+    own = set(map(id, event.unit.statements))
+    found: list[str] = []
+    for consumer, _ in parsed.users(binding.name, "global"):
+        if id(consumer) in own:
+            continue
+        root = consumer.body if isinstance(consumer, cst.FunctionDef) else consumer
+        for node in nodes(root):
+            if isinstance(node, cst.Comparison):
+                found.extend(_compared_with(node, binding.name))
+    return tuple(dict.fromkeys(found))
+
+
+def _compared_with(node: cst.Comparison, name: str) -> list[str]:
+    """The strings of ``node`` when one of its operands is ``name`` itself."""
+    parts = [node.left, *(c.comparator for c in node.comparisons)]
+    if not any(isinstance(p, cst.Name) and p.value == name for p in parts):
+        return []
+    return [s for p in parts for s in _strings(p)]
+
+
+def _strings(node: cst.BaseExpression) -> list[str]:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return [value] if isinstance(value, str) and len(value) <= MAX_LENGTH else []
+    if isinstance(node, cst.Tuple | cst.List | cst.Set):
+        return [s for e in node.elements for s in _strings(e.value)]
+    return []
