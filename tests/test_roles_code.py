@@ -1360,31 +1360,6 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
 ]
 
 
-@pytest.mark.parametrize(
-    ("files", "name", "role", "polarity", "off", "reason"),
-    [c[1:] for c in CASES],
-    ids=[c[0] for c in CASES],
-)
-def test_role_from_code(
-    tmp_path: Path,
-    files: dict[str, str],
-    name: str,
-    role: Role,
-    polarity: Polarity,
-    off: str | None,
-    reason: str,
-) -> None:
-    write_tree(tmp_path, files)
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
-    assert knob is not None
-    assert (knob.role, knob.polarity, knob.off_value, knob.role_reason) == (
-        role,
-        polarity,
-        off,
-        reason,
-    )
-
-
 def test_a_choice_is_on_by_default_and_turned_off_by_its_plain_value(tmp_path: Path) -> None:
     write_tree(tmp_path, CHOICE)
     knob = scan([tmp_path], root=tmp_path, jobs=1).knob("PRIMUS_USE_V4_ATTENTION_BACKEND")
@@ -2027,10 +2002,10 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
 
 @pytest.mark.parametrize(
     ("files", "name", "role", "polarity", "off", "reason"),
-    [c[1:] for c in NEW_FORMS],
-    ids=[c[0] for c in NEW_FORMS],
+    [c[1:] for c in (*CASES, *NEW_FORMS)],
+    ids=[c[0] for c in (*CASES, *NEW_FORMS)],
 )
-def test_kernel_dsl_and_compile_backend_forms(
+def test_role_from_code(
     tmp_path: Path,
     files: dict[str, str],
     name: str,
