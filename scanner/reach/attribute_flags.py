@@ -66,7 +66,7 @@ def flag_loads(
         other = tree.module(rel)
         if other is None:
             continue
-        for owner in _declaring_classes(other, attr):
+        for owner in other.flag_classes(attr):
             declaring.append((other, owner))
     if len(declaring) > MAX_DECLARING:
         return
@@ -74,23 +74,3 @@ def flag_loads(
         for load in other.attribute_loads(attr):
             if other.owner_class(load) == owner:
                 yield other, load
-
-
-def _declaring_classes(module: Module, attr: str) -> list[str]:
-    """The classes of ``module`` whose methods set ``self.attr`` to True or False."""
-    found: list[str] = []
-    for node in ast.walk(module.tree):
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(target := node.targets[0], ast.Attribute)
-            and target.attr == attr
-            and isinstance(target.value, ast.Name)
-            and target.value.id == "self"
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, bool)
-        ):
-            owner = module.owner_class(node)
-            if owner is not None and owner not in found:
-                found.append(owner)
-    return found

@@ -51,6 +51,8 @@ class Module:
     # The names each function's own imports bind (by the function's id): two functions may
     # bind one name to two modules (``import aiter as ops``, ``import pkg.rope as ops``).
     _imported_in: dict[int, dict[str, str]] = field(default_factory=dict)
+    # The classes whose methods set ``self.NAME`` to True or False, by NAME (one walk).
+    _flag_classes: dict[str, list[str]] | None = None
     # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
     # ``triton.jit``): set by the Tree that parsed the module.
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
@@ -187,6 +189,27 @@ class Module:
             and isinstance(n.ctx, ast.Load)
             and _short(n) == name
         ]
+
+    def flag_classes(self, attr: str) -> list[str]:
+        """The classes of this module whose methods set ``self.attr`` to True or False."""
+        if self._flag_classes is None:
+            found: dict[str, list[str]] = {}
+            for node in ast.walk(self.tree):
+                if (
+                    isinstance(node, ast.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(target := node.targets[0], ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                    and isinstance(node.value, ast.Constant)
+                    and isinstance(node.value.value, bool)
+                ):
+                    owner = self.owner_class(node)
+                    classes = found.setdefault(target.attr, [])
+                    if owner is not None and owner not in classes:
+                        classes.append(owner)
+            self._flag_classes = found
+        return self._flag_classes.get(attr, [])
 
     def attribute_loads(self, name: str) -> list[ast.Attribute]:
         """Loads of ``self.name`` and ``cls.name``."""
