@@ -27,13 +27,10 @@ def decided_code(
         return None
     holds: dict[int, bool] = {}
     for other in others:
+        if other is branch or other.module is not branch.module or not _compares(other.test):
+            continue
         parent = other.module.parent(other.test)
-        if (
-            other is branch
-            or other.module is not branch.module
-            or not isinstance(parent, ast.If)
-            or not _compares(other.test)
-        ):
+        if not isinstance(parent, ast.If):
             continue
         runs = other.runs(value)
         if runs is None or len(set(runs)) != 1:
