@@ -12,9 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping, Sequence
 
-from scanner.reach.sides import Branch
-
-_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+from scanner.reach.sides import Branch, leaves
 
 
 def decided_code(
@@ -51,7 +49,7 @@ def _cut(statements: Sequence[ast.stmt], holds: Mapping[int, bool]) -> tuple[ast
             continue
         taken = _cut(statement.body if decided else statement.orelse, holds)
         out.extend(taken)
-        if taken and isinstance(taken[-1], _EXITS):
+        if leaves(taken):
             break  # the side taken leaves: what follows it does not run
     return tuple(out)
 

@@ -97,7 +97,7 @@ def sides(
             module, tuple(body), owner, runs, test, True, carrier, check, raises=_raises(body)
         )
         other = tuple(orelse)
-        if not other and _leaves(body):
+        if not other and leaves(body):
             other = module.after(owner_node)
         yield Branch(
             module, other, owner, skips, test, False, carrier, check, raises=_raises(orelse)
@@ -112,7 +112,8 @@ def _raises(body: Sequence[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], ast.Raise)
 
 
-def _leaves(body: Sequence[ast.stmt]) -> bool:
+def leaves(body: Sequence[ast.stmt]) -> bool:
+    """Whether a block ends by leaving its function or loop."""
     return bool(body) and isinstance(body[-1], _EXITS)
 
 

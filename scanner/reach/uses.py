@@ -14,7 +14,7 @@ from scanner.reach.keyword_branches import conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
-from scanner.reach.sides import TESTED, Branch, decided, string_tuples_around
+from scanner.reach.sides import TESTED, Branch, decided, leaves, string_tuples_around
 from scanner.reach.truth import IsCarrier, truths, value_of
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
@@ -205,7 +205,7 @@ def _flag_set(
     end = statement.end_lineno or statement.lineno
     for side, holds in ((statement.body, True), (statement.orelse, False)):
         for name, value in constants_set(side).items():
-            carried = [(v, value if held is holds else not value) for v, held in deciding[1]]
+            carried = _set_by(deciding[1], holds, value, not value)
             yield from local_tests(
                 module, function, name, carried, tree, carriers, depth, after=end
             )
@@ -216,9 +216,7 @@ def _flag_set(
         (statement.orelse, statement.body, False),
     ):
         for name in nones_set(cleared, built):
-            objects: list[tuple[str | None, Outcome]] = [
-                (v, None if held is holds else AN_OBJECT) for v, held in deciding[1]
-            ]
+            objects = _set_by(deciding[1], holds, None, AN_OBJECT)
             yield from local_tests(
                 module, function, name, objects, tree, carriers, depth, after=end
             )
@@ -227,18 +225,21 @@ def _flag_set(
     # A flag stored on an object (``self.use_x = True``, ``mlp._enable_x = True``): where
     # the body leaves, the statements after the ``if`` are the other side.
     rest: Sequence[ast.stmt] = statement.orelse or (
-        module.after(statement) if _leaves(statement.body) else ()
+        module.after(statement) if leaves(statement.body) else ()
     )
     for block, holds in ((statement.body, True), (rest, False)):
         for (holder, attr), value in attributes_set(block).items():
-            carried = [(v, value if held is holds else not value) for v, held in deciding[1]]
+            carried = _set_by(deciding[1], holds, value, not value)
             for user, load in flag_loads(module, statement, holder, attr, tree, carriers):
                 yield from uses(user, load, carried, tree, carriers, depth + 1)
 
 
-def _leaves(body: Sequence[ast.stmt]) -> bool:
-    """Whether a block ends by leaving its function or loop."""
-    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
+def _set_by(
+    held: Sequence[tuple[str | None, Outcome]], side: bool, there: Outcome, otherwise: Outcome
+) -> list[tuple[str | None, Outcome]]:
+    """What a name holds under each value: ``there`` where the side that sets it runs (the
+    test holds as ``side``), ``otherwise`` where the other side runs."""
+    return [(v, there if truth is side else otherwise) for v, truth in held]
 
 
 def _deciding(
