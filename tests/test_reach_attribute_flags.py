@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner import Polarity, Role, scan
-from tests.conftest import write_tree
+from scanner import Polarity, Role
+from tests.scanned import scanned_knob
 
 KERNEL = """\
 import triton
@@ -153,7 +153,5 @@ def test_flags_stored_on_objects(
     polarity: Polarity,
     reason: str,
 ) -> None:
-    write_tree(tmp_path, files)
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
-    assert knob is not None
+    knob = scanned_knob(tmp_path, files, name)
     assert (knob.role, knob.polarity, knob.role_reason) == (role, polarity, reason)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner import GateKind, Role, scan
-from tests.conftest import write_tree
+from scanner import GateKind, Role
+from tests.scanned import scanned_knob
 
 # AMD-AGI/Primus primus/backends/maxtext/env_spec.py:47-70: the autotune level read into a
 # name, then written into the managed XLA_FLAGS by an f-string among literal flags.
@@ -33,9 +33,9 @@ def build_flags() -> str:
 def test_a_value_written_as_a_catalogued_flag_takes_the_flags_deterministic_value(
     tmp_path: Path,
 ) -> None:
-    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/env_spec.py": SPEC})
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob("DEMO_AUTOTUNE_LEVEL")
-    assert knob is not None
+    knob = scanned_knob(
+        tmp_path, {"pkg/__init__.py": "", "pkg/env_spec.py": SPEC}, "DEMO_AUTOTUNE_LEVEL"
+    )
     assert (knob.kind, knob.role, knob.default_on, knob.off_value) == (
         GateKind.VALUE,
         Role.KERNEL,
@@ -68,7 +68,7 @@ def test_a_value_written_as_a_catalogued_flag_takes_the_flags_deterministic_valu
     ids=["default-deterministic", "unknown-flag", "other-name", "longer-flag"],
 )
 def test_what_is_not_a_catalogued_flag(tmp_path: Path, source: str, role: Role) -> None:
-    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/env_spec.py": source})
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob("DEMO_AUTOTUNE_LEVEL")
-    assert knob is not None
+    knob = scanned_knob(
+        tmp_path, {"pkg/__init__.py": "", "pkg/env_spec.py": source}, "DEMO_AUTOTUNE_LEVEL"
+    )
     assert knob.role is role, knob.role_reason

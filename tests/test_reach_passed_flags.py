@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner import Polarity, Role, scan
-from tests.conftest import write_tree
+from scanner import Polarity, Role
+from tests.scanned import scanned_knob
 
 # NVIDIA/Megatron-LM d98e8a64 examples/rl/model_configs/common.sh:32-42: a switch with a true
 # default whose branch adds CUDA-graph flags to the options the trainer is started with.
@@ -28,9 +28,7 @@ python train.py ${COMMON_OPTIONS}
 
 
 def test_a_branch_passing_a_documented_kernel_flag_makes_a_kernel_switch(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"common.sh": COMMON})
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob("ENABLE_CUDA_GRAPH")
-    assert knob is not None
+    knob = scanned_knob(tmp_path, {"common.sh": COMMON}, "ENABLE_CUDA_GRAPH")
     assert (knob.role, knob.default_on, knob.off_value, knob.polarity) == (
         Role.KERNEL,
         True,
@@ -65,7 +63,5 @@ def test_a_branch_passing_a_documented_kernel_flag_makes_a_kernel_switch(tmp_pat
     ids=["undocumented", "none", "not-equal", "longer-flag"],
 )
 def test_what_a_branch_passes_that_is_not_a_kernel(tmp_path: Path, script: str) -> None:
-    write_tree(tmp_path, {"common.sh": script})
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob("ENABLE_CUDA_GRAPH")
-    assert knob is not None
+    knob = scanned_knob(tmp_path, {"common.sh": script}, "ENABLE_CUDA_GRAPH")
     assert knob.role is not Role.KERNEL, knob.role_reason

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner import Polarity, Role, scan
-from tests.conftest import write_tree
+from scanner import Polarity, Role
+from tests.scanned import scanned_knob
 
 # sglang python/sglang/kernels/ops/attention/dsv4/norm_rope.py:142-164: a Triton kernel on
 # ROCm, a module of the tree's own CUDA sources otherwise: a kernel on some paths.
@@ -207,9 +207,7 @@ def test_a_gpu_runs_decides_the_kernel_side(
     off: str | None,
     reason: str,
 ) -> None:
-    write_tree(tmp_path, files)
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
-    assert knob is not None
+    knob = scanned_knob(tmp_path, files, name)
     assert (knob.role, knob.polarity, knob.off_value, knob.role_reason) == (
         role,
         polarity,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scanner import Role, scan
-from tests.conftest import write_tree
+from scanner import Role
+from tests.scanned import scanned_knob
 
 # sgl-project/sglang python/sglang/srt/disaggregation/checksum.py:54-58 (reached from
 # srt/disaggregation/prefill.py:1463): the pool is tested against a class whose constructor
@@ -37,9 +37,7 @@ TYPE_TEST = {
 
 
 def test_a_class_tested_against_is_not_called(tmp_path: Path) -> None:
-    write_tree(tmp_path, TYPE_TEST)
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob("X_EARLY_SEND")
-    assert knob is not None
+    knob = scanned_knob(tmp_path, TYPE_TEST, "X_EARLY_SEND")
     assert (knob.role, knob.role_reason) == (
         Role.UNKNOWN,
         "nothing in its name, what it feeds or the functions that read it says what it controls",

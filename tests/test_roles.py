@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from scanner import Role, scan
+from scanner import Role
 from scanner.determinism import SETTINGS, deterministic_writes
-from tests.conftest import write_tree
+from tests.scanned import scanned_knob
 
 # transformers 5.25.0, generation/configuration_utils.py: NCCL_GRAPH_MIXING_SUPPORT=0 drops
 # NCCL's support for graph-captured and eager collectives in flight together (transformers
@@ -229,9 +229,7 @@ CASES: list[tuple[str, dict[str, str], str, Role, str]] = [
     ("files", "name", "role", "reason"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
 def test_role(tmp_path: Path, files: dict[str, str], name: str, role: Role, reason: str) -> None:
-    write_tree(tmp_path, files)
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
-    assert knob is not None
+    knob = scanned_knob(tmp_path, files, name)
     assert (knob.role, knob.role_reason) == (role, reason)
 
 
@@ -253,8 +251,8 @@ def test_the_catalogue_is_data_in_one_place() -> None:
 def test_a_support_switch_is_read_where_the_code_reads_it(tmp_path: Path) -> None:
     """The NCCL_GRAPH_MIXING_SUPPORT read keeps its verdict (on unless "1" is changed) and
     its place: only its role changed, from kernel to unknown."""
-    write_tree(tmp_path, {"generation/config.py": GRAPH_MIXING})
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob("NCCL_GRAPH_MIXING_SUPPORT")
-    assert knob is not None
+    knob = scanned_knob(
+        tmp_path, {"generation/config.py": GRAPH_MIXING}, "NCCL_GRAPH_MIXING_SUPPORT"
+    )
     assert [(s.path, s.line, s.column) for s in knob.sites] == [("generation/config.py", 6, 34)]
     assert (knob.default_on, knob.role) == (True, Role.UNKNOWN)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner import GateKind, Polarity, Role, scan
-from tests.conftest import write_tree
+from scanner import GateKind, Polarity, Role
+from tests.scanned import scanned_knob
 
 KERNEL = """\
 import triton
@@ -1361,9 +1361,7 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
 
 
 def test_a_choice_is_on_by_default_and_turned_off_by_its_plain_value(tmp_path: Path) -> None:
-    write_tree(tmp_path, CHOICE)
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob("PRIMUS_USE_V4_ATTENTION_BACKEND")
-    assert knob is not None
+    knob = scanned_knob(tmp_path, CHOICE, "PRIMUS_USE_V4_ATTENTION_BACKEND")
     assert (knob.kind, knob.default_on, knob.off_value) == (GateKind.VALUE, True, "eager")
 
 
@@ -1493,9 +1491,7 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
 def test_what_is_not_evidence(
     tmp_path: Path, files: dict[str, str], name: str, role: Role, reason: str
 ) -> None:
-    write_tree(tmp_path, files)
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
-    assert knob is not None
+    knob = scanned_knob(tmp_path, files, name)
     assert (knob.role, knob.role_reason) == (role, reason)
 
 
@@ -1745,9 +1741,7 @@ def test_values_kept_and_handed_on(
     polarity: Polarity,
     reason: str,
 ) -> None:
-    write_tree(tmp_path, files)
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
-    assert knob is not None
+    knob = scanned_knob(tmp_path, files, name)
     assert (knob.role, knob.polarity, knob.role_reason) == (role, polarity, reason)
 
 
@@ -2014,9 +2008,7 @@ def test_role_from_code(
     off: str | None,
     reason: str,
 ) -> None:
-    write_tree(tmp_path, files)
-    knob = scan([tmp_path], root=tmp_path, jobs=1).knob(name)
-    assert knob is not None
+    knob = scanned_knob(tmp_path, files, name)
     assert (knob.role, knob.polarity, knob.off_value, knob.role_reason) == (
         role,
         polarity,
