@@ -309,7 +309,7 @@ class ParsedModule:
             for node in nodes(root):
                 if isinstance(node, cst.Comparison):
                     for part in (node.left, *(c.comparator for c in node.comparisons)):
-                        strings.extend(_strings_of(part))
+                        strings.extend(strings_of(part))
             found = tuple(dict.fromkeys(strings))
             self._strings[id(root)] = found
         return found
@@ -419,12 +419,16 @@ def _tested_names(root: cst.CSTNode) -> set[tuple[str, str]]:
     return found
 
 
-def _strings_of(node: cst.BaseExpression) -> list[str]:
+MAX_CHOICE_LENGTH = 64  # a longer string compared with is a message, not a choice
+
+
+def strings_of(node: cst.BaseExpression) -> list[str]:
+    """The short string literals ``node`` is, or holds as a tuple, list or set."""
     if isinstance(node, cst.SimpleString):
         value = node.evaluated_value
-        return [value] if isinstance(value, str) and len(value) <= 64 else []
+        return [value] if isinstance(value, str) and len(value) <= MAX_CHOICE_LENGTH else []
     if isinstance(node, cst.Tuple | cst.List | cst.Set):
-        return [s for e in node.elements for s in _strings_of(e.value)]
+        return [s for e in node.elements for s in strings_of(e.value)]
     return []
 
 

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from scanner.interpret.module import ParsedModule
+from scanner.interpret.module import ParsedModule, strings_of
 from scanner.syntax.events import Event
 from scanner.syntax.walk import nodes
-
-MAX_LENGTH = 64  # longer strings are messages, not choices
 
 
 def stored_choices(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
@@ -40,13 +38,4 @@ def _compared_with(node: cst.Comparison, name: str) -> list[str]:
     parts = [node.left, *(c.comparator for c in node.comparisons)]
     if not any(isinstance(p, cst.Name) and p.value == name for p in parts):
         return []
-    return [s for p in parts for s in _strings(p)]
-
-
-def _strings(node: cst.BaseExpression) -> list[str]:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return [value] if isinstance(value, str) and len(value) <= MAX_LENGTH else []
-    if isinstance(node, cst.Tuple | cst.List | cst.Set):
-        return [s for e in node.elements for s in _strings(e.value)]
-    return []
+    return [s for p in parts for s in strings_of(p)]
