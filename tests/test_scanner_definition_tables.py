@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from scanner import GateKind, scan
 from tests.conftest import write_tree
 
@@ -60,3 +62,35 @@ def test_a_key_not_known_is_one_dynamic_read_and_the_prefix_is_the_call_s(
             "scan can read in _DEFS",
         )
     ]
+
+
+LOOSE_FACTORY = """
+import os
+
+NAMES = load_names()
+
+
+def make(name, definitions, env_prefix="TOY_"):
+    def _from_env(cls):
+        for key in NAMES:
+            value = os.getenv(f"{env_prefix}{key.upper()}")
+    return _from_env
+"""
+
+
+def test_a_factory_looping_over_what_the_call_does_not_pass_is_left_quietly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "factory.py": LOOSE_FACTORY,
+            "caller.py": 'from factory import make\n\nC = make("C", definitions={"size": {}})\n',
+        },
+    )
+    result = scan([tmp_path], root=tmp_path)
+    assert [k.name for k in result.knobs] == []
+    assert [(d.path, d.line, d.column, d.reason) for d in result.dynamic] == [
+        ("caller.py", 3, 5, "the name passed to make() is not known here")
+    ]
+    assert capsys.readouterr() == ("", "")

@@ -97,10 +97,7 @@ def table_reads(
     for read in reads:
         try:
             keys = _keys(read.iterable, read, bound, tables, 0)
-        except _Unknown as e:
-            import sys
-
-            print("DBG", e, sorted(tables), bound, file=sys.stderr)
+        except _Unknown:
             continue  # not a loop over the tables the call passes
         entries = {key: k for k in keys if (key := _literal_key(k.key)) is not None}
         for found in keys:
