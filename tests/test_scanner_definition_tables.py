@@ -94,3 +94,55 @@ def test_a_factory_looping_over_what_the_call_does_not_pass_is_left_quietly(
         ("caller.py", 3, 5, "the name passed to make() is not known here")
     ]
     assert capsys.readouterr() == ("", "")
+
+
+LOOP = """
+import os
+
+_DEFS = {
+PAD
+    "size": {"type": int, "default": 4},
+    KEYS
+}
+
+
+def update(config):
+    def env_name_of(attr):
+        return f"TOY_{attr.upper()}"
+
+    for name in _DEFS:
+        env_name = env_name_of(name)
+        value = os.getenv(env_name)
+FILLER
+"""
+
+
+def test_a_loop_over_a_long_table_in_a_long_file_reads_every_key(tmp_path: Path) -> None:
+    pad = "\n".join(f'    "pad_{i}": {{"type": int, "default": {i}}},' for i in range(300))
+    filler = "\n".join(f"def filler_{i}(x):\n    return x + {i}\n" for i in range(2000))
+    source = LOOP.replace("PAD", pad).replace("KEYS", "").replace("FILLER", filler)
+    write_tree(tmp_path, {"config.py": source})
+    result = scan([tmp_path], root=tmp_path)
+    knobs = {k.name: k for k in result.knobs}
+    assert len(knobs) == 301
+    (site,) = knobs["TOY_SIZE"].sites
+    assert (site.line, site.column, site.default, site.gate.kind, site.function) == (
+        315,
+        17,
+        "4",
+        GateKind.VALUE,
+        "update",
+    )
+    assert result.dynamic == ()
+
+
+def test_a_loop_over_a_table_with_a_key_not_known_stays_one_dynamic_read(
+    tmp_path: Path,
+) -> None:
+    source = LOOP.replace("PAD", "").replace("KEYS", '"fast_" + SUFFIX: {},')
+    write_tree(tmp_path, {"config.py": source.replace("FILLER", "")})
+    result = scan([tmp_path], root=tmp_path)
+    assert result.knobs == ()
+    assert [(d.line, d.column, d.reason) for d in result.dynamic] == [
+        (16, 17, "the name comes from 'env_name', a loop over data not known statically")
+    ]

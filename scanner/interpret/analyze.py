@@ -15,6 +15,7 @@ from scanner.interpret.owners import owner_of
 from scanner.interpret.quiet import passed_names
 from scanner.interpret.read_names import resolve_names, setter_argument
 from scanner.interpret.settings_models import settings_reads
+from scanner.interpret.table_loops import loop_sites
 from scanner.interpret.values import V
 from scanner.model import (
     DynamicRead,
@@ -55,6 +56,10 @@ def analyze(parsed: ParsedModule, index: WrapperIndex, settings: Settings) -> Fi
                     writes.append(_write(parsed, event, target, value))
             continue
         if unresolved and not resolved:
+            looped = loop_sites(parsed, event, settings) if event.wrapper is None else None
+            if looped is not None:  # a loop over a table: a variable per key
+                sites.extend(looped)
+                continue
             tabled = table_reads(parsed, event, settings) if event.wrapper is not None else None
             if tabled is not None:  # a factory's call: its tables' keys are the variables
                 table_sites.extend(tabled[0])

@@ -45,23 +45,24 @@ _READS = frozenset({"os.getenv", "os.environ.get"})
 MAX_DEPTH = 6
 
 
-class _Unknown(Exception):
+class NotRead(Exception):
     """What the scan cannot work out, with the reason."""
 
 
 @dataclass(frozen=True)
-class _Read:
-    """An environment read in a loop of the factory: the loop's variable, what it loops
-    over, the name expression, and the functions around it (outermost first)."""
+class LoopRead:
+    """An environment read in a loop: the loop's variable, what it loops over, the name
+    expression, and the functions around it (outermost first; a loop's own body may close
+    the list, where the name is bound for each key)."""
 
     target: str
     iterable: cst.BaseExpression
     name: cst.BaseExpression
-    around: tuple[cst.FunctionDef, ...]
+    around: tuple[cst.FunctionDef | cst.For, ...]
 
 
 @dataclass(frozen=True)
-class _Key:
+class TableKey:
     """A key of a module-level table the call passes."""
 
     key: cst.BaseExpression
@@ -89,7 +90,7 @@ def table_reads(
     bound = _bind(parsed, wrapper, function, event.node)
     if bound is None:
         return None
-    tables = _tables(parsed)
+    tables = module_tables(parsed)
     positions = parsed.wrapper.resolve(PositionProvider)
     sites: list[Site] = []
     dynamic: list[DynamicRead] = []
@@ -97,18 +98,18 @@ def table_reads(
     for read in reads:
         try:
             keys = _keys(read.iterable, read, bound, tables, 0)
-        except _Unknown:
+        except NotRead:
             continue  # not a loop over the tables the call passes
-        entries = {key: k for k in keys if (key := _literal_key(k.key)) is not None}
+        entries = {key: k for k in keys if (key := literal_key(k.key)) is not None}
         for found in keys:
             at = positions[found.key].start
             line = parsed.lines[at.line - 1] if parsed.lines is not None else at.line
-            key = _literal_key(found.key)
+            key = literal_key(found.key)
             try:
                 if key is None:
-                    raise _Unknown(f"the key is not a string the scan can read in {found.table}")
-                name = _text(read.name, read, {**bound, read.target: key}, 0)
-            except _Unknown as unknown:
+                    raise NotRead(f"the key is not a string the scan can read in {found.table}")
+                name = name_text(read.name, read, {**bound, read.target: key}, 0)
+            except NotRead as unknown:
                 text = parsed.tree.code_for_node(found.key)
                 if dynamic_matches(text, settings.match):
                     dynamic.append(
@@ -126,8 +127,8 @@ def table_reads(
                 continue
             if not matches(name, settings.match):
                 continue
-            entry = _entry(found, entries)
-            default = _field(parsed, entry, "default")
+            entry = entry_of(found, entries)
+            default = entry_field(parsed, entry, "default")
             sites.append(
                 Site(
                     name=name,
@@ -136,7 +137,7 @@ def table_reads(
                     column=at.column + 1,
                     kind=ReadKind.SETTING,
                     default=default_text(default),
-                    gate=_gate(parsed, name, entry, default, settings),
+                    gate=entry_gate(parsed, name, entry, default, settings),
                     function=owner,
                     via=wrapper.qualname,
                     target=key,
@@ -149,11 +150,11 @@ def table_reads(
     return list(dict.fromkeys(sites)), list(dict.fromkeys(dynamic))
 
 
-_FOUND: dict[tuple[str, str], tuple[_Read, ...]] = {}
+_FOUND: dict[tuple[str, str], tuple[LoopRead, ...]] = {}
 MAX_FOUND = 4096
 
 
-def _loop_reads_of(wrapper: Wrapper, function: cst.FunctionDef) -> tuple[_Read, ...]:
+def _loop_reads_of(wrapper: Wrapper, function: cst.FunctionDef) -> tuple[LoopRead, ...]:
     """``_loop_reads``, once per wrapper and process (a wrapper is called from many
     files; its definition is parsed once per process too)."""
     key = (wrapper.qualname, wrapper.source)
@@ -165,12 +166,12 @@ def _loop_reads_of(wrapper: Wrapper, function: cst.FunctionDef) -> tuple[_Read, 
     return found
 
 
-def _loop_reads(wrapper: Wrapper, function: cst.FunctionDef) -> Iterator[_Read]:
+def _loop_reads(wrapper: Wrapper, function: cst.FunctionDef) -> Iterator[LoopRead]:
     """The environment reads in ``for`` loops of the factory and its nested functions."""
 
     def walk(
         node: cst.CSTNode, around: tuple[cst.FunctionDef, ...], loop: cst.For | None
-    ) -> Iterator[_Read]:
+    ) -> Iterator[LoopRead]:
         if isinstance(node, cst.FunctionDef):
             around = (*around, node)
             loop = None
@@ -186,7 +187,7 @@ def _loop_reads(wrapper: Wrapper, function: cst.FunctionDef) -> Iterator[_Read]:
             and node.args[0].keyword is None
             and qualify(wrapper.symbols, node.func) in _READS
         ):
-            yield _Read(loop.target.value, loop.iter, node.args[0].value, around)
+            yield LoopRead(loop.target.value, loop.iter, node.args[0].value, around)
         for child in node.children:
             yield from walk(child, around, loop)
 
@@ -221,7 +222,7 @@ def _bind(
     return bound
 
 
-def _tables(parsed: ParsedModule) -> dict[str, cst.Dict]:
+def module_tables(parsed: ParsedModule) -> dict[str, cst.Dict]:
     """The calling module's module-level dict literals, by name."""
     found: dict[str, cst.Dict] = {}
     for statement in parsed.tree.body:
@@ -241,15 +242,15 @@ def _tables(parsed: ParsedModule) -> dict[str, cst.Dict]:
 
 def _keys(
     node: cst.BaseExpression,
-    read: _Read,
+    read: LoopRead,
     bound: _Bound,
     tables: Mapping[str, cst.Dict],
     depth: int,
-) -> list[_Key]:
+) -> list[TableKey]:
     """The keys a loop goes over: a table passed to the factory, ``t.keys()``,
     ``list(...)``, a sum of those, or a local bound once to one."""
     if depth > MAX_DEPTH:
-        raise _Unknown("too deep")
+        raise NotRead("too deep")
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
         return _keys(node.left, read, bound, tables, depth + 1) + _keys(
             node.right, read, bound, tables, depth + 1
@@ -282,17 +283,17 @@ def _keys(
         if isinstance(value, cst.Name) and value.value in tables:
             table = tables[value.value]
             return [
-                _Key(e.key, e.value, value.value)
+                TableKey(e.key, e.value, value.value)
                 for e in table.elements
                 if isinstance(e, cst.DictElement)
             ]
         local = _local(node.value, read)
         if local is not None:
             return _keys(local, read, bound, tables, depth + 1)
-    raise _Unknown("not a table the call passes")
+    raise NotRead("not a table the call passes")
 
 
-def _local(name: str, read: _Read) -> cst.BaseExpression | None:
+def _local(name: str, read: LoopRead) -> cst.BaseExpression | None:
     """The value of a local the innermost function around the read that binds it binds
     once."""
     for function in reversed(read.around):
@@ -309,7 +310,7 @@ def _local(name: str, read: _Read) -> cst.BaseExpression | None:
     return None
 
 
-def _nested(name: str, read: _Read) -> cst.FunctionDef | None:
+def _nested(name: str, read: LoopRead) -> cst.FunctionDef | None:
     for function in reversed(read.around):
         for statement in body_statements(function.body):
             if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
@@ -317,10 +318,10 @@ def _nested(name: str, read: _Read) -> cst.FunctionDef | None:
     return None
 
 
-def _text(node: cst.BaseExpression, read: _Read, bound: _Bound, depth: int) -> str:
-    """The string ``node`` gives with the names ``bound``; raises _Unknown."""
+def name_text(node: cst.BaseExpression, read: LoopRead, bound: _Bound, depth: int) -> str:
+    """The string ``node`` gives with the names ``bound``; raises NotRead."""
     if depth > MAX_DEPTH:
-        raise _Unknown("the name is built through too many steps")
+        raise NotRead("the name is built through too many steps")
     if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
         return node.evaluated_value
     if isinstance(node, cst.FormattedString):
@@ -333,89 +334,93 @@ def _text(node: cst.BaseExpression, read: _Read, bound: _Bound, depth: int) -> s
                 and part.conversion is None
                 and part.format_spec is None
             ):
-                parts.append(_text(part.expression, read, bound, depth + 1))
+                parts.append(name_text(part.expression, read, bound, depth + 1))
             else:
-                raise _Unknown("an f-string part is formatted")
+                raise NotRead("an f-string part is formatted")
         return "".join(parts)
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        return _text(node.left, read, bound, depth + 1) + _text(node.right, read, bound, depth + 1)
+        return name_text(node.left, read, bound, depth + 1) + name_text(
+            node.right, read, bound, depth + 1
+        )
     if isinstance(node, cst.Name):
         value = bound.get(node.value)
         if isinstance(value, str):
             return value
         local = _local(node.value, read)
         if local is not None and value is None:
-            return _text(local, read, bound, depth + 1)
-        raise _Unknown(f"{node.value!r} is not a string the scan can read")
+            return name_text(local, read, bound, depth + 1)
+        raise NotRead(f"{node.value!r} is not a string the scan can read")
     if (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
         and not node.args
         and node.func.attr.value in ("upper", "lower")
     ):
-        text = _text(node.func.value, read, bound, depth + 1)
+        text = name_text(node.func.value, read, bound, depth + 1)
         return text.upper() if node.func.attr.value == "upper" else text.lower()
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
         helper = _nested(node.func.value, read)
         if helper is not None:
             return _returned(helper, node, read, bound, depth)
-    raise _Unknown("the name is built in a way the scan does not follow")
+    raise NotRead("the name is built in a way the scan does not follow")
 
 
 def _returned(
-    helper: cst.FunctionDef, call: cst.Call, read: _Read, bound: _Bound, depth: int
+    helper: cst.FunctionDef, call: cst.Call, read: LoopRead, bound: _Bound, depth: int
 ) -> str:
     """What a nested helper of one ``return`` (after a docstring) gives for a call."""
     params = [p.name.value for p in param_list(helper.params)]
     if len(call.args) > len(params) or any(a.keyword is not None or a.star for a in call.args):
-        raise _Unknown(f"the call of {helper.name.value}() is not one the scan binds")
+        raise NotRead(f"the call of {helper.name.value}() is not one the scan binds")
     inner = dict(bound)
     for param, arg in zip(params, call.args, strict=False):
-        inner[param] = _text(arg.value, read, bound, depth + 1)
+        inner[param] = name_text(arg.value, read, bound, depth + 1)
     returned = sole_return(helper)
     if returned is not None:
-        return _text(returned, read, inner, depth + 1)
-    raise _Unknown(f"{helper.name.value}() is more than one return")
+        return name_text(returned, read, inner, depth + 1)
+    raise NotRead(f"{helper.name.value}() is more than one return")
 
 
-def _literal_key(node: cst.BaseExpression) -> str | None:
+def literal_key(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
         return node.evaluated_value
     return None
 
 
-def _entry(found: _Key, entries: Mapping[str, _Key]) -> cst.Dict | None:
+def entry_of(found: TableKey, entries: Mapping[str, TableKey]) -> cst.Dict | None:
     """A key's definition (``{"type": ..., "default": ...}``); an alias table's key
     (``"old": "new"``) takes the definition of the key it names."""
     if isinstance(found.value, cst.Dict):
         return found.value
-    target = _literal_key(found.value)
+    target = literal_key(found.value)
     other = entries.get(target) if target is not None else None
     return other.value if other is not None and isinstance(other.value, cst.Dict) else None
 
 
-def _field(parsed: ParsedModule, entry: cst.Dict | None, name: str) -> object:
+def entry_field(parsed: ParsedModule, entry: cst.Dict | None, name: str) -> object:
+    """A field of a definition: the default's value, or another field's expression."""
     if entry is None:
         return NO_DEFAULT
     for element in entry.elements:
-        if isinstance(element, cst.DictElement) and _literal_key(element.key) == name:
+        if isinstance(element, cst.DictElement) and literal_key(element.key) == name:
             if name == "default":
                 return literal(parsed, element.value, NO_DEFAULT)
             return element.value
     return NO_DEFAULT
 
 
-def _gate(
+def entry_gate(
     parsed: ParsedModule, name: str, entry: cst.Dict | None, default: object, settings: Settings
 ) -> Gate:
+    """A key's verdict from its definition's ``"type"`` (a bool: its converter's, unjudged)."""
     if is_launch_fact(name, settings.launch_facts):
         return LAUNCH_GATE
-    kind = _field(parsed, entry, "type")
+    kind = entry_field(parsed, entry, "type")
     if not isinstance(kind, cst.BaseExpression):
         return unknown_gate("its definition names no type")
     if not is_bool(kind):
         return VALUE_GATE
-    converter = _field(parsed, entry, "env_converter")
+    converter = entry_field(parsed, entry, "env_converter")
     how = (
         f"{parsed.tree.code_for_node(converter)}()"
         if isinstance(converter, cst.BaseExpression)

@@ -510,14 +510,19 @@ def _keep_bindings(bindings: list[ast.stmt], lines: Sequence[str], keep: list[bo
 
 def _keep_passed_tables(body: Sequence[ast.stmt], keep: list[bool]) -> None:
     """Keep the module-level dict literals that a kept module-level call is passed by
-    name, however long (lmcache's ``create_config_class(config_definitions=_DEFS)``: a
-    factory that reads a variable per key of the table)."""
+    name, or a kept ``for`` loop goes over, however long (lmcache's
+    ``create_config_class(config_definitions=_DEFS)``, a factory that reads a variable
+    per key of the table, and ``for name in _DEFS: os.getenv(env_name_of(name))``)."""
     passed: set[str] = set()
     for statement in body:
         value = statement.value if isinstance(statement, ast.Assign | ast.Expr) else None
         if isinstance(value, ast.Call) and keep[statement.lineno]:
             arguments = [*value.args, *(k.value for k in value.keywords)]
             passed.update(a.id for a in arguments if isinstance(a, ast.Name))
+        elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and any(
+            keep[statement.lineno : (statement.end_lineno or statement.lineno) + 1]
+        ):
+            passed.update(_looped_over(statement, keep))
     if not passed:
         return
     for statement in body:
@@ -527,6 +532,21 @@ def _keep_passed_tables(body: Sequence[ast.stmt], keep: list[bool]) -> None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             if any(isinstance(t, ast.Name) and t.id in passed for t in targets):
                 _keep(keep, *_span(statement))
+
+
+def _looped_over(definition: ast.stmt, keep: list[bool]) -> Iterator[str]:
+    """The names that kept ``for`` loops in a definition go over: ``T``, ``T.keys()``,
+    ``T.items()``, ``list(T)``."""
+    for node in ast.walk(definition):
+        if not isinstance(node, ast.For) or not keep[node.lineno]:
+            continue
+        over = node.iter
+        if isinstance(over, ast.Call) and isinstance(over.func, ast.Name) and len(over.args) == 1:
+            over = over.args[0]
+        if isinstance(over, ast.Call) and isinstance(over.func, ast.Attribute) and not over.args:
+            over = over.func.value
+        if isinstance(over, ast.Name):
+            yield over.id
 
 
 def _keep_converters(body: Sequence[ast.stmt], lines: Sequence[str], keep: list[bool]) -> None:
