@@ -1459,6 +1459,30 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "not a switch: the code uses its value",
     ),
     (
+        # unsloth 2026.10.9, unsloth/utils/packing.py:385-397 and :648-651: `fn` is a local
+        # bound by getattr and inspected; another function imports Mamba's kernel as `fn`.
+        "another-function-s-import-is-not-this-local",
+        {
+            "pkg/__init__.py": "",
+            "pkg/packing.py": (
+                "import inspect\nimport os\n\n\n"
+                "def names_param(module, param):\n"
+                '    fn = getattr(type(module), "forward", None)\n'
+                "    return fn is not None and param in inspect.signature(fn).parameters\n\n\n"
+                "def fused():\n"
+                "    from mamba_ssm.ops.triton.ssd_combined import (\n"
+                "        mamba_split_conv1d_scan_combined as fn,\n"
+                "    )\n"
+                "    return fn\n\n\n"
+                'if os.environ.get("X_QUIRKS", "0") != "1":\n'
+                '    names_param(object(), "seq_idx")\n'
+            ),
+        },
+        "X_QUIRKS",
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
         "what-is-computed-is-for-a-person",
         {
             "pkg/__init__.py": "",
@@ -1892,6 +1916,30 @@ ELIF = {
 }
 
 NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
+    (
+        # an import in a function that declares the name global binds it for the module
+        "a-global-bound-by-an-import-in-a-function",
+        {
+            "pkg/__init__.py": "",
+            "pkg/attn.py": (
+                "import os\n\nimport torch\n\n\n"
+                "def load():\n"
+                "    global fa\n"
+                "    import flash_attn as fa\n\n\n"
+                "def attend(q):\n"
+                '    if os.environ.get("X_FA", "1") == "1":\n'
+                "        return fa.flash_attn_func(q, q, q)\n"
+                "    return torch.softmax(q, -1)\n"
+            ),
+        },
+        "X_FA",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_FA', '1') == '1'` at pkg/attn.py:12, "
+        "which reaches FlashAttention (flash_attn.flash_attn_func) at pkg/attn.py:13; "
+        "X_FA='0' leaves that branch, and what runs instead reaches no such kernel",
+    ),
     (
         "cutile-autotune",
         TILE_TUNE,

@@ -314,6 +314,9 @@ class Module:
                     if own is not None:
                         return own
                     function = self.function_node_around(function)
+                # Another function's import binds a local of its own, not this name
+                # (``fn = getattr(...)`` beside ``from mamba_ssm... import f as fn``).
+                return self._imported_in.get(_GLOBAL, {}).get(node.id)
             return self.local_imports.get(node.id)
         if isinstance(node, ast.Attribute):
             if (
@@ -646,23 +649,41 @@ def _index(module: Module, is_package: bool) -> None:
                 module.aliases.setdefault(targets[0].id, []).append(statement.value)
             bound.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
     module.globals = frozenset(bound)
+    globals_of: dict[int, frozenset[str]] = {}
     for statement in module.locate.statements():
         if id(statement) in top:
             continue
         if isinstance(statement, ast.Import | ast.ImportFrom):
-            function = module.function_node_around(statement)
-            own = module._imported_in.setdefault(id(function), {}) if function else {}
-            for local, target in _imported(module, statement, is_package).items():
-                module.local_imports.setdefault(local, target)
-                own.setdefault(local, target)
+            binds = _imported(module, statement, is_package)
         elif (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name)
         ):
             bound_to = _imported_value(module, statement.value)
-            if bound_to is not None:
-                module.local_imports.setdefault(statement.targets[0].id, bound_to)
+            binds = {statement.targets[0].id: bound_to} if bound_to is not None else {}
+        else:
+            continue
+        function = module.function_node_around(statement)
+        own = module._imported_in.setdefault(id(function), {}) if function else {}
+        if function is not None and id(function) not in globals_of:
+            globals_of[id(function)] = _declared_global(function)
+        declared = globals_of.get(id(function), frozenset()) if function else frozenset()
+        for local, target in binds.items():
+            module.local_imports.setdefault(local, target)
+            own.setdefault(local, target)
+            if local in declared or function is None:
+                module._imported_in.setdefault(_GLOBAL, {}).setdefault(local, target)
+
+
+_GLOBAL = 0  # the key, among functions' ids, of imports that bind a module-level name
+
+
+def _declared_global(function: ast.AST) -> frozenset[str]:
+    """The names a function declares ``global`` (an import there binds them for all)."""
+    return frozenset(
+        name for node in ast.walk(function) if isinstance(node, ast.Global) for name in node.names
+    )
 
 
 def _imported_value(module: Module, value: ast.expr) -> str | None:
