@@ -443,3 +443,45 @@ def test_an_on_value_beside_undecided_is_not_written_where_a_site_is_on_by_defau
     text = (tree / "registry.yaml").read_text(encoding="utf-8")
     entry = text[text.index("  DEMO_SPLIT_TRITON:") :]
     assert "on_value" not in entry[: entry.index("triage:")]
+
+
+def test_a_library_s_setting_for_another_platform_is_not_the_tree_s_switch(
+    tmp_path: Path,
+) -> None:
+    """unsloth_zoo 2026.10.9, fused_losses/fused_linear.py:42 and :1870: the tree reads
+    TRITON_INTERPRET only to skip its own Triton path under Triton's interpreter; the
+    catalogue has it as Triton's setting for CPU runs, so the GPU recipe never writes it."""
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNELS,
+            "pkg/loss.py": """
+                import os
+
+                from pkg.kernels import fused
+
+                _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
+
+
+                def scale(x):
+                    if not _INTERPRET:
+                        return fused(x)
+                    return x * 2
+                """,
+        },
+    )
+    (tmp_path / ".git").mkdir()
+    assert run_knobs("init", ".", cwd=tmp_path).returncode == 0
+    entry = load_registry(tmp_path / "registry.yaml").knobs["TRITON_INTERPRET"]
+    assert (entry.role, entry.role_reason) == (
+        Role.UNKNOWN,
+        "a setting of Triton for cpu runs in the catalogue (kernels run by the interpreter on "
+        "the CPU; https://triton-lang.org/main/programming-guide/chapter-3/debugging.html), "
+        "not a switch of this tree's: the recipe leaves it (`knobs init --platform cpu` for a "
+        "cpu run)",
+    )
+    result = run_knobs("export", "--profile", "bitwise", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "TRITON_INTERPRET=" not in result.stdout
+    assert "# Left as the code has them, their role unknown: TRITON_INTERPRET." in result.stdout

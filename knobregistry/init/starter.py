@@ -12,7 +12,7 @@ from pathlib import Path
 from knobregistry._io.files import FileError, not_regular, read_bytes, reason
 from knobregistry._text.paths import shown
 from knobregistry._text.plural import counted
-from knobregistry.catalogue import Entry, Kind
+from knobregistry.catalogue import Entry, Kind, Platform, for_name
 from knobregistry.registry import holds_name
 from knobregistry.registry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.registry.schema import schema_text
@@ -235,7 +235,9 @@ def _stack_role(knob: Knob, stack: Sequence[Entry]) -> Knob:
     """``knob`` with the role `stack` when the catalogue has a setting of that name that
     applies to the project (the scanner's own table knows only a few)."""
     found = [e for e in stack if e.kind is Kind.VARIABLE and e.name == knob.name]
-    if not found or knob.role is Role.STACK:
+    if not found:
+        return _other_platform(knob)
+    if knob.role is Role.STACK:
         return knob
     first = found[0]
     if first.must_stay_unset:
@@ -247,6 +249,28 @@ def _stack_role(knob: Knob, stack: Sequence[Entry]) -> Knob:
         what = f"{first.value_text!r} gives {first.meaning}"
     reason = f"a determinism setting of {first.library} in the catalogue: {what} ({first.source})"
     return replace(knob, role=Role.STACK, role_reason=reason)
+
+
+def _other_platform(knob: Knob) -> Knob:
+    """``knob`` left (role unknown) where it would be a switch the recipe acts on but the
+    catalogue has it only as a library's setting for another platform (TRITON_INTERPRET:
+    Triton's interpreter, for CPU runs): the variable is the library's, whatever the tree's
+    own branches on it reach."""
+    if knob.role not in (Role.KERNEL, Role.DETERMINISM):
+        return knob
+    found = [
+        e for e in for_name(knob.name) if e.kind is Kind.VARIABLE and e.platform is not Platform.ANY
+    ]
+    if not found:
+        return knob
+    first = found[0]
+    platform = first.platform.value
+    reason = (
+        f"a setting of {first.library} for {platform} runs in the catalogue ({first.meaning}; "
+        f"{first.source}), not a switch of this tree's: the recipe leaves it (`knobs init "
+        f"--platform {platform}` for a {platform} run)"
+    )
+    return replace(knob, role=Role.UNKNOWN, role_reason=reason)
 
 
 def _stack_variables(found: Sequence[Entry]) -> list[str]:
