@@ -1483,6 +1483,32 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
     (
+        # unsloth_zoo 2026.10.9, temporary_patches/moe_utils_sonic.py:311-352: the pinned
+        # side registers a custom op whose body calls the library, the tuned side calls the
+        # library directly; registering an op is not a kernel.
+        "a-custom-op-is-what-its-body-runs",
+        {
+            "pkg/__init__.py": "",
+            "pkg/sonic.py": (
+                "import os\n\nimport torch\n\n\n"
+                "def _pinned_ops():\n"
+                '    @torch.library.custom_op("pkg::gemm", mutates_args=())\n'
+                "    def gemm_op(a: torch.Tensor) -> torch.Tensor:\n"
+                "        return _pinned_gemm_eager(a)\n\n"
+                "    return gemm_op\n\n\n"
+                "def gemm(module, a):\n"
+                '    tune = os.environ.get("X_SONIC_PINNED", "0") == "1"\n'
+                "    if not tune:\n"
+                "        return _pinned_ops()(a)\n"
+                "    return module.functional.gemm(a, tuned=True)\n"
+            ),
+        },
+        "X_SONIC_PINNED",
+        Role.UNKNOWN,
+        "what it feeds, tune says TUNE, a hint of a kernel choice, but no code it reaches "
+        "shows one: words alone are not evidence",
+    ),
+    (
         "what-is-computed-is-for-a-person",
         {
             "pkg/__init__.py": "",
@@ -1916,6 +1942,33 @@ ELIF = {
 }
 
 NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
+    (
+        # unsloth_zoo 2026.10.9, fused_losses/preference_loss.py:409-419,517: the unfused side
+        # is a custom op over chunked torch code (for torch.compile to trace), the plain path
+        "a-custom-op-over-torch-code-is-the-plain-side",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/loss.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                '@torch.library.custom_op("pkg::logps", mutates_args=())\n'
+                "def _logps_op(x: torch.Tensor) -> torch.Tensor:\n"
+                "    return torch.log_softmax(x, -1)\n\n\n"
+                "def loss(x):\n"
+                '    if os.environ.get("X_FUSED_LINEAR", "1") == "1":\n'
+                "        return fused_rms_norm(x)\n"
+                "    return _logps_op(x)\n"
+            ),
+        },
+        "X_FUSED_LINEAR",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_FUSED_LINEAR', '1') == '1'` at "
+        "pkg/loss.py:14, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_FUSED_LINEAR='0' leaves that branch, and what runs instead reaches no such kernel",
+    ),
     (
         # an import in a function that declares the name global binds it for the module
         "a-global-bound-by-an-import-in-a-function",

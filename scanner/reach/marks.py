@@ -59,7 +59,9 @@ _TRITON_DECORATORS = {
     "triton.experimental.gluon.language.jit": MarkKind.TRITON,
     "torch.compile": MarkKind.COMPILE,
     "torch.jit.script": MarkKind.COMPILE,
-    "torch.library.custom_op": MarkKind.CUSTOM_OP,
+    # ``@torch.library.custom_op`` only registers the function it decorates as an op (for
+    # torch.compile to trace): what the op runs is its body, which a call follows. A
+    # ``triton_op`` wraps Triton kernels by its contract.
     "torch.library.triton_op": MarkKind.CUSTOM_OP,
     "torch._library.triton.triton_op": MarkKind.CUSTOM_OP,
     # AITER's own kernels: the decorated stub calls the function of the same name in a
@@ -87,7 +89,6 @@ _CALLS = {
     # cuTile's tuner times each config on the GPU and keeps the fastest (cutile-python
     # cuda/tile/tune: exhaustive_search).
     "cuda.tile.tune.exhaustive_search": MarkKind.AUTOTUNE,
-    "torch.library.custom_op": MarkKind.CUSTOM_OP,
     "torch.index_add": MarkKind.ATOMIC,
     "torch.scatter_add": MarkKind.ATOMIC,
     "torch.use_deterministic_algorithms": MarkKind.DETERMINISM,
