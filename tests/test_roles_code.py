@@ -1509,6 +1509,37 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "shows one: words alone are not evidence",
     ),
     (
+        # unsloth_zoo 2026.10.9, temporary_patches/fla_vendor.py:408-440,1395-1406: unset
+        # patches the installed fla's kernel; '1' registers a vendored copy loaded from a
+        # file, whose kernels the scan cannot see from here
+        "a-module-loaded-at-run-time-may-be-kernels",
+        {
+            "pkg/__init__.py": "",
+            "pkg/vendor.py": (
+                "import importlib.util\nimport os\nimport sys\n\n\n"
+                "def _inject(path):\n"
+                '    spec = importlib.util.spec_from_file_location("fla", path)\n'
+                "    module = importlib.util.module_from_spec(spec)\n"
+                "    spec.loader.exec_module(module)\n"
+                '    sys.modules["fla"] = module\n\n\n'
+                "def _patch_installed():\n"
+                "    from fla.ops.common.chunk_o import chunk_bwd_dqkwg\n\n"
+                "    return chunk_bwd_dqkwg\n\n\n"
+                "def install(path):\n"
+                '    if os.environ.get("X_VENDORED", "0") != "1":\n'
+                "        return _patch_installed()\n"
+                "    return _inject(path)\n"
+            ),
+        },
+        "X_VENDORED",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `os.environ.get('X_VENDORED', '0') != '1'` at "
+        "pkg/vendor.py:20, which reaches calls _patch_installed (pkg/vendor.py:13) -> "
+        "flash-linear-attention (fla.ops.common.chunk_o.chunk_bwd_dqkwg) at pkg/vendor.py:16; "
+        "X_VENDORED='1' runs code that loads a module at run time "
+        "(.exec_module() at pkg/vendor.py:9): what it runs is not known",
+    ),
+    (
         "what-is-computed-is-for-a-person",
         {
             "pkg/__init__.py": "",

@@ -62,6 +62,9 @@ class Found:
     absent: set[str] = field(default_factory=set)
     # Marks it reaches only on a machine without a GPU (scanner.reach.platforms).
     elsewhere: set[Mark] = field(default_factory=set)
+    # Modules it loads at run time by a path or a computed name (``module_from_spec``,
+    # ``import_module(name)``), each with where: code no one can read here.
+    loaded: set[str] = field(default_factory=set)
 
     def add(
         self, mark: Mark, steps: tuple[Step, ...], always: bool, elsewhere: bool = False
@@ -81,6 +84,7 @@ class Found:
             self.calls.add(step.target)
         self.unseen |= other.unseen
         self.absent |= other.absent
+        self.loaded |= other.loaded
         for mark, steps in other.marks.items():
             self.add(
                 mark,
@@ -427,6 +431,9 @@ class _Walker:
             self.visit(node, always=always)
 
     def _call(self, call: ast.Call, always: bool) -> None:
+        loads = _loads(self.module, call)
+        if loads is not None:
+            self.found.loaded.add(f"{loads} at {self.module.rel}:{call.lineno}")
         func = call.func
         if isinstance(func, ast.Subscript):  # kernel[grid](...): a Triton launch
             func = func.value
@@ -595,3 +602,41 @@ def _children(node: ast.AST, always: bool) -> Iterable[tuple[ast.AST, bool]]:
         return
     else:
         yield from ((child, always) for child in ast.iter_child_nodes(node))
+
+
+# Calls that load a module from a file or run one by path: what it holds is not the tree's
+# code as the scan reads it.
+_LOADERS = frozenset(
+    {
+        "importlib.util.spec_from_file_location",
+        "importlib.util.module_from_spec",
+        "runpy.run_path",
+        "runpy.run_module",
+    }
+)
+_IMPORTERS = frozenset({"importlib.import_module", "__import__", "builtins.__import__"})
+_LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in _LOADERS | _IMPORTERS) | {"exec_module"}
+
+
+def _loads(module: Module, call: ast.Call) -> str | None:
+    """The call as shown, where it loads a module at run time by a path or a name computed
+    when it runs (``spec.loader.exec_module(mod)``, ``import_module(name)``); None
+    otherwise (``import_module("pkg.mod")`` names its module)."""
+    func = call.func
+    last = ""
+    if isinstance(func, ast.Attribute):
+        last = func.attr
+    elif isinstance(func, ast.Name):
+        last = func.id
+    if last not in _LAST_PARTS:
+        return None  # the cheap test first: most calls are none of these
+    if last == "exec_module":
+        return ".exec_module()"
+    name = module.resolve_api(func)
+    if name is None and last == "__import__":
+        name = "__import__"
+    if name in _LOADERS:
+        return name
+    if name in _IMPORTERS and call.args and not isinstance(call.args[0], ast.Constant):
+        return f"{name}() of a name computed at run time"
+    return None

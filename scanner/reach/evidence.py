@@ -465,6 +465,17 @@ class _Judged:
                 f"{self.knob.name}={value!r} runs code that calls {unread[0]}, which the tree "
                 "does not define: what it runs is not known",
             )
+        instead = self._only(value, None)
+        if self.knob.kind is GateKind.VALUE:  # a choice's own code, not the rest of a dispatch
+            instead = [b for b in instead if self._specific(b, value)]
+        loaded = sorted(a for b in instead for a in self.code.found(b).loaded)
+        if loaded:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs code that loads a module at run time "
+                f"({loaded[0]}): what it runs is not known",
+            )
         if (
             self.knob.kind is not GateKind.VALUE
             and not any(b.code for b in self._only(value, None))
