@@ -1974,6 +1974,53 @@ ELIF = {
 
 NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
+        # axolotl 067b021c, monkeypatch/ring_attn/adapters/batch.py:131-147: the parameter
+        # filled from the variable when the caller gives none, handed on as deterministic=
+        # to a call whose result is bound, not returned
+        "handed-on-as-deterministic-in-a-bound-call",
+        {
+            "pkg/__init__.py": "",
+            "pkg/ring.py": (
+                "import os\n\nfrom flash_attn import flash_attn_func\n\n\n"
+                "def forward(q, deterministic=None):\n"
+                "    if deterministic is None:\n"
+                '        deterministic = os.environ.get("X_FA_DETERMINISTIC", "0") == "1"\n'
+                "    out = flash_attn_func(q, q, q, deterministic=deterministic)\n"
+                "    return out\n"
+            ),
+        },
+        "X_FA_DETERMINISTIC",
+        Role.DETERMINISM,
+        Polarity.ENABLE,
+        "0",
+        "X_FA_DETERMINISTIC='1' makes `deterministic` at pkg/ring.py:9 true, and it is handed "
+        "on as deterministic=: a call's deterministic mode",
+    ),
+    (
+        # axolotl 067b021c, monkeypatch/ring_attn/patch.py:96-123: stored under the key
+        # "deterministic" of the kwargs the call gets
+        "stored-under-deterministic-in-a-call-s-kwargs",
+        {
+            "pkg/__init__.py": "",
+            "pkg/ring.py": (
+                "import os\n\nfrom flash_attn import flash_attn_func\n\n\n"
+                "def forward(q, deterministic=None):\n"
+                "    flash_kwargs = {}\n"
+                "    if deterministic is None:\n"
+                '        deterministic = os.environ.get("X_FA_DETERMINISTIC", "0") == "1"\n'
+                '    flash_kwargs["deterministic"] = deterministic\n'
+                "    out = flash_attn_func(q, q, q, **flash_kwargs)\n"
+                "    return out\n"
+            ),
+        },
+        "X_FA_DETERMINISTIC",
+        Role.DETERMINISM,
+        Polarity.ENABLE,
+        "0",
+        "X_FA_DETERMINISTIC='1' makes `deterministic` at pkg/ring.py:10 true, and it is handed "
+        "on as deterministic=: a call's deterministic mode",
+    ),
+    (
         # unsloth_zoo 2026.10.9, fused_losses/preference_loss.py:409-419,517: the unfused side
         # is a custom op over chunked torch code (for torch.compile to trace), the plain path
         "a-custom-op-over-torch-code-is-the-plain-side",

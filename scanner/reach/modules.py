@@ -46,6 +46,7 @@ class Module:
     _tests: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _local_strings: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     _arguments: dict[int, dict[str, list[tuple[ast.Call, str | int]]]] = field(default_factory=dict)
+    _keyed: dict[int, dict[str, list[ast.Assign]]] = field(default_factory=dict)
     _attributes: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     # The names each function's own imports bind (by the function's id): two functions may
@@ -149,6 +150,26 @@ class Module:
                     if keyword.arg is not None and isinstance(keyword.value, ast.Name):
                         found.setdefault(keyword.value.id, []).append((node, keyword.arg))
             known = self._arguments[id(function)] = found
+        return known
+
+    def keyed_stores(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Mapping[str, list[ast.Assign]]:
+        """The statements in ``function`` that store a value under a string key
+        (``flash_kwargs["deterministic"] = x``), by the key (one walk, kept)."""
+        known = self._keyed.get(id(function))
+        if known is None:
+            found: dict[str, list[ast.Assign]] = {}
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Subscript)
+                    and isinstance(node.targets[0].slice, ast.Constant)
+                    and isinstance(node.targets[0].slice.value, str)
+                ):
+                    found.setdefault(node.targets[0].slice.value, []).append(node)
+            known = self._keyed[id(function)] = found
         return known
 
     def local_strings(

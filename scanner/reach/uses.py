@@ -10,7 +10,7 @@ from scanner.reach.attribute_flags import attributes_set, flag_loads
 from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.inductor import inductor_option, option_taken
-from scanner.reach.keyword_branches import conditioned, handed_as_flag
+from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
@@ -317,6 +317,41 @@ def _bound(
                 yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
 
 
+def _handed_flags(
+    module: Module,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    after: int,
+) -> Iterator[Branch]:
+    """The local handed on as ``deterministic=`` in a call, or stored under that key of
+    the kwargs a call gets (``flash_kwargs["deterministic"] = deterministic``), wherever
+    the call's result goes (a return's are ``uses``')."""
+    for call, key in module.arguments_passing(function).get(name, ()):
+        if call.lineno <= after or key not in DETERMINISTIC_FLAGS:
+            continue
+        for keyword in call.keywords:
+            if keyword.arg == key and isinstance(keyword.value, ast.Name):
+                flag = handed_as_flag(module, keyword, keyword.value, outcomes)
+                if flag is not None and not _returned_by(module, call):
+                    yield flag
+    stored = module.keyed_stores(function)
+    for statement in (s for key in sorted(DETERMINISTIC_FLAGS) for s in stored.get(key, ())):
+        if (
+            statement.lineno > after
+            and isinstance(statement.value, ast.Name)
+            and statement.value.id == name
+        ):
+            flag = handed_as_flag(module, statement, statement.value, outcomes)
+            if flag is not None:
+                yield flag
+
+
+def _returned_by(module: Module, call: ast.Call) -> bool:
+    """Whether ``call`` sits in a return (``uses`` follows those from the return)."""
+    return any(isinstance(outer, ast.Return) for outer in module.ancestors(call))
+
+
 def local_tests(
     module: Module,
     function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -339,6 +374,7 @@ def local_tests(
     for returned in returns_naming(function, name):
         if returned.lineno > after:
             yield from uses(module, returned, outcomes, tree, carriers, depth, choices=choices)
+    yield from _handed_flags(module, function, name, outcomes, after)
     if depth >= MAX_CARRY + 2:
         return
     yield from _kept(module, function, name, outcomes, tree, carriers, depth, choices, after)
