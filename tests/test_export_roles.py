@@ -485,3 +485,47 @@ def test_a_library_s_setting_for_another_platform_is_not_the_tree_s_switch(
     assert result.returncode == 0
     assert "TRITON_INTERPRET=" not in result.stdout
     assert "# Left as the code has them, their role unknown: TRITON_INTERPRET." in result.stdout
+
+
+def test_a_switch_whose_unset_value_the_run_computes_is_registered_undecided(
+    tmp_path: Path,
+) -> None:
+    """unsloth 2026.10.9, unsloth/models/_decode_graphs.py:78-90: "1" on, "0" off, unset
+    left to the run. Not off by default: registered undecided, named by the export."""
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNELS,
+            "pkg/graphs.py": """
+                import os
+
+                from pkg.kernels import fused
+
+
+                def enabled():
+                    flag = os.environ.get("DEMO_GRAPHS", "")
+                    if flag == "1":
+                        return True
+                    if flag == "0":
+                        return False
+                    return default_ok()
+
+
+                def step(x):
+                    if enabled():
+                        return fused(x)
+                    return x
+                """,
+        },
+    )
+    (tmp_path / ".git").mkdir()
+    assert run_knobs("init", ".", cwd=tmp_path).returncode == 0
+    entry = load_registry(tmp_path / "registry.yaml").knobs["DEMO_GRAPHS"]
+    reason = (
+        "what it gives unset is computed at run time: on by default is not known (pkg/graphs.py:7)"
+    )
+    assert (entry.default_on, entry.undecided, entry.role) == (None, reason, Role.KERNEL)
+    result = run_knobs("export", "--profile", "bitwise", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "knobs export: Undecided, so not set: DEMO_GRAPHS.\n" in result.stderr

@@ -114,11 +114,27 @@ def undecided_gate(knob: Knob) -> str | None:
     another `!= "off"`). Such a knob is registered undecided, and no profile sets it."""
     if is_undecided(knob):
         return knob.reason or undecided_reason(knob)
+    computed = computed_default(knob)
+    if computed is not None:
+        return computed
     if off_state(knob) is Off.SPLIT:
         switches = [s for s in knob.sites if s.gate.kind in SWITCHES and s.default_on is not None]
         where = ", ".join(f"{s.path}:{s.line}" for s in switches)
         return f"no single value turns every site off ({where})"
     return None
+
+
+def computed_default(knob: Knob) -> str | None:
+    """Why a switch is neither on nor off by default, where what it gives unset is
+    computed when the code runs (``if f == "1": ... if f == "0": ... return auto()``); None
+    for any other knob."""
+    if knob.kind not in SWITCHES or knob.default_on is not None:
+        return None
+    sites = [s for s in knob.sites if s.gate.kind in SWITCHES and s.default_on is None]
+    if not sites:
+        return None
+    where = ", ".join(f"{s.path}:{s.line}" for s in sites)
+    return f"{sites[0].reason or 'on by default is not known'} ({where})"
 
 
 def undecided_reason(knob: Knob) -> str:

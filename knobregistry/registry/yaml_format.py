@@ -10,6 +10,7 @@ from knobregistry._text.surrogates import LONE_SURROGATE
 from knobregistry.registry.feature import (
     SWITCHES,
     Off,
+    computed_default,
     feature_values,
     is_choice,
     is_launch_fact,
@@ -141,6 +142,9 @@ def gate_summary(knob: Knob) -> str:
         return "a launch fact (set by the launcher, not a switch)"
     if is_undecided(knob):
         return f"undecided ({undecided_reason(knob)})"
+    unset_computed = computed_default(knob)
+    if unset_computed is not None:
+        return f"undecided ({unset_computed})"
     if knob.kind is GateKind.REQUIREMENT:
         first = next(s for s in knob.sites if s.gate.kind is GateKind.REQUIREMENT)
         accepted = " or ".join(quoted(v) for v in first.gate.on_values[:3])

@@ -173,6 +173,7 @@ def _returned(probes: Probes) -> dict[str | None, object] | None:
     those say how the branches differ, and the branch's test decides the verdict."""
     outputs: dict[str | None, object] = {}
     tainted = read = False
+    computed: list[str | None] = []  # values under which it returns what the run computes
     for value, obs in probes:
         if obs.flow.kind == "raise":
             outputs[value] = RAISED
@@ -184,12 +185,20 @@ def _returned(probes: Probes) -> dict[str | None, object] | None:
             return None
         result = obs.flow.value
         if not result.known:
-            return None
+            computed.append(value)
+            continue
         tainted = tainted or result.env
         read = read or result.site
         outputs[value] = result.value
     if not read and any(is_number(o) and o not in (0, 1) for o in outputs.values()):
         return None
+    if computed:
+        # ``if f == "1": return True`` / ``if f == "0": return False`` / ``return auto()``:
+        # the values the code names decide, the others (unset among them) are left to the
+        # run; where the named ones do not decide, the tests judge as before.
+        if not tainted or not _varies(outputs):
+            return None
+        outputs.update(dict.fromkeys(computed, UNKNOWN))
     return outputs if tainted else None
 
 
