@@ -196,7 +196,8 @@ def _returned(probes: Probes) -> dict[str | None, object] | None:
         # ``if f == "1": return True`` / ``if f == "0": return False`` / ``return auto()``:
         # the values the code names decide, the others (unset among them) are left to the
         # run; where the named ones do not decide, the tests judge as before.
-        if not tainted or not _varies(outputs):
+        decided = {o for o in outputs.values() if o is not RAISED}
+        if not tainted or decided != {True, False}:
             return None
         outputs.update(dict.fromkeys(computed, UNKNOWN))
     return outputs if tainted else None

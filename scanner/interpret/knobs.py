@@ -66,7 +66,11 @@ def by_convention(site: Site) -> bool:
 def _knob(name: str, sites: list[Site]) -> Knob:
     switches = [s for s in sites if s.gate.kind in _SWITCHES and s.default_on is not None]
     if not switches:  # a switch whose unset value the run computes: its off value is known
-        switches = [s for s in sites if s.gate.kind in _SWITCHES and s.gate.off_values]
+        switches = [
+            s
+            for s in sites
+            if s.gate.kind in _SWITCHES and s.gate.off_values and s.default is not None
+        ]
     undecided = [s for s in sites if s.gate.kind is GateKind.UNKNOWN]
     kind = _kind(sites, switches, undecided)
     polarity = (
