@@ -1540,6 +1540,43 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "(.exec_module() at pkg/vendor.py:9): what it runs is not known",
     ),
     (
+        # the same, as fla_vendor.py:1395-1406 has it: the load runs after an early return,
+        # behind another guard
+        "a-module-loaded-after-an-early-return",
+        {
+            "pkg/__init__.py": "",
+            "pkg/vendor.py": (
+                "import importlib.util\nimport os\n\n\n"
+                "def _inject(path):\n"
+                '    spec = importlib.util.spec_from_file_location("fla", path)\n'
+                "    module = importlib.util.module_from_spec(spec)\n"
+                "    spec.loader.exec_module(module)\n\n\n"
+                "def _patch_installed():\n"
+                "    from fla.ops.common.chunk_o import chunk_bwd_dqkwg\n\n"
+                "    return chunk_bwd_dqkwg\n\n\n"
+                "def install(path):\n"
+                "    if not injected():\n"
+                '        force = os.environ.get("X_VENDORED", "0") == "1"\n'
+                "        if not force and newer_installed():\n"
+                "            if not suspect_here():\n"
+                "                return\n"
+                "            if _patch_installed():\n"
+                "                return\n"
+                "        if not supported():\n"
+                "            return\n"
+                "        _inject(path)\n"
+                "    patch_probe()\n"
+            ),
+        },
+        "X_VENDORED",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `not force and newer_installed()` at pkg/vendor.py:20, "
+        "which reaches calls _patch_installed (pkg/vendor.py:11) -> flash-linear-attention "
+        "(fla.ops.common.chunk_o.chunk_bwd_dqkwg) at pkg/vendor.py:14; X_VENDORED='1' runs "
+        "code that loads a module at run time (.exec_module() at pkg/vendor.py:8): what it "
+        "runs is not known",
+    ),
+    (
         "what-is-computed-is-for-a-person",
         {
             "pkg/__init__.py": "",

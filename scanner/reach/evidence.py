@@ -65,6 +65,14 @@ class CodeReach:
         self._config: dict[tuple[str | None, str | None, bool], list[Branch]] = {}
         self._summaries: dict[tuple[str, int, bool], Summary] = {}
         self.flag_files = FlagFiles(tree)
+        self._aside: Reach | None = None
+
+    def loads(self, branch: Branch, code: tuple[ast.stmt, ...]) -> set[str]:
+        """The modules ``code`` (beside ``branch``) loads at run time, walked by a reach of
+        its own: what the main one remembers of the functions it walked stays as it was."""
+        if self._aside is None:
+            self._aside = Reach(self.tree)
+        return self._aside.of_statements(branch.module, code, branch.owner).loaded
 
     def summary(self, branch: Branch) -> Summary:
         """What ``branch`` reaches, as sets (found once per branch)."""
@@ -161,6 +169,29 @@ class CodeReach:
         if any(s.kernel for s in summaries) or not any(s.elsewhere for s in summaries):
             return gpu
         return off_gpu_judged(_Judged(self, knob, found, everywhere=True).evidence(), gpu)
+
+
+def _after_return(branch: Branch) -> tuple[ast.stmt, ...]:
+    """The statements that run after the ``if`` whose side ``branch`` is, up to the end of
+    its function, where that side returns (what runs in its place when it does not run)."""
+    if not isinstance(branch.code, tuple) or not any(
+        isinstance(n, ast.Return) for s in branch.code for n in ast.walk(s)
+    ):
+        return ()
+    module = branch.module
+    node: ast.AST | None = module.parent(branch.test)
+    after: list[ast.stmt] = []
+    while node is not None and not isinstance(
+        node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
+    ):
+        outer = module.parent(node)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(outer, field, None)
+            if isinstance(block, list) and node in block:
+                after.extend(block[block.index(node) + 1 :])
+                break
+        node = outer
+    return tuple(after)
 
 
 def _replaces(branch: Branch) -> bool:
@@ -469,6 +500,11 @@ class _Judged:
         if self.knob.kind is GateKind.VALUE:  # a choice's own code, not the rest of a dispatch
             instead = [b for b in instead if self._specific(b, value)]
         loaded = sorted(a for b in instead for a in self.code.found(b).loaded)
+        returning = [] if self.knob.kind is GateKind.VALUE else self._only(None, value)
+        for side in returning:  # a switch's: what runs after it, where it returns
+            after = _after_return(side)
+            if after:
+                loaded += sorted(self.code.loads(side, after))
         if loaded:
             return Evidence(
                 Role.UNKNOWN,
