@@ -2011,6 +2011,35 @@ ELIF = {
 
 NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
+        # axolotl 067b021c, integrations/kernels/libs/glm_dsa/dispatch.py:26-47,149: a
+        # predicate returns False where the variable is set at all, and its callers' test
+        # runs the Triton path
+        "a-predicate-returning-early-where-the-variable-is-set",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/dispatch.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def _gather_supported(device):\n"
+                '    if os.environ.get("X_DISABLE_GATHER"):\n'
+                "        return False\n"
+                "    return torch.cuda.get_device_capability(device) in ((9, 0), (12, 0))\n\n\n"
+                "def attend(q):\n"
+                "    if _gather_supported(q.device):\n"
+                "        return fused_rms_norm(q)\n"
+                "    return q\n"
+            ),
+        },
+        "X_DISABLE_GATHER",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "",
+        "unset, it runs the branch of `_gather_supported(q.device)` at pkg/dispatch.py:15, "
+        "which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_DISABLE_GATHER='1' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
         # axolotl 067b021c, monkeypatch/ring_attn/adapters/batch.py:131-147: the parameter
         # filled from the variable when the caller gives none, handed on as deterministic=
         # to a call whose result is bound, not returned

@@ -253,8 +253,10 @@ def _deciding(
     carrier decide (the rest as a caller's test would find it when it matters)."""
     if isinstance(node, ast.Call) and _bool_of(node):
         tested = node.args[0]  # bool(x): as x holds
-    elif isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare | ast.IfExp):
-        tested = node
+    elif isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare | ast.IfExp) or (
+        node is carrier and isinstance(node, ast.expr)
+    ):
+        tested = node  # ``if os.environ.get(N): return False``: the value's truth
     else:
         return None
     names = string_tuples_around(module, node)
