@@ -2011,6 +2011,33 @@ ELIF = {
 
 NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
+        # unsloth_zoo 2026.10.9, temporary_patches/fla_vendor.py:1390-1406: '1' returns
+        # early; the code after it (a kernel patch, then a module loaded at run time) is what
+        # unset runs, not what runs in the kernel's place
+        "the-code-after-the-value-s-own-early-return-is-the-unset-side",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/vendor.py": (
+                "import importlib\nimport os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def install(name, x):\n"
+                '    if os.environ.get("X_DISABLE_VENDORED", "0") == "1":\n'
+                "        return x\n"
+                "    x = fused_rms_norm(x)\n"
+                "    importlib.import_module(name)\n"
+                "    return x\n"
+            ),
+        },
+        "X_DISABLE_VENDORED",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "0",
+        "unset, it runs the branch of `not (os.environ.get('X_DISABLE_VENDORED', '0') == '1')` "
+        "at pkg/vendor.py:8, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_DISABLE_VENDORED='1' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
         # axolotl 067b021c, integrations/kernels/libs/glm_dsa/dispatch.py:26-47,149: a
         # predicate returns False where the variable is set at all, and its callers' test
         # runs the Triton path

@@ -174,12 +174,17 @@ class CodeReach:
 def _after_return(branch: Branch) -> tuple[ast.stmt, ...]:
     """The statements that run after the ``if`` whose side ``branch`` is, up to the end of
     its function, where that side returns (what runs in its place when it does not run)."""
-    if not isinstance(branch.code, tuple) or not any(
-        isinstance(n, ast.Return) for s in branch.code for n in ast.walk(s)
-    ):
-        return ()
     module = branch.module
     node: ast.AST | None = module.parent(branch.test)
+    if (
+        not isinstance(node, ast.If)
+        or node.test is not branch.test
+        or not isinstance(branch.code, tuple)
+        or not branch.code
+        or branch.code[0] is not node.body[0]  # the if's own body, not what follows it
+        or not any(isinstance(n, ast.Return) for s in branch.code for n in ast.walk(s))
+    ):
+        return ()
     after: list[ast.stmt] = []
     while node is not None and not isinstance(
         node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
