@@ -1,9 +1,9 @@
 """A config key the config object copies into another of its keys.
 
 ``if self.use_unified_backend is not None: selector = str(self.use_unified_backend); ...;
-self.kda_backend = selector`` in a config class's ``__post_init__``: the value the launcher
+self.attn_backend = selector`` in a config class's ``__post_init__``: the value the launcher
 gives the first key is what the code that reads the second key (``getattr(config,
-"kda_backend", "eager")``) tests. The copy is one the same object makes in one method, from
+"attn_backend", "eager")``) tests. The copy is one the same object makes in one method, from
 its own key, through a local at most, computed from the key and literals alone.
 """
 
