@@ -362,3 +362,61 @@ def test_a_launcher_that_turns_vllms_deep_gemm_on_gets_it_off(tmp_path: Path) ->
     again = run_knobs("init", "src", "recipe", "--platform", "rocm", "--force", cwd=project)
     assert again.returncode == 0, again.stderr
     assert "export VLLM_USE_DEEP_GEMM='0'" in _exports(_export(project))
+
+
+# vllm 0.33.0 vllm/envs.py:1600 reads VLLM_USE_DEEP_GEMM as its own switch, on when unset;
+# vllm/utils/deep_gemm.py:113-118 (is_deep_gemm_supported) requires it.
+DEEP_GEMM_ENVS = """\
+import os
+environment_variables = {
+    "VLLM_USE_DEEP_GEMM": lambda: bool(int(os.getenv("VLLM_USE_DEEP_GEMM", "1"))),
+}
+"""
+
+
+def test_a_platform_setting_the_code_reads_as_a_switch_on_when_unset_is_proposed(
+    tmp_path: Path,
+) -> None:
+    """The catalogue's VLLM_USE_DEEP_GEMM is a cuda setting. A project whose own code reads it
+    as a switch on when unset, where '0' (the catalogue's value) turns it off, holds the
+    library's gate: with no platform decided the recipe turns it off. With a platform
+    decided, the platform decides, as for every setting of one platform."""
+    project = write_tree(
+        tmp_path / "p",
+        {"requirements.txt": "vllm\n", "src/m.py": KERNEL, "src/envs.py": DEEP_GEMM_ENVS},
+    )
+    result = _init(project)
+    assert (
+        "Stack settings of one platform that the project's code reads as a switch on when "
+        "unset: VLLM_USE_DEEP_GEMM; role `stack`, set by the bitwise profile to the "
+        "catalogue's value, which turns that switch off.\n"
+    ) in result.stdout
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    assert "VLLM_USE_DEEP_GEMM" not in (registry.get("external") or {})
+    role = registry["knobs"]["VLLM_USE_DEEP_GEMM"]["role"]
+    assert role["proposed"] == "stack"
+    assert role["reason"].startswith("a determinism setting of vLLM in the catalogue: '0' gives ")
+    assert "export VLLM_USE_DEEP_GEMM='0'" in _exports(_export(project))
+    _init(project, "--platform", "rocm", "--force")
+    assert not [line for line in _exports(_export(project)) if "VLLM_USE_DEEP_GEMM" in line]
+
+
+@pytest.mark.parametrize(
+    ("read", "why"),
+    [
+        ('os.environ.get("TRITON_INTERPRET", "0") == "1"', "off when unset"),
+        ('os.environ.get("VLLM_USE_DEEP_GEMM", "1") != "no"', "another value turns it off"),
+    ],
+)
+def test_a_platform_setting_read_otherwise_is_left_out(tmp_path: Path, read: str, why: str) -> None:
+    """The catalogue's TRITON_INTERPRET=1 (a cpu setting) would turn a switch *on* that the
+    code has off when unset (fla, flaggems and vLLM read it so): a GPU run interpreted on the
+    CPU. Only a switch on when unset, whose off value is the catalogue's, is proposed."""
+    code = f"import os\nimport triton\nFLAG = {read}  # {why}\n"
+    project = write_tree(
+        tmp_path / "p",
+        {"requirements.txt": "vllm\ntriton\n", "src/m.py": KERNEL, "src/flag.py": code},
+    )
+    result = _init(project)
+    assert "that the project's code reads as a switch" not in result.stdout
+    assert _exports(_export(project)) == ["export DEMO_FUSED='0'", "export PYTHONHASHSEED='0'"]

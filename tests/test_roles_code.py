@@ -849,6 +849,29 @@ RESOLVER = {
 }
 
 
+# Primus fd1eeab, kimi_k3-BF16-8L-official.yaml:101 and kimi_k3_transformer_config.py:451-467:
+# a YAML interpolation fills a unified selector key, which the config's __post_init__ copies
+# (through a local) into kda_backend; the layer reads kda_backend and hands it to the resolver
+# (kimi_delta_attention.py:310,318; kda_kernels/__init__.py:159).
+COPIED_KEY = {
+    **RESOLVER,
+    "conf/model.yaml": "model:\n  use_unified_backend: ${X_ATTN_BACKEND:fla}\n",
+    "pkg/config.py": (
+        "from dataclasses import dataclass\n\n\n"
+        "@dataclass\n"
+        "class ModelConfig:\n"
+        '    kda_backend: str = "eager"\n'
+        "    use_unified_backend: str | None = None\n\n"
+        "    def __post_init__(self):\n"
+        "        if self.use_unified_backend is not None:\n"
+        "            selector = str(self.use_unified_backend)\n"
+        '            if selector not in ("eager", "fla"):\n'
+        "                raise ValueError(selector)\n"
+        "            self.use_unified_backend = selector\n"
+        "            self.kda_backend = selector\n"
+    ),
+}
+
 # sglang 1c2ad4d, kernels/ops/attention/flash_mla_sm120.py:209,316-371 and
 # models/deepseek_v4.py:1224: the backend read once into a module name, then a dispatch on
 # it in a function (flashinfer, then triton, then the PyTorch fall-through), and another
@@ -892,6 +915,28 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
             "kernel",
         )
         for how, prefix in (("by-keyword", "name="), ("by-position", ""))
+    ),
+    *(
+        (
+            f"a-config-key-the-config-copies-into-another-{how}",
+            {**COPIED_KEY, "pkg/config.py": COPIED_KEY["pkg/config.py"].replace(*change)},
+            "X_ATTN_BACKEND",
+            Role.KERNEL,
+            Polarity.ENABLE,
+            "eager",
+            "unset, it runs the branch of `not (name == 'eager')` at pkg/backends.py:9, which "
+            "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+            "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+            "X_ATTN_BACKEND='eager' leaves that branch, and what runs instead reaches no such "
+            "kernel",
+        )
+        for how, change in (
+            ("through-a-local", ("", "")),
+            (
+                "directly",
+                ("self.kda_backend = selector", "self.kda_backend = str(self.use_unified_backend)"),
+            ),
+        )
     ),
     (
         "a-predicate-tested-elsewhere",
@@ -1119,15 +1164,41 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "that branch, and what runs instead reaches no such kernel",
     ),
     (
+        # The XPU op both values reach is in neither side's chain; and since h46-choice the
+        # on side's FlashInfer entry, code the tree does not show, against an off side of
+        # Triton code alone, makes '0' the recipe's value (vLLM topk_topp_sampler.py:120-125).
         "a-kernel-both-values-reach-is-evidence-for-neither",
         JOINED,
+        "X_USE_FI_SAMPLER",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own, and only unset reaches code the tree does not "
+        "show (a fused kernel library): calls fi_sample (pkg/ops.py:9) -> FlashInfer "
+        "(flashinfer.sampling.top_k_sampling_from_probs) at pkg/ops.py:10; "
+        "X_USE_FI_SAMPLER='0', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6, and all it alone "
+        "reaches is Triton code with no hazard",
+    ),
+    (
+        # sglang 1c2ad4d, dsv4/sparse_prefill_utils.py:57-72 and deepseek_v4_backend.py:4266,
+        # 4496, 4564: off when unset, the library's sparse prefill runs; '1' turns a switch on
+        # whose path (an FP8-requantized prefill) reaches a Triton kernel of its own. Turning
+        # a switch on to leave a library is no recipe's action: unknown.
+        "a-switch-turned-on-to-leave-a-library-decides-nothing",
+        {
+            **JOINED,
+            "pkg/sampler.py": JOINED["pkg/sampler.py"].replace(
+                '"X_USE_FI_SAMPLER", "1") != "0"', '"X_USE_FI_SAMPLER", "0") != "1"'
+            ),
+        },
         "X_USE_FI_SAMPLER",
         Role.UNKNOWN,
         Polarity.ENABLE,
         "0",
         "each value reaches a kernel of its own: unset, calls fi_sample (pkg/ops.py:9) -> "
         "FlashInfer (flashinfer.sampling.top_k_sampling_from_probs) at pkg/ops.py:10; "
-        "X_USE_FI_SAMPLER='0', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "X_USE_FI_SAMPLER='1', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6",
     ),
     (

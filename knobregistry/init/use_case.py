@@ -28,7 +28,7 @@ from knobregistry.project.stack_use import StackUse, stack_use
 from knobregistry.registry import Registry, ScanScope
 from knobregistry.registry.pyproject import PyprojectError, project_settings
 from knobregistry.registry.schema import schema_text
-from scanner import Language, ScanResult
+from scanner import Language, Polarity, ScanResult
 
 
 class InitError(Exception):
@@ -109,6 +109,14 @@ def plan_init(request: InitRequest) -> InitPlan:
         platform=request.platform,
         environment=request.environment,
         written={w.name for w in result.writes if w.name and w.language is not Language.PYTHON},
+        switches={
+            k.name: k.off_value
+            for k in result.knobs
+            if k.default_on is True
+            and k.off_value is not None
+            and k.polarity is Polarity.ENABLE
+            and not k.conflict
+        },
     )
     reference = schema_reference(folder)
     copy = folder / SCHEMA_COPY if reference is None else None
@@ -118,7 +126,7 @@ def plan_init(request: InitRequest) -> InitPlan:
         exclude=request.exclude,
         match=request.match,
         schema=reference if reference is not None else SCHEMA_COPY,
-        stack=(*use.entries, *use.launched),
+        stack=(*use.entries, *use.launched, *use.own),
     )
     return InitPlan(
         request=request,

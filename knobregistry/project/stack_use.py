@@ -45,6 +45,11 @@ class StackUse:
     # Settings the project's own launchers set, whatever the platform: a launcher that
     # exports NCCL_ALGO=Tree is a launcher the recipe must override (set by the profile too).
     launched: tuple[Entry, ...] = ()
+    # Settings of one platform, where none is decided, that the project's own code reads as a
+    # switch on when unset and that the catalogue's value turns off: the project holds the
+    # library's gate, so its deterministic value is proposed (where the library does not run,
+    # the switch it turns off is never taken).
+    own: tuple[Entry, ...] = ()
     found: Mapping[str, str]  # package or module -> how it was found
     platform: Platform | None
     platform_reason: str  # how the platform was decided, or why it was not
@@ -149,11 +154,13 @@ def stack_use(
     platform: Platform | None,
     environment: bool,
     written: Collection[str] = (),
+    switches: Mapping[str, str] | None = None,
 ) -> StackUse:
     """What the catalogue proposes for the project in ``folder`` scanning ``paths``; with
     ``environment``, packages installed where knobs runs count too; ``written``: the
     variables the project's launchers set, whose catalogue settings are proposed whatever
-    the platform."""
+    the platform; ``switches``: the variables the project's code reads as a switch on when
+    unset, each with the value that turns it off (see ``StackUse.own``)."""
     installed = installed_packages() if environment else {}
     found = {name: f"named in {file}" for name, file in project_packages(folder).items()}
     for name, version in installed.items():
@@ -177,11 +184,32 @@ def stack_use(
         for e in entries()
         if e.kind is Kind.VARIABLE and not e.shared and e.name in written and e.name not in proposed
     )
+    taken = proposed | {e.name for e in launched}
+    own = _own_switches(found, switches or {}, taken) if platform is None and found else ()
     return StackUse(
         entries=tuple(e for e in chosen if not e.shared),
         by_hand=tuple(e for e in chosen if e.shared),
         launched=launched,
+        own=own,
         found=MappingProxyType(found),
         platform=platform,
         platform_reason=reason,
+    )
+
+
+def _own_switches(
+    found: Mapping[str, str], switches: Mapping[str, str], taken: Collection[str]
+) -> tuple[Entry, ...]:
+    """The entries of one platform whose deterministic value is the value that turns off a
+    switch the project's code reads, on when unset (``switches``), for a library it uses."""
+    return tuple(
+        e
+        for e in entries()
+        if e.platform is not Platform.ANY
+        and e.kind is Kind.VARIABLE
+        and not e.shared
+        and e.name not in taken
+        and isinstance(e.deterministic, str)
+        and switches.get(e.name) == e.deterministic
+        and (not e.packages or any(normal(p) in found for p in e.packages))
     )

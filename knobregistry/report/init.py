@@ -90,6 +90,13 @@ def stack_lines(use: StackUse) -> list[str]:
             f"Stack settings the project's launchers set: {names}; role `stack`, set by the "
             "bitwise profile to their deterministic values."
         )
+    if use.own:
+        names = ", ".join(dict.fromkeys(e.name for e in use.own))
+        lines.append(
+            f"Stack settings of one platform that the project's code reads as a switch on when "
+            f"unset: {names}; role `stack`, set by the bitwise profile to the catalogue's value, "
+            "which turns that switch off."
+        )
     for entry in use.by_hand:
         lines.append(
             f"Not in the recipe: {entry.name} holds other settings as well, which a recipe line "

@@ -19,6 +19,7 @@ from scanner.conventions import name_words
 from scanner.launcher.config_verdict import handed_on
 from scanner.model import GateKind, Outcome, Site
 from scanner.reach.carriers import Carriers
+from scanner.reach.config_copies import copied_keys
 from scanner.reach.modules import Module, Tree
 from scanner.reach.sides import Branch
 from scanner.reach.uses import MAX_CARRY, uses
@@ -85,24 +86,49 @@ def config_branches(site: Site, tree: Tree, carriers: Carriers) -> Iterator[Bran
     key = config_key(site)
     if key is None:
         return
-    named = carriers.modules_naming(None, key)
-    if len(named) > MAX_CONFIG_MODULES:
+    reads = _key_reads(key, tree, carriers)
+    if reads is None:
         return
-    reads = [
-        (module, read)
-        for rel in named
-        if (module := tree.module(rel)) is not None
-        for read in _reads(module, key)
-    ][:MAX_CONFIG_USES]
     outcomes = [(value, typed(site, value)) for value in (None, *PROBED)]
-    found = _decided(reads, outcomes, tree, carriers)
+    found = _with_copies(reads, key, outcomes, tree, carriers)
     # A string one test compares the key with is a choice every other test weighs too
     # (``== "triton"`` here, ``== "eager"`` there): weighed again with all of them.
     known = {value for value, _ in outcomes}
     chosen = list(dict.fromkeys(v for b in found for v in b.taken if v not in known))
     if chosen:
-        found = _decided(reads, [*outcomes, *((v, v) for v in chosen)], tree, carriers)
+        more = [*outcomes, *((v, v) for v in chosen)]
+        found = _with_copies(reads, key, more, tree, carriers)
     yield from found
+
+
+def _key_reads(key: str, tree: Tree, carriers: Carriers) -> list[tuple[Module, ast.expr]] | None:
+    """The reads of config key ``key`` in the tree; None where too many modules name it."""
+    named = carriers.modules_naming(None, key)
+    if len(named) > MAX_CONFIG_MODULES:
+        return None
+    return [
+        (module, read)
+        for rel in named
+        if (module := tree.module(rel)) is not None
+        for read in _reads(module, key)
+    ][:MAX_CONFIG_USES]
+
+
+def _with_copies(
+    reads: list[tuple[Module, ast.expr]],
+    key: str,
+    outcomes: list[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+) -> list[Branch]:
+    """The branches the reads of ``key`` decide, and those the reads of the keys the config
+    object copies it into decide (config_copies.py; one copy deep)."""
+    found = _decided(reads, outcomes, tree, carriers)
+    for module, read in reads:
+        for other, held in copied_keys(module, read, key, outcomes):
+            if _KEY.match(other) and (others := _key_reads(other, tree, carriers)):
+                found.extend(_decided(others, held, tree, carriers))
+    return found
 
 
 def _decided(
