@@ -1164,41 +1164,15 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "that branch, and what runs instead reaches no such kernel",
     ),
     (
-        # The XPU op both values reach is in neither side's chain; and since h46-choice the
-        # on side's FlashInfer entry, code the tree does not show, against an off side of
-        # Triton code alone, makes '0' the recipe's value (vLLM topk_topp_sampler.py:120-125).
         "a-kernel-both-values-reach-is-evidence-for-neither",
         JOINED,
-        "X_USE_FI_SAMPLER",
-        Role.KERNEL,
-        Polarity.ENABLE,
-        "0",
-        "each value reaches a kernel of its own, and only unset reaches code the tree does not "
-        "show (a fused kernel library): calls fi_sample (pkg/ops.py:9) -> FlashInfer "
-        "(flashinfer.sampling.top_k_sampling_from_probs) at pkg/ops.py:10; "
-        "X_USE_FI_SAMPLER='0', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
-        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6, and all it alone "
-        "reaches is Triton code with no hazard",
-    ),
-    (
-        # sglang 1c2ad4d, dsv4/sparse_prefill_utils.py:57-72 and deepseek_v4_backend.py:4266,
-        # 4496, 4564: off when unset, the library's sparse prefill runs; '1' turns a switch on
-        # whose path (an FP8-requantized prefill) reaches a Triton kernel of its own. Turning
-        # a switch on to leave a library is no recipe's action: unknown.
-        "a-switch-turned-on-to-leave-a-library-decides-nothing",
-        {
-            **JOINED,
-            "pkg/sampler.py": JOINED["pkg/sampler.py"].replace(
-                '"X_USE_FI_SAMPLER", "1") != "0"', '"X_USE_FI_SAMPLER", "0") != "1"'
-            ),
-        },
         "X_USE_FI_SAMPLER",
         Role.UNKNOWN,
         Polarity.ENABLE,
         "0",
         "each value reaches a kernel of its own: unset, calls fi_sample (pkg/ops.py:9) -> "
         "FlashInfer (flashinfer.sampling.top_k_sampling_from_probs) at pkg/ops.py:10; "
-        "X_USE_FI_SAMPLER='1', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "X_USE_FI_SAMPLER='0', calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6",
     ),
     (

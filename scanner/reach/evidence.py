@@ -25,7 +25,7 @@ from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.flag_values import FlagFiles, flag_value
-from scanner.reach.hazards import UNSHOWN, Safer, safer_side
+from scanner.reach.hazards import Safer, safer_side
 from scanner.reach.kept import kept_objects
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
@@ -597,9 +597,7 @@ class _Judged:
         if not lost or not gained:
             return None
         safer = safer_side(
-            (lost_all - gained_all, self._reach(None)),
-            (gained_all - lost_all, self._reach(value)),
-            unshown_first=self.knob.default_on is True and value == self.knob.off_value,
+            (lost_all - gained_all, self._reach(None)), (gained_all - lost_all, self._reach(value))
         )
         if safer is not None:
             return self._safer(value, safer, (lost_branches, lost), (gained_branches, gained))
@@ -640,7 +638,7 @@ class _Judged:
         return Evidence(
             Role.KERNEL,
             f"each value reaches a kernel of its own, and only {hazardous} reaches "
-            f"{_hazard_text(hazard)}: {_chain(hazard_steps, hazard)}; {plain}, "
+            f"{hazard.kind.value}: {_chain(hazard_steps, hazard)}; {plain}, "
             f"{_chain(kernel_steps, kernel)}, and all it alone reaches is Triton code with no "
             "hazard",
             value=value,
@@ -663,13 +661,6 @@ class _Judged:
             f"each value {verb} a kernel of its own: unset, {_chain(first_steps, first)}; "
             f"{self.knob.name}={value!r}, {_chain(second_steps, second)}",
         )
-
-
-def _hazard_text(hazard: Mark) -> str:
-    """What the hazard is, as a reason says it."""
-    if hazard.kind in UNSHOWN:
-        return f"code the tree does not show ({hazard.kind.value})"
-    return hazard.kind.value
 
 
 def _machine_test(knob: Knob) -> Evidence | None:

@@ -19,11 +19,6 @@ from dataclasses import dataclass
 from scanner.reach.marks import Mark, MarkKind
 
 HAZARDS = frozenset({MarkKind.ATOMIC, MarkKind.AUTOTUNE, MarkKind.COMPILE, MarkKind.GRAPH})
-# Code the tree does not show: a library's entry point, a custom op. On the side a switch on
-# by default runs, against an off side whose own kernels are all Triton code the tree holds,
-# read and found with no hazard, it weighs as a hazard: turning the switch off is the
-# recipe's own action for a kernel switch, and leads to code that can be read.
-UNSHOWN = frozenset({MarkKind.LIBRARY, MarkKind.CUSTOM_OP})
 # What the safe side may reach of its own: Triton kernels the tree defines.
 _SHOWN = frozenset({MarkKind.TRITON})
 
@@ -38,20 +33,13 @@ class Safer:
 
 
 def safer_side(
-    first: tuple[Set[Mark], Set[Mark]],
-    second: tuple[Set[Mark], Set[Mark]],
-    *,
-    unshown_first: bool = False,
+    first: tuple[Set[Mark], Set[Mark]], second: tuple[Set[Mark], Set[Mark]]
 ) -> Safer | None:
     """Of two sides, each given by the kernel marks it reaches and the other does not, and
     by every kernel it may reach, the one with no hazard where the other has one that it
-    can never reach; None where the code does not say. ``unshown_first``: the first side is
-    a switch's on side, the second its off side, and code the tree does not show that only
-    the first reaches weighs as a hazard (``UNSHOWN``)."""
+    can never reach; None where the code does not say."""
     for (safe, reach), (risky, _), is_first in ((first, second, True), (second, first, False)):
         hazards = [m for m in risky if m.kind in HAZARDS and m not in reach]
-        if not hazards and unshown_first and not is_first:  # the risky side is the first
-            hazards = [m for m in risky if m.kind in UNSHOWN and m not in reach]
         if hazards and safe and all(m.kind in _SHOWN for m in safe):
             return Safer(is_first, min(hazards, key=lambda m: (m.path, m.line, m.what)))
     return None
