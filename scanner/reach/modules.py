@@ -101,6 +101,27 @@ class Module:
                         found.setdefault(target.id, []).append(value)
         return found
 
+    def kept_on_self(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Mapping[str, list[tuple[int, str]]]:
+        """The locals ``function`` keeps on the object (``self.use_x = use_x``), by the
+        local's name: the line of each such statement and the attribute, in the order of
+        ``ast.walk`` (one walk, kept)."""
+        known = self._kept_on_self.get(id(function))
+        if known is None:
+            known = self._kept_on_self[id(function)] = {}
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Assign)
+                    and isinstance(node.value, ast.Name)
+                    and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Attribute)
+                    and isinstance(node.targets[0].value, ast.Name)
+                    and node.targets[0].value.id == "self"
+                ):
+                    known.setdefault(node.value.id, []).append((node.lineno, node.targets[0].attr))
+        return known
+
     @property
     def locate(self) -> Locator:
         """Lookups of nodes by line (see ``scanner.reach.locate``)."""
@@ -150,27 +171,6 @@ class Module:
                     if keyword.arg is not None and isinstance(keyword.value, ast.Name):
                         found.setdefault(keyword.value.id, []).append((node, keyword.arg))
             known = self._arguments[id(function)] = found
-        return known
-
-    def kept_on_self(
-        self, function: ast.FunctionDef | ast.AsyncFunctionDef
-    ) -> Mapping[str, list[tuple[int, str]]]:
-        """The locals ``function`` keeps on the object (``self.use_x = use_x``), by the
-        local's name: the line of each such statement and the attribute, in the order of
-        ``ast.walk`` (one walk, kept)."""
-        known = self._kept_on_self.get(id(function))
-        if known is None:
-            known = self._kept_on_self[id(function)] = {}
-            for node in ast.walk(function):
-                if (
-                    isinstance(node, ast.Assign)
-                    and isinstance(node.value, ast.Name)
-                    and len(node.targets) == 1
-                    and isinstance(node.targets[0], ast.Attribute)
-                    and isinstance(node.targets[0].value, ast.Name)
-                    and node.targets[0].value.id == "self"
-                ):
-                    known.setdefault(node.value.id, []).append((node.lineno, node.targets[0].attr))
         return known
 
     def local_strings(
