@@ -6,7 +6,9 @@ import re
 from pathlib import Path
 
 from tests.conftest import REPO, write_tree
-from tests.processes import benchmark_lines
+from tests.processes import benchmark_lines, run_python
+
+PINNED_PRIMUS = "AMD-AGI/Primus at fd1eeabbad15135e3702094087e96142b4b4eacb (git archive)"
 
 LABELS = [
     "(a) grep -rlE",
@@ -19,7 +21,7 @@ LABELS = [
 
 
 def test_the_scan_benchmark_measures_every_run_and_finds_every_reference_read() -> None:
-    lines = benchmark_lines("scan_bench.py", "examples")
+    lines = benchmark_lines("scan_bench.py", "examples", "--largest", "0")
     assert len(lines) == 10
     assert re.fullmatch(r"tree: examples x1: \d+ Python files, [\d.]+ MB", lines[0])
     assert lines[1].split() == ["wall", "cpu", "peak"]
@@ -33,6 +35,47 @@ def test_the_scan_benchmark_measures_every_run_and_finds_every_reference_read() 
     reads = r"literal-name reads: reference (\d+), found by knobs scan (\d+)"
     found = re.fullmatch(reads, lines[9])
     assert found is not None and found[1] == found[2] and int(found[1]) > 0
+
+
+def test_the_scan_benchmark_repeats_the_cold_runs_and_times_the_largest_files() -> None:
+    # A pinned tree's name prints its pin; every cold run and reference run is listed.
+    lines = benchmark_lines("scan_bench.py", "primus=examples", "--runs", "2", "--largest", "2")
+    assert len(lines) == 16
+    assert lines[1] == f"pinned: primus: {PINNED_PRIMUS}"
+    labels = [line[:28].rstrip() for line in lines[3:11]]
+    assert labels == [
+        "(a) grep -rlE",
+        "(b) ast reference #1",
+        "(b) ast reference #2",
+        "(c) knobs scan cold #1",
+        "(c) knobs scan cold #2",
+        "(d) knobs scan warm",
+        "(e) warm, one file changed",
+        "(f) warm, one read added",
+    ]
+    assert lines[11].startswith("ratios (medians): c/b "), lines[11]
+    assert lines[12].split() == [
+        "largest",
+        "files",
+        "alone",
+        "(cpu):",
+        "scan",
+        "ast",
+        "ratio",
+        "peak",
+    ]
+    largest = r"  (\S+) \([\d.]+ MB\) +[\d.]+ s +[\d.]+ s +[\d.]+x +\d+ MB"
+    found = [re.fullmatch(largest, line) for line in lines[13:15]]
+    assert [m[1] if m else None for m in found] == ["toymodel/layers.py", "train.py"], lines[13:15]
+    assert lines[15].startswith("literal-name reads: reference ")
+
+
+def test_the_scan_benchmark_refuses_a_name_it_has_no_pin_for() -> None:
+    done = run_python("benchmarks/scan_bench.py", "nosuchtree=examples")
+    assert done.returncode == 1
+    assert "'nosuchtree' is no pinned tree: one of unsloth, sglang, torch, primus, or a path" in (
+        done.stderr
+    )
 
 
 def test_the_layers_benchmark_reports_each_layer(tmp_path: Path) -> None:

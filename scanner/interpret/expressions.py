@@ -73,7 +73,14 @@ def _literal(raw: str) -> object:
 
 def _number(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Integer | cst.Float)
-    return V(value=node.evaluated_value)
+    return V(value=_number_literal(node.value))
+
+
+@lru_cache(maxsize=16384)
+def _number_literal(raw: str) -> object:
+    """The value of a number literal's source text (libcst's ``evaluated_value`` compiles
+    the text each time it is asked: thousands of times a probe in a large function)."""
+    return ast.literal_eval(raw)
 
 
 def _concatenated(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:

@@ -49,6 +49,7 @@ class Module:
     _keyed: dict[int, dict[str, list[ast.Assign]]] = field(default_factory=dict)
     _attributes: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
+    _kept_on_self: dict[int, dict[str, list[tuple[int, str]]]] = field(default_factory=dict)
     # The names each function's own imports bind (by the function's id): two functions may
     # bind one name to two modules (``import aiter as ops``, ``import pkg.rope as ops``).
     _imported_in: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -100,6 +101,27 @@ class Module:
                     if isinstance(target, ast.Name):
                         found.setdefault(target.id, []).append(value)
         return found
+
+    def kept_on_self(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Mapping[str, list[tuple[int, str]]]:
+        """The locals ``function`` keeps on the object (``self.use_x = use_x``), by the
+        local's name: the line of each such statement and the attribute, in the order of
+        ``ast.walk`` (one walk, kept)."""
+        known = self._kept_on_self.get(id(function))
+        if known is None:
+            known = self._kept_on_self[id(function)] = {}
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Assign)
+                    and isinstance(node.value, ast.Name)
+                    and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Attribute)
+                    and isinstance(node.targets[0].value, ast.Name)
+                    and node.targets[0].value.id == "self"
+                ):
+                    known.setdefault(node.value.id, []).append((node.lineno, node.targets[0].attr))
+        return known
 
     @property
     def locate(self) -> Locator:

@@ -455,18 +455,8 @@ def _kept(
     methods the attribute may have been set again)."""
     if module.owner_class(function) is None:
         return
-    for node in ast.walk(function):
-        if (
-            isinstance(node, ast.Assign)
-            and node.lineno > after
-            and isinstance(node.value, ast.Name)
-            and node.value.id == name
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Attribute)
-            and isinstance(node.targets[0].value, ast.Name)
-            and node.targets[0].value.id == "self"
-        ):
-            attr, stored = node.targets[0].attr, node.lineno
+    for stored, attr in module.kept_on_self(function).get(name, ()):
+        if stored > after:
             for load in module.attribute_loads(attr):
                 if load.lineno > stored and module.function_node_around(load) is function:
                     yield from uses(
