@@ -9,6 +9,7 @@ from scanner.model import Outcome
 from scanner.reach.attribute_flags import attributes_set, flag_loads
 from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
+from scanner.reach.combined import combined_loads
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
@@ -380,6 +381,10 @@ def local_tests(
     if depth >= MAX_CARRY + 2:
         return
     yield from _kept(module, function, name, outcomes, tree, carriers, depth, choices, after)
+    # ``do_fused = (unified and (is_decode or name)) or other``: the tests of that local.
+    for load in combined_loads(module.local_bindings(function), name):
+        if load.lineno > after:
+            yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
     for call, key in module.arguments_passing(function).get(name, ()):
         if call.lineno > after:
             yield from _in_callee(module, call, key, outcomes, tree, carriers, depth + 1, choices)
