@@ -148,6 +148,60 @@ def chunk_fwd(v, n_chunks, n_seqs, H, supported):
     return pipeline_fwd(v, H)
 """
 
+# vllm-project/vllm 0.33.0, vllm/models/inkling/amd/ops/fa4_rel_attention.py:36,54 and
+# gluon/rel_mha_decode_gfx950.py:703-930: the Gluon decode splits too, its count kept on a
+# config object the launcher makes from the batch (get_config -> _select_num_kv_splits).
+GLUON = """\
+import dataclasses
+
+import torch
+import triton
+import triton.language as tl
+
+
+@dataclasses.dataclass
+class Config:
+    num_heads: int
+    num_splits: int
+
+
+def get_config(q, max_len):
+    return Config(q.shape[1], min(32, max(1, q.shape[0] * max_len // 4096)))
+
+
+@triton.jit
+def _decode_kernel(q_ptr, mid_ptr):
+    tl.store(mid_ptr + tl.program_id(2), tl.load(q_ptr))
+
+
+@triton.jit
+def _reduce_kernel(mid_ptr, out_ptr):
+    tl.store(out_ptr, tl.load(mid_ptr))
+
+
+def gluon_decode(q, out, max_len):
+    config = get_config(q, max_len)
+    total_q = q.shape[0]
+    mid = torch.empty((total_q, config.num_heads, config.num_splits), device=q.device)
+    grid = (total_q, config.num_heads, config.num_splits)
+    _decode_kernel[grid](q, mid)
+    reduce_grid = (total_q, config.num_heads)
+    _reduce_kernel[reduce_grid](mid, out)
+    return out
+"""
+ATTN = """\
+import os
+
+from pkg.decode import decode
+from pkg.gluon import gluon_decode
+
+
+def attention(q, out, max_len):
+    if os.getenv("X_GLUON", "1") == "1":
+        return gluon_decode(q, out, max_len)
+    return decode(q, out, max_len)
+"""
+
 
 def _split_kv(count: str) -> dict[str, str]:
     return {"pkg/__init__.py": "", "pkg/decode.py": SPLIT_KV.replace("COUNT", count)}
@@ -194,6 +248,19 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         Polarity.ENABLE,
         "0",
         EACH_OWN,
+    ),
+    (
+        "a-split-whose-count-an-object-keeps-beside-a-split-on-the-other-side",
+        {**_split_kv("split_count(max_kv_len)"), "pkg/gluon.py": GLUON, "pkg/attn.py": ATTN},
+        "X_GLUON",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls gluon_decode (pkg/gluon.py:28) -> "
+        "_decode_kernel writes mid in config.num_splits parts, _reduce_kernel combines them "
+        "(config.num_splits from get_config()) at pkg/gluon.py:33; X_GLUON='0', calls decode "
+        "(pkg/decode.py:42) -> calls _single_kernel (pkg/decode.py:29) -> @triton.jit "
+        "_single_kernel at pkg/decode.py:29",
     ),
     (
         "segments-whose-count-the-device-sets-beside-autotuning-on-both-sides",

@@ -12,7 +12,7 @@ reduced tensor sets (``triton.cdiv(numel, BLOCK)``), is not such a split.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module
@@ -120,7 +120,7 @@ class _Launcher:
         return self._chosen[count]
 
     def _chosen_by(self, name: str, depth: int) -> str | None:
-        for value in self.bound.get(name, ()):
+        for value in self.bound.get(name.partition(".")[0], ()):
             for node in ast.walk(value):
                 if isinstance(node, ast.Call):
                     shown = self._choosing_call(node)
@@ -153,14 +153,31 @@ class _Launcher:
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return set(_ordered_names([node]))
 
 
-def _ordered_names(nodes: list[ast.expr]) -> list[str]:
-    """The names in ``nodes``, in the order written."""
-    found = [n for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)]
-    found.sort(key=lambda n: (n.lineno, n.col_offset))
-    return [n.id for n in found]
+def _ordered_names(nodes: Sequence[ast.AST]) -> list[str]:
+    """The local names in ``nodes`` in the order written, an attribute of one by its dotted
+    name (``config.num_splits``: a count kept on an object the launcher made)."""
+    found: list[tuple[int, int, str]] = []
+    pending: list[ast.AST] = list(nodes)
+    while pending:
+        node = pending.pop()
+        dotted = _dotted(node)
+        if dotted is not None and isinstance(node, ast.expr):
+            found.append((node.lineno, node.col_offset, dotted))
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return [name for _, _, name in sorted(found)]
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    return None
 
 
 def _bindings(function: Function) -> dict[str, list[ast.expr]]:
