@@ -258,7 +258,7 @@ class Reach:
         found = Found()
         for mark in decorator_marks(module, node):
             found.add(mark, (), always=True)
-        for mark, always in split_marks(module, node):
+        for mark, always in split_marks(module, node, self._defines):
             found.add(mark, (), always)
         owner = module.qualified(local.rsplit(".", 1)[0]) if "." in local else None
         walker = _Walker(self, module, owner, depth + 1, found)
@@ -267,6 +267,13 @@ class Reach:
         for statement in node.body:
             walker.visit(statement, always=True)
         return found
+
+    def _defines(self, dotted: str) -> bool:
+        """Whether ``dotted`` names a function the tree defines (through re-exports)."""
+        located = self._locate(dotted)
+        return located is not None and isinstance(
+            located[2], ast.FunctionDef | ast.AsyncFunctionDef
+        )
 
     def class_named(self, dotted: str) -> tuple[Module, str, ast.ClassDef] | None:
         """The tree's class ``dotted`` names (through re-exports), or None."""

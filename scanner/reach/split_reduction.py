@@ -12,7 +12,7 @@ reduced tensor sets (``triton.cdiv(numel, BLOCK)``), is not such a split.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module
@@ -25,11 +25,15 @@ _NEW = frozenset({"new_empty", "new_zeros", "new_ones", "new_full"})
 _DEVICE_CALLS = frozenset({"torch.cuda.get_device_properties", "torch.xpu.get_device_properties"})
 _DEVICE_FIELDS = frozenset({"multi_processor_count"})
 _DEPTH = 3  # local names followed back to what the count is computed from
+_SIZES = frozenset({"shape", "size", "numel", "ndim", "stride"})
 
 
-def split_marks(module: Module, function: Function) -> list[tuple[Mark, bool]]:
+def split_marks(
+    module: Module, function: Function, defines: Callable[[str], bool]
+) -> list[tuple[Mark, bool]]:
     """The split reductions ``function`` launches, each with whether it runs whenever the
-    function does."""
+    function does; ``defines`` tells a function of the tree by its dotted name (through
+    re-exports: ``triton.cdiv`` re-exported by a package of the tree is not one)."""
     launches = [
         n
         for n in ast.walk(function)
@@ -38,7 +42,7 @@ def split_marks(module: Module, function: Function) -> list[tuple[Mark, bool]]:
     if len(launches) < 2:
         return []
     launches.sort(key=lambda c: (c.lineno, c.col_offset))
-    split = _Launcher(module, function)
+    split = _Launcher(module, function, defines)
     found: list[tuple[Mark, bool]] = []
     for index, first in enumerate(launches):
         mark = split.first_of(first, launches[index + 1 :])
@@ -48,8 +52,9 @@ def split_marks(module: Module, function: Function) -> list[tuple[Mark, bool]]:
 
 
 class _Launcher:
-    def __init__(self, module: Module, function: Function) -> None:
+    def __init__(self, module: Module, function: Function, defines: Callable[[str], bool]) -> None:
         self.module = module
+        self.defines = defines
         self.function = function
         self.bound = _bindings(function)
         self.aliases = _loop_aliases(function)
@@ -120,8 +125,11 @@ class _Launcher:
         return self._chosen[count]
 
     def _chosen_by(self, name: str, depth: int) -> str | None:
-        for value in self.bound.get(name.partition(".")[0], ()):
-            for node in ast.walk(value):
+        base, _, attribute = name.partition(".")
+        if _SIZES.intersection(attribute.split(".")):
+            return None  # a tensor's own size (``x.shape``), whatever made the tensor
+        for value in self.bound.get(base, ()):
+            for node in _computed_with(value):
                 if isinstance(node, ast.Call):
                     shown = self._choosing_call(node)
                     if shown is not None:
@@ -145,11 +153,23 @@ class _Launcher:
             return None
         if dotted in _DEVICE_CALLS:
             return f"{dotted}()"
-        if self.module.in_tree(dotted) and any(
+        if self.defines(dotted) and any(
             not isinstance(a, ast.Constant) for a in (*call.args, *(k.value for k in call.keywords))
         ):
             return f"{ast.unparse(call.func)}()"
         return None
+
+
+def _computed_with(value: ast.expr) -> Iterator[ast.AST]:
+    """The nodes of ``value``, leaving out what a size is read from (``x`` of ``x.shape``,
+    ``x.numel()``): the code that made a tensor does not choose its size's use."""
+    pending: list[ast.AST] = [value]
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, ast.Attribute) and node.attr in _SIZES:
+            continue
+        pending.extend(ast.iter_child_nodes(node))
 
 
 def _names(node: ast.AST) -> set[str]:
