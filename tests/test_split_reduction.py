@@ -207,6 +207,27 @@ def _split_kv(count: str) -> dict[str, str]:
     return {"pkg/__init__.py": "", "pkg/decode.py": SPLIT_KV.replace("COUNT", count)}
 
 
+# vllm-project/vllm 0.33.0, vllm/v1/worker/gpu/spec_decode/acceptance_estimator.py:466 (triton
+# through vllm/triton_utils): a count from triton.cdiv, re-exported by a package of the tree,
+# is the reduced size, not a function of the tree choosing it.
+REEXPORTED = {
+    **_split_kv("triton.cdiv(q.shape[2], 128)"),
+    "pkg/triton_utils.py": "import triton\nimport triton.language as tl\n",
+}
+REEXPORTED["pkg/decode.py"] = REEXPORTED["pkg/decode.py"].replace(
+    "import triton\n", "from pkg.triton_utils import triton\n", 1
+)
+# flagos-ai/FlagGems, src/flag_gems/ops/vector_norm.py:270-290: the count is the size of a
+# tensor a function of the tree reshaped (dim_compress), which does not choose it.
+RESHAPED = {
+    **_split_kv("triton.cdiv(flat(q).numel(), 128)"),
+    "pkg/shapes.py": "def flat(x):\n    return x.reshape(-1)\n",
+}
+RESHAPED["pkg/decode.py"] = RESHAPED["pkg/decode.py"].replace(
+    "import triton.language as tl\n", "import triton.language as tl; from pkg.shapes import flat\n"
+)
+
+
 SPLIT_KV_REASON = (
     "each value reaches a kernel of its own, and only unset reaches a split reduction: calls "
     "split_decode (pkg/decode.py:33) -> _stage1 writes mid in splits parts, _stage2 combines "
@@ -243,6 +264,24 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
     (
         "a-split-the-reduced-size-alone-sets-is-no-hazard",
         _split_kv("triton.cdiv(q.shape[2], 128)"),
+        "X_SPLIT_KV",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        EACH_OWN,
+    ),
+    (
+        "a-count-from-triton-re-exported-by-the-tree-is-no-choice",
+        REEXPORTED,
+        "X_SPLIT_KV",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        EACH_OWN,
+    ),
+    (
+        "a-count-from-the-size-of-a-tensor-the-tree-made-is-no-choice",
+        RESHAPED,
         "X_SPLIT_KV",
         Role.UNKNOWN,
         Polarity.ENABLE,
