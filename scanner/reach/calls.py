@@ -25,6 +25,7 @@ from scanner.reach.marks import (
 )
 from scanner.reach.modules import Definition, Module, Tree
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
+from scanner.reach.split_reduction import split_marks
 
 MAX_DEPTH = 8  # calls followed from a branch
 MAX_FUNCTIONS = 20_000  # functions read per scan
@@ -261,6 +262,8 @@ class Reach:
         found = Found()
         for mark in decorator_marks(module, node):
             found.add(mark, (), always=True)
+        for mark, always in split_marks(module, node, self._defines):
+            found.add(mark, (), always)
         owner = module.qualified(local.rsplit(".", 1)[0]) if "." in local else None
         walker = _Walker(self, module, owner, depth + 1, found)
         for decorator in node.decorator_list:  # @jit_fuser: what the decorator wraps it with
@@ -268,6 +271,13 @@ class Reach:
         for statement in node.body:
             walker.visit(statement, always=True)
         return found
+
+    def _defines(self, dotted: str) -> bool:
+        """Whether ``dotted`` names a function the tree defines (through re-exports)."""
+        located = self._locate(dotted)
+        return located is not None and isinstance(
+            located[2], ast.FunctionDef | ast.AsyncFunctionDef
+        )
 
     def class_named(self, dotted: str) -> tuple[Module, str, ast.ClassDef] | None:
         """The tree's class ``dotted`` names (through re-exports), or None."""

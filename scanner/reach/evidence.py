@@ -635,12 +635,15 @@ class _Judged:
         kernel, _, kernel_steps = self._witness(*safe)
         setting = f"{self.knob.name}={value!r}"
         hazardous, plain = ("unset", setting) if not safer.first else (setting, "unset")
+        alone = "Triton code with no hazard"
+        if safer.shared:
+            kinds = " and ".join(k.value for k in safer.shared)
+            alone = f"Triton code and {kinds}, which {hazardous} reaches too"
         return Evidence(
             Role.KERNEL,
             f"each value reaches a kernel of its own, and only {hazardous} reaches "
             f"{hazard.kind.value}: {_chain(hazard_steps, hazard)}; {plain}, "
-            f"{_chain(kernel_steps, kernel)}, and all it alone reaches is Triton code with no "
-            "hazard",
+            f"{_chain(kernel_steps, kernel)}, and all it alone reaches is {alone}",
             value=value,
             default_reaches=not safer.first,  # unset, the hazard runs; the value leaves it
         )

@@ -3,7 +3,8 @@
 A *mark* is code evidence, found with ``ast`` in the statements a branch runs and the
 functions it calls: a ``@triton.jit`` or ``@triton.autotune`` function, ``triton.Config``
 lists and ``do_bench`` tuning, ``torch.compile`` and dynamo, CUDA graph capture, custom
-ops, atomics (``tl.atomic_*``, ``index_add_``, ``scatter_add_``), an entry point of a
+ops, atomics (``tl.atomic_*``, ``index_add_``, ``scatter_add_``), a reduction split in
+parts the run counts (``scanner.reach.split_reduction``), an entry point of a
 known kernel library (``scanner.reach.libraries``), or a call that makes the run
 deterministic (``torch.use_deterministic_algorithms(True)``, ``deterministic=True``, a
 determinism setting of the stack written into the environment).
@@ -30,6 +31,7 @@ class MarkKind(str, Enum):
     GRAPH = "CUDA graph capture"
     CUSTOM_OP = "a custom op"
     ATOMIC = "atomics"
+    SPLIT = "a split reduction"
     LIBRARY = "a fused kernel library"
     DETERMINISM = "a deterministic mode"
 
