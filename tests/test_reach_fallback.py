@@ -129,6 +129,25 @@ EITHER_WAY = {
         "    return separate_steps(x)\n"
     ),
 }
+# sglang 0.5.23 srt/models/inkling_common/attn.py:182-216 and :364-369: the dispatch that
+# follows the token count is on only where the deterministic flag handed to the
+# constructor is off.
+DETERMINISTIC = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/proj.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import separate_steps\n\n\n"
+        "class RelProj:\n"
+        "    def __init__(self, *, deterministic=False):\n"
+        "        self._dispatch = (\n"
+        '            os.environ.get("X_REL_PROJ_DISPATCH", "1") == "1" and not deterministic\n'
+        "        )\n\n"
+        "    def project(self, r):\n"
+        "        if not self._dispatch or r.is_contiguous():\n"
+        "            return separate_steps(r)\n"
+        "        return torch.ops.pkg.row_compact(r)\n"
+    ),
+}
 # Two tests that disagree: one takes the fused side only on CUDA with the switch on, the
 # other only on HIP with it off, so unset is the fallback of the second.
 DISAGREE = {
@@ -159,9 +178,9 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "each value reaches a kernel of its own: unset, torch.ops.pkg.fused_prepare at "
         "pkg/indexer.py:19; X_DISABLE_FUSION='1', calls separate_steps (pkg/kernels.py:10) ->"
         " calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
-        "pkg/kernels.py:6; at pkg/indexer.py:12 X_DISABLE_FUSION='1' decides the test "
-        "whatever the machine, while unset leaves it to `_is_cuda`: X_DISABLE_FUSION='1' "
-        "takes the side the code runs on every machine, its fallback",
+        "pkg/kernels.py:6; at pkg/indexer.py:12 X_DISABLE_FUSION='1' decides the test alone, "
+        "while unset leaves it to `_is_cuda`: X_DISABLE_FUSION='1' takes the side the code "
+        "runs on every machine, its fallback",
     ),
     (
         "a-machine-test-or-the-switch-off",
@@ -173,9 +192,9 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "each value reaches a kernel of its own: unset, torch.ops.pkg.mhc_pre at "
         "pkg/layer.py:12; X_FUSED_PRE='0', calls separate_steps (pkg/kernels.py:10) -> calls "
         "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; at "
-        "pkg/layer.py:10 X_FUSED_PRE='0' decides the test whatever the machine, while unset "
-        "leaves it to `_is_npu`: X_FUSED_PRE='0' takes the side the code runs on every "
-        "machine, its fallback",
+        "pkg/layer.py:10 X_FUSED_PRE='0' decides the test alone, while unset leaves it to "
+        "`_is_npu`: X_FUSED_PRE='0' takes the side the code runs on every machine, its "
+        "fallback",
     ),
     (
         "a-flag-with-a-predicate-of-the-machine",
@@ -187,9 +206,9 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "each value reaches a kernel of its own: unset, torch.ops.pkg.fused_wo_a at "
         "pkg/attn.py:23; X_FUSED_WO_A='0', calls separate_steps (pkg/kernels.py:10) -> calls "
         "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; at "
-        "pkg/attn.py:16 X_FUSED_WO_A='0' decides the test whatever the machine, while unset "
-        "leaves it to `_arch_supported()`: X_FUSED_WO_A='0' takes the side the code runs on "
-        "every machine, its fallback",
+        "pkg/attn.py:16 X_FUSED_WO_A='0' decides the test alone, while unset leaves it to "
+        "`_arch_supported()`: X_FUSED_WO_A='0' takes the side the code runs on every machine,"
+        " its fallback",
     ),
     (
         "a-local-joined-where-it-is-tested",
@@ -201,9 +220,23 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "each value reaches a kernel of its own: unset, torch.ops.pkg.fused_qknorm_rope at "
         "pkg/norm.py:12; X_FUSED_QKNORM_ROPE='0', calls separate_steps (pkg/kernels.py:10) ->"
         " calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
-        "pkg/kernels.py:6; at pkg/norm.py:11 X_FUSED_QKNORM_ROPE='0' decides the test "
-        "whatever the machine, while unset leaves it to `_is_cuda or _is_hip`: "
-        "X_FUSED_QKNORM_ROPE='0' takes the side the code runs on every machine, its fallback",
+        "pkg/kernels.py:6; at pkg/norm.py:11 X_FUSED_QKNORM_ROPE='0' decides the test alone, "
+        "while unset leaves it to `_is_cuda or _is_hip`: X_FUSED_QKNORM_ROPE='0' takes the "
+        "side the code runs on every machine, its fallback",
+    ),
+    (
+        "joined-with-the-deterministic-flag-off",
+        DETERMINISTIC,
+        "X_REL_PROJ_DISPATCH",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, torch.ops.pkg.row_compact at "
+        "pkg/proj.py:17; X_REL_PROJ_DISPATCH='0', calls separate_steps (pkg/kernels.py:10) ->"
+        " calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; at pkg/proj.py:11 X_REL_PROJ_DISPATCH='0' decides the test alone, "
+        "while unset leaves it to `not deterministic`: X_REL_PROJ_DISPATCH='0' takes the side"
+        " the code runs in its deterministic mode, its fallback",
     ),
     (
         "the-machine-opens-the-fused-side-too",

@@ -578,8 +578,8 @@ class _Judged:
             Role.KERNEL,
             f"each value reaches a kernel of its own: unset, {_chain(first_steps, first)}; "
             f"{setting}, {_chain(second_steps, second)}; at {general.where} {setting} decides "
-            f"the test whatever the machine, while unset leaves it to `{general.machine}`: "
-            f"{setting} takes the side the code runs on every machine, its fallback",
+            f"the test alone, while unset leaves it to `{general.machine}`: "
+            f"{setting} takes {general.side}, its fallback",
             value=general.value,
             default_reaches=True,  # unset, the side only some machines take runs
         )

@@ -7,9 +7,11 @@ flag or predicate that holds only on one machine, ``self.ok and X`` with ``self.
 _is_cuda and ...``) gives the test a value that one setting decides alone, whatever the
 machine, while unset leaves it to the machine: the side that setting takes is the side
 every other machine runs, the code's fallback, and the other side is a specialisation the
-code only takes where the machine test holds. A bitwise recipe takes the fallback. Where
-the sites disagree (one makes unset the fallback), or no site joins the read with a test
-of the machine, the code does not say.
+code only takes where the machine test holds. A read joined with the code's deterministic
+mode off (``X and not deterministic``, a parameter that a ``deterministic=`` keyword hands)
+says the same of the deterministic mode: the side that setting takes is the one the mode
+takes. A bitwise recipe takes the fallback. Where the sites disagree (one makes unset the
+fallback), or no test joins the read so, the code does not say.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from scanner.reach.sides import Branch
 from scanner.reach.truth import truths
 
 MAX_DEPTH = 3  # flags and predicates followed to the machine test they hold
+DETERMINISTIC = "deterministic"  # the keyword scanner.reach.marks reads as a mode
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +39,7 @@ class Fallback:
     value: str
     where: str
     machine: str
+    side: str = "the side the code runs on every machine"
 
 
 def fallback(knob: Knob, tree: Tree, found: Sequence[Branch]) -> Fallback | None:
@@ -82,11 +86,10 @@ def _at_site(module: Module, site: Site, value: str | None, against: str | None)
         if decided[0] is not isinstance(node.op, ast.Or):
             continue  # the value gives the test the other side, not the one it alone decides
         for sibling in node.values:
-            if sibling is not operand and _machine(module, sibling, owner, node.op, 0):
+            side = _needs(module, sibling, owner, node.op) if sibling is not operand else None
+            if side is not None:
                 return Fallback(
-                    value or "",
-                    f"{module.rel}:{node.lineno}",
-                    ast.unparse(sibling),
+                    value or "", f"{module.rel}:{node.lineno}", ast.unparse(sibling), side
                 )
     return None
 
@@ -132,9 +135,40 @@ def _at_test(branch: Branch, value: str | None, against: str | None) -> Fallback
         return None
     owner = branch.module.owner_class(test)
     for operand in test.values:
-        if _machine(branch.module, operand, owner, test.op, 0):
-            return Fallback(value or "", branch.where, ast.unparse(operand))
+        side = _needs(branch.module, operand, owner, test.op)
+        if side is not None:
+            return Fallback(value or "", branch.where, ast.unparse(operand), side)
     return None
+
+
+def _needs(module: Module, operand: ast.expr, owner: str | None, op: ast.boolop) -> str | None:
+    """What the side the value leaves needs of ``operand`` (an operand of an ``op`` test
+    beside the read), said as the side the value takes; None where it is neither a test
+    of the machine nor the code's deterministic mode off."""
+    if _machine(module, operand, owner, op, 0):
+        return "the side the code runs on every machine"
+    if isinstance(op, ast.And) and _not_deterministic(module, operand):
+        return "the side the code runs in its deterministic mode"
+    return None
+
+
+def _not_deterministic(module: Module, node: ast.expr) -> bool:
+    """``not deterministic``, of a parameter of the function around it: the flag a call's
+    ``deterministic=`` keyword hands (``scanner.reach.marks`` reads that keyword as a
+    deterministic mode)."""
+    if not (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.Not)
+        and isinstance(node.operand, ast.Name)
+        and node.operand.id == DETERMINISTIC
+    ):
+        return False
+    function = module.function_node_around(node)
+    if function is None:
+        return False
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    return any(a.arg == DETERMINISTIC for a in every)
 
 
 def _machine(module: Module, node: ast.expr, owner: str | None, op: ast.boolop, depth: int) -> bool:
