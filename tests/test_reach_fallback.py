@@ -148,6 +148,26 @@ DETERMINISTIC = {
         "        return torch.ops.pkg.row_compact(r)\n"
     ),
 }
+# sglang 0.5.23 srt/layers/quantization/mxfp4.py:150-154 and quark_w4a4_mxfp4_moe.py:49,
+# 983-988: a switch off by default, mirrored from a library that reads it; '1' takes the
+# layout every machine takes, but it turns the library's mode on, no fallback to write.
+TURNS_ON = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/platform.py": PLATFORM,
+    "pkg/layout.py": (
+        "import os\n\nimport torch\n\n"
+        "from pkg.kernels import separate_steps\nfrom pkg.platform import _is_hip\n\n"
+        "_is_shuffle = _is_hip\n\n\n"
+        "def _uses_interleaved():\n"
+        '    a4w4 = os.environ.get("X_SITU_A4W4", "0") == "1"\n'
+        "    return not a4w4\n\n\n"
+        "def process(w):\n"
+        "    if _is_shuffle and _uses_interleaved():\n"
+        "        return torch.ops.pkg.shuffle_a16w4(w)\n"
+        "    return separate_steps(w)\n"
+    ),
+}
 # Two tests that disagree: one takes the fused side only on CUDA with the switch on, the
 # other only on HIP with it off, so unset is the fallback of the second.
 DISAGREE = {
@@ -247,6 +267,17 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "0",
         "each value reaches a kernel of its own: unset, torch.ops.pkg.mhc_post_pre at "
         "pkg/mhc.py:11; X_FUSED_PRE='0', calls separate_steps (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6",
+    ),
+    (
+        "the-fallback-turns-a-feature-on",
+        TURNS_ON,
+        "X_SITU_A4W4",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, torch.ops.pkg.shuffle_a16w4 at "
+        "pkg/layout.py:18; X_SITU_A4W4='1', calls separate_steps (pkg/kernels.py:10) -> calls "
         "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6",
     ),
     (

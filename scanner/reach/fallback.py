@@ -10,8 +10,10 @@ every other machine runs, the code's fallback, and the other side is a specialis
 code only takes where the machine test holds. A read joined with the code's deterministic
 mode off (``X and not deterministic``, a parameter that a ``deterministic=`` keyword hands)
 says the same of the deterministic mode: the side that setting takes is the one the mode
-takes. A bitwise recipe takes the fallback. Where the sites disagree (one makes unset the
-fallback), or no test joins the read so, the code does not say.
+takes. A bitwise recipe takes the fallback where it turns the switch's feature off (a
+setting that turns a feature on, a library's mode the code only mirrors, is a choice a
+person makes). Where the sites disagree (one makes unset the fallback), or no test joins
+the read so, the code does not say.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scanner.model import DecisionKind, Knob, Site
+from scanner.model import DecisionKind, Knob, Polarity, Site
 from scanner.reach.branches import _read_node
 from scanner.reach.calls import is_platform_test
 from scanner.reach.modules import Module, Tree
@@ -61,7 +63,18 @@ def fallback(knob: Knob, tree: Tree, found: Sequence[Branch]) -> Fallback | None
     chosen = [v for v in shown if v is not None]
     if None in shown or len(chosen) != 1:
         return None  # unset is some test's fallback, or the tests name two values
+    if chosen[0] != _feature_off(knob):
+        return None  # the fallback is the switch's feature turned on: a choice a person makes
     return shown[chosen[0]]
+
+
+def _feature_off(knob: Knob) -> str | None:
+    """The value that turns the switch's feature off where unset leaves it on (``0`` of an
+    enable switch on by default, ``1`` of a disable switch off by default), or None."""
+    enable = knob.polarity is Polarity.ENABLE
+    if knob.default_on is not enable:
+        return None
+    return knob.off_value if enable else knob.on_value
 
 
 def _keep(shown: dict[str | None, Fallback], key: str | None, found: Fallback | None) -> None:
