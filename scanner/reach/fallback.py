@@ -90,21 +90,27 @@ def _at_site(module: Module, site: Site, value: str | None, against: str | None)
     if read is None or value not in outcomes or against not in outcomes:
         return None
     path = _boolean_path(module, read)
+    if not path:
+        return None
+    top = path[-1][0]
+    free = truths(top, lambda n: n is read, outcomes[against])
+    if free is None or len(set(free)) != 2:
+        return None  # the other value does not leave the whole test to the rest
     owner = module.owner_class(read)
+    found: Fallback | None = None
     for node, operand in path:
         decided = truths(node, lambda n: n is read, outcomes[value])
-        free = truths(node, lambda n: n is read, outcomes[against])
-        if decided is None or free is None or len(set(decided)) != 1 or len(set(free)) != 2:
-            continue
+        if decided is None or len(set(decided)) != 1:
+            return None  # the value leaves this part, and so the whole test, to the rest
         if decided[0] is not isinstance(node.op, ast.Or):
-            continue  # the value gives the test the other side, not the one it alone decides
-        for sibling in node.values:
+            return None  # the value gives this part the truth the rest could change
+        for sibling in node.values if found is None else ():
             side = _needs(module, sibling, owner, node.op) if sibling is not operand else None
             if side is not None:
-                return Fallback(
-                    value or "", f"{module.rel}:{node.lineno}", ast.unparse(sibling), side
-                )
-    return None
+                where = f"{module.rel}:{top.lineno}"
+                found = Fallback(value or "", where, ast.unparse(sibling), side)
+                break
+    return found
 
 
 def _boolean_path(module: Module, read: ast.expr) -> list[tuple[ast.BoolOp, ast.expr]]:
