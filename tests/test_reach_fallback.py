@@ -168,6 +168,33 @@ TURNS_ON = {
         "    return separate_steps(w)\n"
     ),
 }
+# sglang 0.5.23 kernels/ops/layernorm/mhc.py:228 (`X and not is_hip()`) beside
+# srt/models/deepseek_common/amd/deepseek_v4_fused_mhc.py:82 (`A and (X or is_sm120)`):
+# the second test is left to the rest under either value, so it says nothing against '0'.
+INNER_OR = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/platform.py": PLATFORM + "\n\ndef get_platform():\n    return None\n",
+    "pkg/mhc.py": (
+        "import os\n\nimport torch\n\n"
+        "from pkg.kernels import separate_steps\n"
+        "from pkg.platform import get_platform, is_hip\n\n\n"
+        "def _use_pre():\n"
+        '    return os.environ.get("X_FUSED_PRE", "1") == "1" and not is_hip()\n\n\n'
+        "def _use_post_pre(fuse):\n"
+        "    return fuse and (\n"
+        '        os.environ.get("X_FUSED_PRE", "1") == "1" or get_platform().is_sm120\n'
+        "    )\n\n\n"
+        "def pre(x):\n"
+        "    if not _use_pre():\n"
+        "        return separate_steps(x)\n"
+        "    return torch.ops.pkg.mhc_pre(x)\n\n\n"
+        "def post_pre(x, fuse):\n"
+        "    if _use_post_pre(fuse):\n"
+        "        return torch.ops.pkg.mhc_post_pre(x)\n"
+        "    return pre(x)\n"
+    ),
+}
 # Two tests that disagree: one takes the fused side only on CUDA with the switch on, the
 # other only on HIP with it off, so unset is the fallback of the second.
 DISAGREE = {
@@ -268,6 +295,20 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "each value reaches a kernel of its own: unset, torch.ops.pkg.mhc_post_pre at "
         "pkg/mhc.py:11; X_FUSED_PRE='0', calls separate_steps (pkg/kernels.py:10) -> calls "
         "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6",
+    ),
+    (
+        "an-inner-or-the-machine-opens-too-says-nothing",
+        INNER_OR,
+        "X_FUSED_PRE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, torch.ops.pkg.mhc_post_pre at "
+        "pkg/mhc.py:27; X_FUSED_PRE='0', calls separate_steps (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; at "
+        "pkg/mhc.py:10 X_FUSED_PRE='0' decides the test alone, while unset leaves it to "
+        "`not is_hip()`: X_FUSED_PRE='0' takes the side the code runs on every machine, its "
+        "fallback",
     ),
     (
         "the-fallback-turns-a-feature-on",
