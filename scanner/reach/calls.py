@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scanner.reach.loaded import LOADERS, loaded_call_mark, loader_returned
 from scanner.reach.marks import (
     KERNEL_MARKS,
     Mark,
@@ -104,6 +105,7 @@ class Reach:
         self._active: set[str] = set()
         self._read = 0
         self._returned: dict[str, str | None] = {}
+        self._loaders: dict[str, tuple[str, str, int] | None] = {}
 
     def of_statements(
         self, module: Module, statements: Sequence[ast.stmt], owner: str | None, depth: int = 0
@@ -250,6 +252,21 @@ class Reach:
                 if name is not None and self.tree.module_named(name) is not None:
                     self._returned[dotted] = name
         return self._returned[dotted]
+
+    def loader_returned(self, dotted: str) -> tuple[str, str, int] | None:
+        """The API (with its place) that compiles and loads the module the tree's function
+        ``dotted`` returns, or None (scanner.reach.loaded)."""
+        if dotted not in self._loaders:
+            self._loaders[dotted] = loader_returned(self._function_node, dotted)
+        return self._loaders[dotted]
+
+    def _function_node(
+        self, dotted: str
+    ) -> tuple[Module, str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        located = self._locate(dotted)
+        if located is None or not isinstance(located[2], ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        return located[0], located[1], located[2]
 
     def _definition(self, module: Module, local: str, node: Definition, depth: int) -> Found:
         if isinstance(node, ast.ClassDef):
@@ -471,6 +488,8 @@ class _Walker:
             loaded = self.module.resolve(call.func, self.owner) if call is not None else None
             imported = self.reach.module_returned(loaded) if loaded is not None else None
             dotted = f"{imported}.{node.attr}" if imported is not None else None
+            if dotted is None and loaded is not None:
+                self._loaded_function(node, loaded, always)
         if dotted is None:
             return
         for name in [f"{dotted}.{e}" for e in entries] or [dotted]:
@@ -480,6 +499,18 @@ class _Walker:
                 self.found.merge(found, step, always, self.elsewhere)
             elif self.reach.missing(name):
                 self.found.unseen.add(name)
+
+    def _loaded_function(self, node: ast.Attribute, helper: str, always: bool) -> None:
+        """``_jit_module(...).run(x)``: a function of the module ``helper`` compiles and loads
+        is a kernel (scanner.reach.loaded)."""
+        loader = (
+            (helper, self.module.rel, node.lineno)
+            if helper in LOADERS
+            else self.reach.loader_returned(helper)
+        )
+        if loader is not None:
+            mark = loaded_call_mark(self.module, node.lineno, node.attr, helper, loader)
+            self.found.add(mark, (), always, self.elsewhere)
 
     def _bound_call(self, node: ast.expr) -> ast.Call | None:
         """The call a local name is bound to, once, in the function ``node`` sits in

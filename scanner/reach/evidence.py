@@ -24,6 +24,7 @@ from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
+from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.hazards import Safer, safer_side
 from scanner.reach.kept import kept_objects
@@ -318,6 +319,7 @@ class _Judged:
         self._weighed: list[str] = []
         self._decided: dict[tuple[int, str | None], Summary] = {}
         self._enclosing: dict[int, list[Branch]] | None = None
+        self._general: list[Fallback | None] = []
 
     def evidence(self) -> Evidence | None:
         values = self._values()
@@ -601,7 +603,38 @@ class _Judged:
         )
         if safer is not None:
             return self._safer(value, safer, (lost_branches, lost), (gained_branches, gained))
+        general = self._fallback()
+        if general is not None and general.value == value:
+            return self._falls_back(general, (lost_branches, lost), (gained_branches, gained))
         return self._each_own("reaches", value, (lost_branches, lost), (gained_branches, gained))
+
+    def _fallback(self) -> Fallback | None:
+        """The value that takes the side the code runs on every machine (found once)."""
+        if not self._general:
+            switch = self.knob.kind is not GateKind.VALUE
+            self._general.append(fallback(self.knob, self.code.tree, self.all) if switch else None)
+        return self._general[0]
+
+    def _falls_back(
+        self,
+        general: Fallback,
+        unset: tuple[Sequence[Branch], frozenset[Mark]],
+        other: tuple[Sequence[Branch], frozenset[Mark]],
+    ) -> Evidence:
+        """A kernel choice: the value that takes the code's fallback, the side every
+        machine runs, where unset takes a side only some machines do."""
+        first, _, first_steps = self._witness(*unset)
+        second, _, second_steps = self._witness(*other)
+        setting = f"{self.knob.name}={general.value!r}"
+        return Evidence(
+            Role.KERNEL,
+            f"each value reaches a kernel of its own: unset, {_chain(first_steps, first)}; "
+            f"{setting}, {_chain(second_steps, second)}; at {general.where} {setting} decides "
+            f"the test alone, while unset leaves it to `{general.machine}`: "
+            f"{setting} takes {general.side}, its fallback",
+            value=general.value,
+            default_reaches=True,  # unset, the side only some machines take runs
+        )
 
     def _same(
         self,
