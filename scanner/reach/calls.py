@@ -227,9 +227,10 @@ class Reach:
                 continue
             module, local, node = located
             seen.add(local)
+            held = cls.rpartition(".")[2]
             for mark, name, line in class_graphs(module, node):
-                step = Step(f"calls {local}.{name}", module.rel, line)
-                found.add(mark, (step,), always=False)
+                text = f"holds a {held}, whose {local}.{name} captures CUDA graphs"
+                found.add(mark, (Step(text, module.rel, line),), always=False)
             pending.extend(d for d in map(module.resolve, node.bases) if d is not None)
         return found
 
