@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scanner.reach.held import Holder
+from scanner.reach.held_graphs import class_graphs
 from scanner.reach.loaded import LOADERS, loaded_call_mark, loader_returned
 from scanner.reach.marks import (
     KERNEL_MARKS,
@@ -31,6 +33,7 @@ from scanner.reach.split_reduction import split_marks
 MAX_DEPTH = 8  # calls followed from a branch
 MAX_FUNCTIONS = 20_000  # functions read per scan
 MAX_REEXPORTS = 4  # re-exports followed to a definition
+MAX_BASES = 8  # classes a method is looked for in, through their bases
 _CLASS_ENTRY = ("__init__", "forward", "__call__")
 _FUNCTION_ENTRY = ("forward", "backward")
 
@@ -106,6 +109,9 @@ class Reach:
         self._read = 0
         self._returned: dict[str, str | None] = {}
         self._loaders: dict[str, tuple[str, str, int] | None] = {}
+        self._inheriting: set[str] = set()
+        self._graphs: dict[str, Found] = {}
+        self.holder = Holder(self)
 
     def of_statements(
         self, module: Module, statements: Sequence[ast.stmt], owner: str | None, depth: int = 0
@@ -163,12 +169,16 @@ class Reach:
             if len(made) == 1 and isinstance(made[0], ast.Call):
                 made_by = module.resolve(made[0].func, module.qualified(outer))
                 if made_by is not None and made_by != dotted:
-                    return self.function(f"{made_by}.{attr}", depth)
+                    direct = self.function(f"{made_by}.{attr}", depth)
+                    if direct is not None:
+                        return direct
             elif len(made) == 1 and isinstance(made[0], ast.Name):
                 typed = _annotated_parameter(module, outer, made[0].id)
                 if typed is not None and typed != dotted:
                     return self.function(f"{typed}.{attr}", depth)
-            return None
+            return self._held_methods(
+                self.holder.attribute_methods(module, outer, bound, attr), dotted, depth
+            )
         if cls:  # self.attr, bound in a method: ``self._gemm = functools.partial(gemm)``
             values = module.attribute_values(cls, attr) if "." not in cls else []
             owner = module.qualified(cls)
@@ -191,6 +201,45 @@ class Reach:
                 self._active.discard(key)
             self._functions[key] = known
         return known, Step(f"calls {name}", module.rel, values[0].lineno)
+
+    def _held_methods(
+        self, methods: Sequence[str], dotted: str, depth: int
+    ) -> tuple[Found, Step | None] | None:
+        """What calling any of ``methods`` (those of the objects an attribute may hold)
+        reaches, sometimes: which one runs is the object's."""
+        found: Found | None = None
+        for method in methods:
+            if method == dotted:
+                continue
+            reached = self.function(method, depth)
+            if reached is not None:
+                found = found or Found()
+                found.merge(reached[0], reached[1], always=False)
+                found.merge(self.object_graphs(method), None, always=False)
+        return (found, None) if found is not None else None
+
+    def object_graphs(self, method: str) -> Found:
+        """The CUDA graphs the object whose ``method`` is called keeps: those the methods
+        of its class (and of the tree's classes it inherits from) capture, each reached
+        through the method that captures it (``scanner.reach.held_graphs``)."""
+        cls = method.rpartition(".")[0]
+        known = self._graphs.get(cls)
+        if known is not None:
+            return known
+        found = self._graphs[cls] = Found()
+        pending, seen = [cls], set[str]()
+        while pending and len(seen) < MAX_BASES:
+            located = self.class_named(pending.pop(0))
+            if located is None or located[1] in seen:
+                continue
+            module, local, node = located
+            seen.add(local)
+            held = cls.rpartition(".")[2]
+            for mark, name, line in class_graphs(module, node):
+                text = f"holds a {held}, whose {local}.{name} captures CUDA graphs"
+                found.add(mark, (Step(text, module.rel, line),), always=False)
+            pending.extend(d for d in map(module.resolve, node.bases) if d is not None)
+        return found
 
     def missing(self, dotted: str) -> bool:
         """Whether ``dotted`` names a module of one of the tree's packages that the tree
@@ -320,6 +369,34 @@ class Reach:
             and not any(self.tree.module_named(star) is None for star in module.stars)
         )
 
+    def definition(self, dotted: str) -> tuple[Module, str, Definition] | None:
+        """The definition ``dotted`` names (through re-exports and the classes a class
+        inherits from), with its module and its name there; None when the tree has none."""
+        return self._locate(dotted)
+
+    def _inherited(self, module: Module, rest: str) -> tuple[Module, str, Definition] | None:
+        """``C.m``, a method class ``C`` of ``module`` does not define: the method of the
+        first of its bases (the tree's classes, in order, each through its own bases) that
+        defines one."""
+        cls, _, method = rest.partition(".")
+        node = module.definitions.get(cls)
+        if not method or "." in method or not isinstance(node, ast.ClassDef):
+            return None
+        key = f"{module.name}.{rest}"
+        if key in self._inheriting or len(self._inheriting) >= MAX_BASES:
+            return None
+        self._inheriting.add(key)
+        try:
+            for base in node.bases:
+                dotted = module.resolve(base)
+                if dotted is not None and self.tree.in_tree(dotted):
+                    found = self._locate(f"{dotted}.{method}")
+                    if found is not None:
+                        return found
+        finally:
+            self._inheriting.discard(key)
+        return None
+
     def _locate(self, dotted: str) -> tuple[Module, str, Definition] | None:
         """The definition ``dotted`` names, through re-exports of packages."""
         for _ in range(MAX_REEXPORTS):
@@ -333,7 +410,7 @@ class Reach:
             head, _, tail = rest.partition(".")
             target = module.imports.get(head) or self.tree.starred(module, head)
             if target is None:
-                return None
+                return self._inherited(module, rest)
             dotted = f"{target}.{tail}" if tail else target
         return None
 
@@ -468,10 +545,34 @@ class _Walker:
             self._follow(func.value, always, entries=_FUNCTION_ENTRY)
         else:
             self._follow(func, always)
+            if isinstance(func, ast.Name | ast.Attribute) and self._unnamed(func):
+                self._held(func, always)
             if isinstance(func, ast.Attribute) and self.reach.absent(self.module.resolve(func)):
                 self.found.absent.add(
                     f"{self.module.resolve(func)} ({self.module.rel}:{call.lineno})"
                 )
+
+    def _unnamed(self, func: ast.Name | ast.Attribute) -> bool:
+        """Whether ``func`` names nothing of a module: a local, or a method of an object a
+        local, an element or a call holds."""
+        return self.module.resolve(func, self.owner) is None
+
+    def _held(self, func: ast.Name | ast.Attribute, always: bool) -> None:
+        """A call of what a local holds (``runner_cls(self)``), or of a method of an object
+        a local or an element holds (``self.runners[i].capture()``): what the classes and
+        functions it may hold reach, sometimes (which one runs is the object's)."""
+        holder = self.reach.holder
+        if isinstance(func, ast.Name):
+            targets = holder.callees(self.module, func, self.owner)
+        else:
+            targets = holder.methods(self.module, func, self.owner)
+        for target in targets:
+            reached = self.reach.function(target, self.depth)
+            if reached is not None:
+                every = always and len(targets) == 1
+                self.found.merge(reached[0], reached[1], every, self.elsewhere)
+                if isinstance(func, ast.Attribute) or target.endswith(".__call__"):
+                    self.found.merge(self.reach.object_graphs(target), None, False, self.elsewhere)
 
     def _reference(self, node: ast.Name | ast.Attribute, always: bool) -> None:
         """A function referred to (``run = flashinfer_gemm``) is called later: followed,
