@@ -2056,6 +2056,33 @@ ELIF = {
 
 NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
+        # transformers 5.25.0, utils/import_utils.py:97: availability probes import modules
+        # by a computed name everywhere; that is no module loaded in the kernel's place
+        "a-module-imported-by-name-is-no-unknown-code",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/linear.py": (
+                "import importlib\nimport os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def _available(name):\n"
+                "    return importlib.import_module(name) is not None\n\n\n"
+                "def linear(x):\n"
+                '    if os.environ.get("X_DISABLE_FUSED", "0") != "1":\n'
+                "        return fused_rms_norm(x)\n"
+                '    _available("scipy")\n'
+                "    return x\n"
+            ),
+        },
+        "X_DISABLE_FUSED",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_DISABLE_FUSED', '0') != '1'` at "
+        "pkg/linear.py:12, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_DISABLE_FUSED='1' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
         # unsloth_zoo 2026.10.9, temporary_patches/fla_vendor.py:1390-1406: '1' returns
         # early; the code after it (a kernel patch, then a module loaded at run time) is what
         # unset runs, not what runs in the kernel's place

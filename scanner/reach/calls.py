@@ -746,24 +746,24 @@ def _children(node: ast.AST, always: bool) -> Iterable[tuple[ast.AST, bool]]:
         yield from ((child, always) for child in ast.iter_child_nodes(node))
 
 
-# Calls that load a module from a file or run one by path: what it holds is not the tree's
-# code as the scan reads it.
+# Calls that load a module from a file or run one by path (a vendored copy registered under
+# a package's name, a script): what it holds is not the tree's code as the scan reads it.
+# ``import_module(name)`` of a computed name is left out: packages import their own
+# modules and optional libraries that way everywhere (availability probes, lazy imports).
 _LOADERS = frozenset(
     {
         "importlib.util.spec_from_file_location",
         "importlib.util.module_from_spec",
         "runpy.run_path",
-        "runpy.run_module",
     }
 )
-_IMPORTERS = frozenset({"importlib.import_module", "__import__", "builtins.__import__"})
-_LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in _LOADERS | _IMPORTERS) | {"exec_module"}
+_LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in _LOADERS) | {"exec_module"}
 
 
 def _loads(module: Module, call: ast.Call) -> str | None:
-    """The call as shown, where it loads a module at run time by a path or a name computed
-    when it runs (``spec.loader.exec_module(mod)``, ``import_module(name)``); None
-    otherwise (``import_module("pkg.mod")`` names its module)."""
+    """The call as shown, where it loads a module from a file at run time
+    (``spec.loader.exec_module(mod)``, ``importlib.util.module_from_spec``); None
+    otherwise."""
     func = call.func
     last = ""
     if isinstance(func, ast.Attribute):
@@ -775,10 +775,4 @@ def _loads(module: Module, call: ast.Call) -> str | None:
     if last == "exec_module":
         return ".exec_module()"
     name = module.resolve_api(func)
-    if name is None and last == "__import__":
-        name = "__import__"
-    if name in _LOADERS:
-        return name
-    if name in _IMPORTERS and call.args and not isinstance(call.args[0], ast.Constant):
-        return f"{name}() of a name computed at run time"
-    return None
+    return name if name in _LOADERS else None
