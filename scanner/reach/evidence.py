@@ -24,9 +24,11 @@ from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
+from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.hazards import Safer, safer_side
 from scanner.reach.kept import kept_objects
+from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.nested import decided_code, enclosing, runs_within
@@ -127,7 +129,7 @@ class CodeReach:
 
     def evidence(self, knob: Knob) -> Evidence | None:
         """What the knob's branches show about its role; None when they show nothing."""
-        machine = _machine_test(knob) or _declared_size(knob)
+        machine = _machine_test(knob) or _declared_size(knob) or machine_answer(knob)
         if machine is not None:
             return machine
         found = self.branches_of(knob)
@@ -409,13 +411,14 @@ class _Judged:
         other branches always reach: the rest of a dispatch is other choices' code."""
         lost = self._only(gone, stays)
         instead = self._only(stays, gone)
+        fallen = self._fallen(lost)  # what a flag the lost code sets runs in its place
         if self.knob.kind is GateKind.VALUE:
             specific = [b for b in instead if self._specific(b, stays)]
             general = [b for b in instead if b not in specific]
             reached = self._under(specific, stays, "kernel") | self._union(general, "kernel_always")
-            left = self._under(lost, gone, "kernel") - reached
+            left = self._under(lost, gone, "kernel") - reached - fallen
             return lost, (frozenset() if reached else left)
-        left = self._under(lost, gone, "kernel") - self._under(instead, stays, "kernel")
+        left = self._under(lost, gone, "kernel") - self._under(instead, stays, "kernel") - fallen
         # a kernel both sides always reach (the code after the branch, a helper each
         # calls) is evidence for neither: only one what runs instead reaches of its own
         own = self._under(instead, stays, "kernel_always") - self._under(
@@ -426,6 +429,16 @@ class _Judged:
         if any(self.code.summary(b).unseen for b in instead):
             return lost, frozenset()  # what runs instead calls code the tree lacks
         return lost, left
+
+    def _fallen(self, lost: Sequence[Branch]) -> frozenset[Mark]:
+        """The kernels the fallbacks of ``lost`` reach (``scanner.reach.fallbacks``)."""
+        found: frozenset[Mark] = frozenset()
+        for branch in lost:
+            code = fallback_code(branch)
+            if code:
+                reached = self.code.reach.of_statements(branch.module, code, branch.owner)
+                found |= self._part(summarized(reached), "kernel")
+        return found
 
     def _specific(self, branch: Branch, value: str | None) -> bool:
         """Whether ``branch`` runs under ``value`` and under no other value weighed."""
