@@ -57,6 +57,9 @@ import os
 def enable_batch_invariant_mode():
     os.environ["PKG_FULL_FINETUNING"] = "1"
 """
+# unsloth 2026.10.9, models/loader.py:2789 and :2795: a third value ("partial", a mode of
+# its own) beside the recipe's is not the switch turned back: still a kernel choice.
+THIRD_VALUE = LOADER.replace('"0"', '"partial"')
 
 # unsloth_zoo 2026.10.9, device_type.py:471-482 (_cpu_fallback answers "cpu" under "1"),
 # __init__.py:196-202 (DEVICE_TYPE = "cpu") and :571-580 (the import-time install of the
@@ -138,6 +141,88 @@ def logprobs(model, batch):
 PACKING_PLAIN = PACKING.replace(
     "[selective_log_softmax(model(row))", "[torch.log_softmax(model(row), -1)"
 )
+# The arm of the later test that runs only when the flag is set is the branch's own work,
+# not a fallback: a kernel it reaches is not one the other side reaches too.
+PACKING_USED = PACKING_PLAIN.replace(
+    "        logps = _pk_result\n", "        logps = selective_log_softmax(_pk_result)\n"
+)
+
+# unsloth 2026.10.9, utils/attention_dispatch.py:998-1005 (the kernel's entry imported
+# under the switch into a name that is None otherwise) and utils/prefix_grouper_kernel.py:69
+# and :331-337 (a module-level torch.compile of flex_attention, called by the entry).
+FLEX_KERNEL = """\
+import torch
+from torch.nn.attention.flex_attention import flex_attention
+
+_flex_attention_compiled = torch.compile(flex_attention, dynamic=True)
+
+
+def flex_shared_prefix_attention(q, k, v):
+    return _flex_attention_compiled(q, k, v)
+"""
+DISPATCH = """\
+import os
+
+import torch
+
+_flex_shared_prefix_attention = None
+if os.environ.get("PKG_PREFIX_GROUPER", "1").lower() not in ("0", "false", "no", "off"):
+    try:
+        from .prefix_kernel import flex_shared_prefix_attention as _flex_shared_prefix_attention
+    except Exception:
+        _flex_shared_prefix_attention = None
+
+
+def attention(q, k, v, seg_info=None):
+    if seg_info is not None and _flex_shared_prefix_attention is not None:
+        return _flex_shared_prefix_attention(q, k, v)
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+"""
+
+# unsloth 2026.10.9, models/rl_replacements.py:3765 (a closure that runs the grouped forward
+# and the compiled log-softmax), :3800-3808 (under the verify switch off, it is called and
+# _pg_skip_pk set) and :3837 (the packed forward, skipped when _pg_skip_pk is set, calls the
+# same compiled log-softmax): "0" leaves the packed forward for a path that reaches the
+# same kernel.
+VERIFY = """\
+import os
+
+import torch
+
+_VERIFY_ON = os.environ.get("PKG_PG_VERIFY", "1").lower() not in ("0", "false")
+
+
+def _maybe_compile(fn):
+    return torch.compile(fn)
+
+
+def _impl(hidden):
+    return torch.log_softmax(hidden, -1)
+
+
+def selective_log_softmax(hidden):
+    return _maybe_compile(_impl)(hidden)
+
+
+def logprobs(model, batch, verified):
+    _pg_use = False
+    _pg_result = None
+    _pg_skip_pk = False
+
+    def _pg_run_forward():
+        return selective_log_softmax(model(batch.grouped))
+
+    if (not _VERIFY_ON) or verified:
+        _pg_result = _pg_run_forward()
+        _pg_use = True
+        _pg_skip_pk = True
+    _pk_result = None
+    if not _pg_skip_pk and batch.fits:
+        _pk_result = selective_log_softmax(model(batch.packed))
+    if _pg_use:
+        return _pg_result
+    return _pk_result
+"""
 
 CASES = [
     (
@@ -155,6 +240,16 @@ CASES = [
     (
         "written-one-way",
         {"pkg/__init__.py": "", "pkg/peft.py": PEFT, "pkg/mode.py": ONE_WAY},
+        "PKG_FULL_FINETUNING",
+        Role.KERNEL,
+        "unset, it runs the branch of `not (os.environ.get('PKG_FULL_FINETUNING', '0') == "
+        "'1')` at pkg/peft.py:15, which reaches calls _compile_blocks (pkg/peft.py:6) -> "
+        "torch.compile at pkg/peft.py:7; PKG_FULL_FINETUNING='1' leaves that branch, and what "
+        "runs instead reaches no such kernel",
+    ),
+    (
+        "written-third-value",
+        {"pkg/__init__.py": "", "pkg/peft.py": PEFT, "pkg/loader.py": THIRD_VALUE},
         "PKG_FULL_FINETUNING",
         Role.KERNEL,
         "unset, it runs the branch of `not (os.environ.get('PKG_FULL_FINETUNING', '0') == "
@@ -205,6 +300,35 @@ CASES = [
         "which reaches calls selective_log_softmax (pkg/grpo.py:16) -> calls _maybe_compile "
         "(pkg/grpo.py:8) -> torch.compile at pkg/grpo.py:9; PKG_SEQ_PACKING='0' leaves that "
         "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "fallback-arm-taken",
+        {"pkg/__init__.py": "", "pkg/grpo.py": PACKING_USED},
+        "PKG_SEQ_PACKING",
+        Role.KERNEL,
+        "unset, it runs the branch of `SEQ_PACKING_ON and batch.fits` at pkg/grpo.py:23, "
+        "which reaches calls selective_log_softmax (pkg/grpo.py:16) -> calls _maybe_compile "
+        "(pkg/grpo.py:8) -> torch.compile at pkg/grpo.py:9; PKG_SEQ_PACKING='0' leaves that "
+        "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "kept-import",
+        {"pkg/__init__.py": "", "pkg/prefix_kernel.py": FLEX_KERNEL, "pkg/dispatch.py": DISPATCH},
+        "PKG_PREFIX_GROUPER",
+        Role.KERNEL,
+        "unset, it runs the branch of `os.environ.get('PKG_PREFIX_GROUPER', '1').lower() not "
+        "in ...` at pkg/dispatch.py:6, which reaches imports flex_shared_prefix_attention, "
+        "kept in _flex_shared_prefix_attention (None otherwise) (pkg/dispatch.py:8) -> calls "
+        "_flex_attention_compiled (pkg/prefix_kernel.py:4) -> torch.compile at "
+        "pkg/prefix_kernel.py:4; PKG_PREFIX_GROUPER='0' leaves that branch, and what runs "
+        "instead reaches no such kernel",
+    ),
+    (
+        "closure",
+        {"pkg/__init__.py": "", "pkg/grpo.py": VERIFY},
+        "PKG_PG_VERIFY",
+        Role.SAFETY,
+        "the name PKG_PG_VERIFY says VERIFY (a check)",
     ),
 ]
 

@@ -42,12 +42,14 @@ def driven(
     knob: Knob, evidence: Evidence | None, written: Mapping[str, Sequence[Write]]
 ) -> Evidence | None:
     """``evidence``, or unknown where the program writes the knob itself both to the value
-    the evidence would have a recipe write and to another value."""
+    the evidence would have a recipe write and to a value its gates read the other way (a
+    third value, ``"partial"``, is a mode of its own, not the switch turned back)."""
     if evidence is None or evidence.role not in ACTED_ON or evidence.value is None:
         return evidence
     writes = sorted(written.get(knob.name, ()), key=lambda w: w.sort_key)
     same = next((w for w in writes if w.value == evidence.value), None)
-    other = next((w for w in writes if w.value != evidence.value), None)
+    opposite = _opposite(knob, evidence.value)
+    other = next((w for w in writes if w.value in opposite), None)
     if same is None or other is None:
         return evidence
     return Evidence(
@@ -69,3 +71,15 @@ class DrivenEvidence:
     def evidence(self, knob: Knob) -> Evidence | None:
         """The knob's evidence (``driven``)."""
         return driven(knob, self.code.evidence(knob), self.written)
+
+
+def _opposite(knob: Knob, value: str) -> frozenset[str]:
+    """The values the knob's gates read the other way from ``value``: its off values where
+    ``value`` turns it on, its on values where ``value`` turns it off."""
+    off = {v for site in knob.sites for v in site.gate.off_values}
+    on = {v for site in knob.sites for v in site.gate.on_values}
+    if value in on and value not in off:
+        return frozenset(off - on)
+    if value in off and value not in on:
+        return frozenset(on - off)
+    return frozenset()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Role, Site
+from scanner.reach.beside import beside
 from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
@@ -27,7 +28,6 @@ from scanner.reach.config import config_branches, config_key
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.hazards import Safer, safer_side
-from scanner.reach.kept import kept_objects
 from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
@@ -80,7 +80,7 @@ class CodeReach:
         """What ``code`` (``branch``'s, cut to the side of its inner tests one value takes)
         reaches, as sets."""
         found = self.reach.of_statements(branch.module, code, branch.owner)
-        found.merge(kept_objects(self.reach, branch.module, code, branch.owner), None, always=False)
+        found.merge(beside(self.reach, branch.module, code, branch.owner), None, always=False)
         for mark in branch.marks:
             found.add(mark, (), always=True)
         return summarized(found)
@@ -92,7 +92,7 @@ class CodeReach:
             code = branch.code
             if isinstance(code, tuple):
                 known = self.reach.of_statements(branch.module, code, branch.owner)
-                kept = kept_objects(self.reach, branch.module, code, branch.owner)
+                kept = beside(self.reach, branch.module, code, branch.owner)
                 known.merge(kept, None, always=False)
             else:
                 known = self.reach.of_expression(branch.module, code, branch.owner)

@@ -16,8 +16,10 @@ from scanner.reach.sides import Branch
 
 
 def fallback_code(branch: Branch) -> tuple[ast.stmt, ...]:
-    """The arms of the later tests, in the branch's function, of a name the branch binds
-    and the function bound before it; empty where there are none."""
+    """The arms the later tests, in the branch's function, of names the branch binds take
+    when those names keep the constants the function bound them to before it (``_pk_use =
+    False``: the ``else`` of ``if _pk_use: ...``); empty where there are none. A test
+    those constants do not decide adds nothing."""
     code = branch.code
     if not isinstance(code, tuple) or not code:
         return ()
@@ -33,26 +35,91 @@ def fallback_code(branch: Branch) -> tuple[ast.stmt, ...]:
     scope = branch.module.function_node_around_line(line)
     if scope is None:
         return ()
-    flags = {
-        node.id
-        for node in ast.walk(scope)
-        if isinstance(node, ast.Name)
-        and isinstance(node.ctx, ast.Store)
-        and node.id in stored
-        and node.lineno < line
-    }
+    flags = _constants_before(scope, stored, line)
     if not flags:
         return ()
     end = max(s.end_lineno or s.lineno for s in code)
     found: list[ast.stmt] = []
-    taken: set[int] = set()
+    seen: set[int] = set()
     for node in ast.walk(scope):
         if (
             isinstance(node, ast.If)
             and node.lineno > end
-            and id(node) not in taken
-            and any(isinstance(n, ast.Name) and n.id in flags for n in ast.walk(node.test))
+            and id(node) not in seen
+            and _reads(node.test, flags)
         ):
-            found.extend((*node.body, *node.orelse))
-            taken.update(id(n) for n in ast.walk(node) if isinstance(n, ast.If))
+            seen.update(id(n) for n in ast.walk(node) if isinstance(n, ast.If))
+            found.extend(_taken(node, flags))
     return tuple(found)
+
+
+def _constants_before(scope: ast.AST, names: set[str], line: int) -> dict[str, object]:
+    """Of ``names``, those ``scope`` last binds before ``line`` to a constant, with it."""
+    bound: dict[str, tuple[int, object]] = {}
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Assign) or node.lineno >= line:
+            continue
+        for target in node.targets:
+            if not isinstance(target, ast.Name) or target.id not in names:
+                continue
+            known = bound.get(target.id)
+            if known is not None and known[0] > node.lineno:
+                continue
+            value = node.value.value if isinstance(node.value, ast.Constant) else _UNKNOWN
+            bound[target.id] = (node.lineno, value)
+    return {name: value for name, (_, value) in bound.items() if value is not _UNKNOWN}
+
+
+_UNKNOWN = object()
+
+
+def _reads(test: ast.expr, flags: dict[str, object]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in flags for n in ast.walk(test))
+
+
+def _taken(node: ast.If, flags: dict[str, object]) -> list[ast.stmt]:
+    """The statements of the arm of ``node`` the flags' constants take (an ``elif`` on
+    them decided in turn); none where they do not decide the test."""
+    held = _holds(node.test, flags)
+    if held is None:
+        return []
+    found: list[ast.stmt] = []
+    for statement in node.body if held else node.orelse:
+        if isinstance(statement, ast.If) and _reads(statement.test, flags):
+            found.extend(_taken(statement, flags))
+        else:
+            found.append(statement)
+    return found
+
+
+def _holds(test: ast.expr, flags: dict[str, object]) -> bool | None:
+    """Whether ``test`` holds with the flags' constants; None when they do not say."""
+    if isinstance(test, ast.BoolOp):
+        held = [_holds(v, flags) for v in test.values]
+        decisive = isinstance(test.op, ast.Or)  # True decides an or, False an and
+        if decisive in held:
+            return decisive
+        return None if None in held else not decisive
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _holds(test.operand, flags)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right = _value(test.left, flags), _value(test.comparators[0], flags)
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return None
+        op = test.ops[0]
+        if isinstance(op, ast.Eq | ast.Is):
+            return left == right
+        if isinstance(op, ast.NotEq | ast.IsNot):
+            return left != right
+        return None
+    value = _value(test, flags)
+    return None if value is _UNKNOWN else bool(value)
+
+
+def _value(node: ast.expr, flags: dict[str, object]) -> object:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in flags:
+        return flags[node.id]
+    return _UNKNOWN
