@@ -284,6 +284,7 @@ class _Judged:
         self._weighed: list[str] = []
         self._decided: dict[tuple[int, str | None], Summary] = {}
         self._enclosing: dict[int, list[Branch]] | None = None
+        self._fallbacks: dict[int, frozenset[Mark]] = {}
 
     def evidence(self) -> Evidence | None:
         values = self._values()
@@ -434,10 +435,12 @@ class _Judged:
         """The kernels the fallbacks of ``lost`` reach (``scanner.reach.fallbacks``)."""
         found: frozenset[Mark] = frozenset()
         for branch in lost:
-            code = fallback_code(branch)
-            if code:
+            known = self._fallbacks.get(id(branch))
+            if known is None:
+                code = fallback_code(branch)
                 reached = self.code.reach.of_statements(branch.module, code, branch.owner)
-                found |= self._part(summarized(reached), "kernel")
+                known = self._fallbacks[id(branch)] = self._part(summarized(reached), "kernel")
+            found |= known
         return found
 
     def _specific(self, branch: Branch, value: str | None) -> bool:
