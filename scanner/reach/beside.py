@@ -2,9 +2,11 @@
 
 - A function a branch imports into a name that is None elsewhere (``_flex = None`` and,
   under the test, ``from .kernel import flex_attention as _flex``; unsloth 2026.10.9
-  utils/attention_dispatch.py:998-1005) is kept for the code that tests the name later:
-  what the function reaches, the branch reaches on some paths (as ``scanner.reach.kept``
-  says of an object a branch makes and keeps).
+  utils/attention_dispatch.py:998-1005) is kept for the code that tests the name later
+  (``if flex is None:``, :1269-1270): what the function reaches, the branch reaches on some
+  paths (as ``scanner.reach.kept`` says of an object a branch makes and keeps). A name the
+  code calls without such a test (sglang srt/layers/moe/moe_runner/flashinfer_trtllm.py:152-155,
+  called at :1386) is an import the code needs where the test holds, not a choice.
 - A function defined in the branch's function and called by the branch by its name
   (``_pg_result = _pg_run_forward()``, the closure defined at models/rl_replacements.py:3765,
   called at :3805) runs there: what its body reaches, the branch reaches.
@@ -43,6 +45,8 @@ def _kept_imports(reach: Reach, module: Module, code: Sequence[ast.stmt]) -> Fou
             local = alias.asname or alias.name
             if alias.name == "*" or not _none_elsewhere(module, statement, local):
                 continue
+            if not _tested(module, local):
+                continue  # called where it may be None: an import the code needs, not a choice
             reached = reach.function(f"{base}.{alias.name}" if base else alias.name, 0)
             if reached is None or not reached[0].marks:
                 continue
@@ -107,3 +111,34 @@ def _none_elsewhere(module: Module, statement: ast.stmt, name: str) -> bool:
         and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
         for node in ast.walk(scope)
     )
+
+
+def _tested(module: Module, name: str) -> bool:
+    """Whether the module tests ``name``, or a name bound to it, against None or for truth
+    (``x is None``, ``if x:``, ``if not x:``)."""
+    names = {name}
+    for node in ast.walk(module.tree):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+        ):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    for node in ast.walk(module.tree):
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Name)
+            and node.left.id in names
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.Is | ast.IsNot)
+            and isinstance(node.comparators[0], ast.Constant)
+            and node.comparators[0].value is None
+        ):
+            return True
+        if isinstance(node, ast.If | ast.IfExp | ast.While):
+            test = node.test
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test = test.operand
+            if isinstance(test, ast.Name) and test.id in names:
+                return True
+    return False

@@ -165,6 +165,24 @@ class CodeReach:
         return off_gpu_judged(_Judged(self, knob, found, everywhere=True).evidence(), gpu)
 
 
+def _outside(marks: frozenset[Mark], lost: Sequence[Branch], stays: str | None) -> frozenset[Mark]:
+    """``marks`` less those that lie in the code of a branch of ``lost`` that never runs
+    under ``stays``: what runs instead reaches those only by coming back through that branch
+    (a helper that tests the same variable again: ``reference()`` -> ``apply_qk_norm_rope``,
+    sglang multimodal_gen/runtime/models/dits/joy_image.py:116 -> layers/layernorm.py:1206),
+    so never."""
+    spans = [
+        (b.module.rel, b.code[0].lineno, max(s.end_lineno or s.lineno for s in b.code))
+        for b in lost
+        if isinstance(b.code, tuple) and b.code and not any(b.runs(stays) or (True,))
+    ]
+    return frozenset(
+        m
+        for m in marks
+        if not any(m.path == rel and first <= m.line <= last for rel, first, last in spans)
+    )
+
+
 def _replaces(branch: Branch) -> bool:
     """Whether leaving ``branch`` leaves something else in its place: a registered
     function's original, a ternary's other value, the code after a branch that returns, or
@@ -417,9 +435,11 @@ class _Judged:
             specific = [b for b in instead if self._specific(b, stays)]
             general = [b for b in instead if b not in specific]
             reached = self._under(specific, stays, "kernel") | self._union(general, "kernel_always")
-            left = self._under(lost, gone, "kernel") - reached - fallen
+            left = self._under(lost, gone, "kernel") - reached - _outside(fallen, lost, stays)
             return lost, (frozenset() if reached else left)
-        left = self._under(lost, gone, "kernel") - self._under(instead, stays, "kernel") - fallen
+        # a kernel the lost code calls itself is not reached by coming back to it
+        shared = _outside(self._under(instead, stays, "kernel") | fallen, lost, stays)
+        left = self._under(lost, gone, "kernel") - shared
         # a kernel both sides always reach (the code after the branch, a helper each
         # calls) is evidence for neither: only one what runs instead reaches of its own
         own = self._under(instead, stays, "kernel_always") - self._under(
