@@ -224,6 +224,73 @@ def logprobs(model, batch, verified):
     return _pk_result
 """
 
+# sglang, srt/utils/common.py:387-395 (the variable overrides whether FlashInfer is
+# installed) and srt/layers/moe/moe_runner/flashinfer_trtllm.py:152-155 (the import under
+# that test, None otherwise, called untested at :1386): an import the code needs.
+AVAILABLE = """\
+import importlib.util
+import os
+
+
+def is_flashinfer_available():
+    if os.environ.get("PKG_IS_FLASHINFER_AVAILABLE", "true").lower() in ("0", "false"):
+        return False
+    return importlib.util.find_spec("flashinfer") is not None
+"""
+FP4_UTILS = """\
+from flashinfer import fp4_quantize as _flashinfer_fp4_quantize
+
+
+def fp4_quantize(x):
+    return _flashinfer_fp4_quantize(x)
+"""
+RUNNER = """\
+from pkg.common import is_flashinfer_available
+
+if is_flashinfer_available():
+    from pkg.fp4_utils import fp4_quantize
+else:
+    fp4_quantize = None
+
+
+def run(x):
+    return fp4_quantize(x)
+"""
+
+# sglang, multimodal_gen/runtime/models/dits/joy_image.py:116-118 (under "0" the closure
+# reference() runs) -> layers/layernorm.py:1183-1239 (apply_qk_norm_rope tests the same
+# variable again before its fused kernel): the kernel is not reached by coming back.
+LAYERNORM = """\
+import os
+
+import torch
+from sgl_kernel import fused_inplace_qknorm_rope
+
+
+def apply_qk_norm_rope(q, k):
+    fused_enabled = os.environ.get("PKG_FUSED_QKNORM_ROPE", "1") != "0"
+    if fused_enabled and q.is_cuda:
+        fused_inplace_qknorm_rope(q, k)
+        return q, k
+    return torch.nn.functional.rms_norm(q, q.shape[-1:]), k
+"""
+DIT = """\
+import os
+
+import torch
+
+from pkg.layernorm import apply_qk_norm_rope
+
+
+def qk_rope(q, k):
+    def reference():
+        return apply_qk_norm_rope(q, k)
+
+    if q.dtype != torch.bfloat16 or os.environ.get("PKG_FUSED_QKNORM_ROPE", "1") == "0":
+        return reference()
+    return reference()
+"""
+
 CASES = [
     (
         "written-both-ways",
@@ -329,6 +396,28 @@ CASES = [
         "PKG_PG_VERIFY",
         Role.SAFETY,
         "the name PKG_PG_VERIFY says VERIFY (a check)",
+    ),
+    (
+        "import-needed",
+        {
+            "pkg/__init__.py": "",
+            "pkg/common.py": AVAILABLE,
+            "pkg/fp4_utils.py": FP4_UTILS,
+            "pkg/runner.py": RUNNER,
+        },
+        "PKG_IS_FLASHINFER_AVAILABLE",
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "back-through-helper",
+        {"pkg/__init__.py": "", "pkg/layernorm.py": LAYERNORM, "pkg/dit.py": DIT},
+        "PKG_FUSED_QKNORM_ROPE",
+        Role.KERNEL,
+        "unset, it runs the branch of `fused_enabled and q.is_cuda` at pkg/layernorm.py:9, which "
+        "reaches sgl-kernel (sgl_kernel.fused_inplace_qknorm_rope) at pkg/layernorm.py:10; "
+        "PKG_FUSED_QKNORM_ROPE='0' leaves that branch, and what runs instead reaches no such "
+        "kernel",
     ),
 ]
 
