@@ -19,15 +19,17 @@ from dataclasses import dataclass
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Role, Site
+from scanner.reach.beside import beside
 from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.fallback import Fallback, fallback
+from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.hazards import Safer, safer_side
-from scanner.reach.kept import kept_objects
+from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.nested import decided_code, enclosing, runs_within
@@ -87,7 +89,7 @@ class CodeReach:
         """What ``code`` (``branch``'s, cut to the side of its inner tests one value takes)
         reaches, as sets."""
         found = self.reach.of_statements(branch.module, code, branch.owner)
-        found.merge(kept_objects(self.reach, branch.module, code, branch.owner), None, always=False)
+        found.merge(beside(self.reach, branch.module, code, branch.owner), None, always=False)
         for mark in branch.marks:
             found.add(mark, (), always=True)
         return summarized(found)
@@ -99,7 +101,7 @@ class CodeReach:
             code = branch.code
             if isinstance(code, tuple):
                 known = self.reach.of_statements(branch.module, code, branch.owner)
-                kept = kept_objects(self.reach, branch.module, code, branch.owner)
+                kept = beside(self.reach, branch.module, code, branch.owner)
                 known.merge(kept, None, always=False)
             else:
                 known = self.reach.of_expression(branch.module, code, branch.owner)
@@ -136,7 +138,7 @@ class CodeReach:
 
     def evidence(self, knob: Knob) -> Evidence | None:
         """What the knob's branches show about its role; None when they show nothing."""
-        machine = _machine_test(knob) or _declared_size(knob)
+        machine = _machine_test(knob) or _declared_size(knob) or machine_answer(knob)
         if machine is not None:
             return machine
         found = self.branches_of(knob)
@@ -198,6 +200,24 @@ def _after_return(branch: Branch) -> tuple[ast.stmt, ...]:
                 break
         node = outer
     return tuple(after)
+
+
+def _outside(marks: frozenset[Mark], lost: Sequence[Branch], stays: str | None) -> frozenset[Mark]:
+    """``marks`` less those that lie in the code of a branch of ``lost`` that never runs
+    under ``stays``: what runs instead reaches those only by coming back through that branch
+    (a helper that tests the same variable again: ``reference()`` -> ``apply_qk_norm_rope``,
+    sglang multimodal_gen/runtime/models/dits/joy_image.py:116 -> layers/layernorm.py:1206),
+    so never."""
+    spans = [
+        (b.module.rel, b.code[0].lineno, max(s.end_lineno or s.lineno for s in b.code))
+        for b in lost
+        if isinstance(b.code, tuple) and b.code and not any(b.runs(stays) or (True,))
+    ]
+    return frozenset(
+        m
+        for m in marks
+        if not any(m.path == rel and first <= m.line <= last for rel, first, last in spans)
+    )
 
 
 def _replaces(branch: Branch) -> bool:
@@ -320,6 +340,7 @@ class _Judged:
         self._decided: dict[tuple[int, str | None], Summary] = {}
         self._enclosing: dict[int, list[Branch]] | None = None
         self._general: list[Fallback | None] = []
+        self._fallbacks: dict[int, frozenset[Mark]] = {}
 
     def evidence(self) -> Evidence | None:
         values = self._values()
@@ -447,13 +468,16 @@ class _Judged:
         other branches always reach: the rest of a dispatch is other choices' code."""
         lost = self._only(gone, stays)
         instead = self._only(stays, gone)
+        fallen = self._fallen(lost)  # what a flag the lost code sets runs in its place
         if self.knob.kind is GateKind.VALUE:
             specific = [b for b in instead if self._specific(b, stays)]
             general = [b for b in instead if b not in specific]
             reached = self._under(specific, stays, "kernel") | self._union(general, "kernel_always")
-            left = self._under(lost, gone, "kernel") - reached
+            left = self._under(lost, gone, "kernel") - reached - _outside(fallen, lost, stays)
             return lost, (frozenset() if reached else left)
-        left = self._under(lost, gone, "kernel") - self._under(instead, stays, "kernel")
+        # a kernel the lost code calls itself is not reached by coming back to it
+        shared = _outside(self._under(instead, stays, "kernel") | fallen, lost, stays)
+        left = self._under(lost, gone, "kernel") - shared
         # a kernel both sides always reach (the code after the branch, a helper each
         # calls) is evidence for neither: only one what runs instead reaches of its own
         own = self._under(instead, stays, "kernel_always") - self._under(
@@ -464,6 +488,18 @@ class _Judged:
         if any(self.code.summary(b).unseen for b in instead):
             return lost, frozenset()  # what runs instead calls code the tree lacks
         return lost, left
+
+    def _fallen(self, lost: Sequence[Branch]) -> frozenset[Mark]:
+        """The kernels the fallbacks of ``lost`` reach (``scanner.reach.fallbacks``)."""
+        found: frozenset[Mark] = frozenset()
+        for branch in lost:
+            known = self._fallbacks.get(id(branch))
+            if known is None:
+                code = fallback_code(branch)
+                reached = self.code.reach.of_statements(branch.module, code, branch.owner)
+                known = self._fallbacks[id(branch)] = self._part(summarized(reached), "kernel")
+            found |= known
+        return found
 
     def _specific(self, branch: Branch, value: str | None) -> bool:
         """Whether ``branch`` runs under ``value`` and under no other value weighed."""

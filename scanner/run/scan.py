@@ -19,6 +19,7 @@ from scanner.languages import Language
 from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
+from scanner.reach.driven import DrivenEvidence
 from scanner.reach.evidence import CodeReach
 from scanner.reach.modules import Tree
 from scanner.roles import propose_roles
@@ -272,11 +273,11 @@ def _result(
     python = [(f.rel, f.path, f.module) for f in files if f.language is Language.PYTHON]
     tree = Tree({rel: (path, module) for rel, path, module in python})
     if kept is None:
-        proposed = propose_roles(knobs, writes, CodeReach(tree, knobs))
+        proposed = propose_roles(knobs, writes, DrivenEvidence(CodeReach(tree, knobs), writes))
     else:
         stored = proposals.load(*kept, python)
         code = proposals.KeptEvidence(CodeReach(tree, knobs), tree, stored)
-        proposed = propose_roles(knobs, writes, code)
+        proposed = propose_roles(knobs, writes, DrivenEvidence(code, writes))
         if (
             code.computed
             or stored is None
