@@ -340,8 +340,13 @@ CASES = [
     (
         "answers-cuda",
         {
-            "pkg/__init__.py": ZOO_INIT.replace('DEVICE_TYPE = "cpu"', 'DEVICE_TYPE = "cuda"'),
-            "pkg/fused.py": FUSED,
+            # with a plain install in the skipped one's place: a skip with nothing in its
+            # place is a person's question whatever the device answers
+            "pkg/__init__.py": ZOO_INIT.replace('DEVICE_TYPE = "cpu"', 'DEVICE_TYPE = "cuda"')
+            + "else:\n"
+            + "    from pkg.fused import install_plain_forward\n\n"
+            + "    install_plain_forward()\n",
+            "pkg/fused.py": FUSED + "\n\ndef install_plain_forward():\n    return _loss\n",
             "pkg/device_type.py": DEVICE_GPU,
         },
         "PKG_DISABLE_GPU_INIT",
@@ -350,6 +355,23 @@ CASES = [
         "reaches calls install_fused_forward (pkg/fused.py:8) -> torch.compile at "
         "pkg/fused.py:9; PKG_DISABLE_GPU_INIT='1' leaves that branch, and what runs instead "
         "reaches no such kernel",
+    ),
+    (
+        # unsloth 2026.10.9, _gpu_init.py:852-855 (a patch skipped at import, nothing in
+        # its place) beside device_type.py:105-107 (another test answers 'cuda'): what the
+        # other test runs is not what runs in the patch's place
+        "a-skip-beside-another-site",
+        {
+            "pkg/__init__.py": ZOO_INIT.replace('DEVICE_TYPE = "cpu"', 'DEVICE_TYPE = "cuda"'),
+            "pkg/fused.py": FUSED,
+            "pkg/device_type.py": DEVICE_GPU,
+        },
+        "PKG_DISABLE_GPU_INIT",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `not _SKIP_GPU_INIT` at pkg/__init__.py:7, which "
+        "reaches calls install_fused_forward (pkg/fused.py:8) -> torch.compile at "
+        "pkg/fused.py:9; PKG_DISABLE_GPU_INIT='1' skips that branch and runs nothing in its "
+        "place, so the work it does may be left undone: a person must say",
     ),
     (
         "fallback-same-kernel",
