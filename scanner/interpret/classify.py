@@ -22,6 +22,11 @@ def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+# A switch's verdict where what it gives unset is left to the run (not a third state the
+# code decides, such as None from a table): on by default is not known.
+COMPUTED_UNSET = "what it gives unset is computed at run time: on by default is not known"
+
+
 def classify(outputs: Mapping[str | None, object], named: Sequence[str] = ()) -> Gate:
     """Switch (boolean or presence) or value, from the outcome under each probed value."""
     known = {
@@ -65,7 +70,7 @@ def classify(outputs: Mapping[str | None, object], named: Sequence[str] = ()) ->
     reason = None
     if default_on is None and None in outputs:
         # sglang's EnvBool(_default_hip): the value unset is computed when the code runs.
-        reason = "what it gives unset is computed at run time: on by default is not known"
+        reason = COMPUTED_UNSET
     elif not by_words and kind is GateKind.BOOLEAN and off_values and off_values[0] not in named:
         kept = [v for v in named if v in on_values]
         if kept:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS
+from scanner.interpret.classify import COMPUTED_UNSET
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Site, Write, WriteKind
 
@@ -69,7 +70,10 @@ def _knob(name: str, sites: list[Site]) -> Knob:
         switches = [
             s
             for s in sites
-            if s.gate.kind in _SWITCHES and s.gate.off_values and s.default is not None
+            if s.gate.kind in _SWITCHES
+            and s.gate.off_values
+            and s.default is not None
+            and s.gate.reason == COMPUTED_UNSET
         ]
     undecided = [s for s in sites if s.gate.kind is GateKind.UNKNOWN]
     kind = _kind(sites, switches, undecided)
