@@ -555,7 +555,7 @@ class _Judged:
                 f"{self.knob.name}={value!r} runs code that loads a module at run time "
                 f"({loaded[0]}): what it runs is not known",
             )
-        if self.knob.kind is not GateKind.VALUE and not self._in_place(lost, left, value):
+        if self.knob.kind is not GateKind.VALUE and not self._in_place(lost, value):
             return Evidence(
                 Role.UNKNOWN,
                 f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
@@ -571,15 +571,16 @@ class _Judged:
             default_reaches=True,
         )
 
-    def _in_place(self, lost: Sequence[Branch], left: frozenset[Mark], value: str) -> bool:
-        """Whether something runs in the place of a branch that reaches ``left``, at the
+    def _in_place(self, lost: Sequence[Branch], value: str) -> bool:
+        """Whether something runs in the place of a branch that reaches a kernel, at the
         test that decides that branch (its other side has code, or it returns or rebinds
-        what runs after it): code ``value`` runs at another test answers another question
-        (unsloth's _gpu_init.py:854 skips a patch; device_type.py:106 picks a device)."""
+        what runs after it): code ``value`` runs at a test whose sides reach no kernel
+        answers another question (unsloth's _gpu_init.py:854 skips a patch with nothing in
+        its place; device_type.py:106 picks a device)."""
         instead = self._only(value, None)
         for branch in lost:
-            if not self._part(self.code.summary(branch), "kernel") & left:
-                continue
+            if not self._part(self.code.summary(branch), "kernel"):
+                continue  # a test whose side reaches no kernel asks another question
             if _replaces(branch) or any(b.code for b in instead if b.test is branch.test):
                 return True
         return False
