@@ -55,3 +55,14 @@ def test_a_number_literal_has_the_value_libcst_gives_it(text: str) -> None:
     value = _number_literal(text)
     assert value == node.evaluated_value
     assert type(value) is type(node.evaluated_value)
+
+
+def test_a_scope_is_walked_once_in_walk_order(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"pkg/server.py": KEEPS})
+    tree = Tree({"pkg/server.py": (tmp_path / "pkg/server.py", "pkg.server")})
+    module = tree.module("pkg/server.py")
+    assert module is not None
+    method = module.definitions["Server.__init__"]
+    walked = module.walked(method)
+    assert [type(n).__name__ for n in walked] == [type(n).__name__ for n in ast.walk(method)]
+    assert module.walked(method) is walked

@@ -68,7 +68,7 @@ def _closures(reach: Reach, module: Module, code: Sequence[ast.stmt], owner: str
         return found
     defined = {
         node.name: node
-        for node in ast.walk(scope)
+        for node in module.walked(scope)
         if isinstance(node, _FUNCTIONS) and node is not scope
     }
     if not defined:

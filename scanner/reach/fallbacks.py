@@ -35,13 +35,14 @@ def fallback_code(branch: Branch) -> tuple[ast.stmt, ...]:
     scope = branch.module.function_node_around_line(line)
     if scope is None:
         return ()
-    flags = _constants_before(scope, stored, line)
+    walked = branch.module.walked(scope)
+    flags = _constants_before(walked, stored, line)
     if not flags:
         return ()
     end = max(s.end_lineno or s.lineno for s in code)
     found: list[ast.stmt] = []
     seen: set[int] = set()
-    for node in ast.walk(scope):
+    for node in walked:
         if (
             isinstance(node, ast.If)
             and node.lineno > end
@@ -53,10 +54,11 @@ def fallback_code(branch: Branch) -> tuple[ast.stmt, ...]:
     return tuple(found)
 
 
-def _constants_before(scope: ast.AST, names: set[str], line: int) -> dict[str, object]:
-    """Of ``names``, those ``scope`` last binds before ``line`` to a constant, with it."""
+def _constants_before(walked: tuple[ast.AST, ...], names: set[str], line: int) -> dict[str, object]:
+    """Of ``names``, those the scope (``walked``: its nodes) last binds before ``line`` to a
+    constant, with it."""
     bound: dict[str, tuple[int, object]] = {}
-    for node in ast.walk(scope):
+    for node in walked:
         if not isinstance(node, ast.Assign) or node.lineno >= line:
             continue
         for target in node.targets:

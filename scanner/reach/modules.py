@@ -47,6 +47,7 @@ class Module:
     _local_strings: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     _arguments: dict[int, dict[str, list[tuple[ast.Call, str | int]]]] = field(default_factory=dict)
     _keyed: dict[int, dict[str, list[ast.Assign]]] = field(default_factory=dict)
+    _walked: dict[int, tuple[ast.AST, ...]] = field(default_factory=dict)
     _attributes: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _kept_on_self: dict[int, dict[str, list[tuple[int, str]]]] = field(default_factory=dict)
@@ -172,6 +173,13 @@ class Module:
                     if keyword.arg is not None and isinstance(keyword.value, ast.Name):
                         found.setdefault(keyword.value.id, []).append((node, keyword.arg))
             known = self._arguments[id(function)] = found
+        return known
+
+    def walked(self, scope: ast.AST) -> tuple[ast.AST, ...]:
+        """Every node under ``scope``, in ``ast.walk`` order (one walk per scope, kept)."""
+        known = self._walked.get(id(scope))
+        if known is None:
+            known = self._walked[id(scope)] = tuple(ast.walk(scope))
         return known
 
     def keyed_stores(
