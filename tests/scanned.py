@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from scanner import Knob, scan
+from scanner import Knob, Polarity, Role, scan
 from tests.conftest import write_tree
 
 
@@ -15,3 +15,8 @@ def scanned_knob(root: Path, files: Mapping[str, str | bytes], name: str) -> Kno
     knob = scan([root], root=root, jobs=1).knob(name)
     assert knob is not None, f"{name} is not among the knobs scanned"
     return knob
+
+
+def role_facts(knob: Knob) -> tuple[Role, Polarity, str | None, str | None]:
+    """What a role test asserts of a knob: its role, polarity, off value and the evidence."""
+    return (knob.role, knob.polarity, knob.off_value, knob.role_reason)

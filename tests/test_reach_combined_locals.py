@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scanner import Polarity, Role
-from tests.scanned import scanned_knob
+from tests.scanned import role_facts, scanned_knob
 
 KERNEL = """\
 import triton
@@ -111,9 +111,4 @@ def test_combined_local(
     reason: str,
 ) -> None:
     knob = scanned_knob(tmp_path, files, name)
-    assert (knob.role, knob.polarity, knob.off_value, knob.role_reason) == (
-        role,
-        polarity,
-        off,
-        reason,
-    )
+    assert role_facts(knob) == (role, polarity, off, reason)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scanner import Polarity, Role
-from tests.scanned import scanned_knob
+from tests.scanned import role_facts, scanned_knob
 
 KERNEL = """\
 import triton
@@ -349,9 +349,4 @@ def test_fallback(
     reason: str,
 ) -> None:
     knob = scanned_knob(tmp_path, files, name)
-    assert (knob.role, knob.polarity, knob.off_value, knob.role_reason) == (
-        role,
-        polarity,
-        off,
-        reason,
-    )
+    assert role_facts(knob) == (role, polarity, off, reason)

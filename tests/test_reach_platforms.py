@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scanner import Polarity, Role
-from tests.scanned import scanned_knob
+from tests.scanned import role_facts, scanned_knob
 
 # sglang python/sglang/kernels/ops/attention/dsv4/norm_rope.py:142-164: a Triton kernel on
 # ROCm, a module of the tree's own CUDA sources otherwise: a kernel on some paths.
@@ -208,9 +208,4 @@ def test_a_gpu_runs_decides_the_kernel_side(
     reason: str,
 ) -> None:
     knob = scanned_knob(tmp_path, files, name)
-    assert (knob.role, knob.polarity, knob.off_value, knob.role_reason) == (
-        role,
-        polarity,
-        off,
-        reason,
-    )
+    assert role_facts(knob) == (role, polarity, off, reason)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scanner import Polarity, Role
-from tests.scanned import scanned_knob
+from tests.scanned import role_facts, scanned_knob
 
 # vllm-project/vllm 0.33.0, vllm/models/inkling/amd/ops/rel_attention_decode.py:40-66,68,229,
 # 300-402 and fa4_rel_attention.py:387-420: the split-KV decode writes a partial output per
@@ -333,9 +333,4 @@ def test_split_reduction(
     reason: str,
 ) -> None:
     knob = scanned_knob(tmp_path, files, name)
-    assert (knob.role, knob.polarity, knob.off_value, knob.role_reason) == (
-        role,
-        polarity,
-        off,
-        reason,
-    )
+    assert role_facts(knob) == (role, polarity, off, reason)
