@@ -196,11 +196,21 @@ def _returned(probes: Probes) -> dict[str | None, object] | None:
         # ``if f == "1": return True`` / ``if f == "0": return False`` / ``return auto()``:
         # the values the code names decide, the others (unset among them) are left to the
         # run; where the named ones do not decide, the tests judge as before.
-        decided = {o for o in outputs.values() if o is not RAISED}
-        if not tainted or decided != {True, False}:
+        decided = [o for o in outputs.values() if o is not RAISED]
+        if not tainted or not _both_truths(decided):
             return None
         outputs.update(dict.fromkeys(computed, UNKNOWN))
     return outputs if tainted else None
+
+
+def _both_truths(values: list[object]) -> bool:
+    """Whether ``values`` are True and False, both and nothing else (compared, not
+    hashed: a function may return a dict or a list)."""
+    return (
+        all(v in (True, False) for v in values)
+        and any(v == True for v in values)  # noqa: E712
+        and any(v == False for v in values)  # noqa: E712
+    )
 
 
 def _requirement(probes: Probes) -> Gate | None:
