@@ -1622,6 +1622,42 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "runs is not known",
     ),
     (
+        # hiyouga/LLaMA-Factory ff6d4d1, src/llamafactory/launcher.py:59-131,182-185: '1' re-runs
+        # the same file under torchrun in a process of its own, which the scan does not follow,
+        # from either arm of an if/else
+        "a-process-started-in-its-place-may-reach-the-kernel",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/train.py": (
+                "from pkg.kernels import fused_rms_norm\n\n\n"
+                "def run_exp(x):\n"
+                "    return fused_rms_norm(x)\n"
+            ),
+            "pkg/launcher.py": (
+                "import os\nimport subprocess\nimport sys\n\nfrom pkg.train import run_exp\n\n\n"
+                "def launch(x):\n"
+                '    command = sys.argv.pop(1) if len(sys.argv) > 1 else "help"\n'
+                '    if command == "train" and os.environ.get("X_FORCE_TORCHRUN", "0") == "1":\n'
+                '        if os.getenv("RDZV_ID") is not None:\n'
+                '            process = subprocess.run(f"torchrun --rdzv {__file__}".split())\n'
+                "        else:\n"
+                '            process = subprocess.run(f"torchrun {__file__}".split())\n'
+                "        sys.exit(process.returncode)\n"
+                '    elif command == "train":\n'
+                "        run_exp(x)\n"
+            ),
+        },
+        "X_FORCE_TORCHRUN",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `not (command == 'train' and "
+        "os.environ.get('X_FORCE_TORCHRUN',...)` at pkg/launcher.py:10, which reaches calls "
+        "run_exp (pkg/train.py:4) -> calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_FORCE_TORCHRUN='1' runs code that starts a process at run time (subprocess.run at "
+        "pkg/launcher.py:12): what it runs is not known",
+    ),
+    (
         "what-is-computed-is-for-a-person",
         {
             "pkg/__init__.py": "",

@@ -496,6 +496,9 @@ class _Walker:
                 kernel = every and reaches and mark in arm.always and mark.kind in KERNEL_MARKS
                 self.found.add(mark, steps, kernel, mark in arm.elsewhere)
             self.found.calls |= arm.calls
+            self.found.unseen |= arm.unseen
+            self.found.absent |= arm.absent
+            self.found.loaded |= arm.loaded
 
     def _off_gpu_arms(
         self, node: ast.If | ast.IfExp, body_off_gpu: bool, always: bool, in_loop: bool
@@ -757,13 +760,29 @@ _LOADERS = frozenset(
         "runpy.run_path",
     }
 )
-_LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in _LOADERS) | {"exec_module"}
+# Calls that start another program (https://docs.python.org/3/library/subprocess.html,
+# os.html#process-management): what it runs (``torchrun ... __file__``, a script) is not
+# followed, so a side that starts one may reach any kernel.
+PROCESS_STARTERS = frozenset(
+    {
+        *(f"subprocess.{f}" for f in ("run", "call", "check_call", "check_output", "Popen")),
+        "os.system",
+        "os.popen",
+        "os.posix_spawn",
+        "os.posix_spawnp",
+        *(f"os.exec{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")),
+        *(f"os.spawn{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")),
+        "asyncio.create_subprocess_exec",
+        "asyncio.create_subprocess_shell",
+    }
+)
+_LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in _LOADERS | PROCESS_STARTERS) | {"exec_module"}
 
 
 def _loads(module: Module, call: ast.Call) -> str | None:
     """The call as shown, where it loads a module from a file at run time
-    (``spec.loader.exec_module(mod)``, ``importlib.util.module_from_spec``); None
-    otherwise."""
+    (``spec.loader.exec_module(mod)``, ``importlib.util.module_from_spec``) or starts
+    another program (``subprocess.run``); None otherwise."""
     func = call.func
     last = ""
     if isinstance(func, ast.Attribute):
@@ -775,4 +794,4 @@ def _loads(module: Module, call: ast.Call) -> str | None:
     if last == "exec_module":
         return ".exec_module()"
     name = module.resolve_api(func)
-    return name if name in _LOADERS else None
+    return name if name in _LOADERS or name in PROCESS_STARTERS else None

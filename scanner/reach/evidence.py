@@ -21,7 +21,7 @@ from scanner.languages import Language
 from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.beside import beside
 from scanner.reach.branches import branches
-from scanner.reach.calls import Found, Reach, Step, is_platform_test
+from scanner.reach.calls import PROCESS_STARTERS, Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
@@ -552,8 +552,8 @@ class _Judged:
             return Evidence(
                 Role.UNKNOWN,
                 f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
-                f"{self.knob.name}={value!r} runs code that loads a module at run time "
-                f"({loaded[0]}): what it runs is not known",
+                f"{self.knob.name}={value!r} runs code that {_loading(loaded[0])} at run "
+                f"time ({loaded[0]}): what it runs is not known",
             )
         if self.knob.kind is not GateKind.VALUE and not self._in_place(lost, value):
             return Evidence(
@@ -811,6 +811,11 @@ def _documented(knob: Knob) -> Evidence | None:
             default_reaches=kernel and knob.default_on is True,
         )
     return None
+
+
+def _loading(entry: str) -> str:
+    """What a side does at run time, by the call ``entry`` names (``subprocess.run at f:3``)."""
+    return "starts a process" if entry.split(" ", 1)[0] in PROCESS_STARTERS else "loads a module"
 
 
 def _chain(steps: tuple[Step, ...], mark: Mark) -> str:
