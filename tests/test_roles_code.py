@@ -1645,17 +1645,71 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
                 '            process = subprocess.run(f"torchrun {__file__}".split())\n'
                 "        sys.exit(process.returncode)\n"
                 '    elif command == "train":\n'
-                "        run_exp(x)\n"
+                "        run_exp(x)\n\n\n"
+                'if __name__ == "__main__":\n'
+                "    from pkg.train import run_exp as run\n\n"
+                "    run(None)\n"
             ),
         },
         "X_FORCE_TORCHRUN",
         Role.UNKNOWN,
-        "unset, it runs the branch of `not (command == 'train' and "
-        "os.environ.get('X_FORCE_TORCHRUN',...)` at pkg/launcher.py:10, which reaches calls "
-        "run_exp (pkg/train.py:4) -> calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        # the same launcher, starting the program through the interpreter: which code the
+        # process runs is not known here
+        "a-process-that-runs-the-program-may-reach-the-kernel",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/train.py": (
+                "from pkg.kernels import fused_rms_norm\n\n\n"
+                "def run_exp(x):\n"
+                "    return fused_rms_norm(x)\n"
+            ),
+            "pkg/launcher.py": (
+                "import os\nimport subprocess\nimport sys\n\nfrom pkg.train import run_exp\n\n\n"
+                "def launch(x):\n"
+                '    if os.environ.get("X_RELAUNCH", "0") == "1":\n'
+                '        cmd = [sys.executable, "-m", "pkg.cli", *sys.argv[1:]]\n'
+                "        return subprocess.call(cmd)\n"
+                "    run_exp(x)\n"
+            ),
+        },
+        "X_RELAUNCH",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `not (os.environ.get('X_RELAUNCH', '0') == '1')` at "
+        "pkg/launcher.py:9, which reaches calls run_exp (pkg/train.py:4) -> calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_RELAUNCH='1' runs code that starts a "
+        "process at run time (subprocess.call at pkg/launcher.py:11): what it runs is not known",
+    ),
+    (
+        # sglang 0.5.23, kernels/jit/utils/arch.py:62: a process that only asks the machine
+        # (its GPU's architecture) runs none of the program's code
+        "a-process-that-asks-the-machine-runs-no-kernel",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/arch.py": (
+                "import os\nimport subprocess\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def forward(x):\n"
+                '    if os.environ.get("X_PLAIN_NORM", "0") == "1":\n'
+                "        if x.device is None:\n"
+                '            subprocess.check_output(["nvidia-smi", "-L"])\n'
+                "        else:\n"
+                "            x = x * 2\n"
+                "        return x\n"
+                "    else:\n"
+                "        return fused_rms_norm(x)\n"
+            ),
+        },
+        "X_PLAIN_NORM",
+        Role.KERNEL,
+        "unset, it runs the branch of `not (os.environ.get('X_PLAIN_NORM', '0') == '1')` at "
+        "pkg/arch.py:8, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
         "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
-        "X_FORCE_TORCHRUN='1' runs code that starts a process at run time (subprocess.run at "
-        "pkg/launcher.py:12): what it runs is not known",
+        "X_PLAIN_NORM='1' leaves that branch, and what runs instead reaches no such kernel",
     ),
     (
         "what-is-computed-is-for-a-person",

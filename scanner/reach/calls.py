@@ -28,6 +28,7 @@ from scanner.reach.marks import (
 )
 from scanner.reach.modules import Definition, Module, Tree
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
+from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
 from scanner.reach.split_reduction import split_marks
 
 MAX_DEPTH = 8  # calls followed from a branch
@@ -430,6 +431,7 @@ class _Walker:
         self._scope: ast.FunctionDef | ast.AsyncFunctionDef | None = None
         self._scoped = False
         self.elsewhere = False  # walking code only a machine without a GPU runs
+        self._mains: set[str] = set()  # modules whose __main__ block a process started runs
 
     def visit(self, node: ast.AST, *, always: bool, in_loop: bool = False) -> None:
         marks = node_marks(self.module, node, in_loop=in_loop)
@@ -539,7 +541,9 @@ class _Walker:
 
     def _call(self, call: ast.Call, always: bool) -> None:
         loads = _loads(self.module, call)
-        if loads is not None:
+        if loads in PROCESS_STARTERS:
+            self._process(call, loads)
+        elif loads is not None:
             self.found.loaded.add(f"{loads} at {self.module.rel}:{call.lineno}")
         func = call.func
         if isinstance(func, ast.Subscript):  # kernel[grid](...): a Triton launch
@@ -616,16 +620,33 @@ class _Walker:
             mark = loaded_call_mark(self.module, node.lineno, node.attr, helper, loader)
             self.found.add(mark, (), always, self.elsewhere)
 
+    def _process(self, call: ast.Call, starter: str) -> None:
+        """A process started: one that runs this module's file walks its ``__main__`` block
+        (once per walk); one that runs the program otherwise is code no one can read here."""
+        run = program_run(self.module, call, self._bound)
+        if run == "program":
+            self.found.loaded.add(f"{starter} at {self.module.rel}:{call.lineno}")
+        elif run == "file" and self.module.rel not in self._mains:
+            self._mains.add(self.module.rel)
+            walker = _Walker(self.reach, self.module, None, self.depth, self.found)
+            walker._mains = self._mains  # module-level code, walked once
+            for statement in main_block(self.module):
+                walker.visit(statement, always=False)
+
+    def _bound(self, node: ast.Name) -> list[ast.expr]:
+        """The values a local name is bound to in the function ``node`` sits in."""
+        if not self._scoped:
+            self._scope, self._scoped = self.module.function_node_around(node), True
+        if self._scope is None:
+            return []
+        return self.module.local_bindings(self._scope).get(node.id, [])
+
     def _bound_call(self, node: ast.expr) -> ast.Call | None:
         """The call a local name is bound to, once, in the function ``node`` sits in
         (``kernels = _triton_kernels("X")``), or None."""
         if not isinstance(node, ast.Name):
             return None
-        if not self._scoped:
-            self._scope, self._scoped = self.module.function_node_around(node), True
-        if self._scope is None:
-            return None
-        bound = self.module.local_bindings(self._scope).get(node.id, [])
+        bound = self._bound(node)
         return bound[0] if len(bound) == 1 and isinstance(bound[0], ast.Call) else None
 
 
@@ -758,22 +779,6 @@ _LOADERS = frozenset(
         "importlib.util.spec_from_file_location",
         "importlib.util.module_from_spec",
         "runpy.run_path",
-    }
-)
-# Calls that start another program (https://docs.python.org/3/library/subprocess.html,
-# os.html#process-management): what it runs (``torchrun ... __file__``, a script) is not
-# followed, so a side that starts one may reach any kernel.
-PROCESS_STARTERS = frozenset(
-    {
-        *(f"subprocess.{f}" for f in ("run", "call", "check_call", "check_output", "Popen")),
-        "os.system",
-        "os.popen",
-        "os.posix_spawn",
-        "os.posix_spawnp",
-        *(f"os.exec{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")),
-        *(f"os.spawn{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")),
-        "asyncio.create_subprocess_exec",
-        "asyncio.create_subprocess_shell",
     }
 )
 _LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in _LOADERS | PROCESS_STARTERS) | {"exec_module"}

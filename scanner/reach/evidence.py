@@ -21,7 +21,7 @@ from scanner.languages import Language
 from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.beside import beside
 from scanner.reach.branches import branches
-from scanner.reach.calls import PROCESS_STARTERS, Found, Reach, Step, is_platform_test
+from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
@@ -35,6 +35,7 @@ from scanner.reach.modules import Module, Tree
 from scanner.reach.nested import decided_code, enclosing, runs_within
 from scanner.reach.passed_flags import passed_flags
 from scanner.reach.platforms import off_gpu_judged
+from scanner.reach.processes import PROCESS_STARTERS
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
