@@ -1712,6 +1712,50 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "X_PLAIN_NORM='1' leaves that branch, and what runs instead reaches no such kernel",
     ),
     (
+        # hiyouga/LLaMA-Factory ff6d4d1, src/llamafactory/launcher.py:85-131: any value of
+        # RDZV_ID takes the elastic launch, which runs the same training as the other arm;
+        # the strings the function compares elsewhere are no choices of this variable
+        "a-value-any-setting-takes-is-no-choice",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/train.py": (
+                "from pkg.kernels import fused_rms_norm\n\n\n"
+                "def run_exp(x):\n"
+                "    if x.fp8:\n"
+                "        return fused_rms_norm(x)\n"
+                "    return x\n"
+            ),
+            "pkg/launcher.py": (
+                "import os\n\nfrom pkg.train import run_exp\n\n\n"
+                "def launch(x, command):\n"
+                '    rdzv_id = os.getenv("X_RDZV_ID")\n'
+                '    if command == "train":\n'
+                "        if rdzv_id is not None:\n"
+                "            x.elastic = True\n"
+                "            run_exp(x)\n"
+                "        else:\n"
+                "            run_exp(x)\n"
+                '    elif command == "api":\n'
+                "        return x\n"
+            ),
+            "pkg/v1.py": (  # src/llamafactory/v1/launcher.py:70-115, another command's strings
+                "import os\n\nfrom pkg.train import run_exp\n\n\n"
+                "def launch(x, command):\n"
+                '    rdzv_id = os.getenv("X_RDZV_ID")\n'
+                '    if command == "train" or command == "merge":\n'
+                "        if rdzv_id is not None:\n"
+                "            x.elastic = True\n"
+                "            run_exp(x)\n"
+                "        else:\n"
+                "            run_exp(x)\n"
+            ),
+        },
+        "X_RDZV_ID",
+        Role.VALUE,
+        "not a switch: the code uses its value",
+    ),
+    (
         "what-is-computed-is-for-a-person",
         {
             "pkg/__init__.py": "",

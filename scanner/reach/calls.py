@@ -542,7 +542,7 @@ class _Walker:
     def _call(self, call: ast.Call, always: bool) -> None:
         loads = _loads(self.module, call)
         if loads in PROCESS_STARTERS:
-            self._process(call, loads)
+            self._process(call, loads, always)
         elif loads is not None:
             self.found.loaded.add(f"{loads} at {self.module.rel}:{call.lineno}")
         func = call.func
@@ -620,7 +620,7 @@ class _Walker:
             mark = loaded_call_mark(self.module, node.lineno, node.attr, helper, loader)
             self.found.add(mark, (), always, self.elsewhere)
 
-    def _process(self, call: ast.Call, starter: str) -> None:
+    def _process(self, call: ast.Call, starter: str, always: bool) -> None:
         """A process started: one that runs this module's file walks its ``__main__`` block
         (once per walk); one that runs the program otherwise is code no one can read here."""
         run = program_run(self.module, call, self._bound)
@@ -631,7 +631,7 @@ class _Walker:
             walker = _Walker(self.reach, self.module, None, self.depth, self.found)
             walker._mains = self._mains  # module-level code, walked once
             for statement in main_block(self.module):
-                walker.visit(statement, always=False)
+                walker.visit(statement, always=always)
 
     def _bound(self, node: ast.Name) -> list[ast.expr]:
         """The values a local name is bound to in the function ``node`` sits in."""

@@ -471,7 +471,7 @@ class _Judged:
         instead = self._only(stays, gone)
         fallen = self._fallen(lost)  # what a flag the lost code sets runs in its place
         if self.knob.kind is GateKind.VALUE:
-            specific = [b for b in instead if self._specific(b, stays)]
+            specific = [b for b in instead if self._specific(b, stays) or self._any_set(b)]
             general = [b for b in instead if b not in specific]
             reached = self._under(specific, stays, "kernel") | self._union(general, "kernel_always")
             left = self._under(lost, gone, "kernel") - reached - _outside(fallen, lost, stays)
@@ -508,6 +508,13 @@ class _Judged:
             if other != value and any(branch.runs(other) or ()):
                 return False
         return True
+
+    def _any_set(self, branch: Branch) -> bool:
+        """Whether ``branch`` runs under every value weighed that decides it (two at least)
+        and not unset (``if x is not None:``): code any value set runs, not another
+        choice's."""
+        known = [r for v in self._weighed if v is not None and (r := branch.runs(v)) is not None]
+        return len(known) >= 2 and all(any(r) for r in known) and not any(branch.runs(None) or ())
 
     def _breaks(self, value: str) -> bool:
         """Whether ``value`` makes a check stop the run that the variable unset passes (an
