@@ -95,6 +95,10 @@ def _scan(root: Path) -> ScanResult:
     return scan([root], root=root, jobs=1)
 
 
+def _decisions(result: ScanResult) -> list[object]:
+    return [(k.name, site.decisions) for k in result.knobs for site in k.sites]
+
+
 def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
     """Every run of a site's code, by the value it was given."""
     runs: list[str | None] = []
@@ -123,6 +127,9 @@ def test_shared_runs_find_what_every_run_finds(
     monkeypatch.setattr(spellings.SharedRuns, "__call__", every_value)
     alone = _scan(tmp_path)
     assert shared == alone
+    # Where the code decides with the value (not compared by the knobs' equality): each
+    # probe's outcome at the read itself among them.
+    assert _decisions(shared) == _decisions(alone)
     assert [k.name for k in shared.knobs] == [
         "A_EQUAL",
         "B_LOWER",
