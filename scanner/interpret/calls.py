@@ -314,7 +314,7 @@ def _read_call(
     name_node, default_node = read_arguments(node)
     name = ev.expr(name_node, frame) if name_node is not None else V(value=UNKNOWN)
     default = ev.expr(default_node, frame) if default_node is not None else V(value=None)
-    return ev.read(name, default, kind, convert=convert)
+    return ev.read(name, default, kind, convert=convert, node=node)
 
 
 def _plain_call(

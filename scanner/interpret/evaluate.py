@@ -28,6 +28,7 @@ from scanner.interpret.expressions import evaluate_expression, iterable_items
 from scanner.interpret.frames import Frame, collect_bindings, statements_bindings
 from scanner.interpret.objects import Closure, Instance
 from scanner.interpret.probe import NO_PROBE, ModuleFacts, Probe
+from scanner.interpret.spellings import ReadLog
 from scanner.interpret.values import RAISED, UNKNOWN, V, derived, truthiness
 from scanner.syntax.callee import find_wrapper
 from scanner.syntax.index import Wrapper, WrapperIndex
@@ -95,6 +96,7 @@ class Evaluator:
         self.probe = probe
         self.module = module if module is not None else ModuleFacts()
         self.seen = Observation()
+        self.reads = ReadLog()  # what the run did with the set values it read
         self.factories: set[int] = set()  # calls of closure factories, already called through
         self._steps = 0
         self._at_site = 0
@@ -416,9 +418,10 @@ class Evaluator:
         kind: str,
         *,
         convert: Callable[[str], object] | None = None,
+        node: cst.CSTNode | None = None,
     ) -> V:
         """The value a read gives under this evaluator's setting (``convert``: what a typed
-        accessor makes of a set value)."""
+        accessor makes of a set value; ``node``: the read's expression, whose value this is)."""
         self.seen.names.append(name)
         if not name.known or not isinstance(name.value, str):
             return derived(UNKNOWN, name, default)
@@ -436,7 +439,9 @@ class Evaluator:
             return V(value=self.probe.value is not None, env=True, site=at_site)
         if self.probe.value is not None:
             result = convert(self.probe.value) if convert is not None else self.probe.value
-            return V(value=result, env=True, site=at_site)
+            given = V(value=result, env=True, site=at_site)
+            self.reads.read(node if convert is None else None, given)
+            return given
         if kind == "subscript":
             return V(value=RAISED, env=True, site=at_site)
         if at_site and self.seen.default is NOT_SEEN:

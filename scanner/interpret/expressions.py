@@ -332,7 +332,11 @@ def _comparison(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     first: V | None = None
     if contains_environ(node, lambda n: qualify(frame.symbols, n, frame.scope_names)):
         first = V(value=ENVIRON_COPY)
+    reads = ev.reads
+    before = reads.count
     left = ev.expr(node.left, frame)
+    sides = [reads.operand(node.left, left, before)]
+    before = reads.count
     if first is None and isinstance(node.comparisons[0].operator, cst.In | cst.NotIn):
         first = ev.expr(node.comparisons[0].comparator, frame)
     if first is not None and first.value is ENVIRON_COPY and len(node.comparisons) == 1:
@@ -344,6 +348,8 @@ def _comparison(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     result: object = True
     for position, target in enumerate(node.comparisons):
         right = first if position == 0 and first is not None else ev.expr(target.comparator, frame)
+        if position == 0:
+            sides.append(reads.operand(target.comparator, right, before))
         sources.append(right)
         ev.note_numeric(left, right, comparison=True)
         if left.raised or right.raised:
@@ -352,6 +358,8 @@ def _comparison(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
         if not (left.known and right.known) or not (identity or (left.plain and right.plain)):
             return derived(UNKNOWN, *sources)
         result = ops.compare(target.operator, left.value, right.value)
+        if len(node.comparisons) == 1:
+            reads.comparison(target.operator, (sides[0], sides[1]), (left, right), result)
         if result is UNKNOWN or not result:
             break
         left = right
@@ -435,13 +443,13 @@ def _subscript(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.Subscript)
     key = subscript_name(node)
     if key is not None and qualify(frame.symbols, node.value, frame.scope_names) == ENVIRON:
-        return ev.read(ev.expr(key, frame), V(value=None), "subscript")
+        return ev.read(ev.expr(key, frame), V(value=None), "subscript", node=node)
     container = ev.expr(node.value, frame)
     if key is None:
         return derived(UNKNOWN, container)
     index = ev.expr(key, frame)
     if container.value is ENVIRON_COPY:
-        return ev.read(index, V(value=None), "subscript")
+        return ev.read(index, V(value=None), "subscript", node=node)
     if container.plain and index.plain:
         return derived(ops.call(_getitem, [container.value, index.value]), container, index)
     return derived(UNKNOWN, container, index)

@@ -23,6 +23,7 @@ from scanner.interpret.site_context import (
     guards_a_write,
     used_as_value,
 )
+from scanner.interpret.spellings import ReadLog, SharedRuns
 from scanner.interpret.stored_choices import stored_choices
 from scanner.interpret.stored_reads import follow_store
 from scanner.interpret.values import UNKNOWN, Opaque, V
@@ -183,14 +184,17 @@ def _prober(
     """How to probe one site. A registry field's method (``envs.X.get()``) is run alone
     first: set values it answers alike (``"1"``, ``"true"``, ``"yes"`` for an ``EnvBool``)
     give the code around it the same value, and share one run of that code."""
+    shared = SharedRuns(
+        lambda value: _probe(parsed, event, knob, value, index), lambda: len(parsed.shared)
+    )
     if event.field is None or not event.is_read:
-        return lambda value: _probe(parsed, event, knob, value, index)
+        return shared
     runs: dict[tuple[object, ...], Observation] = {}
     code = parsed.tree.code_for_node(event.node)
 
     def probe(value: str | None) -> Observation:
         if value is None:
-            return _probe(parsed, event, knob, value, index)
+            return shared(value)
         # The same call of the same field answers alike wherever the file makes it.
         memo = ("alone", code, knob, value)
         stored = parsed.shared.get(memo)
@@ -204,11 +208,11 @@ def _prober(
                 given = V(value=UNKNOWN)
             parsed.shared[memo] = (index, given)
         if not given.known or not given.plain:
-            return _probe(parsed, event, knob, value, index)
+            return shared(value)
         key = (*outcome_key(given.value), given.env, given.site, given.raised)
         found = runs.get(key)
         if found is None:
-            found = runs[key] = _probe(parsed, event, knob, value, index)
+            found = runs[key] = shared(value)
         return found
 
     return probe
@@ -216,7 +220,9 @@ def _prober(
 
 def _probe(
     parsed: ParsedModule, event: Event, knob: str, value: str | None, index: WrapperIndex
-) -> Observation:
+) -> tuple[Observation, ReadLog]:
+    """One run of the site's code with ``value``: what it saw, and what it did with the
+    value it read."""
     probe = Probe(
         knob=knob,
         value=value,
@@ -229,10 +235,10 @@ def _probe(
     frame = flow_frame(parsed, event, evaluator)
     scope = event.unit.scope
     if isinstance(scope, cst.Lambda):
-        return evaluator.run_expression(scope.body, frame)
+        return evaluator.run_expression(scope.body, frame), evaluator.reads
     if isinstance(scope, cst.FunctionDef):
-        return evaluator.run(body_statements(scope.body), frame)
-    return evaluator.run(event.unit.statements, frame)
+        return evaluator.run(body_statements(scope.body), frame), evaluator.reads
+    return evaluator.run(event.unit.statements, frame), evaluator.reads
 
 
 def named_strings(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
