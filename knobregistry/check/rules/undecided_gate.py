@@ -134,15 +134,21 @@ def still_undecided(where: Where, knob: Knob, reason: str) -> Diagnostic:
     sets it until a person has decided its gate."""
     site, more = _undecided_site(knob)
     registry = where.registry_file
-    from knobregistry.registry.feature import split_on_value
+    from knobregistry.registry.feature import computed_off, split_on_value
 
-    on = split_on_value(knob)
-    until = (
-        f"No profile turns it off until someone decides (a `set: on` rule writes {on!r}, "
-        "which turns every site on)."
-        if on is not None
-        else "No profile sets it until someone decides."
-    )
+    on, off = split_on_value(knob), computed_off(knob)
+    if on is not None:
+        until = (
+            f"No profile turns it off until someone decides (a `set: on` rule writes {on!r}, "
+            "which turns every site on)."
+        )
+    elif off is not None:
+        until = (
+            f"A `set: off` rule writes {off!r}, which turns it off whatever the run computes "
+            "unset; no other rule sets it until someone decides."
+        )
+    else:
+        until = "No profile sets it until someone decides."
     message = (
         f"{knob.name} is read here{more}, and {registry} registers its gate as undecided: "
         f"{reason}. {until}"
