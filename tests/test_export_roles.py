@@ -522,7 +522,13 @@ def test_a_switch_whose_unset_value_the_run_computes_is_turned_off_by_its_off_va
         {"pkg/__init__.py": "", "pkg/kernels.py": KERNELS, "pkg/graphs.py": GRAPHS},
     )
     (tmp_path / ".git").mkdir()
-    assert run_knobs("init", ".", cwd=tmp_path).returncode == 0
+    init = run_knobs("init", ".", cwd=tmp_path)
+    assert init.returncode == 0
+    assert (
+        "Undecided: 1 knob whose gate the scan could not decide (`undecided:` in the registry); "
+        "no profile sets them, but a `set: off` rule writes the `off_value` of the 1 whose state "
+        "unset only the run computes, and `knobs check` lists them.\n"
+    ) in init.stdout
     entry = load_registry(tmp_path / "registry.yaml").knobs["DEMO_GRAPHS"]
     reason = (
         "what it gives unset is computed at run time: on by default is not known (pkg/graphs.py:7)"

@@ -30,7 +30,9 @@ never taken as on, off or a value: under either policy it must be registered,
 after a person has read the code, and no profile rule sets it meanwhile
 (`knobs export` leaves it as the code has it and names it where a rule would
 set it, and `knobs export --strict` stops on it; see
-[undecided knobs](profiles.md#undecided-knobs)). Reported at its first undecided
+[undecided knobs](profiles.md#undecided-knobs)); where only its state when unset
+is computed by the run and one value turns every site off, a `set: off` rule
+writes that value, which turns it off whatever that state is. Reported at its first undecided
 site, with the scanner's reason. The fix is the entry to fill in, as `knobs init`
 writes it: `default_on: null` and the reason under `undecided`. Read the code,
 write what you found (`true`, `false`, or `null` for a value), remove
