@@ -487,45 +487,95 @@ def test_a_library_s_setting_for_another_platform_is_not_the_tree_s_switch(
     assert "# Left as the code has them, their role unknown: TRITON_INTERPRET." in result.stdout
 
 
-def test_a_switch_whose_unset_value_the_run_computes_is_registered_undecided(
+GRAPHS = """
+    import os
+
+    from pkg.kernels import fused
+
+
+    def enabled():
+        flag = os.environ.get("DEMO_GRAPHS", "")
+        if flag == "1":
+            return True
+        if flag == "0":
+            return False
+        return default_ok()
+
+
+    def step(x):
+        if enabled():
+            return fused(x)
+        return x
+    """
+
+
+def test_a_switch_whose_unset_value_the_run_computes_is_turned_off_by_its_off_value(
     tmp_path: Path,
 ) -> None:
     """unsloth 2026.10.9, unsloth/models/_decode_graphs.py:78-90: "1" on, "0" off, unset
-    left to the run. Not off by default: registered undecided, named by the export."""
+    left to the run. Not off by default: registered undecided, with the off value the code
+    decides ('0' returns False, the side that leaves the kernel); the bitwise rule writes it,
+    which turns the kernel off whatever the run computes, and the header, standard error and
+    `knobs check` say so."""
     write_tree(
         tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/kernels.py": KERNELS,
-            "pkg/graphs.py": """
-                import os
-
-                from pkg.kernels import fused
-
-
-                def enabled():
-                    flag = os.environ.get("DEMO_GRAPHS", "")
-                    if flag == "1":
-                        return True
-                    if flag == "0":
-                        return False
-                    return default_ok()
-
-
-                def step(x):
-                    if enabled():
-                        return fused(x)
-                    return x
-                """,
-        },
+        {"pkg/__init__.py": "", "pkg/kernels.py": KERNELS, "pkg/graphs.py": GRAPHS},
     )
     (tmp_path / ".git").mkdir()
-    assert run_knobs("init", ".", cwd=tmp_path).returncode == 0
+    init = run_knobs("init", ".", cwd=tmp_path)
+    assert init.returncode == 0
+    assert (
+        "Undecided: 1 knob whose gate the scan could not decide (`undecided:` in the registry); "
+        "no profile sets them, but a `set: off` rule writes the `off_value` of the 1 whose state "
+        "unset only the run computes, and `knobs check` lists them.\n"
+    ) in init.stdout
     entry = load_registry(tmp_path / "registry.yaml").knobs["DEMO_GRAPHS"]
     reason = (
         "what it gives unset is computed at run time: on by default is not known (pkg/graphs.py:7)"
     )
-    assert (entry.default_on, entry.undecided, entry.role) == (None, reason, Role.KERNEL)
+    assert (entry.default_on, entry.undecided, entry.off_value, entry.role) == (
+        None,
+        reason,
+        "0",
+        Role.KERNEL,
+    )
     result = run_knobs("export", "--profile", "bitwise", cwd=tmp_path)
     assert result.returncode == 0
-    assert "knobs export: Undecided, so not set: DEMO_GRAPHS.\n" in result.stderr
+    assert "export DEMO_GRAPHS='0'\n" in result.stdout
+    assert "# Set off whatever the code computes for them unset: DEMO_GRAPHS.\n" in result.stdout
+    assert "Left as the code has them, their gate undecided" not in result.stdout
+    assert "knobs export: Set off whatever the code computes for them unset: DEMO_GRAPHS.\n" in (
+        result.stderr
+    )
+    assert "Undecided, so not set" not in result.stderr
+    strict = run_knobs("export", "--profile", "bitwise", "--strict", cwd=tmp_path)
+    assert (strict.returncode, strict.stdout) == (0, result.stdout)
+    check = run_knobs("check", cwd=tmp_path)
+    assert check.returncode == 0
+    assert check.stdout.startswith(
+        "pkg/graphs.py:7:12: KNB008 note: DEMO_GRAPHS is read here, and registry.yaml registers "
+        f"its gate as undecided: {reason}. A `set: off` rule writes '0', which turns it off "
+        "whatever the run computes unset; no other rule sets it until someone decides.\n"
+    )
+
+
+def test_a_computed_unset_switch_of_unknown_role_is_left_as_the_code_has_it(
+    tmp_path: Path,
+) -> None:
+    """The same gate with nothing a kernel on either side: its off value is decided, but no
+    rule acts on a knob whose role nobody knows."""
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/graphs.py": GRAPHS.replace("fused(x)", "x + 1").replace(
+                "from pkg.kernels import fused\n", ""
+            ),
+        },
+    )
+    (tmp_path / ".git").mkdir()
+    assert run_knobs("init", ".", cwd=tmp_path).returncode == 0
+    result = run_knobs("export", "--profile", "bitwise", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "DEMO_GRAPHS=" not in result.stdout
+    assert "Set off whatever" not in result.stdout + result.stderr

@@ -319,3 +319,52 @@ def test_repository_reproducible_and_fast() -> None:
     assert dict(fast.env) == {**fusions, "PRIMUS_DETERMINISTIC": "0"}
     assert dict(fast.config) == {"deterministic_mode": False}
     assert fast.costs == ()  # every value is its default
+
+
+def test_an_undecided_knob_with_a_stated_off_value_is_turned_off(tmp_path: Path) -> None:
+    """A knob `knobs init` registers undecided because the run computes its state unset
+    (unsloth 2026.10.9 models/_decode_graphs.py:84-90), with the off value every site reads
+    as off: `set: off` writes that value, and the profile names it. Without the off value,
+    or as a disable knob (whose feature the on value turns off), it is left alone."""
+    text = """
+    version: 1
+    knobs:
+      DEMO_GRAPHS:
+        default_on: null
+        undecided: "what it gives unset is computed at run time (pkg/graphs.py:7)"
+        off_value: "0"
+        role: kernel
+        triage: untriaged
+      DEMO_SPLIT:
+        default_on: null
+        undecided: "no single value turns every site off (pkg/a.py:1, pkg/b.py:2)"
+        role: kernel
+        triage: untriaged
+      DEMO_NO_GRAPHS:
+        default_on: null
+        undecided: "what it gives unset is computed at run time (pkg/graphs.py:9)"
+        polarity: disable
+        off_value: "0"
+        role: kernel
+        triage: untriaged
+    profiles:
+      bitwise:
+        description: Bitwise.
+        kind: bitwise
+        select:
+          - role: kernel
+            default_on: true
+            set: off
+    """
+    write_tree(tmp_path, {"registry.yaml": text})
+    resolved = resolve_profile(load_registry(tmp_path / "registry.yaml"), "bitwise")
+    assert dict(resolved.env) == {"DEMO_GRAPHS": "0"}
+    assert resolved.computed == ("DEMO_GRAPHS",)
+    assert [(item.name, item.why.value) for item in resolved.left] == [
+        ("DEMO_NO_GRAPHS", "undecided"),
+        ("DEMO_SPLIT", "undecided"),
+    ]
+    assert resolved.role_reasons["DEMO_GRAPHS"] == (
+        "the registry says so; what it gives unset is computed at run time (pkg/graphs.py:7); "
+        "'0' turns it off whatever it is"
+    )

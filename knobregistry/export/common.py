@@ -146,6 +146,9 @@ def header(export: Export, fmt: ExportFormat) -> list[str]:
     price = measured_price(resolved.measured)
     if price is not None:
         lines.append(price)
+    if resolved.computed:
+        held = ", ".join(resolved.computed)
+        lines.append(f"Set off whatever the code computes for them unset: {held}.")
     if resolved.undecided:
         held = ", ".join(item.name for item in resolved.undecided)
         lines.append(f"Left as the code has them, their gate undecided: {held}.")

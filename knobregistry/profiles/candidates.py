@@ -18,6 +18,7 @@ from knobregistry.catalogue import Kind, for_name
 from knobregistry.registry import KnobEntry, Registry, SelectRule, SetAction, Triage
 from knobregistry.registry.feature import (
     Off,
+    computed_off,
     feature_on_by_default,
     feature_values,
     knob_feature_on,
@@ -66,6 +67,9 @@ class Candidate:
     # Undecided only for `off`: its sites disagree on what turns them off, and ``on`` turns
     # every one on (see feature.split_on_value), so `set: on` may write it.
     on_decided: bool = False
+    # Undecided only for its state unset, which the run computes, where one value turns every
+    # site off (see feature.computed_off): `set: off` may write it, whatever that state is.
+    off_decided: bool = False
     deterministic: str | None = None  # what `set: deterministic` writes; None: nothing to write
     unset_required: bool = False  # `set: deterministic` unsets it (the catalogue: must stay unset)
     # Where the tree turns on a feature its code leaves off by default (a launcher's export).
@@ -115,6 +119,7 @@ def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Can
             undecided=undecided_gate(knob),
             off_known=off_known,
             on_decided=split_on_value(knob) is not None,
+            off_decided=computed_off(knob) is not None,
             deterministic=deterministic_value(knob.name),
             unset_required=must_stay_unset(knob.name),
             launched_on=launched_on(knob),
@@ -182,6 +187,7 @@ def _registered(name: str, entry: KnobEntry, knob: Knob | None) -> Candidate:
         undecided=entry.undecided,
         off_known=off_known,
         on_decided=_on_decided(entry, knob),
+        off_decided=_off_decided(entry, knob),
         deterministic=deterministic_value(name),
         unset_required=must_stay_unset(name),
         launched_on=entry.launched_on or launched_on(knob),
@@ -210,6 +216,15 @@ def _on_decided(entry: KnobEntry, knob: Knob | None) -> bool:
     if entry.sites is not None and any(s.default_on is not False for s in entry.sites if s.switch):
         return False
     return knob is None or split_on_value(knob) == entry.on_value
+
+
+def _off_decided(entry: KnobEntry, knob: Knob | None) -> bool:
+    """Whether a knob registered undecided still has a decided off value: the registry
+    states it (`knobs init` writes it where only the knob's state unset is computed by the
+    run), it is no disable knob, and the scan, where there is one, finds the same value."""
+    if entry.undecided is None or entry.off_value is None or entry.polarity is Polarity.DISABLE:
+        return False
+    return knob is None or computed_off(knob) == entry.off_value
 
 
 def _scanned_off(knob: Knob | None) -> tuple[str | None, bool]:
@@ -271,7 +286,8 @@ def pick(rule: SelectRule, candidate: Candidate) -> bool | LeftAlone:
     if not allowed:
         why, reason = Why.UNKNOWN_ROLE, candidate.role_reason or "nobody has said what it controls"
     elif candidate.undecided is not None and (
-        rule.set is SetAction.OFF or (rule.set is SetAction.ON and not candidate.on_decided)
+        (rule.set is SetAction.OFF and not candidate.off_decided)
+        or (rule.set is SetAction.ON and not candidate.on_decided)
     ):
         why, reason = Why.UNDECIDED, candidate.undecided
     elif rule.set is SetAction.OFF and not candidate.off_known:

@@ -116,6 +116,9 @@ class ResolvedProfile:
     roles: Mapping[str, Role] = field(default_factory=dict)
     role_reasons: Mapping[str, str] = field(default_factory=dict)
     left: tuple[LeftAlone, ...] = ()
+    # The knobs a rule set though their gate is undecided: only their state unset, which the
+    # run computes, is not known, and the value written turns them off whatever it is.
+    computed: tuple[str, ...] = ()
 
     @property
     def undecided(self) -> tuple[LeftAlone, ...]:

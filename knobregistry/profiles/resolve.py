@@ -22,7 +22,7 @@ from knobregistry.profiles.model import (
     ResolvedProfile,
     Source,
 )
-from knobregistry.registry import KnobEntry, Registry
+from knobregistry.registry import KnobEntry, Registry, SetAction
 from knobregistry.registry.feature import feature_on_by_default
 from knobregistry.registry.model import JsonValue
 from scanner import Polarity, ScanResult
@@ -81,6 +81,7 @@ def resolve_profile(
             {c.name: reason for c in candidates if c.name in env and (reason := _reason(c))}
         ),
         left=tuple(left[n] for n in sorted(left) if n not in env),
+        computed=tuple(sorted(c.name for c in candidates if _set_off_computed(c, values, sources))),
     )
     return replace(
         resolved,
@@ -89,8 +90,26 @@ def resolve_profile(
     )
 
 
+def _set_off_computed(
+    candidate: Candidate, values: dict[str, str], sources: dict[str, Source]
+) -> bool:
+    """Whether a rule turned off a knob whose state unset the run computes."""
+    source = sources.get(candidate.name)
+    return (
+        candidate.undecided is not None
+        and candidate.off_decided
+        and candidate.name in values
+        and source is not None
+        and source.action is SetAction.OFF
+    )
+
+
 def _reason(candidate: Candidate) -> str | None:
-    """Why the candidate has its role, and where the tree turns it on when its code does not."""
+    """Why the candidate has its role, where the tree turns it on when its code does not, and
+    that its value turns it off whatever the run computes unset."""
+    if candidate.undecided is not None and candidate.off_decided:
+        computed = f"{candidate.undecided}; {candidate.off!r} turns it off whatever it is"
+        return f"{candidate.role_reason}; {computed}" if candidate.role_reason else computed
     if candidate.launched_on is None or candidate.default_on is not False:
         return candidate.role_reason
     launched = f"off by default in its code, but {candidate.launched_on}"

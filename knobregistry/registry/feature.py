@@ -137,6 +137,18 @@ def computed_default(knob: Knob) -> str | None:
     return f"{sites[0].reason or 'on by default is not known'} ({where})"
 
 
+def computed_off(knob: Knob) -> str | None:
+    """The value that turns off a switch whose state unset the run computes (see
+    :func:`computed_default`): the one every site's test reads as off, so writing it turns the
+    feature off whatever the code would have computed. None for any other knob, for a disable
+    switch, and where some site's gate is undecided."""
+    if computed_default(knob) is None or knob.polarity is Polarity.DISABLE:
+        return None
+    if any(s.gate.kind is GateKind.UNKNOWN for s in knob.sites):
+        return None
+    return knob.off_value
+
+
 def undecided_reason(knob: Knob) -> str:
     """Why the scanner could not decide, from the first undecided site (no path in it)."""
     for site in knob.sites:

@@ -11,6 +11,7 @@ from knobregistry.registry.feature import (
     SWITCHES,
     Off,
     computed_default,
+    computed_off,
     feature_values,
     is_choice,
     is_launch_fact,
@@ -77,7 +78,9 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
     other than "0". An undecided knob is registered with `default_on: null` and the
     scanner's reason under `undecided`, which no profile turns off and `knobs check` reports
     until a person has read the code; where its sites disagree only on what turns them off,
-    with the `on_value` that turns every one on, which `set: on` may write."""
+    with the `on_value` that turns every one on, which `set: on` may write; where only its
+    state unset is computed by the run, with the `off_value` every site reads as off, which
+    `set: off` may write."""
     lines = []
     default = common_default(knob)
     if default is not None:
@@ -89,6 +92,9 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
         on = split_on_value(knob)
         if on is not None and registrable(on):
             lines.append(f"on_value: {yaml_string(on)}  # it turns every site on")
+        off = computed_off(knob)
+        if off is not None and registrable(off):
+            lines.append(f"off_value: {yaml_string(off)}  # it turns it off, whatever it is unset")
     elif knob.kind in SWITCHES:
         lines.extend(_switch_fields(knob, explicit=polarity))
         launched = launched_on(knob)

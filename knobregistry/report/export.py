@@ -58,6 +58,9 @@ def summary(export: Export) -> list[str]:
             f"Left as the code has them: {counted(len(resolved.left), 'knob')} ({parts}); "
             f"`{explain_command(export)}` lists them."
         )
+    if resolved.computed:
+        held = ", ".join(resolved.computed)
+        lines.append(f"Set off whatever the code computes for them unset: {held}.")
     if resolved.undecided:
         held = ", ".join(item.name for item in resolved.undecided)
         lines.append(f"Undecided, so not set: {held}.")

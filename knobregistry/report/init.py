@@ -8,7 +8,7 @@ from collections import Counter
 from knobregistry._text.plural import counted
 from knobregistry.init.use_case import InitPlan
 from knobregistry.project.stack_use import StackUse
-from knobregistry.registry.feature import undecided_gate
+from knobregistry.registry.feature import computed_off, undecided_gate
 from knobregistry.registry.site_reads import sites_disagree
 from scanner import Role
 
@@ -42,10 +42,18 @@ def summary_lines(plan: InitPlan) -> list[str]:
             f"Roles proposed from the code: {shown_roles}; confirm each by writing `role: ROLE`."
         )
     undecided = [k.name for k in starter.knobs if undecided_gate(k) is not None]
+    computed = [k.name for k in starter.knobs if computed_off(k) is not None]
     if undecided:
+        but = (
+            f", but a `set: off` rule writes the `off_value` of the {len(computed)} whose state "
+            "unset only the run computes"
+            if computed
+            else ""
+        )
         lines.append(
             f"Undecided: {counted(len(undecided), 'knob')} whose gate the scan could not decide "
-            "(`undecided:` in the registry); no profile sets them, and `knobs check` lists them."
+            f"(`undecided:` in the registry); no profile sets them{but}, and `knobs check` lists "
+            "them."
         )
     for knob in starter.knobs:
         if sites_disagree(knob):

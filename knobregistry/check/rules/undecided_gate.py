@@ -30,7 +30,9 @@ never taken as on, off or a value: under either policy it must be registered,
 after a person has read the code, and no profile rule sets it meanwhile
 (`knobs export` leaves it as the code has it and names it where a rule would
 set it, and `knobs export --strict` stops on it; see
-[undecided knobs](profiles.md#undecided-knobs)). Reported at its first undecided
+[undecided knobs](profiles.md#undecided-knobs)); where only its state when unset
+is computed by the run and one value turns every site off, a `set: off` rule
+writes that value, which turns it off whatever that state is. Reported at its first undecided
 site, with the scanner's reason. The fix is the entry to fill in, as `knobs init`
 writes it: `default_on: null` and the reason under `undecided`. Read the code,
 write what you found (`true`, `false`, or `null` for a value), remove
@@ -134,15 +136,21 @@ def still_undecided(where: Where, knob: Knob, reason: str) -> Diagnostic:
     sets it until a person has decided its gate."""
     site, more = _undecided_site(knob)
     registry = where.registry_file
-    from knobregistry.registry.feature import split_on_value
+    from knobregistry.registry.feature import computed_off, split_on_value
 
-    on = split_on_value(knob)
-    until = (
-        f"No profile turns it off until someone decides (a `set: on` rule writes {on!r}, "
-        "which turns every site on)."
-        if on is not None
-        else "No profile sets it until someone decides."
-    )
+    on, off = split_on_value(knob), computed_off(knob)
+    if on is not None:
+        until = (
+            f"No profile turns it off until someone decides (a `set: on` rule writes {on!r}, "
+            "which turns every site on)."
+        )
+    elif off is not None:
+        until = (
+            f"A `set: off` rule writes {off!r}, which turns it off whatever the run computes "
+            "unset; no other rule sets it until someone decides."
+        )
+    else:
+        until = "No profile sets it until someone decides."
     message = (
         f"{knob.name} is read here{more}, and {registry} registers its gate as undecided: "
         f"{reason}. {until}"
