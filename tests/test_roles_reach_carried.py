@@ -1,0 +1,135 @@
+"""Roles of gates whose value the walk carries past what the probes followed: a module name
+bound to a test the probes could not evaluate, a cell of a module-level cache.
+
+Each case is a small tree in the shape of the real code it stands for (named above it),
+scanned; the role, polarity, off value and the whole evidence chain are checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scanner import Polarity, Role
+from tests.scanned import role_facts, scanned_knob
+
+KERNEL = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _fwd_kernel(x_ptr, n):
+    tl.store(x_ptr, n)
+
+
+def fused_rms_norm(x):
+    _fwd_kernel[(1,)](x, 1)
+    return x
+"""
+
+# What the library probe computes at import: not a value the probes know.
+LIB = """\
+import importlib.util
+
+HAS_LIB = importlib.util.find_spec("flash_attn") is not None
+DEVICE = "cuda" if HAS_LIB else "cpu"
+"""
+
+# unslothai/unsloth, unsloth/models/gemma2.py:79-88 and 107-108 (also sglang's
+# srt/models/qwen3_5.py:184): a module name bound to the variable's test beside names
+# computed at import, reset under a failed import, and tested by a predicate the decode
+# path asks.
+MODULE_NAME = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/lib.py": LIB,
+    "pkg/decode.py": (
+        "import os\n\nimport torch\n\n"
+        "from pkg.lib import DEVICE, HAS_LIB\n"
+        "from pkg.kernels import fused_rms_norm\n\n"
+        "_FAST = (\n"
+        "    HAS_LIB\n"
+        '    and DEVICE == "cuda"\n'
+        '    and os.environ.get("X_FAST_DECODE", "1") != "0"\n'
+        ")\n"
+        "if _FAST:\n"
+        "    try:\n"
+        "        import flash_attn\n"
+        "    except Exception:\n"
+        "        _FAST = False\n\n\n"
+        "def _usable(x):\n"
+        "    if not _FAST or x.dtype not in (torch.float16, torch.bfloat16):\n"
+        "        return False\n"
+        "    return x.dim() == 4\n\n\n"
+        "def decode(x):\n"
+        "    if _usable(x):\n"
+        "        return fused_rms_norm(x)\n"
+        "    return torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+    ),
+}
+
+# unslothai/unsloth, unsloth/kernels/large_head_attention.py:711-717 and 883: the value
+# kept in a cell of a module-level list (read once, like a cache) and returned from it.
+CACHE_CELL = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/attention.py": (
+        "import os\n\nimport torch\n\n"
+        "from pkg.kernels import fused_rms_norm\n\n"
+        "_ENABLED = [None]\n\n\n"
+        "def _enabled():\n"
+        "    if _ENABLED[0] is None:\n"
+        '        _ENABLED[0] = os.environ.get("X_BIG_HEAD", "1") != "0"\n'
+        "    return _ENABLED[0]\n\n\n"
+        "def attention(x):\n"
+        "    if _enabled() and x.dim() == 4:\n"
+        "        return fused_rms_norm(x)\n"
+        "    return torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+    ),
+}
+
+CASES = [
+    (
+        "a-module-name-bound-beside-names-computed-at-import",
+        MODULE_NAME,
+        "X_FAST_DECODE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `_usable(x)` at pkg/decode.py:27, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_FAST_DECODE='0' leaves that branch, "
+        "and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-cell-of-a-module-level-cache-returned",
+        CACHE_CELL,
+        "X_BIG_HEAD",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `_enabled() and x.dim() == 4` at pkg/attention.py:17, "
+        "which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; X_BIG_HEAD='0' "
+        "leaves that branch, and what runs instead reaches no such kernel",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "name", "role", "polarity", "off", "reason"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_role_from_a_carried_value(
+    tmp_path: Path,
+    files: dict[str, str],
+    name: str,
+    role: Role,
+    polarity: Polarity,
+    off: str | None,
+    reason: str,
+) -> None:
+    knob = scanned_knob(tmp_path, files, name)
+    assert role_facts(knob) == (role, polarity, off, reason)
