@@ -89,6 +89,28 @@ CACHE_CELL = {
     ),
 }
 
+# unslothai/unsloth_zoo, temporary_patches/gpt_oss_routed.py:56-60 and 362: the off value
+# looked for among two reads and returned beside another test, by a predicate of "disabled".
+AMONG_READS = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/moe.py": (
+        "import os\n\nimport torch\n\n"
+        "from pkg.kernels import fused_rms_norm\n\n\n"
+        "def mode():\n"
+        "    return torch.backends.cuda.preferred_blas_library()\n\n\n"
+        "def _routed_disabled():\n"
+        '    return "0" in (\n'
+        '        os.environ.get("X_ROUTED_KERNEL", "1"),\n'
+        '        os.environ.get("X_ROUTED_INFERENCE", "1"),\n'
+        '    ) or mode() == "0"\n\n\n'
+        "def forward(x):\n"
+        "    if _routed_disabled():\n"
+        "        return torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+        "    return fused_rms_norm(x)\n"
+    ),
+}
+
 CASES = [
     (
         "a-module-name-bound-beside-names-computed-at-import",
@@ -113,6 +135,18 @@ CASES = [
         "which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; X_BIG_HEAD='0' "
         "leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "the-off-value-looked-for-among-reads",
+        AMONG_READS,
+        "X_ROUTED_KERNEL",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `not _routed_disabled()` at pkg/moe.py:20, which reaches "
+        "calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_ROUTED_KERNEL='0' leaves that branch, "
+        "and what runs instead reaches no such kernel",
     ),
 ]
 
