@@ -111,6 +111,27 @@ AMONG_READS = {
     ),
 }
 
+# unslothai/unsloth_zoo, fused_losses/fused_linear.py:2390 and chunked_logprob.py:75,281: a
+# custom op of the package's namespace looked up by a name the module holds.
+OP_BY_NAME = {
+    "pkg/__init__.py": "",
+    "pkg/fused.py": (
+        "import torch\n\n"
+        '_LP_OP = "fused_logprobs"\n\n\n'
+        "def fused_logprobs(hidden, weight):\n"
+        "    return getattr(torch.ops.pkg_ops, _LP_OP)(hidden, weight)\n"
+    ),
+    "pkg/loss.py": (
+        "import os\n\nimport torch\n\n"
+        '_FUSED = os.environ.get("X_FUSED_LINEAR", "1") != "0"\n\n\n'
+        "def logprobs(hidden, weight):\n"
+        "    if _FUSED:\n"
+        "        from pkg.fused import fused_logprobs\n\n"
+        "        return fused_logprobs(hidden, weight)\n"
+        "    return torch.log_softmax(hidden @ weight.T, -1)\n"
+    ),
+}
+
 CASES = [
     (
         "a-module-name-bound-beside-names-computed-at-import",
@@ -147,6 +168,17 @@ CASES = [
         "calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
         "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_ROUTED_KERNEL='0' leaves that branch, "
         "and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-custom-op-looked-up-by-name",
+        OP_BY_NAME,
+        "X_FUSED_LINEAR",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `_FUSED` at pkg/loss.py:9, which reaches calls "
+        "fused_logprobs (pkg/fused.py:6) -> torch.ops.pkg_ops.<_LP_OP> at pkg/fused.py:7; "
+        "X_FUSED_LINEAR='0' leaves that branch, and what runs instead reaches no such kernel",
     ),
 ]
 
