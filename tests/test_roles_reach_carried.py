@@ -132,6 +132,39 @@ OP_BY_NAME = {
     ),
 }
 
+# axolotl-ai-cloud/axolotl, integrations/kernels/libs/sonicmoe/triton_nvfp4.py:54-58,321-333,
+# 459-477 and nvfp4_quant.py:221: the Triton kernels defined inside a factory function
+# (cached), returned in a tuple and launched from it.
+KERNEL_FACTORY = {
+    "pkg/__init__.py": "",
+    "pkg/quant_triton.py": (
+        "import functools\nfrom collections import namedtuple\n\n"
+        '_KernelSet = namedtuple("_KernelSet", ["fake_quant"])\n\n\n'
+        "def _kernels():\n"
+        "    import triton\n"
+        "    import triton.language as tl\n\n"
+        "    @triton.jit\n"
+        "    def _fake_quant_kernel(x_ptr, n):\n"
+        "        tl.store(x_ptr, n)\n\n"
+        "    return _KernelSet(fake_quant=_fake_quant_kernel)\n\n\n"
+        "@functools.lru_cache(maxsize=1)\n"
+        "def _get_kernels():\n"
+        "    return _kernels()\n\n\n"
+        "def fake_quant_triton(x):\n"
+        "    kernel = _get_kernels().fake_quant\n"
+        "    kernel[(x.shape[0],)](x, x.numel())\n"
+        "    return x\n"
+    ),
+    "pkg/quant.py": (
+        "import os\n\nimport torch\n\n\n"
+        "def fake_quant(x):\n"
+        '    if x.is_cuda and os.environ.get("X_MERGE_AWARE_KERNEL") != "0":\n'
+        "        from pkg.quant_triton import fake_quant_triton\n\n"
+        "        return fake_quant_triton(x)\n"
+        "    return torch.round(x)\n"
+    ),
+}
+
 CASES = [
     (
         "a-module-name-bound-beside-names-computed-at-import",
@@ -179,6 +212,20 @@ CASES = [
         "unset, it runs the branch of `_FUSED` at pkg/loss.py:9, which reaches calls "
         "fused_logprobs (pkg/fused.py:6) -> torch.ops.pkg_ops.<_LP_OP> at pkg/fused.py:7; "
         "X_FUSED_LINEAR='0' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "triton-kernels-defined-in-a-factory",
+        KERNEL_FACTORY,
+        "X_MERGE_AWARE_KERNEL",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `x.is_cuda and os.environ.get('X_MERGE_AWARE_KERNEL') != "
+        "'0'` at pkg/quant.py:7, which reaches calls fake_quant_triton (pkg/quant_triton.py:23) "
+        "-> calls _get_kernels (pkg/quant_triton.py:19) -> calls _kernels "
+        "(pkg/quant_triton.py:7) -> @triton.jit _fake_quant_kernel at pkg/quant_triton.py:12; "
+        "X_MERGE_AWARE_KERNEL='0' leaves that branch, and what runs instead reaches no such "
+        "kernel",
     ),
 ]
 

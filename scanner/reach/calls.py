@@ -433,6 +433,10 @@ class _Walker:
 
     def visit(self, node: ast.AST, *, always: bool, in_loop: bool = False) -> None:
         marks = node_marks(self.module, node, in_loop=in_loop)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            # a kernel defined where it is built (``def _kernels(): @triton.jit def k``,
+            # returned to be launched): the code that runs the factory builds the kernel
+            marks = decorator_marks(self.module, node)
         if marks:
             elsewhere = self.elsewhere or (
                 isinstance(node, ast.Call) and off_gpu_call(self.module, node)
