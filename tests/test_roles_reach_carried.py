@@ -165,6 +165,36 @@ KERNEL_FACTORY = {
     ),
 }
 
+# vllm-project/vllm, vllm/envs.py:914, v1/attention/backends/cpu_attn.py:262-273 and
+# _custom_ops.py:4046-4061: the value handed as ``enable_kv_split=`` to the wrapper of the
+# custom op that plans the CPU attention's split over the KV sequence.
+SPLIT_KEYWORD = {
+    "pkg/__init__.py": "",
+    "pkg/envs.py": (
+        "import os\n\n"
+        "environment_variables = {\n"
+        '    "X_CPU_ATTN_SPLIT_KV": lambda: bool(int(os.getenv("X_CPU_ATTN_SPLIT_KV", "1"))),\n'
+        "}\n\n\n"
+        "def __getattr__(name):\n"
+        "    if name in environment_variables:\n"
+        "        return environment_variables[name]()\n"
+        "    raise AttributeError(name)\n"
+    ),
+    "pkg/_custom_ops.py": (
+        "import torch\n\n\n"
+        "def cpu_attn_get_scheduler_metadata(seq_lens, enable_kv_split):\n"
+        "    return torch.ops._C.get_scheduler_metadata(seq_lens, enable_kv_split)\n"
+    ),
+    "pkg/cpu_attn.py": (
+        "from pkg import _custom_ops as ops\nfrom pkg import envs\n\n\n"
+        "def build(seq_lens):\n"
+        "    return ops.cpu_attn_get_scheduler_metadata(\n"
+        "        seq_lens=seq_lens,\n"
+        "        enable_kv_split=envs.X_CPU_ATTN_SPLIT_KV,\n"
+        "    )\n"
+    ),
+}
+
 CASES = [
     (
         "a-module-name-bound-beside-names-computed-at-import",
@@ -225,6 +255,18 @@ CASES = [
         "-> calls _get_kernels (pkg/quant_triton.py:19) -> calls _kernels "
         "(pkg/quant_triton.py:7) -> @triton.jit _fake_quant_kernel at pkg/quant_triton.py:12; "
         "X_MERGE_AWARE_KERNEL='0' leaves that branch, and what runs instead reaches no such "
+        "kernel",
+    ),
+    (
+        "a-value-handed-as-a-split-keyword",
+        SPLIT_KEYWORD,
+        "X_CPU_ATTN_SPLIT_KV",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs `envs.X_CPU_ATTN_SPLIT_KV` at pkg/cpu_attn.py:8, which reaches "
+        "enable_kv_split= handed to ops.cpu_attn_get_scheduler_metadata() at pkg/cpu_attn.py:8; "
+        "X_CPU_ATTN_SPLIT_KV='0' leaves that branch, and what runs instead reaches no such "
         "kernel",
     ),
 ]

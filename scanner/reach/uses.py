@@ -16,6 +16,7 @@ from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, leaves, string_tuples_around
+from scanner.reach.split_flags import handed_as_split
 from scanner.reach.truth import IsCarrier, truths, value_of
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
@@ -88,6 +89,8 @@ def uses(
             carrier, outcomes = deciding
         if node is carrier and isinstance(outer, ast.keyword | ast.Assign):
             flag = handed_as_flag(module, outer, carrier, outcomes)
+            if flag is None and isinstance(outer, ast.keyword):
+                flag = handed_as_split(module, outer, carrier, outcomes)
             if flag is not None:
                 yield flag
                 return
