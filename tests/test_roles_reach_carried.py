@@ -195,6 +195,32 @@ SPLIT_KEYWORD = {
     ),
 }
 
+# unslothai/unsloth, unsloth/kernels/qk_norm_rope.py:30-41 and models/qwen3.py:121: what a
+# predicate returns bound to a module name at import, tested through the module elsewhere.
+BOUND_AT_IMPORT = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/lib.py": LIB,
+    "pkg/qk_norm.py": (
+        "import os\n\nfrom pkg.lib import DEVICE\n\n\n"
+        "def _default():\n"
+        '    flag = os.environ.get("X_FUSED_QKNORM", "").strip().lower()\n'
+        '    if flag in ("0", "false", "no", "off"):\n'
+        "        return False\n"
+        '    return DEVICE == "cuda"\n\n\n'
+        "QK_NORM_ENABLED = _default()\n"
+    ),
+    "pkg/model.py": (
+        "import torch\n\n"
+        "import pkg.qk_norm as _qk_norm\n"
+        "from pkg.kernels import fused_rms_norm\n\n\n"
+        "def forward(q):\n"
+        "    if _qk_norm.QK_NORM_ENABLED:\n"
+        "        return fused_rms_norm(q)\n"
+        "    return torch.nn.functional.rms_norm(q, q.shape[-1:])\n"
+    ),
+}
+
 CASES = [
     (
         "a-module-name-bound-beside-names-computed-at-import",
@@ -268,6 +294,18 @@ CASES = [
         "enable_kv_split= handed to ops.cpu_attn_get_scheduler_metadata() at pkg/cpu_attn.py:8; "
         "X_CPU_ATTN_SPLIT_KV='0' leaves that branch, and what runs instead reaches no such "
         "kernel",
+    ),
+    (
+        "a-predicate-bound-to-a-module-name-at-import",
+        BOUND_AT_IMPORT,
+        "X_FUSED_QKNORM",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `_qk_norm.QK_NORM_ENABLED` at pkg/model.py:8, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; X_FUSED_QKNORM='0' "
+        "leaves that branch, and what runs instead reaches no such kernel",
     ),
 ]
 

@@ -47,7 +47,8 @@ def returned_branches(
             owner = module.owner_class(call)
             if module.resolve(call.func, owner) != carried:
                 continue
-            for branch in uses(module, call, outcomes, tree, carriers, depth):
+            # no probe stored what a caller binds at module level (``ON = enabled()``)
+            for branch in uses(module, call, outcomes, tree, carriers, depth, module_store=True):
                 count += 1
                 if count > MAX_CONSUMERS:
                     return
