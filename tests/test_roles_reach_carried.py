@@ -221,6 +221,27 @@ BOUND_AT_IMPORT = {
     ),
 }
 
+# unslothai/unsloth_zoo, fused_losses/preference_loss.py:40-44, 70, 73-74 and 625: a number
+# (a chunk size) read at one site, and its presence tested at another to leave the fused op:
+# whatever value a recipe sets to leave it sets the size too.
+PRESENT_SIZE = {
+    "pkg/__init__.py": "",
+    "pkg/fused.py": OP_BY_NAME["pkg/fused.py"],
+    "pkg/preference.py": (
+        "import os\n\nimport torch\n\n"
+        "from pkg.fused import fused_logprobs\n\n\n"
+        "def _target_chunk_bytes():\n"
+        '    value = os.environ.get("X_PREFERENCE_CHUNK_MB", "256").strip()\n'
+        "    return max(int(value), 1) * 1024 * 1024\n\n\n"
+        '_EXPLICIT_CHUNK_MB = "X_PREFERENCE_CHUNK_MB" in os.environ\n\n\n'
+        "def logprobs(hidden, weight):\n"
+        "    if not _EXPLICIT_CHUNK_MB and weight.dtype != torch.float64:\n"
+        "        return fused_logprobs(hidden, weight)\n"
+        "    rows = _target_chunk_bytes() // (16 * weight.shape[0])\n"
+        "    return torch.cat([torch.log_softmax(h @ weight.T, -1) for h in hidden.split(rows)])\n"
+    ),
+}
+
 CASES = [
     (
         "a-module-name-bound-beside-names-computed-at-import",
@@ -306,6 +327,16 @@ CASES = [
         "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; X_FUSED_QKNORM='0' "
         "leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "the-presence-of-a-size-read-elsewhere",
+        PRESENT_SIZE,
+        "X_PREFERENCE_CHUNK_MB",
+        Role.UNKNOWN,
+        Polarity.DISABLE,
+        None,
+        "pkg/preference.py:9 declares it with the number 256: a size or a count, whose values "
+        "are not on and off; a person must say",
     ),
 ]
 
