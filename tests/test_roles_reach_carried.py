@@ -242,6 +242,30 @@ PRESENT_SIZE = {
     ),
 }
 
+# ROCm/aiter, ops/triton/_triton_kernels/gated_delta_rule/gated_delta_rule_utils.py:484-490 and
+# utils/op.py:48-70: a Triton stub defined at module level where the feature is off (it returns
+# None); the on side binds Triton's own function. Defining the stub launches nothing.
+MODULE_STUB = {
+    "pkg/__init__.py": "",
+    "pkg/lib.py": LIB,
+    "pkg/utils.py": (
+        "import os\n\nimport triton\n\nfrom pkg.lib import HAS_LIB\n\n"
+        "IS_TMA_SUPPORTED = (\n"
+        '    HAS_LIB and os.environ.get("X_USE_TMA", "0") == "1"\n'
+        '    and hasattr(triton.language, "make_tensor_descriptor")\n'
+        ")\n"
+    ),
+    "pkg/op.py": (
+        "import triton\n\nfrom pkg.utils import IS_TMA_SUPPORTED\n\n"
+        "if IS_TMA_SUPPORTED:\n"
+        "    make_tensor_descriptor = triton.language.make_tensor_descriptor\n"
+        "else:\n\n"
+        "    @triton.jit\n"
+        "    def make_tensor_descriptor(base, shape, strides, block_shape):\n"
+        "        return\n"
+    ),
+}
+
 CASES = [
     (
         "a-module-name-bound-beside-names-computed-at-import",
@@ -337,6 +361,15 @@ CASES = [
         None,
         "pkg/preference.py:9 declares it with the number 256: a size or a count, whose values "
         "are not on and off; a person must say",
+    ),
+    (
+        "a-triton-stub-defined-at-module-level-is-not-launched",
+        MODULE_STUB,
+        "X_USE_TMA",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
 ]
 
