@@ -35,8 +35,20 @@ def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
             # Where the probes followed what the function returns, its callers are theirs.
             returns = any(d.kind is DecisionKind.RETURN for d in site.decisions)
             depth = MAX_CARRY if returns else 0
+            # Where they stored it in a module name, its loads are theirs too.
+            stored = any(d.kind is DecisionKind.STORE for d in site.decisions)
             if read is not None:
-                found.extend(uses(module, read, decision.outcomes, tree, carriers, depth))
+                found.extend(
+                    uses(
+                        module,
+                        read,
+                        decision.outcomes,
+                        tree,
+                        carriers,
+                        depth,
+                        module_store=not stored,
+                    )
+                )
         elif decision.kind is DecisionKind.TEST:
             test = _find_test(module, decision, site)
             if test is not None:

@@ -435,6 +435,14 @@ class _Walker:
 
     def visit(self, node: ast.AST, *, always: bool, in_loop: bool = False) -> None:
         marks = node_marks(self.module, node, in_loop=in_loop)
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and self.module.function_node_around(node) is not None
+        ):
+            # a kernel defined where it is built (``def _kernels(): @triton.jit def k``,
+            # returned to be launched): the code that runs the factory builds the kernel;
+            # a module-level one under a test (a stub defined in a fallback) is not launched
+            marks = decorator_marks(self.module, node)
         if marks:
             elsewhere = self.elsewhere or (
                 isinstance(node, ast.Call) and off_gpu_call(self.module, node)

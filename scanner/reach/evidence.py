@@ -771,8 +771,10 @@ def _machine_test(knob: Knob) -> Evidence | None:
 
 def _declared_size(knob: Knob) -> Evidence | None:
     """Unknown, for a switch one site of which holds a value no switch has (``EnvInt(192)``,
-    tested elsewhere as ``n <= 0 or tokens <= n``): 0 there is a size, not "off"."""
-    if knob.kind is not GateKind.BOOLEAN:
+    tested elsewhere as ``n <= 0 or tokens <= n``): 0 there is a size, not "off". So for a
+    presence test of a number read elsewhere (``"X_CHUNK_MB" in os.environ`` beside
+    ``int(os.environ.get("X_CHUNK_MB", "256"))``): whatever value sets it sets that size."""
+    if knob.kind not in (GateKind.BOOLEAN, GateKind.PRESENCE):
         return None
     for site in knob.sites:
         default = site.default

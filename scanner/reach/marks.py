@@ -170,10 +170,32 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
             found.append(Mark(MarkKind.ATOMIC, f".{method}()", module.rel, line))
         elif method == "compile" and _module_compile(call):
             found.append(Mark(MarkKind.COMPILE, "torch.nn.Module.compile()", module.rel, line))
+    elif isinstance(call.func, ast.Call):
+        op = _op_by_name(module, call.func)
+        if op is not None:
+            found.append(Mark(MarkKind.CUSTOM_OP, op, module.rel, line))
     if _keyword_true(call, "deterministic"):
         shown = name or _written(call.func)
         found.append(Mark(MarkKind.DETERMINISM, f"{shown}(deterministic=True)", module.rel, line))
     return found
+
+
+def _op_by_name(module: Module, func: ast.Call) -> str | None:
+    """``getattr(torch.ops.ns, name)``, an op of a custom namespace looked up by a name the
+    code holds, as it is shown (``torch.ops.ns.<_OP>``); None otherwise."""
+    if not (
+        isinstance(func.func, ast.Name)
+        and func.func.id == "getattr"
+        and len(func.args) >= 2
+        and isinstance(func.args[0], ast.Attribute)
+    ):
+        return None
+    namespace = module.resolve(func.args[0])
+    if namespace is None or not namespace.startswith("torch.ops.") or namespace.count(".") != 2:
+        return None
+    if namespace == "torch.ops.aten":
+        return None
+    return f"{namespace}.<{ast.unparse(func.args[1])}>"
 
 
 # Custom ops that convert a tensor's layout or packing (Ascend's FRACTAL_NZ format cast and

@@ -90,11 +90,34 @@ def _atoms(test: ast.expr, is_carrier: IsCarrier, names: Names) -> tuple[list[in
                     same[id(value)] = rest
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             boolean(node.operand)
+        elif (items := _among(node, is_carrier, names)) is not None:
+            found.append(id(items))  # whether the rest of the items hold it: one atom
         elif not _evaluable(node, is_carrier, names):
             found.append(id(node))
 
     boolean(test)
     return found, same
+
+
+def _among(node: ast.expr, is_carrier: IsCarrier, names: Names) -> ast.expr | None:
+    """The items of ``"0" in (x, other(), ...)``, a literal looked for among items one of
+    which is the carrier and others not known here (``"0" == x or "0" in (other(), ...)``)."""
+    if not (
+        isinstance(node, ast.Compare)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], ast.In | ast.NotIn)
+        and isinstance(node.left, ast.Constant)
+    ):
+        return None
+    items = node.comparators[0]
+    if not isinstance(items, ast.Tuple | ast.List | ast.Set) or any(
+        isinstance(e, ast.Starred) for e in items.elts
+    ):
+        return None
+    known = [is_carrier(e) or isinstance(e, ast.Constant) for e in items.elts]
+    if not any(is_carrier(e) for e in items.elts) or all(known):
+        return None
+    return items
 
 
 def _evaluable(node: ast.expr, is_carrier: IsCarrier, names: Names) -> bool:
@@ -185,6 +208,13 @@ class _Evaluator:
         return value
 
     def _compare(self, node: ast.Compare) -> object:
+        rest = self.atoms.get(id(node.comparators[0]))
+        if rest is not None:  # ``"0" in (x, other())``: the carrier's item, or the rest
+            items = node.comparators[0]
+            assert isinstance(items, ast.Tuple | ast.List | ast.Set)
+            sought = self.value(node.left)
+            held = rest or any(sought == self.value(e) for e in items.elts if self.is_carrier(e))
+            return held if isinstance(node.ops[0], ast.In) else not held
         left = self.value(node.left)
         for op, right_node in zip(node.ops, node.comparators, strict=True):
             right = self.value(right_node)

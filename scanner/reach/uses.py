@@ -16,6 +16,7 @@ from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, leaves, string_tuples_around
+from scanner.reach.split_flags import handed_as_split
 from scanner.reach.truth import IsCarrier, truths, value_of
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
@@ -46,7 +47,8 @@ def returned_branches(
             owner = module.owner_class(call)
             if module.resolve(call.func, owner) != carried:
                 continue
-            for branch in uses(module, call, outcomes, tree, carriers, depth):
+            # no probe stored what a caller binds at module level (``ON = enabled()``)
+            for branch in uses(module, call, outcomes, tree, carriers, depth, module_store=True):
                 count += 1
                 if count > MAX_CONSUMERS:
                     return
@@ -62,11 +64,14 @@ def uses(
     depth: int,
     *,
     choices: bool = False,
+    module_store: bool = False,
 ) -> Iterator[Branch]:
     """The branches a use of the carried value decides: the test it takes part in, or,
     when the value (or a value computed from it and literals alone, ``str(x or "eager")``)
     is returned or bound to a local or an attribute, the tests further on. ``choices``: the
-    value is a string the code compares with others, each of which is weighed too."""
+    value is a string the code compares with others, each of which is weighed too.
+    ``module_store``: a module-level name the value is bound to is followed to its loads
+    (where the probes made no store of it: the rest of its test was not known to them)."""
     node: ast.AST = carrier
     for outer in module.ancestors(carrier):
         if isinstance(outer, TESTED) and outer.test is node:
@@ -85,6 +90,8 @@ def uses(
             carrier, outcomes = deciding
         if node is carrier and isinstance(outer, ast.keyword | ast.Assign):
             flag = handed_as_flag(module, outer, carrier, outcomes)
+            if flag is None and isinstance(outer, ast.keyword):
+                flag = handed_as_split(module, outer, carrier, outcomes)
             if flag is not None:
                 yield flag
                 return
@@ -108,6 +115,9 @@ def uses(
         if node is carrier and isinstance(outer, ast.Assign | ast.AnnAssign):
             if assigns(outer, carrier):
                 yield from _bound(module, outer, outcomes, tree, carriers, depth, choices)
+                if module_store:
+                    yield from module_name_tests(module, outer, outcomes, tree, carriers, depth)
+                yield from _cache_cell(module, outer, outcomes, tree, carriers, depth)
             return
         if node is carrier and isinstance(outer, ast.Call | ast.keyword):
             yield from _handed(module, outer, carrier, outcomes, tree, carriers, depth, choices)
@@ -318,6 +328,73 @@ def _bound(
         for load in module.attribute_loads(target.attr):
             if module.owner_class(load) == owner:
                 yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
+
+
+def module_name_tests(
+    module: Module,
+    statement: ast.Assign | ast.AnnAssign,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """A carried value bound to a module-level name (``_FAST = HAS_LIB and envs.X``): the
+    tests of the name's loads, in its module and in the modules that import it."""
+    target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
+    if (
+        not isinstance(target, ast.Name)
+        or module.function_node_around(statement) is not None
+        or module.owner_class(statement) is not None
+    ):
+        return
+    carried = module.qualified(target.id)
+    for rel in carriers.modules_naming(module, target.id):
+        user = tree.module(rel)
+        if user is None:
+            continue
+        for load in user.loads_named(target.id):
+            if user.resolve(load, user.owner_class(load)) == carried:
+                yield from uses(user, load, outcomes, tree, carriers, depth)
+
+
+def _cache_cell(
+    module: Module,
+    statement: ast.Assign | ast.AnnAssign,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """A carried value kept in a cell of a module-level container and returned from it by
+    the same function (``_ON[0] = envs.X`` ... ``return _ON[0]``): its callers' tests."""
+    target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
+    if (
+        not isinstance(target, ast.Subscript)
+        or not isinstance(target.value, ast.Name)
+        or target.value.id not in module.globals
+        or depth >= MAX_CARRY
+    ):
+        return
+    function = module.function_node_around(statement)
+    name = module.function_around(statement)
+    if function is None or name is None or target.value.id in module.local_bindings(function):
+        return
+    cell = ast.dump(target, annotate_fields=False).replace("Store()", "Load()")
+    if not any(ast.dump(r, annotate_fields=False) == cell for r in _returns(function)):
+        return
+    carriers.want([(module.name, name[len(module.name) + 1 :].split(".", 1)[0])])
+    yield from returned_branches(module, name, outcomes, tree, carriers, depth + 1)
+
+
+def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.expr]:
+    """What ``function``'s own returns return (nested functions left out)."""
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            yield node.value
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            pending.extend(ast.iter_child_nodes(node))
 
 
 def _handed_flags(
