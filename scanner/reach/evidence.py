@@ -29,6 +29,7 @@ from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.hazards import Safer, safer_side
+from scanner.reach.how import RUN_TO_RUN, run_to_run, same_operation
 from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
@@ -562,6 +563,7 @@ class _Judged:
                 f"{self.knob.name}={value!r} skips that branch and runs nothing in its place, "
                 "so the work it does may be left undone: a person must say",
             )
+        hazard, same = self._how_off(lost, left)
         return Evidence(
             Role.KERNEL,
             f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
@@ -569,7 +571,28 @@ class _Judged:
             "no such kernel",
             value=value,
             default_reaches=True,
+            hazard_left=hazard,
+            same_operation=same,
         )
+
+    def _how_off(
+        self, lost: Sequence[Branch], left: frozenset[Mark]
+    ) -> tuple[str | None, str | None]:
+        """What shows that leaving ``lost`` changes how the result is computed, not what
+        (``scanner.reach.how``): a hazard of ``left`` whose result changes from run to run,
+        and every branch left that reaches a kernel computing one operation its other side
+        computes too."""
+        hazard = run_to_run(left)
+        left_hazard = None
+        if hazard is not None:
+            mark, _, steps = self._witness(lost, frozenset({hazard}))
+            left_hazard = (
+                f"the side it leaves alone reaches {hazard.kind.value} "
+                f"({_chain(steps, mark)}), which a bitwise run must leave"
+            )
+        kernels = [b for b in lost if self._part(self.code.summary(b), "kernel") & left]
+        shown = [same_operation(b) for b in kernels]
+        return left_hazard, (shown[0] if kernels and all(shown) else None)
 
     def _in_place(self, lost: Sequence[Branch], value: str) -> bool:
         """Whether something runs in the place of a branch that reaches a kernel, at the
@@ -718,6 +741,9 @@ class _Judged:
         if safer.shared:
             kinds = " and ".join(k.value for k in safer.shared)
             alone = f"Triton code and {kinds}, which {hazardous} reaches too"
+        # a hazard whose result changes from run to run, only unset reaches: a bitwise run
+        # leaves it whatever it computes (scanner.reach.how)
+        leaves = not safer.first and safer.hazard.kind in RUN_TO_RUN
         return Evidence(
             Role.KERNEL,
             f"each value reaches a kernel of its own, and only {hazardous} reaches "
@@ -725,6 +751,11 @@ class _Judged:
             f"{_chain(kernel_steps, kernel)}, and all it alone reaches is {alone}",
             value=value,
             default_reaches=not safer.first,  # unset, the hazard runs; the value leaves it
+            hazard_left=(
+                f"only unset reaches {safer.hazard.kind.value}, which a bitwise run must leave"
+                if leaves
+                else None
+            ),
         )
 
     def _each_own(

@@ -1,0 +1,206 @@
+"""A kernel choice whose name says what is computed (FP8, INT4, ...), and the code that
+shows its values choose how it is computed (scanner.reach.how): a hazard whose result
+changes from run to run that only the side the value leaves reaches, or one operation
+computed two ways. Each case is a small tree in the shape of the real code it stands for
+(named above it), scanned; the role, polarity, off value and whole reason are checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scanner import Polarity, Role
+from tests.scanned import role_facts, scanned_knob
+
+# A plain Triton kernel (no atomics, no autotuning) and one that adds its parts atomically.
+KERNELS = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _plain_kernel(x_ptr, n):
+    tl.store(x_ptr, n)
+
+
+@triton.jit
+def _split_kernel(x_ptr, n):
+    tl.atomic_add(x_ptr, n)
+
+
+def plain_linear(x, w, s):
+    _plain_kernel[(1,)](x, 1)
+    return x
+
+
+def small_m_linear(x, w, s):
+    _split_kernel[(1,)](x, 1)
+    return x
+"""
+
+# unslothai/unsloth, unsloth/kernels/fp8.py:846 (the read), :871-876 (the predicate) and
+# :1856 (the dispatch): unset, a small-M kernel that adds split-K parts with
+# tl.atomic_add (:838); "0", the generic block kernel.
+SMALL_M = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNELS,
+    "pkg/fp8.py": (
+        "import os\n\nfrom pkg.kernels import plain_linear, small_m_linear\n\n"
+        '_SMALL_M = os.environ.get("X_FP8_SMALL_M", "1") != "0"\n\n\n'
+        "def can_use_small_m(x):\n"
+        "    if not _SMALL_M:\n"
+        "        return False\n"
+        "    return x.shape[0] <= 16\n\n\n"
+        "def block_linear(x, w, s):\n"
+        "    if can_use_small_m(x):\n"
+        "        return small_m_linear(x, w, s)\n"
+        "    return plain_linear(x, w, s)\n"
+    ),
+}
+
+# unslothai/unsloth_zoo, temporary_patches/gpt_oss_grouped_qlora.py:672 (the test) and
+# moe_utils.py:2277-2313 (tokens counted per expert with .scatter_add_()): "0" declines
+# the grouped path, and the caller runs its own loop.
+DECLINE = {
+    "pkg/__init__.py": "",
+    "pkg/grouped.py": (
+        "import os\n\nimport torch\n\n\n"
+        "def grouped_available(device):\n"
+        '    return os.environ.get("X_GROUPED_FP16", "1") != "0"\n\n\n'
+        "def _decline(reason):\n"
+        "    return None\n\n\n"
+        "def count_tokens(experts, n):\n"
+        "    counts = torch.zeros(n)\n"
+        "    counts.scatter_add_(0, experts, torch.ones_like(experts))\n"
+        "    return counts\n\n\n"
+        "def forward(x, experts, n):\n"
+        "    if not grouped_available(x.device):\n"
+        '        return _decline("off")\n'
+        "    return count_tokens(experts, n)\n"
+    ),
+}
+
+# unslothai/unsloth, unsloth/kernels/utils.py:1762-1765: each side binds `out` to a call
+# on (X, W, W_quant): the row-wise GEMV Triton kernel (fp8.py:1146) or the dequantize path.
+SAME_CALL = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNELS,
+    "pkg/fp8.py": (
+        "import os\n\n"
+        '_GEMV_ROWS = os.environ.get("X_FP8_GEMV_ROWS", "1") not in ("0", "false")\n\n\n'
+        "def can_use_gemv(X, W, W_quant):\n"
+        "    return _GEMV_ROWS and X.shape[0] <= 16\n"
+    ),
+    "pkg/utils.py": (
+        "import torch\n\nfrom pkg.fp8 import can_use_gemv\n"
+        "from pkg.kernels import plain_linear\n\n\n"
+        "def dequant_linear(X, W, W_quant):\n"
+        "    return torch.matmul(X, (W * W_quant).t())\n\n\n"
+        "def matmul_lora(X, W, W_quant):\n"
+        "    if can_use_gemv(X, W, W_quant):\n"
+        "        out = plain_linear(X, W, W_quant)\n"
+        "    else:\n"
+        "        out = dequant_linear(X, W, W_quant)\n"
+        "    return out\n"
+    ),
+}
+
+CASES = [
+    (
+        "only-unset-adds-atomically",
+        SMALL_M,
+        "X_FP8_SMALL_M",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own, and only unset reaches atomics: calls "
+        "small_m_linear (pkg/kernels.py:20) -> calls _split_kernel (pkg/kernels.py:11) -> "
+        "triton.language.atomic_add at pkg/kernels.py:12; X_FP8_SMALL_M='0', calls "
+        "plain_linear (pkg/kernels.py:15) -> calls _plain_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _plain_kernel at pkg/kernels.py:6, and all it alone reaches is Triton "
+        "code with no hazard; the name says FP8, what is computed, but only unset reaches "
+        "atomics, which a bitwise run must leave: the value chooses how it is computed, "
+        "not what",
+    ),
+    (
+        "what-it-leaves-adds-atomically",
+        DECLINE,
+        "X_GROUPED_FP16",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `grouped_available(x.device)` at pkg/grouped.py:21, "
+        "which reaches calls count_tokens (pkg/grouped.py:14) -> .scatter_add_() at "
+        "pkg/grouped.py:16; X_GROUPED_FP16='0' leaves that branch, and what runs instead "
+        "reaches no such kernel; the name says FP16, what is computed, but the side it "
+        "leaves alone reaches atomics (calls count_tokens (pkg/grouped.py:14) -> "
+        ".scatter_add_() at pkg/grouped.py:16), which a bitwise run must leave: the value "
+        "chooses how it is computed, not what",
+    ),
+    (
+        "one-operation-two-ways",
+        SAME_CALL,
+        "X_FP8_GEMV_ROWS",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `can_use_gemv(X, W, W_quant)` at pkg/utils.py:12, "
+        "which reaches calls plain_linear (pkg/kernels.py:15) -> calls _plain_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _plain_kernel at pkg/kernels.py:6; "
+        "X_FP8_GEMV_ROWS='0' leaves that branch, and what runs instead reaches no such "
+        "kernel; the name says FP8, what is computed, but at pkg/utils.py:12 each side "
+        "binds out to a call on the same arguments (plain_linear(X, W, W_quant) / "
+        "dequant_linear(X, W, W_quant)): the value chooses how it is computed, not what",
+    ),
+    (
+        "a-hazard-does-not-outweigh-what-is-trained",
+        {**DECLINE, "pkg/grouped.py": DECLINE["pkg/grouped.py"].replace("FP16", "LORA")},
+        "X_GROUPED_LORA",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `grouped_available(x.device)` at pkg/grouped.py:21, "
+        "which reaches calls count_tokens (pkg/grouped.py:14) -> .scatter_add_() at "
+        "pkg/grouped.py:16; X_GROUPED_LORA='0' leaves that branch, and what runs instead "
+        "reaches no such kernel; but the name says LORA, what is computed, so the other "
+        "value may change the result itself: a person must say",
+    ),
+    (
+        "other-arguments-are-another-operation",
+        {
+            **SAME_CALL,
+            "pkg/utils.py": SAME_CALL["pkg/utils.py"].replace(
+                "out = dequant_linear(X, W, W_quant)", "out = dequant_linear(X, W, None)"
+            ),
+        },
+        "X_FP8_GEMV_ROWS",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `can_use_gemv(X, W, W_quant)` at pkg/utils.py:12, "
+        "which reaches calls plain_linear (pkg/kernels.py:15) -> calls _plain_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _plain_kernel at pkg/kernels.py:6; "
+        "X_FP8_GEMV_ROWS='0' leaves that branch, and what runs instead reaches no such "
+        "kernel; but the name says FP8, what is computed, so the other value may change "
+        "the result itself: a person must say",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "name", "role", "polarity", "off", "reason"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_how_outweighs_a_word_of_what(
+    tmp_path: Path,
+    files: dict[str, str],
+    name: str,
+    role: Role,
+    polarity: Polarity,
+    off: str | None,
+    reason: str,
+) -> None:
+    knob = scanned_knob(tmp_path, files, name)
+    assert role_facts(knob) == (role, polarity, off, reason)
