@@ -204,3 +204,95 @@ def test_how_outweighs_a_word_of_what(
 ) -> None:
     knob = scanned_knob(tmp_path, files, name)
     assert role_facts(knob) == (role, polarity, off, reason)
+
+
+# vllm-project/vllm, vllm/v1/sample/ops/topk_topp_sampler.py:176-180 (the switch read in a
+# predicate), :262-263 (`if xpu_sampler_supported() and not envs.VLLM_BATCH_INVARIANT:`
+# binds the fused custom op, else the native sampler) and
+# vllm/model_executor/determinism/batch_invariant.py:1435 (the batch-invariant mode).
+MODE_SIDE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNELS,
+    "pkg/envs.py": (
+        'import os\n\nX_BATCH_INVARIANT = os.environ.get("X_BATCH_INVARIANT", "0") == "1"\n'
+    ),
+    "pkg/invariant.py": (
+        "import torch\n\nfrom pkg import envs\n\n\n"
+        "def init_batch_invariance():\n"
+        "    if envs.X_BATCH_INVARIANT:\n"
+        "        torch.use_deterministic_algorithms(True)\n"
+    ),
+    "pkg/sampler.py": (
+        "import os\n\nimport torch\n\nfrom pkg import envs\n"
+        "from pkg.kernels import plain_linear\n\n\n"
+        "def sampler_supported():\n"
+        '    if os.environ.get("X_USE_SAMPLER_KERNEL", "1") == "0":\n'
+        "        return False\n"
+        "    return True\n\n\n"
+        "def fused_sample(logits):\n"
+        "    return torch.ops.pkg.fused_sampler(logits)\n\n\n"
+        "def native_sample(logits):\n"
+        "    return plain_linear(logits, None, None)\n\n\n"
+        "class Sampler:\n"
+        "    def __init__(self):\n"
+        "        if sampler_supported() and not envs.X_BATCH_INVARIANT:\n"
+        "            self.forward = fused_sample\n"
+        "        else:\n"
+        "            self.forward = native_sample\n"
+    ),
+}
+
+MODES = [
+    (
+        "the-side-the-deterministic-mode-takes",
+        MODE_SIDE,
+        "X_USE_SAMPLER_KERNEL",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls fused_sample "
+        "(pkg/sampler.py:15) -> torch.ops.pkg.fused_sampler at pkg/sampler.py:16; "
+        "X_USE_SAMPLER_KERNEL='0', calls native_sample (pkg/sampler.py:19) -> calls "
+        "plain_linear (pkg/kernels.py:15) -> calls _plain_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _plain_kernel at pkg/kernels.py:6; the deterministic mode "
+        "X_BATCH_INVARIANT='1' leaves the branch of `sampler_supported() and (not "
+        "envs.X_BATCH_INVARIANT)` at pkg/sampler.py:25 too: X_USE_SAMPLER_KERNEL='0' takes "
+        "the side the framework takes when asked to be deterministic",
+    ),
+    (
+        "a-test-no-deterministic-mode-reads",
+        {
+            **MODE_SIDE,
+            "pkg/invariant.py": MODE_SIDE["pkg/invariant.py"].replace(
+                "torch.use_deterministic_algorithms(True)", "print('invariant')"
+            ),
+        },
+        "X_USE_SAMPLER_KERNEL",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, calls fused_sample "
+        "(pkg/sampler.py:15) -> torch.ops.pkg.fused_sampler at pkg/sampler.py:16; "
+        "X_USE_SAMPLER_KERNEL='0', calls native_sample (pkg/sampler.py:19) -> calls "
+        "plain_linear (pkg/kernels.py:15) -> calls _plain_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _plain_kernel at pkg/kernels.py:6",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "name", "role", "polarity", "off", "reason"),
+    [c[1:] for c in MODES],
+    ids=[c[0] for c in MODES],
+)
+def test_the_side_a_deterministic_mode_takes(
+    tmp_path: Path,
+    files: dict[str, str],
+    name: str,
+    role: Role,
+    polarity: Polarity,
+    off: str | None,
+    reason: str,
+) -> None:
+    knob = scanned_knob(tmp_path, files, name)
+    assert role_facts(knob) == (role, polarity, off, reason)

@@ -32,6 +32,7 @@ from scanner.reach.hazards import Safer, safer_side
 from scanner.reach.how import RUN_TO_RUN, run_to_run, same_operation
 from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
+from scanner.reach.mode_side import ModeSide, mode_side
 from scanner.reach.modules import Module, Tree
 from scanner.reach.nested import decided_code, enclosing, runs_within
 from scanner.reach.passed_flags import passed_flags
@@ -70,6 +71,9 @@ class CodeReach:
         self._summaries: dict[tuple[str, int, bool], Summary] = {}
         self.flag_files = FlagFiles(tree)
         self._aside: Reach | None = None
+        self._knobs = {knob.name: knob for knob in knobs}
+        self._modes: dict[str, Evidence | None] = {}  # a knob's evidence, asked by another's
+        self._busy: set[str] = set()  # the knobs whose evidence is being found
 
     def loads(self, branch: Branch, code: tuple[ast.stmt, ...]) -> set[str]:
         """The modules ``code`` (beside ``branch``) loads at run time, walked by a reach of
@@ -137,8 +141,27 @@ class CodeReach:
             if not TEST_FILE.search(b.module.rel)  # a test's code says what the test does
         ]
 
+    def mode_side(self, knob: Knob, lost: Sequence[Branch]) -> ModeSide | None:
+        """The framework's deterministic mode that leaves a branch of ``lost`` at its own
+        test (``scanner.reach.mode_side``)."""
+        return mode_side(knob, lost, self._knobs, self._mode_evidence, self.branches_of)
+
+    def _mode_evidence(self, knob: Knob) -> Evidence | None:
+        if knob.name in self._busy:
+            return None
+        if knob.name not in self._modes:
+            self._modes[knob.name] = self.evidence(knob)
+        return self._modes[knob.name]
+
     def evidence(self, knob: Knob) -> Evidence | None:
         """What the knob's branches show about its role; None when they show nothing."""
+        self._busy.add(knob.name)
+        try:
+            return self._evidence(knob)
+        finally:
+            self._busy.discard(knob.name)
+
+    def _evidence(self, knob: Knob) -> Evidence | None:
         machine = _machine_test(knob) or _declared_size(knob) or machine_answer(knob)
         if machine is not None:
             return machine
@@ -675,7 +698,32 @@ class _Judged:
         general = self._fallback()
         if general is not None and general.value == value:
             return self._falls_back(general, (lost_branches, lost), (gained_branches, gained))
+        side = self.code.mode_side(self.knob, lost_branches)
+        if side is not None:
+            return self._mode_takes(value, side, (lost_branches, lost), (gained_branches, gained))
         return self._each_own("reaches", value, (lost_branches, lost), (gained_branches, gained))
+
+    def _mode_takes(
+        self,
+        value: str,
+        side: ModeSide,
+        unset: tuple[Sequence[Branch], frozenset[Mark]],
+        other: tuple[Sequence[Branch], frozenset[Mark]],
+    ) -> Evidence:
+        """A kernel choice: the value that leaves, as the framework's deterministic mode
+        does at the same test, the side unset takes."""
+        first, _, first_steps = self._witness(*unset)
+        second, _, second_steps = self._witness(*other)
+        setting = f"{self.knob.name}={value!r}"
+        return Evidence(
+            Role.KERNEL,
+            f"each value reaches a kernel of its own: unset, {_chain(first_steps, first)}; "
+            f"{setting}, {_chain(second_steps, second)}; the deterministic mode "
+            f"{side.mode.name}={side.value!r} leaves {side.branch.described()} too: "
+            f"{setting} takes the side the framework takes when asked to be deterministic",
+            value=value,
+            default_reaches=True,
+        )
 
     def _fallback(self) -> Fallback | None:
         """The value that takes the side the code runs on every machine (found once)."""
