@@ -296,3 +296,91 @@ def test_the_side_a_deterministic_mode_takes(
 ) -> None:
     knob = scanned_knob(tmp_path, files, name)
     assert role_facts(knob) == (role, polarity, off, reason)
+
+
+# sgl-project/sglang, python/sglang/srt/models/muse_spark.py:1003-1007 (the switch hands the
+# MoE a fused norm boundary), :625-629 (the setter stores it), :614 (its class set None
+# before) and :742 (the MoE reads it): "0" leaves None in its place.
+SETTER = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNELS,
+    "pkg/model.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import plain_linear\n\n\n"
+        "class FusedNorm(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return plain_linear(x, None, None)\n\n\n"
+        "class MoE(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.gather_boundary = None\n\n"
+        "    def set_gather_boundary(self, boundary):\n"
+        '        """Bind the boundary that can absorb the all-gather."""\n'
+        "        self.gather_boundary = boundary\n\n"
+        "    def forward(self, x):\n"
+        "        boundary = self.gather_boundary\n"
+        "        if boundary is not None:\n"
+        "            return boundary(x)\n"
+        "        return torch.nn.functional.rms_norm(x, x.shape[-1:])\n\n\n"
+        "class Layer(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.mlp = MoE()\n\n"
+        "    def bind_next_norm(self):\n"
+        '        if os.environ.get("X_AG_NORM_FUSION", "1") != "0":\n'
+        "            self.mlp.set_gather_boundary(FusedNorm())\n"
+    ),
+}
+
+SETTERS = [
+    (
+        "a-setter-leaves-the-earlier-value",
+        SETTER,
+        "X_AG_NORM_FUSION",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_AG_NORM_FUSION', '1') != '0'` at "
+        "pkg/model.py:35, which reaches calls FusedNorm (pkg/model.py:8) -> calls "
+        "FusedNorm.forward (pkg/model.py:9) -> calls plain_linear (pkg/kernels.py:15) -> "
+        "calls _plain_kernel (pkg/kernels.py:6) -> @triton.jit _plain_kernel at "
+        "pkg/kernels.py:6; X_AG_NORM_FUSION='0' leaves that branch, and what runs instead "
+        "reaches no such kernel",
+    ),
+    (
+        "a-setter-of-a-value-never-set-before",
+        {
+            **SETTER,
+            "pkg/model.py": SETTER["pkg/model.py"].replace(
+                "        self.gather_boundary = None\n", "        self.other = None\n"
+            ),
+        },
+        "X_AG_NORM_FUSION",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_AG_NORM_FUSION', '1') != '0'` at "
+        "pkg/model.py:35, which reaches calls FusedNorm (pkg/model.py:8) -> calls "
+        "FusedNorm.forward (pkg/model.py:9) -> calls plain_linear (pkg/kernels.py:15) -> "
+        "calls _plain_kernel (pkg/kernels.py:6) -> @triton.jit _plain_kernel at "
+        "pkg/kernels.py:6; X_AG_NORM_FUSION='0' skips that branch and runs nothing in its "
+        "place, so the work it does may be left undone: a person must say",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "name", "role", "polarity", "off", "reason"),
+    [c[1:] for c in SETTERS],
+    ids=[c[0] for c in SETTERS],
+)
+def test_a_setter_skipped_leaves_a_value_in_place(
+    tmp_path: Path,
+    files: dict[str, str],
+    name: str,
+    role: Role,
+    polarity: Polarity,
+    off: str | None,
+    reason: str,
+) -> None:
+    knob = scanned_knob(tmp_path, files, name)
+    assert role_facts(knob) == (role, polarity, off, reason)

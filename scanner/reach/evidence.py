@@ -37,6 +37,7 @@ from scanner.reach.modules import Module, Tree
 from scanner.reach.nested import decided_code, enclosing, runs_within
 from scanner.reach.passed_flags import passed_flags
 from scanner.reach.platforms import off_gpu_judged
+from scanner.reach.setters import only_sets_kept
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
@@ -261,7 +262,7 @@ def _replaces(branch: Branch) -> bool:
     }
     line = branch.test.lineno
     scope: ast.AST = branch.module.function_node_around_line(line) or branch.module.tree
-    if _kept_before(branch, scope, line):
+    if _kept_before(branch, scope, line) or only_sets_kept(branch.module, branch.code):
         return True
     if not stored:
         return False
