@@ -168,9 +168,9 @@ class Evidence:
     value: str | None = None
     default_reaches: bool = False  # the kernel (or the mode) is what runs when unset
     # Code that shows the value chooses how the result is computed (scanner.reach.how), which
-    # a name's words that say what is computed do not outweigh: a hazard whose result changes
-    # from run to run that only the side the value leaves reaches (it outweighs a word of
-    # precision), and one operation computed two ways (any word).
+    # a name's words that say what is computed do not outweigh: among kernels of each value's
+    # own, a hazard whose result changes from run to run that only the side the value leaves
+    # reaches (it outweighs a word of precision), and one operation computed two ways (any).
     hazard_left: str | None = None
     same_operation: str | None = None
 

@@ -61,7 +61,7 @@ SMALL_M = {
 
 # unslothai/unsloth_zoo, temporary_patches/gpt_oss_grouped_qlora.py:672 (the test) and
 # moe_utils.py:2277-2313 (tokens counted per expert with .scatter_add_()): "0" declines
-# the grouped path, and the caller runs its own loop.
+# the grouped path, and the caller runs its own loop (no kernel of its own).
 DECLINE = {
     "pkg/__init__.py": "",
     "pkg/grouped.py": (
@@ -124,19 +124,20 @@ CASES = [
         "not what",
     ),
     (
-        "what-it-leaves-adds-atomically",
+        # unset reaches atomics, and "0" leaves every kernel: what runs in their place may
+        # compute another thing (unsloth's UNSLOTH_COMPRESSED_TENSORS_INT4=0 re-quantizes the
+        # checkpoint to NF4, models/compressed_tensors_int4.py:19-20, :44-47)
+        "a-hazard-left-for-no-kernel-is-for-a-person",
         DECLINE,
         "X_GROUPED_FP16",
-        Role.KERNEL,
+        Role.UNKNOWN,
         Polarity.ENABLE,
         "0",
         "unset, it runs the branch of `grouped_available(x.device)` at pkg/grouped.py:21, "
         "which reaches calls count_tokens (pkg/grouped.py:14) -> .scatter_add_() at "
         "pkg/grouped.py:16; X_GROUPED_FP16='0' leaves that branch, and what runs instead "
-        "reaches no such kernel; the name says FP16, what is computed, but the side it "
-        "leaves alone reaches atomics (calls count_tokens (pkg/grouped.py:14) -> "
-        ".scatter_add_() at pkg/grouped.py:16), which a bitwise run must leave: the value "
-        "chooses how it is computed, not what",
+        "reaches no such kernel; but the name says FP16, what is computed, so the other "
+        "value may change the result itself: a person must say",
     ),
     (
         "one-operation-two-ways",
@@ -155,16 +156,18 @@ CASES = [
     ),
     (
         "a-hazard-does-not-outweigh-what-is-trained",
-        {**DECLINE, "pkg/grouped.py": DECLINE["pkg/grouped.py"].replace("FP16", "LORA")},
-        "X_GROUPED_LORA",
+        {**SMALL_M, "pkg/fp8.py": SMALL_M["pkg/fp8.py"].replace("X_FP8_", "X_LORA_")},
+        "X_LORA_SMALL_M",
         Role.UNKNOWN,
         Polarity.ENABLE,
         "0",
-        "unset, it runs the branch of `grouped_available(x.device)` at pkg/grouped.py:21, "
-        "which reaches calls count_tokens (pkg/grouped.py:14) -> .scatter_add_() at "
-        "pkg/grouped.py:16; X_GROUPED_LORA='0' leaves that branch, and what runs instead "
-        "reaches no such kernel; but the name says LORA, what is computed, so the other "
-        "value may change the result itself: a person must say",
+        "each value reaches a kernel of its own, and only unset reaches atomics: calls "
+        "small_m_linear (pkg/kernels.py:20) -> calls _split_kernel (pkg/kernels.py:11) -> "
+        "triton.language.atomic_add at pkg/kernels.py:12; X_LORA_SMALL_M='0', calls "
+        "plain_linear (pkg/kernels.py:15) -> calls _plain_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _plain_kernel at pkg/kernels.py:6, and all it alone reaches is Triton "
+        "code with no hazard; but the name says LORA, what is computed, so the other value "
+        "may change the result itself: a person must say",
     ),
     (
         "other-arguments-are-another-operation",

@@ -29,7 +29,7 @@ from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.hazards import Safer, safer_side
-from scanner.reach.how import RUN_TO_RUN, run_to_run, same_operation
+from scanner.reach.how import RUN_TO_RUN, same_operation
 from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.mode_side import ModeSide, mode_side
@@ -587,7 +587,7 @@ class _Judged:
                 f"{self.knob.name}={value!r} skips that branch and runs nothing in its place, "
                 "so the work it does may be left undone: a person must say",
             )
-        hazard, same = self._how_off(lost, left)
+        same = self._same_operation(lost, left)
         return Evidence(
             Role.KERNEL,
             f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
@@ -595,28 +595,18 @@ class _Judged:
             "no such kernel",
             value=value,
             default_reaches=True,
-            hazard_left=hazard,
             same_operation=same,
         )
 
-    def _how_off(
-        self, lost: Sequence[Branch], left: frozenset[Mark]
-    ) -> tuple[str | None, str | None]:
-        """What shows that leaving ``lost`` changes how the result is computed, not what
-        (``scanner.reach.how``): a hazard of ``left`` whose result changes from run to run,
-        and every branch left that reaches a kernel computing one operation its other side
-        computes too."""
-        hazard = run_to_run(left)
-        left_hazard = None
-        if hazard is not None:
-            mark, _, steps = self._witness(lost, frozenset({hazard}))
-            left_hazard = (
-                f"the side it leaves alone reaches {hazard.kind.value} "
-                f"({_chain(steps, mark)}), which a bitwise run must leave"
-            )
+    def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
+        """Where every branch left that reaches a kernel of ``left`` computes one operation
+        its test's other side computes too, what shows it (``scanner.reach.how``). A hazard
+        only the side left reaches is not enough here: the side in its place may compute
+        another thing (unsloth's UNSLOTH_COMPRESSED_TENSORS_INT4=0 re-quantizes the
+        checkpoint to NF4, models/compressed_tensors_int4.py:19-20, :44-47)."""
         kernels = [b for b in lost if self._part(self.code.summary(b), "kernel") & left]
         shown = [same_operation(b) for b in kernels]
-        return left_hazard, (shown[0] if kernels and all(shown) else None)
+        return shown[0] if kernels and all(shown) else None
 
     def _in_place(self, lost: Sequence[Branch], value: str) -> bool:
         """Whether something runs in the place of a branch that reaches a kernel, at the

@@ -4,9 +4,11 @@ A name that says what is computed (FP8, INT4, ...) makes a kernel choice a perso
 (``scanner.roles``): the other value may compute something else. The code outweighs the
 name where it shows either of:
 
-- the side a bitwise run leaves reaches a hazard whose result changes from run to run
-  (atomics, a reduction split in parts the run picks, autotuning) that what runs in its
-  place never reaches: a bitwise run cannot take that side, whatever it computes;
+- each value reaches a kernel of its own, and only the side a bitwise run leaves reaches a
+  hazard whose result changes from run to run (atomics, a reduction split in parts the run
+  picks, autotuning): a choice between kernels, of which a bitwise run cannot take that
+  one (where the value leaves the kernels instead, the code in their place may compute
+  another thing: another quantization of the weights);
 - the two sides of the test compute one operation: each binds the same name to, or
   returns, a call of a function of its own on the same arguments
   (``out = fp8_rowwise_gemv(X, W, W_quant)`` / ``out = fp8_linear(X, W, W_quant)``).
@@ -15,20 +17,13 @@ name where it shows either of:
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 
-from scanner.reach.marks import Mark, MarkKind
+from scanner.reach.marks import MarkKind
 from scanner.reach.sides import Branch
 
 # Hazards whose result changes from run to run (a compiled or captured path runs the same
 # code every run: it is a kernel, not this).
 RUN_TO_RUN = frozenset({MarkKind.ATOMIC, MarkKind.SPLIT, MarkKind.AUTOTUNE})
-
-
-def run_to_run(marks: Iterable[Mark]) -> Mark | None:
-    """Of ``marks``, the first hazard whose result changes from run to run, or None."""
-    found = [m for m in marks if m.kind in RUN_TO_RUN]
-    return min(found, key=lambda m: (m.path, m.line, m.what)) if found else None
 
 
 def same_operation(branch: Branch) -> str | None:
