@@ -167,6 +167,12 @@ class Evidence:
     reason: str
     value: str | None = None
     default_reaches: bool = False  # the kernel (or the mode) is what runs when unset
+    # Code that shows the value chooses how the result is computed (scanner.reach.how), which
+    # a name's words that say what is computed do not outweigh: among kernels of each value's
+    # own, a hazard whose result changes from run to run that only the side the value leaves
+    # reaches (it outweighs a word of precision), and one operation computed two ways (any).
+    hazard_left: str | None = None
+    same_operation: str | None = None
 
 
 class CodeEvidence(Protocol):
@@ -252,15 +258,22 @@ ACTED_ON: Final = (Role.KERNEL, Role.DETERMINISM)
 # Words that name what is computed: a knob whose code reaches a kernel but whose name (or,
 # for a choice, the value chosen) says one of these, and no implementation word, may change
 # what is computed when turned off (an FP8 path, a LoRA adapter): a person must say.
-COMPUTED: Final = _words(
+# Of those, the words of a number format: the other value computes the same model in
+# another precision, not another model (a LoRA adapter, a loss).
+PRECISION: Final = _words(
     """FP4 FP6 FP8 FP16 FP32 BF16 MXFP4 MXFP6 MXFP8 NVFP4 INT4 INT8 PRECISION DTYPE QUANT
-    QUANTIZE QUANTIZED QUANTIZATION AMP LORA MTP MLA DROPOUT MODEL ARCHITECTURE TRAINABLE
-    LOSS OPTIMIZER"""
+    QUANTIZE QUANTIZED QUANTIZATION AMP"""
+)
+COMPUTED: Final = PRECISION | _words(
+    "LORA MTP MLA DROPOUT MODEL ARCHITECTURE TRAINABLE LOSS OPTIMIZER"
 )
 
 
 def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
-    """Unknown, for a kernel choice whose name (or chosen value) says what is computed."""
+    """Unknown, for a kernel choice whose name (or chosen value) says what is computed,
+    unless the code shows the value chooses how it is computed (``Evidence.hazard_left``,
+    ``Evidence.same_operation``): then a kernel choice, the name's word and the code's fact
+    both in the reason."""
     if evidence.role is not Role.KERNEL:
         return None
     words = [*name_words(knob.name), *name_words(evidence.value or "")]
@@ -269,6 +282,15 @@ def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
         return None
     if PLAIN_PATHS.intersection(words) and evidence.value in ON_WORDS:
         return None  # turning it on picks the plain path the name says, as the code shows
+    how = evidence.same_operation
+    if how is None and computed <= PRECISION:
+        how = evidence.hazard_left
+    if how is not None:  # the code outweighs the name (scanner.reach.how)
+        return Proposal(
+            Role.KERNEL,
+            f"{evidence.reason}; the name says {min(computed)}, what is computed, but "
+            f"{how}: the value chooses how it is computed, not what",
+        )
     return Proposal(
         Role.UNKNOWN,
         f"{evidence.reason}; but the name says {min(computed)}, what is computed, so the "

@@ -29,13 +29,16 @@ from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.hazards import Safer, safer_side
+from scanner.reach.how import RUN_TO_RUN, same_operation
 from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
+from scanner.reach.mode_side import ModeSide, mode_side
 from scanner.reach.modules import Module, Tree
 from scanner.reach.nested import decided_code, enclosing, runs_within
 from scanner.reach.passed_flags import passed_flags
 from scanner.reach.platforms import off_gpu_judged
 from scanner.reach.processes import PROCESS_STARTERS
+from scanner.reach.setters import only_sets_kept
 from scanner.reach.sides import Branch
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
@@ -70,6 +73,9 @@ class CodeReach:
         self._summaries: dict[tuple[str, int, bool], Summary] = {}
         self.flag_files = FlagFiles(tree)
         self._aside: Reach | None = None
+        self._knobs = {knob.name: knob for knob in knobs}
+        self._modes: dict[str, Evidence | None] = {}  # a knob's evidence, asked by another's
+        self._busy: set[str] = set()  # the knobs whose evidence is being found
 
     def loads(self, branch: Branch, code: tuple[ast.stmt, ...]) -> set[str]:
         """The modules ``code`` (beside ``branch``) loads at run time, walked by a reach of
@@ -137,8 +143,27 @@ class CodeReach:
             if not TEST_FILE.search(b.module.rel)  # a test's code says what the test does
         ]
 
+    def mode_side(self, knob: Knob, lost: Sequence[Branch]) -> ModeSide | None:
+        """The framework's deterministic mode that leaves a branch of ``lost`` at its own
+        test (``scanner.reach.mode_side``)."""
+        return mode_side(knob, lost, self._knobs, self._mode_evidence, self.branches_of)
+
+    def _mode_evidence(self, knob: Knob) -> Evidence | None:
+        if knob.name in self._busy:
+            return None
+        if knob.name not in self._modes:
+            self._modes[knob.name] = self.evidence(knob)
+        return self._modes[knob.name]
+
     def evidence(self, knob: Knob) -> Evidence | None:
         """What the knob's branches show about its role; None when they show nothing."""
+        self._busy.add(knob.name)
+        try:
+            return self._evidence(knob)
+        finally:
+            self._busy.discard(knob.name)
+
+    def _evidence(self, knob: Knob) -> Evidence | None:
         machine = _machine_test(knob) or _declared_size(knob) or machine_answer(knob)
         if machine is not None:
             return machine
@@ -238,7 +263,7 @@ def _replaces(branch: Branch) -> bool:
     }
     line = branch.test.lineno
     scope: ast.AST = branch.module.function_node_around_line(line) or branch.module.tree
-    if _kept_before(branch, scope, line):
+    if _kept_before(branch, scope, line) or only_sets_kept(branch.module, branch.code):
         return True
     if not stored:
         return False
@@ -570,6 +595,7 @@ class _Judged:
                 f"{self.knob.name}={value!r} skips that branch and runs nothing in its place, "
                 "so the work it does may be left undone: a person must say",
             )
+        same = self._same_operation(lost, left)
         return Evidence(
             Role.KERNEL,
             f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
@@ -577,7 +603,18 @@ class _Judged:
             "no such kernel",
             value=value,
             default_reaches=True,
+            same_operation=same,
         )
+
+    def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
+        """Where every branch left that reaches a kernel of ``left`` computes one operation
+        its test's other side computes too, what shows it (``scanner.reach.how``). A hazard
+        only the side left reaches is not enough here: the side in its place may compute
+        another thing (unsloth's UNSLOTH_COMPRESSED_TENSORS_INT4=0 re-quantizes the
+        checkpoint to NF4, models/compressed_tensors_int4.py:19-20, :44-47)."""
+        kernels = [b for b in lost if self._part(self.code.summary(b), "kernel") & left]
+        shown = [same_operation(b) for b in kernels]
+        return shown[0] if kernels and all(shown) else None
 
     def _in_place(self, lost: Sequence[Branch], value: str) -> bool:
         """Whether something runs in the place of a branch that reaches a kernel, at the
@@ -660,7 +697,32 @@ class _Judged:
         general = self._fallback()
         if general is not None and general.value == value:
             return self._falls_back(general, (lost_branches, lost), (gained_branches, gained))
+        side = self.code.mode_side(self.knob, lost_branches)
+        if side is not None:
+            return self._mode_takes(value, side, (lost_branches, lost), (gained_branches, gained))
         return self._each_own("reaches", value, (lost_branches, lost), (gained_branches, gained))
+
+    def _mode_takes(
+        self,
+        value: str,
+        side: ModeSide,
+        unset: tuple[Sequence[Branch], frozenset[Mark]],
+        other: tuple[Sequence[Branch], frozenset[Mark]],
+    ) -> Evidence:
+        """A kernel choice: the value that leaves, as the framework's deterministic mode
+        does at the same test, the side unset takes."""
+        first, _, first_steps = self._witness(*unset)
+        second, _, second_steps = self._witness(*other)
+        setting = f"{self.knob.name}={value!r}"
+        return Evidence(
+            Role.KERNEL,
+            f"each value reaches a kernel of its own: unset, {_chain(first_steps, first)}; "
+            f"{setting}, {_chain(second_steps, second)}; the deterministic mode "
+            f"{side.mode.name}={side.value!r} leaves {side.branch.described()} too: "
+            f"{setting} takes the side the framework takes when asked to be deterministic",
+            value=value,
+            default_reaches=True,
+        )
 
     def _fallback(self) -> Fallback | None:
         """The value that takes the side the code runs on every machine (found once)."""
@@ -726,6 +788,9 @@ class _Judged:
         if safer.shared:
             kinds = " and ".join(k.value for k in safer.shared)
             alone = f"Triton code and {kinds}, which {hazardous} reaches too"
+        # a hazard whose result changes from run to run, only unset reaches: a bitwise run
+        # leaves it whatever it computes (scanner.reach.how)
+        leaves = not safer.first and safer.hazard.kind in RUN_TO_RUN
         return Evidence(
             Role.KERNEL,
             f"each value reaches a kernel of its own, and only {hazardous} reaches "
@@ -733,6 +798,11 @@ class _Judged:
             f"{_chain(kernel_steps, kernel)}, and all it alone reaches is {alone}",
             value=value,
             default_reaches=not safer.first,  # unset, the hazard runs; the value leaves it
+            hazard_left=(
+                f"only unset reaches {safer.hazard.kind.value}, which a bitwise run must leave"
+                if leaves
+                else None
+            ),
         )
 
     def _each_own(
