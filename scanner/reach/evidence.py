@@ -618,10 +618,12 @@ class _Judged:
             return None
         mark, branch, steps = self._witness(chosen, modes)
         if mark in branch.marks:  # the value itself is handed on as deterministic=
+            key, _, where = mark.what.partition("=")
+            where = "" if where == " handed on" else where  # the call's own, or followed
             return Evidence(
                 Role.DETERMINISM,
                 f"{self.knob.name}={value!r} makes {branch.described()} true, and it is "
-                f"handed on as {mark.what.split('=')[0]}=: a call's deterministic mode",
+                f"handed on as {key}={where}: a call's deterministic mode",
                 value=value,
             )
         return Evidence(
