@@ -28,7 +28,7 @@ from scanner.reach.config import config_branches, config_key
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
-from scanner.reach.hazards import Safer, safer_side
+from scanner.reach.hazards import Safer, safer_side, shown_code
 from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
@@ -716,10 +716,11 @@ class _Judged:
         kernel, _, kernel_steps = self._witness(*safe)
         setting = f"{self.knob.name}={value!r}"
         hazardous, plain = ("unset", setting) if not safer.first else (setting, "unset")
-        alone = "Triton code with no hazard"
+        code = shown_code(safe[1])
+        alone = f"{code} with no hazard"
         if safer.shared:
             kinds = " and ".join(k.value for k in safer.shared)
-            alone = f"Triton code and {kinds}, which {hazardous} reaches too"
+            alone = f"{code} and {kinds}, which {hazardous} reaches too"
         return Evidence(
             Role.KERNEL,
             f"each value reaches a kernel of its own, and only {hazardous} reaches "
