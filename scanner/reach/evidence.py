@@ -28,7 +28,7 @@ from scanner.reach.config import config_branches, config_key
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
-from scanner.reach.hazards import Safer, safer_side
+from scanner.reach.hazards import Safer, safer_side, shown_code
 from scanner.reach.how import RUN_TO_RUN, same_operation
 from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
@@ -663,10 +663,12 @@ class _Judged:
             return None
         mark, branch, steps = self._witness(chosen, modes)
         if mark in branch.marks:  # the value itself is handed on as deterministic=
+            key, _, where = mark.what.partition("=")
+            where = "" if where == " handed on" else where  # the call's own, or followed
             return Evidence(
                 Role.DETERMINISM,
                 f"{self.knob.name}={value!r} makes {branch.described()} true, and it is "
-                f"handed on as {mark.what.split('=')[0]}=: a call's deterministic mode",
+                f"handed on as {key}={where}: a call's deterministic mode",
                 value=value,
             )
         return Evidence(
@@ -784,10 +786,11 @@ class _Judged:
         kernel, _, kernel_steps = self._witness(*safe)
         setting = f"{self.knob.name}={value!r}"
         hazardous, plain = ("unset", setting) if not safer.first else (setting, "unset")
-        alone = "Triton code with no hazard"
+        code = shown_code(safe[1])
+        alone = f"{code} with no hazard"
         if safer.shared:
             kinds = " and ".join(k.value for k in safer.shared)
-            alone = f"Triton code and {kinds}, which {hazardous} reaches too"
+            alone = f"{code} and {kinds}, which {hazardous} reaches too"
         # a hazard whose result changes from run to run, only unset reaches: a bitwise run
         # leaves it whatever it computes (scanner.reach.how)
         leaves = not safer.first and safer.hazard.kind in RUN_TO_RUN

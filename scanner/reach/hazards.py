@@ -22,8 +22,9 @@ from scanner.reach.marks import Mark, MarkKind
 HAZARDS = frozenset(
     {MarkKind.ATOMIC, MarkKind.AUTOTUNE, MarkKind.COMPILE, MarkKind.GRAPH, MarkKind.SPLIT}
 )
-# What the safe side may reach of its own: Triton kernels the tree defines.
-_SHOWN = frozenset({MarkKind.TRITON})
+# What the safe side may reach of its own: Triton kernels the tree defines, and cuTile
+# kernels (``@ct.kernel``, run by ``ct.launch``), whose bodies a walk reads the same way.
+_SHOWN = frozenset({MarkKind.TRITON, MarkKind.TILE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +66,14 @@ def safer_side(
 
 def _first(marks: list[Mark]) -> Mark:
     return min(marks, key=lambda m: (m.path, m.line, m.what))
+
+
+def shown_code(marks: Set[Mark]) -> str:
+    """What the kernels of ``marks`` the tree shows are, as the evidence names them:
+    "Triton code", "cuTile code", or both."""
+    kinds = {m.kind for m in marks}
+    named = [word for kind, word in _SHOWN_WORDS if kind in kinds]
+    return f"{' and '.join(named) or 'Triton'} code"
+
+
+_SHOWN_WORDS = ((MarkKind.TRITON, "Triton"), (MarkKind.TILE, "cuTile"))

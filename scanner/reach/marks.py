@@ -96,7 +96,9 @@ _CALLS = {
     "torch.use_deterministic_algorithms": MarkKind.DETERMINISM,
 }
 _ATOMIC_METHODS = frozenset({"index_add_", "scatter_add_", "scatter_reduce_", "index_reduce_"})
-_TRITON_ATOMICS = ("triton.language.atomic_", "tl.atomic_")
+# Triton's tl.atomic_*, and cuTile's ct.atomic_add / atomic_cas / ... (cutile-python
+# cuda/tile: the atomic operations on an array, https://docs.nvidia.com/cuda/cutile-python/).
+_TRITON_ATOMICS = ("triton.language.atomic_", "tl.atomic_", "cuda.tile.atomic_")
 _AUTOTUNER = "triton.runtime.autotuner.Autotuner."
 _DETERMINISTIC_FLAGS = frozenset(
     {"torch.backends.cudnn.deterministic", "torch.backends.cuda.matmul.deterministic"}

@@ -10,6 +10,7 @@ from scanner.reach.attribute_flags import attributes_set, flag_loads
 from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.combined import combined_loads
+from scanner.reach.deterministic_modes import handed_mode, modes_handed
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
@@ -89,7 +90,9 @@ def uses(
                 return
             carrier, outcomes = deciding
         if node is carrier and isinstance(outer, ast.keyword | ast.Assign):
-            flag = handed_as_flag(module, outer, carrier, outcomes)
+            flag = handed_as_flag(module, outer, carrier, outcomes) or handed_mode(
+                module, outer, carrier, outcomes, tree
+            )
             if flag is None and isinstance(outer, ast.keyword):
                 flag = handed_as_split(module, outer, carrier, outcomes)
             if flag is not None:
@@ -455,6 +458,7 @@ def local_tests(
         if returned.lineno > after:
             yield from uses(module, returned, outcomes, tree, carriers, depth, choices=choices)
     yield from _handed_flags(module, function, name, outcomes, after)
+    yield from modes_handed(module, function, name, outcomes, tree, after)
     if depth >= MAX_CARRY + 2:
         return
     yield from _kept(module, function, name, outcomes, tree, carriers, depth, choices, after)
