@@ -36,6 +36,7 @@ from scanner.reach.nested import decided_code, enclosing, runs_within
 from scanner.reach.passed_flags import passed_flags
 from scanner.reach.platforms import off_gpu_judged
 from scanner.reach.sides import Branch
+from scanner.reach.site_strings import site_compared
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
 from scanner.suite_files import TEST_FILE
@@ -377,6 +378,8 @@ class _Judged:
         for branch in self.all:
             seen.extend(branch.taken)
         compared = {s for branch in self.all for s in branch.strings()}
+        if self.knob.kind is GateKind.VALUE:
+            compared |= site_compared(self.knob, self.code.tree)
         seen.extend(sorted(compared))
         values = [v for v in dict.fromkeys(seen) if v is not None]
         if self.knob.kind is GateKind.VALUE:

@@ -16,6 +16,7 @@ from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, leaves, string_tuples_around
+from scanner.reach.slots import filled_with, slot, slot_loads
 from scanner.reach.truth import IsCarrier, truths, value_of
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
@@ -318,6 +319,10 @@ def _bound(
         for load in module.attribute_loads(target.attr):
             if module.owner_class(load) == owner:
                 yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
+    elif depth < MAX_CARRY + 2 and (held := slot(module, target)) is not None:
+        # ``_STATE["enabled"] = ...``: the reads of that slot of the module's dict
+        for read in slot_loads(module, *held, statement):
+            yield from uses(module, read, outcomes, tree, carriers, depth + 1, choices=choices)
 
 
 def _handed_flags(
@@ -385,6 +390,10 @@ def local_tests(
     for load in combined_loads(module.local_bindings(function), name):
         if load.lineno > after:
             yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
+    # ``_STATE["enabled"] = ok and name not in OFF``: the slot's reads, through ``_bound``.
+    for load in filled_with(module, function, name):
+        if load.lineno > after:
+            yield from uses(module, load, outcomes, tree, carriers, depth, choices=choices)
     for call, key in module.arguments_passing(function).get(name, ()):
         if call.lineno > after:
             yield from _in_callee(module, call, key, outcomes, tree, carriers, depth + 1, choices)
