@@ -30,7 +30,35 @@ def stored_choices(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
         for node in nodes(root):
             if isinstance(node, cst.Comparison):
                 found.extend(_compared_with(node, binding.name))
+    for statement in parsed.tree.body:  # a module-level table that looks it up
+        if isinstance(statement, cst.SimpleStatementLine) and id(statement) not in own:
+            for node in nodes(statement):
+                if isinstance(node, cst.Call):
+                    found.extend(_looked_up(node, binding.name))
     return tuple(dict.fromkeys(found))
+
+
+def _looked_up(node: cst.Call, name: str) -> list[str]:
+    """The string keys of a literal dict whose ``.get`` looks ``name`` up (``{"1": 3, "0":
+    1 << 30}.get(_X, 8)``, unslothai unsloth_zoo temporary_patches/moe_utils.py:2447): the
+    keys are the values the code tells apart."""
+    func = node.func
+    if (
+        not isinstance(func, cst.Attribute)
+        or func.attr.value != "get"
+        or not isinstance(func.value, cst.Dict)
+        or not node.args
+        or not isinstance(node.args[0].value, cst.Name)
+        or node.args[0].value.value != name
+    ):
+        return []
+    return [
+        key.evaluated_value
+        for element in func.value.elements
+        if isinstance(element, cst.DictElement)
+        and isinstance(key := element.key, cst.SimpleString)
+        and isinstance(key.evaluated_value, str)
+    ]
 
 
 def _compared_with(node: cst.Comparison, name: str) -> list[str]:

@@ -33,6 +33,7 @@ from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.nested import decided_code, enclosing, runs_within
+from scanner.reach.own_backward import own_backward
 from scanner.reach.passed_flags import passed_flags
 from scanner.reach.platforms import off_gpu_judged
 from scanner.reach.sides import Branch
@@ -618,7 +619,7 @@ class _Judged:
         # a mode the unset side reaches too is not what the value turns on
         modes = self._union(chosen, "modes") - self._union(self._only(None, value), "modes")
         if not modes:
-            return None
+            return self._own_backward(value, chosen)
         mark, branch, steps = self._witness(chosen, modes)
         if mark in branch.marks:  # the value itself is handed on as deterministic=
             return Evidence(
@@ -633,6 +634,24 @@ class _Judged:
             f"{_chain(steps, mark)}: a deterministic mode",
             value=value,
         )
+
+    def _own_backward(self, value: str, chosen: Sequence[Branch]) -> Evidence | None:
+        """A deterministic path the value chooses: a gather with a backward of its own in
+        place of an index gather whose compiled backward adds atomically
+        (``scanner.reach.own_backward``)."""
+        left = self._only(None, value)
+        for branch in chosen:
+            for other in left:
+                shown = own_backward(branch, other)
+                if shown is not None:
+                    return Evidence(
+                        Role.DETERMINISM,
+                        f"{self.knob.name}={value!r} runs {shown}; unset runs the other "
+                        f"side for some inputs {value!r} sends to the Function: the value "
+                        "chooses the deterministic path",
+                        value=value,
+                    )
+        return None
 
     def _both_kernels(self, value: str) -> Evidence | None:
         lost_branches, gained_branches = self._only(None, value), self._only(value, None)

@@ -133,8 +133,9 @@ def decided(
         outcomes = [*outcomes, *((v, v) for v in named)]
     taken: dict[str | None, tuple[bool, ...]] = {}
     names = string_tuples_around(module, test)
+    levels = _levels(outcomes)
     for value, outcome in outcomes:
-        found = truths(test, is_carrier, outcome, names)
+        found = truths(test, is_carrier, outcome, names, levels)
         if found is None and value is None:
             return  # what the test does with the variable unset is not known
         if found is not None:
@@ -165,3 +166,22 @@ def string_tuples_around(module: Module, node: ast.AST) -> Mapping[str, tuple[st
     if function is None:
         return module.strings
     return {**module.strings, **module.local_strings(function)}
+
+
+MAX_LEVELS = 4  # the numbers a carried threshold is tried at
+
+
+def _levels(outcomes: Sequence[tuple[str | None, Outcome]]) -> tuple[int | float, ...]:
+    """The numbers the carrier takes, where every outcome is one (``{"1": 3, "0": 1 <<
+    30}.get(x, 8)``): a test that compares it with another value (``top_k >= carrier``)
+    holds for more or fewer of those as the value moves the threshold."""
+    numbers = sorted(
+        {o for _, o in outcomes if isinstance(o, int | float) and not isinstance(o, bool)}
+    )
+    if (
+        len(numbers) < 2
+        or len(numbers) > MAX_LEVELS
+        or len(numbers) < len({o for _, o in outcomes})
+    ):
+        return ()
+    return tuple(numbers)

@@ -308,6 +308,9 @@ def _bound(
             yield from local_tests(
                 module, function, target.id, outcomes, tree, carriers, depth, choices=choices
             )
+        elif depth < MAX_CARRY + 2 and target.id in module.globals:
+            for user, load in _global_loads(module, target.id, statement, carriers, tree):
+                yield from uses(user, load, outcomes, tree, carriers, depth + 1, choices=choices)
     elif (
         isinstance(target, ast.Attribute)
         and isinstance(target.value, ast.Name)
@@ -323,6 +326,24 @@ def _bound(
         # ``_STATE["enabled"] = ...``: the reads of that slot of the module's dict
         for read in slot_loads(module, *held, statement):
             yield from uses(module, read, outcomes, tree, carriers, depth + 1, choices=choices)
+
+
+def _global_loads(
+    module: Module, name: str, statement: ast.stmt, carriers: Carriers, tree: Tree
+) -> Iterator[tuple[Module, ast.Name | ast.Attribute]]:
+    """The loads of the module-level name ``statement`` binds (``_MIN_K = {...}.get(_X,
+    8)``, then ``if top_k >= _MIN_K``), in its module and the modules that import it."""
+    carried = module.qualified(name)
+    carriers.want([(module.name, name)])
+    for rel in carriers.modules_naming(module, name):
+        user = tree.module(rel)
+        if user is None:
+            continue
+        for load in user.loads_named(name):
+            if (user is not module or load.lineno > statement.lineno) and user.resolve(
+                load, user.owner_class(load)
+            ) == carried:
+                yield user, load
 
 
 def _handed_flags(
