@@ -75,6 +75,34 @@ EAGER = {
     "pkg/moe.py": GATHER["pkg/moe.py"].replace(" and torch.compiler.is_compiling()", ""),
 }
 
+# unslothai/unsloth kernels/nf4_gemv.py:172-181 and kernels/utils.py:669,693,1285: the
+# value returned only under a test of the local that holds it (unset, the function returns
+# what the machine computes), bound to a module-level name that a kernel test reads. What
+# `env == "1"` gives unset is not what the function returns: no value's side is known.
+GUARDED = {
+    "pkg/__init__.py": "",
+    "pkg/gemv.py": (
+        "import os\n\nimport torch\n\n\n"
+        "def gemv_eager():\n"
+        '    env = os.environ.get("X_GEMV_EAGER")\n'
+        '    if env in ("0", "1"):\n'
+        '        return env == "1"\n'
+        "    return torch.version.hip is None\n"
+    ),
+    "pkg/utils.py": (
+        "import torch\nimport triton\nimport triton.language as tl\n\n"
+        "_EAGER = False\n"
+        "try:\n    from pkg.gemv import gemv_eager\n\n    _EAGER = gemv_eager()\n"
+        "except Exception:\n    pass\n\n\n"
+        "@triton.jit\ndef _gemv_kernel(x_ptr, n):\n    tl.store(x_ptr, n)\n\n\n"
+        "def matmul(x):\n"
+        "    if not _EAGER:\n"
+        "        return torch.matmul(x, x)\n"
+        "    _gemv_kernel[(1,)](x, 1)\n"
+        "    return x\n"
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
     (
         "kept-in-a-module-dict-slot",
@@ -101,6 +129,14 @@ CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
         "4649,4752 (torch 2.13)); the test holds only in compiled code; unset runs the other "
         "side for some inputs '1' sends to the Function: the value chooses the deterministic "
         "path",
+    ),
+    (
+        "a-return-guarded-by-a-test-of-the-local",
+        GUARDED,
+        "X_GEMV_EAGER",
+        Role.VALUE,
+        None,
+        "not a switch: the code uses its value",
     ),
     (
         "the-same-threshold-in-eager-code",

@@ -10,6 +10,7 @@ from scanner.reach.attribute_flags import attributes_set, flag_loads
 from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.combined import combined_loads
+from scanner.reach.guarded import reaching
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
@@ -402,7 +403,9 @@ def local_tests(
             yield from _predicate(module, test, name, outcomes, tree, carriers, depth)
     for returned in returns_naming(function, name):
         if returned.lineno > after:
-            yield from uses(module, returned, outcomes, tree, carriers, depth, choices=choices)
+            # the values under which the return runs (``if env in ("0", "1"): return ...``)
+            held = reaching(module, returned, name, outcomes)
+            yield from uses(module, returned, held, tree, carriers, depth, choices=choices)
     yield from _handed_flags(module, function, name, outcomes, after)
     if depth >= MAX_CARRY + 2:
         return
