@@ -76,9 +76,9 @@ EAGER = {
 }
 
 # unslothai/unsloth kernels/nf4_gemv.py:172-181 and kernels/utils.py:669,693,1285: the
-# value returned only under a test of the local that holds it (unset, the function returns
-# what the machine computes), bound to a module-level name that a kernel test reads. What
-# `env == "1"` gives unset is not what the function returns: no value's side is known.
+# value returned only under a test of the local that holds it; unset, the function returns
+# a truth the machine computes, so unset may take either side of the kernel test that reads
+# the module-level name it is bound to, and "0" never takes the kernel's.
 GUARDED = {
     "pkg/__init__.py": "",
     "pkg/gemv.py": (
@@ -100,6 +100,15 @@ GUARDED = {
         "        return torch.matmul(x, x)\n"
         "    _gemv_kernel[(1,)](x, 1)\n"
         "    return x\n"
+    ),
+}
+
+# The same, where unset returns what a call gives (not a truth): what unset takes is not
+# known (what `env == "1"` gives unset is not what the function returns).
+GUARDED_CALL = {
+    **GUARDED,
+    "pkg/gemv.py": GUARDED["pkg/gemv.py"].replace(
+        "return torch.version.hip is None", "return torch.cuda.is_available()"
     ),
 }
 
@@ -133,6 +142,16 @@ CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
     (
         "a-return-guarded-by-a-test-of-the-local",
         GUARDED,
+        "X_GEMV_EAGER",
+        Role.KERNEL,
+        "0",
+        "unset, it runs the branch of `_EAGER` at pkg/utils.py:20, which reaches calls "
+        "_gemv_kernel (pkg/utils.py:15) -> @triton.jit _gemv_kernel at pkg/utils.py:15; "
+        "X_GEMV_EAGER='0' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-guarded-return-where-unset-returns-a-call",
+        GUARDED_CALL,
         "X_GEMV_EAGER",
         Role.VALUE,
         None,

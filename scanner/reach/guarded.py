@@ -56,3 +56,62 @@ def _held(
         if found is None or side in found:
             kept.append((value, outcome))
     return kept
+
+
+def fallen_through(
+    module: Module,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    held: Sequence[tuple[str | None, Outcome]],
+) -> list[tuple[str | None, Outcome]]:
+    """What ``function`` may return with the variable unset, where a guard keeps unset away
+    from the return of the carried local and the function's other returns compute their
+    value without it: each constant returned (``return "dequant"``), or both truths of a
+    boolean computed from the machine (``return torch.version.hip is None``); none when a
+    return it may reach says neither (unslothai unsloth kernels/nf4_gemv.py:179-181)."""
+    if any(v is None for v, _ in held) or not any(v is None for v, _ in outcomes):
+        return []
+    unset = [(v, o) for v, o in outcomes if v is None]
+    found: list[Outcome] = []
+    for statement in _own_returns(function):
+        value = statement.value
+        if value is None or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+            continue  # the carried local's return, or a bare return
+        if not reaching(module, statement, name, unset):
+            continue  # unset never gets there
+        if isinstance(value, ast.Constant) and isinstance(value.value, str | bool | int | float):
+            found.append(value.value)
+        elif _boolean(value):
+            found.extend((True, False))
+        else:
+            return []
+    return [(None, o) for o in dict.fromkeys(found)] if len(set(found)) > 1 else []
+
+
+def _own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
+    """The returns of ``function``, not of the functions nested in it."""
+    found: list[ast.Return] = []
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(
+            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+        ):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _boolean(node: ast.expr) -> bool:
+    """Whether ``node`` is a truth: a comparison, ``and``/``or`` of truths, ``not``."""
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True
+    if isinstance(node, ast.BoolOp):
+        return all(
+            _boolean(v) or isinstance(v, ast.Name | ast.Attribute | ast.Call) for v in node.values
+        ) and any(_boolean(v) for v in node.values)
+    return False

@@ -131,7 +131,7 @@ def decided(
         known = {v for v, _ in outcomes}
         named = [s for s in _compared(module, test) if s not in known]
         outcomes = [*outcomes, *((v, v) for v in named)]
-    taken: dict[str | None, tuple[bool, ...]] = {}
+    rows: dict[str | None, list[tuple[bool, ...]]] = {}
     names = string_tuples_around(module, test)
     levels = _levels(outcomes)
     for value, outcome in outcomes:
@@ -139,7 +139,8 @@ def decided(
         if found is None and value is None:
             return  # what the test does with the variable unset is not known
         if found is not None:
-            taken[value] = found
+            rows.setdefault(value, []).append(found)
+    taken = _alternatives(rows)
     if len(set(taken.values())) < 2:
         return  # the carried value does not change what runs
     yield from sides(module, test, taken, is_carrier if choices else None)
@@ -185,3 +186,16 @@ def _levels(outcomes: Sequence[tuple[str | None, Outcome]]) -> tuple[int | float
     ):
         return ()
     return tuple(numbers)
+
+
+def _alternatives(rows: Mapping[str | None, Sequence[tuple[bool, ...]]]) -> Taken:
+    """Per value, whether the side runs, where a value may have several outcomes (unset,
+    a function returns what the machine computes: ``scanner.reach.guarded``): which one
+    the machine gives is one more choice of the rest, the same for every value (a value
+    with one outcome gives it under each)."""
+    most = max((len(found) for found in rows.values()), default=1)
+    return {
+        value: tuple(t for at in range(most) for t in found[at % len(found)])
+        for value, found in rows.items()
+        if most % len(found) == 0
+    }

@@ -10,7 +10,7 @@ from scanner.reach.attribute_flags import attributes_set, flag_loads
 from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.combined import combined_loads
-from scanner.reach.guarded import reaching
+from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
@@ -64,11 +64,14 @@ def uses(
     depth: int,
     *,
     choices: bool = False,
+    unset: Sequence[tuple[str | None, Outcome]] = (),
 ) -> Iterator[Branch]:
     """The branches a use of the carried value decides: the test it takes part in, or,
     when the value (or a value computed from it and literals alone, ``str(x or "eager")``)
     is returned or bound to a local or an attribute, the tests further on. ``choices``: the
-    value is a string the code compares with others, each of which is weighed too."""
+    value is a string the code compares with others, each of which is weighed too.
+    ``unset``: what the function may return with the variable unset, where the return of
+    the value is not reached then (``scanner.reach.guarded.fallen_through``)."""
     node: ast.AST = carrier
     for outer in module.ancestors(carrier):
         if isinstance(outer, TESTED) and outer.test is node:
@@ -105,7 +108,8 @@ def uses(
             function = module.function_around(outer)
             if function is not None:
                 carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
-                yield from returned_branches(module, function, outcomes, tree, carriers, depth + 1)
+                returned = [*outcomes, *unset]
+                yield from returned_branches(module, function, returned, tree, carriers, depth + 1)
             return
         if node is carrier and isinstance(outer, ast.Assign | ast.AnnAssign):
             if assigns(outer, carrier):
@@ -405,7 +409,10 @@ def local_tests(
         if returned.lineno > after:
             # the values under which the return runs (``if env in ("0", "1"): return ...``)
             held = reaching(module, returned, name, outcomes)
-            yield from uses(module, returned, held, tree, carriers, depth, choices=choices)
+            unset = () if choices else fallen_through(module, function, name, outcomes, held)
+            yield from uses(
+                module, returned, held, tree, carriers, depth, choices=choices, unset=unset
+            )
     yield from _handed_flags(module, function, name, outcomes, after)
     if depth >= MAX_CARRY + 2:
         return
