@@ -30,12 +30,30 @@ def stored_choices(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
         for node in nodes(root):
             if isinstance(node, cst.Comparison):
                 found.extend(_compared_with(node, binding.name))
-    for statement in parsed.tree.body:  # a module-level table that looks it up
-        if isinstance(statement, cst.SimpleStatementLine) and id(statement) not in own:
-            for node in nodes(statement):
-                if isinstance(node, cst.Call):
-                    found.extend(_looked_up(node, binding.name))
+    for statement, keys in _tables(parsed).get(binding.name, ()):
+        if id(statement) not in own:  # a module-level table that looks it up
+            found.extend(keys)
     return tuple(dict.fromkeys(found))
+
+
+def _tables(parsed: ParsedModule) -> dict[str, list[tuple[cst.CSTNode, list[str]]]]:
+    """Per name, the module-level statements that look it up in a literal table, with the
+    table's string keys (found once per module)."""
+    key = ("stored_choices.tables",)
+    found: dict[str, list[tuple[cst.CSTNode, list[str]]]] | None = parsed.shared.get(key)
+    if found is None:
+        found = parsed.shared[key] = {}
+        for statement in parsed.tree.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for node in nodes(statement):
+                if isinstance(node, cst.Call) and node.args:
+                    looked = node.args[0].value
+                    if isinstance(looked, cst.Name):
+                        keys = _looked_up(node, looked.value)
+                        if keys:
+                            found.setdefault(looked.value, []).append((statement, keys))
+    return found
 
 
 def _looked_up(node: cst.Call, name: str) -> list[str]:

@@ -56,6 +56,8 @@ class Module:
     _imported_in: dict[int, dict[str, str]] = field(default_factory=dict)
     # The classes whose methods set ``self.NAME`` to True or False, by NAME (one walk).
     _flag_classes: dict[str, list[str]] | None = None
+    # The names some statement binds to a bare name (``_sw = _MOD``), found in one walk.
+    _renamed: frozenset[str] | None = None
     # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
     # ``triton.jit``): set by the Tree that parsed the module.
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
@@ -383,6 +385,17 @@ class Module:
     def _aliased(self, node: ast.Name, owner: str | None) -> str | None:
         """What a local bound once to a module-level name refers to (``_sw = _MOD`` in a
         function, then ``_sw.f()``: unslothai unsloth_zoo temporary_patches/moe_utils.py:2486)."""
+        if self._renamed is None:
+            self._renamed = frozenset(
+                n.targets[0].id
+                for n in ast.walk(self.tree)
+                if isinstance(n, ast.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0], ast.Name)
+                and isinstance(n.value, ast.Name)
+            )
+        if node.id not in self._renamed:
+            return None
         function = self.function_node_around(node)
         if function is None:
             return None

@@ -55,11 +55,14 @@ def filled_with(
 ) -> Iterator[ast.Name]:
     """The loads of the local ``name`` in the value a slot of a module-level dict is
     filled with in ``function`` (``_STATE["enabled"] = ok and name not in OFF``)."""
-    for statement in module.walked(function):
-        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-            continue
-        if slot(module, statement.targets[0]) is None:
-            continue
-        for node in ast.walk(statement.value):
-            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-                yield node
+    for stores in module.keyed_stores(function).values():
+        for statement in stores:
+            if slot(module, statement.targets[0]) is None:
+                continue
+            for node in ast.walk(statement.value):
+                if (
+                    isinstance(node, ast.Name)
+                    and node.id == name
+                    and isinstance(node.ctx, ast.Load)
+                ):
+                    yield node
