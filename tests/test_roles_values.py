@@ -112,6 +112,28 @@ GUARDED_CALL = {
     ),
 }
 
+# ROCm/aiter ops/triton/attention/pa_mqa_logits.py:38-41,46-80,530: the value rebound at
+# module level, then combined into a name that the other side of a module-level `if` (on
+# the Triton version) binds without it: the test of that name is not the value's alone.
+APART = {
+    "pkg/__init__.py": "",
+    "pkg/logits.py": (
+        "import os\n\nimport triton\nimport triton.language as tl\n\n"
+        '_AOT = os.environ.get("X_AOT_GLUON", "0")\n'
+        '_AOT = _AOT == "1"\n'
+        "if triton.__version__ >= '3.5':\n"
+        "    _GLUON = True\n"
+        "else:\n"
+        "    _GLUON = _AOT and triton.__version__ >= '3.0'\n\n\n"
+        "@triton.jit\ndef _logits_kernel(x_ptr, n):\n    tl.store(x_ptr, n)\n\n\n"
+        "def logits(x, load_aot):\n"
+        "    if _GLUON:\n"
+        "        return load_aot(x)\n"
+        "    _logits_kernel[(1,)](x, 1)\n"
+        "    return x\n"
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
     (
         "kept-in-a-module-dict-slot",
@@ -156,6 +178,14 @@ CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
         Role.VALUE,
         None,
         "not a switch: the code uses its value",
+    ),
+    (
+        "a-module-name-bound-apart-from-the-value",
+        APART,
+        "X_AOT_GLUON",
+        Role.UNKNOWN,
+        None,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
     (
         "the-same-threshold-in-eager-code",

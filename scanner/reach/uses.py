@@ -338,6 +338,8 @@ def _global_loads(
 ) -> Iterator[tuple[Module, ast.Name | ast.Attribute]]:
     """The loads of the module-level name ``statement`` binds (``_MIN_K = {...}.get(_X,
     8)``, then ``if top_k >= _MIN_K``), in its module and the modules that import it."""
+    if _bound_apart(module, name, statement):
+        return
     carried = module.qualified(name)
     carriers.want([(module.name, name)])
     for rel in carriers.modules_naming(module, name):
@@ -349,6 +351,44 @@ def _global_loads(
                 load, user.owner_class(load)
             ) == carried:
                 yield user, load
+
+
+def _bound_apart(module: Module, name: str, statement: ast.stmt) -> bool:
+    """Whether the module binds ``name`` elsewhere on a path that ``statement`` is not on
+    (the other side of a module-level ``if``, an ``except``): there, the name holds what
+    that binding gives, whatever the variable (ROCm/aiter ops/triton/attention/
+    pa_mqa_logits.py:61,77 bind ``enable_gluon_pa_mqa_logits`` per Triton version)."""
+    mine = list(module.ancestors(statement))
+    for other in module.tree.body:
+        for node in ast.walk(other):
+            if node is statement or not isinstance(node, ast.Assign | ast.AnnAssign):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                continue
+            if module.function_node_around(node) is not None:
+                continue
+            if _apart(mine, statement, list(module.ancestors(node)), node):
+                return True
+    return False
+
+
+def _apart(mine: list[ast.AST], statement: ast.AST, theirs: list[ast.AST], other: ast.AST) -> bool:
+    """Whether two statements sit in different blocks of their innermost common ``if`` or
+    ``try``."""
+    common = next((a for a in mine if any(a is b for b in theirs)), None)
+    if not isinstance(common, ast.If | ast.Try):
+        return False
+    return _block(common, statement) != _block(common, other)
+
+
+def _block(compound: ast.If | ast.Try, node: ast.AST) -> str:
+    """The field of ``compound`` whose statements hold ``node``."""
+    for field in ("body", "orelse", "handlers", "finalbody"):
+        for child in getattr(compound, field, ()):
+            if any(n is node for n in ast.walk(child)):
+                return field
+    return ""
 
 
 def _handed_flags(
