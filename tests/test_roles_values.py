@@ -184,8 +184,9 @@ CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
         APART,
         "X_AOT_GLUON",
         Role.UNKNOWN,
-        None,
-        "nothing in its name, what it feeds or the functions that read it says what it controls",
+        "0",
+        "the name X_AOT_GLUON says GLUON, a hint of a kernel choice, but no code it reaches "
+        "shows one: words alone are not evidence",
     ),
     (
         "the-same-threshold-in-eager-code",
