@@ -134,6 +134,26 @@ APART = {
     ),
 }
 
+# sglang srt/models/qwen3_5.py:177-182,1433-1450: the value combined with the machine's
+# answer at module level (`read and _is_hip`); what runs instead of the fused kernel is a
+# call through a module attribute (`self.q_norm(...)`) the reach does not follow.
+COMBINED = {
+    "pkg/__init__.py": "",
+    "pkg/model.py": (
+        "import os\n\nimport torch\nimport triton\nimport triton.language as tl\n\n"
+        "_is_hip = torch.version.hip is not None\n"
+        '_ALT = os.environ.get("X_ALT_STREAM", "0") == "1" and _is_hip\n\n\n'
+        "@triton.jit\ndef _qk_norm_kernel(x_ptr, n):\n    tl.store(x_ptr, n)\n\n\n"
+        "class Attention:\n"
+        "    def qk_norm(self, q):\n"
+        "        if self.alt_stream is not None and _ALT:\n"
+        "            q = self.q_norm(q)\n"
+        "        elif _is_hip:\n"
+        "            _qk_norm_kernel[(1,)](q, 1)\n"
+        "        return q\n"
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
     (
         "kept-in-a-module-dict-slot",
@@ -187,6 +207,14 @@ CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
         "0",
         "the name X_AOT_GLUON says GLUON, a hint of a kernel choice, but no code it reaches "
         "shows one: words alone are not evidence",
+    ),
+    (
+        "combined-with-the-machine-at-module-level",
+        COMBINED,
+        "X_ALT_STREAM",
+        Role.UNKNOWN,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
     (
         "the-same-threshold-in-eager-code",

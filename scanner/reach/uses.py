@@ -313,7 +313,14 @@ def _bound(
             yield from local_tests(
                 module, function, target.id, outcomes, tree, carriers, depth, choices=choices
             )
-        elif depth < MAX_CARRY + 2 and target.id in module.globals:
+        elif (
+            depth < MAX_CARRY + 2
+            and target.id in module.globals
+            and not isinstance(statement.value, ast.BoolOp)
+        ):
+            # ``_X = read and _is_hip`` holds the machine's answer too: not followed
+            # (sglang srt/models/qwen3_5.py:177-182 -> :1433, where what runs instead,
+            # ``self.q_norm(...)``, calls through a module the reach does not follow)
             for user, load in _global_loads(module, target.id, statement, carriers, tree):
                 yield from uses(user, load, outcomes, tree, carriers, depth + 1, choices=choices)
     elif (
