@@ -212,6 +212,10 @@ def _fitted(knob: Knob, evidence: Evidence) -> Knob:
     if knob.kind is GateKind.VALUE:
         if evidence.role is Role.KERNEL and evidence.default_reaches and value is not None:
             return replace(knob, default_on=True, off_value=value)
+        if evidence.role is Role.DETERMINISM and not evidence.default_reaches and value:
+            # a value that chooses a deterministic path unset does not take: the mode is
+            # off by default, and that value turns it on
+            return replace(knob, default_on=False, on_value=value)
         return knob
     sites = [s.gate for s in knob.sites]
     off_values = {v for g in sites for v in g.off_values} | {knob.off_value}

@@ -121,9 +121,10 @@ def judge(
     choice = gate.kind is not GateKind.VALUE or any(s not in CANDIDATES for s in named)
     if gate.kind is GateKind.VALUE and not choice:
         # Stored at module level and compared where it is used: those strings are its choices.
-        more = [s for s in stored_choices(parsed, event) if s not in first and s != knob]
+        stored = [s for s in stored_choices(parsed, event) if s != knob]
+        more = [s for s in stored if s not in first]
         probes += [(value, probe(value)) for value in more[:MAX_NAMED]]
-        choice = bool(more)
+        choice = bool(stored)
     found = decisions(parsed, event, probes) if gate.kind in _DECIDING and choice else ()
     return gate, _default(parsed, event, index, probes), found
 

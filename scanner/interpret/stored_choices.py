@@ -30,7 +30,53 @@ def stored_choices(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
         for node in nodes(root):
             if isinstance(node, cst.Comparison):
                 found.extend(_compared_with(node, binding.name))
+    for statement, keys in _tables(parsed).get(binding.name, ()):
+        if id(statement) not in own:  # a module-level table that looks it up
+            found.extend(keys)
     return tuple(dict.fromkeys(found))
+
+
+def _tables(parsed: ParsedModule) -> dict[str, list[tuple[cst.CSTNode, list[str]]]]:
+    """Per name, the module-level statements that look it up in a literal table, with the
+    table's string keys (found once per module)."""
+    key = ("stored_choices.tables",)
+    found: dict[str, list[tuple[cst.CSTNode, list[str]]]] | None = parsed.shared.get(key)
+    if found is None:
+        found = parsed.shared[key] = {}
+        for statement in parsed.tree.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for node in nodes(statement):
+                if isinstance(node, cst.Call) and node.args:
+                    looked = node.args[0].value
+                    if isinstance(looked, cst.Name):
+                        keys = _looked_up(node, looked.value)
+                        if keys:
+                            found.setdefault(looked.value, []).append((statement, keys))
+    return found
+
+
+def _looked_up(node: cst.Call, name: str) -> list[str]:
+    """The string keys of a literal dict whose ``.get`` looks ``name`` up (``{"1": 3, "0":
+    1 << 30}.get(_X, 8)``, unslothai unsloth_zoo temporary_patches/moe_utils.py:2447): the
+    keys are the values the code tells apart."""
+    func = node.func
+    if (
+        not isinstance(func, cst.Attribute)
+        or func.attr.value != "get"
+        or not isinstance(func.value, cst.Dict)
+        or not node.args
+        or not isinstance(node.args[0].value, cst.Name)
+        or node.args[0].value.value != name
+    ):
+        return []
+    return [
+        key.evaluated_value
+        for element in func.value.elements
+        if isinstance(element, cst.DictElement)
+        and isinstance(key := element.key, cst.SimpleString)
+        and isinstance(key.evaluated_value, str)
+    ]
 
 
 def _compared_with(node: cst.Comparison, name: str) -> list[str]:

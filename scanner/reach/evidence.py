@@ -35,11 +35,13 @@ from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.mode_side import ModeSide, mode_side
 from scanner.reach.modules import Module, Tree
 from scanner.reach.nested import decided_code, enclosing, runs_within
+from scanner.reach.own_backward import own_backward
 from scanner.reach.passed_flags import passed_flags
 from scanner.reach.platforms import off_gpu_judged
 from scanner.reach.processes import PROCESS_STARTERS
 from scanner.reach.setters import only_sets_kept
 from scanner.reach.sides import Branch
+from scanner.reach.site_strings import site_compared
 from scanner.reach.trainer_keys import trainer_key
 from scanner.roles import Evidence
 from scanner.suite_files import TEST_FILE
@@ -403,6 +405,8 @@ class _Judged:
         for branch in self.all:
             seen.extend(branch.taken)
         compared = {s for branch in self.all for s in branch.strings()}
+        if self.knob.kind is GateKind.VALUE:
+            compared |= site_compared(self.knob, self.code.tree)
         seen.extend(sorted(compared))
         values = [v for v in dict.fromkeys(seen) if v is not None]
         if self.knob.kind is GateKind.VALUE:
@@ -660,7 +664,7 @@ class _Judged:
         # a mode the unset side reaches too is not what the value turns on
         modes = self._union(chosen, "modes") - self._union(self._only(None, value), "modes")
         if not modes:
-            return None
+            return self._own_backward(value, chosen)
         mark, branch, steps = self._witness(chosen, modes)
         if mark in branch.marks:  # the value itself is handed on as deterministic=
             key, _, where = mark.what.partition("=")
@@ -677,6 +681,24 @@ class _Judged:
             f"{_chain(steps, mark)}: a deterministic mode",
             value=value,
         )
+
+    def _own_backward(self, value: str, chosen: Sequence[Branch]) -> Evidence | None:
+        """A deterministic path the value chooses: a gather with a backward of its own in
+        place of an index gather whose compiled backward adds atomically
+        (``scanner.reach.own_backward``)."""
+        left = self._only(None, value)
+        for branch in chosen:
+            for other in left:
+                shown = own_backward(branch, other)
+                if shown is not None:
+                    return Evidence(
+                        Role.DETERMINISM,
+                        f"{self.knob.name}={value!r} runs {shown}; unset runs the other "
+                        f"side for some inputs {value!r} sends to the Function: the value "
+                        "chooses the deterministic path",
+                        value=value,
+                    )
+        return None
 
     def _both_kernels(self, value: str) -> Evidence | None:
         lost_branches, gained_branches = self._only(None, value), self._only(value, None)

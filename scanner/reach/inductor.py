@@ -129,4 +129,9 @@ def option_taken(
     outcomes: Sequence[tuple[str | None, Outcome]],
 ) -> dict[str | None, tuple[bool, ...]]:
     """Per probed value, whether the option is on."""
-    return {value: (bool(outcome),) for value, outcome in outcomes if outcome is not None}
+    seen = [value for value, _ in outcomes]
+    return {
+        value: (bool(outcome),)
+        for value, outcome in outcomes
+        if outcome is not None and seen.count(value) == 1
+    }

@@ -76,6 +76,16 @@ def handed_as_flag(
     if key not in DETERMINISTIC_FLAGS:
         return None
     line = getattr(outer, "lineno", None) or carrier.lineno
-    taken = {value: (bool(outcome),) for value, outcome in outcomes}
+    taken = {value: (bool(outcome),) for value, outcome in _single(outcomes)}
     mark = Mark(MarkKind.DETERMINISM, f"{key}= handed on", module.rel, line)
     return Branch(module, (), module.owner_class(carrier), taken, carrier, True, marks=(mark,))
+
+
+def _single(
+    outcomes: Sequence[tuple[str | None, Outcome]],
+) -> list[tuple[str | None, Outcome]]:
+    """``outcomes`` less the values given several (unset, what the machine computes)."""
+    counts: dict[str | None, int] = {}
+    for value, _ in outcomes:
+        counts[value] = counts.get(value, 0) + 1
+    return [(v, o) for v, o in outcomes if counts[v] == 1]

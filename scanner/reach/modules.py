@@ -56,6 +56,8 @@ class Module:
     _imported_in: dict[int, dict[str, str]] = field(default_factory=dict)
     # The classes whose methods set ``self.NAME`` to True or False, by NAME (one walk).
     _flag_classes: dict[str, list[str]] | None = None
+    # The names some statement binds to a bare name (``_sw = _MOD``), found in one walk.
+    _renamed: frozenset[str] | None = None
     # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
     # ``triton.jit``): set by the Tree that parsed the module.
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
@@ -368,7 +370,7 @@ class Module:
                 # Another function's import binds a local of its own, not this name
                 # (``fn = getattr(...)`` beside ``from mamba_ssm... import f as fn``).
                 return self._imported_in.get(_GLOBAL, {}).get(node.id)
-            return self.local_imports.get(node.id)
+            return self.local_imports.get(node.id) or self._aliased(node, owner)
         if isinstance(node, ast.Attribute):
             if (
                 owner is not None
@@ -379,6 +381,32 @@ class Module:
             base = self.resolve(node.value, owner)
             return f"{base}.{node.attr}" if base is not None else None
         return None
+
+    def _aliased(self, node: ast.Name, owner: str | None) -> str | None:
+        """What a local bound once to a module-level name refers to (``_sw = _MOD`` in a
+        function, then ``_sw.f()``: unslothai unsloth_zoo temporary_patches/moe_utils.py:2486)."""
+        if self._renamed is None:
+            self._renamed = frozenset(
+                n.targets[0].id
+                for n in ast.walk(self.tree)
+                if isinstance(n, ast.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0], ast.Name)
+                and isinstance(n.value, ast.Name)
+            )
+        if node.id not in self._renamed:
+            return None
+        function = self.function_node_around(node)
+        if function is None:
+            return None
+        values = self.local_bindings(function).get(node.id, ())
+        if len(values) != 1 or not isinstance(values[0], ast.Name) or values[0].id == node.id:
+            return None
+        if self.function_node_around(values[0]) is not function:
+            return None  # bound in a nested function
+        if values[0].id in self.local_bindings(function):
+            return None  # an alias of another local
+        return self.resolve(values[0], owner)
 
     def column(self, line: int, offset: int) -> int:
         """The 1-based character column of ``ast``'s byte ``offset`` on ``line``."""

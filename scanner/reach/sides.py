@@ -131,14 +131,16 @@ def decided(
         known = {v for v, _ in outcomes}
         named = [s for s in _compared(module, test) if s not in known]
         outcomes = [*outcomes, *((v, v) for v in named)]
-    taken: dict[str | None, tuple[bool, ...]] = {}
+    rows: dict[str | None, list[tuple[bool, ...]]] = {}
     names = string_tuples_around(module, test)
+    levels = _levels(outcomes)
     for value, outcome in outcomes:
-        found = truths(test, is_carrier, outcome, names)
+        found = truths(test, is_carrier, outcome, names, levels)
         if found is None and value is None:
             return  # what the test does with the variable unset is not known
         if found is not None:
-            taken[value] = found
+            rows.setdefault(value, []).append(found)
+    taken = _alternatives(rows)
     if len(set(taken.values())) < 2:
         return  # the carried value does not change what runs
     yield from sides(module, test, taken, is_carrier if choices else None)
@@ -165,3 +167,35 @@ def string_tuples_around(module: Module, node: ast.AST) -> Mapping[str, tuple[st
     if function is None:
         return module.strings
     return {**module.strings, **module.local_strings(function)}
+
+
+MAX_LEVELS = 4  # the numbers a carried threshold is tried at
+
+
+def _levels(outcomes: Sequence[tuple[str | None, Outcome]]) -> tuple[int | float, ...]:
+    """The numbers the carrier takes, where every outcome is one (``{"1": 3, "0": 1 <<
+    30}.get(x, 8)``): a test that compares it with another value (``top_k >= carrier``)
+    holds for more or fewer of those as the value moves the threshold."""
+    numbers = sorted(
+        {o for _, o in outcomes if isinstance(o, int | float) and not isinstance(o, bool)}
+    )
+    if (
+        len(numbers) < 2
+        or len(numbers) > MAX_LEVELS
+        or len(numbers) < len({o for _, o in outcomes})
+    ):
+        return ()
+    return tuple(numbers)
+
+
+def _alternatives(rows: Mapping[str | None, Sequence[tuple[bool, ...]]]) -> Taken:
+    """Per value, whether the side runs, where a value may have several outcomes (unset,
+    a function returns what the machine computes: ``scanner.reach.guarded``): which one
+    the machine gives is one more choice of the rest, the same for every value (a value
+    with one outcome gives it under each)."""
+    most = max((len(found) for found in rows.values()), default=1)
+    return {
+        value: tuple(t for at in range(most) for t in found[at % len(found)])
+        for value, found in rows.items()
+        if most % len(found) == 0
+    }

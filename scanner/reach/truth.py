@@ -35,18 +35,28 @@ _NO_NAMES: Names = {}
 
 
 def truths(
-    test: ast.expr, is_carrier: IsCarrier, outcome: Outcome, names: Names = _NO_NAMES
+    test: ast.expr,
+    is_carrier: IsCarrier,
+    outcome: Outcome,
+    names: Names = _NO_NAMES,
+    levels: tuple[int | float, ...] = (),
 ) -> tuple[bool, ...] | None:
     """Whether ``test`` holds when the carrier is ``outcome``, under each choice of its
     atoms (the same choices, in the same order, for every outcome); None when the test
     does not say how it uses the carrier (too many atoms, or a use not followed).
-    ``names``: module names whose value is known (``x in _BACKENDS``)."""
-    atoms, same = _atoms(test, is_carrier, names)
-    if len(atoms) > MAX_ATOMS:
+    ``names``: module names whose value is known (``x in _BACKENDS``). ``levels``: the
+    numbers the carrier takes under the probes, where it is a threshold (``top_k >=
+    carrier``): the other side of that comparison is tried at each of them."""
+    sides = _sides_of_thresholds(test, is_carrier) if levels else {}
+    atoms, same = _atoms(test, is_carrier, names, sides)
+    graded = [a for a in atoms if a in sides.values()]
+    atoms = [a for a in atoms if a not in graded]
+    if len(atoms) > MAX_ATOMS or len(graded) > 1:
         return None
     found: list[bool] = []
-    for choice in itertools.product((False, True), repeat=len(atoms)):
-        assigned = dict(zip(atoms, choice, strict=True))
+    choices = itertools.product(*([(False, True)] * len(atoms)), *([levels] * len(graded)))
+    for choice in choices:
+        assigned: dict[int, object] = dict(zip([*atoms, *graded], choice, strict=True))
         assigned.update((node, assigned[atom]) for node, atom in same.items())
         value = _Evaluator(is_carrier, outcome, assigned, names).truth(test)
         if value is _UNKNOWN:
@@ -64,7 +74,27 @@ def value_of(node: ast.expr, is_carrier: IsCarrier, outcome: Outcome) -> tuple[b
     return value is not _UNKNOWN, value
 
 
-def _atoms(test: ast.expr, is_carrier: IsCarrier, names: Names) -> tuple[list[int], dict[int, int]]:
+def _sides_of_thresholds(test: ast.expr, is_carrier: IsCarrier) -> dict[int, int]:
+    """The ordering comparisons of the carrier itself in ``test``, each with its other
+    operand (``top_k`` of ``top_k >= carrier``), by id."""
+    found: dict[int, int] = {}
+    for node in ast.walk(test):
+        if (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.Lt | ast.LtE | ast.Gt | ast.GtE)
+        ):
+            left, right = node.left, node.comparators[0]
+            if is_carrier(right) and not _holds_carrier(left, is_carrier):
+                found[id(node)] = id(left)
+            elif is_carrier(left) and not _holds_carrier(right, is_carrier):
+                found[id(node)] = id(right)
+    return found
+
+
+def _atoms(
+    test: ast.expr, is_carrier: IsCarrier, names: Names, thresholds: Mapping[int, int] | None = None
+) -> tuple[list[int], dict[int, int]]:
     """The parts of ``test`` in a boolean position that are not evaluated here; and the
     parts that take the same choice as one of them: the operands of one ``and`` (or one
     ``or``) that do not hold the carrier decide together (``a and X and b and c`` is
@@ -92,6 +122,8 @@ def _atoms(test: ast.expr, is_carrier: IsCarrier, names: Names) -> tuple[list[in
             boolean(node.operand)
         elif (items := _among(node, is_carrier, names)) is not None:
             found.append(id(items))  # whether the rest of the items hold it: one atom
+        elif thresholds and id(node) in thresholds:
+            found.append(thresholds[id(node)])  # the other operand, tried at each level
         elif not _evaluable(node, is_carrier, names):
             found.append(id(node))
 
@@ -137,6 +169,8 @@ def _evaluable(node: ast.expr, is_carrier: IsCarrier, names: Names) -> bool:
         return all(_evaluable(v, is_carrier, names) for v in node.values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return _evaluable(node.operand, is_carrier, names)
+    if isinstance(node, ast.Call) and _table(node) is not None:
+        return _evaluable(node.args[0], is_carrier, names)
     if isinstance(node, ast.Call) and not node.keywords and len(node.args) <= 1:
         func = node.func
         if isinstance(func, ast.Name) and func.id in _CONVERSIONS and len(node.args) == 1:
@@ -152,7 +186,7 @@ def _holds_carrier(node: ast.expr, is_carrier: IsCarrier) -> bool:
 
 class _Evaluator:
     def __init__(
-        self, is_carrier: IsCarrier, outcome: Outcome, atoms: dict[int, bool], names: Names
+        self, is_carrier: IsCarrier, outcome: Outcome, atoms: Mapping[int, object], names: Names
     ) -> None:
         self.is_carrier = is_carrier
         self.outcome = outcome
@@ -231,6 +265,13 @@ class _Evaluator:
 
     def _call(self, node: ast.Call) -> object:
         func = node.func
+        table = _table(node)
+        if table is not None:
+            key = self.value(node.args[0])
+            if key is _UNKNOWN:
+                return _UNKNOWN
+            entries, default = table
+            return entries.get(key, default) if isinstance(key, str) else _UNKNOWN
         try:
             if isinstance(func, ast.Name) and func.id in _CONVERSIONS:
                 inner = self.value(node.args[0])
@@ -242,6 +283,57 @@ class _Evaluator:
         except Exception:
             return _UNKNOWN
         return _UNKNOWN
+
+
+def _table(node: ast.Call) -> tuple[dict[str, object], object] | None:
+    """The entries and the default of a lookup in a literal table by string keys
+    (``{"1": 3, "0": 1 << 30}.get(x, 8)``: unslothai unsloth_zoo
+    temporary_patches/moe_utils.py:2447), or None for any other call."""
+    func = node.func
+    if (
+        not isinstance(func, ast.Attribute)
+        or func.attr != "get"
+        or not isinstance(func.value, ast.Dict)
+        or node.keywords
+        or not 1 <= len(node.args) <= 2
+    ):
+        return None
+    entries: dict[str, object] = {}
+    for key, value in zip(func.value.keys, func.value.values, strict=True):
+        literal = _literal(value)
+        if (
+            not isinstance(key, ast.Constant)
+            or not isinstance(key.value, str)
+            or literal is _UNKNOWN
+        ):
+            return None
+        entries[key.value] = literal
+    default = _literal(node.args[1]) if len(node.args) == 2 else None
+    return (entries, default) if default is not _UNKNOWN else None
+
+
+_ARITHMETIC: Final[dict[type[ast.operator], Callable[[Any, Any], object]]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.LShift: lambda a, b: a << b if 0 <= b <= 64 else _UNKNOWN,
+}
+
+
+def _literal(node: ast.expr) -> object:
+    """The value of a constant, or of integer arithmetic on constants (``1 << 30``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | bool | int | float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _literal(node.operand)
+        return (
+            -inner if isinstance(inner, int | float) and not isinstance(inner, bool) else _UNKNOWN
+        )
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _literal(node.left), _literal(node.right)
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in (left, right)):
+            return _ARITHMETIC[type(node.op)](left, right)
+    return _UNKNOWN
 
 
 def _compared(op: ast.cmpop, left: object, right: object) -> object:

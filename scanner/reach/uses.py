@@ -11,12 +11,14 @@ from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.combined import combined_loads
 from scanner.reach.deterministic_modes import handed_mode, modes_handed
+from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, leaves, string_tuples_around
+from scanner.reach.slots import filled_with, slot, slot_loads
 from scanner.reach.split_flags import handed_as_split
 from scanner.reach.truth import IsCarrier, truths, value_of
 
@@ -66,13 +68,17 @@ def uses(
     *,
     choices: bool = False,
     module_store: bool = False,
+    unset: Sequence[tuple[str | None, Outcome]] = (),
 ) -> Iterator[Branch]:
     """The branches a use of the carried value decides: the test it takes part in, or,
     when the value (or a value computed from it and literals alone, ``str(x or "eager")``)
     is returned or bound to a local or an attribute, the tests further on. ``choices``: the
     value is a string the code compares with others, each of which is weighed too.
-    ``module_store``: a module-level name the value is bound to is followed to its loads
-    (where the probes made no store of it: the rest of its test was not known to them)."""
+    ``module_store``: a module-level name the value is bound to in a test with other
+    operands (``_X = HAS_LIB and read``) is followed to its loads (where the probes made no
+    store of it: the rest of its test was not known to them; other bindings are ``_bound``'s).
+    ``unset``: what the function may return with the variable unset, where the return of
+    the value is not reached then (``scanner.reach.guarded.fallen_through``)."""
     node: ast.AST = carrier
     for outer in module.ancestors(carrier):
         if isinstance(outer, TESTED) and outer.test is node:
@@ -113,12 +119,13 @@ def uses(
             function = module.function_around(outer)
             if function is not None:
                 carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
-                yield from returned_branches(module, function, outcomes, tree, carriers, depth + 1)
+                returned = [*outcomes, *unset]
+                yield from returned_branches(module, function, returned, tree, carriers, depth + 1)
             return
         if node is carrier and isinstance(outer, ast.Assign | ast.AnnAssign):
             if assigns(outer, carrier):
                 yield from _bound(module, outer, outcomes, tree, carriers, depth, choices)
-                if module_store:
+                if module_store and isinstance(outer.value, ast.BoolOp):
                     yield from module_name_tests(module, outer, outcomes, tree, carriers, depth)
                 yield from _cache_cell(module, outer, outcomes, tree, carriers, depth)
             return
@@ -320,6 +327,16 @@ def _bound(
             yield from local_tests(
                 module, function, target.id, outcomes, tree, carriers, depth, choices=choices
             )
+        elif (
+            depth < MAX_CARRY + 2
+            and target.id in module.globals
+            and not isinstance(statement.value, ast.BoolOp)
+        ):
+            # ``_X = read and _is_hip`` holds the machine's answer too: not followed
+            # (sglang srt/models/qwen3_5.py:177-182 -> :1433, where what runs instead,
+            # ``self.q_norm(...)``, calls through a module the reach does not follow)
+            for user, load in _global_loads(module, target.id, statement, carriers, tree):
+                yield from uses(user, load, outcomes, tree, carriers, depth + 1, choices=choices)
     elif (
         isinstance(target, ast.Attribute)
         and isinstance(target.value, ast.Name)
@@ -331,6 +348,68 @@ def _bound(
         for load in module.attribute_loads(target.attr):
             if module.owner_class(load) == owner:
                 yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
+    elif depth < MAX_CARRY + 2 and (held := slot(module, target)) is not None:
+        # ``_STATE["enabled"] = ...``: the reads of that slot of the module's dict
+        for read in slot_loads(module, *held, statement):
+            yield from uses(module, read, outcomes, tree, carriers, depth + 1, choices=choices)
+
+
+def _global_loads(
+    module: Module, name: str, statement: ast.stmt, carriers: Carriers, tree: Tree
+) -> Iterator[tuple[Module, ast.Name | ast.Attribute]]:
+    """The loads of the module-level name ``statement`` binds (``_MIN_K = {...}.get(_X,
+    8)``, then ``if top_k >= _MIN_K``), in its module and the modules that import it."""
+    if _bound_apart(module, name, statement):
+        return
+    carried = module.qualified(name)
+    carriers.want([(module.name, name)])
+    for rel in carriers.modules_naming(module, name):
+        user = tree.module(rel)
+        if user is None:
+            continue
+        for load in user.loads_named(name):
+            if (user is not module or load.lineno > statement.lineno) and user.resolve(
+                load, user.owner_class(load)
+            ) == carried:
+                yield user, load
+
+
+def _bound_apart(module: Module, name: str, statement: ast.stmt) -> bool:
+    """Whether the module binds ``name`` elsewhere on a path that ``statement`` is not on
+    (the other side of a module-level ``if``, an ``except``): there, the name holds what
+    that binding gives, whatever the variable (ROCm/aiter ops/triton/attention/
+    pa_mqa_logits.py:61,77 bind ``enable_gluon_pa_mqa_logits`` per Triton version)."""
+    mine = list(module.ancestors(statement))
+    for other in module.tree.body:
+        for node in ast.walk(other):
+            if node is statement or not isinstance(node, ast.Assign | ast.AnnAssign):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                continue
+            if module.function_node_around(node) is not None:
+                continue
+            if _apart(mine, statement, list(module.ancestors(node)), node):
+                return True
+    return False
+
+
+def _apart(mine: list[ast.AST], statement: ast.AST, theirs: list[ast.AST], other: ast.AST) -> bool:
+    """Whether two statements sit in different blocks of their innermost common ``if`` or
+    ``try``."""
+    common = next((a for a in mine if any(a is b for b in theirs)), None)
+    if not isinstance(common, ast.If | ast.Try):
+        return False
+    return _block(common, statement) != _block(common, other)
+
+
+def _block(compound: ast.If | ast.Try, node: ast.AST) -> str:
+    """The field of ``compound`` whose statements hold ``node``."""
+    for field in ("body", "orelse", "handlers", "finalbody"):
+        for child in getattr(compound, field, ()):
+            if any(n is node for n in ast.walk(child)):
+                return field
+    return ""
 
 
 def module_name_tests(
@@ -456,7 +535,12 @@ def local_tests(
             yield from _predicate(module, test, name, outcomes, tree, carriers, depth)
     for returned in returns_naming(function, name):
         if returned.lineno > after:
-            yield from uses(module, returned, outcomes, tree, carriers, depth, choices=choices)
+            # the values under which the return runs (``if env in ("0", "1"): return ...``)
+            held = reaching(module, returned, name, outcomes)
+            unset = () if choices else fallen_through(module, function, name, outcomes, held)
+            yield from uses(
+                module, returned, held, tree, carriers, depth, choices=choices, unset=unset
+            )
     yield from _handed_flags(module, function, name, outcomes, after)
     yield from modes_handed(module, function, name, outcomes, tree, after)
     if depth >= MAX_CARRY + 2:
@@ -466,6 +550,10 @@ def local_tests(
     for load in combined_loads(module.local_bindings(function), name):
         if load.lineno > after:
             yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
+    # ``_STATE["enabled"] = ok and name not in OFF``: the slot's reads, through ``_bound``.
+    for load in filled_with(module, function, name):
+        if load.lineno > after:
+            yield from uses(module, load, outcomes, tree, carriers, depth, choices=choices)
     for call, key in module.arguments_passing(function).get(name, ()):
         if call.lineno > after:
             yield from _in_callee(module, call, key, outcomes, tree, carriers, depth + 1, choices)

@@ -364,6 +364,9 @@ def _tested_names(statement: ast.stmt) -> set[str]:
             pending.append((node.test, True))
             pending.extend((c, testing) for c in ast.iter_child_nodes(node) if c is not node.test)
             continue
+        if _table_lookup(node):
+            assert isinstance(node, ast.Call)
+            pending.append((node.args[0], True))
         inside = (
             testing
             or isinstance(node, ast.Compare | ast.BoolOp)
@@ -371,6 +374,17 @@ def _tested_names(statement: ast.stmt) -> set[str]:
         )
         pending.extend((child, inside) for child in ast.iter_child_nodes(node))
     return found
+
+
+def _table_lookup(node: ast.AST) -> bool:
+    """``{"1": 3, "0": 0}.get(x, 8)``: a literal table that decides a value from ``x``."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and isinstance(node.func.value, ast.Dict)
+        and bool(node.args)
+    )
 
 
 def _with_spans(mentions: list[int], spans: Sequence[tuple[int, int]]) -> list[int]:
