@@ -5,10 +5,12 @@ catalogue of determinism settings and the launcher writes a switch implies, then
 words of its name, of what it feeds (the config key, the command-line flag, the variable
 or function its value or test is bound to) and of the functions that read it (which may
 name any role but a kernel choice: a kernel's tuning knobs are read inside the kernel's
-code). The first of those levels that says anything decides; inside a level, a word that
-protects the run wins over a kernel word (``CACHE_MXFP8_WEIGHT`` is about what is trained
-before it is about a cache). A switch that names SKIP or BYPASS skips something, so it is
-never a kernel choice, whatever else its name says.
+code). The first of those levels that says anything decides; inside a level, a word of a
+check, a launch step or debugging wins over a kernel word, while a word of what is computed
+beside a kernel word says neither (``X_NVFP4_FUSED_UP``: a precision's kernel, or the
+precision itself?): unknown, with both as the hint. Code evidence, where there is any,
+outranks every word. A switch that names SKIP or BYPASS skips something, so it is never a
+kernel choice, whatever else its name says.
 
 A proposal is a starting point for a person, and the bitwise recipe acts only on
 ``kernel``, ``determinism`` and ``stack``: where the evidence is thin, the role is
@@ -21,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
-from scanner.conventions import ON_WORDS, name_words
+from scanner.conventions import name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Role, Site, Write
@@ -83,10 +85,6 @@ IMPLEMENTATIONS: Final = _words(
     "TRITON FUSED FUSE FUSES FUSION FUSIONS UNFUSED KERNEL KERNELS COMPILE COMPILED GLUON "
     "FLYDSL CUTLASS ASM LIGER APEX SPLITK SPLITKV"
 )
-# Words that name the plain implementation a switch's on value picks (X_FP8_LOGITS_TORCH=1):
-# the value the code shows leading away from the kernel is then that implementation.
-PLAIN_PATHS: Final = _words("TORCH NATIVE EAGER")
-
 # PATH after these names a code path (X_FAST_PATH, is_triton_path_enabled), not a file's.
 _CODE_PATH: Final = _words("FAST SLOW HOT COLD CODE EXEC TRITON KERNEL FUSED EAGER COMPILED")
 
@@ -234,7 +232,7 @@ def propose(
             f"{known.value!r} gives {known.effect}",
         )
     if evidence is not None:
-        return _braked(knob, evidence) or Proposal(evidence.role, evidence.reason)
+        return Proposal(evidence.role, evidence.reason)
     mode = _deterministic_mode(knob, implied)
     if mode is not None:
         return mode
@@ -249,31 +247,6 @@ def propose(
 
 # The roles a recipe acts on: only code, the catalogue or a person can give them.
 ACTED_ON: Final = (Role.KERNEL, Role.DETERMINISM)
-# Words that name what is computed: a knob whose code reaches a kernel but whose name (or,
-# for a choice, the value chosen) says one of these, and no implementation word, may change
-# what is computed when turned off (an FP8 path, a LoRA adapter): a person must say.
-COMPUTED: Final = _words(
-    """FP4 FP6 FP8 FP16 FP32 BF16 MXFP4 MXFP6 MXFP8 NVFP4 INT4 INT8 PRECISION DTYPE QUANT
-    QUANTIZE QUANTIZED QUANTIZATION AMP LORA MTP MLA DROPOUT MODEL ARCHITECTURE TRAINABLE
-    LOSS OPTIMIZER"""
-)
-
-
-def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
-    """Unknown, for a kernel choice whose name (or chosen value) says what is computed."""
-    if evidence.role is not Role.KERNEL:
-        return None
-    words = [*name_words(knob.name), *name_words(evidence.value or "")]
-    computed = COMPUTED.intersection(words)
-    if not computed or IMPLEMENTATIONS.intersection(words):
-        return None
-    if PLAIN_PATHS.intersection(words) and evidence.value in ON_WORDS:
-        return None  # turning it on picks the plain path the name says, as the code shows
-    return Proposal(
-        Role.UNKNOWN,
-        f"{evidence.reason}; but the name says {min(computed)}, what is computed, so the "
-        "other value may change the result itself: a person must say",
-    )
 
 
 def _implied_writes(writes: Sequence[Write]) -> dict[str, list[tuple[str, Write]]]:
@@ -326,6 +299,17 @@ def _from_words(knob: Knob) -> Proposal:
                     f"{where} {subject} says {word} (a kernel choice) but also "
                     f"{min(runtime)} (the runtime around a kernel): it does not say which",
                 )
+            if role is Role.FEATURE:
+                kernel = _kernel_word(subjects, table)
+                if kernel is not None:
+                    how, said = kernel
+                    beside = f"{how}" if said == subject else f"{said} says {how}"
+                    return Proposal(
+                        Role.UNKNOWN,
+                        f"{where} {subject} says {word} ({WHAT[role]}) and {beside} (a kernel "
+                        "choice): words alone do not say which, and no code it reaches shows "
+                        "a kernel",
+                    )
             if role in ACTED_ON:
                 return Proposal(
                     Role.UNKNOWN,
@@ -337,6 +321,18 @@ def _from_words(knob: Knob) -> Proposal:
         Role.UNKNOWN,
         "nothing in its name, what it feeds or the functions that read it says what it controls",
     )
+
+
+def _kernel_word(
+    subjects: Sequence[str], table: Mapping[Role, frozenset[str]]
+) -> tuple[str, str] | None:
+    """The first kernel word of ``subjects`` (a level's), and the subject that says it."""
+    for subject in subjects:
+        words = _code_paths_dropped(name_words(subject))
+        found = next((w for w in words if w in table.get(Role.KERNEL, ())), None)
+        if found is not None:
+            return found, subject
+    return None
 
 
 def _skip(name: str, words: Sequence[str], verb: str) -> Proposal:

@@ -1621,28 +1621,6 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "code that loads a module at run time (.exec_module() at pkg/vendor.py:8): what it "
         "runs is not known",
     ),
-    (
-        "what-is-computed-is-for-a-person",
-        {
-            "pkg/__init__.py": "",
-            "pkg/kernels.py": KERNEL,
-            "pkg/indexer.py": (
-                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
-                "def score(x):\n"
-                '    if os.environ.get("X_INDEXER_FP4", "1") == "1":\n'
-                "        return fused_rms_norm(x)\n"
-                "    return torch.matmul(x, x)\n"
-            ),
-        },
-        "X_INDEXER_FP4",
-        Role.UNKNOWN,
-        "unset, it runs the branch of `os.environ.get('X_INDEXER_FP4', '1') == '1'` at "
-        "pkg/indexer.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
-        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
-        "X_INDEXER_FP4='0' leaves that branch, and what runs instead reaches no such kernel; "
-        "but the name says FP4, what is computed, so the other value may change the result "
-        "itself: a person must say",
-    ),
 ]
 
 
@@ -2334,6 +2312,30 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         Polarity.ENABLE,
         None,
         "not a switch: the code uses its value",
+    ),
+    (
+        # Issue 38: a precision word in the name (X_INDEXER_FP4, ..._NVFP4_FUSED_UP) no longer
+        # outranks what the code shows: the code reaches a kernel on one side only.
+        "a-precision-word-does-not-outrank-the-code",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/indexer.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def score(x):\n"
+                '    if os.environ.get("X_INDEXER_FP4", "1") == "1":\n'
+                "        return fused_rms_norm(x)\n"
+                "    return torch.matmul(x, x)\n"
+            ),
+        },
+        "X_INDEXER_FP4",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_INDEXER_FP4', '1') == '1'` at "
+        "pkg/indexer.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_INDEXER_FP4='0' leaves that branch, and what runs instead reaches no such kernel",
     ),
 ]
 
