@@ -2337,6 +2337,64 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
         "X_INDEXER_FP4='0' leaves that branch, and what runs instead reaches no such kernel",
     ),
+    *(
+        (
+            # unsloth 2026.10.9 unsloth/models/llama.py:22,153,5383-5398: `from ..kernels
+            # import *` binds apply_lora_qkv, which the branch installs on each layer
+            # (`layer.self_attn.apply_qkv = apply_lora_qkv`); the other side keeps PEFT's.
+            f"a-function-a-star-import-binds-{how}",
+            {
+                "pkg/__init__.py": "",
+                "pkg/kernels/__init__.py": "from .fused import fused_rms_norm\n",
+                "pkg/kernels/fused.py": KERNEL,
+                "pkg/models/__init__.py": "",
+                "pkg/models/llama.py": (
+                    "import logging\nimport os\n\nfrom ..kernels import *\n\n\n"
+                    "def patch(layer):\n"
+                    '    if os.environ.get("X_FUSED_BIAS", "1") != "0":\n'
+                    f"        {statement}\n"
+                    "    else:\n"
+                    '        logging.warning("cannot patch the layer")\n'
+                ),
+            },
+            "X_FUSED_BIAS",
+            Role.KERNEL,
+            Polarity.ENABLE,
+            "0",
+            "unset, it runs the branch of `os.environ.get('X_FUSED_BIAS', '1') != '0'` at "
+            "pkg/models/llama.py:8, which reaches calls fused_rms_norm "
+            "(pkg/kernels/fused.py:10) -> calls _fwd_kernel (pkg/kernels/fused.py:6) -> "
+            "@triton.jit _fwd_kernel at pkg/kernels/fused.py:6; X_FUSED_BIAS='0' leaves that "
+            "branch, and what runs instead reaches no such kernel",
+        )
+        for how, statement in (
+            ("installed", "layer.forward = fused_rms_norm"),
+            ("called", "return fused_rms_norm(layer)"),
+        )
+    ),
+    (
+        # the same shape, where the function binds the name itself (a parameter): its own,
+        # not the star-imported one
+        "a-parameter-shadows-a-star-import",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels/__init__.py": "from .fused import fused_rms_norm\n",
+            "pkg/kernels/fused.py": KERNEL,
+            "pkg/models/__init__.py": "",
+            "pkg/models/llama.py": (
+                "import os\n\nfrom ..kernels import *\n\n\n"
+                "def patch(layer, fused_rms_norm):\n"
+                '    if os.environ.get("X_FUSED_BIAS", "1") != "0":\n'
+                "        layer.forward = fused_rms_norm\n"
+            ),
+        },
+        "X_FUSED_BIAS",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "the name X_FUSED_BIAS says FUSED, a hint of a kernel choice, but no code it reaches "
+        "shows one: words alone are not evidence",
+    ),
 ]
 
 
