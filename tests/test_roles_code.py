@@ -2395,6 +2395,66 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         "the name X_FUSED_BIAS says FUSED, a hint of a kernel choice, but no code it reaches "
         "shows one: words alone are not evidence",
     ),
+    (
+        # unsloth_zoo 2026.10.9 temporary_patches/gpt_oss.py:532-556: '0' raises ImportError
+        # inside a try whose `except Exception` goes on (the library off, as if absent), and
+        # returns before the kernel patch: the caught raise is no check that stops the run
+        "a-raise-its-own-try-catches-is-no-check",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/patch.py": (
+                "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def convert(model):\n"
+                "    try:\n"
+                '        if os.environ.get("X_MATMUL_OGS", "1") == "0":\n'
+                '            raise ImportError("X_MATMUL_OGS=0")\n'
+                "        import json\n"
+                "        has_kernels = True\n"
+                "    except Exception:\n"
+                "        has_kernels = False\n"
+                '    if os.environ.get("X_MATMUL_OGS", "1") == "0":\n'
+                "        model.dequantize = True\n"
+                "        return\n"
+                "    model.forward = fused_rms_norm\n"
+            ),
+        },
+        "X_MATMUL_OGS",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `not (os.environ.get('X_MATMUL_OGS', '1') == '0')` at "
+        "pkg/patch.py:14, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_MATMUL_OGS='0' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        # the same shape, where the handler raises again: the check stops the run
+        "a-raise-its-handler-raises-again-is-a-check",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/patch.py": (
+                "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def convert(model):\n"
+                "    try:\n"
+                '        if os.environ.get("X_MATMUL_OGS", "1") == "0":\n'
+                '            raise ImportError("X_MATMUL_OGS=0")\n'
+                "        import json\n"
+                "    except Exception:\n"
+                "        raise\n"
+                '    if os.environ.get("X_MATMUL_OGS", "1") == "0":\n'
+                "        model.dequantize = True\n"
+                "        return\n"
+                "    model.forward = fused_rms_norm\n"
+            ),
+        },
+        "X_MATMUL_OGS",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
 ]
 
 

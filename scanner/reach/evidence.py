@@ -23,6 +23,7 @@ from scanner.reach.beside import beside
 from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
+from scanner.reach.caught import caught_here
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
 from scanner.reach.fallback import Fallback, fallback
@@ -333,7 +334,7 @@ class _Judged:
         self.everywhere = everywhere  # the kernels of every machine, not a GPU's alone
         self.knob = knob
         self.branches = [b for b in found if not b.check]
-        self.raising = [b for b in found if b.raises]
+        self.raising = [b for b in found if b.raises and not caught_here(b)]
         self.all = found
         self._onlies: dict[tuple[str | None, str | None], list[Branch]] = {}
         self._weighed: list[str] = []
