@@ -2396,6 +2396,32 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         "shows one: words alone are not evidence",
     ),
     (
+        # AMD-AGI/Primus fd1eeab, megatron/core/transformer/indexer.py:498: a precision path
+        # a launcher opts into (off unless set): no kill switch, so the name's FP4 still
+        # sends it to a person
+        "a-precision-path-turned-on-is-for-a-person",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/indexer.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def score(x):\n"
+                '    if os.environ.get("X_INDEXER_FP4", "0") == "1":\n'
+                "        return fused_rms_norm(x)\n"
+                "    return torch.matmul(x, x)\n"
+            ),
+        },
+        "X_INDEXER_FP4",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "X_INDEXER_FP4='1' runs the branch of `os.environ.get('X_INDEXER_FP4', '0') == '1'` "
+        "at pkg/indexer.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; unset, "
+        "it does not; but the name says FP4, what is computed, and the code does not show a "
+        "kernel on by default that its off value turns off: a person must say",
+    ),
+    (
         # unsloth_zoo 2026.10.9 temporary_patches/gpt_oss.py:532-556: '0' raises ImportError
         # inside a try whose `except Exception` goes on (the library off, as if absent), and
         # returns before the kernel patch: the caught raise is no check that stops the run
