@@ -2396,6 +2396,36 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         "shows one: words alone are not evidence",
     ),
     (
+        # sglang 0.5.23 srt/models/minimax_m3.py:472-477,697: the value kept on the object
+        # picks the router's weight dtype and sends its GEMM to a Triton kernel
+        "a-value-that-also-picks-a-dtype-is-for-a-person",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/router.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "class Router:\n"
+                "    def __init__(self):\n"
+                '        self.bf16_gemm = os.environ.get("X_USE_BF16_ROUTER", "1") == "1"\n'
+                "        self.dtype = torch.bfloat16 if self.bf16_gemm else torch.float32\n\n"
+                "    def forward(self, x):\n"
+                "        if self.bf16_gemm:\n"
+                "            return fused_rms_norm(x)\n"
+                "        return torch.matmul(x, x)\n"
+            ),
+        },
+        "X_USE_BF16_ROUTER",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `self.bf16_gemm` at pkg/router.py:14, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_USE_BF16_ROUTER='0' leaves that "
+        "branch, and what runs instead reaches no such kernel; but its value also picks the "
+        "torch dtype at pkg/router.py:11: a precision choice, not only a kernel's: a person "
+        "must say",
+    ),
+    (
         # AMD-AGI/Primus fd1eeab, megatron/core/transformer/indexer.py:498: a precision path
         # a launcher opts into (off unless set): no kill switch, so the name's FP4 still
         # sends it to a person

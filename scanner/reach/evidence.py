@@ -26,6 +26,7 @@ from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.caught import caught_here
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
+from scanner.reach.dtypes import dtype_choice
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
@@ -152,6 +153,13 @@ class CodeReach:
                     f"{judged.reason}; but it is read in code that replaces torch's own ops "
                     f"({overriding}), where a kernel may be what makes the run deterministic: "
                     "a person must say",
+                )
+            precision = dtype_choice(found)
+            if precision is not None:
+                return Evidence(
+                    Role.UNKNOWN,
+                    f"{judged.reason}; but its value also picks the torch dtype at "
+                    f"{precision}: a precision choice, not only a kernel's: a person must say",
                 )
         if judged is not None:
             return judged
