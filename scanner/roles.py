@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
-from scanner.conventions import ON_WORDS, name_words
+from scanner.conventions import OFF_LIKE, ON_LIKE, ON_WORDS, name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Role, Site, Write
@@ -290,11 +290,16 @@ def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
 
 def _kill_switch(knob: Knob, evidence: Evidence) -> bool:
     """Whether the code shows a switch's kernel on by default and an off value of its own
-    gates (not an on value) leading away from it."""
+    gates (not an on value) leading away from it, where its gates compare with no named
+    alternative: ``route in ("nf4", "bnb", "0", "off")`` (unsloth 2026.10.9's
+    models/compressed_tensors_int4.py:45-47) turns the packed INT4 path off by choosing a
+    re-quantization, which changes the weights themselves."""
     if knob.kind not in (GateKind.BOOLEAN, GateKind.PRESENCE) or not evidence.default_reaches:
         return False
     off = {v for site in knob.sites for v in site.gate.off_values} | {knob.off_value}
     on = {v for site in knob.sites for v in site.gate.on_values}
+    if any(v is not None and v.lower() not in OFF_LIKE | ON_LIKE for v in off):
+        return False
     return evidence.value is not None and evidence.value in off and evidence.value not in on
 
 

@@ -2426,6 +2426,38 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         "must say",
     ),
     (
+        # unsloth 2026.10.9 models/compressed_tensors_int4.py:44-47: the kernel path on by
+        # default is turned off by naming another method ("nf4": a re-quantization that
+        # changes the weights), "0" among them: no kill switch
+        "a-switch-whose-off-values-name-another-method-is-for-a-person",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/route.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def packed_enabled():\n"
+                '    route = os.environ.get("X_CT_INT4", "packed").strip().lower()\n'
+                '    if route in ("nf4", "bnb", "0", "off"):\n'
+                "        return False\n"
+                "    return True\n\n\n"
+                "def load(x):\n"
+                "    if packed_enabled():\n"
+                "        return fused_rms_norm(x)\n"
+                "    return torch.matmul(x, x)\n"
+            ),
+        },
+        "X_CT_INT4",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `packed_enabled()` at pkg/route.py:16, which reaches "
+        "calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_CT_INT4='0' leaves that branch, and "
+        "what runs instead reaches no such kernel; but the name says INT4, what is computed, "
+        "and the code does not show a kernel on by default that its off value turns off: a "
+        "person must say",
+    ),
+    (
         # AMD-AGI/Primus fd1eeab, megatron/core/transformer/indexer.py:498: a precision path
         # a launcher opts into (off unless set): no kill switch, so the name's FP4 still
         # sends it to a person
