@@ -8,11 +8,10 @@ name any role but a kernel choice: a kernel's tuning knobs are read inside the k
 code). The first of those levels that says anything decides; inside a level, a word of a
 check, a launch step or debugging wins over a kernel word, while a word of what is computed
 beside a kernel word says neither (``X_NVFP4_FUSED_UP``: a precision's kernel, or the
-precision itself?): unknown, with both as the hint. Code evidence outranks every word
-where it shows a kill switch (the kernel on by default, the switch's off value leading away
-from it); a name of what is computed still sends any other kernel evidence to a person
-(``_braked``). A switch that names SKIP or BYPASS skips something, so it is never a
-kernel choice, whatever else its name says.
+precision itself?): unknown, with both as the hint. A name of what is computed with no
+implementation word still sends kernel evidence to a person (``_braked``). A switch that
+names SKIP or BYPASS skips something, so it is never a kernel choice, whatever else its
+name says.
 
 A proposal is a starting point for a person, and the bitwise recipe acts only on
 ``kernel``, ``determinism`` and ``stack``: where the evidence is thin, the role is
@@ -25,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
-from scanner.conventions import OFF_LIKE, ON_LIKE, ON_WORDS, name_words
+from scanner.conventions import ON_WORDS, name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Role, Site, Write
@@ -249,16 +248,13 @@ def propose(
 
 # The roles a recipe acts on: only code, the catalogue or a person can give them.
 ACTED_ON: Final = (Role.KERNEL, Role.DETERMINISM)
-
-
-# Words that name what is computed. They no longer outrank what the code shows where the
-# code shows the shape of a kill switch: the kernel is what runs unset, and the switch's own
-# off value leads to code that reaches none. Elsewhere (a kernel path a value must turn on,
-# or one that is left by turning a switch on) such a name still sends it to a person: the
-# precision paths a launcher opts into (an FP4 indexer, FP8 projections) and fused paths a
-# switch turns on (vllm 0.33.0's VLLM_DEEPEPLL_NVFP4_DISPATCH=1 fuses the NVFP4 quantization
-# into DeepEP's dispatch, deepep_ll.py:180-195) show the same code evidence as a kernel
-# turned off, and writing their value changes what the run computes.
+# Words that name what is computed: a knob whose code reaches a kernel but whose name (or,
+# for a choice, the value chosen) says one of these, and no implementation word, may change
+# what is computed when turned off (an FP8 path, a LoRA adapter): a person must say. (Let
+# the code outrank them where it shows a kill switch, and the bench of 22 trees writes
+# precision choices: unsloth's UNSLOTH_MXFP4_KEEP_PACKED=0 re-quantizes MXFP4 weights to
+# NF4, compressed_tensors_bnb.py:202; vllm's VLLM_DEEPEPLL_NVFP4_DISPATCH=1 fuses the NVFP4
+# quantization into DeepEP's dispatch, deepep_ll.py:180-195.)
 COMPUTED: Final = _words(
     """FP4 FP6 FP8 FP16 FP32 BF16 MXFP4 MXFP6 MXFP8 NVFP4 INT4 INT8 PRECISION DTYPE QUANT
     QUANTIZE QUANTIZED QUANTIZATION AMP LORA MTP MLA DROPOUT MODEL ARCHITECTURE TRAINABLE
@@ -270,9 +266,8 @@ PLAIN_PATHS: Final = _words("TORCH NATIVE EAGER")
 
 
 def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
-    """Unknown, for a kernel choice whose name (or chosen value) says what is computed,
-    unless the code shows a kill switch (``_kill_switch``)."""
-    if evidence.role is not Role.KERNEL or _kill_switch(knob, evidence):
+    """Unknown, for a kernel choice whose name (or chosen value) says what is computed."""
+    if evidence.role is not Role.KERNEL:
         return None
     words = [*name_words(knob.name), *name_words(evidence.value or "")]
     computed = COMPUTED.intersection(words)
@@ -282,25 +277,9 @@ def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
         return None  # turning it on picks the plain path the name says, as the code shows
     return Proposal(
         Role.UNKNOWN,
-        f"{evidence.reason}; but the name says {min(computed)}, what is computed, and the "
-        "code does not show a kernel on by default that its off value turns off: a person "
-        "must say",
+        f"{evidence.reason}; but the name says {min(computed)}, what is computed, so the "
+        "other value may change the result itself: a person must say",
     )
-
-
-def _kill_switch(knob: Knob, evidence: Evidence) -> bool:
-    """Whether the code shows a switch's kernel on by default and an off value of its own
-    gates (not an on value) leading away from it, where its gates compare with no named
-    alternative: ``route in ("nf4", "bnb", "0", "off")`` (unsloth 2026.10.9's
-    models/compressed_tensors_int4.py:45-47) turns the packed INT4 path off by choosing a
-    re-quantization, which changes the weights themselves."""
-    if knob.kind not in (GateKind.BOOLEAN, GateKind.PRESENCE) or not evidence.default_reaches:
-        return False
-    off = {v for site in knob.sites for v in site.gate.off_values} | {knob.off_value}
-    on = {v for site in knob.sites for v in site.gate.on_values}
-    if any(v is not None and v.lower() not in OFF_LIKE | ON_LIKE for v in off):
-        return False
-    return evidence.value is not None and evidence.value in off and evidence.value not in on
 
 
 def _implied_writes(writes: Sequence[Write]) -> dict[str, list[tuple[str, Write]]]:

@@ -1621,6 +1621,28 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "code that loads a module at run time (.exec_module() at pkg/vendor.py:8): what it "
         "runs is not known",
     ),
+    (
+        "what-is-computed-is-for-a-person",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/indexer.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def score(x):\n"
+                '    if os.environ.get("X_INDEXER_FP4", "1") == "1":\n'
+                "        return fused_rms_norm(x)\n"
+                "    return torch.matmul(x, x)\n"
+            ),
+        },
+        "X_INDEXER_FP4",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `os.environ.get('X_INDEXER_FP4', '1') == '1'` at "
+        "pkg/indexer.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_INDEXER_FP4='0' leaves that branch, and what runs instead reaches no such kernel; "
+        "but the name says FP4, what is computed, so the other value may change the result "
+        "itself: a person must say",
+    ),
 ]
 
 
@@ -2313,30 +2335,6 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         None,
         "not a switch: the code uses its value",
     ),
-    (
-        # Issue 38: a precision word in the name (X_INDEXER_FP4, ..._NVFP4_FUSED_UP) no longer
-        # outranks what the code shows: the code reaches a kernel on one side only.
-        "a-precision-word-does-not-outrank-the-code",
-        {
-            "pkg/__init__.py": "",
-            "pkg/kernels.py": KERNEL,
-            "pkg/indexer.py": (
-                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
-                "def score(x):\n"
-                '    if os.environ.get("X_INDEXER_FP4", "1") == "1":\n'
-                "        return fused_rms_norm(x)\n"
-                "    return torch.matmul(x, x)\n"
-            ),
-        },
-        "X_INDEXER_FP4",
-        Role.KERNEL,
-        Polarity.ENABLE,
-        "0",
-        "unset, it runs the branch of `os.environ.get('X_INDEXER_FP4', '1') == '1'` at "
-        "pkg/indexer.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
-        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
-        "X_INDEXER_FP4='0' leaves that branch, and what runs instead reaches no such kernel",
-    ),
     *(
         (
             # unsloth 2026.10.9 unsloth/models/llama.py:22,153,5383-5398: `from ..kernels
@@ -2424,64 +2422,6 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         "branch, and what runs instead reaches no such kernel; but its value also picks the "
         "torch dtype at pkg/router.py:11: a precision choice, not only a kernel's: a person "
         "must say",
-    ),
-    (
-        # unsloth 2026.10.9 models/compressed_tensors_int4.py:44-47: the kernel path on by
-        # default is turned off by naming another method ("nf4": a re-quantization that
-        # changes the weights), "0" among them: no kill switch
-        "a-switch-whose-off-values-name-another-method-is-for-a-person",
-        {
-            "pkg/__init__.py": "",
-            "pkg/kernels.py": KERNEL,
-            "pkg/route.py": (
-                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
-                "def packed_enabled():\n"
-                '    route = os.environ.get("X_CT_INT4", "packed").strip().lower()\n'
-                '    if route in ("nf4", "bnb", "0", "off"):\n'
-                "        return False\n"
-                "    return True\n\n\n"
-                "def load(x):\n"
-                "    if packed_enabled():\n"
-                "        return fused_rms_norm(x)\n"
-                "    return torch.matmul(x, x)\n"
-            ),
-        },
-        "X_CT_INT4",
-        Role.UNKNOWN,
-        Polarity.ENABLE,
-        "0",
-        "unset, it runs the branch of `packed_enabled()` at pkg/route.py:16, which reaches "
-        "calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
-        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_CT_INT4='0' leaves that branch, and "
-        "what runs instead reaches no such kernel; but the name says INT4, what is computed, "
-        "and the code does not show a kernel on by default that its off value turns off: a "
-        "person must say",
-    ),
-    (
-        # AMD-AGI/Primus fd1eeab, megatron/core/transformer/indexer.py:498: a precision path
-        # a launcher opts into (off unless set): no kill switch, so the name's FP4 still
-        # sends it to a person
-        "a-precision-path-turned-on-is-for-a-person",
-        {
-            "pkg/__init__.py": "",
-            "pkg/kernels.py": KERNEL,
-            "pkg/indexer.py": (
-                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
-                "def score(x):\n"
-                '    if os.environ.get("X_INDEXER_FP4", "0") == "1":\n'
-                "        return fused_rms_norm(x)\n"
-                "    return torch.matmul(x, x)\n"
-            ),
-        },
-        "X_INDEXER_FP4",
-        Role.UNKNOWN,
-        Polarity.ENABLE,
-        "0",
-        "X_INDEXER_FP4='1' runs the branch of `os.environ.get('X_INDEXER_FP4', '0') == '1'` "
-        "at pkg/indexer.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
-        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; unset, "
-        "it does not; but the name says FP4, what is computed, and the code does not show a "
-        "kernel on by default that its off value turns off: a person must say",
     ),
     (
         # unsloth_zoo 2026.10.9 temporary_patches/gpt_oss.py:532-556: '0' raises ImportError
