@@ -5,10 +5,13 @@ catalogue of determinism settings and the launcher writes a switch implies, then
 words of its name, of what it feeds (the config key, the command-line flag, the variable
 or function its value or test is bound to) and of the functions that read it (which may
 name any role but a kernel choice: a kernel's tuning knobs are read inside the kernel's
-code). The first of those levels that says anything decides; inside a level, a word that
-protects the run wins over a kernel word (``CACHE_MXFP8_WEIGHT`` is about what is trained
-before it is about a cache). A switch that names SKIP or BYPASS skips something, so it is
-never a kernel choice, whatever else its name says.
+code). The first of those levels that says anything decides; inside a level, a word of a
+check, a launch step or debugging wins over a kernel word, while a word of what is computed
+beside a kernel word says neither (``X_NVFP4_FUSED_UP``: a precision's kernel, or the
+precision itself?): unknown, with both as the hint. A name of what is computed with no
+implementation word still sends kernel evidence to a person (``_braked``). A switch that
+names SKIP or BYPASS skips something, so it is never a kernel choice, whatever else its
+name says.
 
 A proposal is a starting point for a person, and the bitwise recipe acts only on
 ``kernel``, ``determinism`` and ``stack``: where the evidence is thin, the role is
@@ -83,10 +86,6 @@ IMPLEMENTATIONS: Final = _words(
     "TRITON FUSED FUSE FUSES FUSION FUSIONS UNFUSED KERNEL KERNELS COMPILE COMPILED GLUON "
     "FLYDSL CUTLASS ASM LIGER APEX SPLITK SPLITKV"
 )
-# Words that name the plain implementation a switch's on value picks (X_FP8_LOGITS_TORCH=1):
-# the value the code shows leading away from the kernel is then that implementation.
-PLAIN_PATHS: Final = _words("TORCH NATIVE EAGER")
-
 # PATH after these names a code path (X_FAST_PATH, is_triton_path_enabled), not a file's.
 _CODE_PATH: Final = _words("FAST SLOW HOT COLD CODE EXEC TRITON KERNEL FUSED EAGER COMPILED")
 
@@ -271,6 +270,9 @@ PRECISION: Final = _words(
 COMPUTED: Final = PRECISION | _words(
     "LORA MTP MLA DROPOUT MODEL ARCHITECTURE TRAINABLE LOSS OPTIMIZER"
 )
+# Words that name the plain implementation a switch's on value picks (X_FP8_LOGITS_TORCH=1):
+# the value the code shows leading away from the kernel is then that implementation.
+PLAIN_PATHS: Final = _words("TORCH NATIVE EAGER")
 
 
 def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
@@ -352,6 +354,17 @@ def _from_words(knob: Knob) -> Proposal:
                     f"{where} {subject} says {word} (a kernel choice) but also "
                     f"{min(runtime)} (the runtime around a kernel): it does not say which",
                 )
+            if role is Role.FEATURE:
+                kernel = _kernel_word(subjects, table)
+                if kernel is not None:
+                    how, said = kernel
+                    beside = f"{how}" if said == subject else f"{said} says {how}"
+                    return Proposal(
+                        Role.UNKNOWN,
+                        f"{where} {subject} says {word} ({WHAT[role]}) and {beside} (a kernel "
+                        "choice): words alone do not say which, and no code it reaches shows "
+                        "a kernel",
+                    )
             if role in ACTED_ON:
                 return Proposal(
                     Role.UNKNOWN,
@@ -363,6 +376,18 @@ def _from_words(knob: Knob) -> Proposal:
         Role.UNKNOWN,
         "nothing in its name, what it feeds or the functions that read it says what it controls",
     )
+
+
+def _kernel_word(
+    subjects: Sequence[str], table: Mapping[Role, frozenset[str]]
+) -> tuple[str, str] | None:
+    """The first kernel word of ``subjects`` (a level's), and the subject that says it."""
+    for subject in subjects:
+        words = _code_paths_dropped(name_words(subject))
+        found = next((w for w in words if w in table.get(Role.KERNEL, ())), None)
+        if found is not None:
+            return found, subject
+    return None
 
 
 def _skip(name: str, words: Sequence[str], verb: str) -> Proposal:

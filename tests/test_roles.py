@@ -111,11 +111,24 @@ CASES: list[tuple[str, dict[str, str], str, Role, str]] = [
         "the name X_NEMO_LOSS says LOSS (what is computed or trained)",
     ),
     (
-        "precision-wins-over-a-kernel-word",
+        # Issue 38: a precision word beside a kernel word no longer gives feature (it did for
+        # axolotl 067b021's AXOLOTL_SONICMOE_NVFP4_FUSED_UP, sonicmoe/nvfp4_lora.py:342).
+        "a-precision-beside-a-kernel-word-says-neither",
         {"m.py": 'import os\nA = os.environ.get("X_FP8_TRITON", "1") != "0"\n'},
         "X_FP8_TRITON",
-        Role.FEATURE,
-        "the name X_FP8_TRITON says FP8 (what is computed or trained)",
+        Role.UNKNOWN,
+        "the name X_FP8_TRITON says FP8 (what is computed or trained) and TRITON (a kernel "
+        "choice): words alone do not say which, and no code it reaches shows a kernel",
+    ),
+    (
+        # unsloth 2026.10.9 unsloth/kernels/fast_lora.py:86: what is trained (LORA) beside
+        # how it runs (FUSED).
+        "what-is-trained-beside-a-kernel-word-says-neither",
+        {"m.py": 'import os\nA = os.environ.get("X_FUSED_LORA_DROPOUT", "1") != "0"\n'},
+        "X_FUSED_LORA_DROPOUT",
+        Role.UNKNOWN,
+        "the name X_FUSED_LORA_DROPOUT says LORA (what is computed or trained) and FUSED (a "
+        "kernel choice): words alone do not say which, and no code it reaches shows a kernel",
     ),
     (
         "a-check-skipped",

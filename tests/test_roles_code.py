@@ -2469,6 +2469,154 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
         None,
         "not a switch: the code uses its value",
     ),
+    *(
+        (
+            # unsloth 2026.10.9 unsloth/models/llama.py:22,153,5383-5398: `from ..kernels
+            # import *` binds apply_lora_qkv, which the branch installs on each layer
+            # (`layer.self_attn.apply_qkv = apply_lora_qkv`); the other side keeps PEFT's.
+            f"a-function-a-star-import-binds-{how}",
+            {
+                "pkg/__init__.py": "",
+                "pkg/kernels/__init__.py": "from .fused import fused_rms_norm\n",
+                "pkg/kernels/fused.py": KERNEL,
+                "pkg/models/__init__.py": "",
+                "pkg/models/llama.py": (
+                    "import logging\nimport os\n\nfrom ..kernels import *\n\n\n"
+                    "def patch(layer):\n"
+                    '    if os.environ.get("X_FUSED_BIAS", "1") != "0":\n'
+                    f"        {statement}\n"
+                    "    else:\n"
+                    '        logging.warning("cannot patch the layer")\n'
+                ),
+            },
+            "X_FUSED_BIAS",
+            Role.KERNEL,
+            Polarity.ENABLE,
+            "0",
+            "unset, it runs the branch of `os.environ.get('X_FUSED_BIAS', '1') != '0'` at "
+            "pkg/models/llama.py:8, which reaches calls fused_rms_norm "
+            "(pkg/kernels/fused.py:10) -> calls _fwd_kernel (pkg/kernels/fused.py:6) -> "
+            "@triton.jit _fwd_kernel at pkg/kernels/fused.py:6; X_FUSED_BIAS='0' leaves that "
+            "branch, and what runs instead reaches no such kernel",
+        )
+        for how, statement in (
+            ("installed", "layer.forward = fused_rms_norm"),
+            ("called", "return fused_rms_norm(layer)"),
+        )
+    ),
+    (
+        # the same shape, where the function binds the name itself (a parameter): its own,
+        # not the star-imported one
+        "a-parameter-shadows-a-star-import",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels/__init__.py": "from .fused import fused_rms_norm\n",
+            "pkg/kernels/fused.py": KERNEL,
+            "pkg/models/__init__.py": "",
+            "pkg/models/llama.py": (
+                "import os\n\nfrom ..kernels import *\n\n\n"
+                "def patch(layer, fused_rms_norm):\n"
+                '    if os.environ.get("X_FUSED_BIAS", "1") != "0":\n'
+                "        layer.forward = fused_rms_norm\n"
+            ),
+        },
+        "X_FUSED_BIAS",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "the name X_FUSED_BIAS says FUSED, a hint of a kernel choice, but no code it reaches "
+        "shows one: words alone are not evidence",
+    ),
+    (
+        # sglang 0.5.23 srt/models/minimax_m3.py:472-477,697: the value kept on the object
+        # picks the router's weight dtype and sends its GEMM to a Triton kernel
+        "a-value-that-also-picks-a-dtype-is-for-a-person",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/router.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "class Router:\n"
+                "    def __init__(self):\n"
+                '        self.bf16_gemm = os.environ.get("X_USE_BF16_ROUTER", "1") == "1"\n'
+                "        self.dtype = torch.bfloat16 if self.bf16_gemm else torch.float32\n\n"
+                "    def forward(self, x):\n"
+                "        if self.bf16_gemm:\n"
+                "            return fused_rms_norm(x)\n"
+                "        return torch.matmul(x, x)\n"
+            ),
+        },
+        "X_USE_BF16_ROUTER",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `self.bf16_gemm` at pkg/router.py:14, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_USE_BF16_ROUTER='0' leaves that "
+        "branch, and what runs instead reaches no such kernel; but its value also picks the "
+        "torch dtype at pkg/router.py:11: a precision choice, not only a kernel's: a person "
+        "must say",
+    ),
+    (
+        # unsloth_zoo 2026.10.9 temporary_patches/gpt_oss.py:532-556: '0' raises ImportError
+        # inside a try whose `except Exception` goes on (the library off, as if absent), and
+        # returns before the kernel patch: the caught raise is no check that stops the run
+        "a-raise-its-own-try-catches-is-no-check",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/patch.py": (
+                "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def convert(model):\n"
+                "    try:\n"
+                '        if os.environ.get("X_MATMUL_OGS", "1") == "0":\n'
+                '            raise ImportError("X_MATMUL_OGS=0")\n'
+                "        import json\n"
+                "        has_kernels = True\n"
+                "    except Exception:\n"
+                "        has_kernels = False\n"
+                '    if os.environ.get("X_MATMUL_OGS", "1") == "0":\n'
+                "        model.dequantize = True\n"
+                "        return\n"
+                "    model.forward = fused_rms_norm\n"
+            ),
+        },
+        "X_MATMUL_OGS",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `not (os.environ.get('X_MATMUL_OGS', '1') == '0')` at "
+        "pkg/patch.py:14, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_MATMUL_OGS='0' leaves that branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        # the same shape, where the handler raises again: the check stops the run
+        "a-raise-its-handler-raises-again-is-a-check",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/patch.py": (
+                "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def convert(model):\n"
+                "    try:\n"
+                '        if os.environ.get("X_MATMUL_OGS", "1") == "0":\n'
+                '            raise ImportError("X_MATMUL_OGS=0")\n'
+                "        import json\n"
+                "    except Exception:\n"
+                "        raise\n"
+                '    if os.environ.get("X_MATMUL_OGS", "1") == "0":\n'
+                "        model.dequantize = True\n"
+                "        return\n"
+                "    model.forward = fused_rms_norm\n"
+            ),
+        },
+        "X_MATMUL_OGS",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
 ]
 
 

@@ -30,6 +30,7 @@ from scanner.reach.modules import Definition, Module, Tree
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
 from scanner.reach.split_reduction import split_marks
+from scanner.reach.star_names import star_imported
 
 MAX_DEPTH = 8  # calls followed from a branch
 MAX_FUNCTIONS = 20_000  # functions read per scan
@@ -598,7 +599,9 @@ class _Walker:
             self.found.add(mark, (), always, self.elsewhere or off_gpu_call(self.module, node))
 
     def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
-        dotted = self.module.resolve(node, self.owner)
+        dotted = self.module.resolve(node, self.owner) or star_imported(
+            self.reach.tree, self.module, node
+        )
         if dotted is None and isinstance(node, ast.Attribute):
             call = node.value if isinstance(node.value, ast.Call) else self._bound_call(node.value)
             loaded = self.module.resolve(call.func, self.owner) if call is not None else None

@@ -23,8 +23,10 @@ from scanner.reach.beside import beside
 from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
+from scanner.reach.caught import caught_here
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key
+from scanner.reach.dtypes import dtype_choice
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
@@ -179,6 +181,13 @@ class CodeReach:
                     f"{judged.reason}; but it is read in code that replaces torch's own ops "
                     f"({overriding}), where a kernel may be what makes the run deterministic: "
                     "a person must say",
+                )
+            precision = dtype_choice(found)
+            if precision is not None:
+                return Evidence(
+                    Role.UNKNOWN,
+                    f"{judged.reason}; but its value also picks the torch dtype at "
+                    f"{precision}: a precision choice, not only a kernel's: a person must say",
                 )
         if judged is not None:
             return judged
@@ -361,7 +370,7 @@ class _Judged:
         self.everywhere = everywhere  # the kernels of every machine, not a GPU's alone
         self.knob = knob
         self.branches = [b for b in found if not b.check]
-        self.raising = [b for b in found if b.raises]
+        self.raising = [b for b in found if b.raises and not caught_here(b)]
         self.all = found
         self._onlies: dict[tuple[str | None, str | None], list[Branch]] = {}
         self._weighed: list[str] = []
