@@ -278,3 +278,17 @@ def test_a_threshold_is_tried_at_each_level() -> None:
         1 << 30: (False, False, False, False, False, True),
     }
     assert truths(test, lambda n: n is carrier, 3) == (False, False, False, True)
+
+
+def test_a_threshold_on_the_carrier_s_left() -> None:
+    """AMD-AGI/Primus fd1eeab, megatron_bridge/recipes/mlperf_llama2_70b/llama2_custom.py:1196:
+    ``steps <= 0 and valid <= 0`` with the carrier on the left of a literal: the literal is
+    compared as it is, neither a threshold tried at each level nor items the carrier is
+    looked for among (which raised AssertionError and stopped `knobs init`)."""
+    test = ast.parse("x <= 0 and ready", mode="eval").body
+    assert isinstance(test, ast.BoolOp) and isinstance(test.values[0], ast.Compare)
+    carrier = test.values[0].left
+    levels = (0, 5)
+    rows = {o: truths(test, lambda n: n is carrier, o, levels=levels) for o in levels}
+    # each choice: `ready` false or true; the literal is compared as it is
+    assert rows == {0: (False, True), 5: (False, False)}

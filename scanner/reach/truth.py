@@ -76,7 +76,7 @@ def value_of(node: ast.expr, is_carrier: IsCarrier, outcome: Outcome) -> tuple[b
 
 def _sides_of_thresholds(test: ast.expr, is_carrier: IsCarrier) -> dict[int, int]:
     """The ordering comparisons of the carrier itself in ``test``, each with its other
-    operand (``top_k`` of ``top_k >= carrier``), by id."""
+    operand (``top_k`` of ``top_k >= carrier``; not a literal), by id."""
     found: dict[int, int] = {}
     for node in ast.walk(test):
         if (
@@ -86,9 +86,13 @@ def _sides_of_thresholds(test: ast.expr, is_carrier: IsCarrier) -> dict[int, int
         ):
             left, right = node.left, node.comparators[0]
             if is_carrier(right) and not _holds_carrier(left, is_carrier):
-                found[id(node)] = id(left)
+                other = left
             elif is_carrier(left) and not _holds_carrier(right, is_carrier):
-                found[id(node)] = id(right)
+                other = right
+            else:
+                continue
+            if not isinstance(other, ast.Constant):  # ``x <= 0``: a literal, not a level
+                found[id(node)] = id(other)
     return found
 
 
@@ -243,9 +247,12 @@ class _Evaluator:
 
     def _compare(self, node: ast.Compare) -> object:
         rest = self.atoms.get(id(node.comparators[0]))
-        if rest is not None:  # ``"0" in (x, other())``: the carrier's item, or the rest
-            items = node.comparators[0]
-            assert isinstance(items, ast.Tuple | ast.List | ast.Set)
+        items = node.comparators[0]
+        if (  # ``"0" in (x, other())``: the carrier's item, or the rest
+            rest is not None
+            and isinstance(items, ast.Tuple | ast.List | ast.Set)
+            and isinstance(node.ops[0], ast.In | ast.NotIn)
+        ):
             sought = self.value(node.left)
             held = rest or any(sought == self.value(e) for e in items.elts if self.is_carrier(e))
             return held if isinstance(node.ops[0], ast.In) else not held
