@@ -189,13 +189,26 @@ def propose_roles(
     implied = _implied_writes(writes)
     out = []
     for knob in knobs:
-        evidence = code.evidence(knob) if code is not None and knob.kind in _READABLE else None
+        evidence = _read(code, knob) if code is not None and knob.kind in _READABLE else None
         found = propose(knob, implied.get(knob.name, ()), evidence)
         knob = replace(knob, role=found.role, role_reason=found.reason)
         if evidence is not None and found.role is evidence.role:
             knob = _fitted(knob, evidence)
         out.append(knob)
     return tuple(out)
+
+
+def _read(code: CodeEvidence, knob: Knob) -> Evidence | None:
+    """What the code shows of ``knob``; where reading it fails, unknown with the error: one
+    knob's reading never stops the scan of a tree."""
+    try:
+        return code.evidence(knob)
+    except Exception as error:  # any fault of the reach, reported on the knob
+        return Evidence(
+            Role.UNKNOWN,
+            f"reading the code its value decides failed ({type(error).__name__}: {error}): "
+            "please report it, with the file of its first site",
+        )
 
 
 # Verdicts whose branches are read for a role: switches, and values that choose.

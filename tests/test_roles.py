@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from scanner import Role
+from scanner import Knob, Role
 from scanner.determinism import SETTINGS, deterministic_writes
+from scanner.roles import Evidence, propose_roles
 from tests.scanned import scanned_knob
 
 # transformers 5.25.0, generation/configuration_utils.py: NCCL_GRAPH_MIXING_SUPPORT=0 drops
@@ -269,3 +270,26 @@ def test_a_support_switch_is_read_where_the_code_reads_it(tmp_path: Path) -> Non
     )
     assert [(s.path, s.line, s.column) for s in knob.sites] == [("generation/config.py", 6, 34)]
     assert (knob.default_on, knob.role) == (True, Role.UNKNOWN)
+
+
+class _Failing:
+    """Code evidence whose reading raises, as a fault of the reach would."""
+
+    def evidence(self, knob: Knob) -> Evidence | None:
+        raise AssertionError("an internal fault")
+
+
+def test_a_fault_reading_one_knob_leaves_it_unknown(tmp_path: Path) -> None:
+    """One knob's reading that fails never stops the scan of the tree (a fault of the reach
+    stopped `knobs init` on Primus): the knob is unknown, with the error, for a report."""
+    knob = scanned_knob(
+        tmp_path,
+        {"m.py": 'import os\nA = os.environ.get("X_HC_TRITON", "1") != "0"\n'},
+        "X_HC_TRITON",
+    )
+    (proposed,) = propose_roles([knob], (), _Failing())
+    assert (proposed.role, proposed.role_reason) == (
+        Role.UNKNOWN,
+        "reading the code its value decides failed (AssertionError: an internal fault): please "
+        "report it, with the file of its first site",
+    )
