@@ -8,6 +8,23 @@ from pathlib import Path
 from scanner import Knob, Polarity, Role, scan
 from tests.conftest import write_tree
 
+# A Triton kernel and the function that launches it (pkg/kernels.py in most role tests): the
+# evidence chains name its lines, fused_rms_norm at 10 and _fwd_kernel at 6.
+KERNEL = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _fwd_kernel(x_ptr, n):
+    tl.store(x_ptr, n)
+
+
+def fused_rms_norm(x):
+    _fwd_kernel[(1,)](x, 1)
+    return x
+"""
+
 
 def scanned_knob(root: Path, files: Mapping[str, str | bytes], name: str) -> Knob:
     """Write ``files`` under ``root``, scan it on one process, and return the knob ``name``."""

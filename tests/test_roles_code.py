@@ -11,22 +11,7 @@ from pathlib import Path
 import pytest
 
 from scanner import GateKind, Polarity, Role
-from tests.scanned import role_facts, scanned_knob
-
-KERNEL = """\
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def _fwd_kernel(x_ptr, n):
-    tl.store(x_ptr, n)
-
-
-def fused_rms_norm(x):
-    _fwd_kernel[(1,)](x, 1)
-    return x
-"""
+from tests.scanned import KERNEL, role_facts, scanned_knob
 
 # AMD-AGI/Primus fd1eeab, v4_attention_kernels/_triton_common/hc_glue.py:573 and
 # transformer/hyper_connection.py:343: a predicate in one module, tested in another under

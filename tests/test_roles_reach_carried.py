@@ -11,22 +11,7 @@ from pathlib import Path
 import pytest
 
 from scanner import Polarity, Role
-from tests.scanned import role_facts, scanned_knob
-
-KERNEL = """\
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def _fwd_kernel(x_ptr, n):
-    tl.store(x_ptr, n)
-
-
-def fused_rms_norm(x):
-    _fwd_kernel[(1,)](x, 1)
-    return x
-"""
+from tests.scanned import KERNEL, role_facts, scanned_knob
 
 # What the library probe computes at import: not a value the probes know.
 LIB = """\
