@@ -361,16 +361,24 @@ def _global_loads(
     8)``, then ``if top_k >= _MIN_K``), in its module and the modules that import it."""
     if _bound_apart(module, name, statement):
         return
-    carried = module.qualified(name)
     carriers.want([(module.name, name)])
+    for user, load in _name_loads(module, name, tree, carriers):
+        if user is not module or load.lineno > statement.lineno:
+            yield user, load
+
+
+def _name_loads(
+    module: Module, name: str, tree: Tree, carriers: Carriers
+) -> Iterator[tuple[Module, ast.Name | ast.Attribute]]:
+    """The loads of ``module``'s module-level ``name``, in it and in the modules that
+    import it."""
+    carried = module.qualified(name)
     for rel in carriers.modules_naming(module, name):
         user = tree.module(rel)
         if user is None:
             continue
         for load in user.loads_named(name):
-            if (user is not module or load.lineno > statement.lineno) and user.resolve(
-                load, user.owner_class(load)
-            ) == carried:
+            if user.resolve(load, user.owner_class(load)) == carried:
                 yield user, load
 
 
@@ -429,14 +437,8 @@ def module_name_tests(
         or module.owner_class(statement) is not None
     ):
         return
-    carried = module.qualified(target.id)
-    for rel in carriers.modules_naming(module, target.id):
-        user = tree.module(rel)
-        if user is None:
-            continue
-        for load in user.loads_named(target.id):
-            if user.resolve(load, user.owner_class(load)) == carried:
-                yield from uses(user, load, outcomes, tree, carriers, depth)
+    for user, load in _name_loads(module, target.id, tree, carriers):
+        yield from uses(user, load, outcomes, tree, carriers, depth)
 
 
 def _cache_cell(
