@@ -191,24 +191,6 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("files", "name", "role", "polarity", "off", "reason"),
-    [c[1:] for c in CASES],
-    ids=[c[0] for c in CASES],
-)
-def test_how_outweighs_a_word_of_what(
-    tmp_path: Path,
-    files: dict[str, str],
-    name: str,
-    role: Role,
-    polarity: Polarity,
-    off: str | None,
-    reason: str,
-) -> None:
-    knob = scanned_knob(tmp_path, files, name)
-    assert role_facts(knob) == (role, polarity, off, reason)
-
-
 # vllm-project/vllm, vllm/v1/sample/ops/topk_topp_sampler.py:176-180 (the switch read in a
 # predicate), :262-263 (`if xpu_sampler_supported() and not envs.VLLM_BATCH_INVARIANT:`
 # binds the fused custom op, else the native sampler) and
@@ -283,24 +265,6 @@ MODES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("files", "name", "role", "polarity", "off", "reason"),
-    [c[1:] for c in MODES],
-    ids=[c[0] for c in MODES],
-)
-def test_the_side_a_deterministic_mode_takes(
-    tmp_path: Path,
-    files: dict[str, str],
-    name: str,
-    role: Role,
-    polarity: Polarity,
-    off: str | None,
-    reason: str,
-) -> None:
-    knob = scanned_knob(tmp_path, files, name)
-    assert role_facts(knob) == (role, polarity, off, reason)
-
-
 # sgl-project/sglang, python/sglang/srt/models/muse_spark.py:1003-1007 (the switch hands the
 # MoE a fused norm boundary), :625-629 (the setter stores it), :614 (its class set None
 # before) and :742 (the MoE reads it): "0" leaves None in its place.
@@ -373,10 +337,10 @@ SETTERS = [
 
 @pytest.mark.parametrize(
     ("files", "name", "role", "polarity", "off", "reason"),
-    [c[1:] for c in SETTERS],
-    ids=[c[0] for c in SETTERS],
+    [c[1:] for c in (*CASES, *MODES, *SETTERS)],
+    ids=[c[0] for c in (*CASES, *MODES, *SETTERS)],
 )
-def test_a_setter_skipped_leaves_a_value_in_place(
+def test_role_from_how_the_sides_differ(
     tmp_path: Path,
     files: dict[str, str],
     name: str,
