@@ -26,7 +26,7 @@ def fallback_code(branch: Branch) -> tuple[ast.stmt, ...]:
     stored = {
         node.id
         for statement in code
-        for node in ast.walk(statement)
+        for node in branch.module.walked(statement)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
     }
     if not stored:

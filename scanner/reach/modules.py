@@ -9,7 +9,7 @@ reaches it, with the standard library's parser, and says what its names refer to
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,7 +72,7 @@ class Module:
         if bound is None:
             bound = self._attributes[cls] = {}
             node = self.definitions.get(cls)
-            for statement in ast.walk(node) if isinstance(node, ast.ClassDef) else ():
+            for statement in self.walked(node) if isinstance(node, ast.ClassDef) else ():
                 if not isinstance(statement, ast.Assign) or (
                     isinstance(statement.value, ast.Constant) and statement.value.value is None
                 ):
@@ -93,7 +93,7 @@ class Module:
         found = self._bindings.get(id(function))
         if found is None:
             found = self._bindings[id(function)] = {}
-            for statement in ast.walk(function):
+            for statement in self.walked(function):
                 if isinstance(statement, ast.Assign):
                     targets, value = statement.targets, statement.value
                 elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
@@ -114,7 +114,7 @@ class Module:
         known = self._kept_on_self.get(id(function))
         if known is None:
             known = self._kept_on_self[id(function)] = {}
-            for node in ast.walk(function):
+            for node in self.walked(function):
                 if (
                     isinstance(node, ast.Assign)
                     and isinstance(node.value, ast.Name)
@@ -149,7 +149,7 @@ class Module:
         known = self._tests.get(id(function))
         if known is None:
             found: dict[str, list[ast.expr]] = {}
-            for node in ast.walk(function):
+            for node in self.walked(function):
                 if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
                     names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
                     for name in names:
@@ -165,7 +165,7 @@ class Module:
         known = self._arguments.get(id(function))
         if known is None:
             found: dict[str, list[tuple[ast.Call, str | int]]] = {}
-            for node in ast.walk(function):
+            for node in self.walked(function):
                 if not isinstance(node, ast.Call):
                     continue
                 for position, argument in enumerate(node.args):
@@ -192,7 +192,7 @@ class Module:
         known = self._keyed.get(id(function))
         if known is None:
             found: dict[str, list[ast.Assign]] = {}
-            for node in ast.walk(function):
+            for node in self.walked(function):
                 if (
                     isinstance(node, ast.Assign)
                     and len(node.targets) == 1
@@ -213,7 +213,7 @@ class Module:
             return known
         found: dict[str, tuple[str, ...]] = {}
         self._local_strings[id(function)] = found
-        for node in ast.walk(function):
+        for node in self.walked(function):
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target = node.targets[0]
                 strings = _string_items(node.value)
@@ -247,7 +247,7 @@ class Module:
         """The classes of this module whose methods set ``self.attr`` to True or False."""
         if self._flag_classes is None:
             found: dict[str, list[str]] = {}
-            for node in ast.walk(self.tree):
+            for node in self.walked(self.tree):
                 if (
                     isinstance(node, ast.Assign)
                     and len(node.targets) == 1
@@ -388,7 +388,7 @@ class Module:
         if self._renamed is None:
             self._renamed = frozenset(
                 n.targets[0].id
-                for n in ast.walk(self.tree)
+                for n in self.walked(self.tree)
                 if isinstance(n, ast.Assign)
                 and len(n.targets) == 1
                 and isinstance(n.targets[0], ast.Name)
@@ -746,7 +746,7 @@ def _index(module: Module, is_package: bool) -> None:
         function = module.function_node_around(statement)
         own = module._imported_in.setdefault(id(function), {}) if function else {}
         if function is not None and id(function) not in globals_of:
-            globals_of[id(function)] = _declared_global(function)
+            globals_of[id(function)] = _declared_global(module.walked(function))
         declared = globals_of.get(id(function), frozenset()) if function else frozenset()
         for local, target in binds.items():
             module.local_imports.setdefault(local, target)
@@ -758,11 +758,10 @@ def _index(module: Module, is_package: bool) -> None:
 _GLOBAL = 0  # the key, among functions' ids, of imports that bind a module-level name
 
 
-def _declared_global(function: ast.AST) -> frozenset[str]:
-    """The names a function declares ``global`` (an import there binds them for all)."""
-    return frozenset(
-        name for node in ast.walk(function) if isinstance(node, ast.Global) for name in node.names
-    )
+def _declared_global(nodes: Iterable[ast.AST]) -> frozenset[str]:
+    """The names a function (all its ``nodes``) declares ``global`` (an import there binds
+    them for all)."""
+    return frozenset(name for node in nodes if isinstance(node, ast.Global) for name in node.names)
 
 
 def _imported_value(module: Module, value: ast.expr) -> str | None:

@@ -62,7 +62,7 @@ def enclosing(branches: Sequence[Branch]) -> dict[int, list[Branch]]:
         code = outer.code
         if not isinstance(code, tuple):
             continue
-        held = {id(node) for statement in code for node in ast.walk(statement)}
+        held = {id(node) for statement in code for node in outer.module.walked(statement)}
         for branch in branches:
             if branch is not outer and branch.module is outer.module and id(branch.test) in held:
                 inside.setdefault(id(branch), []).append(outer)

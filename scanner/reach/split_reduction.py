@@ -36,7 +36,7 @@ def split_marks(
     re-exports: ``triton.cdiv`` re-exported by a package of the tree is not one)."""
     launches = [
         n
-        for n in ast.walk(function)
+        for n in module.walked(function)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript)
     ]
     if len(launches) < 2:
