@@ -419,4 +419,25 @@ def test_a_platform_setting_read_otherwise_is_left_out(tmp_path: Path, read: str
     )
     result = _init(project)
     assert "that the project's code reads as a switch" not in result.stdout
-    assert _exports(_export(project)) == ["export DEMO_FUSED='0'", "export PYTHONHASHSEED='0'"]
+    assert _exports(_export(project)) == [
+        "export DEMO_FUSED='0'",
+        "export PYTHONHASHSEED='0'",
+        "export VLLM_ENABLE_V1_MULTIPROCESSING='0'",
+    ]
+
+
+def test_a_project_that_runs_vllm_offline_gets_its_scheduling_deterministic(tmp_path: Path) -> None:
+    """OpenRLHF 3c3be62 openrlhf/trainer/ray/vllm_engine.py:98-100 sets
+    VLLM_ENABLE_V1_MULTIPROCESSING=0 itself only under its full-determinism flag; vLLM's
+    reproducibility guide asks for it in offline mode. A project that imports vLLM gets it in
+    its bitwise recipe from the catalogue, whatever the platform."""
+    project = write_tree(
+        tmp_path / "p",
+        {"src/rollout.py": "from vllm import LLM\n\nllm = LLM(model='m')\n", "src/m.py": KERNEL},
+    )
+    result = run_knobs("init", "src", cwd=project)
+    assert result.returncode == 0, result.stderr
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    setting = registry["external"]["VLLM_ENABLE_V1_MULTIPROCESSING"]
+    assert (setting["library"], setting["role"], setting["deterministic"]) == ("vLLM", "stack", "0")
+    assert "export VLLM_ENABLE_V1_MULTIPROCESSING='0'" in _exports(_export(project))
