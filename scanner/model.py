@@ -282,6 +282,9 @@ class ScanError:
 
     path: str
     message: str
+    # A launcher with placeholders to fill in (``export DATA=<path>``), not a script bash
+    # runs as it stands: the placeholder and its line (``<path> near line 3``); "" otherwise.
+    template: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

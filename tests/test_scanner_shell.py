@@ -492,12 +492,13 @@ def test_a_template_lists_nothing(tmp_path: Path, script: str, placeholder: str,
     write_tree(tmp_path, {"run.sh": script})
     result = scan([tmp_path], root=tmp_path, jobs=1)
     assert (result.knobs, result.writes, result.dynamic) == ((), (), ())
-    assert [(e.path, e.message) for e in result.errors] == [
+    assert [(e.path, e.message, e.template) for e in result.errors] == [
         (
             "run.sh",
             f"The script does not parse: {placeholder} near line {line} is a placeholder to "
             "fill in, not bash (a template); nothing of it is listed. Fill it in, or exclude "
             "the file.",
+            f"{placeholder} near line {line}",
         )
     ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -12,13 +13,14 @@ from pathlib import Path
 from knobregistry._io.files import FileError, not_regular, read_bytes, reason
 from knobregistry._text.paths import shown
 from knobregistry._text.plural import counted
+from knobregistry._text.printable import printable
 from knobregistry.catalogue import Entry, Kind, Platform, for_name
 from knobregistry.registry import holds_name
 from knobregistry.registry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.registry.schema import schema_text
 from knobregistry.registry.site_reads import sites_disagree, sites_yaml
 from knobregistry.registry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
-from scanner import Knob, Role, ScanResult
+from scanner import Knob, Role, ScanError, ScanResult
 
 HEADER = """\
 #
@@ -87,6 +89,7 @@ class Starter:
     text: str
     knobs: tuple[Knob, ...]  # the knobs written
     skipped: tuple[str, ...]  # names no registry can hold (registry.holds_name)
+    templates: tuple[ScanError, ...] = ()  # launchers to fill in, left out of the scan
 
 
 # The copy of the schema `knobs init` writes beside a registry outside this repository.
@@ -182,10 +185,20 @@ def render_starter(
     lines = [f"# yaml-language-server: $schema={schema}", *HEADER.splitlines()]
     lines.append("  paths:")
     lines.extend(f"    - {yaml_string(p)}" for p in paths)
-    for key, values in (("exclude", exclude), ("match", match)):
-        if values:
-            lines.append(f"  {key}:")
-            lines.extend(f"    - {yaml_string(v)}" for v in values)
+    templates = tuple(sorted((e for e in result.errors if e.template), key=lambda e: e.path))
+    if exclude or templates:
+        lines.append("  exclude:")
+        lines.extend(f"    - {yaml_string(v)}" for v in exclude)
+    for template in templates:
+        why = printable(
+            f"Left out by `knobs init`: {template.template} is a placeholder to fill in, not "
+            "bash; once the script is filled in, remove it here so that `knobs check` reads it."
+        )
+        lines.extend(f"    # {line}" for line in textwrap.wrap(why, 84, break_long_words=False))
+        lines.append(f"    - {yaml_string(template.path)}")
+    if match:
+        lines.append("  match:")
+        lines.extend(f"    - {yaml_string(v)}" for v in match)
     lines.extend(["  policy: all", ""])
     on = sum(1 for k in knobs if k.default_on)
     found = counted(len(knobs), "knob")
@@ -216,7 +229,7 @@ def render_starter(
     if calls:
         lines.append("    config:")
         lines.extend(f"      {yaml_key(e.name)}: {_yaml_value(e.deterministic)}" for e in calls)
-    return Starter(text="\n".join(lines) + "\n", knobs=knobs, skipped=skipped)
+    return Starter(text="\n".join(lines) + "\n", knobs=knobs, skipped=skipped, templates=templates)
 
 
 STACK_COMMENT = """\

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from knobregistry._text.plural import counted
+from knobregistry._text.printable import printable
 from knobregistry.init.use_case import InitPlan
 from knobregistry.project.stack_use import StackUse
 from knobregistry.registry.feature import computed_off, undecided_gate
@@ -62,11 +63,19 @@ def summary_lines(plan: InitPlan) -> list[str]:
                 f"Conflict in {knob.name}: {reason}; how each site reads it is recorded under "
                 "`sites`, which `knobs check` holds the code to."
             )
-    if result.dynamic or result.errors:
+    unread = [e for e in result.errors if not e.template]
+    if result.dynamic or unread:
         lines.append(
             f"Not registered: {counted(len(result.dynamic), 'dynamic read')} and "
-            f"{counted(len(result.errors), 'file')} that could not be scanned "
+            f"{counted(len(unread), 'file')} that could not be scanned "
             "(`knobs check` lists them)."
+        )
+    if starter.templates:
+        held = ", ".join(printable(e.path) for e in starter.templates)
+        lines.append(
+            f"Left out of the scan: {counted(len(starter.templates), 'launcher')} with "
+            f"placeholders to fill in, which bash cannot run as they stand: {held} "
+            "(`scan.exclude` in the registry says why; remove one there once it is filled in)."
         )
     lines.append("Next: say what each knob gates, triage it, and run `knobs check`.")
     if starter.skipped:

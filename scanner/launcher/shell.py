@@ -146,7 +146,11 @@ def analyse_shell(
     bad = first_error(script.root)
     template = _placeholder(script.source, bad) if bad is not None else None
     if template is not None:
-        return LauncherRead(FileResult(), ScanError(rel, template))
+        why = (
+            f"The script does not parse: {template} is a placeholder to fill in, not bash (a "
+            "template); nothing of it is listed. Fill it in, or exclude the file."
+        )
+        return LauncherRead(FileResult(), ScanError(rel, why, template=template))
     walker = _Walker(rel, script, settings, path)
     walker.run(script.root.children)
     error = None
@@ -947,18 +951,18 @@ def _self_default(name: str, value: Node, tree: Tree) -> tuple[str | None] | Non
 
 
 def _placeholder(data: bytes, bad: Node) -> str | None:
-    """Why a script that does not parse is a template (``export DATA=<path>``), or None.
-    Whatever the grammar makes of a template is invented: nothing of it is listed."""
+    """The placeholder that makes a script that does not parse a template
+    (``export DATA=<path>``), with its line (``<path> near line 3``), or None. Whatever the
+    grammar makes of a template is invented: nothing of it is listed."""
     row = bad.start_point.row
     lines = data.split(b"\n")
     near = (lines[row] if row < len(lines) else b"") + b"\n" + (bad.text or b"")[:200]
     found = _PLACEHOLDER.search(near.decode("utf-8", "replace"))
     if found is None:
         return None
-    return (
-        f"The script does not parse: {found[0]} near line {row + 1} is a placeholder to fill "
-        "in, not bash (a template); nothing of it is listed. Fill it in, or exclude the file."
-    )
+    text = found[0].encode()
+    at = next((n for n in range(row, len(lines)) if text in lines[n]), row)
+    return f"{found[0]} near line {at + 1}"
 
 
 def _names_computed(word: Node) -> bool:

@@ -385,6 +385,7 @@ def encode_outcome(outcome: FileOutcome) -> dict[str, Any]:
         "writes": [codec.encode_write(w) for w in outcome.result.writes],
         "config_keys": [list(pair) for pair in outcome.result.config_keys],
         "error": outcome.error.message if outcome.error is not None else None,
+        "template": outcome.error.template if outcome.error is not None else "",
         "depends": [list(pair) for pair in outcome.depends],
         "notes": list(outcome.notes),
     }
@@ -405,7 +406,11 @@ def decode_outcome(rel: str, data: dict[str, Any]) -> FileOutcome:
                 for key, kind in codec.decode_pairs(data["config_keys"])
             ),
         ),
-        error=ScanError(rel, error) if error is not None else None,
+        error=(
+            ScanError(rel, error, template=codec.decode_text(data["template"]))
+            if error is not None
+            else None
+        ),
         cached=True,
         depends=tuple(
             (path, codec.decode_text(known)) for path, known in codec.decode_pairs(data["depends"])
