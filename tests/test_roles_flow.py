@@ -84,6 +84,70 @@ EMPTIED = {
     ),
 }
 
+# unslothai unsloth_zoo 2026.10.9, temporary_patches/moe_utils.py:2012-2014 (the read and
+# ``return False`` on one line), :2062-2076 (a caching wrapper), :2120-2145 (the selector:
+# ``if _check_grouped_gemm_available(): return "unsloth_triton"``, then other constants)
+# and :2251-2266 (the forward compares the returned string to pick the Triton kernel).
+SELECTED = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/moe.py": (
+        "import os\n"
+        "\n"
+        "import torch\n"
+        "\n"
+        "from pkg.kernels import fused_rms_norm\n"
+        "\n"
+        "_GROUPED_GEMM_AVAILABLE = None\n"
+        "_SELECTED = None\n"
+        "\n"
+        "\n"
+        "def _check_grouped_gemm_available():\n"
+        '    if os.environ.get("X_DISABLE_MOE_TRITON", "0") == "1": return False\n'
+        "    global _GROUPED_GEMM_AVAILABLE\n"
+        "    if _GROUPED_GEMM_AVAILABLE is not None: return _GROUPED_GEMM_AVAILABLE\n"
+        "    _GROUPED_GEMM_AVAILABLE = torch.cuda.is_available()\n"
+        "    return _GROUPED_GEMM_AVAILABLE\n"
+        "\n"
+        "\n"
+        "def _grouped_mm_supported():\n"
+        '    return hasattr(torch, "_grouped_mm")\n'
+        "\n"
+        "\n"
+        "def _select_moe_backend():\n"
+        '    requested = os.environ.get("X_MOE_BACKEND")\n'
+        "    if requested:\n"
+        '        if requested == "unsloth_triton" and _check_grouped_gemm_available():\n'
+        '            return "unsloth_triton"\n'
+        '        if requested == "native_torch":\n'
+        '            return "native_torch"\n'
+        "    if _grouped_mm_supported():\n"
+        '        return "grouped_mm"\n'
+        "    if _check_grouped_gemm_available():\n"
+        '        return "unsloth_triton"\n'
+        '    return "native_torch"\n'
+        "\n"
+        "\n"
+        "def select_moe_backend():\n"
+        "    global _SELECTED\n"
+        "    if _SELECTED is not None:\n"
+        "        return _SELECTED\n"
+        "    backend = _select_moe_backend()\n"
+        "    if not torch.compiler.is_compiling():\n"
+        "        _SELECTED = backend\n"
+        "    return backend\n"
+        "\n"
+        "\n"
+        "def forward(self, hidden_states):\n"
+        "    backend = select_moe_backend()\n"
+        '    if backend == "grouped_mm":\n'
+        "        return torch._grouped_mm(hidden_states, self.w)\n"
+        '    if backend == "unsloth_triton":\n'
+        "        return fused_rms_norm(hidden_states)\n"
+        "    return hidden_states @ self.w\n"
+    ),
+}
+
 CASES = [
     (
         "a-constant-returned-by-the-value-and-tested-by-the-caller",
@@ -108,6 +172,19 @@ CASES = [
         "unset, it runs the branch of `layers` at pkg/fast.py:33, which reaches "
         "torch.nn.Module.compile() at pkg/fast.py:36; X_DECISION_COMPILE='0' leaves that "
         "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-constant-the-value-lets-a-selector-return",
+        SELECTED,
+        "X_DISABLE_MOE_TRITON",
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "0",
+        "unset, it runs the branch of `not (backend == 'grouped_mm')` at pkg/moe.py:49, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_DISABLE_MOE_TRITON='1' leaves that branch, and what runs instead reaches no such "
+        "kernel",
     ),
 ]
 

@@ -89,7 +89,7 @@ def uses(
                 yield from _early_return(module, outer, carrier, outcomes, tree, carriers, depth)
             if isinstance(outer, ast.If):
                 yield from _flag_set(module, outer, carrier, outcomes, tree, carriers, depth)
-            if isinstance(outer, ast.IfExp):
+            if isinstance(outer, ast.IfExp | ast.If):
                 yield from _picked(module, outer.test, carrier, outcomes, tree, carriers, depth)
             return
         if node is not carrier and isinstance(
@@ -219,14 +219,15 @@ def _picked(
     carriers: Carriers,
     depth: int,
 ) -> Iterator[Branch]:
-    """``return "fast" if fast else None``: the constant the function returns under each
-    value, to its callers' tests of it (``if layout is None: return None``)."""
-    picked = picked_constants(module, test) if depth < MAX_CARRY else None
+    """``return "fast" if fast else None``, ``if fast: return "fast"`` then other constants:
+    the constants the function may return under each value, to its callers' tests of them
+    (``if layout is None: return None``)."""
+    picked = picked_constants(module, test, carrier) if depth < MAX_CARRY else None
     function = module.function_around(test) if picked is not None else None
     deciding = _deciding(module, test, carrier, outcomes) if function is not None else None
     if picked is None or function is None or deciding is None:
         return
-    carried = [(v, picked[0] if held else picked[1]) for v, held in deciding[1]]
+    carried = [(v, o) for v, held in deciding[1] for o in picked[0 if held else 1]]
     carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
     yield from returned_branches(module, function, carried, tree, carriers, depth + 1)
 
