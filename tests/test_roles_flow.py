@@ -180,7 +180,7 @@ CASES = [
         Role.KERNEL,
         Polarity.DISABLE,
         "0",
-        "unset, it runs the branch of `not (backend == 'grouped_mm')` at pkg/moe.py:49, which "
+        "unset, it runs the branch of `backend == 'unsloth_triton'` at pkg/moe.py:51, which "
         "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
         "X_DISABLE_MOE_TRITON='1' leaves that branch, and what runs instead reaches no such "

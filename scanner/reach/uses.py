@@ -224,10 +224,20 @@ def _picked(
     (``if layout is None: return None``)."""
     picked = picked_constants(module, test, carrier) if depth < MAX_CARRY else None
     function = module.function_around(test) if picked is not None else None
-    deciding = _deciding(module, test, carrier, outcomes) if function is not None else None
-    if picked is None or function is None or deciding is None:
+    if picked is None or function is None:
         return
-    carried = [(v, o) for v, held in deciding[1] for o in picked[0 if held else 1]]
+    # Each constant the function may return under a value, for some choice of the rest of
+    # the test (``requested == "x" and available()``: unset, either side may run).
+    names = string_tuples_around(module, test)
+    carried: list[tuple[str | None, Outcome]] = []
+    for value, outcome in outcomes:
+        found = truths(test, _is(carrier), outcome, names)
+        if found is None:
+            if value is None:
+                return  # what the test does with the variable unset is not known
+            continue
+        carried.extend((value, o) for o in (picked[0] if any(found) else ()))
+        carried.extend((value, o) for o in (picked[1] if not all(found) else ()))
     carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
     yield from returned_branches(module, function, carried, tree, carriers, depth + 1)
 
