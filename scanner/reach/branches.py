@@ -144,7 +144,7 @@ def _read_node(module: Module, site: Site) -> ast.expr | None:
     attribute (``envs.N``)."""
     starting = [
         node
-        for node in module.locate.nodes_on(site.line)
+        for node in _nodes_on(module, site.line)
         if isinstance(node, ast.expr)
         and getattr(node, "lineno", None) == site.line
         and module.column(node.lineno, node.col_offset) == site.column
@@ -163,3 +163,14 @@ def _inside(node: ast.expr, other: ast.expr) -> bool:
     end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
     other_end = (other.end_lineno or other.lineno, other.end_col_offset or 0)
     return end < other_end
+
+
+def _nodes_on(module: Module, line: int) -> Iterator[ast.AST]:
+    """The nodes of the innermost statement at ``line``, and of the test of an ``if`` or
+    ``while`` on that line whose body starts there too (``if os.environ.get(N) == "1":
+    return False`` on one line, unsloth_zoo temporary_patches/moe_utils.py:2014: the
+    innermost statement at the line is the ``return``)."""
+    yield from module.locate.nodes_on(line)
+    for statement in module.locate.statements_at(line)[:-1]:
+        if isinstance(statement, ast.If | ast.While) and statement.test.lineno == line:
+            yield from ast.walk(statement.test)

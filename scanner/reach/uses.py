@@ -11,11 +11,13 @@ from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.combined import combined_loads
 from scanner.reach.deterministic_modes import handed_mode, modes_handed
+from scanner.reach.emptied import EMPTY, emptied
 from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
+from scanner.reach.picked_returns import picked_constants
 from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, leaves, string_tuples_around
 from scanner.reach.slots import filled_with, slot, slot_loads
@@ -87,6 +89,8 @@ def uses(
                 yield from _early_return(module, outer, carrier, outcomes, tree, carriers, depth)
             if isinstance(outer, ast.If):
                 yield from _flag_set(module, outer, carrier, outcomes, tree, carriers, depth)
+            if isinstance(outer, ast.IfExp | ast.If):
+                yield from _picked(module, outer.test, carrier, outcomes, tree, carriers, depth)
             return
         if node is not carrier and isinstance(
             outer, ast.Return | ast.Assign | ast.AnnAssign | ast.keyword
@@ -206,6 +210,38 @@ def _predicate(
         yield from _early_return(module, statement, loads[0], outcomes, tree, carriers, depth)
 
 
+def _picked(
+    module: Module,
+    test: ast.expr,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """``return "fast" if fast else None``, ``if fast: return "fast"`` then other constants:
+    the constants the function may return under each value, to its callers' tests of them
+    (``if layout is None: return None``)."""
+    picked = picked_constants(module, test, carrier) if depth < MAX_CARRY else None
+    function = module.function_around(test) if picked is not None else None
+    if picked is None or function is None:
+        return
+    # Each constant the function may return under a value, for some choice of the rest of
+    # the test (``requested == "x" and available()``: unset, either side may run).
+    names = string_tuples_around(module, test)
+    carried: list[tuple[str | None, Outcome]] = []
+    for value, outcome in outcomes:
+        found = truths(test, _is(carrier), outcome, names)
+        if found is None:
+            if value is None:
+                return  # what the test does with the variable unset is not known
+            continue
+        carried.extend((value, o) for o in (picked[0] if any(found) else ()))
+        carried.extend((value, o) for o in (picked[1] if not all(found) else ()))
+    carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
+    yield from returned_branches(module, function, carried, tree, carriers, depth + 1)
+
+
 def _flag_set(
     module: Module,
     statement: ast.If,
@@ -227,6 +263,14 @@ def _flag_set(
     for side, holds in ((statement.body, True), (statement.orelse, False)):
         for name, value in constants_set(side).items():
             carried = _set_by(deciding[1], holds, value, not value)
+            yield from local_tests(
+                module, function, name, carried, tree, carriers, depth, after=end
+            )
+    # A local one side empties where the test itself needs it true (``if not (layers and
+    # wanted): layers = []``): its tests further on (``if layers:``).
+    for side, holds in ((statement.body, True), (statement.orelse, False)):
+        for name in emptied(side, statement.test):
+            carried = _set_by(deciding[1], holds, EMPTY, AN_OBJECT)
             yield from local_tests(
                 module, function, name, carried, tree, carriers, depth, after=end
             )
@@ -535,6 +579,9 @@ def local_tests(
         if test.lineno > after:
             yield from decided(module, test, named(name), outcomes, choices=choices)
             yield from _predicate(module, test, name, outcomes, tree, carriers, depth)
+            loads = [n for n in ast.walk(test) if isinstance(n, ast.Name) and n.id == name]
+            if len(loads) == 1:
+                yield from _picked(module, test, loads[0], outcomes, tree, carriers, depth)
     for returned in returns_naming(function, name):
         if returned.lineno > after:
             # the values under which the return runs (``if env in ("0", "1"): return ...``)
