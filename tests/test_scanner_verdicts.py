@@ -350,6 +350,33 @@ CAUSES = {
             Verdict("X_FUSED", 7, 21, "1", B, True, "0"),
         ),
     ),
+    # Transformer Engine 2.9.0 pytorch/quantization.py:238, :265, :493-515: the read sits in a
+    # loop over a class's buffer that starts (and is reset) as `{}` and is filled at run time.
+    "read-in-a-loop-over-a-buffer-that-starts-empty": (
+        """
+        import os
+
+
+        class State:
+            buffers = {}
+
+            @classmethod
+            def reset(cls):
+                cls.buffers = {}
+
+            @classmethod
+            def update(cls, forward=True):
+                for key, amax in cls.buffers.items():
+                    if key != forward:
+                        continue
+                    unfused = bool(int(os.getenv("X_UNFUSED_UPDATE", "0"))) or callable(amax)
+                    if not unfused:
+                        amax.fused_update()
+                    else:
+                        amax.copy_(amax.max())
+        """,
+        (Verdict("X_UNFUSED_UPDATE", 16, 32, "0", B, False, "0"),),
+    ),
     "undecided-is-unknown-with-its-reason": (
         """
         import os

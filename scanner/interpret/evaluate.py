@@ -283,6 +283,10 @@ class Evaluator:
             iterable = self.expr(node.iter, frame)
         inside = id(node) in self.probe.target
         items = iterable_items(iterable) if isinstance(node, cst.For) else None
+        if inside and items == ():
+            # A container known empty here (a class's ``buffers = {}``) is filled at run
+            # time before the loop that reads the variable does anything: its body runs once.
+            items = None
         if not inside and items is None and not (frame.depth or self.probe.explore):
             frame.forget(self._bound_in(node))
             return NEXT
