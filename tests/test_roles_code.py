@@ -2706,3 +2706,22 @@ def test_role_from_code(
 ) -> None:
     knob = scanned_knob(tmp_path, files, name)
     assert role_facts(knob) == (role, polarity, off, reason)
+
+
+def test_a_primitive_lowered_to_jax_ops_is_no_kernel(tmp_path: Path) -> None:
+    """The same switch, where the primitive lowers to JAX's own ops (``mlir.lower_fun``),
+    not to a native custom call: ``bind`` is no kernel, and the role stays unknown."""
+    norm = _JAX_NORM.format(imports="", fallback="del mean").replace(
+        "ffi.ffi_lowering(NormFwdPrimitive.name)", "mlir.lower_fun(_jax_layernorm)"
+    )
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/cpp/__init__.py": "",
+        "pkg/cpp/base.py": _JAX_BASE,
+        "pkg/cpp/norm.py": norm.replace("from jax import ffi", "from jax.interpreters import mlir"),
+    }
+    knob = scanned_knob(tmp_path, files, "X_CUSTOM_CALLS")
+    assert (knob.role, knob.role_reason) == (
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    )
