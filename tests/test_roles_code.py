@@ -2605,10 +2605,95 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
 ]
 
 
+# Transformer Engine 2.9.0 jax/cpp_extensions/base.py:57-91 (BasePrimitive.enabled, a
+# classmethod that returns the switch), normalization.py:977 (`if not
+# NormFwdPrimitive.enabled(): return _jax_layernorm(...)`, called through the subclass) and
+# :991 (`NormFwdPrimitive.outer_primitive.bind(...)`, a primitive lowered by
+# `ffi.ffi_lowering` at :275: a native custom call).
+_JAX_BASE = (
+    "import os\n\n\nclass BasePrimitive:\n"
+    "    _is_enabled = True\n\n"
+    "    @classmethod\n"
+    "    def enabled(cls):\n"
+    '        value = os.getenv("X_CUSTOM_CALLS")\n'
+    "        if value is not None:\n"
+    '            if value.lower() == "true":\n'
+    "                return True\n"
+    '            if value.lower() == "false":\n'
+    "                return False\n"
+    "        return cls._is_enabled\n"
+)
+_JAX_NORM = (
+    "import jax.numpy as jnp\n"
+    "from jax import ffi\n\n"
+    "from pkg.cpp.base import BasePrimitive\n"
+    "{imports}\n\n"
+    "class NormFwdPrimitive(BasePrimitive):\n"
+    '    name = "te_norm_forward_ffi"\n'
+    "    outer_primitive = None\n\n"
+    "    @staticmethod\n"
+    "    def lowering(ctx, x, *, epsilon):\n"
+    "        return ffi.ffi_lowering(NormFwdPrimitive.name)(ctx, x, epsilon=epsilon)\n\n\n"
+    "def _jax_layernorm(x, epsilon):\n"
+    "    mean = jnp.mean(x, axis=-1, keepdims=True)\n"
+    "    {fallback}\n"
+    "    return (x - mean) / jnp.sqrt(jnp.var(x, axis=-1, keepdims=True) + epsilon)\n\n\n"
+    "def layernorm_fwd(x, epsilon):\n"
+    "    if not NormFwdPrimitive.enabled():\n"
+    "        return _jax_layernorm(x, epsilon)\n"
+    "    return NormFwdPrimitive.outer_primitive.bind(x, epsilon=epsilon)\n"
+)
+_JAX_REASON = (
+    "unset, it runs the branch of `NormFwdPrimitive.enabled()` at pkg/cpp/norm.py:23, which "
+    "reaches a JAX FFI custom call (NormFwdPrimitive.outer_primitive.bind) at "
+    "pkg/cpp/norm.py:25; X_CUSTOM_CALLS='false' leaves that branch, and what runs instead "
+    "reaches no such kernel"
+)
+JAX_CASES = [
+    (
+        "jax-ffi-primitive-switched-by-an-inherited-classmethod",
+        {
+            "pkg/__init__.py": "",
+            "pkg/cpp/__init__.py": "",
+            "pkg/cpp/base.py": _JAX_BASE,
+            "pkg/cpp/norm.py": _JAX_NORM.format(imports="", fallback="del mean"),
+        },
+        "X_CUSTOM_CALLS",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "false",
+        _JAX_REASON,
+    ),
+    # jax/quantize/__init__.py:15 (`from .scaling_modes import *`): the plain path names
+    # `ScalingMode.NO_SCALING` through the package, which binds it by a star import only.
+    (
+        "jax-ffi-primitive-fallback-names-a-star-imported-enum",
+        {
+            "pkg/__init__.py": "",
+            "pkg/cpp/__init__.py": "",
+            "pkg/cpp/base.py": _JAX_BASE,
+            "pkg/quantize/__init__.py": "from .scaling_modes import *\n",
+            "pkg/quantize/scaling_modes.py": (
+                "from enum import Enum\n\n\nclass ScalingMode(Enum):\n    NO_SCALING = 0\n"
+            ),
+            "pkg/cpp/norm.py": _JAX_NORM.format(
+                imports="from pkg.quantize import ScalingMode\n",
+                fallback="mode = ScalingMode.NO_SCALING.value",
+            ),
+        },
+        "X_CUSTOM_CALLS",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "false",
+        _JAX_REASON.replace("norm.py:23", "norm.py:24").replace("norm.py:25", "norm.py:26"),
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("files", "name", "role", "polarity", "off", "reason"),
-    [c[1:] for c in (*CASES, *NEW_FORMS)],
-    ids=[c[0] for c in (*CASES, *NEW_FORMS)],
+    [c[1:] for c in (*CASES, *NEW_FORMS, *JAX_CASES)],
+    ids=[c[0] for c in (*CASES, *NEW_FORMS, *JAX_CASES)],
 )
 def test_role_from_code(
     tmp_path: Path,
@@ -2621,3 +2706,22 @@ def test_role_from_code(
 ) -> None:
     knob = scanned_knob(tmp_path, files, name)
     assert role_facts(knob) == (role, polarity, off, reason)
+
+
+def test_a_primitive_lowered_to_jax_ops_is_no_kernel(tmp_path: Path) -> None:
+    """The same switch, where the primitive lowers to JAX's own ops (``mlir.lower_fun``),
+    not to a native custom call: ``bind`` is no kernel, and the role stays unknown."""
+    norm = _JAX_NORM.format(imports="", fallback="del mean").replace(
+        "ffi.ffi_lowering(NormFwdPrimitive.name)", "mlir.lower_fun(_jax_layernorm)"
+    )
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/cpp/__init__.py": "",
+        "pkg/cpp/base.py": _JAX_BASE,
+        "pkg/cpp/norm.py": norm.replace("from jax import ffi", "from jax.interpreters import mlir"),
+    }
+    knob = scanned_knob(tmp_path, files, "X_CUSTOM_CALLS")
+    assert (knob.role, knob.role_reason) == (
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    )

@@ -323,6 +323,60 @@ CAUSES = {
             Verdict("X_RANK", 5, 16, "0", V),
         ),
     ),
+    # Transformer Engine 2.9.0 pytorch/attention/dot_product_attention/utils.py:399-409: the
+    # int is copied to two locals and every test of them has another operand that cannot be
+    # known (`if not use_flash_attention_2 and FlashAttentionUtils.is_installed:` :405); the
+    # side of `and` the value decides is the switch, as the plain `if not use_fused:` (:409).
+    "int-tested-beside-an-unknown-operand": (
+        """
+        import os
+
+
+        def backend(utils, deterministic):
+            use_flash = int(os.getenv("X_FLASH", "1"))
+            use_flash_2 = use_flash
+            use_fused = int(os.getenv("X_FUSED", "1"))
+            if not use_flash_2 and utils.is_installed:
+                print("flash off")
+            if not use_fused:
+                print("fused off")
+            if use_flash_2 and deterministic:
+                use_flash_2 = utils.v2_4_1_plus
+            use_flash_2 = use_flash and use_flash_2
+            return use_flash_2, use_fused
+        """,
+        (
+            Verdict("X_FLASH", 5, 21, "1", B, True, "0"),
+            Verdict("X_FUSED", 7, 21, "1", B, True, "0"),
+        ),
+    ),
+    # Transformer Engine 2.9.0 pytorch/quantization.py:238, :265, :493-515: the read sits in a
+    # loop over a class's buffer that starts (and is reset) as `{}` and is filled at run time.
+    "read-in-a-loop-over-a-buffer-that-starts-empty": (
+        """
+        import os
+
+
+        class State:
+            buffers = {}
+
+            @classmethod
+            def reset(cls):
+                cls.buffers = {}
+
+            @classmethod
+            def update(cls, forward=True):
+                for key, amax in cls.buffers.items():
+                    if key != forward:
+                        continue
+                    unfused = bool(int(os.getenv("X_UNFUSED_UPDATE", "0"))) or callable(amax)
+                    if not unfused:
+                        amax.fused_update()
+                    else:
+                        amax.copy_(amax.max())
+        """,
+        (Verdict("X_UNFUSED_UPDATE", 16, 32, "0", B, False, "0"),),
+    ),
     "undecided-is-unknown-with-its-reason": (
         """
         import os

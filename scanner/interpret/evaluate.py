@@ -100,6 +100,9 @@ class Evaluator:
         self.factories: set[int] = set()  # calls of closure factories, already called through
         self._steps = 0
         self._at_site = 0
+        # ``A and B`` / ``A or B``: the truth of each side that depends on the site's value,
+        # by the side's node id (see ``_operand_tests``).
+        self.operands: dict[int, V] = {}
 
     # -- entry points ------------------------------------------------------
 
@@ -280,6 +283,10 @@ class Evaluator:
             iterable = self.expr(node.iter, frame)
         inside = id(node) in self.probe.target
         items = iterable_items(iterable) if isinstance(node, cst.For) else None
+        if inside and items == ():
+            # A container known empty here (a class's ``buffers = {}``) is filled at run
+            # time before the loop that reads the variable does anything: its body runs once.
+            items = None
         if not inside and items is None and not (frame.depth or self.probe.explore):
             frame.forget(self._bound_in(node))
             return NEXT
@@ -386,7 +393,24 @@ class Evaluator:
                 self.seen.tests.append((id(node), test, _is_none_check(node)))
             elif test.site:
                 self.seen.undecided.append(_described(node))
+            if isinstance(node, cst.BooleanOperation):
+                self._operand_tests(node)
         return test
+
+    def _operand_tests(self, node: cst.BooleanOperation) -> None:
+        """Record each side of ``A and B`` that the site's value decides as a test of its
+        own: ``if not flag and pkg.is_installed:`` tests ``flag`` as a switch even where
+        the other side cannot be known (the whole test is then unknown)."""
+        for side in (node.left, node.right):
+            if isinstance(side, cst.BooleanOperation) and type(side.operator) is type(
+                node.operator
+            ):
+                self._operand_tests(side)
+                continue
+            truth = self.operands.pop(id(side), None)  # this test's, not a former one's
+            if truth is not None and truth.site and truth.known:
+                self.seen.site_tests.add(id(side))
+                self.seen.tests.append((id(side), truth, _is_none_check(side)))
 
     def _tick(self) -> None:
         self._steps += 1

@@ -373,6 +373,7 @@ def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
     assert isinstance(node, cst.BooleanOperation)
     left = ev.expr(node.left, frame)
     truth = truthiness(left)
+    _side(ev, node.left, truth)
     is_and = isinstance(node.operator, cst.And)
     if truth.known:
         decided = bool(truth.value) != is_and  # `False and _` / `True or _`: the left side
@@ -385,9 +386,18 @@ def _boolean(ev: Evaluator, node: cst.BaseExpression, frame: Frame) -> V:
             # make the test true whatever A holds. Taken the way that lets A decide, as a
             # left side that skips the site is (above).
             return left
+        _side(ev, node.right, truthiness(right))
         return derived(right.value, left, right)
     right = ev.expr(node.right, frame)
+    _side(ev, node.right, truthiness(right))
     return derived(UNKNOWN, left, right)
+
+
+def _side(ev: Evaluator, side: cst.BaseExpression, truth: V) -> None:
+    """Keep the truth of a side of ``and``/``or`` that the site's value decides, for the
+    branch test around it (``Evaluator.test``)."""
+    if truth.site and truth.known:
+        ev.operands[id(side)] = truth
 
 
 def _decides_by_assumption(right: V, is_and: bool) -> bool:

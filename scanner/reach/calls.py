@@ -257,6 +257,7 @@ class Reach:
             and head not in package.definitions
             and head not in package.imports
             and head not in package.globals
+            and self.tree.starred(package, head) is None  # ``from .modes import *``
         )
 
     def reached(self, found: Found, depth: int = MAX_DEPTH) -> dict[str, tuple[Module, str]]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from scanner.determinism import SETTINGS
+from scanner.reach.jax_calls import ffi_primitive
 from scanner.reach.libraries import library_of
 from scanner.reach.modules import Module
 
@@ -176,6 +177,10 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
         op = _op_by_name(module, call.func)
         if op is not None:
             found.append(Mark(MarkKind.CUSTOM_OP, op, module.rel, line))
+    if not found and (primitive := ffi_primitive(module, call)) is not None:
+        found.append(
+            Mark(MarkKind.CUSTOM_OP, f"a JAX FFI custom call ({primitive})", module.rel, line)
+        )
     if _keyword_true(call, "deterministic"):
         shown = name or _written(call.func)
         found.append(Mark(MarkKind.DETERMINISM, f"{shown}(deterministic=True)", module.rel, line))

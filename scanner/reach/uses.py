@@ -14,6 +14,7 @@ from scanner.reach.deterministic_modes import handed_mode, modes_handed
 from scanner.reach.emptied import EMPTY, emptied
 from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.inductor import inductor_option, option_taken
+from scanner.reach.inherited import inherited_call
 from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
 from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
@@ -50,7 +51,9 @@ def returned_branches(
             yield branch
         for call in (c for alias in sorted(aliases) for c in module.calls_named(alias)):
             owner = module.owner_class(call)
-            if module.resolve(call.func, owner) != carried:
+            if module.resolve(call.func, owner) != carried and not inherited_call(
+                module, call, carried
+            ):
                 continue
             # no probe stored what a caller binds at module level (``ON = enabled()``)
             for branch in uses(module, call, outcomes, tree, carriers, depth, module_store=True):
