@@ -45,6 +45,7 @@ from scanner.reach.setters import only_sets_kept
 from scanner.reach.sides import Branch
 from scanner.reach.site_strings import site_compared
 from scanner.reach.trainer_keys import trainer_key
+from scanner.reach.weight_loading import weight_loading
 from scanner.roles import Evidence
 from scanner.suite_files import TEST_FILE
 
@@ -188,6 +189,14 @@ class CodeReach:
                     Role.UNKNOWN,
                     f"{judged.reason}; but its value also picks the torch dtype at "
                     f"{precision}: a precision choice, not only a kernel's: a person must say",
+                )
+            loading = weight_loading(found)
+            if loading is not None:
+                return Evidence(
+                    Role.UNKNOWN,
+                    f"{judged.reason}; but it is tested in {loading}, a quantizer's "
+                    "weight-loading code: its value may change the weights themselves, not "
+                    "only the kernel: a person must say",
                 )
         if judged is not None:
             return judged
@@ -617,6 +626,7 @@ class _Judged:
             value=value,
             default_reaches=True,
             same_operation=same,
+            leaves_every_kernel=True,
         )
 
     def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
