@@ -1843,6 +1843,35 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "it does not; but the name says FP4, what is computed, so the other value may change "
         "the result itself: a person must say",
     ),
+    (
+        # the side '0' leads to hands the weights to bitsandbytes' quantizer (unsloth's
+        # UNSLOTH_MXFP4_KEEP_PACKED=0 "re-quantize[s] everything to bitsandbytes 4-bit",
+        # models/compressed_tensors_bnb.py:202): no precision word in the name, the code says
+        "a-side-that-re-quantizes-the-weights",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/load.py": (
+                "import os\n\nimport bitsandbytes as bnb\n\n"
+                "from pkg.kernels import fused_rms_norm\n\n\n"
+                "def load(layer, w):\n"
+                '    if os.environ.get("X_KEEP_PACKED", "1") != "0":\n'
+                "        layer.forward = fused_rms_norm\n"
+                "        return layer\n"
+                "    layer.weight = bnb.functional.quantize_4bit(w)\n"
+                "    return layer\n"
+            ),
+        },
+        "X_KEEP_PACKED",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `os.environ.get('X_KEEP_PACKED', '1') != '0'` at "
+        "pkg/load.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_KEEP_PACKED='0' runs the branch of `not (os.environ.get('X_KEEP_PACKED', '1') != "
+        "'0')` at pkg/load.py:9, which reaches bitsandbytes.functional.quantize_4bit at "
+        "pkg/load.py:12: a quantizer, so the value may change the weights themselves, not "
+        "only the kernel: a person must say",
+    ),
     *(
         (
             f"a-precision-switch-in-a-quantizer-s-weight-loading-{how}",

@@ -617,6 +617,14 @@ class _Judged:
                 f"{self.knob.name}={value!r} skips that branch and runs nothing in its place, "
                 "so the work it does may be left undone: a person must say",
             )
+        quantizer = self._quantizer(instead)
+        if quantizer is not None:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs {quantizer}: a quantizer, so the value may "
+                "change the weights themselves, not only the kernel: a person must say",
+            )
         same = self._same_operation(lost, left)
         return Evidence(
             Role.KERNEL,
@@ -628,6 +636,15 @@ class _Judged:
             same_operation=same,
             leaves_every_kernel=True,
         )
+
+    def _quantizer(self, instead: Sequence[Branch]) -> str | None:
+        """The first branch of ``instead`` that reaches a library's quantizer of weights
+        (``scanner.reach.quantizers``), with the chain, as the reason shows it."""
+        for branch in instead:
+            for mark, steps in self.code.found(branch).marks.items():
+                if mark.kind is MarkKind.QUANTIZER:
+                    return f"{branch.described()}, which reaches {_chain(steps, mark)}"
+        return None
 
     def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
         """Where every branch left that reaches a kernel of ``left`` computes one operation
