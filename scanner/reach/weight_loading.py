@@ -31,6 +31,8 @@ def weight_loading(branches: Iterable[Branch]) -> str | None:
     is, as the reason shows it; None where none does."""
     for branch in branches:
         module = branch.module
+        if not _imports_a_quantizer(module):
+            continue
         function = module.function_node_around(branch.test)
         while function is not None:
             shown = _quantizer_method(module, function)
@@ -38,6 +40,15 @@ def weight_loading(branches: Iterable[Branch]) -> str | None:
                 return shown
             function = module.function_node_around(function)
     return None
+
+
+def _imports_a_quantizer(module: Module) -> bool:
+    """Whether the module imports anything from a quantizer module (at its top or in a
+    function): where it does not, none of its names resolves to a quantizer class."""
+    return any(
+        dotted.startswith(QUANTIZER_MODULES)
+        for dotted in (*module.imports.values(), *module.local_imports.values())
+    )
 
 
 def _quantizer_method(
@@ -54,13 +65,10 @@ def _quantizer_method(
                     f"{parent.name}.{function.name} ({module.rel}:{function.lineno}), a method "
                     f"of a subclass of {name}"
                 )
-    for node in module.walked(module.function_node_around(function) or module.tree):
-        if not (
-            isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == function.name
-        ):
-            continue
+    scope = module.function_node_around(function)
+    for node in _installs(module).get(function.name, ()):
+        if scope is not None and module.function_node_around(node) is not scope:
+            continue  # another function's local of the same name
         for target in node.targets:
             if not isinstance(target, ast.Attribute):
                 continue
@@ -71,3 +79,26 @@ def _quantizer_method(
                     f"at {module.rel}:{node.lineno}"
                 )
     return None
+
+
+_INSTALLS: dict[int, tuple[Module, dict[str, list[ast.Assign]]]] = {}
+_KEPT: Final = 512
+
+
+def _installs(module: Module) -> dict[str, list[ast.Assign]]:
+    """The module's assignments of a bare name to an attribute (``C.m = f``), by the name
+    (found once per module)."""
+    known = _INSTALLS.get(id(module))
+    if known is None or known[0] is not module:
+        found: dict[str, list[ast.Assign]] = {}
+        for node in module.walked(module.tree):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Name)
+                and any(isinstance(t, ast.Attribute) for t in node.targets)
+            ):
+                found.setdefault(node.value.id, []).append(node)
+        if len(_INSTALLS) >= _KEPT:
+            _INSTALLS.clear()  # another tree's modules: found again if asked
+        known = _INSTALLS[id(module)] = (module, found)
+    return known[1]
