@@ -9,7 +9,10 @@ code). The first of those levels that says anything decides; inside a level, a w
 check, a launch step or debugging wins over a kernel word, while a word of what is computed
 beside a kernel word says neither (``X_NVFP4_FUSED_UP``: a precision's kernel, or the
 precision itself?): unknown, with both as the hint. A name of what is computed with no
-implementation word still sends kernel evidence to a person (``_braked``). A switch that
+implementation word still sends kernel evidence to a person (``_braked``), unless the code
+shows the value chooses how, not what: for a precision, a kill switch (an off value that
+leaves the kernel for code that reaches none, outside a quantizer's weight-loading code,
+``scanner.reach.weight_loading``) is one. A switch that
 names SKIP or BYPASS skips something, so it is never a kernel choice, whatever else its
 name says.
 
@@ -172,6 +175,8 @@ class Evidence:
     # reaches (it outweighs a word of precision), and one operation computed two ways (any).
     hazard_left: str | None = None
     same_operation: str | None = None
+    # The value leaves the kernel for code that reaches none (not a kernel of its own).
+    leaves_every_kernel: bool = False
 
 
 class CodeEvidence(Protocol):
@@ -291,8 +296,8 @@ PLAIN_PATHS: Final = _words("TORCH NATIVE EAGER")
 def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
     """Unknown, for a kernel choice whose name (or chosen value) says what is computed,
     unless the code shows the value chooses how it is computed (``Evidence.hazard_left``,
-    ``Evidence.same_operation``): then a kernel choice, the name's word and the code's fact
-    both in the reason."""
+    ``Evidence.same_operation``, and for a precision a kill switch): then a kernel choice,
+    the name's word and the code's fact both in the reason."""
     if evidence.role is not Role.KERNEL:
         return None
     words = [*name_words(knob.name), *name_words(evidence.value or "")]
@@ -303,7 +308,7 @@ def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
         return None  # turning it on picks the plain path the name says, as the code shows
     how = evidence.same_operation
     if how is None and computed <= PRECISION:
-        how = evidence.hazard_left
+        how = evidence.hazard_left or _kill_switch(knob, evidence)
     if how is not None:  # the code outweighs the name (scanner.reach.how)
         return Proposal(
             Role.KERNEL,
@@ -314,6 +319,27 @@ def _braked(knob: Knob, evidence: Evidence) -> Proposal | None:
         Role.UNKNOWN,
         f"{evidence.reason}; but the name says {min(computed)}, what is computed, so the "
         "other value may change the result itself: a person must say",
+    )
+
+
+def _kill_switch(knob: Knob, evidence: Evidence) -> str | None:
+    """What shows a switch named for a precision turns a kernel off, not the precision: the
+    kernel is what runs unset, and an off value of its own tests leaves it for code that
+    reaches no kernel, in no quantizer's weight-loading code (``scanner.reach.
+    weight_loading``: a value decided there may re-quantize the weights, and the code then
+    says unknown before this is asked)."""
+    value = evidence.value
+    if not (evidence.default_reaches and evidence.leaves_every_kernel) or value is None:
+        return None
+    if knob.kind not in (GateKind.BOOLEAN, GateKind.PRESENCE):
+        return None
+    sites = [site.gate for site in knob.sites]
+    off = {v for gate in sites for v in gate.off_values} | {knob.off_value}
+    on = {v for gate in sites for v in gate.on_values} | {knob.on_value}
+    if value not in off or value in on:
+        return None
+    return (
+        f"{value!r} is an off value of its own tests, and it turns the kernel off (a kill switch)"
     )
 
 

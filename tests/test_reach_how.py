@@ -127,17 +127,21 @@ CASES = [
         # unset reaches atomics, and "0" leaves every kernel: what runs in their place may
         # compute another thing (unsloth's UNSLOTH_COMPRESSED_TENSORS_INT4=0 re-quantizes the
         # checkpoint to NF4, models/compressed_tensors_int4.py:19-20, :44-47)
-        "a-hazard-left-for-no-kernel-is-for-a-person",
+        # A kill switch (scanner.roles._kill_switch); where the same test lies in a
+        # quantizer's weight-loading code, the code says unknown (tests/test_roles_code.py
+        # a-precision-switch-in-a-quantizer-s-weight-loading-*).
+        "a-hazard-left-for-no-kernel-by-a-kill-switch",
         DECLINE,
         "X_GROUPED_FP16",
-        Role.UNKNOWN,
+        Role.KERNEL,
         Polarity.ENABLE,
         "0",
         "unset, it runs the branch of `grouped_available(x.device)` at pkg/grouped.py:21, "
         "which reaches calls count_tokens (pkg/grouped.py:14) -> .scatter_add_() at "
         "pkg/grouped.py:16; X_GROUPED_FP16='0' leaves that branch, and what runs instead "
-        "reaches no such kernel; but the name says FP16, what is computed, so the other "
-        "value may change the result itself: a person must say",
+        "reaches no such kernel; the name says FP16, what is computed, but '0' is an off "
+        "value of its own tests, and it turns the kernel off (a kill switch): the value "
+        "chooses how it is computed, not what",
     ),
     (
         "one-operation-two-ways",
@@ -178,15 +182,17 @@ CASES = [
             ),
         },
         "X_FP8_GEMV_ROWS",
-        Role.UNKNOWN,
+        Role.KERNEL,
         Polarity.ENABLE,
         "0",
+        # not one operation computed two ways (the reason says so), but a kill switch
         "unset, it runs the branch of `can_use_gemv(X, W, W_quant)` at pkg/utils.py:12, "
         "which reaches calls plain_linear (pkg/kernels.py:15) -> calls _plain_kernel "
         "(pkg/kernels.py:6) -> @triton.jit _plain_kernel at pkg/kernels.py:6; "
         "X_FP8_GEMV_ROWS='0' leaves that branch, and what runs instead reaches no such "
-        "kernel; but the name says FP8, what is computed, so the other value may change "
-        "the result itself: a person must say",
+        "kernel; the name says FP8, what is computed, but '0' is an off value of its own "
+        "tests, and it turns the kernel off (a kill switch): the value chooses how it is "
+        "computed, not what",
     ),
 ]
 

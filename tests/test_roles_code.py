@@ -1312,6 +1312,34 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "such kernel",
     ),
     (
+        # unsloth unsloth/kernels/int4_packed.py:430-444 (vLLM's Marlin op unless '0') and
+        # unsloth_zoo/temporary_patches/gpt_oss.py:532-556 (triton_kernels unless '0'): '0'
+        # dequantizes the same weights and multiplies them in torch.
+        "a-precision-word-on-a-kill-switch",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/int4.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def int4_matmul(x, w):\n"
+                '    if os.environ.get("X_INT4_MARLIN", "1") != "0":\n'
+                "        return fused_rms_norm(x)\n"
+                "    return torch.matmul(x, w.dequantize())\n"
+            ),
+        },
+        "X_INT4_MARLIN",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_INT4_MARLIN', '1') != '0'` at "
+        "pkg/int4.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_INT4_MARLIN='0' leaves that branch, and what runs instead reaches no such kernel; "
+        "the name says INT4, what is computed, but '0' is an off value of its own tests, and "
+        "it turns the kernel off (a kill switch): the value chooses how it is computed, not "
+        "what",
+    ),
+    (
         "a-number-declared-is-no-switch",
         SIZE,
         "X_DEFERRED_MAX_TOKENS",
@@ -1393,6 +1421,57 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
 def test_a_choice_is_on_by_default_and_turned_off_by_its_plain_value(tmp_path: Path) -> None:
     knob = scanned_knob(tmp_path, CHOICE, "PRIMUS_USE_V4_ATTENTION_BACKEND")
     assert (knob.kind, knob.default_on, knob.off_value) == (GateKind.VALUE, True, "eager")
+
+
+# unsloth models/compressed_tensors_bnb.py:1116-1162 (a subclass of transformers' bitsandbytes
+# 4-bit quantizer, whose weight-loading hook keeps packed weights unless a switch says not)
+# and models/mxfp4_compressed_linear.py:648-729 (a hook installed on the compressed-tensors
+# quantizer): '0' leaves the packed weights to the quantizer, which re-quantizes them to
+# bitsandbytes 4-bit (compressed_tensors_bnb.py:202).
+LOADER_SUBCLASS = """\
+import os
+
+from transformers.quantizers.quantizer_bnb_4bit import Bnb4BitHfQuantizer
+
+from pkg.kernels import fused_rms_norm
+
+
+def keep_packed():
+    return not os.environ.get("X_MXFP4_KEEP_PACKED", "1") == "0"
+
+
+class Loader(Bnb4BitHfQuantizer):
+    def _process_model_before_weight_loading(self, model, **kwargs):
+        if not keep_packed():
+            return super()._process_model_before_weight_loading(model, **kwargs)
+        model.forward = fused_rms_norm
+        return model
+"""
+LOADER_INSTALLED = """\
+import os
+
+from pkg.kernels import fused_rms_norm
+
+
+def keep_packed():
+    return not os.environ.get("X_MXFP4_KEEP_PACKED", "1") == "0"
+
+
+def install():
+    from transformers.quantizers.quantizer_compressed_tensors import CompressedTensorsHfQuantizer
+
+    original = CompressedTensorsHfQuantizer._process_model_before_weight_loading
+
+    def _process_model_before_weight_loading(self, model, **kwargs):
+        if not keep_packed():
+            return original(self, model, **kwargs)
+        model.forward = fused_rms_norm
+        return model
+
+    CompressedTensorsHfQuantizer._process_model_before_weight_loading = (
+        _process_model_before_weight_loading
+    )
+"""
 
 
 NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
@@ -1741,26 +1820,89 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "not a switch: the code uses its value",
     ),
     (
-        "what-is-computed-is-for-a-person",
+        # Primus primus/backends/megatron/core/transformer/indexer.py:137-138: off by
+        # default, "1" runs the QK in MXFP4; a launcher turns it on (the recipe's '0' would
+        # undo that launcher's choice of precision).
+        "an-opt-in-precision-is-for-a-person",
         {
             "pkg/__init__.py": "",
             "pkg/kernels.py": KERNEL,
             "pkg/indexer.py": (
                 "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
                 "def score(x):\n"
-                '    if os.environ.get("X_INDEXER_FP4", "1") == "1":\n'
+                '    if os.environ.get("X_INDEXER_FP4", "0") == "1":\n'
                 "        return fused_rms_norm(x)\n"
                 "    return torch.matmul(x, x)\n"
             ),
         },
         "X_INDEXER_FP4",
         Role.UNKNOWN,
-        "unset, it runs the branch of `os.environ.get('X_INDEXER_FP4', '1') == '1'` at "
+        "X_INDEXER_FP4='1' runs the branch of `os.environ.get('X_INDEXER_FP4', '0') == '1'` at "
         "pkg/indexer.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; unset, "
+        "it does not; but the name says FP4, what is computed, so the other value may change "
+        "the result itself: a person must say",
+    ),
+    (
+        # the side '0' leads to hands the weights to bitsandbytes' quantizer (unsloth's
+        # UNSLOTH_MXFP4_KEEP_PACKED=0 "re-quantize[s] everything to bitsandbytes 4-bit",
+        # models/compressed_tensors_bnb.py:202): no precision word in the name, the code says
+        "a-side-that-re-quantizes-the-weights",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/load.py": (
+                "import os\n\nimport bitsandbytes as bnb\n\n"
+                "from pkg.kernels import fused_rms_norm\n\n\n"
+                "def load(layer, w):\n"
+                '    if os.environ.get("X_KEEP_PACKED", "1") != "0":\n'
+                "        layer.forward = fused_rms_norm\n"
+                "        return layer\n"
+                "    layer.weight = bnb.functional.quantize_4bit(w)\n"
+                "    return layer\n"
+            ),
+        },
+        "X_KEEP_PACKED",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `os.environ.get('X_KEEP_PACKED', '1') != '0'` at "
+        "pkg/load.py:9, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
         "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
-        "X_INDEXER_FP4='0' leaves that branch, and what runs instead reaches no such kernel; "
-        "but the name says FP4, what is computed, so the other value may change the result "
-        "itself: a person must say",
+        "X_KEEP_PACKED='0' runs the branch of `not (os.environ.get('X_KEEP_PACKED', '1') != "
+        "'0')` at pkg/load.py:9, which reaches bitsandbytes.functional.quantize_4bit at "
+        "pkg/load.py:12: a quantizer, so the value may change the weights themselves, not "
+        "only the kernel: a person must say",
+    ),
+    *(
+        (
+            f"a-precision-switch-in-a-quantizer-s-weight-loading-{how}",
+            {"pkg/__init__.py": "", "pkg/kernels.py": KERNEL, "pkg/loading.py": code},
+            "X_MXFP4_KEEP_PACKED",
+            Role.UNKNOWN,
+            f"unset, it runs the branch of `keep_packed()` at pkg/loading.py:{line}, which "
+            "reaches calls fused_rms_norm "
+            "(pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit "
+            "_fwd_kernel at pkg/kernels.py:6; X_MXFP4_KEEP_PACKED='0' leaves that branch, and "
+            "what runs instead reaches no such kernel; but it is tested in "
+            f"{where}, a quantizer's weight-loading code: its value may change the weights "
+            "themselves, not only the kernel: a person must say",
+        )
+        for how, code, line, where in (
+            (
+                "subclass",
+                LOADER_SUBCLASS,
+                14,
+                "Loader._process_model_before_weight_loading (pkg/loading.py:13), a method of a "
+                "subclass of transformers.quantizers.quantizer_bnb_4bit.Bnb4BitHfQuantizer",
+            ),
+            (
+                "installed",
+                LOADER_INSTALLED,
+                16,
+                "_process_model_before_weight_loading (pkg/loading.py:15), installed on "
+                "transformers.quantizers.quantizer_compressed_tensors.CompressedTensorsHfQuantizer "
+                "at pkg/loading.py:21",
+            ),
+        )
     ),
 ]
 

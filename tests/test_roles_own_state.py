@@ -147,6 +147,33 @@ PACKING_USED = PACKING_PLAIN.replace(
     "        logps = _pk_result\n", "        logps = selective_log_softmax(_pk_result)\n"
 )
 
+# unsloth (the pin of benchmarks/recipe_grades.yaml), models/rl_replacements.py:4135-4145
+# and :4147-4179: the arm a set flag takes empties the rows (``zipped_inputs = []``), the
+# fallback arm only clears buffers, and the padded loop after the test iterates the rows,
+# calling the same compiled log-softmax (unsloth_zoo/rl_replacements.py:184 ->
+# temporary_patches/common.py:415-431); unsloth_zoo/rl_replacements.py:3489-3505 the same.
+PACKING_LOOP = PACKING.replace(
+    """    if _pk_use and _pk_result is not None:
+        logps = _pk_result
+    else:
+        logps = torch.cat([selective_log_softmax(model(row)) for row in batch.rows])
+    return logps
+""",
+    """    rows = batch.rows
+    if _pk_use and _pk_result is not None:
+        logps = [_pk_result]
+        rows = []
+    else:
+        _pk_result = None
+        logps = []
+    for row in rows:
+        logps.append(selective_log_softmax(model(row)))
+    return torch.cat(logps)
+""",
+)
+# The loop after iterates rows the flag's arm leaves as they were: not the fallback's own.
+PACKING_LOOP_KEPT = PACKING_LOOP.replace("        rows = []\n", "        rows = rows[:0]\n")
+
 # unsloth 2026.10.9, utils/attention_dispatch.py:998-1005 (the kernel's entry imported
 # under the switch into a name that is None otherwise) and utils/prefix_grouper_kernel.py:69
 # and :331-337 (a module-level torch.compile of flex_attention, called by the entry).
@@ -379,6 +406,23 @@ CASES = [
         "PKG_SEQ_PACKING",
         Role.FEATURE,
         "the name PKG_SEQ_PACKING says PACKING (what is computed or trained)",
+    ),
+    (
+        "fallback-loop-emptied",
+        {"pkg/__init__.py": "", "pkg/grpo.py": PACKING_LOOP},
+        "PKG_SEQ_PACKING",
+        Role.FEATURE,
+        "the name PKG_SEQ_PACKING says PACKING (what is computed or trained)",
+    ),
+    (
+        "fallback-loop-not-emptied",
+        {"pkg/__init__.py": "", "pkg/grpo.py": PACKING_LOOP_KEPT},
+        "PKG_SEQ_PACKING",
+        Role.KERNEL,
+        "unset, it runs the branch of `SEQ_PACKING_ON and batch.fits` at pkg/grpo.py:23, "
+        "which reaches calls selective_log_softmax (pkg/grpo.py:16) -> calls _maybe_compile "
+        "(pkg/grpo.py:8) -> torch.compile at pkg/grpo.py:9; PKG_SEQ_PACKING='0' leaves that "
+        "branch, and what runs instead reaches no such kernel",
     ),
     (
         "fallback-plain",

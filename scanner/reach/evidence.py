@@ -45,6 +45,7 @@ from scanner.reach.setters import only_sets_kept
 from scanner.reach.sides import Branch
 from scanner.reach.site_strings import site_compared
 from scanner.reach.trainer_keys import trainer_key
+from scanner.reach.weight_loading import weight_loading
 from scanner.roles import Evidence
 from scanner.suite_files import TEST_FILE
 
@@ -188,6 +189,14 @@ class CodeReach:
                     Role.UNKNOWN,
                     f"{judged.reason}; but its value also picks the torch dtype at "
                     f"{precision}: a precision choice, not only a kernel's: a person must say",
+                )
+            loading = weight_loading(found)
+            if loading is not None:
+                return Evidence(
+                    Role.UNKNOWN,
+                    f"{judged.reason}; but it is tested in {loading}, a quantizer's "
+                    "weight-loading code: its value may change the weights themselves, not "
+                    "only the kernel: a person must say",
                 )
         if judged is not None:
             return judged
@@ -608,6 +617,14 @@ class _Judged:
                 f"{self.knob.name}={value!r} skips that branch and runs nothing in its place, "
                 "so the work it does may be left undone: a person must say",
             )
+        quantizer = self._quantizer(instead)
+        if quantizer is not None:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs {quantizer}: a quantizer, so the value may "
+                "change the weights themselves, not only the kernel: a person must say",
+            )
         same = self._same_operation(lost, left)
         return Evidence(
             Role.KERNEL,
@@ -617,7 +634,17 @@ class _Judged:
             value=value,
             default_reaches=True,
             same_operation=same,
+            leaves_every_kernel=True,
         )
+
+    def _quantizer(self, instead: Sequence[Branch]) -> str | None:
+        """The first branch of ``instead`` that reaches a library's quantizer of weights
+        (``scanner.reach.quantizers``), with the chain, as the reason shows it."""
+        for branch in instead:
+            for mark, steps in self.code.found(branch).marks.items():
+                if mark.kind is MarkKind.QUANTIZER:
+                    return f"{branch.described()}, which reaches {_chain(steps, mark)}"
+        return None
 
     def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
         """Where every branch left that reaches a kernel of ``left`` computes one operation

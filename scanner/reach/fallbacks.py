@@ -50,8 +50,47 @@ def fallback_code(branch: Branch) -> tuple[ast.stmt, ...]:
             and _reads(node.test, flags)
         ):
             seen.update(id(n) for n in ast.walk(node) if isinstance(n, ast.If))
-            found.extend(_taken(node, flags))
+            taken = _taken(node, flags)
+            found.extend(taken)
+            found.extend(_loops_emptied(walked, node, taken))
     return tuple(found)
+
+
+def _loops_emptied(
+    walked: tuple[ast.AST, ...], node: ast.If, taken: list[ast.stmt]
+) -> list[ast.stmt]:
+    """The bodies of the loops after ``node`` over a name an arm the flags do not take
+    binds to an empty list or tuple (``zipped_inputs = []``) and the arm they take leaves
+    alone: the work the set flag skips, which the fallback runs (unsloth
+    models/rl_replacements.py:4135-4145, then the padded loop over ``zipped_inputs``,
+    :4147-4179)."""
+    skipped = [s for s in ast.walk(node) if isinstance(s, ast.stmt) and s not in taken]
+    kept = {id(n) for s in taken for n in ast.walk(s)}
+    emptied = {
+        target.id
+        for statement in skipped
+        if id(statement) not in kept and isinstance(statement, ast.Assign)
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+        and isinstance(statement.value, ast.List | ast.Tuple)
+        and not statement.value.elts
+    }
+    emptied -= {
+        n.id
+        for s in taken
+        for n in ast.walk(s)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    end = node.end_lineno or node.lineno
+    return [
+        statement
+        for loop in walked
+        if isinstance(loop, ast.For | ast.AsyncFor)
+        and loop.lineno > end
+        and isinstance(loop.iter, ast.Name)
+        and loop.iter.id in emptied
+        for statement in loop.body
+    ]
 
 
 def _constants_before(walked: tuple[ast.AST, ...], names: set[str], line: int) -> dict[str, object]:

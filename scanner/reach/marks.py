@@ -20,6 +20,7 @@ from scanner.determinism import SETTINGS
 from scanner.reach.jax_calls import ffi_primitive
 from scanner.reach.libraries import library_of
 from scanner.reach.modules import Module
+from scanner.reach.quantizers import QUANTIZERS
 
 
 class MarkKind(str, Enum):
@@ -35,9 +36,10 @@ class MarkKind(str, Enum):
     SPLIT = "a split reduction"
     LIBRARY = "a fused kernel library"
     DETERMINISM = "a deterministic mode"
+    QUANTIZER = "a quantizer of weights"  # scanner.reach.quantizers: no kernel
 
 
-KERNEL_MARKS = frozenset(MarkKind) - {MarkKind.DETERMINISM}
+KERNEL_MARKS = frozenset(MarkKind) - {MarkKind.DETERMINISM, MarkKind.QUANTIZER}
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +161,8 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
             found.append(Mark(MarkKind.LIBRARY, f"{name}(fused=True)", module.rel, line))
         elif name in _LAYOUT_OPS:
             pass  # converts a weight's layout once, computes nothing
+        elif name in QUANTIZERS:
+            found.append(Mark(MarkKind.QUANTIZER, name, module.rel, line))
         elif name.startswith("torch.ops.") and not name.startswith("torch.ops.aten."):
             found.append(Mark(MarkKind.CUSTOM_OP, name, module.rel, line))
         elif not module.in_tree(name):
