@@ -2,7 +2,8 @@
 
 Calls are followed through the tree (imports, re-exports, ``self.`` methods, a class's
 ``__init__``/``forward``/``__call__``, an autograd Function's ``forward`` and
-``backward`` through ``.apply``), each function once per scan. A mark is *always*
+``backward`` through ``.apply``), each function walked once for every depth its reach
+depends on (scanner.reach.walked). A mark is *always*
 reached when no branch of the code on the way decides it (the statements of a block, a
 loop's body, a call's target); one under an ``if``, a short circuit or an exception
 handler is reached only sometimes. A reference to a function (``impl = fused_op``) counts
@@ -101,7 +102,7 @@ class Found:
 
 
 class Reach:
-    """Follows code through the tree to its marks; one per scan (it remembers functions)."""
+    """Follows code through the tree to its marks; one per scan (it remembers walks)."""
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree
