@@ -30,6 +30,7 @@ from scanner.reach.dtypes import dtype_choice
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
+from scanner.reach.handed import handed_calls
 from scanner.reach.hazards import Safer, safer_side, shown_code
 from scanner.reach.how import RUN_TO_RUN, same_operation
 from scanner.reach.machine_answers import machine_answer
@@ -209,6 +210,16 @@ class CodeReach:
         if any(s.kernel for s in summaries) or not any(s.elsewhere for s in summaries):
             return gpu
         return off_gpu_judged(_Judged(self, knob, found, everywhere=True).evidence(), gpu)
+
+
+def _handed_in(instead: Sequence[Branch], returning: Sequence[Branch]) -> list[str]:
+    """The calls of a function of an object handed in (scanner.reach.handed) that the code
+    run in a branch's place makes itself: the branches ``instead``, and what runs after each
+    of ``returning`` where it returns."""
+    found = [a for b in instead for a in handed_calls(b.module, b.code, b.owner)]
+    for side in returning:
+        found += handed_calls(side.module, _after_return(side), side.owner)
+    return sorted(found)
 
 
 def _after_return(branch: Branch) -> tuple[ast.stmt, ...]:
@@ -600,6 +611,14 @@ class _Judged:
                 f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
                 f"{self.knob.name}={value!r} runs code that {_loading(loaded[0])} at run "
                 f"time ({loaded[0]}): what it runs is not known",
+            )
+        handed = _handed_in(instead, returning)
+        if handed:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs code that calls {handed[0]}, a function of "
+                "an object its caller hands in: what it runs is not known",
             )
         if self.knob.kind is not GateKind.VALUE and not self._in_place(lost, value):
             return Evidence(

@@ -1,0 +1,87 @@
+"""Code that runs in a kernel branch's place and calls a function of an object its caller
+hands in is code the reach cannot read: the value is not shown to leave the kernel
+(scanner.reach.handed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scanner import Role
+from tests.scanned import scanned_knob
+
+# unsloth_zoo temporary_patches/moe_utils_sonic.py:345-358: unset, `not tune` runs the pinned
+# custom op (:311-333), which calls get_sonic_module (:162) -> kernels.get_kernel (:200);
+# "1" runs `module.functional.gemm(..., tuned=True)` (:354), `module` being the sonic kernel
+# module the caller loaded and handed in: its autotuned GEMM, which the reach cannot see.
+SONIC = {
+    "pkg/__init__.py": "",
+    "pkg/sonic.py": (
+        "import os\n\nimport torch\n\n_OPS = None\n\n\n"
+        "def get_sonic_module():\n"
+        "    from kernels import get_kernel\n\n"
+        '    return get_kernel("org/sonic-moe")\n\n\n'
+        "def _pinned_ops():\n"
+        "    global _OPS\n"
+        "    if _OPS is not None:\n"
+        "        return _OPS\n\n"
+        '    @torch.library.custom_op("pkg_sonic::gemm", mutates_args=())\n'
+        "    def gemm_op(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:\n"
+        "        return get_sonic_module().gemm(A, B)\n\n"
+        "    _OPS = (gemm_op,)\n"
+        "    return _OPS\n\n\n"
+        "def _env_flag(name, default):\n"
+        '    return os.environ.get(name, default) == "1"\n\n\n'
+        "def sonic_gemm(module, A, B, concat_b=False):\n"
+        '    tune = (not concat_b) and _env_flag("PKG_SONIC_GEMM_TUNED", "0")\n'
+        "    if not tune:\n"
+        "        return _pinned_ops()[0](A, B)\n"
+        "    out = A.new_empty((A.shape[0], B.shape[-1]))\n"
+        "    return module.functional.gemm(A, B, out=out, tuned=True)\n"
+    ),
+}
+
+
+def test_a_function_of_a_module_handed_in_is_not_plain(tmp_path: Path) -> None:
+    knob = scanned_knob(tmp_path, SONIC, "PKG_SONIC_GEMM_TUNED")
+    assert knob.role is Role.UNKNOWN, knob.role_reason
+    assert knob.role_reason is not None
+    assert "module.functional.gemm (pkg/sonic.py:36)" in knob.role_reason
+    assert "a function of an object its caller hands in" in knob.role_reason
+
+
+def test_a_method_of_a_tensor_handed_in_is_plain(tmp_path: Path) -> None:
+    files = dict(SONIC)
+    files["pkg/sonic.py"] = files["pkg/sonic.py"].replace(
+        "module.functional.gemm(A, B, out=out, tuned=True)", "torch.matmul(A, B, out=out)"
+    )
+    knob = scanned_knob(tmp_path, files, "PKG_SONIC_GEMM_TUNED")
+    assert knob.role is Role.KERNEL, knob.role_reason
+    assert "PKG_SONIC_GEMM_TUNED='1' leaves that branch" in (knob.role_reason or "")
+
+
+# The same through an attribute of the object bound in __init__ to what it was handed
+# (`self.q_norm = q_norm`, then `self.q_norm(x)` where the default runs a Triton kernel).
+HELD = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": (
+        "import triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\ndef _fwd_kernel(x_ptr, n):\n    tl.store(x_ptr, n)\n\n\n"
+        "def fused_qk_norm(x):\n    _fwd_kernel[(1,)](x, 1)\n    return x\n"
+    ),
+    "pkg/attn.py": (
+        "import os\n\nfrom pkg.kernels import fused_qk_norm\n\n\n"
+        "class Attention:\n"
+        "    def __init__(self, q_norm):\n"
+        "        self.q_norm = q_norm\n\n"
+        "    def forward(self, q):\n"
+        '        if os.environ.get("PKG_FUSED_QK_NORM", "1") == "1":\n'
+        "            return fused_qk_norm(q)\n"
+        "        return self.q_norm(q)\n"
+    ),
+}
+
+
+def test_an_attribute_bound_to_what_init_was_handed_is_not_plain(tmp_path: Path) -> None:
+    knob = scanned_knob(tmp_path, HELD, "PKG_FUSED_QK_NORM")
+    assert knob.role is Role.UNKNOWN, knob.role_reason
+    assert "self.q_norm (pkg/attn.py:13)" in (knob.role_reason or "")
