@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scanner import Role
-from tests.scanned import scanned_knob
+from tests.scanned import KERNEL, scanned_knob
 
 # unsloth_zoo temporary_patches/moe_utils_sonic.py:345-358: unset, `not tune` runs the pinned
 # custom op (:311-333), which calls get_sonic_module (:162) -> kernels.get_kernel (:200);
@@ -85,3 +85,40 @@ def test_an_attribute_bound_to_what_init_was_handed_is_not_plain(tmp_path: Path)
     knob = scanned_knob(tmp_path, HELD, "PKG_FUSED_QK_NORM")
     assert knob.role is Role.UNKNOWN, knob.role_reason
     assert "self.q_norm (pkg/attn.py:13)" in (knob.role_reason or "")
+
+
+def _overlap_tree(chain: int) -> dict[str, str]:
+    """lmdeploy pytorch/models/hy3.py:259-278: unset, the serial path calls the experts;
+    '1' calls `_forward_experts_overlap` (:201), which calls the same experts one call
+    deeper (:222); the experts reach a Triton kernel ``chain`` calls down (7: the last
+    call within the depth on the serial path, beyond it on the other)."""
+    steps = "".join(
+        f"def _e{n}(h):\n    return _e{n + 1}(h)\n\n\n" for n in range(1, chain)
+    ).replace(f"_e{chain}(h)", "fused_rms_norm(h)")
+    return {
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": KERNEL,
+        "pkg/moe.py": (
+            "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+            "def forward(h):\n"
+            '    if os.environ.get("PKG_SHARED_EXPERT_OVERLAP", "0") == "1":\n'
+            "        out = _forward_overlap(h)\n"
+            "    else:\n"
+            "        out = _e1(h)\n"
+            "    return out\n\n\n"
+            "def _forward_overlap(h):\n    return _e1(h)\n\n\n" + steps
+        ),
+    }
+
+
+def test_the_same_call_one_deeper_is_not_shown_to_leave_the_kernel(tmp_path: Path) -> None:
+    knob = scanned_knob(tmp_path, _overlap_tree(7), "PKG_SHARED_EXPERT_OVERLAP")
+    assert knob.role is Role.UNKNOWN, knob.role_reason
+    assert "runs code that calls _e1 too, which is on the way to that kernel" in (
+        knob.role_reason or ""
+    )
+
+
+def test_the_same_call_within_the_depth_reaches_the_kernel_on_both_sides(tmp_path: Path) -> None:
+    knob = scanned_knob(tmp_path, _overlap_tree(2), "PKG_SHARED_EXPERT_OVERLAP")
+    assert knob.role is not Role.KERNEL, knob.role_reason

@@ -620,6 +620,17 @@ class _Judged:
                 f"{self.knob.name}={value!r} runs code that calls {handed[0]}, a function of "
                 "an object its caller hands in: what it runs is not known",
             )
+        on_way = None
+        if self.knob.kind is not GateKind.VALUE:  # a choice's rest is other choices' code
+            on_way = self._on_the_way(lost, left, instead, value)
+        if on_way is not None:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs code that {on_way.text} too, which is on the "
+                f"way to that kernel ({on_way.path}:{on_way.line}), where the calls followed "
+                "stop: what it runs is not known",
+            )
         if self.knob.kind is not GateKind.VALUE and not self._in_place(lost, value):
             return Evidence(
                 Role.UNKNOWN,
@@ -637,6 +648,35 @@ class _Judged:
             default_reaches=True,
             same_operation=same,
         )
+
+    def _on_the_way(
+        self, lost: Sequence[Branch], left: frozenset[Mark], instead: Sequence[Branch], value: str
+    ) -> Step | None:
+        """A call on the way from a branch left to one of its kernels ``left`` that the code
+        run instead makes too, within the calls a branch is followed, though it is not shown
+        to reach the kernel: the walk of that call stopped at the depth (lmdeploy's
+        hy3.py:261, whose '1' side calls the same ``self.experts`` one call deeper)."""
+        on_way: dict[str, tuple[int, Step]] = {}  # by the function called: the first call
+        for branch in lost:
+            for found_mark, found_steps in self.code.found(branch).marks.items():
+                if found_mark in left:
+                    for place, step in enumerate(found_steps):
+                        known = on_way.get(step.target)
+                        if step.target and (known is None or place < known[0]):
+                            on_way[step.target] = (place, step)
+        if not on_way:
+            return None
+        called: set[str] = set()
+        for branch in instead:  # its code as it runs under ``value`` (as ``_under``)
+            code = decided_code(branch, self.all, value)
+            found = (
+                self.code.found(branch)
+                if code is None
+                else self.code.reach.of_statements(branch.module, code, branch.owner)
+            )
+            called.update(self.code.reach.reached(found))
+        shared = sorted((on_way[t][0], t) for t in on_way.keys() & called)
+        return on_way[shared[0][1]][1] if shared else None
 
     def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
         """Where every branch left that reaches a kernel of ``left`` computes one operation
