@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from scanner import Role
 from tests.scanned import KERNEL, scanned_knob
 
@@ -49,10 +51,31 @@ def test_a_function_of_a_module_handed_in_is_not_plain(tmp_path: Path) -> None:
     assert "a function of an object its caller hands in" in knob.role_reason
 
 
-def test_a_method_of_a_tensor_handed_in_is_plain(tmp_path: Path) -> None:
+# What runs instead asks the object handed in a question, or calls a method of a tensor or
+# of a parameter of a named type: sglang srt/models/lfm2_moe.py:372
+# (`forward_batch.forward_mode.is_decode()`), layers/attention/dsa/dsa_topk_backend.py:241
+# (`attn_metadata.page_table_1.contiguous()`).
+PLAIN = {
+    "a-library-call": ("def sonic_gemm(module,", "torch.matmul(A, B, out=out)"),
+    "a-question-asked-of-it": (
+        "def sonic_gemm(module,",
+        "torch.matmul(A, B, out=out) if module.mode.is_decode() else out",
+    ),
+    "an-annotated-parameter": (
+        "def sonic_gemm(module: torch.nn.Module,",
+        "module.functional.gemm(A, B, out=out, tuned=True)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAIN))
+def test_what_is_no_code_handed_in_is_plain(tmp_path: Path, case: str) -> None:
+    head, call = PLAIN[case]
     files = dict(SONIC)
-    files["pkg/sonic.py"] = files["pkg/sonic.py"].replace(
-        "module.functional.gemm(A, B, out=out, tuned=True)", "torch.matmul(A, B, out=out)"
+    files["pkg/sonic.py"] = (
+        files["pkg/sonic.py"]
+        .replace("module.functional.gemm(A, B, out=out, tuned=True)", call)
+        .replace("def sonic_gemm(module,", head)
     )
     knob = scanned_knob(tmp_path, files, "PKG_SONIC_GEMM_TUNED")
     assert knob.role is Role.KERNEL, knob.role_reason

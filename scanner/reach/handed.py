@@ -6,8 +6,8 @@ temporary_patches/moe_utils_sonic.py:353-354: the kernel library the caller load
 tree does not name: what they run is not known, as a module loaded by path is not. A
 method of a parameter itself (``x.view(...)``, ``out.zero_()``) is the everyday call of a
 tensor's method and is not counted: only a function reached *through* an attribute of an
-object handed in, and an attribute of ``self`` called as a function whose every value is
-such an object.
+object handed in (a parameter with no annotation) and given operands, and an attribute of
+``self`` called as a function whose every value is such an object.
 """
 
 from __future__ import annotations
@@ -32,11 +32,12 @@ def handed_calls(
         if isinstance(node, _NESTED):
             continue
         pending.extend(ast.iter_child_nodes(node))
-        if isinstance(node, ast.Call) and _handed(module, node.func, owner):
+        if isinstance(node, ast.Call) and _handed(module, node, owner):
             yield f"{ast.unparse(node.func)} ({module.rel}:{node.lineno})"
 
 
-def _handed(module: Module, func: ast.expr, owner: str | None) -> bool:
+def _handed(module: Module, call: ast.Call, owner: str | None) -> bool:
+    func = call.func
     chain: list[str] = []
     root = func
     while isinstance(root, ast.Attribute):
@@ -48,18 +49,21 @@ def _handed(module: Module, func: ast.expr, owner: str | None) -> bool:
         return False  # a module's name (an import, a definition)
     if root.id in _OWN:
         return len(chain) == 1 and owner is not None and _held_attribute(module, owner, func)
-    return len(chain) >= 2 and _parameter(module, root)
+    # A computation handed its operands (not a question asked of the object, such as
+    # ``batch.forward_mode.is_decode()`` or ``meta.table.contiguous()``).
+    return len(chain) >= 2 and bool(call.args) and _parameter(module, root)
 
 
 def _parameter(module: Module, name: ast.Name) -> bool:
-    """Whether ``name`` is a parameter of the function it sits in, never rebound there."""
+    """Whether ``name`` is a parameter of the function it sits in with no annotation (an
+    annotated one is of a type its author names), never rebound there."""
     function = module.function_node_around(name)
     if function is None or name.id in module.local_bindings(function):
         return False
     arguments = function.args
     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
     every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    return any(a.arg == name.id for a in every)
+    return any(a.arg == name.id and a.annotation is None for a in every)
 
 
 def _held_attribute(module: Module, owner: str, func: ast.expr) -> bool:
