@@ -145,3 +145,39 @@ def test_the_same_call_one_deeper_is_not_shown_to_leave_the_kernel(tmp_path: Pat
 def test_the_same_call_within_the_depth_reaches_the_kernel_on_both_sides(tmp_path: Path) -> None:
     knob = scanned_knob(tmp_path, _overlap_tree(2), "PKG_SHARED_EXPERT_OVERLAP")
     assert knob.role is not Role.KERNEL, knob.role_reason
+
+
+def _held_overlap_tree(chain: int) -> dict[str, str]:
+    """The same, the experts an attribute bound in ``__init__`` to what a factory builds
+    (lmdeploy hy3.py:153 `self.experts = build_fused_moe(...)`; :261-278 and :222)."""
+    steps = "".join(
+        f"def _e{n}(h):\n    return _e{n + 1}(h)\n\n\n" for n in range(1, chain)
+    ).replace(f"_e{chain}(h)", "fused_rms_norm(h)")
+    return {
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": KERNEL,
+        "pkg/moe.py": (
+            "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+            "class Moe:\n"
+            "    def __init__(self):\n"
+            "        self.experts = _e1(None)\n\n"
+            "    def forward(self, h):\n"
+            '        if os.environ.get("PKG_SHARED_EXPERT_OVERLAP", "0") == "1":\n'
+            "            out = self._forward_overlap(h)\n"
+            "        else:\n"
+            "            out = self.experts(h)\n"
+            "        return out\n\n"
+            "    def _forward_overlap(self, h):\n"
+            "        return self.experts(h)\n\n\n" + steps
+        ),
+    }
+
+
+def test_the_same_attribute_called_one_deeper_is_not_shown_to_leave_the_kernel(
+    tmp_path: Path,
+) -> None:
+    knob = scanned_knob(tmp_path, _held_overlap_tree(6), "PKG_SHARED_EXPERT_OVERLAP")
+    assert knob.role is Role.UNKNOWN, knob.role_reason
+    assert "runs code that calls Moe.experts too, which is on the way to that kernel" in (
+        knob.role_reason or ""
+    )

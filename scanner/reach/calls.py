@@ -208,7 +208,7 @@ class Reach:
                 self._walked.abandon()
                 raise
             self._walked.end(key, depth, known)
-        return known, Step(f"calls {name}", module.rel, values[0].lineno)
+        return known, Step(f"calls {name}", module.rel, values[0].lineno, key)
 
     def _held_methods(
         self, methods: Sequence[str], dotted: str, depth: int
@@ -288,6 +288,27 @@ class Reach:
             level = sorted(following - seen.keys())
             if not level:
                 break
+        return seen
+
+    def called(self, found: Found, depth: int = MAX_DEPTH) -> set[str]:
+        """The dotted names the code of ``found`` calls, and those they call, up to
+        ``depth`` calls away: definitions and names bound to what is called alike (the
+        calls each walk followed, at any depth; one not walked yet is walked from here)."""
+        seen: set[str] = set()
+        level = set(found.calls)
+        for _ in range(depth):
+            level -= seen
+            if not level:
+                break
+            seen |= level
+            following: set[str] = set()
+            for key in sorted(level):
+                known = self._walked.any(key)
+                if known is None:
+                    reached = self.function(key, 0)
+                    known = reached[0] if reached is not None else Found()
+                following |= known.calls
+            level = following
         return seen
 
     def module_returned(self, dotted: str) -> str | None:

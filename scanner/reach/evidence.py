@@ -674,7 +674,7 @@ class _Judged:
                 if code is None
                 else self.code.reach.of_statements(branch.module, code, branch.owner)
             )
-            called.update(self.code.reach.reached(found))
+            called |= self.code.reach.called(found)
         shared = sorted((on_way[t][0], t) for t in on_way.keys() & called)
         return on_way[shared[0][1]][1] if shared else None
 
