@@ -22,18 +22,20 @@ class Scopes:
     """The local names of each function, lambda and comprehension of one module (read once)."""
 
     def __init__(self, tree: ast.Module) -> None:
-        self._own: dict[int, frozenset[str]] = {}
-        every: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, _FUNCTIONS):
-                names = _function_names(node)
-            elif isinstance(node, _COMPREHENSIONS):
-                names = frozenset(_targets(g.target for g in node.generators))
+        self._own: dict[int, frozenset[str]] = {}  # by scope, found when first asked
+        self.bound = _scoped_names(tree)  # bound in some scope: the only names to look up
+
+    def _names(self, scope: ast.AST) -> frozenset[str] | None:
+        known = self._own.get(id(scope))
+        if known is None:
+            if isinstance(scope, _FUNCTIONS):
+                known = _function_names(scope)
+            elif isinstance(scope, _COMPREHENSIONS):
+                known = frozenset(_targets(g.target for g in scope.generators))
             else:
-                continue
-            self._own[id(node)] = names
-            every |= names
-        self.bound = frozenset(every)  # bound in some scope: the only names to look up
+                return None
+            self._own[id(scope)] = known
+        return known
 
     def hides(
         self, name: str, ancestors: Callable[[ast.AST], Iterator[ast.AST]], node: ast.AST
@@ -45,13 +47,36 @@ class Scopes:
         inner: ast.AST = node
         below: ast.AST = node  # the node under ``inner`` on the way (a generator's iterable)
         for outer in ancestors(node):
-            own = self._own.get(id(outer))
+            own = self._names(outer)
             if own is not None and name in own and _within(outer, inner, below):
                 return True
             if isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef) and _declares(outer, name):
                 return False  # ``global name`` (or nonlocal: bound further out, checked there)
             inner, below = outer, inner
         return False
+
+
+def _scoped_names(tree: ast.Module) -> frozenset[str]:
+    """Every name some function, lambda or comprehension of ``tree`` may bind for itself
+    (more, never fewer: a filter), in one pass; module-level statements bind none."""
+    names: set[str] = set()
+    pending: list[tuple[ast.AST, bool]] = [(s, False) for s in tree.body]
+    while pending:
+        node, inside = pending.pop()
+        if isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif inside:
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) or (
+                isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name
+            ):
+                names.add(node.name)  # type: ignore[arg-type]
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                names.add(node.rest)
+        nested = inside or isinstance(node, (*_FUNCTIONS, *_COMPREHENSIONS))
+        pending.extend((child, nested) for child in ast.iter_child_nodes(node))
+    return frozenset(names)
 
 
 def _within(scope: ast.AST, inner: ast.AST, below: ast.AST) -> bool:
