@@ -194,7 +194,7 @@ def propose_roles(
     implied = _implied_writes(writes)
     out = []
     for knob in knobs:
-        evidence = _read(code, knob) if code is not None and knob.kind in _READABLE else None
+        evidence = _read(code, knob) if code is not None and reads_code(knob) else None
         found = propose(knob, implied.get(knob.name, ()), evidence)
         knob = replace(knob, role=found.role, role_reason=found.reason)
         if evidence is not None and found.role is evidence.role:
@@ -218,6 +218,11 @@ def _read(code: CodeEvidence, knob: Knob) -> Evidence | None:
 
 # Verdicts whose branches are read for a role: switches, and values that choose.
 _READABLE = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.VALUE)
+
+
+def reads_code(knob: Knob) -> bool:
+    """Whether ``propose_roles`` asks the code's evidence for ``knob``'s role."""
+    return knob.kind in _READABLE
 
 
 def _fitted(knob: Knob, evidence: Evidence) -> Knob:

@@ -2,7 +2,8 @@
 
 Calls are followed through the tree (imports, re-exports, ``self.`` methods, a class's
 ``__init__``/``forward``/``__call__``, an autograd Function's ``forward`` and
-``backward`` through ``.apply``), each function once per scan. A mark is *always*
+``backward`` through ``.apply``), each function walked once for every depth its reach
+depends on (scanner.reach.walked). A mark is *always*
 reached when no branch of the code on the way decides it (the statements of a block, a
 loop's body, a call's target); one under an ``if``, a short circuit or an exception
 handler is reached only sometimes. A reference to a function (``impl = fused_op``) counts
@@ -31,6 +32,7 @@ from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
 from scanner.reach.split_reduction import split_marks
 from scanner.reach.star_names import star_imported
+from scanner.reach.walked import Walked
 
 MAX_DEPTH = 8  # calls followed from a branch
 MAX_FUNCTIONS = 20_000  # functions read per scan
@@ -102,12 +104,12 @@ class Found:
 
 
 class Reach:
-    """Follows code through the tree to its marks; one per scan (it remembers functions)."""
+    """Follows code through the tree to its marks; one per scan (it remembers walks)."""
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree
-        self._functions: dict[str, Found] = {}
-        self._active: set[str] = set()
+        # What each function reaches, by the depth it holds at (scanner.reach.walked).
+        self._walked: Walked[Found] = Walked(MAX_DEPTH)
         self._read = 0
         self._returned: dict[str, str | None] = {}
         self._loaders: dict[str, tuple[str, str, int] | None] = {}
@@ -142,18 +144,20 @@ class Reach:
         module, local, node = located
         key = f"{module.name}.{local}"
         step = Step(f"calls {local}", module.rel, node.lineno, key)
-        known = self._functions.get(key)
+        known = self._walked.get(key, depth)
         if known is not None:
             return known, step
-        if key in self._active or depth >= MAX_DEPTH or self._read >= MAX_FUNCTIONS:
+        if depth >= MAX_DEPTH or self._read >= MAX_FUNCTIONS:
+            self._walked.met(MAX_DEPTH)
             return Found(), step
-        self._active.add(key)
         self._read += 1
+        self._walked.start(depth)
         try:
             found = self._definition(module, local, node, depth)
-        finally:
-            self._active.discard(key)
-        self._functions[key] = found
+        except BaseException:
+            self._walked.abandon()
+            raise
+        self._walked.end(key, depth, found)
         return found, step
 
     def _alias(self, dotted: str, depth: int) -> tuple[Found, Step | None] | None:
@@ -189,20 +193,22 @@ class Reach:
         if not values:
             return None
         key = f"{module.name}.{name}"
-        known = self._functions.get(key)
+        known = self._walked.get(key, depth)
         if known is None:
-            if key in self._active or depth >= MAX_DEPTH:
+            if depth >= MAX_DEPTH:
+                self._walked.met(MAX_DEPTH)
                 return Found(), None
-            self._active.add(key)
+            self._walked.start(depth)
             try:
                 known = Found()
                 walker = _Walker(self, module, owner, depth + 1, known)
                 for value in values:  # bound once: calling it calls that
                     walker.visit(value, always=len(values) == 1)
-            finally:
-                self._active.discard(key)
-            self._functions[key] = known
-        return known, Step(f"calls {name}", module.rel, values[0].lineno)
+            except BaseException:
+                self._walked.abandon()
+                raise
+            self._walked.end(key, depth, known)
+        return known, Step(f"calls {name}", module.rel, values[0].lineno, key)
 
     def _held_methods(
         self, methods: Sequence[str], dotted: str, depth: int
@@ -275,7 +281,7 @@ class Reach:
                 if located is None:
                     continue
                 seen[key] = (located[0], located[1])
-                known = self._functions.get(key)
+                known = self._walked.any(key)  # what it calls itself: at any depth
                 if known is None:  # met beyond the depth of the walk that called it
                     reached = self.function(key, 0)
                     known = reached[0] if reached is not None else Found()
@@ -283,6 +289,27 @@ class Reach:
             level = sorted(following - seen.keys())
             if not level:
                 break
+        return seen
+
+    def called(self, found: Found, depth: int = MAX_DEPTH) -> set[str]:
+        """The dotted names the code of ``found`` calls, and those they call, up to
+        ``depth`` calls away: definitions and names bound to what is called alike (the
+        calls each walk followed, at any depth; one not walked yet is walked from here)."""
+        seen: set[str] = set()
+        level = set(found.calls)
+        for _ in range(depth):
+            level -= seen
+            if not level:
+                break
+            seen |= level
+            following: set[str] = set()
+            for key in sorted(level):
+                known = self._walked.any(key)
+                if known is None:
+                    reached = self.function(key, 0)
+                    known = reached[0] if reached is not None else Found()
+                following |= known.calls
+            level = following
         return seen
 
     def module_returned(self, dotted: str) -> str | None:

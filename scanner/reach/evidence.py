@@ -30,6 +30,7 @@ from scanner.reach.dtypes import dtype_choice
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
 from scanner.reach.flag_values import FlagFiles, flag_value
+from scanner.reach.handed import handed_calls
 from scanner.reach.hazards import Safer, safer_side, shown_code
 from scanner.reach.how import RUN_TO_RUN, same_operation
 from scanner.reach.machine_answers import machine_answer
@@ -218,6 +219,16 @@ class CodeReach:
         if any(s.kernel for s in summaries) or not any(s.elsewhere for s in summaries):
             return gpu
         return off_gpu_judged(_Judged(self, knob, found, everywhere=True).evidence(), gpu)
+
+
+def _handed_in(instead: Sequence[Branch], returning: Sequence[Branch]) -> list[str]:
+    """The calls of a function of an object handed in (scanner.reach.handed) that the code
+    run in a branch's place makes itself: the branches ``instead``, and what runs after each
+    of ``returning`` where it returns."""
+    found = [a for b in instead for a in handed_calls(b.module, b.code, b.owner)]
+    for side in returning:
+        found += handed_calls(side.module, _after_return(side), side.owner)
+    return sorted(found)
 
 
 def _after_return(branch: Branch) -> tuple[ast.stmt, ...]:
@@ -610,6 +621,25 @@ class _Judged:
                 f"{self.knob.name}={value!r} runs code that {_loading(loaded[0])} at run "
                 f"time ({loaded[0]}): what it runs is not known",
             )
+        handed = _handed_in(instead, returning)
+        if handed:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs code that calls {handed[0]}, a function of "
+                "an object its caller hands in: what it runs is not known",
+            )
+        on_way = None
+        if self.knob.kind is not GateKind.VALUE:  # a choice's rest is other choices' code
+            on_way = self._on_the_way(lost, left, instead, value)
+        if on_way is not None:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs code that {on_way.text} too, which is on the "
+                f"way to that kernel ({on_way.path}:{on_way.line}), where the calls followed "
+                "stop: what it runs is not known",
+            )
         if self.knob.kind is not GateKind.VALUE and not self._in_place(lost, value):
             return Evidence(
                 Role.UNKNOWN,
@@ -645,6 +675,35 @@ class _Judged:
                 if mark.kind is MarkKind.QUANTIZER:
                     return f"{branch.described()}, which reaches {_chain(steps, mark)}"
         return None
+
+    def _on_the_way(
+        self, lost: Sequence[Branch], left: frozenset[Mark], instead: Sequence[Branch], value: str
+    ) -> Step | None:
+        """A call on the way from a branch left to one of its kernels ``left`` that the code
+        run instead makes too, within the calls a branch is followed, though it is not shown
+        to reach the kernel: the walk of that call stopped at the depth (lmdeploy's
+        hy3.py:261, whose '1' side calls the same ``self.experts`` one call deeper)."""
+        on_way: dict[str, tuple[int, Step]] = {}  # by the function called: the first call
+        for branch in lost:
+            for found_mark, found_steps in self.code.found(branch).marks.items():
+                if found_mark in left:
+                    for place, step in enumerate(found_steps):
+                        known = on_way.get(step.target)
+                        if step.target and (known is None or place < known[0]):
+                            on_way[step.target] = (place, step)
+        if not on_way:
+            return None
+        called: set[str] = set()
+        for branch in instead:  # its code as it runs under ``value`` (as ``_under``)
+            code = decided_code(branch, self.all, value)
+            found = (
+                self.code.found(branch)
+                if code is None
+                else self.code.reach.of_statements(branch.module, code, branch.owner)
+            )
+            called |= self.code.reach.called(found)
+        shared = sorted((on_way[t][0], t) for t in on_way.keys() & called)
+        return on_way[shared[0][1]][1] if shared else None
 
     def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
         """Where every branch left that reaches a kernel of ``left`` computes one operation

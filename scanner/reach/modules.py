@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scanner.reach.locate import Locator, Tested
+from scanner.reach.scopes import Scopes
 from scanner.source.files import SourceError, decode_source, read_bytes
 from scanner.syntax.namespace import resolve_relative
 
@@ -43,6 +44,7 @@ class Module:
     # The modules a module-level ``from pkg.mod import *`` takes every public name of.
     stars: list[str] = field(default_factory=list)
     _locator: Locator | None = None
+    _scopes: Scopes | None = None  # the names each function binds for itself (read once)
     _tests: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _local_strings: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     _arguments: dict[int, dict[str, list[tuple[ast.Call, str | int]]]] = field(default_factory=dict)
@@ -355,6 +357,8 @@ class Module:
         None when it is no module-level name; ``self.x`` inside class ``owner`` is
         ``owner.x``."""
         if isinstance(node, ast.Name):
+            if self._hidden(node):  # a parameter or local of the function it sits in
+                return self._aliased(node, owner)
             target = self.imports.get(node.id)
             if target is not None:
                 return target
@@ -381,6 +385,16 @@ class Module:
             base = self.resolve(node.value, owner)
             return f"{base}.{node.attr}" if base is not None else None
         return None
+
+    def _hidden(self, node: ast.Name) -> bool:
+        """Whether the module's name ``node`` spells is hidden where it sits by a name the
+        function around it binds for itself (scanner.reach.scopes)."""
+        name = node.id
+        if name not in self.imports and name not in self.definitions and name not in self.globals:
+            return False
+        if self._scopes is None:
+            self._scopes = Scopes(self.tree)
+        return self._scopes.hides(name, self.ancestors, node)
 
     def _aliased(self, node: ast.Name, owner: str | None) -> str | None:
         """What a local bound once to a module-level name refers to (``_sw = _MOD`` in a

@@ -53,6 +53,12 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def bounded_jobs(jobs: int | None) -> int:
+    """The worker processes a scan starts for ``jobs`` (the CPUs when None): bounded
+    whatever the caller asks, as a process per job is made."""
+    return min(jobs, JOBS_PER_CPU * default_jobs()) if jobs is not None else default_jobs()
+
+
 def safe_process(task: FileTask, options: Options) -> FileOutcome:
     """``process``, with an unexpected failure turned into that file's error."""
     try:
@@ -68,7 +74,7 @@ class Runner:
     def __init__(self, options: Options, jobs: int | None = None) -> None:
         self.options = options
         # Bounded whatever the caller asks: a process per job is made below.
-        self.jobs = min(jobs, JOBS_PER_CPU * default_jobs()) if jobs is not None else default_jobs()
+        self.jobs = bounded_jobs(jobs)
         self._executor: Executor | None = None
 
     def __enter__(self) -> Runner:

@@ -60,6 +60,16 @@ def mark(knob: Knob) -> str:
     return hashlib.sha256(repr(knob).encode()).hexdigest()
 
 
+def judge(code: CodeEvidence, tree: Tree, knob: Knob) -> Judged:
+    """``knob``'s evidence from ``code``, with what its walks read."""
+    reads = tree.reads = Reads()
+    try:
+        found = code.evidence(knob)
+    finally:
+        tree.reads = None
+    return Judged(mark(knob), found, tuple(reads.modules), tuple(reads.asked))
+
+
 class KeptEvidence:
     """The evidence read back from the cache where it is still good, the rest from
     ``code`` with what its walks read; ``found`` holds every knob's, to keep."""
@@ -70,19 +80,23 @@ class KeptEvidence:
         self.kept = kept.knobs if kept is not None else {}
         self.found: dict[str, Judged] = {}
         self.computed = 0
+        # Judged already (in worker processes) by knob name: taken where the mark matches.
+        self.ready: dict[str, Judged] = {}
         track(tree, code)
+
+    def holds(self, knob: Knob) -> bool:
+        """Whether the kept evidence of ``knob`` still holds (nothing to judge)."""
+        judged = self.kept.get(knob.name)
+        return judged is not None and judged.mark == mark(knob)
 
     def evidence(self, knob: Knob) -> Evidence | None:
         """The knob's evidence, as kept when it still holds."""
         digest = mark(knob)
         judged = self.kept.get(knob.name)
         if judged is None or judged.mark != digest:
-            reads = self.tree.reads = Reads()
-            try:
-                found = self.code.evidence(knob)
-            finally:
-                self.tree.reads = None
-            judged = Judged(digest, found, tuple(reads.modules), tuple(reads.asked))
+            judged = self.ready.get(knob.name)
+            if judged is None or judged.mark != digest:
+                judged = judge(self.code, self.tree, knob)
             self.computed += 1
         self.found[knob.name] = judged
         return judged.evidence

@@ -22,10 +22,10 @@ from scanner.patterns import dynamic_matches, matches
 from scanner.reach.driven import DrivenEvidence
 from scanner.reach.evidence import CodeReach
 from scanner.reach.modules import Tree
-from scanner.roles import propose_roles
-from scanner.run import proposals, snapshot
+from scanner.roles import propose_roles, reads_code
+from scanner.run import proposals, snapshot, spread
 from scanner.run.cache import Cache, prune
-from scanner.run.pool import INTERNAL_ERROR, WORKER_DIED, Runner
+from scanner.run.pool import INTERNAL_ERROR, WORKER_DIED, Runner, bounded_jobs
 from scanner.run.selection import Done, Progress, Selector
 from scanner.run.work import (
     FileOutcome,
@@ -130,7 +130,9 @@ def _scan(
     if stored is not None:
         # Nothing changed since the last scan of these paths: its outcomes, read at once.
         done.finish()
-        result = _result(stored[0], set(), errors, stored[1], files, settings, kept)
+        result = _result(
+            stored[0], set(), errors, stored[1], files, settings, kept, bounded_jobs(jobs)
+        )
         notes = (*result.notes, *_outside_notes(outside), *linked)
         return replace(result, notes=notes)
     outcomes: dict[str, FileOutcome] = {}
@@ -181,7 +183,16 @@ def _scan(
     transient = any(_transient(o) for o in outcomes.values())
     if store is not None and not transient:
         snapshot.save(store, whole, found_status, outcomes, index)
-    result = _result(outcomes, parsed, errors, index, files, settings, None if transient else kept)
+    result = _result(
+        outcomes,
+        parsed,
+        errors,
+        index,
+        files,
+        settings,
+        None if transient else kept,
+        bounded_jobs(jobs),
+    )
     stats = replace(result.stats, **counts)
     notes = (*result.notes, *_outside_notes(outside), *linked)
     return replace(result, notes=notes, stats=stats)
@@ -246,9 +257,11 @@ def _result(
     files: Sequence[SourceFile],
     settings: Settings,
     kept: tuple[Cache, str, dict[str, snapshot.Status]] | None = None,
+    jobs: int = 1,
 ) -> ScanResult:
     """The scan's result; ``kept``: the cache, the entry the code's evidence for roles is
-    read from and kept in, and the files' statuses."""
+    read from and kept in, and the files' statuses; ``jobs``: the processes the code's
+    evidence may be judged in."""
     ordered = [outcomes[rel] for rel in sorted(outcomes)]
     sites = [s for o in ordered for s in o.result.sites if matches(s.name, settings.match)]
     found = [d for o in ordered for d in o.result.dynamic]
@@ -272,11 +285,17 @@ def _result(
     knobs = build_knobs(sites)
     python = [(f.rel, f.path, f.module) for f in files if f.language is Language.PYTHON]
     tree = Tree({rel: (path, module) for rel, path, module in python})
+    readable = [k for k in knobs if reads_code(k)]
     if kept is None:
-        proposed = propose_roles(knobs, writes, DrivenEvidence(CodeReach(tree, knobs), writes))
+        reach = CodeReach(tree, knobs)
+        ready = spread.judged(reach, tree, readable, jobs, record=False)
+        evidence = DrivenEvidence(spread.Ready(reach, ready), writes)
+        proposed = propose_roles(knobs, writes, evidence)
     else:
         stored = proposals.load(*kept, python)
         code = proposals.KeptEvidence(CodeReach(tree, knobs), tree, stored)
+        todo = [k for k in readable if not code.holds(k)]
+        code.ready = spread.judged(code.code, tree, todo, jobs, record=True)
         proposed = propose_roles(knobs, writes, DrivenEvidence(code, writes))
         if (
             code.computed
