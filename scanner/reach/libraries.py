@@ -101,6 +101,11 @@ LIBRARIES: Final[tuple[Library, ...]] = (
         "https://github.com/NVIDIA/apex/tree/master/csrc/megatron",
     ),
     Library(
+        "torch.distributed._symmetric_memory",
+        "PyTorch symmetric memory",
+        "https://docs.pytorch.org/docs/stable/symmetric_memory.html",
+    ),
+    Library(
         "amp_C", "Apex's multi-tensor kernels", "https://github.com/NVIDIA/apex/tree/master/csrc"
     ),
 )
