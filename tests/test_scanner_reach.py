@@ -526,6 +526,9 @@ def test_a_configured_accessor_is_found_only_with_the_setting(tmp_path: Path) ->
         ("cutlass.cute.compile", "CUTLASS's CuTe DSL"),
         ("vllm._custom_ops.rms_norm", "vLLM's custom ops"),
         ("sglang.jit_kernel.rope.apply_rope", "SGLang's JIT kernels"),
+        ("torch.distributed._symmetric_memory.get_symm_mem_workspace", "PyTorch symmetric memory"),
+        ("torch.distributed.all_gather_into_tensor", None),
+        ("torch.distributed._symmetric_memory.enable_symm_mem_for_group", None),
         ("numpy.dot", None),
     ],
 )

@@ -100,6 +100,15 @@ LIBRARIES: Final[tuple[Library, ...]] = (
         "Apex's fused causal softmax",
         "https://github.com/NVIDIA/apex/tree/master/csrc/megatron",
     ),
+    # PyTorch's symmetric memory: a branch that takes a workspace or a handle of it runs
+    # collectives of its own on it (peer copies, signal-pad and multimem kernels, the fused
+    # all-gather/matmul ops) in place of NCCL's (xformers ca6d2aa ops/
+    # sequence_parallel_fused_ops.py:120-146 against :593-605).
+    Library(
+        "torch.distributed._symmetric_memory",
+        "PyTorch symmetric memory",
+        "https://docs.pytorch.org/docs/stable/symmetric_memory.html",
+    ),
     Library(
         "amp_C", "Apex's multi-tensor kernels", "https://github.com/NVIDIA/apex/tree/master/csrc"
     ),
@@ -112,12 +121,15 @@ _BY_PREFIX: Final[Mapping[str, Library]] = {library.prefix: library for library 
 # find_runtime_libraries``, what an availability probe calls); torch_npu's device runtime
 # (``torch_npu.npu``), profiler and process helpers, and its casts of a tensor's format or
 # dtype and its prefetch, which compute nothing (https://www.hiascend.com/document/detail/
-# zh/Pytorch/600/apiref/apilist/ptaoplist_000139.html).
+# zh/Pytorch/600/apiref/apilist/ptaoplist_000139.html). Symmetric memory's switch for a
+# process group and its questions of what the build has, which allocate and compute nothing
+# (https://docs.pytorch.org/docs/stable/symmetric_memory.html).
 _NOT_ENTRY: Final = frozenset(
     {
         *("logger", "logging", "log", "get_logger", "version", "runtime"),
         *("npu", "profiler", "multiprocessing"),
         *("npu_format_cast", "npu_format_cast_", "npu_dtype_cast", "npu_prefetch"),
+        *("enable_symm_mem_for_group", "is_symm_mem_enabled_for_group", "is_nvshmem_available"),
     }
 )
 

@@ -167,8 +167,12 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
             found.append(Mark(MarkKind.CUSTOM_OP, name, module.rel, line))
         elif not module.in_tree(name):
             library = library_of(name)
+            built = module.extension(name) if library is None else None
             if library is not None:
                 found.append(Mark(MarkKind.LIBRARY, f"{library} ({name})", module.rel, line))
+            elif built is not None:
+                shown = f"{name}, of the CUDA extension {built[0]} the tree builds ({built[1]})"
+                found.append(Mark(MarkKind.CUSTOM_OP, shown, module.rel, line))
     elif isinstance(call.func, ast.Attribute):
         method = call.func.attr
         if method in _ATOMIC_METHODS or (

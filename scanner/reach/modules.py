@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner.reach.extensions import declared_extensions, extension_of, is_build_script
 from scanner.reach.locate import Locator, Tested
 from scanner.reach.scopes import Scopes
 from scanner.source.files import SourceError, decode_source, read_bytes
@@ -65,6 +66,11 @@ class Module:
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
     # Whether a dotted name lies in a module of the tree (never a library's entry point then).
     in_tree: Callable[[str], bool] = field(default=lambda dotted: False, repr=False)
+    # The CUDA extension of the tree's own build a dotted name lies in, with where it is
+    # declared (scanner.reach.extensions), or None.
+    extension: Callable[[str], tuple[str, str] | None] = field(
+        default=lambda dotted: None, repr=False
+    )
 
     def attribute_values(self, cls: str, attr: str) -> list[ast.expr]:
         """The values the methods of class ``cls`` (its local name) bind to ``self.attr``
@@ -523,6 +529,8 @@ class Tree:
             for name in (module, *_namespace_names(rel, module, packages)):
                 self._by_module.setdefault(name, rel)
         self._parsed: dict[str, Module | None] = {}
+        self._extensions: dict[str, str] | None = None  # declared, read at the first ask
+        self._scripts: tuple[str, ...] = ()  # the build scripts they are declared in
         # What the walks read while a knob is judged (set by the scan that keeps each
         # knob's evidence until a module it read changes; None: nothing is recorded).
         self.reads: Reads | None = None
@@ -611,6 +619,21 @@ class Tree:
         parts = dotted.split(".")
         return any(".".join(parts[:cut]) in self._by_module for cut in range(len(parts), 0, -1))
 
+    def extension(self, dotted: str) -> tuple[str, str] | None:
+        """The CUDA extension the tree's build scripts declare that ``dotted`` lies in, with
+        where it is declared (scanner.reach.extensions); None otherwise."""
+        if self._extensions is None:
+            self._scripts = tuple(rel for rel in self._files if is_build_script(rel))
+            self._extensions = declared_extensions(self._scripts, self.data, self._syntax)
+        if self.reads is not None:
+            for rel in self._scripts:
+                self.reads.module(rel)
+        return extension_of(dotted, self._extensions)
+
+    def _syntax(self, rel: str) -> tuple[ast.Module, Callable[[ast.expr], str | None]] | None:
+        module = self.module(rel)
+        return (module.tree, module.resolve_api) if module is not None else None
+
     def module_named(self, dotted: str) -> Module | None:
         rel = self._by_module.get(dotted)
         return self.module(rel) if rel is not None else None
@@ -641,6 +664,7 @@ class Tree:
             lines=text.splitlines(),
             reexported=self.reexported,
             in_tree=self.in_tree,
+            extension=self.extension,
         )
         _index(module, rel.endswith("__init__.py"))
         return module

@@ -16,6 +16,7 @@ from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.inherited import inherited_call
 from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
+from scanner.reach.module_flags import module_flags_set
 from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.picked_returns import picked_constants
@@ -260,6 +261,8 @@ def _flag_set(
     if deciding is None and statement.test is carrier:  # ``if int(os.environ.get(N)):``
         deciding = carrier, [(v, bool(o)) for v, o in outcomes]
     function = module.function_node_around(statement)
+    if deciding is not None and function is None and depth < MAX_CARRY + 2:
+        yield from _module_flag_tests(module, statement, deciding[1], tree, carriers, depth)
     if deciding is None or function is None:
         return
     end = statement.end_lineno or statement.lineno
@@ -300,6 +303,26 @@ def _flag_set(
             carried = _set_by(deciding[1], holds, value, not value)
             for user, load in flag_loads(module, statement, holder, attr, tree, carriers):
                 yield from uses(user, load, carried, tree, carriers, depth + 1)
+
+
+def _module_flag_tests(
+    module: Module,
+    statement: ast.If,
+    deciding: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """A module-level ``if`` one side of which sets a module-level flag the module set to
+    the other constant before (scanner.reach.module_flags): the tests of its loads."""
+    if not any(node is statement for node in module.tree.body):
+        return
+    for assignment, value, holds in module_flags_set(module.tree.body, statement):
+        name = assignment.targets[0]
+        assert isinstance(name, ast.Name)
+        carried = _set_by(deciding, holds, value, not value)
+        for user, load in _global_loads(module, name.id, assignment, carriers, tree):
+            yield from uses(user, load, carried, tree, carriers, depth + 1)
 
 
 def _set_by(
