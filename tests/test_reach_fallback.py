@@ -214,6 +214,43 @@ DISAGREE = {
     ),
 }
 
+# sglang 0.5.23 srt/models/inkling.py:684-700: a warm-up of the fused all-reduce's JIT
+# module, joined with `is_cuda()`, whose other side runs nothing: every other machine skips
+# it too, so the skip is the code's fallback.
+WARMUP = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/platform.py": PLATFORM,
+    "pkg/model.py": (
+        "import os\n\n"
+        "from pkg.kernels import separate_steps\nfrom pkg.platform import is_cuda\n\n\n"
+        "class Model:\n"
+        "    def __init__(self, world):\n"
+        "        if (\n"
+        "            is_cuda()\n"
+        '            and os.environ.get("X_CUSTOM_AR", "1") == "1"\n'
+        "            and world in (4, 8)\n"
+        "        ):\n"
+        "            separate_steps(world)\n"
+        "        self.world = world\n"
+    ),
+}
+# The same warm-up with no test of the machine beside the read: what the skip leaves undone
+# is not shown to be optional, a doubt.
+WARMUP_ALONE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/model.py": (
+        "import os\n\n"
+        "from pkg.kernels import separate_steps\n\n\n"
+        "class Model:\n"
+        "    def __init__(self, world):\n"
+        '        if os.environ.get("X_CUSTOM_AR", "1") == "1" and world in (4, 8):\n'
+        "            separate_steps(world)\n"
+        "        self.world = world\n"
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "joined-with-a-machine-test-at-the-read",
@@ -330,6 +367,34 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "0",
         "each value reaches a kernel of its own: unset, torch.ops.pkg.fused_cuda at "
         "pkg/ops.py:13; X_FUSED_OPS='0', torch.ops.pkg.fused_hip at pkg/ops.py:15",
+    ),
+    (
+        "a-skip-joined-with-a-machine-test",
+        WARMUP,
+        "X_CUSTOM_AR",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `is_cuda() and os.environ.get('X_CUSTOM_AR', '1') == "
+        "'1' a...` at pkg/model.py:10, which reaches calls separate_steps (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; X_CUSTOM_AR='0' skips that branch and runs nothing in its place; "
+        "at pkg/model.py:10 X_CUSTOM_AR='0' decides the test alone, while unset leaves it to "
+        "`is_cuda()`: X_CUSTOM_AR='0' takes the side the code runs on every machine, its "
+        "fallback",
+    ),
+    (
+        "a-skip-with-no-machine-test",
+        WARMUP_ALONE,
+        "X_CUSTOM_AR",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_CUSTOM_AR', '1') == '1' and world "
+        "in (4...` at pkg/model.py:8, which reaches calls separate_steps (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; X_CUSTOM_AR='0' skips that branch and runs nothing in its place, "
+        "so the work it does may be left undone: a person must say",
     ),
 ]
 

@@ -602,6 +602,9 @@ class _Judged:
                 f"time ({loaded[0]}): what it runs is not known",
             )
         if self.knob.kind is not GateKind.VALUE and not self._in_place(lost, value):
+            skipped = self._skipped_as_fallback(value, branch.described(), _chain(steps, mark))
+            if skipped is not None:
+                return skipped
             return Evidence(
                 Role.UNKNOWN,
                 f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
@@ -617,6 +620,25 @@ class _Judged:
             value=value,
             default_reaches=True,
             same_operation=same,
+        )
+
+    def _skipped_as_fallback(self, value: str, described: str, reached: str) -> Evidence | None:
+        """A kernel choice where ``value`` skips a branch with nothing in its place and that
+        skip is the code's fallback (``scanner.reach.fallback``): every machine the test of
+        the machine beside the read fails on (or the deterministic mode) skips it too, so
+        the code runs without that work; None where the fallback is not ``value``."""
+        general = self._fallback()
+        if general is None or general.value != value:
+            return None
+        setting = f"{self.knob.name}={value!r}"
+        return Evidence(
+            Role.KERNEL,
+            f"unset, it runs {described}, which reaches {reached}; {setting} skips that "
+            f"branch and runs nothing in its place; at {general.where} {setting} decides the "
+            f"test alone, while unset leaves it to `{general.machine}`: {setting} takes "
+            f"{general.side}, its fallback",
+            value=value,
+            default_reaches=True,
         )
 
     def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
