@@ -214,6 +214,32 @@ DISAGREE = {
     ),
 }
 
+# sglang 0.5.23 srt/models/deepseek_v4.py:1530, :2163 and
+# srt/models/deepseek_common/amd/deepseek_v4_hip.py:65-66: a helper's answer joined with
+# `_is_hip` into a flag the forward tests alone.
+FLAG = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/platform.py": PLATFORM,
+    "pkg/hip.py": (
+        "import os\n\n\n"
+        "def use_fused_qk_norm_rope(attn):\n"
+        '    return bool(os.environ.get("X_FUSED_QK_NORM_ROPE", "1") == "1" and attn.q_norm)\n'
+    ),
+    "pkg/attn.py": (
+        "import torch\n\n"
+        "from pkg import hip\nfrom pkg.kernels import separate_steps\n"
+        "from pkg.platform import _is_hip\n\n\n"
+        "class Attn:\n"
+        "    def __init__(self, q_norm):\n"
+        "        self.q_norm = q_norm\n"
+        "        self.use_fused = _is_hip and hip.use_fused_qk_norm_rope(self)\n\n"
+        "    def forward(self, x):\n"
+        "        if self.use_fused:\n"
+        "            return torch.ops.pkg.fused_qk_norm_rope_store(x)\n"
+        "        return separate_steps(x)\n"
+    ),
+}
 # sglang 0.5.23 srt/models/inkling.py:684-700: a warm-up of the fused all-reduce's JIT
 # module, joined with `is_cuda()`, whose other side runs nothing: every other machine skips
 # it too, so the skip is the code's fallback.
@@ -395,6 +421,20 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
         "pkg/kernels.py:6; X_CUSTOM_AR='0' skips that branch and runs nothing in its place, "
         "so the work it does may be left undone: a person must say",
+    ),
+    (
+        "a-flag-that-holds-a-machine-test",
+        FLAG,
+        "X_FUSED_QK_NORM_ROPE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, torch.ops.pkg.fused_qk_norm_rope_store "
+        "at pkg/attn.py:15; X_FUSED_QK_NORM_ROPE='0', calls separate_steps (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; at pkg/attn.py:14 X_FUSED_QK_NORM_ROPE='0' decides the test alone, "
+        "while unset leaves it to `_is_hip`: X_FUSED_QK_NORM_ROPE='0' takes the side the code "
+        "runs on every machine, its fallback",
     ),
 ]
 
