@@ -214,6 +214,69 @@ DISAGREE = {
     ),
 }
 
+# sglang 0.5.23 srt/models/deepseek_v4.py:1530, :2163 and
+# srt/models/deepseek_common/amd/deepseek_v4_hip.py:65-66: a helper's answer joined with
+# `_is_hip` into a flag the forward tests alone.
+FLAG = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/platform.py": PLATFORM,
+    "pkg/hip.py": (
+        "import os\n\n\n"
+        "def use_fused_qk_norm_rope(attn):\n"
+        '    return bool(os.environ.get("X_FUSED_QK_NORM_ROPE", "1") == "1" and attn.q_norm)\n'
+    ),
+    "pkg/attn.py": (
+        "import torch\n\n"
+        "from pkg import hip\nfrom pkg.kernels import separate_steps\n"
+        "from pkg.platform import _is_hip\n\n\n"
+        "class Attn:\n"
+        "    def __init__(self, q_norm):\n"
+        "        self.q_norm = q_norm\n"
+        "        self.use_fused = _is_hip and hip.use_fused_qk_norm_rope(self)\n\n"
+        "    def forward(self, x):\n"
+        "        if self.use_fused:\n"
+        "            return torch.ops.pkg.fused_qk_norm_rope_store(x)\n"
+        "        return separate_steps(x)\n"
+    ),
+}
+# sglang 0.5.23 srt/models/inkling.py:684-700: a warm-up of the fused all-reduce's JIT
+# module, joined with `is_cuda()`, whose other side runs nothing: every other machine skips
+# it too, so the skip is the code's fallback.
+WARMUP = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/platform.py": PLATFORM,
+    "pkg/model.py": (
+        "import os\n\n"
+        "from pkg.kernels import separate_steps\nfrom pkg.platform import is_cuda\n\n\n"
+        "class Model:\n"
+        "    def __init__(self, world):\n"
+        "        if (\n"
+        "            is_cuda()\n"
+        '            and os.environ.get("X_CUSTOM_AR", "1") == "1"\n'
+        "            and world in (4, 8)\n"
+        "        ):\n"
+        "            separate_steps(world)\n"
+        "        self.world = world\n"
+    ),
+}
+# The same warm-up with no test of the machine beside the read: what the skip leaves undone
+# is not shown to be optional, a doubt.
+WARMUP_ALONE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/model.py": (
+        "import os\n\n"
+        "from pkg.kernels import separate_steps\n\n\n"
+        "class Model:\n"
+        "    def __init__(self, world):\n"
+        '        if os.environ.get("X_CUSTOM_AR", "1") == "1" and world in (4, 8):\n'
+        "            separate_steps(world)\n"
+        "        self.world = world\n"
+    ),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "joined-with-a-machine-test-at-the-read",
@@ -330,6 +393,48 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "0",
         "each value reaches a kernel of its own: unset, torch.ops.pkg.fused_cuda at "
         "pkg/ops.py:13; X_FUSED_OPS='0', torch.ops.pkg.fused_hip at pkg/ops.py:15",
+    ),
+    (
+        "a-skip-joined-with-a-machine-test",
+        WARMUP,
+        "X_CUSTOM_AR",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `is_cuda() and os.environ.get('X_CUSTOM_AR', '1') == "
+        "'1' a...` at pkg/model.py:10, which reaches calls separate_steps (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; X_CUSTOM_AR='0' skips that branch and runs nothing in its place; "
+        "at pkg/model.py:10 X_CUSTOM_AR='0' decides the test alone, while unset leaves it to "
+        "`is_cuda()`: X_CUSTOM_AR='0' takes the side the code runs on every machine, its "
+        "fallback",
+    ),
+    (
+        "a-skip-with-no-machine-test",
+        WARMUP_ALONE,
+        "X_CUSTOM_AR",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_CUSTOM_AR', '1') == '1' and world "
+        "in (4...` at pkg/model.py:8, which reaches calls separate_steps (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; X_CUSTOM_AR='0' skips that branch and runs nothing in its place, "
+        "so the work it does may be left undone: a person must say",
+    ),
+    (
+        "a-flag-that-holds-a-machine-test",
+        FLAG,
+        "X_FUSED_QK_NORM_ROPE",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own: unset, torch.ops.pkg.fused_qk_norm_rope_store "
+        "at pkg/attn.py:15; X_FUSED_QK_NORM_ROPE='0', calls separate_steps (pkg/kernels.py:10) "
+        "-> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at "
+        "pkg/kernels.py:6; at pkg/attn.py:14 X_FUSED_QK_NORM_ROPE='0' decides the test alone, "
+        "while unset leaves it to `_is_hip`: X_FUSED_QK_NORM_ROPE='0' takes the side the code "
+        "runs on every machine, its fallback",
     ),
 ]
 

@@ -641,6 +641,9 @@ class _Judged:
                 "stop: what it runs is not known",
             )
         if self.knob.kind is not GateKind.VALUE and not self._in_place(lost, value):
+            skipped = self._skipped_as_fallback(value, branch.described(), _chain(steps, mark))
+            if skipped is not None:
+                return skipped
             return Evidence(
                 Role.UNKNOWN,
                 f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
@@ -704,6 +707,25 @@ class _Judged:
             called |= self.code.reach.called(found)
         shared = sorted((on_way[t][0], t) for t in on_way.keys() & called)
         return on_way[shared[0][1]][1] if shared else None
+
+    def _skipped_as_fallback(self, value: str, described: str, reached: str) -> Evidence | None:
+        """A kernel choice where ``value`` skips a branch with nothing in its place and that
+        skip is the code's fallback (``scanner.reach.fallback``): every machine the test of
+        the machine beside the read fails on (or the deterministic mode) skips it too, so
+        the code runs without that work; None where the fallback is not ``value``."""
+        general = self._fallback()
+        if general is None or general.value != value:
+            return None
+        setting = f"{self.knob.name}={value!r}"
+        return Evidence(
+            Role.KERNEL,
+            f"unset, it runs {described}, which reaches {reached}; {setting} skips that "
+            f"branch and runs nothing in its place; at {general.where} {setting} decides the "
+            f"test alone, while unset leaves it to `{general.machine}`: {setting} takes "
+            f"{general.side}, its fallback",
+            value=value,
+            default_reaches=True,
+        )
 
     def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
         """Where every branch left that reaches a kernel of ``left`` computes one operation

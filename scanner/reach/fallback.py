@@ -142,15 +142,34 @@ def _passes(outer: ast.AST, node: ast.expr) -> bool:
 def _at_test(branch: Branch, value: str | None, against: str | None) -> Fallback | None:
     """The fallback ``value`` takes, where ``against`` leaves it to the machine, at the
     test a branch of the knob sits in."""
-    test = branch.test
+    holds = branch.holds
+    test: ast.expr | None
+    flag = not isinstance(branch.test, ast.BoolOp)
+    if flag:
+        # a flag that holds the joined test (``if self.use_fused:``, ``self.use_fused =
+        # _is_hip and helper(self)``), tested alone or negated: what the branch's values
+        # decide is the carried operand, the rest of the flag's test is left to the run
+        tested = branch.test
+        if isinstance(tested, ast.UnaryOp) and isinstance(tested.op, ast.Not):
+            tested, holds = tested.operand, not holds
+        test = _flag_test(branch.module, tested, branch.module.owner_class(tested))
+    else:
+        test = branch.test
     if not isinstance(test, ast.BoolOp):
         return None
     decided, free = branch.runs(value), branch.runs(against)
-    if decided is None or free is None or len(set(decided)) != 1 or len(set(free)) != 2:
+    if decided is None or free is None or len(set(decided)) != 1:
+        return None
+    absorbing = isinstance(test.op, ast.Or)
+    if flag:
+        # the other value must leave the flag's test to its other operands
+        if len(set(free)) != 1 or (free[0] if holds else not free[0]) is absorbing:
+            return None
+    elif len(set(free)) != 2:
         return None
     # the truth the value gives the test: its absorbing one, which the machine cannot change
-    truth = decided[0] if branch.holds else not decided[0]
-    if truth is not isinstance(test.op, ast.Or):
+    truth = decided[0] if holds else not decided[0]
+    if truth is not absorbing:
         return None
     owner = branch.module.owner_class(test)
     for operand in test.values:
@@ -158,6 +177,17 @@ def _at_test(branch: Branch, value: str | None, against: str | None) -> Fallback
         if side is not None:
             return Fallback(value or "", branch.where, ast.unparse(operand), side)
     return None
+
+
+def _flag_test(module: Module, node: ast.expr, owner: str | None) -> ast.BoolOp | None:
+    """The ``and``/``or`` test a flag holds, where the class or module binds it once, to
+    that test (``self.use_fused = _is_hip and use_fused(self)``); None otherwise."""
+    if not isinstance(node, ast.Name | ast.Attribute):
+        return None
+    held = _held(module, node, owner)
+    if len(held) != 1 or not isinstance(held[0], ast.BoolOp):
+        return None
+    return held[0]
 
 
 def _needs(module: Module, operand: ast.expr, owner: str | None, op: ast.boolop) -> str | None:
