@@ -30,7 +30,7 @@ from typing import Final, Protocol
 from scanner.conventions import ON_WORDS, name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
-from scanner.model import GateKind, Knob, Polarity, Role, Site, Write
+from scanner.model import GateKind, Knob, Polarity, Role, Site, Write, WriteKind
 from scanner.suite_files import TEST_FILE
 
 
@@ -192,15 +192,50 @@ def propose_roles(
     """``knobs``, each with its proposed role and reason (``code``: what the tree's code
     reaches, to read each knob's branches)."""
     implied = _implied_writes(writes)
+    handing = _handing_on(writes)
     out = []
     for knob in knobs:
         evidence = _read(code, knob) if code is not None and reads_code(knob) else None
+        if evidence is not None and knob.name in handing:
+            evidence = _handed_on(knob, evidence, handing[knob.name])
         found = propose(knob, implied.get(knob.name, ()), evidence)
         knob = replace(knob, role=found.role, role_reason=found.reason)
         if evidence is not None and found.role is evidence.role:
             knob = _fitted(knob, evidence)
         out.append(knob)
     return tuple(out)
+
+
+def _handing_on(writes: Sequence[Write]) -> dict[str, Write]:
+    """The first place the tree's Python code writes each variable with a value it computes
+    (``os.environ[N] = tiles``): through those it hands a value on to another reader."""
+    found: dict[str, Write] = {}
+    for write in sorted(writes, key=lambda w: w.sort_key):
+        if (
+            write.name is not None
+            and write.language is Language.PYTHON
+            and write.kind in _HANDING
+            and write.value is None
+        ):
+            found.setdefault(write.name, write)
+    return found
+
+
+_HANDING = (WriteKind.SET, WriteKind.SETDEFAULT, WriteKind.PUTENV)
+
+
+def _handed_on(knob: Knob, evidence: Evidence, write: Write) -> Evidence:
+    """A presence test's evidence for a variable the tree also hands a value on through
+    (sglang muse_spark_megamoe.py:335, :354: a tile spec for DeepGEMM, whose presence only
+    lets a user's spec win): any on value a recipe wrote would be read as that value."""
+    if knob.kind is not GateKind.PRESENCE or evidence.role not in ACTED_ON:
+        return evidence
+    return Evidence(
+        Role.UNKNOWN,
+        f"{evidence.reason}; but the tree writes {knob.name} itself with a value it computes "
+        f"({write.path}:{write.line}): it hands a value on through the environment, which a "
+        "switch's value would replace: a person must say",
+    )
 
 
 def _read(code: CodeEvidence, knob: Knob) -> Evidence | None:

@@ -2867,3 +2867,55 @@ def test_a_primitive_lowered_to_jax_ops_is_no_kernel(tmp_path: Path) -> None:
         Role.UNKNOWN,
         "nothing in its name, what it feeds or the functions that read it says what it controls",
     )
+
+
+# sglang 0.5.23 srt/layers/muse_spark/muse_spark_megamoe.py:23, :333-359: the tree hands a
+# tile spec to DeepGEMM through DG_MEGA_MOE_TILES, writing it itself with the value it
+# computes, and tests it for presence only to let a user's spec win.
+CHANNEL = {
+    "pkg/moe.py": """\
+import contextlib
+import functools
+import os
+
+_TILES_ENV = "X_MOE_TILES"
+
+
+@functools.lru_cache(maxsize=4096)
+def _heuristic_block_m(num_ranks, num_tokens):
+    import deep_gemm
+
+    return deep_gemm.get_block_m_for_mega_moe(num_ranks=num_ranks, num_tokens=num_tokens)
+
+
+def _tile_override(buf, num_tokens):
+    if buf.mma_type != "bf16xbf16" or os.environ.get(_TILES_ENV):
+        # A user-provided tile spec always wins.
+        return None
+    block_m = _heuristic_block_m(buf.group.size(), num_tokens)
+    return "192x256" if block_m == 192 else None
+
+
+@contextlib.contextmanager
+def _tiles(tiles):
+    os.environ[_TILES_ENV] = tiles
+    try:
+        yield
+    finally:
+        os.environ[_TILES_ENV] = ""
+""",
+}
+
+
+def test_a_variable_the_tree_writes_with_its_own_value_is_no_switch(tmp_path: Path) -> None:
+    """Its presence test reaches a kernel, but any on value a recipe wrote ('1') would be
+    read as the value the tree hands on: unknown, with the write."""
+    knob = scanned_knob(tmp_path, CHANNEL, "X_MOE_TILES")
+    assert knob.role is Role.UNKNOWN
+    assert knob.role_reason is not None
+    assert knob.role_reason.endswith(
+        "; but the tree writes X_MOE_TILES itself with a value it computes (pkg/moe.py:25): "
+        "it hands a value on through the environment, which a switch's value would replace: "
+        "a person must say"
+    ), knob.role_reason
+    assert knob.role_reason.startswith("unset, it runs the branch of"), knob.role_reason
