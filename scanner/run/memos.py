@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from scanner.reach.modules import Reads, Tree
+from scanner.reach.walked import Walked
 
 _MISSING: Any = object()
 
@@ -63,7 +64,16 @@ def track(tree: Tree, code: object) -> None:
     """Make every dict that ``code`` (a ``CodeReach``) and its ``reach`` keep from one knob
     to the next a ``Memo``: each such dict holds results found for a knob (the carriers'
     index is not one: the questions asked of it are noted where they are asked)."""
-    for holder in (code, getattr(code, "reach", None)):
+    holders = [code, getattr(code, "reach", None)]
+    # The walks of functions are kept in dicts of their own (``scanner.reach.walked``).
+    holders += [
+        v
+        for h in holders
+        if hasattr(h, "__dict__")
+        for v in vars(h).values()
+        if isinstance(v, Walked)
+    ]
+    for holder in holders:
         if holder is None or not hasattr(holder, "__dict__"):
             continue
         for name, value in list(vars(holder).items()):
