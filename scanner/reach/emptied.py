@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from scanner.reach.shapes import locals_set
+
 # What an emptied local holds, as the tests further on read it: false (``if layers:`` is
 # not taken, ``layers is None`` does not hold).
 EMPTY = False
@@ -23,18 +25,7 @@ def emptied(body: Sequence[ast.stmt], test: ast.expr) -> list[str]:
     ``or`` / ``not``), so that where ``test`` does not send the run into ``body``, the local
     was true."""
     truthy = _truth_operands(test)
-    found: list[str] = []
-    for statement in body:
-        if (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(target := statement.targets[0], ast.Name)
-            and _empty(statement.value)
-            and target.id in truthy
-            and target.id not in found
-        ):
-            found.append(target.id)
-    return found
+    return list(dict.fromkeys(name for name, _ in locals_set(body, _empty) if name in truthy))
 
 
 def _truth_operands(test: ast.expr) -> set[str]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from scanner.reach.shapes import locals_set
+
 # What the local holds where the side that may build the object runs: a value that is
 # not None and is true, as an object is (``obj is None`` false, ``if obj:`` taken).
 AN_OBJECT = True
@@ -24,16 +26,8 @@ def nones_set(body: Sequence[ast.stmt], other: Sequence[ast.stmt]) -> list[str]:
         for target in node.targets
         if isinstance(target, ast.Name)
     }
-    found: list[str] = []
-    for statement in body:
-        if (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(target := statement.targets[0], ast.Name)
-            and isinstance(statement.value, ast.Constant)
-            and statement.value.value is None
-            and target.id in built
-            and target.id not in found
-        ):
-            found.append(target.id)
-    return found
+    return list(dict.fromkeys(name for name, _ in locals_set(body, _is_none) if name in built))
+
+
+def _is_none(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and value.value is None

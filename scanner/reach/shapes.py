@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from scanner.reach.truth import IsCarrier
 
@@ -13,19 +13,28 @@ def named(name: str) -> IsCarrier:
     return lambda node: isinstance(node, ast.Name) and node.id == name
 
 
-def constants_set(body: Sequence[ast.stmt]) -> dict[str, bool]:
-    """The locals a block's own statements set to True or False."""
-    found: dict[str, bool] = {}
+def locals_set(
+    body: Sequence[ast.stmt], holds: Callable[[ast.expr], bool]
+) -> Iterator[tuple[str, ast.expr]]:
+    """The locals a block's own statements set (``x = value``, one name) to a value that
+    ``holds``, each with that value, in the order of the statements."""
     for statement in body:
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-            and isinstance(statement.value, ast.Constant)
-            and isinstance(statement.value.value, bool)
+            and isinstance(target := statement.targets[0], ast.Name)
+            and holds(statement.value)
         ):
-            found[statement.targets[0].id] = statement.value.value
-    return found
+            yield target.id, statement.value
+
+
+def constants_set(body: Sequence[ast.stmt]) -> dict[str, bool]:
+    """The locals a block's own statements set to True or False."""
+    return {name: constant(value) is True for name, value in locals_set(body, _is_bool)}
+
+
+def _is_bool(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and isinstance(value.value, bool)
 
 
 def constant(node: ast.expr | None) -> object:
