@@ -18,7 +18,7 @@ from scanner.model import Decision, DecisionKind, Outcome, Site
 from scanner.reach.carriers import Carriers
 from scanner.reach.modules import Module, Tree
 from scanner.reach.sides import TESTED, Branch, sides
-from scanner.reach.uses import MAX_CARRY, local_tests, returned_branches, uses
+from scanner.reach.uses import MAX_CARRY, local_tests, name_loads, returned_branches, uses
 
 
 def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
@@ -125,17 +125,11 @@ def _stored(
     classes = [
         s.name for s in module.locate.statements_at(site.line) if isinstance(s, ast.ClassDef)
     ]
+    qualified = None
     if classes and module.function_node_around_line(site.line) is None:
-        carried, searched = module.qualified(f"{'.'.join(classes)}.{name}"), classes[0]
-    else:
-        carried, searched = module.qualified(name), name
-    for rel in carriers.modules_naming(module, searched):
-        user = tree.module(rel)
-        if user is None:
-            continue
-        for load in user.loads_named(name):
-            if user.resolve(load, user.owner_class(load)) == carried:
-                yield from uses(user, load, decision.outcomes, tree, carriers, depth)
+        qualified = (module.qualified(f"{'.'.join(classes)}.{name}"), classes[0])
+    for user, load in name_loads(module, name, tree, carriers, qualified):
+        yield from uses(user, load, decision.outcomes, tree, carriers, depth)
 
 
 def _read_node(module: Module, site: Site) -> ast.expr | None:

@@ -432,18 +432,23 @@ def _global_loads(
     if _bound_apart(module, name, statement):
         return
     carriers.want([(module.name, name)])
-    for user, load in _name_loads(module, name, tree, carriers):
+    for user, load in name_loads(module, name, tree, carriers):
         if user is not module or load.lineno > statement.lineno:
             yield user, load
 
 
-def _name_loads(
-    module: Module, name: str, tree: Tree, carriers: Carriers
+def name_loads(
+    module: Module,
+    name: str,
+    tree: Tree,
+    carriers: Carriers,
+    qualified: tuple[str, str] | None = None,
 ) -> Iterator[tuple[Module, ast.Name | ast.Attribute]]:
     """The loads of ``module``'s module-level ``name``, in it and in the modules that
-    import it."""
-    carried = module.qualified(name)
-    for rel in carriers.modules_naming(module, name):
+    import it; ``qualified``: what the loads resolve to and the name the modules that import
+    it name, where that is not ``name`` itself (an attribute of a class: ``C.x``, ``C``)."""
+    carried, searched = qualified or (module.qualified(name), name)
+    for rel in carriers.modules_naming(module, searched):
         user = tree.module(rel)
         if user is None:
             continue
@@ -507,7 +512,7 @@ def module_name_tests(
         or module.owner_class(statement) is not None
     ):
         return
-    for user, load in _name_loads(module, target.id, tree, carriers):
+    for user, load in name_loads(module, target.id, tree, carriers):
         yield from uses(user, load, outcomes, tree, carriers, depth)
 
 
