@@ -19,9 +19,11 @@ from dataclasses import replace
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS
 from scanner.interpret.classify import COMPUTED_UNSET
 from scanner.languages import Language
-from scanner.model import GateKind, Knob, Polarity, Site, Write, WriteKind
+from scanner.model import GateKind, Knob, Polarity, ReadKind, Site, Write, WriteKind
 
 _SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE)
+# Reads that give None unset (os.environ.get(N), os.getenv(N)) where os.environ[N] raises.
+_FALLS_BACK = (ReadKind.GET, ReadKind.GETENV)
 OFF_ORDER = (*OFF_WORDS, EMPTY, *ON_WORDS)
 ON_ORDER = (*ON_WORDS, *OFF_WORDS, EMPTY)
 
@@ -72,7 +74,7 @@ def _knob(name: str, sites: list[Site]) -> Knob:
             for s in sites
             if s.gate.kind in _SWITCHES
             and s.gate.off_values
-            and s.default is not None
+            and (s.default is not None or s.kind in _FALLS_BACK)
             and s.gate.reason == COMPUTED_UNSET
         ]
     undecided = [s for s in sites if s.gate.kind is GateKind.UNKNOWN]

@@ -721,8 +721,10 @@ def _kept(
 def _callee(
     module: Module, call: ast.Call, tree: Tree
 ) -> tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-    """The function of the tree a call calls, and its module."""
-    dotted = module.resolve(call.func, module.owner_class(call))
+    """The function of the tree a call calls, and its module; a Triton kernel's launch
+    (``kernel[grid](...)``) calls the kernel."""
+    func = call.func.value if isinstance(call.func, ast.Subscript) else call.func
+    dotted = module.resolve(func, module.owner_class(call))
     split = tree.split(tree.reexported(dotted)) if dotted is not None else None
     if split is not None:
         target, local = split
