@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from knobregistry.registry import load_registry
-from scanner import Role
+from scanner import Polarity, Role
 from tests.conftest import run_knobs, write_tree
 
 MODEL = """
@@ -579,3 +579,88 @@ def test_a_computed_unset_switch_of_unknown_role_is_left_as_the_code_has_it(
     assert result.returncode == 0
     assert "DEMO_GRAPHS=" not in result.stdout
     assert "Set off whatever" not in result.stdout + result.stderr
+
+
+def test_a_disable_switch_whose_unset_value_the_run_computes_is_set_by_its_on_value(
+    tmp_path: Path,
+) -> None:
+    """state-spaces/mamba e9594ce1, mamba_ssm/utils/determinism.py:21-27 and
+    ops/triton/ssd_chunk_scan.py:601-604, :1460, :1500: '1' makes the predicate true, which
+    the kernel's launch gets as DETERMINISTIC_REDUCTION, and the kernel stores instead of
+    adding atomically; unset, the run computes it. '1' turns the atomic kernel off whatever
+    the run computes: registered undecided as a disable knob with that on value, which the
+    bitwise rule writes, and `knobs check` says so."""
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/determinism.py": """
+                import os
+
+                import torch
+
+
+                def use_deterministic_mode():
+                    env = os.environ.get("DEMO_DETERMINISTIC")
+                    if env:
+                        return env[0] == "1"
+                    return torch.are_deterministic_algorithms_enabled()
+                """,
+            "pkg/scan.py": """
+                import triton
+                import triton.language as tl
+
+                from pkg.determinism import use_deterministic_mode
+
+
+                @triton.jit
+                def _bwd_kernel(x_ptr, out_ptr, DETERMINISTIC_REDUCTION: tl.constexpr):
+                    x = tl.load(x_ptr)
+                    if DETERMINISTIC_REDUCTION:
+                        tl.store(out_ptr, x)
+                    else:
+                        tl.atomic_add(out_ptr, x)
+
+
+                def bwd(x, out):
+                    deterministic = use_deterministic_mode()
+                    _bwd_kernel[(1,)](x, out, DETERMINISTIC_REDUCTION=deterministic)
+                    return out
+                """,
+        },
+    )
+    (tmp_path / ".git").mkdir()
+    init = run_knobs("init", ".", cwd=tmp_path)
+    assert init.returncode == 0
+    assert (
+        "Undecided: 1 knob whose gate the scan could not decide (`undecided:` in the registry); "
+        "no profile sets them, but a `set: off` rule writes the `off_value` (a disable knob's "
+        "`on_value`) of the 1 whose state unset only the run computes, and `knobs check` lists "
+        "them.\n"
+    ) in init.stdout
+    entry = load_registry(tmp_path / "registry.yaml").knobs["DEMO_DETERMINISTIC"]
+    reason = (
+        "what it gives unset is computed at run time: on by default is not known "
+        "(pkg/determinism.py:7)"
+    )
+    assert (entry.default_on, entry.undecided, entry.polarity, entry.on_value, entry.role) == (
+        None,
+        reason,
+        Polarity.DISABLE,
+        "1",
+        Role.KERNEL,
+    )
+    result = run_knobs("export", "--profile", "bitwise", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "export DEMO_DETERMINISTIC='1'\n" in result.stdout
+    assert (
+        "knobs export: Set off whatever the code computes for them unset: DEMO_DETERMINISTIC.\n"
+        in (result.stderr)
+    )
+    check = run_knobs("check", cwd=tmp_path)
+    assert check.returncode == 0
+    assert check.stdout.startswith(
+        "pkg/determinism.py:7:11: KNB008 note: DEMO_DETERMINISTIC is read here, and registry.yaml "
+        f"registers its gate as undecided: {reason}. A `set: off` rule writes '1', which turns it "
+        "off whatever the run computes unset; no other rule sets it until someone decides.\n"
+    )

@@ -169,7 +169,7 @@ CASES = [
         Role.KERNEL,
         Polarity.ENABLE,
         "0",
-        "unset, it runs the branch of `layers` at pkg/fast.py:33, which reaches "
+        "unset, it may run the branch of `layers` at pkg/fast.py:33, which reaches "
         "torch.nn.Module.compile() at pkg/fast.py:36; X_DECISION_COMPILE='0' leaves that "
         "branch, and what runs instead reaches no such kernel",
     ),

@@ -103,8 +103,9 @@ GUARDED = {
     ),
 }
 
-# The same, where unset returns what a call gives (not a truth): what unset takes is not
-# known (what `env == "1"` gives unset is not what the function returns).
+# The same, where unset returns what a call gives: the function returns a truth for every
+# value set, so the tests of what it returns take either side unset, as the run computes
+# (what `env == "1"` gives unset is not what the function returns); "0" leaves the kernel.
 GUARDED_CALL = {
     **GUARDED,
     "pkg/gemv.py": GUARDED["pkg/gemv.py"].replace(
@@ -187,7 +188,7 @@ CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
         "X_GEMV_EAGER",
         Role.KERNEL,
         "0",
-        "unset, it runs the branch of `_EAGER` at pkg/utils.py:20, which reaches calls "
+        "unset, it may run the branch of `_EAGER` at pkg/utils.py:20, which reaches calls "
         "_gemv_kernel (pkg/utils.py:15) -> @triton.jit _gemv_kernel at pkg/utils.py:15; "
         "X_GEMV_EAGER='0' leaves that branch, and what runs instead reaches no such kernel",
     ),
@@ -195,9 +196,11 @@ CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
         "a-guarded-return-where-unset-returns-a-call",
         GUARDED_CALL,
         "X_GEMV_EAGER",
-        Role.VALUE,
-        None,
-        "not a switch: the code uses its value",
+        Role.KERNEL,
+        "0",
+        "unset, it may run the branch of `_EAGER` at pkg/utils.py:20, which reaches calls "
+        "_gemv_kernel (pkg/utils.py:15) -> @triton.jit _gemv_kernel at pkg/utils.py:15; "
+        "X_GEMV_EAGER='0' leaves that branch, and what runs instead reaches no such kernel",
     ),
     (
         "a-module-name-bound-apart-from-the-value",

@@ -219,12 +219,15 @@ def _on_decided(entry: KnobEntry, knob: Knob | None) -> bool:
 
 
 def _off_decided(entry: KnobEntry, knob: Knob | None) -> bool:
-    """Whether a knob registered undecided still has a decided off value: the registry
-    states it (`knobs init` writes it where only the knob's state unset is computed by the
-    run), it is no disable knob, and the scan, where there is one, finds the same value."""
-    if entry.undecided is None or entry.off_value is None or entry.polarity is Polarity.DISABLE:
+    """Whether a knob registered undecided still has a decided value that turns its feature
+    off: the registry states it (`knobs init` writes it where only the knob's state unset is
+    computed by the run: the off value, or a disable knob's on value), and the scan, where
+    there is one, finds the same value."""
+    disable = entry.polarity is Polarity.DISABLE
+    written = entry.on_value if disable else entry.off_value
+    if entry.undecided is None or written is None:
         return False
-    return knob is None or computed_off(knob) == entry.off_value
+    return knob is None or computed_off(knob) == written
 
 
 def _scanned_off(knob: Knob | None) -> tuple[str | None, bool]:

@@ -138,15 +138,21 @@ def computed_default(knob: Knob) -> str | None:
 
 
 def computed_off(knob: Knob) -> str | None:
-    """The value that turns off a switch whose state unset the run computes (see
-    :func:`computed_default`): the one every site's test reads as off, so writing it turns the
-    feature off whatever the code would have computed. None for any other knob, for a disable
-    switch, and where some site's gate is undecided."""
-    if computed_default(knob) is None or knob.polarity is Polarity.DISABLE:
+    """The value that turns off the feature of a switch whose state unset the run computes
+    (see :func:`computed_default`): the one every site's test reads as off (for a disable
+    switch, as on), so writing it turns the feature off whatever the code would have
+    computed. None for any other knob, and where some site's gate is undecided."""
+    if computed_default(knob) is None:
         return None
     if any(s.gate.kind is GateKind.UNKNOWN for s in knob.sites):
         return None
-    return knob.off_value
+    if knob.polarity is not Polarity.DISABLE:
+        return knob.off_value
+    on = knob.on_value
+    switches = [s for s in knob.sites if s.gate.kind in SWITCHES]
+    if on is None or not all(on in s.gate.on_values for s in switches):
+        return None
+    return on
 
 
 def undecided_reason(knob: Knob) -> str:

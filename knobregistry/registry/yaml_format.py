@@ -93,7 +93,10 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
         if on is not None and registrable(on):
             lines.append(f"on_value: {yaml_string(on)}  # it turns every site on")
         off = computed_off(knob)
-        if off is not None and registrable(off):
+        if off is not None and registrable(off) and knob.polarity is Polarity.DISABLE:
+            lines.append("polarity: disable")
+            lines.append(f"on_value: {yaml_string(off)}  # it turns it off, whatever it is unset")
+        elif off is not None and registrable(off):
             lines.append(f"off_value: {yaml_string(off)}  # it turns it off, whatever it is unset")
     elif knob.kind in SWITCHES:
         lines.extend(_switch_fields(knob, explicit=polarity))

@@ -11,7 +11,7 @@ from knobregistry.init.use_case import InitPlan
 from knobregistry.project.stack_use import StackUse
 from knobregistry.registry.feature import computed_off, undecided_gate
 from knobregistry.registry.site_reads import sites_disagree
-from scanner import Role
+from scanner import Polarity, Role
 
 
 def written_lines(plan: InitPlan) -> list[str]:
@@ -43,10 +43,13 @@ def summary_lines(plan: InitPlan) -> list[str]:
             f"Roles proposed from the code: {shown_roles}; confirm each by writing `role: ROLE`."
         )
     undecided = [k.name for k in starter.knobs if undecided_gate(k) is not None]
-    computed = [k.name for k in starter.knobs if computed_off(k) is not None]
+    computed = [k for k in starter.knobs if computed_off(k) is not None]
     if undecided:
+        written = "`off_value`"
+        if any(k.polarity is Polarity.DISABLE for k in computed):
+            written = "`off_value` (a disable knob's `on_value`)"
         but = (
-            f", but a `set: off` rule writes the `off_value` of the {len(computed)} whose state "
+            f", but a `set: off` rule writes the {written} of the {len(computed)} whose state "
             "unset only the run computes"
             if computed
             else ""

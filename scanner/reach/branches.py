@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
+from scanner.interpret.classify import COMPUTED_UNSET
 from scanner.model import Decision, DecisionKind, Outcome, Site
 from scanner.reach.carriers import Carriers
 from scanner.reach.modules import Module, Tree
@@ -56,10 +57,23 @@ def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
                 found.extend(sides(module, test, taken))
         elif decision.kind is DecisionKind.RETURN and decision.name and "<" not in decision.name:
             carried = module.qualified(decision.name)
-            found.extend(returned_branches(module, carried, decision.outcomes, tree, carriers, 0))
+            returned = [*decision.outcomes, *_computed_unset(site, decision)]
+            found.extend(returned_branches(module, carried, returned, tree, carriers, 0))
         elif decision.kind is DecisionKind.STORE and decision.name:
             found.extend(_stored(module, site, decision, tree, carriers, 0))
     return found
+
+
+def _computed_unset(site: Site, decision: Decision) -> list[tuple[str | None, Outcome]]:
+    """Both truths for the variable unset, where the function returns a truth for every
+    value set and, unset, what the run computes (mamba_ssm utils/determinism.py:21-27:
+    ``if env: return env[0] == '1'`` / ``return torch.are_deterministic_algorithms_enabled()``):
+    which one the run gives is one more choice of the rest (``sides._alternatives``)."""
+    if site.gate.reason != COMPUTED_UNSET or any(v is None for v, _ in decision.outcomes):
+        return []
+    if not all(isinstance(o, bool) for _, o in decision.outcomes):
+        return []
+    return [(None, True), (None, False)]
 
 
 def _taken_by_outcomes(

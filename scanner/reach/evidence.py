@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
+from scanner.interpret.classify import COMPUTED_UNSET
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.beside import beside
@@ -594,6 +595,8 @@ class _Judged:
         if not left:
             return None
         mark, branch, steps = self._witness(lost, left)
+        computed = any(s.gate.reason == COMPUTED_UNSET for s in self.knob.sites)
+        runs = "may run" if computed else "runs"  # unset, what the run computes decides
         rival = self._rival(value, lost, left)
         if rival is not None:
             return rival
@@ -601,7 +604,7 @@ class _Judged:
         if unread:
             return Evidence(
                 Role.UNKNOWN,
-                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
                 f"{self.knob.name}={value!r} runs code that calls {unread[0]}, which the tree "
                 "does not define: what it runs is not known",
             )
@@ -617,7 +620,7 @@ class _Judged:
         if loaded:
             return Evidence(
                 Role.UNKNOWN,
-                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
                 f"{self.knob.name}={value!r} runs code that {_loading(loaded[0])} at run "
                 f"time ({loaded[0]}): what it runs is not known",
             )
@@ -625,7 +628,7 @@ class _Judged:
         if handed:
             return Evidence(
                 Role.UNKNOWN,
-                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
                 f"{self.knob.name}={value!r} runs code that calls {handed[0]}, a function of "
                 "an object its caller hands in: what it runs is not known",
             )
@@ -635,7 +638,7 @@ class _Judged:
         if on_way is not None:
             return Evidence(
                 Role.UNKNOWN,
-                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
                 f"{self.knob.name}={value!r} runs code that {on_way.text} too, which is on the "
                 f"way to that kernel ({on_way.path}:{on_way.line}), where the calls followed "
                 "stop: what it runs is not known",
@@ -646,7 +649,7 @@ class _Judged:
                 return skipped
             return Evidence(
                 Role.UNKNOWN,
-                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
                 f"{self.knob.name}={value!r} skips that branch and runs nothing in its place, "
                 "so the work it does may be left undone: a person must say",
             )
@@ -654,14 +657,14 @@ class _Judged:
         if quantizer is not None:
             return Evidence(
                 Role.UNKNOWN,
-                f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
                 f"{self.knob.name}={value!r} runs {quantizer}: a quantizer, so the value may "
                 "change the weights themselves, not only the kernel: a person must say",
             )
         same = self._same_operation(lost, left)
         return Evidence(
             Role.KERNEL,
-            f"unset, it runs {branch.described()}, which reaches {_chain(steps, mark)}; "
+            f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
             f"{self.knob.name}={value!r} leaves that branch, and what runs instead reaches "
             "no such kernel",
             value=value,
