@@ -125,3 +125,43 @@ def test_the_kernel_launch_decides_the_role(
 ) -> None:
     knob = scanned_knob(tmp_path, files, "X_DETERMINISTIC")
     assert (knob.role, knob.polarity, knob.role_reason) == (role, polarity, reason), name
+
+
+# AMD-AGI/Primus fd1eeab, primus/backends/megatron/core/transformer/v4_attention_kernels/
+# _triton_v1/v4_csa_attention_bwd.py:2283 (the launch) and :413-428 (the kernel): the value
+# handed to the launch as STORE_DPOOL, and "1" drops the gradient's part with its atomic add,
+# `else: pass` in its place ("so the STORE_DPOOL=False variant truly drops the two trailing
+# tl.dot ops + atomic"): no kernel choice, the work is left undone.
+DROPPED = {
+    "pkg/__init__.py": "",
+    "pkg/bwd.py": (
+        "import os\n\nimport torch\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def _bwd_kernel(x_ptr, dq_ptr, dpool_ptr, STORE_DPOOL: tl.constexpr):\n"
+        "    x = tl.load(x_ptr)\n"
+        "    tl.store(dq_ptr, x)\n"
+        "    if STORE_DPOOL:\n"
+        "        tl.atomic_add(dpool_ptr, x * 2)\n"
+        "    else:\n"
+        "        # keep this branch a no-op\n"
+        "        pass\n\n\n"
+        "def bwd(x):\n"
+        "    dq, dpool = torch.empty_like(x), torch.zeros_like(x)\n"
+        "    _bwd_kernel[(1,)](\n"
+        "        x, dq, dpool,\n"
+        '        STORE_DPOOL=(os.getenv("X_SKIP_DPOOL_ATOMIC", "0") != "1"),\n'
+        "    )\n"
+        "    return dq, dpool\n"
+    ),
+}
+
+
+def test_a_launch_argument_that_drops_the_work_is_no_kernel_choice(tmp_path: Path) -> None:
+    knob = scanned_knob(tmp_path, DROPPED, "X_SKIP_DPOOL_ATOMIC")
+    assert (knob.role, knob.role_reason) == (
+        Role.UNKNOWN,
+        "unset, it runs the branch of `STORE_DPOOL` at pkg/bwd.py:12, which reaches "
+        "triton.language.atomic_add at pkg/bwd.py:13; X_SKIP_DPOOL_ATOMIC='1' skips that "
+        "branch and runs nothing in its place, so the work it does may be left undone: a "
+        "person must say",
+    )

@@ -313,6 +313,20 @@ def _replaces(branch: Branch) -> bool:
     )
 
 
+def _acts(branch: Branch) -> bool:
+    """Whether ``branch`` has code that does something: not only ``pass``, ``...`` or a
+    string (Primus v4_csa_attention_bwd.py:413-428: ``else: pass``, "so the variant truly
+    drops" the atomic and the work before it)."""
+    code = branch.code
+    if not isinstance(code, tuple):
+        return True
+    return any(
+        not isinstance(s, ast.Pass)
+        and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        for s in code
+    )
+
+
 def _kept_before(branch: Branch, scope: ast.AST, line: int) -> bool:
     """Whether the branch sets an attribute of the object (``self.comm = Comm(...)``) that
     its function set before it (``self.comm = None``): the earlier value stays in its place."""
@@ -750,7 +764,7 @@ class _Judged:
         for branch in lost:
             if not self._part(self.code.summary(branch), "kernel"):
                 continue  # a test whose side reaches no kernel asks another question
-            if _replaces(branch) or any(b.code for b in instead if b.test is branch.test):
+            if _replaces(branch) or any(_acts(b) for b in instead if b.test is branch.test):
                 return True
         return False
 
