@@ -34,6 +34,7 @@ from scanner.reach.flag_values import FlagFiles, flag_value
 from scanner.reach.handed import handed_calls
 from scanner.reach.hazards import Safer, safer_side, shown_code
 from scanner.reach.how import RUN_TO_RUN, same_operation
+from scanner.reach.in_kernel import SAME_KERNEL, in_kernel
 from scanner.reach.machine_answers import machine_answer
 from scanner.reach.marks import KERNEL_MARKS, Mark, MarkKind
 from scanner.reach.mode_side import ModeSide, mode_side
@@ -96,7 +97,7 @@ class CodeReach:
         key = (branch.module.rel, id(branch.test), branch.holds)
         known = self._summaries.get(key)
         if known is None:
-            known = self._summaries[key] = summarized(self.found(branch))
+            known = self._summaries[key] = summarized(self.found(branch), in_kernel(branch))
         return known
 
     def summary_of(self, branch: Branch, code: tuple[ast.stmt, ...]) -> Summary:
@@ -106,7 +107,7 @@ class CodeReach:
         found.merge(beside(self.reach, branch.module, code, branch.owner), None, always=False)
         for mark in branch.marks:
             found.add(mark, (), always=True)
-        return summarized(found)
+        return summarized(found, in_kernel(branch))
 
     def found(self, branch: Branch) -> Found:
         key = (branch.module.rel, id(branch.test), branch.holds)
@@ -368,9 +369,11 @@ def _overrides_torch(module: Module) -> str | None:
     return None
 
 
-def summarized(found: Found) -> Summary:
-    """What ``found`` holds, as the sets a role is judged by."""
-    every = frozenset(m for m in found.marks if m.kind in KERNEL_MARKS)
+def summarized(found: Found, inside: bool = False) -> Summary:
+    """What ``found`` holds, as the sets a role is judged by; ``inside``: the code runs in a
+    Triton kernel, whose helpers it calls are that kernel (``scanner.reach.in_kernel``)."""
+    kinds = KERNEL_MARKS - SAME_KERNEL if inside else KERNEL_MARKS
+    every = frozenset(m for m in found.marks if m.kind in kinds)
     kernel = every - found.elsewhere
     return Summary(
         unseen=bool(found.unseen),
@@ -571,7 +574,9 @@ class _Judged:
             if known is None:
                 code = fallback_code(branch)
                 reached = self.code.reach.of_statements(branch.module, code, branch.owner)
-                known = self._fallbacks[id(branch)] = self._part(summarized(reached), "kernel")
+                known = self._fallbacks[id(branch)] = self._part(
+                    summarized(reached, in_kernel(branch)), "kernel"
+                )
             found |= known
         return found
 
