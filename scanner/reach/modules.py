@@ -766,6 +766,12 @@ def _index(module: Module, is_package: bool) -> None:
                 module.aliases.setdefault(targets[0].id, []).append(statement.value)
             bound.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
     module.globals = frozenset(bound)
+    # A ``global`` statement and a name that resolves to ``importlib.import_module`` are
+    # spelt in the module's text (a name perhaps in other characters that NFKC folds):
+    # where it holds neither, no function is walked for the one, no call resolved for the
+    # other.
+    declares = any("global" in line for line in module.lines)
+    loads = any("import_module" in line or not line.isascii() for line in module.lines)
     globals_of: dict[int, frozenset[str]] = {}
     for statement in module.locate.statements():
         if id(statement) in top:
@@ -777,14 +783,18 @@ def _index(module: Module, is_package: bool) -> None:
             and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name)
         ):
-            bound_to = _imported_value(module, statement.value)
+            bound_to = _imported_value(module, statement.value, loads)
             binds = {statement.targets[0].id: bound_to} if bound_to is not None else {}
         else:
             continue
+        if not binds:
+            continue  # binds nothing: which function it sits in does not matter
         function = module.function_node_around(statement)
         own = module._imported_in.setdefault(id(function), {}) if function else {}
         if function is not None and id(function) not in globals_of:
-            globals_of[id(function)] = _declared_global(module.walked(function))
+            globals_of[id(function)] = (
+                _declared_global(module.walked(function)) if declares else frozenset()
+            )
         declared = globals_of.get(id(function), frozenset()) if function else frozenset()
         for local, target in binds.items():
             module.local_imports.setdefault(local, target)
@@ -802,10 +812,12 @@ def _declared_global(nodes: Iterable[ast.AST]) -> frozenset[str]:
     return frozenset(name for node in nodes if isinstance(node, ast.Global) for name in node.names)
 
 
-def _imported_value(module: Module, value: ast.expr) -> str | None:
-    """What a function's ``m = importlib.import_module("pkg.mod")`` or ``C = m.C`` binds."""
+def _imported_value(module: Module, value: ast.expr, loads: bool) -> str | None:
+    """What a function's ``m = importlib.import_module("pkg.mod")`` or ``C = m.C`` binds
+    (``loads``: whether the module's text names ``import_module`` at all)."""
     if (
-        isinstance(value, ast.Call)
+        loads
+        and isinstance(value, ast.Call)
         and len(value.args) == 1
         and isinstance(value.args[0], ast.Constant)
         and isinstance(value.args[0].value, str)
