@@ -61,6 +61,12 @@ class Module:
     _flag_classes: dict[str, list[str]] | None = None
     # The names some statement binds to a bare name (``_sw = _MOD``), found in one walk.
     _renamed: frozenset[str] | None = None
+    # What ``resolve`` gave each node (kept with it) for each owner, once the index that
+    # it reads is complete (``_index`` resolves while it fills it).
+    _resolved: dict[tuple[int, str | None], tuple[ast.expr, str | None]] = field(
+        default_factory=dict
+    )
+    _indexed: bool = False
     # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
     # ``triton.jit``): set by the Tree that parsed the module.
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
@@ -361,7 +367,18 @@ class Module:
     def resolve(self, node: ast.expr, owner: str | None = None) -> str | None:
         """The dotted name ``node`` refers to (``F.f`` through ``import pkg.f as F``), or
         None when it is no module-level name; ``self.x`` inside class ``owner`` is
-        ``owner.x``."""
+        ``owner.x`` (found once per node and owner)."""
+        if not self._indexed:
+            return self._resolve(node, owner)
+        key = (id(node), owner)
+        known = self._resolved.get(key)
+        if known is not None and known[0] is node:
+            return known[1]
+        found = self._resolve(node, owner)
+        self._resolved[key] = (node, found)
+        return found
+
+    def _resolve(self, node: ast.expr, owner: str | None) -> str | None:
         if isinstance(node, ast.Name):
             if self._hidden(node):  # a parameter or local of the function it sits in
                 return self._aliased(node, owner)
@@ -801,6 +818,7 @@ def _index(module: Module, is_package: bool) -> None:
             own.setdefault(local, target)
             if local in declared or function is None:
                 module._imported_in.setdefault(_GLOBAL, {}).setdefault(local, target)
+    module._indexed = True
 
 
 _GLOBAL = 0  # the key, among functions' ids, of imports that bind a module-level name
