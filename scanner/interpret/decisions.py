@@ -11,7 +11,7 @@ and follow the branches to what they run.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import libcst as cst
 
@@ -35,19 +35,19 @@ def decisions(parsed: ParsedModule, event: Event, probes: Probes) -> tuple[Decis
         read = _outcomes(probes, lambda obs: _chained(obs, event.chain[0]))
         if read is not None:
             found.append(_at_site(DecisionKind.READ, event, read))
-    tests = _test_order(probes)[:MAX_TESTS]
-    nodes_by_id = _tests_by_id(event, tests) if tests else {}
-    for node_id in tests:
+    scope = event.unit.scope
+    for node_id in _test_order(probes)[:MAX_TESTS]:
         outcomes = _outcomes(probes, lambda obs, n=node_id: _first_test(obs, n))
         if outcomes is None:
             continue
         if node_id in event.target:
             found.append(_at_site(DecisionKind.TEST, event, outcomes, holds_read=True))
             continue
-        node = nodes_by_id.get(node_id)
-        scope = event.unit.scope
+        if not isinstance(scope, cst.FunctionDef):
+            continue  # a test of module-level code names no function to find it in
+        node = parsed.node_in(scope, node_id)
         text = _test_text(parsed, node) if node is not None else None
-        if text is not None and isinstance(scope, cst.FunctionDef):
+        if text is not None:
             found.append(
                 Decision(
                     kind=DecisionKind.TEST,
@@ -170,14 +170,6 @@ def _test_order(probes: Probes) -> list[int]:
             if node_id in belongs and node_id not in order:
                 order.append(node_id)
     return order
-
-
-def _tests_by_id(event: Event, wanted: Sequence[int]) -> Mapping[int, cst.CSTNode]:
-    ids = set(wanted)
-    roots: Iterator[cst.CSTNode] = (
-        iter((event.unit.scope,)) if event.unit.scope is not None else iter(event.unit.statements)
-    )
-    return {id(node): node for root in roots for node in nodes(root) if id(node) in ids}
 
 
 def _test_text(parsed: ParsedModule, node: cst.CSTNode) -> str | None:

@@ -75,6 +75,7 @@ class ParsedModule:
     accessors: tuple[str, ...] = ()  # more callables the project names as accessors
     _events: tuple[frozenset[int], list[Event]] | None = None
     _strings: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _nodes: dict[int, dict[int, cst.CSTNode]] = field(default_factory=dict)
     _users: dict[tuple[str, str], list[tuple[cst.CSTNode, str | None]]] | None = None
     lines: tuple[int, ...] | None = None  # the file's line of each line of the text (a group)
     fell_back: bool = False  # the narrowed text's anchors did not match: positions from libcst
@@ -313,6 +314,14 @@ class ParsedModule:
             found = tuple(dict.fromkeys(strings))
             self._strings[id(root)] = found
         return found
+
+    def node_in(self, root: cst.CSTNode, node_id: int) -> cst.CSTNode | None:
+        """The node of ``root`` (itself included) whose id is ``node_id`` (one walk of
+        ``root``, kept)."""
+        found = self._nodes.get(id(root))
+        if found is None:
+            found = self._nodes[id(root)] = {id(node): node for node in nodes(root)}
+        return found.get(node_id)
 
     def wrapper_roots(self, wrapper: Wrapper) -> list[cst.CSTNode]:
         """The code a call of ``wrapper`` runs, to look for compared strings in."""

@@ -61,6 +61,12 @@ class Module:
     _flag_classes: dict[str, list[str]] | None = None
     # The names some statement binds to a bare name (``_sw = _MOD``), found in one walk.
     _renamed: frozenset[str] | None = None
+    # What ``resolve`` gave each node (kept with it) for each owner, once the index that
+    # it reads is complete (``_index`` resolves while it fills it).
+    _resolved: dict[tuple[int, str | None], tuple[ast.expr, str | None]] = field(
+        default_factory=dict
+    )
+    _indexed: bool = False
     # Follows a dotted name through the tree's re-exports (``vllm.triton_utils.triton.jit`` is
     # ``triton.jit``): set by the Tree that parsed the module.
     reexported: Callable[[str], str] = field(default=lambda dotted: dotted, repr=False)
@@ -361,7 +367,18 @@ class Module:
     def resolve(self, node: ast.expr, owner: str | None = None) -> str | None:
         """The dotted name ``node`` refers to (``F.f`` through ``import pkg.f as F``), or
         None when it is no module-level name; ``self.x`` inside class ``owner`` is
-        ``owner.x``."""
+        ``owner.x`` (found once per node and owner)."""
+        if not self._indexed:
+            return self._resolve(node, owner)
+        key = (id(node), owner)
+        known = self._resolved.get(key)
+        if known is not None and known[0] is node:
+            return known[1]
+        found = self._resolve(node, owner)
+        self._resolved[key] = (node, found)
+        return found
+
+    def _resolve(self, node: ast.expr, owner: str | None) -> str | None:
         if isinstance(node, ast.Name):
             if self._hidden(node):  # a parameter or local of the function it sits in
                 return self._aliased(node, owner)
@@ -766,6 +783,12 @@ def _index(module: Module, is_package: bool) -> None:
                 module.aliases.setdefault(targets[0].id, []).append(statement.value)
             bound.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
     module.globals = frozenset(bound)
+    # A ``global`` statement and a name that resolves to ``importlib.import_module`` are
+    # spelt in the module's text (a name perhaps in other characters that NFKC folds):
+    # where it holds neither, no function is walked for the one, no call resolved for the
+    # other.
+    declares = any("global" in line for line in module.lines)
+    loads = any("import_module" in line or not line.isascii() for line in module.lines)
     globals_of: dict[int, frozenset[str]] = {}
     for statement in module.locate.statements():
         if id(statement) in top:
@@ -777,20 +800,25 @@ def _index(module: Module, is_package: bool) -> None:
             and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name)
         ):
-            bound_to = _imported_value(module, statement.value)
+            bound_to = _imported_value(module, statement.value, loads)
             binds = {statement.targets[0].id: bound_to} if bound_to is not None else {}
         else:
             continue
+        if not binds:
+            continue  # binds nothing: which function it sits in does not matter
         function = module.function_node_around(statement)
         own = module._imported_in.setdefault(id(function), {}) if function else {}
         if function is not None and id(function) not in globals_of:
-            globals_of[id(function)] = _declared_global(module.walked(function))
+            globals_of[id(function)] = (
+                _declared_global(module.walked(function)) if declares else frozenset()
+            )
         declared = globals_of.get(id(function), frozenset()) if function else frozenset()
         for local, target in binds.items():
             module.local_imports.setdefault(local, target)
             own.setdefault(local, target)
             if local in declared or function is None:
                 module._imported_in.setdefault(_GLOBAL, {}).setdefault(local, target)
+    module._indexed = True
 
 
 _GLOBAL = 0  # the key, among functions' ids, of imports that bind a module-level name
@@ -802,10 +830,12 @@ def _declared_global(nodes: Iterable[ast.AST]) -> frozenset[str]:
     return frozenset(name for node in nodes if isinstance(node, ast.Global) for name in node.names)
 
 
-def _imported_value(module: Module, value: ast.expr) -> str | None:
-    """What a function's ``m = importlib.import_module("pkg.mod")`` or ``C = m.C`` binds."""
+def _imported_value(module: Module, value: ast.expr, loads: bool) -> str | None:
+    """What a function's ``m = importlib.import_module("pkg.mod")`` or ``C = m.C`` binds
+    (``loads``: whether the module's text names ``import_module`` at all)."""
     if (
-        isinstance(value, ast.Call)
+        loads
+        and isinstance(value, ast.Call)
         and len(value.args) == 1
         and isinstance(value.args[0], ast.Constant)
         and isinstance(value.args[0].value, str)

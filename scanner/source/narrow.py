@@ -551,7 +551,7 @@ def _keep_passed_tables(body: Sequence[ast.stmt], keep: list[bool]) -> None:
 def _looped_over(definition: ast.stmt, keep: list[bool]) -> Iterator[str]:
     """The names that kept ``for`` loops in a definition go over: ``T``, ``T.keys()``,
     ``T.items()``, ``list(T)``."""
-    for node in ast.walk(definition):
+    for node in _nested(definition):
         if not isinstance(node, ast.For) or not keep[node.lineno]:
             continue
         over = node.iter
@@ -641,6 +641,17 @@ def _statements(statement: ast.stmt) -> Iterator[ast.stmt]:
     for body in _bodies(statement):
         for inner in body:
             yield from _statements(inner)
+
+
+def _nested(statement: ast.stmt) -> Iterator[ast.stmt]:
+    """``statement`` and every statement nested in it, defs and classes entered (a loop is
+    a statement: its expressions need no walk)."""
+    pending = [statement]
+    while pending:
+        node = pending.pop()
+        yield node
+        for body in _bodies(node):
+            pending.extend(body)
 
 
 def _aliases(body: Sequence[ast.stmt], words: Sequence[str]) -> Iterator[str]:
