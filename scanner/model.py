@@ -110,6 +110,9 @@ class Gate:
 
 
 VALUE_GATE = Gate(kind=GateKind.VALUE)
+# The reason of a switch whose unset value is None, left to the code, and whose on and off
+# values force it either way (``maybe_convert_bool(os.getenv(N))``).
+TRI_STATE = "unset, the code decides (the value is None)"
 LAUNCH_GATE = Gate(kind=GateKind.LAUNCH)
 
 

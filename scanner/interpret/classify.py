@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS
 from scanner.interpret.values import RAISED, UNKNOWN, Opaque
-from scanner.model import VALUE_GATE, Gate, GateKind
+from scanner.model import TRI_STATE, VALUE_GATE, Gate, GateKind
 
 OFF_ORDER = (*OFF_WORDS, EMPTY, *ON_WORDS)
 ON_ORDER = (*ON_WORDS, *OFF_WORDS, EMPTY)
@@ -94,7 +94,7 @@ def _tri_state(known: Mapping[str | None, object], named: Sequence[str]) -> Gate
     gate = classify(forced, named)
     if gate.kind is not GateKind.BOOLEAN:
         return VALUE_GATE
-    return replace(gate, default_on=None, reason="unset, the code decides (the value is None)")
+    return replace(gate, default_on=None, reason=TRI_STATE)
 
 
 def _ordered(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
 from scanner.interpret.classify import COMPUTED_UNSET
 from scanner.languages import Language
-from scanner.model import GateKind, Knob, Role, Site
+from scanner.model import TRI_STATE, GateKind, Knob, Role, Site
 from scanner.reach.beside import beside
 from scanner.reach.branches import branches
 from scanner.reach.calls import Found, Reach, Step, is_platform_test
@@ -448,7 +448,12 @@ class _Judged:
         first, then every other value the probes tried, one of each that runs the same
         branches. A value knob (a size, a path, a backend name) is weighed only with the
         strings its code compares it with: a choice, never a switch."""
-        seen = [self.knob.off_value, self.knob.on_value]
+        # A value knob read as a switch that unset leaves to the code (``maybe_convert_bool``,
+        # vllm 0.33.0 envs.py:2245-2253) is weighed with the values that force it off.
+        forced = [
+            v for s in self.knob.sites if s.gate.reason == TRI_STATE for v in s.gate.off_values
+        ]
+        seen = [self.knob.off_value, self.knob.on_value, *forced]
         for branch in self.all:
             seen.extend(branch.taken)
         compared = {s for branch in self.all for s in branch.strings()}
@@ -457,7 +462,9 @@ class _Judged:
         seen.extend(sorted(compared))
         values = [v for v in dict.fromkeys(seen) if v is not None]
         if self.knob.kind is GateKind.VALUE:
-            values = [v for v in values if v.lower() not in SWITCH_WORDS or v in compared]
+            values = [
+                v for v in values if v.lower() not in SWITCH_WORDS or v in compared or v in forced
+            ]
         signatures: dict[tuple[tuple[bool, ...] | None, ...], str] = {}
         for value in values:
             signatures.setdefault(tuple(b.runs(value) for b in self.branches), value)

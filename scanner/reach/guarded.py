@@ -111,7 +111,14 @@ def _boolean(node: ast.expr) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return True
     if isinstance(node, ast.BoolOp):
-        return all(
-            _boolean(v) or isinstance(v, ast.Name | ast.Attribute | ast.Call) for v in node.values
-        ) and any(_boolean(v) for v in node.values)
+        return all(_operand(v) for v in node.values) and any(_boolean(v) for v in node.values)
     return False
+
+
+def _operand(node: ast.expr) -> bool:
+    """Whether ``node`` may stand in a truth's ``and``/``or``: a truth, a name, an attribute,
+    a call, or ``and``/``or`` of those (``(same_node(g) or spans(g))``, vllm 0.33.0
+    v1/attention/ops/cp_common.py:66-73)."""
+    if isinstance(node, ast.BoolOp):
+        return all(_operand(v) for v in node.values)
+    return _boolean(node) or isinstance(node, ast.Name | ast.Attribute | ast.Call)

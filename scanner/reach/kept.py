@@ -4,7 +4,10 @@
 it, makes an object whose methods the rest of the class calls where it is set
 (``if self.comm is not None: self.comm.all_reduce(x)``); left unset, the work goes
 another way. What the object's methods reach is what the branch that makes it reaches,
-on some paths.
+on some paths. So it is for an object a branch makes and returns, where the function
+returns None on its other paths (``if not enabled(...): return None`` / ``return
+DirectDCPQGatherWorkspace(...)``, vllm 0.33.0 v1/attention/ops/dcp.py:1298-1310): its
+callers test what they get (``if direct_workspace is not None:``, dcp.py:1584).
 """
 
 from __future__ import annotations
@@ -23,20 +26,15 @@ def kept_objects(
     in a name or an attribute that is None elsewhere reach (on some paths)."""
     found = Found()
     for statement in code:
-        if not (
-            isinstance(statement, ast.Assign | ast.AnnAssign)
-            and isinstance(statement.value, ast.Call)
-        ):
+        made = _made(module, statement)
+        if made is None:
             continue
-        target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
-        if isinstance(statement, ast.Assign) and len(statement.targets) != 1:
-            continue
-        made = module.resolve(statement.value.func, owner)
-        located = reach.class_named(made) if made is not None else None
-        if located is None or not _none_elsewhere(module, statement, target):
+        call, how = made
+        dotted = module.resolve(call.func, owner)
+        located = reach.class_named(dotted) if dotted is not None else None
+        if located is None:
             continue
         home, local, node = located
-        kept = ast.unparse(target)
         for method in node.body:
             if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
@@ -46,12 +44,30 @@ def kept_objects(
             if reached is None or not reached[0].marks:
                 continue
             step = Step(
-                f"calls {local}, kept in {kept} (None otherwise), and its {method.name}",
+                f"{how.format(local)} (None otherwise), and its {method.name}",
                 home.rel,
                 method.lineno,
             )
             found.merge(reached[0], step, always=False)
     return found
+
+
+def _made(module: Module, statement: ast.stmt) -> tuple[ast.Call, str] | None:
+    """The call of a statement that makes an object and keeps it where None is kept
+    elsewhere, or returns it where the function returns None elsewhere, with the words
+    that say so (``{}``: the class)."""
+    if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Call):
+        return (statement.value, "returns a new {}") if _none_returned(module, statement) else None
+    if not (
+        isinstance(statement, ast.Assign | ast.AnnAssign) and isinstance(statement.value, ast.Call)
+    ):
+        return None
+    if isinstance(statement, ast.Assign) and len(statement.targets) != 1:
+        return None
+    target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
+    if not _none_elsewhere(module, statement, target):
+        return None
+    return statement.value, f"calls {{}}, kept in {ast.unparse(target)}"
 
 
 def _none_elsewhere(module: Module, statement: ast.stmt, target: ast.expr) -> bool:
@@ -90,3 +106,27 @@ def _none_elsewhere(module: Module, statement: ast.stmt, target: ast.expr) -> bo
             ):
                 return True
     return False
+
+
+def _none_returned(module: Module, statement: ast.Return) -> bool:
+    """Whether the function around ``statement`` returns None elsewhere (``return None``,
+    or a bare ``return``)."""
+    function = module.function_node_around(statement)
+    if function is None:
+        return False
+    for node in module.walked(function):
+        if (
+            isinstance(node, ast.Return)
+            and node is not statement
+            and (
+                node.value is None
+                or (isinstance(node.value, ast.Constant) and node.value.value is None)
+            )
+            and module.function_node_around(node) is function
+        ):
+            return True
+    return False
+
+
+def _is_none(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and value.value is None

@@ -28,6 +28,13 @@ from scanner.reach.truth import IsCarrier, truths, value_of
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
 MAX_CONSUMERS = 64  # tests that use one carried value
+# Calls a value handed in and given back is followed back out of, one in another (vllm
+# 0.33.0 v1/attention/ops/dcp.py:1298 -> cp_common.py:84-87 -> :60-70).
+MAX_BACK = 2
+
+# The calls a carried value was handed into, innermost last, each with its module and the
+# depth there: a return of the value (or of a truth it decides) goes back to that call.
+Back = tuple[tuple[Module, ast.Call, int], ...]
 
 
 def returned_branches(
@@ -75,6 +82,7 @@ def uses(
     choices: bool = False,
     module_store: bool = False,
     unset: Sequence[tuple[str | None, Outcome]] = (),
+    back: Back = (),
 ) -> Iterator[Branch]:
     """The branches a use of the carried value decides: the test it takes part in, or,
     when the value (or a value computed from it and literals alone, ``str(x or "eager")``)
@@ -84,7 +92,8 @@ def uses(
     operands (``_X = HAS_LIB and read``) is followed to its loads (where the probes made no
     store of it: the rest of its test was not known to them; other bindings are ``_bound``'s).
     ``unset``: what the function may return with the variable unset, where the return of
-    the value is not reached then (``scanner.reach.guarded.fallen_through``)."""
+    the value is not reached then (``scanner.reach.guarded.fallen_through``). ``back``: the
+    calls the value was handed into (``_handed``); a return of it is that call's value."""
     node: ast.AST = carrier
     for outer in module.ancestors(carrier):
         if isinstance(outer, TESTED) and outer.test is node:
@@ -122,6 +131,13 @@ def uses(
                 )
                 return
         if node is carrier and isinstance(outer, ast.Return):
+            if back:
+                caller, call, at = back[-1]
+                given = [*outcomes, *unset]
+                yield from uses(
+                    caller, call, given, tree, carriers, at, choices=choices, back=back[:-1]
+                )
+                return
             if depth >= MAX_CARRY:
                 return
             function = module.function_around(outer)
@@ -138,7 +154,9 @@ def uses(
                 yield from _cache_cell(module, outer, outcomes, tree, carriers, depth)
             return
         if node is carrier and isinstance(outer, ast.Call | ast.keyword):
-            yield from _handed(module, outer, carrier, outcomes, tree, carriers, depth, choices)
+            yield from _handed(
+                module, outer, carrier, outcomes, tree, carriers, depth, choices, back
+            )
         if not isinstance(outer, ast.expr):
             return
         if node is carrier:
@@ -602,25 +620,24 @@ def local_tests(
     *,
     choices: bool = False,
     after: int = 0,
+    back: Back = (),
 ) -> Iterator[Branch]:
     """The tests of the local ``name`` in ``function`` (after line ``after``), which holds
     the carried value, and, where it is handed to a function of the tree as an argument
-    (``decode(..., enable_lean=enable_lean)``), the tests of that parameter there."""
+    (``decode(..., enable_lean=enable_lean)``), the tests of that parameter there.
+    ``back``: the calls the value was handed into, which its returns go back to."""
     for test in module.tests_naming(function).get(name, ()):
+        if back and _gives_back(module, test, name):
+            continue  # what it decides is what the call gives back, followed there
         if test.lineno > after:
             yield from decided(module, test, named(name), outcomes, choices=choices)
             yield from _predicate(module, test, name, outcomes, tree, carriers, depth)
             loads = [n for n in ast.walk(test) if isinstance(n, ast.Name) and n.id == name]
             if len(loads) == 1:
                 yield from _picked(module, test, loads[0], outcomes, tree, carriers, depth)
-    for returned in returns_naming(function, name):
-        if returned.lineno > after:
-            # the values under which the return runs (``if env in ("0", "1"): return ...``)
-            held = reaching(module, returned, name, outcomes)
-            unset = () if choices else fallen_through(module, function, name, outcomes, held)
-            yield from uses(
-                module, returned, held, tree, carriers, depth, choices=choices, unset=unset
-            )
+    yield from _returned(
+        module, function, name, outcomes, tree, carriers, depth, choices, after, back
+    )
     yield from _handed_flags(module, function, name, outcomes, after)
     yield from modes_handed(module, function, name, outcomes, tree, after)
     if depth >= MAX_CARRY + 2:
@@ -639,6 +656,51 @@ def local_tests(
             yield from _in_callee(module, call, key, outcomes, tree, carriers, depth + 1, choices)
 
 
+def _gives_back(module: Module, test: ast.expr, name: str) -> bool:
+    """Whether ``test`` guards the return of the local ``name`` itself (``if use_direct is not
+    None: return use_direct``)."""
+    statement = module.parent(test)
+    return (
+        isinstance(statement, ast.If)
+        and statement.test is test
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], ast.Return)
+        and isinstance(statement.body[0].value, ast.Name)
+        and statement.body[0].value.id == name
+    )
+
+
+def _returned(
+    module: Module,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+    after: int = 0,
+    back: Back = (),
+) -> Iterator[Branch]:
+    """The returns of the local ``name`` (or of a value it decides), followed on."""
+    for returned in returns_naming(function, name):
+        if returned.lineno > after:
+            # the values under which the return runs (``if env in ("0", "1"): return ...``)
+            held = reaching(module, returned, name, outcomes)
+            unset = () if choices else fallen_through(module, function, name, outcomes, held)
+            yield from uses(
+                module,
+                returned,
+                held,
+                tree,
+                carriers,
+                depth,
+                choices=choices,
+                unset=unset,
+                back=back,
+            )
+
+
 def _handed(
     module: Module,
     outer: ast.Call | ast.keyword,
@@ -648,11 +710,14 @@ def _handed(
     carriers: Carriers,
     depth: int,
     choices: bool,
+    back: Back = (),
 ) -> Iterator[Branch]:
     """The carried value handed to a function of the tree as an argument
     (``resolve_kda_backend(self.backend_name)``, ``build(kind=self.kind)``): the tests of
-    that parameter there."""
-    if depth >= MAX_CARRY + 2:
+    that parameter there, and, where the function gives it back (``if use_direct is not
+    None: return use_direct``, vllm 0.33.0 v1/attention/ops/cp_common.py:60-70), the uses
+    of the call's value. Handed on again from there, only what is given back is followed."""
+    if len(back) >= MAX_BACK or (depth >= MAX_CARRY + 2 and not back):
         return
     key: str | int | None
     if isinstance(outer, ast.keyword):
@@ -667,7 +732,10 @@ def _handed(
         return  # ``f(*rest, x)``: where x lands is not known
     # The callee's own tests only: where it hands the value on again is not followed (a
     # value handed down every call of a large tree is weighed at every test it meets).
-    yield from _in_callee(module, call, key, outcomes, tree, carriers, MAX_CARRY + 2, choices)
+    given = (*back, (module, call, depth))
+    yield from _in_callee(
+        module, call, key, outcomes, tree, carriers, MAX_CARRY + 2, choices, given, not back
+    )
 
 
 def _in_callee(
@@ -679,17 +747,34 @@ def _in_callee(
     carriers: Carriers,
     depth: int,
     choices: bool,
+    back: Back = (),
+    tests: bool = True,
 ) -> Iterator[Branch]:
     """The tests of the parameter of the tree's function ``call`` calls that the argument
-    ``key`` (a position or a keyword) lands in."""
+    ``key`` (a position or a keyword) lands in; ``back``: the calls its returns go back to;
+    ``tests``: false, only its returns are followed."""
     callee = _callee(module, call, tree)
     if callee is None:
         return
     target, definition = callee
     parameter = _parameter(definition, key, isinstance(call.func, ast.Attribute))
-    if parameter is not None:
+    if parameter is None:
+        return
+    if tests:
         yield from local_tests(
-            target, definition, parameter, outcomes, tree, carriers, depth, choices=choices
+            target,
+            definition,
+            parameter,
+            outcomes,
+            tree,
+            carriers,
+            depth,
+            choices=choices,
+            back=back,
+        )
+    else:
+        yield from _returned(
+            target, definition, parameter, outcomes, tree, carriers, depth, choices, back=back
         )
 
 
