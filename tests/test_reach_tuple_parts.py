@@ -14,9 +14,11 @@ from scanner import Polarity, Role
 from tests.scanned import KERNEL, role_facts, scanned_knob
 
 # NVIDIA/TransformerEngine, pytorch/attention/dot_product_attention/utils.py:399-1148: the
-# read bound to a local, set False by later filters, returned first of a tuple; then
-# dot_product_attention.py:1334-1384 unpacks the tuple and tests the element before the
-# flash-attention call.
+# read bound to a local that later checks of the device and the inputs set False again,
+# returned first of a tuple; dot_product_attention.py:1334-1384 unpacks the tuple and tests
+# the element before the flash-attention call. The local holds those checks' answers too, so
+# what the function returns is not the value: not followed, and the name's word alone says
+# nothing a recipe acts on.
 UNPACKED = {
     "pkg/__init__.py": "",
     "pkg/kernels.py": KERNEL,
@@ -84,16 +86,14 @@ KEPT = {
 
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
-        "a-local-returned-in-a-tuple-unpacked-by-the-caller",
+        "a-local-bound-again-returned-in-a-tuple-is-not-the-value",
         UNPACKED,
         "X_FLASH_ATTN",
-        Role.KERNEL,
+        Role.UNKNOWN,
         Polarity.ENABLE,
         "0",
-        "unset, it runs the branch of `use_flash_attention` at pkg/dpa.py:13, which reaches "
-        "calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
-        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_FLASH_ATTN='0' leaves that branch, "
-        "and what runs instead reaches no such kernel",
+        "the name X_FLASH_ATTN says FLASH, a hint of a kernel choice, but no code it reaches "
+        "shows one: words alone are not evidence",
     ),
     (
         "a-read-returned-in-a-tuple-kept-in-a-module-name-then-unpacked",

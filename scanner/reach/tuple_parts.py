@@ -1,12 +1,12 @@
 """A carried value returned as one element of a tuple, and where the callers unpack it.
 
-``return (use_flash_attention, backend, use_fused_attention)`` at the end of a function,
-then ``(use_flash_attention, backend, _) = utils.get_attention_backend(params)`` and ``if
-use_flash_attention:`` in the caller (NVIDIA TransformerEngine pytorch/attention/
-dot_product_attention/utils.py:1141 and dot_product_attention.py:1334-1384): the caller's
-target at the element's position holds the value. A caller that keeps the whole tuple and
-returns it on (``return f()``; ``_ENV = f()`` then ``return _ENV``, a result kept once in
-a module name) hands the same element to its own callers; ``f()[i]`` is the element itself.
+``return os.environ.get("X", "auto").strip().lower(), rows`` then ``mode, rows = f()`` and
+``if mode in _OFF:`` in the caller (unslothai unsloth kernels/nvfp4.py:413, :466-467): the
+caller's target at the element's position holds the value. A caller that keeps the whole
+tuple and returns it on (``return f()``; ``_ENV = f()`` then ``return _ENV``, a result kept
+once in a module name, nvfp4.py:421-426) hands the same element to its own callers;
+``f()[i]`` is the element itself. A returned local the function binds again is not followed
+(``scanner.reach.uses``): it holds other answers too.
 """
 
 from __future__ import annotations

@@ -112,6 +112,16 @@ def _part_returned(
     held = list(outcomes) if element is carrier else _computed(element, carrier, outcomes)
     if function is None or held is None or depth >= MAX_CARRY:
         return
+    # A local the function binds again holds the machine's answers too (TransformerEngine
+    # dot_product_attention/utils.py:399-1130 sets ``use_flash_attention = False`` under
+    # dozens of checks of the device and the inputs): what it returns is not the value.
+    scope = module.function_node_around(returned)
+    if (
+        isinstance(element, ast.Name)
+        and scope is not None
+        and len(module.local_bindings(scope).get(element.id, ())) > 1
+    ):
+        return
     carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
     yield from returned_branches(module, function, held, tree, carriers, depth + 1, part)
 
