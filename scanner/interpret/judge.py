@@ -16,6 +16,7 @@ from scanner.interpret.gates import Probes, names_an_index, site_default, verdic
 from scanner.interpret.module import ParsedModule, flow_frame
 from scanner.interpret.probe import Probe
 from scanner.interpret.registries import declaration
+from scanner.interpret.returned_parts import returned_part
 from scanner.interpret.site_context import (
     an_index,
     bound_condition_says_disable,
@@ -124,7 +125,7 @@ def judge(
         stored = [s for s in stored_choices(parsed, event) if s != knob]
         more = [s for s in stored if s not in first]
         probes += [(value, probe(value)) for value in more[:MAX_NAMED]]
-        choice = bool(stored)
+        choice = bool(stored) or returned_part(event)
     found = decisions(parsed, event, probes) if gate.kind in _DECIDING and choice else ()
     return gate, _default(parsed, event, index, probes), found
 

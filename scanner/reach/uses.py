@@ -25,6 +25,7 @@ from scanner.reach.sides import TESTED, Branch, decided, leaves, string_tuples_a
 from scanner.reach.slots import filled_with, slot, slot_loads
 from scanner.reach.split_flags import handed_as_split
 from scanner.reach.truth import IsCarrier, truths, value_of
+from scanner.reach.tuple_parts import element_at, kept_and_returned, unpacked
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
 MAX_CONSUMERS = 64  # tests that use one carried value
@@ -44,9 +45,10 @@ def returned_branches(
     tree: Tree,
     carriers: Carriers,
     depth: int,
+    part: int | None = None,
 ) -> Iterator[Branch]:
     """The branches decided by calls of the function ``carried`` (defined in ``home``)
-    returns the value of."""
+    returns the value of (``part``: as that element of the tuple it returns)."""
     short = carried.rsplit(".", 1)[-1]
     count = 0
     for rel in carriers.modules_naming(home, carried[len(home.name) + 1 :].split(".", 1)[0]):
@@ -54,7 +56,7 @@ def returned_branches(
         if module is None:
             continue
         aliases = {short, *(local for local, target in module.imports.items() if target == carried)}
-        for branch in conditioned(module, carried, aliases, outcomes):
+        for branch in conditioned(module, carried, aliases, outcomes) if part is None else ():
             count += 1
             yield branch
         for call in (c for alias in sorted(aliases) for c in module.calls_named(alias)):
@@ -63,12 +65,72 @@ def returned_branches(
                 module, call, carried
             ):
                 continue
-            # no probe stored what a caller binds at module level (``ON = enabled()``)
-            for branch in uses(module, call, outcomes, tree, carriers, depth, module_store=True):
+            found = (
+                # no probe stored what a caller binds at module level (``ON = enabled()``)
+                uses(module, call, outcomes, tree, carriers, depth, module_store=True)
+                if part is None
+                else _part_used(module, call, part, outcomes, tree, carriers, depth)
+            )
+            for branch in found:
                 count += 1
                 if count > MAX_CONSUMERS:
                     return
                 yield branch
+
+
+def _part_used(
+    module: Module,
+    call: ast.Call,
+    part: int,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """The branches decided where a caller unpacks element ``part`` of the tuple ``call``
+    returns (scanner.reach.tuple_parts), or returns the tuple on to its own callers."""
+    for target in unpacked(module, call, part):
+        function = module.function_node_around(target)
+        if isinstance(target, ast.Subscript):
+            yield from uses(module, target, outcomes, tree, carriers, depth)
+        elif function is not None:
+            yield from local_tests(module, function, target.id, outcomes, tree, carriers, depth)
+    kept = kept_and_returned(module, call)
+    name = module.function_around(call) if kept is not None else None
+    if name is not None and depth < MAX_CARRY:
+        carriers.want([(module.name, name[len(module.name) + 1 :].split(".", 1)[0])])
+        yield from returned_branches(module, name, outcomes, tree, carriers, depth + 1, part)
+
+
+def _part_returned(
+    module: Module,
+    returned: ast.Tuple,
+    part: int,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+) -> Iterator[Branch]:
+    """The carried value (or a value computed from it, ``x.strip().lower()``) returned as
+    element ``part`` of a tuple: the tests of that element where the callers unpack it."""
+    function = module.function_around(returned)
+    element = returned.elts[part]
+    held = list(outcomes) if element is carrier else _computed(element, carrier, outcomes)
+    if function is None or held is None or depth >= MAX_CARRY:
+        return
+    # A local the function binds again holds the machine's answers too (TransformerEngine
+    # dot_product_attention/utils.py:399-1130 sets ``use_flash_attention = False`` under
+    # dozens of checks of the device and the inputs): what it returns is not the value.
+    scope = module.function_node_around(returned)
+    if (
+        isinstance(element, ast.Name)
+        and scope is not None
+        and len(module.local_bindings(scope).get(element.id, ())) > 1
+    ):
+        return
+    carriers.want([(module.name, function[len(module.name) + 1 :].split(".", 1)[0])])
+    yield from returned_branches(module, function, held, tree, carriers, depth + 1, part)
 
 
 def uses(
@@ -104,6 +166,13 @@ def uses(
                 yield from _flag_set(module, outer, carrier, outcomes, tree, carriers, depth)
             if isinstance(outer, ast.IfExp | ast.If):
                 yield from _picked(module, outer.test, carrier, outcomes, tree, carriers, depth)
+            return
+        part = element_at(node, carrier) if isinstance(outer, ast.Return) else None
+        if part is not None:
+            assert isinstance(node, ast.Tuple)
+            yield from _part_returned(
+                module, node, part, carrier, [*outcomes, *unset], tree, carriers, depth
+            )
             return
         if node is not carrier and isinstance(
             outer, ast.Return | ast.Assign | ast.AnnAssign | ast.keyword
