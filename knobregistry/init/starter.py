@@ -20,7 +20,7 @@ from knobregistry.registry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.registry.schema import schema_text
 from knobregistry.registry.site_reads import sites_disagree, sites_yaml
 from knobregistry.registry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
-from scanner import Knob, Role, ScanError, ScanResult
+from scanner import Knob, Polarity, Role, ScanError, ScanResult
 
 HEADER = """\
 #
@@ -268,7 +268,11 @@ def _other_platform(knob: Knob) -> Knob:
     """``knob`` left (role unknown) where it would be a switch the recipe acts on but the
     catalogue has it only as a library's setting for another platform (TRITON_INTERPRET:
     Triton's interpreter, for CPU runs): the variable is the library's, whatever the tree's
-    own branches on it reach."""
+    own branches on it reach. Unless its deterministic value is the library's own default
+    and leads away from the kernel the tree's own code runs unset (text-generation-inference
+    db931fc flash_causal_lm.py:1595-1602 turns TunableOp on unless PYTORCH_TUNABLEOP_ENABLED
+    is "0"): then the setting is the stack's, at that value, on every platform (the library
+    reads it as it does unset)."""
     if knob.role not in (Role.KERNEL, Role.DETERMINISM):
         return knob
     found = [
@@ -278,12 +282,36 @@ def _other_platform(knob: Knob) -> Knob:
         return knob
     first = found[0]
     platform = first.platform.value
+    if _leads_away_as_unset(knob, found):
+        reason = (
+            f"a determinism setting of {first.library} for {platform} runs in the catalogue: "
+            f"{first.value_text!r} gives {first.meaning}, and is the library's own default "
+            f"({first.source}); the tree's own code reads it: {knob.role_reason}"
+        )
+        return replace(knob, role=Role.STACK, role_reason=reason)
     reason = (
         f"a setting of {first.library} for {platform} runs in the catalogue ({first.meaning}; "
         f"{first.source}), not a switch of this tree's: the recipe leaves it (`knobs init "
         f"--platform {platform}` for a {platform} run)"
     )
     return replace(knob, role=Role.UNKNOWN, role_reason=reason)
+
+
+def _leads_away_as_unset(knob: Knob, found: Sequence[Entry]) -> bool:
+    """Whether every catalogue setting of ``knob`` has one deterministic value, the
+    library's default, which turns off each site of the tree's own kernel switch that is on
+    by default (so writing it turns the tree's kernel off and leaves the library as it is
+    unset)."""
+    values = {e.deterministic for e in found}
+    if len(values) != 1 or any(e.default is None or e.default != e.deterministic for e in found):
+        return False
+    value = values.pop()
+    if not isinstance(value, str) or knob.role is not Role.KERNEL or not knob.default_on:
+        return False
+    if knob.polarity is not Polarity.ENABLE:
+        return False
+    on = [s.gate for s in knob.sites if s.gate.default_on]
+    return bool(on) and all(value in gate.off_values for gate in on)
 
 
 def _stack_variables(found: Sequence[Entry]) -> list[str]:

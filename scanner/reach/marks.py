@@ -98,6 +98,11 @@ _CALLS = {
     "torch.scatter_add": MarkKind.ATOMIC,
     "torch.use_deterministic_algorithms": MarkKind.DETERMINISM,
 }
+# PyTorch's TunableOp: ``enable()`` turns it on, ``tuning_enable()`` lets it time every GEMM
+# algorithm of rocBLAS / hipBLASLt (cuBLAS(Lt) on CUDA) and keep the fastest, each with
+# ``val=True`` by default (https://docs.pytorch.org/docs/stable/cuda.tunable.html); called
+# with False, they turn it off.
+_TUNABLE = frozenset({"torch.cuda.tunable.enable", "torch.cuda.tunable.tuning_enable"})
 _ATOMIC_METHODS = frozenset({"index_add_", "scatter_add_", "scatter_reduce_", "index_reduce_"})
 # Triton's tl.atomic_*, and cuTile's ct.atomic_add / atomic_cas / ... (cutile-python
 # cuda/tile: the atomic operations on an array, https://docs.nvidia.com/cuda/cutile-python/).
@@ -154,6 +159,9 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
                 found.append(Mark(kind, f"{name}(True)", module.rel, line))
         elif kind is not None:
             found.append(Mark(kind, name, module.rel, line))
+        elif name in _TUNABLE:
+            if _turned_on(call, "val"):
+                found.append(Mark(MarkKind.AUTOTUNE, f"{name}()", module.rel, line))
         elif name.startswith(_TRITON_ATOMICS):
             found.append(Mark(MarkKind.ATOMIC, name, module.rel, line))
         elif name.startswith("torch.optim.") and _keyword_true(call, "fused"):
@@ -347,6 +355,17 @@ def _first_true(call: ast.Call) -> bool:
         else next((k.value for k in call.keywords if k.arg == "mode"), None)
     )
     return value is not None and _is_true(value)
+
+
+def _turned_on(call: ast.Call, keyword: str) -> bool:
+    """Whether a switch call whose first argument (``keyword``) defaults to True turns it on:
+    no argument, or True."""
+    value = (
+        call.args[0]
+        if call.args
+        else next((k.value for k in call.keywords if k.arg == keyword), None)
+    )
+    return value is None or _is_true(value)
 
 
 def _keyword_true(call: ast.Call, keyword: str) -> bool:
