@@ -30,6 +30,7 @@ from scanner.reach.marks import (
 from scanner.reach.modules import Definition, Module, Tree
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
+from scanner.reach.shapes import called
 from scanner.reach.split_reduction import split_marks
 from scanner.reach.star_names import star_imported
 from scanner.reach.walked import Walked
@@ -582,9 +583,7 @@ class _Walker:
             self._process(call, loads, always)
         elif loads is not None:
             self.found.loaded.add(f"{loads} at {self.module.rel}:{call.lineno}")
-        func = call.func
-        if isinstance(func, ast.Subscript):  # kernel[grid](...): a Triton launch
-            func = func.value
+        func = called(call)
         if isinstance(func, ast.Attribute) and func.attr == "apply":
             self._follow(func.value, always, entries=_FUNCTION_ENTRY)
         else:

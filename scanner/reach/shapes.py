@@ -8,6 +8,12 @@ from collections.abc import Callable, Iterator, Sequence
 from scanner.reach.truth import IsCarrier
 
 
+def called(call: ast.Call) -> ast.expr:
+    """What ``call`` calls: its function, or the kernel a Triton launch ``kernel[grid](...)``
+    runs."""
+    return call.func.value if isinstance(call.func, ast.Subscript) else call.func
+
+
 def named(name: str) -> IsCarrier:
     """The test for a load of the local ``name``."""
     return lambda node: isinstance(node, ast.Name) and node.id == name
