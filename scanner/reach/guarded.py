@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from scanner.model import Outcome
 from scanner.reach.modules import Module
-from scanner.reach.shapes import named
+from scanner.reach.shapes import named, own_returns
 from scanner.reach.sides import string_tuples_around
 from scanner.reach.truth import IsCarrier, truths
 
@@ -76,7 +76,7 @@ def fallen_through(
     if any(v is None for v, _ in held) or not any(v is None for v, _ in outcomes):
         return []
     unset = [(v, o) for v, o in outcomes if v is None]
-    returns = _own_returns(function)
+    returns = own_returns(function)
     is_name = named(name)
     carried = [r.value for r in returns if r.value is not None and _names(r.value, is_name)]
     truths_only = bool(carried) and all(_boolean(v) for v in carried)
@@ -99,21 +99,6 @@ def fallen_through(
 def _names(node: ast.expr, is_name: IsCarrier) -> bool:
     """Whether ``node`` uses the local ``is_name`` accepts."""
     return any(is_name(n) for n in ast.walk(node) if isinstance(n, ast.expr))
-
-
-def _own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
-    """The returns of ``function``, not of the functions nested in it."""
-    found: list[ast.Return] = []
-    pending: list[ast.AST] = list(function.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Return):
-            found.append(node)
-        elif not isinstance(
-            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
-        ):
-            pending.extend(ast.iter_child_nodes(node))
-    return found
 
 
 def _boolean(node: ast.expr) -> bool:
