@@ -117,6 +117,7 @@ class Reach:
         self._loaders: dict[str, tuple[str, str, int] | None] = {}
         self._inheriting: set[str] = set()
         self._graphs: dict[str, Found] = {}
+        self._optional: dict[tuple[str, str], str | None] = {}
         self.holder = Holder(self)
 
     def of_statements(
@@ -276,7 +277,12 @@ class Reach:
             return None
         module, rest = split
         head, dot, _ = rest.partition(".")
-        return optional_package(module, head) if dot and head in module.globals else None
+        if not dot or head not in module.globals:
+            return None
+        key = (module.rel, head)
+        if key not in self._optional:
+            self._optional[key] = optional_package(module, head)
+        return self._optional[key]
 
     def reached(self, found: Found, depth: int = MAX_DEPTH) -> dict[str, tuple[Module, str]]:
         """The tree's definitions the code of ``found`` calls, and those they call, up to
