@@ -90,6 +90,25 @@ NO_ATOMIC = {
     ),
 }
 
+# The same flag handed to a Triton kernel's launch (``kernel[grid](..., deterministic_output=
+# ...)``, the launch form of state-spaces/mamba e9594ce1 ops/triton/ssd_chunk_scan.py:1460 with
+# :601-604, ``tl.atomic_add`` where the flag is false): the launch calls the kernel.
+LAUNCH = {
+    **PLANNER,
+    "pkg/b12x/moe/execution.py": (
+        "import triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def _reduce_kernel(out_ptr, x, deterministic_output: tl.constexpr):\n"
+        "    if deterministic_output:\n"
+        "        tl.store(out_ptr, x)\n"
+        "    else:\n"
+        "        tl.atomic_add(out_ptr, x)\n\n\n"
+        "def lower_execution(spec, *, deterministic_output=False):\n"
+        "    _reduce_kernel[(1,)](spec, 1, deterministic_output=deterministic_output)\n"
+        "    return spec\n"
+    ),
+}
+
 HANDED = (
     "X_DETERMINISTIC_OUTPUT='1' makes `bool(deterministic_output)` at pkg/b12x/moe/impl.py:22 "
     "true, and it is handed on as deterministic_output= to lower_execution at "
@@ -113,6 +132,14 @@ CASES = [
         Polarity.ENABLE,
         "0",
         HANDED.format(atomic="atomic_scatter at pkg/b12x/moe/execution.py:6"),
+    ),
+    (
+        "a-kernel-launch-takes-an-atomic-add-where-it-is-false",
+        LAUNCH,
+        Role.DETERMINISM,
+        Polarity.ENABLE,
+        "0",
+        HANDED.format(atomic="tl.atomic_add at pkg/b12x/moe/execution.py:10"),
     ),
     (
         "the-keyword-alone-is-no-evidence",

@@ -28,8 +28,10 @@ from scanner.reach.marks import (
     node_marks,
 )
 from scanner.reach.modules import Definition, Module, Tree
+from scanner.reach.optional import optional_package
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
+from scanner.reach.shapes import called
 from scanner.reach.split_reduction import split_marks
 from scanner.reach.star_names import star_imported
 from scanner.reach.walked import Walked
@@ -115,6 +117,7 @@ class Reach:
         self._loaders: dict[str, tuple[str, str, int] | None] = {}
         self._inheriting: set[str] = set()
         self._graphs: dict[str, Found] = {}
+        self._optional: dict[tuple[str, str], str | None] = {}
         self.holder = Holder(self)
 
     def of_statements(
@@ -265,6 +268,21 @@ class Reach:
             and head not in package.globals
             and self.tree.starred(package, head) is None  # ``from .modes import *``
         )
+
+    def optional(self, dotted: str | None) -> str | None:
+        """The package outside the tree ``dotted`` is called through, where a module name of
+        the tree is bound to it as an optional import (``scanner.reach.optional``)."""
+        split = self.tree.split(dotted) if dotted is not None else None
+        if split is None:
+            return None
+        module, rest = split
+        head, dot, _ = rest.partition(".")
+        if not dot or head not in module.globals:
+            return None
+        key = (module.rel, head)
+        if key not in self._optional:
+            self._optional[key] = optional_package(module, head)
+        return self._optional[key]
 
     def reached(self, found: Found, depth: int = MAX_DEPTH) -> dict[str, tuple[Module, str]]:
         """The tree's definitions the code of ``found`` calls, and those they call, up to
@@ -582,19 +600,27 @@ class _Walker:
             self._process(call, loads, always)
         elif loads is not None:
             self.found.loaded.add(f"{loads} at {self.module.rel}:{call.lineno}")
-        func = call.func
-        if isinstance(func, ast.Subscript):  # kernel[grid](...): a Triton launch
-            func = func.value
+        func = called(call)
         if isinstance(func, ast.Attribute) and func.attr == "apply":
             self._follow(func.value, always, entries=_FUNCTION_ENTRY)
         else:
             self._follow(func, always)
             if isinstance(func, ast.Name | ast.Attribute) and self._unnamed(func):
                 self._held(func, always)
-            if isinstance(func, ast.Attribute) and self.reach.absent(self.module.resolve(func)):
-                self.found.absent.add(
-                    f"{self.module.resolve(func)} ({self.module.rel}:{call.lineno})"
-                )
+            if isinstance(func, ast.Attribute):
+                self._unread(func, call.lineno)
+
+    def _unread(self, func: ast.Attribute, line: int) -> None:
+        """A call of a name the tree's module lacks, or of a package it imports as optional:
+        code the tree does not hold."""
+        dotted = self.module.resolve(func)
+        where = f"{self.module.rel}:{line}"
+        if self.reach.absent(dotted):
+            self.found.absent.add(f"{dotted} ({where})")
+            return
+        package = self.reach.optional(dotted)
+        if package is not None:
+            self.found.absent.add(f"{dotted} ({where}; {package}, imported as optional)")
 
     def _unnamed(self, func: ast.Name | ast.Attribute) -> bool:
         """Whether ``func`` names nothing of a module: a local, or a method of an object a

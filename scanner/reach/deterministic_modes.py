@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from scanner.model import Outcome
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module, Tree
+from scanner.reach.shapes import called
 from scanner.reach.sides import Branch
 
 FAMILY = "deterministic_"  # the keyword's prefix: deterministic_output=, deterministic_reduce=
@@ -45,7 +46,7 @@ def handed_mode(
     atomic = atomic_choice(tree, module, call, outer.arg)
     if atomic is None:
         return None
-    callee = module.resolve(call.func, module.owner_class(call)) or ""
+    callee = module.resolve(called(call), module.owner_class(call)) or ""
     what, rel, line = atomic
     shown = (
         f"{outer.arg}= to {callee.rsplit('.', 1)[-1]} at {module.rel}:{outer.lineno}, "
@@ -152,7 +153,7 @@ def _atomic_named(nodes: Sequence[ast.AST]) -> tuple[str, int] | None:
 def _callee(tree: Tree, module: Module, call: ast.Call) -> tuple[Module, Function] | None:
     """The module-level function of the tree ``call`` calls, also where the import names a
     package the tree holds under a longer name (``import b12x.moe.x`` for ``pkg/b12x/moe/x.py``)."""
-    dotted = module.resolve(call.func, module.owner_class(call))
+    dotted = module.resolve(called(call), module.owner_class(call))
     if dotted is None:
         return None
     package, _, name = dotted.rpartition(".")

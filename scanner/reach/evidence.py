@@ -48,6 +48,7 @@ from scanner.reach.setters import only_sets_kept
 from scanner.reach.sides import Branch
 from scanner.reach.site_strings import site_compared
 from scanner.reach.trainer_keys import trainer_key
+from scanner.reach.trials import trial_raise
 from scanner.reach.weight_loading import weight_loading
 from scanner.roles import Evidence
 from scanner.suite_files import TEST_FILE
@@ -679,6 +680,15 @@ class _Judged:
                 f"{self.knob.name}={value!r} skips that branch and runs nothing in its place, "
                 "so the work it does may be left undone: a person must say",
             )
+        trial = self._trial(lost)
+        if trial is not None:
+            return Evidence(
+                Role.SAFETY,
+                f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} skips that branch, a trial of that code whose "
+                f"failure it turns into an error (raise at {trial}) and whose result it "
+                "drops: a check, not a kernel choice",
+            )
         quantizer = self._quantizer(instead)
         if quantizer is not None:
             return Evidence(
@@ -755,6 +765,14 @@ class _Judged:
             value=value,
             default_reaches=True,
         )
+
+    def _trial(self, lost: Sequence[Branch]) -> str | None:
+        """Where every branch left that reaches a kernel is a trial of code whose failure it
+        turns into an error, in a function that returns nothing (``scanner.reach.trials``):
+        the first such raise."""
+        kernels = [b for b in lost if self._part(self.code.summary(b), "kernel")]
+        found = [trial_raise(b) for b in kernels]
+        return found[0] if kernels and all(found) else None
 
     def _same_operation(self, lost: Sequence[Branch], left: frozenset[Mark]) -> str | None:
         """Where every branch left that reaches a kernel of ``left`` computes one operation

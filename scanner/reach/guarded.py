@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 from scanner.model import Outcome
 from scanner.reach.modules import Module
-from scanner.reach.shapes import named
+from scanner.reach.shapes import named, own_returns
 from scanner.reach.sides import string_tuples_around
-from scanner.reach.truth import truths
+from scanner.reach.truth import IsCarrier, truths
 
 
 def reaching(
@@ -47,7 +47,7 @@ def _held(
     side: bool,
 ) -> list[tuple[str | None, Outcome]]:
     is_name = named(name)
-    if not any(is_name(n) for n in ast.walk(test) if isinstance(n, ast.expr)):
+    if not _names(test, is_name):
         return list(outcomes)
     names = string_tuples_around(module, test)
     kept = []
@@ -68,40 +68,37 @@ def fallen_through(
     """What ``function`` may return with the variable unset, where a guard keeps unset away
     from the return of the carried local and the function's other returns compute their
     value without it: each constant returned (``return "dequant"``), or both truths of a
-    boolean computed from the machine (``return torch.version.hip is None``); none when a
-    return it may reach says neither (unslothai unsloth kernels/nf4_gemv.py:179-181)."""
+    boolean computed from the machine (``return torch.version.hip is None``, unslothai
+    unsloth kernels/nf4_gemv.py:179-181), or of a call where every return of the local is a
+    truth (``return env[0] == '1'`` / ``return torch.are_deterministic_algorithms_enabled()``,
+    state-spaces/mamba mamba_ssm/utils/determinism.py:21-27: the rule of
+    ``branches._computed_unset``); none when a return it may reach says neither."""
     if any(v is None for v, _ in held) or not any(v is None for v, _ in outcomes):
         return []
     unset = [(v, o) for v, o in outcomes if v is None]
+    returns = own_returns(function)
+    is_name = named(name)
+    carried = [r.value for r in returns if r.value is not None and _names(r.value, is_name)]
+    truths_only = bool(carried) and all(_boolean(v) for v in carried)
     found: list[Outcome] = []
-    for statement in _own_returns(function):
+    for statement in returns:
         value = statement.value
-        if value is None or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+        if value is None or _names(value, is_name):
             continue  # the carried local's return, or a bare return
         if not reaching(module, statement, name, unset):
             continue  # unset never gets there
         if isinstance(value, ast.Constant) and isinstance(value.value, str | bool | int | float):
             found.append(value.value)
-        elif _boolean(value):
+        elif _boolean(value) or (truths_only and isinstance(value, ast.Call)):
             found.extend((True, False))
         else:
             return []
     return [(None, o) for o in dict.fromkeys(found)] if len(set(found)) > 1 else []
 
 
-def _own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
-    """The returns of ``function``, not of the functions nested in it."""
-    found: list[ast.Return] = []
-    pending: list[ast.AST] = list(function.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Return):
-            found.append(node)
-        elif not isinstance(
-            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
-        ):
-            pending.extend(ast.iter_child_nodes(node))
-    return found
+def _names(node: ast.expr, is_name: IsCarrier) -> bool:
+    """Whether ``node`` uses the local ``is_name`` accepts."""
+    return any(is_name(n) for n in ast.walk(node) if isinstance(n, ast.expr))
 
 
 def _boolean(node: ast.expr) -> bool:

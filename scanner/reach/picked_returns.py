@@ -11,10 +11,10 @@ another, and the callers' tests of what it returns (``if layout is None: return 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 from scanner.model import Outcome
 from scanner.reach.modules import Module
+from scanner.reach.shapes import own_returns
 
 _PLAIN = (str, bool, int, float, type(None))
 
@@ -56,7 +56,7 @@ def picked_constants(module: Module, test: ast.expr, carrier: ast.expr) -> Picke
     ):
         return None
     others: list[Outcome] = []
-    for statement in _own_returns(function):
+    for statement in own_returns(function):
         if statement.lineno <= end:
             continue
         value = _plain(statement.value) if statement.value is not None else (None,)
@@ -75,14 +75,3 @@ def _plain(node: ast.expr) -> tuple[Outcome] | None:
         value: Outcome = node.value
         return (value,)
     return None
-
-
-def _own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.Return]:
-    """The returns of ``function`` itself (nested functions and classes left out)."""
-    pending: list[ast.AST] = list(function.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Return):
-            yield node
-        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            pending.extend(ast.iter_child_nodes(node))

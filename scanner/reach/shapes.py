@@ -8,6 +8,25 @@ from collections.abc import Callable, Iterator, Sequence
 from scanner.reach.truth import IsCarrier
 
 
+def called(call: ast.Call) -> ast.expr:
+    """What ``call`` calls: its function, or the kernel a Triton launch ``kernel[grid](...)``
+    runs."""
+    return call.func.value if isinstance(call.func, ast.Subscript) else call.func
+
+
+def own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
+    """The returns of ``function`` itself (nested functions and classes left out)."""
+    found: list[ast.Return] = []
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
 def named(name: str) -> IsCarrier:
     """The test for a load of the local ``name``."""
     return lambda node: isinstance(node, ast.Name) and node.id == name

@@ -20,7 +20,7 @@ from scanner.reach.module_flags import module_flags_set
 from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.picked_returns import picked_constants
-from scanner.reach.shapes import assigns, constant, constants_set, named, returns_naming
+from scanner.reach.shapes import assigns, called, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, leaves, string_tuples_around
 from scanner.reach.slots import filled_with, slot, slot_loads
 from scanner.reach.split_flags import handed_as_split
@@ -877,8 +877,7 @@ def _callee(
 ) -> tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef] | None:
     """The function of the tree a call calls, and its module; a Triton kernel's launch
     (``kernel[grid](...)``) calls the kernel."""
-    func = call.func.value if isinstance(call.func, ast.Subscript) else call.func
-    dotted = module.resolve(func, module.owner_class(call))
+    dotted = module.resolve(called(call), module.owner_class(call))
     split = tree.split(tree.reexported(dotted)) if dotted is not None else None
     if split is not None:
         target, local = split
