@@ -4,8 +4,9 @@ A run sees the value it probes only where it reads the variable (``Evaluator.ask
 The statements of the site's scope before the one that holds the site, where they do not
 read it, run alike for every value: they are run once, and each later probe goes on from
 a copy of where they left the run. The copy is exact when the scope's locals hold only
-values nothing changes in place (no object, closure, list or dict, which a later statement
-could change through another name), and the module's shared caches are as they were when
+values nothing changes in place (no object or closure, which a later statement could
+change through another name; the interpreter builds a new list or dict for every change),
+and the module's shared caches are as they were when
 it was taken (a run started from other caches could take other steps).
 """
 
@@ -139,4 +140,6 @@ def _fixed_value(value: object) -> bool:
         return True
     if isinstance(value, tuple | frozenset):
         return all(_fixed_value(item) for item in value)
+    if isinstance(value, dict):
+        return all(_fixed_value(k) and _fixed_value(v) for k, v in value.items())
     return False
