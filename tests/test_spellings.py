@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from scanner import ScanResult, scan
-from scanner.interpret import judge, spellings
+from scanner.interpret import spellings
+from scanner.interpret.site_runs import SiteRuns
 from tests.conftest import write_tree
 
 # The shapes of switch tests in real trees, each a site of its own knob. The first ones
@@ -102,13 +103,13 @@ def _decisions(result: ScanResult) -> list[object]:
 def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
     """Every run of a site's code, by the value it was given."""
     runs: list[str | None] = []
-    probe = judge._probe
+    probe = SiteRuns.__call__
 
-    def counting(*args: object) -> object:
-        runs.append(args[3])  # type: ignore[arg-type]
-        return probe(*args)  # type: ignore[arg-type]
+    def counting(self: SiteRuns, value: str | None) -> object:
+        runs.append(value)
+        return probe(self, value)
 
-    monkeypatch.setattr(judge, "_probe", counting)
+    monkeypatch.setattr(SiteRuns, "__call__", counting)
     return runs
 
 

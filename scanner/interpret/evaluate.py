@@ -85,6 +85,23 @@ class Observation:
     # (``args.deterministic_mode``; ``not (...)`` for an else branch).
     conditions: list[str] = field(default_factory=list)
 
+    def copy(self, chain: dict[int, V] | None = None) -> Observation:
+        """A copy with collections of its own (``chain``: a chain in place of this one's)."""
+        return replace(
+            self,
+            chain=dict(self.chain) if chain is None else chain,
+            tests=list(self.tests),
+            site_tests=set(self.site_tests),
+            names=list(self.names),
+            opaque=list(self.opaque),
+            undecided=list(self.undecided),
+            limits=list(self.limits),
+            compared=set(self.compared),
+            comparisons=list(self.comparisons),
+            guards=dict(self.guards),
+            conditions=list(self.conditions),
+        )
+
 
 class Evaluator:
     """Evaluates expressions and statements for one (variable, value) setting."""
@@ -98,7 +115,8 @@ class Evaluator:
         self.seen = Observation()
         self.reads = ReadLog()  # what the run did with the set values it read
         self.factories: set[int] = set()  # calls of closure factories, already called through
-        self._steps = 0
+        self.steps = 0
+        self.asked = 0  # reads of the variable under study (which alone see the value probed)
         self._at_site = 0
         # ``A and B`` / ``A or B``: the truth of each side that depends on the site's value,
         # by the side's node id (see ``_operand_tests``).
@@ -106,10 +124,18 @@ class Evaluator:
 
     # -- entry points ------------------------------------------------------
 
-    def run(self, statements: Sequence[cst.CSTNode], frame: Frame) -> Observation:
-        """Execute ``statements`` in ``frame`` and return what was observed."""
+    def run(
+        self,
+        statements: Sequence[cst.CSTNode],
+        frame: Frame,
+        start: int = 0,
+        stop: int | None = None,
+    ) -> Observation:
+        """Execute ``statements`` in ``frame`` and return what was observed; from ``start``
+        (a run resumed there), up to ``stop`` (a run paused there: its flow is NEXT if it
+        got there)."""
         try:
-            self.seen.flow = self.block(statements, frame)
+            self.seen.flow = self.block(statements, frame, start, stop)
         except _OutOfSteps:
             self.seen.complete = False
         return self.seen
@@ -140,9 +166,15 @@ class Evaluator:
 
     # -- statements --------------------------------------------------------
 
-    def block(self, statements: Sequence[cst.CSTNode], frame: Frame) -> Flow:
-        for at, statement in enumerate(statements):
-            flow = self.statement(statement, frame)
+    def block(
+        self,
+        statements: Sequence[cst.CSTNode],
+        frame: Frame,
+        start: int = 0,
+        stop: int | None = None,
+    ) -> Flow:
+        for at in range(start, len(statements) if stop is None else stop):
+            flow = self.statement(statements[at], frame)
             if flow.kind == "next":
                 continue
             if not frame.control and self._site_after(statements, at):
@@ -413,8 +445,8 @@ class Evaluator:
                 self.seen.tests.append((id(side), truth, _is_none_check(side)))
 
     def _tick(self) -> None:
-        self._steps += 1
-        if self._steps > MAX_STEPS:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
             raise _OutOfSteps
 
     # -- expressions (see expressions.py) -----------------------------------
@@ -456,6 +488,7 @@ class Evaluator:
             if kind == "contains":
                 return V(value=False, assumed=True)
             return replace(default, assumed=True)
+        self.asked += 1
         at_site = self._at_site > 0
         if at_site:
             self.seen.reached = True

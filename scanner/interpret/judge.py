@@ -13,7 +13,7 @@ from scanner.interpret.decisions import decisions
 from scanner.interpret.evaluate import NOT_SEEN, Observation
 from scanner.interpret.frames import Frame
 from scanner.interpret.gates import Probes, names_an_index, site_default, verdict
-from scanner.interpret.module import ParsedModule, flow_frame
+from scanner.interpret.module import ParsedModule
 from scanner.interpret.probe import Probe
 from scanner.interpret.registries import declaration
 from scanner.interpret.returned_parts import returned_part
@@ -24,7 +24,8 @@ from scanner.interpret.site_context import (
     guards_a_write,
     used_as_value,
 )
-from scanner.interpret.spellings import ReadLog, SharedRuns
+from scanner.interpret.site_runs import SiteRuns
+from scanner.interpret.spellings import SharedRuns
 from scanner.interpret.stored_choices import stored_choices
 from scanner.interpret.stored_reads import follow_store
 from scanner.interpret.values import UNKNOWN, Opaque, V
@@ -41,7 +42,6 @@ from scanner.settings import Settings
 from scanner.syntax.events import Event
 from scanner.syntax.index import SETTER, WrapperIndex
 from scanner.syntax.reads import read_arguments
-from scanner.syntax.scopes import body_statements
 
 CANDIDATES: tuple[str | None, ...] = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
 # Probed first: what tells a switch from a value. Every string the code compares with is
@@ -186,9 +186,7 @@ def _prober(
     """How to probe one site. A registry field's method (``envs.X.get()``) is run alone
     first: set values it answers alike (``"1"``, ``"true"``, ``"yes"`` for an ``EnvBool``)
     give the code around it the same value, and share one run of that code."""
-    shared = SharedRuns(
-        lambda value: _probe(parsed, event, knob, value, index), lambda: len(parsed.shared)
-    )
+    shared = SharedRuns(SiteRuns(parsed, event, knob, index), lambda: len(parsed.shared))
     if event.field is None or not event.is_read:
         return shared
     runs: dict[tuple[object, ...], Observation] = {}
@@ -218,29 +216,6 @@ def _prober(
         return found
 
     return probe
-
-
-def _probe(
-    parsed: ParsedModule, event: Event, knob: str, value: str | None, index: WrapperIndex
-) -> tuple[Observation, ReadLog]:
-    """One run of the site's code with ``value``: what it saw, and what it did with the
-    value it read."""
-    probe = Probe(
-        knob=knob,
-        value=value,
-        site=id(event.node),
-        site_name=event.name,
-        target=event.target,
-        chain=frozenset(event.chain),
-    )
-    evaluator = parsed.evaluator(index, probe)
-    frame = flow_frame(parsed, event, evaluator)
-    scope = event.unit.scope
-    if isinstance(scope, cst.Lambda):
-        return evaluator.run_expression(scope.body, frame), evaluator.reads
-    if isinstance(scope, cst.FunctionDef):
-        return evaluator.run(body_statements(scope.body), frame), evaluator.reads
-    return evaluator.run(event.unit.statements, frame), evaluator.reads
 
 
 def named_strings(parsed: ParsedModule, event: Event) -> tuple[str, ...]:

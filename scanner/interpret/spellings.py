@@ -161,17 +161,4 @@ def _answer(template: _Template, value: str) -> Observation | None:
         if compared.method is not None:
             swapped[id(compared.operand)] = replace(compared.operand, value=given)
     seen = template.observation
-    return replace(
-        seen,
-        chain={node: swapped.get(id(v), v) for node, v in seen.chain.items()},
-        tests=list(seen.tests),
-        site_tests=set(seen.site_tests),
-        names=list(seen.names),
-        opaque=list(seen.opaque),
-        undecided=list(seen.undecided),
-        limits=list(seen.limits),
-        compared=set(seen.compared),
-        comparisons=list(seen.comparisons),
-        guards=dict(seen.guards),
-        conditions=list(seen.conditions),
-    )
+    return seen.copy({node: swapped.get(id(v), v) for node, v in seen.chain.items()})
