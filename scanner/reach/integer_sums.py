@@ -50,10 +50,13 @@ def adds_integers(module: Module, call: ast.Call) -> bool:
 
 def _integer(module: Module, value: ast.expr) -> bool:
     """A tensor made with an integer dtype (``torch.zeros(n, dtype=torch.int32)``) or cast
-    to one (``x.long()``)."""
+    to one (``x.long()``, ``(ids >= 0).to(torch.int32)``)."""
     if not isinstance(value, ast.Call):
         return False
-    if isinstance(value.func, ast.Attribute) and value.func.attr in _INTEGER_CASTS:
+    method = value.func.attr if isinstance(value.func, ast.Attribute) else None
+    if method in _INTEGER_CASTS:
         return not value.args and not value.keywords
     dtype = next((k.value for k in value.keywords if k.arg == "dtype"), None)
+    if dtype is None and method == "to" and value.args:
+        dtype = value.args[0]
     return dtype is not None and module.resolve(dtype) in _INTEGERS
