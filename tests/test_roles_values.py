@@ -155,7 +155,63 @@ COMBINED = {
     ),
 }
 
+# unslothai/unsloth (unsloth_zoo) temporary_patches/moe_routing_triton.py:43-45,168-176,
+# 241-266,330-345: the value kept at module level and compared there into two names, one that
+# kills the Triton routing kernel ("0") and one that forces it on ROCm ("1"): three behaviours
+# (auto, killed, forced), so the uses disagree on a default: a choice. The torch path counts
+# with an integer scatter_add_ (exact in any order), which the kernel's first launch is also
+# checked against: "0" leaves the kernel for code that shows none.
+TRI = {
+    "pkg/__init__.py": "",
+    "pkg/routing.py": (
+        "import os\n\nimport torch\nimport triton\nimport triton.language as tl\n\n"
+        '_ENV = os.environ.get("X_TRITON_ROUTING", "auto").strip().lower()\n'
+        '_KILLED = _ENV in ("0", "false", "off", "no")\n'
+        '_FORCED = _ENV in ("1", "true", "on", "yes")\n\n\n'
+        "@triton.jit\ndef _sort_kernel(x_ptr, n):\n    tl.store(x_ptr, n)\n\n\n"
+        "def torch_routing_sort(idx, n):\n"
+        "    index = idx.reshape(-1).long()\n"
+        "    counts = torch.zeros(n, dtype=torch.int32, device=idx.device)\n"
+        "    counts.scatter_add_(0, index, torch.ones_like(index, dtype=torch.int32))\n"
+        "    return counts, index.argsort(stable=True)\n\n\n"
+        "def _verified_launch(idx, n):\n"
+        "    _sort_kernel[(1,)](idx, n)\n"
+        "    ref = torch_routing_sort(idx, n)\n"
+        "    return idx, ref\n\n\n"
+        "def routing_sort(idx, n):\n"
+        "    if not _KILLED and idx.is_cuda and (torch.version.hip is None or _FORCED):\n"
+        "        return _verified_launch(idx, n)\n"
+        "    return torch_routing_sort(idx, n)\n"
+    ),
+}
+# The same where the torch path adds floats: their order changes the sum, so "0" leaves one
+# kernel for another, and the code shows no switch.
+TRI_FLOAT = {
+    **TRI,
+    "pkg/routing.py": TRI["pkg/routing.py"].replace("torch.int32", "torch.float32"),
+}
+
 CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
+    (
+        "a-kept-value-killed-by-one-name-forced-by-another",
+        TRI,
+        "X_TRITON_ROUTING",
+        Role.KERNEL,
+        "0",
+        "unset, it runs the branch of `not _KILLED and idx.is_cuda and (torch.version.hip is "
+        "Non...` at pkg/routing.py:31, which reaches calls _verified_launch (pkg/routing.py:24) "
+        "-> calls _sort_kernel (pkg/routing.py:13) -> @triton.jit _sort_kernel at "
+        "pkg/routing.py:13; X_TRITON_ROUTING='0' leaves that branch, and what runs instead "
+        "reaches no such kernel",
+    ),
+    (
+        "the-same-where-the-torch-path-adds-floats",
+        TRI_FLOAT,
+        "X_TRITON_ROUTING",
+        Role.VALUE,
+        None,
+        "not a switch: the code uses its value",
+    ),
     (
         "kept-in-a-module-dict-slot",
         SLOT,
@@ -252,6 +308,11 @@ def test_a_name_combined_with_the_machine_at_module_level(tmp_path: Path) -> Non
 
 def test_a_kept_choice_is_on_by_default(tmp_path: Path) -> None:
     knob = scanned_knob(tmp_path, SLOT, "X_FUSED_SWIGLU")
+    assert (knob.kind, knob.default_on, knob.off_value) == (GateKind.VALUE, True, "0")
+
+
+def test_uses_that_disagree_on_the_default_make_a_choice(tmp_path: Path) -> None:
+    knob = scanned_knob(tmp_path, TRI, "X_TRITON_ROUTING")
     assert (knob.kind, knob.default_on, knob.off_value) == (GateKind.VALUE, True, "0")
 
 

@@ -84,7 +84,9 @@ def follow_store(
         where = ", ".join(_name(f) for f, _ in consumers)
         return unknown_gate(f"stored in {binding.name!r} and used in {where}, not judged there")
     if len({g.default_on for g in verdicts}) > 1:
-        return unknown_gate(f"the uses of {binding.name!r} disagree on its default")
+        # ``_KILLED = _X in ("0", "off")`` and ``_FORCED = _X in ("1", "on")``: one use on
+        # unset, another off: the value picks among more than two behaviours, a choice
+        return VALUE_GATE
     return verdicts[0]
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from scanner.determinism import SETTINGS
+from scanner.reach.integer_sums import adds_integers
 from scanner.reach.jax_calls import ffi_primitive
 from scanner.reach.libraries import library_of
 from scanner.reach.modules import Module
@@ -183,9 +184,10 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
                 found.append(Mark(MarkKind.CUSTOM_OP, shown, module.rel, line))
     elif isinstance(call.func, ast.Attribute):
         method = call.func.attr
-        if method in _ATOMIC_METHODS or (
-            method == "index_put_" and _keyword_true(call, "accumulate")
-        ):
+        if (
+            method in _ATOMIC_METHODS
+            or (method == "index_put_" and _keyword_true(call, "accumulate"))
+        ) and not adds_integers(module, call):
             found.append(Mark(MarkKind.ATOMIC, f".{method}()", module.rel, line))
         elif method == "compile" and _module_compile(call):
             found.append(Mark(MarkKind.COMPILE, "torch.nn.Module.compile()", module.rel, line))

@@ -4,7 +4,7 @@
 not in ("0", "false", "off")`` (unslothai unsloth_zoo temporary_patches/moe_fused_swiglu.py:62-64):
 the branches further on test the slot, not the strings, yet "0" is a choice the code names
 for the value, so it is weighed as one. So are the keys of a literal table a module-level
-read is looked up in.
+read is looked up in, and the strings module-level statements compare it with.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ def site_compared(knob: Knob, tree: Tree) -> set[str]:
         if function is None and held:
             for statement in module.tree.body:
                 found.update(_table_keys(statement, held))
+                found.update(_compared_at_module_level(module, statement, held))
     return found
 
 
@@ -65,6 +66,19 @@ def _table_keys(statement: ast.stmt, names: set[str]) -> Iterator[str]:
             for key in node.func.value.keys:
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     yield key.value
+
+
+def _compared_at_module_level(
+    module: Module, statement: ast.stmt, names: set[str]
+) -> Iterator[str]:
+    """The strings a module-level statement compares a stored name with (``_KILLED = _ENV in
+    ("0", "off")``, ``_FORCED = _ENV in ("1", "on")``, unslothai unsloth_zoo
+    temporary_patches/moe_routing_triton.py:43-45): each names a choice of the value."""
+    if not isinstance(statement, ast.Assign | ast.AnnAssign):
+        return
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Compare) and _names(node, names):
+            yield from _strings(module, node)
 
 
 def _names(node: ast.Compare, names: set[str]) -> bool:
