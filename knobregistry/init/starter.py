@@ -15,6 +15,7 @@ from knobregistry._text.paths import shown
 from knobregistry._text.plural import counted
 from knobregistry._text.printable import printable
 from knobregistry.catalogue import Entry, Kind, Platform, for_name
+from knobregistry.init.mode_settings import mode_entries, mode_settings
 from knobregistry.registry import holds_name
 from knobregistry.registry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.registry.schema import schema_text
@@ -218,9 +219,11 @@ def render_starter(
     scanned = {k.name for k in knobs}
     variables = [e for e in stack if e.kind is Kind.VARIABLE and e.name not in scanned]
     calls = [e for e in stack if e.kind is not Kind.VARIABLE]
-    if variables:
+    written = mode_settings(result.mode_writes, scanned | {e.name for e in stack})
+    if variables or written:
         lines.extend(["", *STACK_COMMENT.splitlines(), "external:"])
         lines.extend(_stack_variables(variables))
+        lines.extend(mode_entries(written))
     if calls:
         lines.extend(["", *CALLS_COMMENT.splitlines(), "config:"])
         for entry in calls:
