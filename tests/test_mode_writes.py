@@ -186,7 +186,13 @@ def test_init_and_export_write_the_mode_settings_as_stack_settings(
     write_tree(tmp_path, SGLANG)
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    assert runner.invoke(main, ["init", "."]).exit_code == 0
+    init = runner.invoke(main, ["init", "."])
+    assert init.exit_code == 0, init.output
+    assert (
+        "Stack settings the project's own deterministic mode writes: NCCL_ALGO, "
+        "NCCL_MAX_NCHANNELS, NCCL_MIN_NCHANNELS; role `stack`, set by the bitwise profile to "
+        "the value the mode writes.\n"
+    ) in init.stdout
     registry = (tmp_path / "registry.yaml").read_text()
     assert (
         "  NCCL_ALGO:\n"
