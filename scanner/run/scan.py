@@ -306,7 +306,8 @@ def _result(
             or set(stored.knobs) != set(code.found)
         ):
             proposals.save(*kept, python, code.found)
-    written = mode_writes(tree, proposed, writes, reach.branches_of)
+    # The reach is asked for branches only where a determinism knob is (looked up then).
+    written = mode_writes(tree, proposed, writes, lambda knob: reach.branches_of(knob))
     return ScanResult(
         knobs=link_writes(proposed, writes),
         dynamic=tuple(dynamic),
