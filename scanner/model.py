@@ -279,6 +279,19 @@ class Write:
         return (self.path, self.line, self.column, self.kind.value)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModeWrite:
+    """A setting the tree's own deterministic mode writes: one known value, written by the
+    tree's Python code only under a test of that mode (``scanner.reach.mode_writes``)."""
+
+    name: str
+    value: str
+    path: str  # the write, and the line of the test of the mode it sits under
+    line: int
+    test_line: int
+    mode: str  # what makes that test the deterministic mode, with file:line
+
+
 @dataclass(frozen=True, slots=True)
 class ScanError:
     """A file the scanner could not read or parse; the scan went on without it."""
@@ -341,6 +354,8 @@ class ScanResult:
     errors: tuple[ScanError, ...] = ()
     wrappers: tuple[WrapperInfo, ...] = ()
     files_scanned: int = 0
+    # The settings the tree's own deterministic mode writes, for a recipe to write too.
+    mode_writes: tuple[ModeWrite, ...] = ()
     # (path, dotted module name) of each Python file scanned, for what reads the tree's code
     # again (scanner.gated); paths as the sites'.
     modules: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)

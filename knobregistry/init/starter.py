@@ -15,12 +15,13 @@ from knobregistry._text.paths import shown
 from knobregistry._text.plural import counted
 from knobregistry._text.printable import printable
 from knobregistry.catalogue import Entry, Kind, Platform, for_name
+from knobregistry.init.mode_settings import mode_entries, mode_settings
 from knobregistry.registry import holds_name
 from knobregistry.registry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.registry.schema import schema_text
 from knobregistry.registry.site_reads import sites_disagree, sites_yaml
 from knobregistry.registry.yaml_format import entry_fields, gate_summary, yaml_key, yaml_string
-from scanner import Knob, Polarity, Role, ScanError, ScanResult
+from scanner import Knob, ModeWrite, Polarity, Role, ScanError, ScanResult
 
 HEADER = """\
 #
@@ -90,6 +91,8 @@ class Starter:
     knobs: tuple[Knob, ...]  # the knobs written
     skipped: tuple[str, ...]  # names no registry can hold (registry.holds_name)
     templates: tuple[ScanError, ...] = ()  # launchers to fill in, left out of the scan
+    # The settings the project's own deterministic mode writes, registered under `external`.
+    mode_settings: tuple[ModeWrite, ...] = ()
 
 
 # The copy of the schema `knobs init` writes beside a registry outside this repository.
@@ -218,9 +221,11 @@ def render_starter(
     scanned = {k.name for k in knobs}
     variables = [e for e in stack if e.kind is Kind.VARIABLE and e.name not in scanned]
     calls = [e for e in stack if e.kind is not Kind.VARIABLE]
-    if variables:
+    written = mode_settings(result.mode_writes, scanned | {e.name for e in stack})
+    if variables or written:
         lines.extend(["", *STACK_COMMENT.splitlines(), "external:"])
         lines.extend(_stack_variables(variables))
+        lines.extend(mode_entries(written))
     if calls:
         lines.extend(["", *CALLS_COMMENT.splitlines(), "config:"])
         for entry in calls:
@@ -229,7 +234,13 @@ def render_starter(
     if calls:
         lines.append("    config:")
         lines.extend(f"      {yaml_key(e.name)}: {_yaml_value(e.deterministic)}" for e in calls)
-    return Starter(text="\n".join(lines) + "\n", knobs=knobs, skipped=skipped, templates=templates)
+    return Starter(
+        text="\n".join(lines) + "\n",
+        knobs=knobs,
+        skipped=skipped,
+        templates=templates,
+        mode_settings=tuple(written),
+    )
 
 
 STACK_COMMENT = """\

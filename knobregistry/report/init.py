@@ -36,6 +36,12 @@ def summary_lines(plan: InitPlan) -> list[str]:
     starter = plan.starter
     result = plan.result
     lines = stack_lines(plan.use)
+    if starter.mode_settings:
+        names = ", ".join(m.name for m in starter.mode_settings)
+        lines.append(
+            f"Stack settings the project's own deterministic mode writes: {names}; role "
+            "`stack`, set by the bitwise profile to the value the mode writes."
+        )
     roles = Counter(k.role for k in starter.knobs)
     if starter.knobs:
         shown_roles = ", ".join(f"{roles[r]} {r.value}" for r in Role if roles[r])

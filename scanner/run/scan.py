@@ -21,6 +21,7 @@ from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStat
 from scanner.patterns import dynamic_matches, matches
 from scanner.reach.driven import DrivenEvidence
 from scanner.reach.evidence import CodeReach
+from scanner.reach.mode_writes import mode_writes
 from scanner.reach.modules import Tree
 from scanner.roles import propose_roles, reads_code
 from scanner.run import proposals, snapshot, spread
@@ -293,7 +294,8 @@ def _result(
         proposed = propose_roles(knobs, writes, evidence)
     else:
         stored = proposals.load(*kept, python)
-        code = proposals.KeptEvidence(CodeReach(tree, knobs), tree, stored)
+        reach = CodeReach(tree, knobs)
+        code = proposals.KeptEvidence(reach, tree, stored)
         todo = [k for k in readable if not code.holds(k)]
         code.ready = spread.judged(code.code, tree, todo, jobs, record=True)
         proposed = propose_roles(knobs, writes, DrivenEvidence(code, writes))
@@ -304,6 +306,8 @@ def _result(
             or set(stored.knobs) != set(code.found)
         ):
             proposals.save(*kept, python, code.found)
+    # The reach is asked for branches only where a determinism knob is (looked up then).
+    written = mode_writes(tree, proposed, writes, lambda knob: reach.branches_of(knob))
     return ScanResult(
         knobs=link_writes(proposed, writes),
         dynamic=tuple(dynamic),
@@ -311,6 +315,7 @@ def _result(
         errors=tuple(sorted(errors, key=lambda e: e.path)),
         wrappers=tuple(w.info() for w in index.wrappers.values()),
         files_scanned=len(files),
+        mode_writes=written,
         modules=tuple((rel, module) for rel, _, module in python),
         notes=notes,
         stats=ScanStats(
