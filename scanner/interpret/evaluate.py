@@ -188,7 +188,7 @@ class Evaluator:
         if value.raised:
             return Flow("raise")
         if frame.control:
-            value = replace(value, env=True)
+            value = replace(value, env=True, site=value.site or frame.site_control)
         return Flow("return", value)
 
     def _expression_statement(self, node: cst.Expr, frame: Frame) -> Flow:
@@ -247,6 +247,7 @@ class Evaluator:
         if test.known:
             if test.env:
                 frame.control = True
+                frame.site_control = frame.site_control or test.site
             take_body = bool(test.value)
             if not test.env and (in_body or in_else):
                 take_body = in_body  # the site's branch, whatever else decides it

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from scanner.model import Outcome
 from scanner.reach.modules import Module
 from scanner.reach.shapes import named
-from scanner.reach.sides import string_tuples_around
+from scanner.reach.sides import names_around
 from scanner.reach.truth import truths
 
 
@@ -49,7 +49,7 @@ def _held(
     is_name = named(name)
     if not any(is_name(n) for n in ast.walk(test) if isinstance(n, ast.expr)):
         return list(outcomes)
-    names = string_tuples_around(module, test)
+    names = names_around(module, test)
     kept = []
     for value, outcome in outcomes:
         found = truths(test, is_name, outcome, names)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from scanner.accessors import holds_word
 from scanner.source.files import MAX_FILE_BYTES, SourceError, read_bytes
+from scanner.source.kept_classes import enum_members
 
 MAX_ANCESTORS = 6  # folders above a file's tree searched for the package an import names
 MAX_HOPS = 4  # re-exports followed from one module to the one defining the constant
@@ -167,12 +168,21 @@ class ConstantLoader:
         module, _, name = qualname.rpartition(".")
         if not module or _CONSTANT_NAME.fullmatch(name) is None:
             return None
+        value = self._follow(module, name, "")
+        owner = module.rpartition(".")[2]
+        if value is None and "." in module and owner[:1].isupper():
+            # ``Mode.OFF``: a member of an enumeration the module defines or imports.
+            value = self._follow(module.rpartition(".")[0], owner, "." + name)
+        return value
+
+    def _follow(self, module: str, name: str, member: str) -> object:
+        """``name`` (with ``member``, one of its members) in ``module``, through imports."""
         for _ in range(MAX_HOPS):
             found = self._module(module)
             if found is None:
                 return None
-            if name in found.values:
-                return found.values[name]
+            if name + member in found.values:
+                return found.values[name + member]
             source = found.imported.get(name)
             if source is None:
                 return None
@@ -346,6 +356,8 @@ def _module_of(data: bytes, digest: str, package: bool) -> Module | None:
             continue
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             defined.add(statement.name)
+        if isinstance(statement, ast.ClassDef):
+            values.update((f"{statement.name}.{k}", v) for k, v in enum_members(statement).items())
         if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
