@@ -247,7 +247,9 @@ class Evaluator:
         if test.known:
             if test.env:
                 frame.control = True
-                frame.site_control = frame.site_control or test.site
+                # Only the read's absence (``if value is None: return self.default``)
+                # chooses a value that is the read's own: its default.
+                frame.site_control = frame.site_control or (test.site and _is_none_check(node.test))
             take_body = bool(test.value)
             if not test.env and (in_body or in_else):
                 take_body = in_body  # the site's branch, whatever else decides it
