@@ -20,26 +20,34 @@ from scanner.source.kept_classes import enum_members
 from tests.scanned import KERNEL, role_facts, scanned_knob
 
 # sglang 0.5.23, srt/environ.py: EnvField (:45) takes the variable's name from the attribute
-# (__set_name__), EnvInt (:153) converts the value and falls back to the default when it does
-# not parse (EnvField.get), class Envs (:251) declares the variables; envs = Envs() (:2178).
+# (__set_name__), EnvInt (:153) converts the value and falls back to the default
+# (_resolve_default, :62) when it is unset or does not parse (EnvField.get, :67-86), class
+# Envs (:251) declares the variables; envs = Envs() (:2182).
 ENVIRON = (
     "import os\nimport warnings\nfrom enum import IntEnum\n\n\n"
     "class EnvField:\n"
     "    def __init__(self, default):\n"
-    "        self.default = default\n\n"
+    "        self.default = default\n"
+    "        self._set_to_none = False\n\n"
     "    def __set_name__(self, owner, name):\n"
     "        self.name = name\n\n"
     "    def parse(self, value):\n"
     "        raise NotImplementedError()\n\n"
+    "    def _resolve_default(self):\n"
+    "        return self.default() if callable(self.default) else self.default\n\n"
     "    def get(self):\n"
     "        value = os.getenv(self.name)\n"
+    "        if self._set_to_none:\n"
+    "            assert value == str(None)\n"
+    "            return None\n"
     "        if value is None:\n"
-    "            return self.default\n"
+    "            return self._resolve_default()\n"
     "        try:\n"
     "            return self.parse(value)\n"
     "        except ValueError as e:\n"
+    "            default = self._resolve_default()\n"
     '            warnings.warn(f"Invalid value for {self.name}: {e}")\n'
-    "            return self.default\n\n\n"
+    "            return default\n\n\n"
     "class EnvInt(EnvField):\n"
     "    def parse(self, value):\n"
     "        return int(value)\n\n\n"
@@ -115,3 +123,26 @@ def test_only_members_that_equal_their_values_are_numbers() -> None:
     )
     classes = [s for s in ast.parse(source).body if isinstance(s, ast.ClassDef)]
     assert [enum_members(c) for c in classes] == [{"OFF": 0}, {"TORCH": "torch"}, {}, {}]
+
+
+def _namespace_tree(default: str, off: str) -> dict[str, str]:
+    """The wheel's layout: ``sglang/srt`` has no ``__init__.py`` (a namespace package), so
+    moe.py's module is ``inkling_common.moe`` and ``sglang.srt.environ`` lies above its root."""
+    moe = MOE.replace("{off}", off).replace("pkg.environ", "sglang.srt.environ")
+    return {
+        "sglang/__init__.py": "",
+        "sglang/srt/kernels.py": KERNEL,
+        "sglang/srt/environ.py": ENVIRON.replace("{default}", default),
+        "sglang/srt/models/inkling_common/__init__.py": "",
+        "sglang/srt/models/inkling_common/moe.py": moe.replace("pkg.kernels", "sglang.srt.kernels"),
+    }
+
+
+def test_a_member_imported_from_a_namespace_package_is_its_value(tmp_path: Path) -> None:
+    """sglang/srt has no __init__.py: the import names a module above the importing file's
+    root (moe.py:34 imports ``from sglang.srt.environ import GateGemvMode``)."""
+    knob = scanned_knob(
+        tmp_path, _namespace_tree("GateGemvMode.PAIR", "GateGemvMode.OFF"), "X_GATE_GEMV_MODE"
+    )
+    assert (knob.kind, knob.default_on, knob.off_value) == (GateKind.BOOLEAN, True, "0")
+    assert knob.role is Role.KERNEL

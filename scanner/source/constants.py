@@ -178,7 +178,7 @@ class ConstantLoader:
     def _follow(self, module: str, name: str, member: str) -> object:
         """``name`` (with ``member``, one of its members) in ``module``, through imports."""
         for _ in range(MAX_HOPS):
-            found = self._module(module)
+            found = self._module_above(module)
             if found is None:
                 return None
             if name + member in found.values:
@@ -267,17 +267,9 @@ class ConstantLoader:
         """``module`` in the tree, or the longest suffix of it that is (the tree's root is
         inside a namespace package: ``sglang.srt.utils`` is ``utils`` under ``sglang/srt``)."""
         parts = module.split(".") if module else []
-        found = self._module(module) if parts else None
+        found = self._module_above(module) if parts else None
         if found is not None:
             return module, found
-        base = self.root
-        for _ in range(MAX_ANCESTORS):
-            # An absolute import from a folder that is no package: the tree's root is an
-            # ancestor (``sglang/srt/models/x.py`` imports ``sglang.srt.utils``).
-            base = base.parent
-            found = self._module(module, base) if parts else None
-            if found is not None:
-                return module, found
         while len(parts) > 1:
             parts = parts[1:]
             name = ".".join(parts)
@@ -285,6 +277,19 @@ class ConstantLoader:
             if found is not None:
                 return name, found
         return None
+
+    def _module_above(self, module: str) -> Module | None:
+        """``module`` under the root, or under a folder above it: an absolute import from a
+        folder that is no package (``sglang/srt`` has no ``__init__.py``, so
+        ``sglang/srt/models/x.py``'s root is ``models`` and ``sglang.srt.utils`` lies above)."""
+        found = self._module(module)
+        base = self.root
+        for _ in range(MAX_ANCESTORS if found is None else 0):
+            base = base.parent
+            found = self._module(module, base)
+            if found is not None:
+                break
+        return found
 
     def _module(self, module: str, root: Path | None = None) -> Module | None:
         key = module if root is None else f"{root}\0{module}"
