@@ -146,3 +146,47 @@ def test_a_member_imported_from_a_namespace_package_is_its_value(tmp_path: Path)
     )
     assert (knob.kind, knob.default_on, knob.off_value) == (GateKind.BOOLEAN, True, "0")
     assert knob.role is Role.KERNEL
+
+
+# moe.py:357-379 whole: inside the mode's test, FUSED runs the fused GEMV (:366-376) and PAIR
+# the plain one (:377); OFF never enters the test and runs the cuBLAS GEMM (:378-379).
+MOE_NESTED = (
+    "import torch\n\n"
+    "from pkg.environ import GateGemvMode, envs\n"
+    "from pkg.kernels import fused_rms_norm\n\n"
+    "_GATE_GEMV_MAX_TOKENS = 32\n\n\n"
+    "class Gate:\n"
+    "    def forward_fused(self, x):\n"
+    "        gemv_mode = envs.X_GATE_GEMV_MODE.get()\n"
+    "        if (\n"
+    "            gemv_mode != GateGemvMode.OFF\n"
+    "            and x.shape[0] <= _GATE_GEMV_MAX_TOKENS\n"
+    "            and x.is_contiguous()\n"
+    "        ):\n"
+    "            if gemv_mode >= GateGemvMode.FUSED:\n"
+    "                return fused_rms_norm(x)\n"
+    "            logits = fused_rms_norm(x)\n"
+    "        else:\n"
+    "            logits = torch.mm(x, self.weight.T)\n"
+    "        return logits\n"
+)
+
+
+def test_a_test_inside_a_joined_test_runs_only_where_the_joined_test_lets_it(
+    tmp_path: Path,
+) -> None:
+    """'0' fails ``gemv_mode != GateGemvMode.OFF and ...`` whatever the rest holds, so the
+    inner ``not (gemv_mode >= GateGemvMode.FUSED)`` side never runs under '0'; before, only
+    a lone comparison held an inner branch back, and '0' was said to reach the GEMV."""
+    files = {**_tree("GateGemvMode.PAIR", "GateGemvMode.OFF"), "pkg/moe.py": MOE_NESTED}
+    knob = scanned_knob(tmp_path, files, "X_GATE_GEMV_MODE")
+    assert role_facts(knob) == (
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `gemv_mode != GateGemvMode.OFF and x.shape[0] <= "
+        "_GATE_GEM...` at pkg/moe.py:13, which reaches calls fused_rms_norm "
+        "(pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit "
+        "_fwd_kernel at pkg/kernels.py:6; X_GATE_GEMV_MODE='0' leaves that branch, and what "
+        "runs instead reaches no such kernel",
+    )
