@@ -246,7 +246,9 @@ def call_function(
     if flow.kind == "raise":
         return V(value=RAISED, env=inner.control)
     result = flow.value if flow.kind == "return" and flow.value is not None else V(value=None)
-    return replace(result, env=result.env or inner.control)
+    # A value returned on a path the site's own value chose (a descriptor's default, given
+    # when the variable is unset or does not parse) is the site's, as a read's default is.
+    return replace(result, env=result.env or inner.control, site=result.site or inner.site_control)
 
 
 def _bind(

@@ -220,7 +220,7 @@ class Evaluator:
         if value.raised:
             return Flow("raise")
         if frame.control:
-            value = replace(value, env=True)
+            value = replace(value, env=True, site=value.site or frame.site_control)
         return Flow("return", value)
 
     def _expression_statement(self, node: cst.Expr, frame: Frame) -> Flow:
@@ -279,6 +279,9 @@ class Evaluator:
         if test.known:
             if test.env:
                 frame.control = True
+                # Only the read's absence (``if value is None: return self.default``)
+                # chooses a value that is the read's own: its default.
+                frame.site_control = frame.site_control or (test.site and _is_none_check(node.test))
             take_body = bool(test.value)
             if not test.env and (in_body or in_else):
                 take_body = in_body  # the site's branch, whatever else decides it

@@ -149,6 +149,7 @@ class Frame:
         "parent",
         "qualname",
         "scope_names",
+        "site_control",
         "symbols",
     )
 
@@ -169,6 +170,7 @@ class Frame:
         self.scope_names = scope_names  # names local to the scope, bound or not yet
         self.depth = depth
         self.control = False  # a branch on the knob has been taken in this activation
+        self.site_control = False  # one on the value the site under study read
         self.method_class = method_class  # qualified class name, for self.method() calls
         self.parent = parent  # the frame a closure was defined in
         self.qualname = qualname  # the function's qualified name, for nested definitions

@@ -122,6 +122,7 @@ def _copy(frame: Frame) -> Frame:
         owner=frame.owner,
     )
     copied.control = frame.control
+    copied.site_control = frame.site_control
     return copied
 
 

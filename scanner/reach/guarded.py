@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from scanner.model import Outcome
 from scanner.reach.modules import Module
 from scanner.reach.shapes import named, own_returns
-from scanner.reach.sides import string_tuples_around
+from scanner.reach.sides import names_around
 from scanner.reach.truth import IsCarrier, truths
 
 
@@ -49,7 +49,7 @@ def _held(
     is_name = named(name)
     if not _names(test, is_name):
         return list(outcomes)
-    names = string_tuples_around(module, test)
+    names = names_around(module, test)
     kept = []
     for value, outcome in outcomes:
         found = truths(test, is_name, outcome, names)

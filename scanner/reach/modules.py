@@ -17,6 +17,7 @@ from scanner.reach.extensions import declared_extensions, extension_of, is_build
 from scanner.reach.locate import Locator, Tested
 from scanner.reach.scopes import Scopes
 from scanner.source.files import SourceError, decode_source, read_bytes
+from scanner.source.kept_classes import enum_members
 from scanner.syntax.namespace import resolve_relative
 
 MAX_MODULE_BYTES = 4 * 1024 * 1024  # a larger module is generated code, not a kernel's
@@ -77,6 +78,22 @@ class Module:
     extension: Callable[[str], tuple[str, str] | None] = field(
         default=lambda dotted: None, repr=False
     )
+    # The value of an int or str enumeration's member of the tree (``pkg.env.Mode.OFF``).
+    enum_member: Callable[[str], object] = field(default=lambda dotted: None, repr=False)
+    _members: dict[str, object] = field(default_factory=dict)
+
+    def member(self, name: str) -> object:
+        """``Mode.OFF``, where ``Mode`` is an int or str enumeration this module defines or
+        imports from the tree: the value the member equals; None otherwise."""
+        if name not in self._members:
+            head, _, attr = name.partition(".")
+            if head in self.definitions:
+                self._members[name] = self.enum_member(f"{self.name}.{head}.{attr}")
+            elif head in self.imports:
+                self._members[name] = self.enum_member(f"{self.imports[head]}.{attr}")
+            else:
+                self._members[name] = None
+        return self._members[name]
 
     def attribute_values(self, cls: str, attr: str) -> list[ast.expr]:
         """The values the methods of class ``cls`` (its local name) bind to ``self.attr``
@@ -651,6 +668,19 @@ class Tree:
         module = self.module(rel)
         return (module.tree, module.resolve_api) if module is not None else None
 
+    def enum_member(self, dotted: str) -> object:
+        """The value ``pkg.mod.Mode.OFF`` equals, where ``Mode`` is an int or str
+        enumeration of the tree (``class Mode(IntEnum): OFF = 0``); None otherwise."""
+        split = self.split(self.reexported(dotted))
+        if split is None or split[1].count(".") != 1:
+            return None
+        module, rest = split
+        owner, _, attr = rest.partition(".")
+        node = module.definitions.get(owner)
+        if not isinstance(node, ast.ClassDef):
+            return None
+        return enum_members(node).get(attr)
+
     def module_named(self, dotted: str) -> Module | None:
         rel = self._by_module.get(dotted)
         return self.module(rel) if rel is not None else None
@@ -682,6 +712,7 @@ class Tree:
             reexported=self.reexported,
             in_tree=self.in_tree,
             extension=self.extension,
+            enum_member=self.enum_member,
         )
         _index(module, rel.endswith("__init__.py"))
         return module

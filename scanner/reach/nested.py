@@ -88,7 +88,17 @@ def runs_within(
 
 def _compares(test: ast.expr) -> bool:
     """Whether ``test`` compares (``mode == "off"``, ``not x in (...)``): a test whose truth
-    the value alone decides, as the probes saw it."""
+    the value alone decides, as the probes saw it; or joins comparisons with ``and`` or
+    ``or`` beside other conditions, none a bare name (``mode != Mode.OFF and
+    x.is_contiguous()``: the probes weigh every choice of the rest)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test = test.operand
+    if isinstance(test, ast.BoolOp):
+        return any(_compares(v) for v in test.values) and not any(
+            isinstance(_operand(v), ast.Name | ast.BoolOp) and not _compares(v) for v in test.values
+        )
     return isinstance(test, ast.Compare)
+
+
+def _operand(test: ast.expr) -> ast.expr:
+    return test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from scanner.model import Outcome
 from scanner.reach.marks import Mark
 from scanner.reach.modules import Module
-from scanner.reach.truth import IsCarrier, truths
+from scanner.reach.truth import IsCarrier, member_name, truths
 
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 TESTED = (ast.If, ast.While, ast.IfExp, ast.Assert)
@@ -47,9 +47,7 @@ class Branch:
         if known is not None or value is None or self.carrier is None:
             return known
         if value not in self._more:
-            found = truths(
-                self.test, self.carrier, value, string_tuples_around(self.module, self.test)
-            )
+            found = truths(self.test, self.carrier, value, names_around(self.module, self.test))
             self._more[value] = (
                 found if found is None or self.holds else tuple(not t for t in found)
             )
@@ -132,7 +130,7 @@ def decided(
         named = [s for s in _compared(module, test) if s not in known]
         outcomes = [*outcomes, *((v, v) for v in named)]
     rows: dict[str | None, list[tuple[bool, ...]]] = {}
-    names = string_tuples_around(module, test)
+    names = names_around(module, test)
     levels = _levels(outcomes)
     for value, outcome in outcomes:
         found = truths(test, is_carrier, outcome, names, levels)
@@ -158,6 +156,19 @@ def _compared(module: Module, test: ast.expr) -> list[str]:
             names = names if names is not None else string_tuples_around(module, test)
             found.extend(names.get(node.id, ()))
     return list(dict.fromkeys(found))
+
+
+def names_around(module: Module, node: ast.AST) -> Mapping[str, object]:
+    """What a test's names are known to hold: the tuples of strings around it
+    (``string_tuples_around``) and the enumeration members it names (``Mode.OFF``, a
+    member of an ``IntEnum`` of the tree, is its number)."""
+    members = {
+        name: value
+        for found in ast.walk(node)
+        if (name := member_name(found)) is not None and (value := module.member(name)) is not None
+    }
+    tuples = string_tuples_around(module, node)
+    return {**tuples, **members} if members else tuples
 
 
 def string_tuples_around(module: Module, node: ast.AST) -> Mapping[str, tuple[str, ...]]:

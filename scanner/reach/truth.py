@@ -30,7 +30,8 @@ _CONVERSIONS: Final[dict[str, Callable[[Any], object]]] = {
 _STRING_METHODS: Final = frozenset({"lower", "upper", "strip", "casefold", "lstrip", "rstrip"})
 
 IsCarrier = Callable[[ast.expr], bool]
-Names = Mapping[str, tuple[str, ...]]  # module names bound to tuples of strings
+# Module names bound to tuples of strings, and enumeration members (``Mode.OFF``) to values.
+Names = Mapping[str, object]
 _NO_NAMES: Names = {}
 
 
@@ -162,6 +163,8 @@ def _evaluable(node: ast.expr, is_carrier: IsCarrier, names: Names) -> bool:
         return True
     if isinstance(node, ast.Name):
         return node.id in names
+    if isinstance(node, ast.Attribute):
+        return member_name(node) in names
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
         return all(isinstance(e, ast.Constant) for e in node.elts)
     if isinstance(node, ast.Compare):
@@ -182,6 +185,13 @@ def _evaluable(node: ast.expr, is_carrier: IsCarrier, names: Names) -> bool:
         if isinstance(func, ast.Attribute) and func.attr in _STRING_METHODS and not node.args:
             return _evaluable(func.value, is_carrier, names)
     return False
+
+
+def member_name(node: ast.AST) -> str | None:
+    """``Mode.OFF`` of an attribute of a bare name, the way ``Names`` keys a member."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
 
 
 def _holds_carrier(node: ast.expr, is_carrier: IsCarrier) -> bool:
@@ -215,6 +225,8 @@ class _Evaluator:
             return node.value
         if isinstance(node, ast.Name) and node.id in self.names:
             return self.names[node.id]
+        if isinstance(node, ast.Attribute) and member_name(node) in self.names:
+            return self.names[str(member_name(node))]
         if isinstance(node, ast.Tuple | ast.List | ast.Set):
             return tuple(e.value for e in node.elts if isinstance(e, ast.Constant))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):

@@ -21,7 +21,7 @@ from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.picked_returns import picked_constants
 from scanner.reach.shapes import assigns, called, constant, constants_set, named, returns_naming
-from scanner.reach.sides import TESTED, Branch, decided, leaves, string_tuples_around
+from scanner.reach.sides import TESTED, Branch, decided, leaves, names_around
 from scanner.reach.slots import filled_with, slot, slot_loads
 from scanner.reach.split_flags import handed_as_split
 from scanner.reach.truth import IsCarrier, truths, value_of
@@ -319,7 +319,7 @@ def _picked(
         return
     # Each constant the function may return under a value, for some choice of the rest of
     # the test (``requested == "x" and available()``: unset, either side may run).
-    names = string_tuples_around(module, test)
+    names = names_around(module, test)
     carried: list[tuple[str | None, Outcome]] = []
     for value, outcome in outcomes:
         found = truths(test, _is(carrier), outcome, names)
@@ -437,7 +437,7 @@ def _deciding(
         tested = node  # ``if os.environ.get(N): return False``: the value's truth
     else:
         return None
-    names = string_tuples_around(module, node)
+    names = names_around(module, node)
     found = [(v, truths(tested, _is(carrier), o, names)) for v, o in outcomes]
     if any(v is None and t is None for v, t in found):
         return None  # the value with the variable unset is not known

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from scanner.accessors import holds_word
 from scanner.source.files import MAX_FILE_BYTES, SourceError, read_bytes
+from scanner.source.kept_classes import enum_members
 
 MAX_ANCESTORS = 6  # folders above a file's tree searched for the package an import names
 MAX_HOPS = 4  # re-exports followed from one module to the one defining the constant
@@ -167,12 +168,21 @@ class ConstantLoader:
         module, _, name = qualname.rpartition(".")
         if not module or _CONSTANT_NAME.fullmatch(name) is None:
             return None
+        value = self._follow(module, name, "")
+        owner = module.rpartition(".")[2]
+        if value is None and "." in module and owner[:1].isupper():
+            # ``Mode.OFF``: a member of an enumeration the module defines or imports.
+            value = self._follow(module.rpartition(".")[0], owner, "." + name)
+        return value
+
+    def _follow(self, module: str, name: str, member: str) -> object:
+        """``name`` (with ``member``, one of its members) in ``module``, through imports."""
         for _ in range(MAX_HOPS):
-            found = self._module(module)
+            found = self._module_above(module)
             if found is None:
                 return None
-            if name in found.values:
-                return found.values[name]
+            if name + member in found.values:
+                return found.values[name + member]
             source = found.imported.get(name)
             if source is None:
                 return None
@@ -257,17 +267,9 @@ class ConstantLoader:
         """``module`` in the tree, or the longest suffix of it that is (the tree's root is
         inside a namespace package: ``sglang.srt.utils`` is ``utils`` under ``sglang/srt``)."""
         parts = module.split(".") if module else []
-        found = self._module(module) if parts else None
+        found = self._module_above(module) if parts else None
         if found is not None:
             return module, found
-        base = self.root
-        for _ in range(MAX_ANCESTORS):
-            # An absolute import from a folder that is no package: the tree's root is an
-            # ancestor (``sglang/srt/models/x.py`` imports ``sglang.srt.utils``).
-            base = base.parent
-            found = self._module(module, base) if parts else None
-            if found is not None:
-                return module, found
         while len(parts) > 1:
             parts = parts[1:]
             name = ".".join(parts)
@@ -275,6 +277,19 @@ class ConstantLoader:
             if found is not None:
                 return name, found
         return None
+
+    def _module_above(self, module: str) -> Module | None:
+        """``module`` under the root, or under a folder above it: an absolute import from a
+        folder that is no package (``sglang/srt`` has no ``__init__.py``, so
+        ``sglang/srt/models/x.py``'s root is ``models`` and ``sglang.srt.utils`` lies above)."""
+        found = self._module(module)
+        base = self.root
+        for _ in range(MAX_ANCESTORS if found is None else 0):
+            base = base.parent
+            found = self._module(module, base)
+            if found is not None:
+                break
+        return found
 
     def _module(self, module: str, root: Path | None = None) -> Module | None:
         key = module if root is None else f"{root}\0{module}"
@@ -346,6 +361,8 @@ def _module_of(data: bytes, digest: str, package: bool) -> Module | None:
             continue
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             defined.add(statement.name)
+        if isinstance(statement, ast.ClassDef):
+            values.update((f"{statement.name}.{k}", v) for k, v in enum_members(statement).items())
         if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:

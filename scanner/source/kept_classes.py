@@ -42,10 +42,55 @@ def set_name_classes(body: Sequence[ast.stmt]) -> list[ast.ClassDef]:
                 if not known <= chosen:
                     chosen |= known  # a base of the module
                     grown = True
-    for node in classes:
-        if node.name not in chosen and any(_builds(s, chosen) for s in node.body):
-            chosen.add(node.name)
+    registries = [
+        c for c in classes if c.name not in chosen and any(_builds(s, chosen) for s in c.body)
+    ]
+    chosen.update(c.name for c in registries)
+    # The enumerations whose members the declarations take for defaults
+    # (``SGLANG_X = EnvInt(GateGemvMode.PAIR)``): their values are the defaults.
+    named = {
+        n.id
+        for c in registries
+        for s in c.body
+        if _builds(s, chosen)
+        for n in ast.walk(s)
+        if isinstance(n, ast.Name)
+    }
+    chosen.update(c.name for c in classes if c.name in named and enum_kind(c) is not None)
     return [c for c in classes if c.name in chosen]
+
+
+# Enumerations whose members compare equal to their values (``Mode.OFF == 0``), by the
+# type of those values; a plain ``Enum``'s members equal no value.
+_VALUED_ENUMS = {"IntEnum": int, "IntFlag": int, "StrEnum": str}
+
+
+def enum_members(node: ast.ClassDef) -> dict[str, object]:
+    """An int or str enumeration's members and the values they equal
+    (``class Mode(IntEnum): OFF = 0``: ``OFF`` 0); empty for any other class."""
+    kind = enum_kind(node)
+    found: dict[str, object] = {}
+    if kind is None:
+        return found
+    for line in node.body:
+        if (
+            isinstance(line, ast.Assign)
+            and len(line.targets) == 1
+            and isinstance(line.targets[0], ast.Name)
+            and isinstance(line.value, ast.Constant)
+            and type(line.value.value) is kind
+        ):
+            found[line.targets[0].id] = line.value.value
+    return found
+
+
+def enum_kind(node: ast.ClassDef) -> type | None:
+    """The type of the values an int or str enumeration's members equal, else None."""
+    for base in node.bases:
+        name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)
+        if name in _VALUED_ENUMS:
+            return _VALUED_ENUMS[name]
+    return None
 
 
 def _builds(statement: ast.stmt, chosen: set[str]) -> bool:
