@@ -166,7 +166,7 @@ def fresh(task: FileTask, outcome: FileOutcome) -> bool:
     packages that re-export its wrappers) still holds."""
     if not outcome.depends:
         return True
-    root = ConstantLoader(task.path, task.module).root
+    root = ConstantLoader(task.path, task.module, task.rel).root
     return all(still(root / key.split("\0")[0], fact) for key, fact in outcome.depends)
 
 
@@ -313,7 +313,7 @@ def analyse(
         narrowed = source.narrow(names) if source is not None else None
         computed = analyse(task, data, flat.text, names, source, narrowed, wrappers, options)
         return replace(computed, outcome=replace(computed.outcome, notes=flat.notes))
-    loader = ConstantLoader(task.path, task.module)
+    loader = ConstantLoader(task.path, task.module, task.rel)
     try:
         parsed = ParsedModule.parse(
             task.rel, task.module, text, narrowed, loader, options.settings.accessors, lines

@@ -105,12 +105,17 @@ def _holds(path: str, mtime_ns: int, size: int, fact: str) -> bool:
 class ConstantLoader:
     """Looks up ``module.NAME`` in the files of the tree the importing file belongs to."""
 
-    def __init__(self, path: Path, module: str) -> None:
+    def __init__(self, path: Path, module: str, rel: str | None = None) -> None:
         depth = module.count(".") + (1 if path.name == "__init__.py" else 0)
         root = path.absolute().parent
         for _ in range(depth):
             root = root.parent
         self.root = root
+        # The folder scanned (``rel``: the file's path in it): no package is looked for
+        # above it, so a tree reads the same beside any other checkout.
+        parts = Path(rel).parts if rel is not None else ()
+        inside = 0 < len(parts) <= len(path.absolute().parents) and ".." not in parts
+        self.top = path.absolute().parents[len(parts) - 1] if inside else None
         self.path = path.absolute()  # the file whose imports are followed
         # What was learnt from other files: path relative to the root -> a fact (see still).
         self.read: dict[str, str] = {}
@@ -285,6 +290,8 @@ class ConstantLoader:
         found = self._module(module)
         base = self.root
         for _ in range(MAX_ANCESTORS if found is None else 0):
+            if base == self.top or (self.top is not None and self.top not in base.parents):
+                break
             base = base.parent
             found = self._module(module, base)
             if found is not None:
