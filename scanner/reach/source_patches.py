@@ -2,8 +2,8 @@
 
 AMD-AGI/Primus fd1eeab rewrites methods it cannot wrap: ``patch_method_source(MLP,
 "__init__", _INIT_ORI, _INIT_NEW)`` (backends/megatron/patches/mlp_fla_swiglu_patches.py:
-38-62, :73-74) replaces a fragment of the method's source and ``exec``s the result
-(_source_patch_utils.py:69-72). ``_INIT_NEW`` is code: ``from fla.modules.activations
+38-62, :71-72) replaces a fragment of the method's source and ``exec``s the result
+(_source_patch_utils.py:73). ``_INIT_NEW`` is code: ``from fla.modules.activations
 import swiglu as _fla_swiglu`` and ``self._fla_swiglu_fn = _fla_swiglu``. The fragment is
 parsed (its first line at the indent of the rest, an unfinished last line cut off) and its
 references to a kernel library's entry points, through the fragment's own imports, are
