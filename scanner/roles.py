@@ -282,6 +282,11 @@ def _fitted(knob: Knob, evidence: Evidence) -> Knob:
     if (leads_away and value in off_values) or (turns_on and value in on_values):
         return replace(knob, polarity=Polarity.ENABLE)
     if (leads_away and value in on_values) or (turns_on and value in off_values):
+        if leads_away and value is not None and any(g.kind is GateKind.VALUE for g in sites):
+            # ``if N in os.environ`` beside a read whose value decides (Primus
+            # fla_runtime_patches.py:110, :137): set to "1" the kernel stays; the value
+            # that leaves it is the one that disables
+            return replace(knob, polarity=Polarity.DISABLE, on_value=value)
         return replace(knob, polarity=Polarity.DISABLE)
     return knob
 

@@ -17,6 +17,7 @@ from scanner.interpret.module import ParsedModule
 from scanner.interpret.probe import Probe
 from scanner.interpret.registries import declaration
 from scanner.interpret.returned_parts import returned_part
+from scanner.interpret.row_stores import row_store
 from scanner.interpret.site_context import (
     an_index,
     bound_condition_says_disable,
@@ -127,6 +128,10 @@ def judge(
         probes += [(value, probe(value)) for value in more[:MAX_NAMED]]
         choice = bool(stored) or returned_part(event)
     found = decisions(parsed, event, probes) if gate.kind in _DECIDING and choice else ()
+    if gate.kind is GateKind.VALUE and not found:
+        # a row's value stored on an object under the row's key (scanner.interpret.row_stores)
+        row = row_store(parsed, event, knob)
+        found = (row,) if row is not None else ()
     return gate, _default(parsed, event, index, probes), found
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from scanner.interpret.classify import COMPUTED_UNSET
 from scanner.model import Decision, DecisionKind, Outcome, Site
 from scanner.reach.carriers import Carriers
+from scanner.reach.config import key_branches
 from scanner.reach.modules import Module, Tree
 from scanner.reach.sides import TESTED, Branch, sides
 from scanner.reach.uses import MAX_CARRY, local_tests, name_loads, returned_branches, uses
@@ -131,6 +132,9 @@ def _stored(
         for node in module.attribute_loads(name):
             if module.owner_class(node) == owner and owner is not None:
                 yield from uses(module, node, decision.outcomes, tree, carriers, depth)
+        return
+    if decision.store == "key":  # setattr(args, key, value): the reads of that key
+        yield from key_branches(name, list(decision.outcomes), tree, carriers)
         return
     if decision.store != "global":
         return

@@ -32,6 +32,7 @@ from scanner.reach.optional import optional_package
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
 from scanner.reach.shapes import called
+from scanner.reach.source_patches import executes, installed_marks
 from scanner.reach.split_reduction import split_marks
 from scanner.reach.star_names import star_imported
 from scanner.reach.walked import Walked
@@ -40,6 +41,7 @@ MAX_DEPTH = 8  # calls followed from a branch
 MAX_FUNCTIONS = 20_000  # functions read per scan
 MAX_REEXPORTS = 4  # re-exports followed to a definition
 MAX_BASES = 8  # classes a method is looked for in, through their bases
+_TEXT = (ast.Name, ast.BinOp)  # what a string of source text is handed in as
 _CLASS_ENTRY = ("__init__", "forward", "__call__")
 _FUNCTION_ENTRY = ("forward", "backward")
 
@@ -118,6 +120,7 @@ class Reach:
         self._inheriting: set[str] = set()
         self._graphs: dict[str, Found] = {}
         self._optional: dict[tuple[str, str], str | None] = {}
+        self._executes: dict[str, bool] = {}
         self.holder = Holder(self)
 
     def of_statements(
@@ -417,6 +420,15 @@ class Reach:
             and not any(self.tree.module_named(star) is None for star in module.stars)
         )
 
+    def executes(self, dotted: str) -> bool:
+        """Whether the tree's function ``dotted`` ``exec``s source text (remembered)."""
+        known = self._executes.get(dotted)
+        if known is None:
+            located = self._locate(dotted)
+            known = located is not None and executes(located[2])
+            self._executes[dotted] = known
+        return known
+
     def definition(self, dotted: str) -> tuple[Module, str, Definition] | None:
         """The definition ``dotted`` names (through re-exports and the classes a class
         inherits from), with its module and its name there; None when the tree has none."""
@@ -605,6 +617,8 @@ class _Walker:
             self._follow(func.value, always, entries=_FUNCTION_ENTRY)
         else:
             self._follow(func, always)
+            if any(isinstance(a, _TEXT) for a in call.args):
+                self._installed(call, func)
             if isinstance(func, ast.Name | ast.Attribute) and self._unnamed(func):
                 self._held(func, always)
             if isinstance(func, ast.Attribute):
@@ -621,6 +635,15 @@ class _Walker:
         package = self.reach.optional(dotted)
         if package is not None:
             self.found.absent.add(f"{dotted} ({where}; {package}, imported as optional)")
+
+    def _installed(self, call: ast.Call, func: ast.expr) -> None:
+        """Source text handed to a function of the tree that ``exec``s it: the kernel
+        libraries it refers to, sometimes (scanner.reach.source_patches)."""
+        dotted = self.module.resolve(func, self.owner)
+        if dotted is None or not self.reach.executes(dotted):
+            return
+        for mark in installed_marks(self.module, call, dotted.rsplit(".", 1)[-1]):
+            self.found.add(mark, (), False, self.elsewhere)
 
     def _unnamed(self, func: ast.Name | ast.Attribute) -> bool:
         """Whether ``func`` names nothing of a module: a local, or a method of an object a

@@ -105,4 +105,6 @@ def carried_names(site: Site, module_name: str) -> list[tuple[str, str]]:
             names.append((module_name, decision.name.split(".", 1)[0]))
         elif decision.kind is DecisionKind.STORE and decision.store == "global" and decision.name:
             names.append((module_name, decision.name))
+        elif decision.kind is DecisionKind.STORE and decision.store == "key" and decision.name:
+            names.append(("", decision.name))  # a key of an object: any module may read it
     return names

@@ -101,6 +101,17 @@ def config_branches(site: Site, tree: Tree, carriers: Carriers) -> Iterator[Bran
     yield from found
 
 
+def key_branches(
+    key: str, outcomes: list[tuple[str | None, Outcome]], tree: Tree, carriers: Carriers
+) -> list[Branch]:
+    """The branches the reads of config key ``key`` decide, for what it holds under each
+    value of the variable (``scanner.interpret.row_stores``)."""
+    if not _KEY.match(key):
+        return []
+    reads = _key_reads(key, tree, carriers)
+    return _with_copies(reads, key, outcomes, tree, carriers) if reads else []
+
+
 def _key_reads(key: str, tree: Tree, carriers: Carriers) -> list[tuple[Module, ast.expr]] | None:
     """The reads of config key ``key`` in the tree; None where too many modules name it."""
     named = carriers.modules_naming(None, key)

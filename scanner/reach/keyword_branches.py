@@ -47,6 +47,33 @@ def conditioned(
                 yield Branch(module, tuple(function.body), owner, taken, load, True, replaces=True)
 
 
+def lambda_conditioned(
+    module: Module, body: ast.expr, outcomes: Sequence[tuple[str | None, Outcome]]
+) -> Branch | None:
+    """The function registered under a lambda whose body is the carried value
+    (``@register_patch(..., condition=lambda ctx: getattr(get_args(ctx), "key", False))``,
+    Primus fd1eeab backends/megatron/patches/mlp_fla_swiglu_patches.py:91): it runs when
+    the value holds."""
+    lam = module.parent(body)
+    keyword = module.parent(lam) if isinstance(lam, ast.Lambda) and lam.body is body else None
+    call = module.parent(keyword) if isinstance(keyword, ast.keyword) else None
+    function = module.parent(call) if isinstance(call, ast.Call) else None
+    if (
+        not isinstance(keyword, ast.keyword)
+        or keyword.arg not in CONDITION_KEYWORDS
+        or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        or call not in function.decorator_list
+    ):
+        return None
+    taken = {
+        value: (found,) for value, outcome in outcomes if (found := _truth(outcome)) is not None
+    }
+    if None not in taken or len(set(taken.values())) < 2:
+        return None
+    owner = module.owner_class(function)
+    return Branch(module, tuple(function.body), owner, taken, body, True, replaces=True)
+
+
 def _truth(outcome: Outcome) -> bool | None:
     """Whether a returned value holds; None when the probes could not say."""
     return None if outcome is None else bool(outcome)

@@ -15,7 +15,12 @@ from scanner.reach.emptied import EMPTY, emptied
 from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.inherited import inherited_call
-from scanner.reach.keyword_branches import DETERMINISTIC_FLAGS, conditioned, handed_as_flag
+from scanner.reach.keyword_branches import (
+    DETERMINISTIC_FLAGS,
+    conditioned,
+    handed_as_flag,
+    lambda_conditioned,
+)
 from scanner.reach.module_flags import module_flags_set
 from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
@@ -226,6 +231,11 @@ def uses(
             yield from _handed(
                 module, outer, carrier, outcomes, tree, carriers, depth, choices, back
             )
+        if node is carrier and isinstance(outer, ast.Lambda):
+            registered = lambda_conditioned(module, carrier, outcomes)
+            if registered is not None:
+                yield registered
+            return
         if not isinstance(outer, ast.expr):
             return
         if node is carrier:
