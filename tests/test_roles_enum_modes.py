@@ -15,8 +15,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from scanner import GateKind, Polarity, Role
+import pytest
+
+from scanner import GateKind, Polarity, Role, scan
 from scanner.source.kept_classes import enum_members
+from tests.conftest import write_tree
 from tests.scanned import KERNEL, role_facts, scanned_knob
 
 # sglang 0.5.23, srt/environ.py: EnvField (:45) takes the variable's name from the attribute
@@ -190,3 +193,37 @@ def test_a_test_inside_a_joined_test_runs_only_where_the_joined_test_lets_it(
         "_fwd_kernel at pkg/kernels.py:6; X_GATE_GEMV_MODE='0' leaves that branch, and what "
         "runs instead reaches no such kernel",
     )
+
+
+# A read in the folder scanned, tested against a member of an enumeration that a namespace
+# package above it defines (the shape of sglang srt/models/inkling_common/moe.py:34,357).
+ABOVE = {
+    "sglang/__init__.py": "",
+    "sglang/srt/environ.py": (
+        "from enum import IntEnum\n\n\nclass GateGemvMode(IntEnum):\n    OFF = 0\n    PAIR = 1\n"
+    ),
+    "sglang/srt/models/__init__.py": "",
+    "sglang/srt/models/moe.py": (
+        "import os\n\nfrom sglang.srt.environ import GateGemvMode\n\n\n"
+        "def gemv_on():\n"
+        '    return int(os.environ.get("X_MODE", "1")) != GateGemvMode.OFF\n'
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("scanned", "facts"),
+    [(".", (GateKind.BOOLEAN, True, "0")), ("sglang/srt/models", (GateKind.VALUE, None, None))],
+    ids=["the-whole-checkout", "only-the-models-folder"],
+)
+def test_no_module_above_the_folder_scanned_is_read(
+    tmp_path: Path, scanned: str, facts: tuple[GateKind, bool | None, str | None]
+) -> None:
+    """The enumeration is read where the folder scanned holds it, never above that folder:
+    a tree reads the same beside any other checkout (slime's imports of ``sglang.srt`` found
+    a sibling sglang checkout through the ancestor search)."""
+    write_tree(tmp_path, ABOVE)
+    root = tmp_path / scanned
+    knob = scan([root], root=root, jobs=1).knob("X_MODE")
+    assert knob is not None
+    assert (knob.kind, knob.default_on, knob.off_value) == facts
