@@ -224,7 +224,11 @@ def _bind(
 
 def module_tables(parsed: ParsedModule) -> dict[str, cst.Dict]:
     """The calling module's module-level dict literals, by name."""
-    found: dict[str, cst.Dict] = {}
+    return {name: value for name, value in module_bindings(parsed) if isinstance(value, cst.Dict)}
+
+
+def module_bindings(parsed: ParsedModule) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """The module's own bindings of one name to a value (``X = v``, ``X: T = v``), in order."""
     for statement in parsed.tree.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -235,9 +239,8 @@ def module_tables(parsed: ParsedModule) -> dict[str, cst.Dict]:
                 target, value = small.target, small.value
             else:
                 continue
-            if isinstance(target, cst.Name) and isinstance(value, cst.Dict):
-                found[target.value] = value
-    return found
+            if isinstance(target, cst.Name):
+                yield target.value, value
 
 
 def _keys(

@@ -27,6 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from scanner.conventions import OFF_WORDS, ON_WORDS
+from scanner.interpret.definition_tables import module_bindings
 from scanner.interpret.module import ParsedModule
 from scanner.model import Decision, DecisionKind, Outcome
 from scanner.syntax.events import Event
@@ -101,20 +102,11 @@ def _table(parsed: ParsedModule, iterable: cst.BaseExpression) -> list[Row] | No
     if not isinstance(iterable, cst.Name):
         return None
     found: list[Row] | None = None
-    for statement in parsed.tree.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                name, value = small.targets[0].target, small.value
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                name, value = small.target, small.value
-            else:
-                continue
-            if isinstance(name, cst.Name) and name.value == iterable.value:
-                if found is not None:
-                    return None  # bound twice: not a constant
-                found = _rows(value)
+    for name, value in module_bindings(parsed):
+        if name == iterable.value:
+            if found is not None:
+                return None  # bound twice: not a constant
+            found = _rows(value)
     return found
 
 

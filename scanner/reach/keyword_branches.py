@@ -26,25 +26,9 @@ def conditioned(
     each runs when ``f`` holds."""
     for alias in sorted(aliases):
         for load in module.loads_named(alias):
-            keyword = module.parent(load)
-            call = module.parent(keyword) if isinstance(keyword, ast.keyword) else None
-            function = module.parent(call) if isinstance(call, ast.Call) else None
-            if (
-                not isinstance(keyword, ast.keyword)
-                or keyword.arg not in CONDITION_KEYWORDS
-                or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
-                or call not in function.decorator_list
-                or module.resolve(load) != carried
-            ):
-                continue
-            taken = {
-                value: (found,)
-                for value, outcome in outcomes
-                if (found := _truth(outcome)) is not None
-            }
-            if None in taken and len(set(taken.values())) > 1:
-                owner = module.owner_class(function)
-                yield Branch(module, tuple(function.body), owner, taken, load, True, replaces=True)
+            branch = _registered(module, module.parent(load), load, outcomes)
+            if branch is not None and module.resolve(load) == carried:
+                yield branch
 
 
 def lambda_conditioned(
@@ -56,6 +40,19 @@ def lambda_conditioned(
     the value holds."""
     lam = module.parent(body)
     keyword = module.parent(lam) if isinstance(lam, ast.Lambda) and lam.body is body else None
+    return _registered(module, keyword, body, outcomes)
+
+
+def _registered(
+    module: Module,
+    keyword: ast.AST | None,
+    test: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+) -> Branch | None:
+    """The function a decorator registers under the predicate ``keyword`` hands it
+    (``condition=``): a branch that runs where the predicate holds, and whose leaving runs
+    the code it replaces; None where ``keyword`` is no such keyword or the predicate's truth
+    does not change from unset."""
     call = module.parent(keyword) if isinstance(keyword, ast.keyword) else None
     function = module.parent(call) if isinstance(call, ast.Call) else None
     if (
@@ -71,7 +68,7 @@ def lambda_conditioned(
     if None not in taken or len(set(taken.values())) < 2:
         return None
     owner = module.owner_class(function)
-    return Branch(module, tuple(function.body), owner, taken, body, True, replaces=True)
+    return Branch(module, tuple(function.body), owner, taken, test, True, replaces=True)
 
 
 def _truth(outcome: Outcome) -> bool | None:
