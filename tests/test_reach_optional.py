@@ -57,6 +57,19 @@ HELD = {
     ),
     "pkg/plain_ops.py": "import torch\n\n\ndef grouped_topk(out, x):\n    out.copy_(x)\n",
 }
+# The submodule form: ``import lightllm_kernel.ops`` binds ``lightllm_kernel``.
+DOTTED = {
+    **OPTIONAL,
+    "pkg/light_utils.py": (
+        "try:\n    import lightllm_kernel.ops\n\n    HAS_LIGHTLLM_KERNEL = True\n"
+        "except:\n    lightllm_kernel = None\n    HAS_LIGHTLLM_KERNEL = False\n"
+    ),
+    "pkg/topk.py": TOPK.replace(
+        "from pkg.light_utils import light_ops", "from pkg.light_utils import lightllm_kernel"
+    )
+    .replace("light_ops is not None", "lightllm_kernel is not None")
+    .replace("light_ops.grouped_topk", "lightllm_kernel.ops.grouped_topk"),
+}
 
 TRITON = (
     "unset, it runs the branch of `not use_cuda_grouped_topk` at pkg/topk.py:31, which reaches "
@@ -77,13 +90,21 @@ TRITON = (
             "define: what it runs is not known",
         ),
         (
+            DOTTED,
+            Role.UNKNOWN,
+            Polarity.ENABLE,
+            TRITON + "runs code that calls pkg.light_utils.lightllm_kernel.ops.grouped_topk "
+            "(pkg/topk.py:25; lightllm_kernel.ops, imported as optional), which the tree does not "
+            "define: what it runs is not known",
+        ),
+        (
             HELD,
             Role.KERNEL,
             Polarity.DISABLE,  # '1' leads away from the kernel
             TRITON + "leaves that branch, and what runs instead reaches no such kernel",
         ),
     ],
-    ids=["a-package-the-tree-does-not-hold", "a-package-of-the-tree"],
+    ids=["a-package-the-tree-does-not-hold", "a-submodule-imported-whole", "a-package-of-the-tree"],
 )
 def test_a_call_into_an_optional_package(
     tmp_path: Path, files: dict[str, str], role: Role, polarity: Polarity, reason: str

@@ -48,7 +48,7 @@ def _imports(body: list[ast.stmt]) -> dict[str, str]:
 def _bound_from(node: ast.stmt, name: str, imported: dict[str, str]) -> str | None:
     """The import ``node`` binds ``name`` to, or from (``name = getattr(mod, "ops", mod)``)."""
     if isinstance(node, ast.Import | ast.ImportFrom):
-        return imported.get(name) if name in {a.asname or a.name for a in node.names} else None
+        return _imports([node]).get(name)
     if isinstance(node, ast.Assign) and any(
         isinstance(t, ast.Name) and t.id == name for t in node.targets
     ):
