@@ -106,17 +106,14 @@ class ConstantLoader:
     """Looks up ``module.NAME`` in the files of the tree the importing file belongs to."""
 
     def __init__(self, path: Path, module: str, rel: str | None = None) -> None:
+        self.path = path.absolute()  # the file whose imports are followed
         depth = module.count(".") + (1 if path.name == "__init__.py" else 0)
-        root = path.absolute().parent
-        for _ in range(depth):
-            root = root.parent
-        self.root = root
+        self.root = self.path.parents[min(depth, len(self.path.parents) - 1)]
         # The folder scanned (``rel``: the file's path in it): no package is looked for
         # above it, so a tree reads the same beside any other checkout.
         parts = Path(rel).parts if rel is not None else ()
-        inside = 0 < len(parts) <= len(path.absolute().parents) and ".." not in parts
-        self.top = path.absolute().parents[len(parts) - 1] if inside else None
-        self.path = path.absolute()  # the file whose imports are followed
+        inside = 0 < len(parts) <= len(self.path.parents) and ".." not in parts
+        self.top = self.path.parents[len(parts) - 1] if inside else None
         # What was learnt from other files: path relative to the root -> a fact (see still).
         self.read: dict[str, str] = {}
         self._modules: dict[str, Module | None] = {}
