@@ -529,6 +529,12 @@ def test_a_configured_accessor_is_found_only_with_the_setting(tmp_path: Path) ->
         ("torch.distributed._symmetric_memory.get_symm_mem_workspace", "PyTorch symmetric memory"),
         ("torch.distributed.all_gather_into_tensor", None),
         ("torch.distributed._symmetric_memory.enable_symm_mem_for_group", None),
+        (
+            "transformers.integrations.hub_kernels.get_kernel",
+            "Hugging Face kernels, through transformers",
+        ),
+        ("transformers.integrations.hub_kernels.is_kernel", None),
+        ("transformers.integrations.hub_kernels.allow_all_hub_kernels", None),
         ("numpy.dot", None),
     ],
 )

@@ -69,6 +69,24 @@ LIBRARIES: Final[tuple[Library, ...]] = (
         "Hugging Face kernels (compiled kernels loaded from the Hub)",
         "https://github.com/huggingface/kernels",
     ),
+    # transformers' doors to those kernels: each loads a compiled kernel from the Hub
+    # (``kernels.get_kernel`` underneath) or swaps a model's layers for Hub kernels; the rest
+    # of the module (``is_kernel``, ``allow_all_hub_kernels``, its mappings) runs none
+    # (transformers 5.25.0 integrations/hub_kernels.py:356-541).
+    *(
+        Library(
+            f"transformers.integrations.hub_kernels.{entry}",
+            "Hugging Face kernels, through transformers",
+            "https://github.com/huggingface/transformers/blob/v5.25.0/src/transformers/"
+            "integrations/hub_kernels.py",
+        )
+        for entry in (
+            "get_kernel",
+            "lazy_load_kernel",
+            "load_and_register_attn_kernel",
+            "kernelize",
+        )
+    ),
     Library(
         "vllm._custom_ops",
         "vLLM's custom ops",

@@ -437,8 +437,11 @@ class Module:
         return self._scopes.hides(name, self.ancestors, node)
 
     def _aliased(self, node: ast.Name, owner: str | None) -> str | None:
-        """What a local bound once to a module-level name refers to (``_sw = _MOD`` in a
-        function, then ``_sw.f()``: unslothai unsloth_zoo temporary_patches/moe_utils.py:2486)."""
+        """What a local bound once to a module-level name, or an attribute of one, refers to
+        (``_sw = _MOD`` in a function, then ``_sw.f()``: unslothai unsloth_zoo
+        temporary_patches/moe_utils.py:2486), also where a nested function calls it
+        (``origin = hub_kernels.get_kernel``, called in a closure: modelscope/ms-swift 3602360
+        swift/utils/hub_utils.py:215-219)."""
         if self._renamed is None:
             self._renamed = frozenset(
                 n.targets[0].id
@@ -446,19 +449,24 @@ class Module:
                 if isinstance(n, ast.Assign)
                 and len(n.targets) == 1
                 and isinstance(n.targets[0], ast.Name)
-                and isinstance(n.value, ast.Name)
+                and _root_name(n.value) is not None
             )
         if node.id not in self._renamed:
             return None
         function = self.function_node_around(node)
+        while function is not None and node.id not in self.local_bindings(function):
+            if node.id in _parameters(function):
+                return None
+            function = self.function_node_around(function)
         if function is None:
             return None
-        values = self.local_bindings(function).get(node.id, ())
-        if len(values) != 1 or not isinstance(values[0], ast.Name) or values[0].id == node.id:
+        values = self.local_bindings(function)[node.id]
+        root = _root_name(values[0]) if len(values) == 1 else None
+        if root is None or values[0] is node or root.id == node.id:
             return None
         if self.function_node_around(values[0]) is not function:
             return None  # bound in a nested function
-        if values[0].id in self.local_bindings(function):
+        if root.id in self.local_bindings(function):
             return None  # an alias of another local
         return self.resolve(values[0], owner)
 
@@ -892,3 +900,18 @@ def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             for handler in statement.handlers:
                 yield from _top_level(handler.body)
             yield from _top_level(statement.orelse)
+
+
+def _root_name(node: ast.expr) -> ast.Name | None:
+    """The name a chain of attributes starts from (``a`` of ``a.b.c``), or None for any
+    other expression."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    arguments = function.args
+    named = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    named += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return {a.arg for a in named}
