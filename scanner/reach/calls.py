@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 
 from scanner.reach.held import Holder
 from scanner.reach.held_graphs import class_graphs
+from scanner.reach.hook_lists import added_hook, hook_captures
 from scanner.reach.loaded import LOADERS, loaded_call_mark, loader_returned
 from scanner.reach.marks import (
     KERNEL_MARKS,
     Mark,
+    MarkKind,
     decorator_marks,
     library_reference,
     node_marks,
@@ -119,6 +121,7 @@ class Reach:
         self._loaders: dict[str, tuple[str, str, int] | None] = {}
         self._inheriting: set[str] = set()
         self._graphs: dict[str, Found] = {}
+        self._hooks: dict[str, Found] = {}
         self._optional: dict[tuple[str, str], str | None] = {}
         self._executes: dict[str, bool] = {}
         self.holder = Holder(self)
@@ -254,6 +257,34 @@ class Reach:
                 found.add(mark, (Step(text, module.rel, line),), always=False)
             pending.extend(d for d in map(module.resolve, node.bases) if d is not None)
         return found
+
+    def hook_graphs(self, module: Module, call: ast.Call, owner: str | None) -> Found | None:
+        """The CUDA graph captures a hook ``call`` adds to a list runs under, where the tree
+        calls that list's hooks inside a function it hands to a capture
+        (``scanner.reach.hook_lists``); None where ``call`` adds no hook."""
+        attr = added_hook(module, call, self._function_only, owner)
+        if attr is None:
+            return None
+        self.tree.asked("", attr)  # a module of the tree that names it may call its hooks
+        known = self._hooks.get(attr)
+        if known is not None:
+            return known
+        found = self._hooks[attr] = Found()
+        for where, inner, capture in hook_captures(self.tree, attr):
+            text = (
+                f"adds a hook to {attr}, which {inner.name} calls, a function handed to the "
+                f"call at {where.rel}:{capture.lineno}"
+            )
+            step = Step(text, where.rel, inner.lineno)
+            reached = self.of_expression(where, capture.func, where.owner_class(capture), 1)
+            for mark, steps in reached.marks.items():
+                if mark.kind is MarkKind.GRAPH:
+                    found.add(mark, (step, *steps), always=False)
+        return found
+
+    def _function_only(self, dotted: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        located = self._function_node(dotted)
+        return located[2] if located is not None else None
 
     def missing(self, dotted: str) -> bool:
         """Whether ``dotted`` names a module of one of the tree's packages that the tree
@@ -623,6 +654,9 @@ class _Walker:
                 self._held(func, always)
             if isinstance(func, ast.Attribute):
                 self._unread(func, call.lineno)
+                hooked = self.reach.hook_graphs(self.module, call, self.owner)
+                if hooked is not None:
+                    self.found.merge(hooked, None, False, self.elsewhere)
 
     def _unread(self, func: ast.Attribute, line: int) -> None:
         """A call of a name the tree's module lacks, or of a package it imports as optional:

@@ -815,6 +815,13 @@ class _Judged:
         gained, left = self._left(value, None)
         if not left:
             return None
+        # unset may reach a hazard of its own (a hook it adds, run under a CUDA graph
+        # capture) where ``value``'s kernel adds none: ``value`` is the bitwise side
+        instead = self._only(None, value)
+        own = self._under(instead, None, "kernel") - self._under(gained, value, "kernel")
+        safer = safer_side((own, self._reach(None)), (left, self._reach(value))) if own else None
+        if safer is not None and not safer.first:
+            return self._safer(value, safer, (instead, own), (gained, left))
         mark, branch, steps = self._witness(gained, left)
         return Evidence(
             Role.KERNEL,
