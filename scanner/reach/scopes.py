@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable, Iterator
 
+from scanner.source.ast_walk import children, walk
+
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -75,7 +77,7 @@ def _scoped_names(tree: ast.Module) -> frozenset[str]:
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 names.add(node.rest)
         nested = inside or isinstance(node, (*_FUNCTIONS, *_COMPREHENSIONS))
-        pending.extend((child, nested) for child in ast.iter_child_nodes(node))
+        pending.extend((child, nested) for child in children(node))
     return frozenset(names)
 
 
@@ -137,11 +139,11 @@ def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast
         yield node
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef, *_COMPREHENSIONS)):
             continue
-        pending.extend(ast.iter_child_nodes(node))
+        pending.extend(children(node))
 
 
 def _targets(targets: Iterable[ast.expr]) -> Iterator[str]:
     for target in targets:
-        for node in ast.walk(target):
+        for node in walk(target):
             if isinstance(node, ast.Name):
                 yield node.id
