@@ -104,3 +104,17 @@ def test_a_call_kept_where_none_is_kept_elsewhere(tmp_path: Path) -> None:
         "kept": True,  # self.kept = None in the same function (a name counts either way)
         "fresh": False,
     }
+
+
+def test_the_scopes_walk_is_the_module_walk(tmp_path: Path) -> None:
+    # One walk of a module gives both its scopes' names and every node (Module.walked).
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": SHAPES})
+    module = Tree({"pkg/mod.py": (tmp_path / "pkg/mod.py", "pkg.mod")}).module_named("pkg.mod")
+    assert module is not None
+    walked = module.walked(module.tree)
+    assert walked is module.scopes.nodes
+    assert [id(n) for n in walked] == [id(n) for n in ast.walk(module.tree)]
+    assert {"args", "k", "kw", "rest", "more", "p", "i", "j", "q", "head", "tail", "b"} <= (
+        module.scopes.bound
+    )
+    assert "os" not in module.scopes.bound and "C" not in module.scopes.bound

@@ -234,8 +234,17 @@ class Module:
             known = self._arguments[id(function)] = found
         return known
 
+    @property
+    def scopes(self) -> Scopes:
+        """The names each function binds for itself, and every node of the module."""
+        if self._scopes is None:
+            self._scopes = Scopes(self.tree)
+        return self._scopes
+
     def walked(self, scope: ast.AST) -> tuple[ast.AST, ...]:
         """Every node under ``scope``, in ``ast.walk`` order (one walk per scope, kept)."""
+        if scope is self.tree:
+            return self.scopes.nodes
         known = self._walked.get(id(scope))
         if known is None:
             known = self._walked[id(scope)] = tuple(walk(scope))
@@ -458,9 +467,7 @@ class Module:
         name = node.id
         if name not in self.imports and name not in self.definitions and name not in self.globals:
             return False
-        if self._scopes is None:
-            self._scopes = Scopes(self.tree)
-        return self._scopes.hides(name, self.ancestors, node)
+        return self.scopes.hides(name, self.ancestors, node)
 
     def _aliased(self, node: ast.Name, owner: str | None) -> str | None:
         """What a local bound once to a module-level name refers to (``_sw = _MOD`` in a
