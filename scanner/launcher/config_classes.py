@@ -14,6 +14,7 @@ import ast
 from typing import Final
 
 from scanner.launcher.config_verdict import BOOL, NUMBER, TEXT, merge_types
+from scanner.source.ast_walk import walk
 
 _NAMES: Final = {"bool": BOOL, "int": NUMBER, "float": NUMBER, "str": TEXT}
 
@@ -27,7 +28,7 @@ def field_types(source: str) -> dict[str, str]:
         return {}
     fields = [
         (statement.target.id, annotation_type(statement.annotation))
-        for node in ast.walk(tree)
+        for node in walk(tree)
         if isinstance(node, ast.ClassDef)
         for statement in node.body
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from scanner.reach.calls import Found, Reach, Step
 from scanner.reach.kept import kept_objects
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import walk
 from scanner.syntax.namespace import resolve_relative
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -76,7 +77,7 @@ def _closures(reach: Reach, module: Module, code: Sequence[ast.stmt], owner: str
     called = {
         node.func.id
         for statement in code
-        for node in ast.walk(statement)
+        for node in walk(statement)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
     }
     for name in sorted(called & defined.keys()):
@@ -109,7 +110,7 @@ def _none_elsewhere(module: Module, statement: ast.stmt, name: str) -> bool:
         and isinstance(node.value, ast.Constant)
         and node.value.value is None
         and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-        for node in ast.walk(scope)
+        for node in walk(scope)
     )
 
 
@@ -117,14 +118,14 @@ def _tested(module: Module, name: str) -> bool:
     """Whether the module tests ``name``, or a name bound to it, against None or for truth
     (``x is None``, ``if x:``, ``if not x:``)."""
     names = {name}
-    for node in ast.walk(module.tree):
+    for node in walk(module.tree):
         if (
             isinstance(node, ast.Assign)
             and isinstance(node.value, ast.Name)
             and node.value.id == name
         ):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    for node in ast.walk(module.tree):
+    for node in walk(module.tree):
         if (
             isinstance(node, ast.Compare)
             and isinstance(node.left, ast.Name)

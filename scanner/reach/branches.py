@@ -21,6 +21,7 @@ from scanner.reach.config import key_branches
 from scanner.reach.modules import Module, Tree
 from scanner.reach.sides import TESTED, Branch, sides
 from scanner.reach.uses import MAX_CARRY, local_tests, name_loads, returned_branches, uses
+from scanner.source.ast_walk import walk
 
 
 def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
@@ -93,7 +94,7 @@ def _find_test(module: Module, decision: Decision, site: Site) -> ast.expr | Non
         return next(
             (
                 node.test
-                for node in ast.walk(function)
+                for node in walk(function)
                 if isinstance(node, TESTED) and ast.unparse(node.test) == decision.name
             ),
             None,
@@ -185,4 +186,4 @@ def _nodes_on(module: Module, line: int) -> Iterator[ast.AST]:
     yield from module.locate.nodes_on(line)
     for statement in module.locate.statements_at(line)[:-1]:
         if isinstance(statement, ast.If | ast.While) and statement.test.lineno == line:
-            yield from ast.walk(statement.test)
+            yield from walk(statement.test)

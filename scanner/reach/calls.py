@@ -38,6 +38,7 @@ from scanner.reach.source_patches import executes, installed_marks
 from scanner.reach.split_reduction import split_marks
 from scanner.reach.star_names import star_imported
 from scanner.reach.walked import Walked
+from scanner.source.ast_walk import children, walk
 
 MAX_DEPTH = 8  # calls followed from a branch
 MAX_FUNCTIONS = 20_000  # functions read per scan
@@ -376,7 +377,7 @@ class Reach:
             if module is not None and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 names = {
                     _imported_name(module, r.value) if r.value is not None else None
-                    for r in ast.walk(node)
+                    for r in walk(node)
                     if isinstance(r, ast.Return)
                 }
                 name = names.pop() if len(names) == 1 else None
@@ -889,7 +890,7 @@ def _children(node: ast.AST, always: bool) -> Iterable[tuple[ast.AST, bool]]:
     elif isinstance(node, ast.ClassDef):
         return
     else:
-        yield from ((child, always) for child in ast.iter_child_nodes(node))
+        yield from ((child, always) for child in children(node))
 
 
 # Calls that load a module from a file or run one by path (a vendored copy registered under

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from scanner.model import Outcome
 from scanner.reach.modules import Module
 from scanner.reach.truth import value_of
+from scanner.source.ast_walk import walk
 
 
 def copied_keys(
@@ -46,7 +47,7 @@ def copied_keys(
     elif isinstance(target, ast.Name):
         stores = [
             node.targets[0]
-            for node in ast.walk(function)
+            for node in walk(function)
             if isinstance(node, ast.Assign)
             and node.lineno > statement.lineno
             and len(node.targets) == 1

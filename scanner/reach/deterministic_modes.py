@@ -14,6 +14,7 @@ from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.shapes import called
 from scanner.reach.sides import Branch
+from scanner.source.ast_walk import walk
 
 FAMILY = "deterministic_"  # the keyword's prefix: deterministic_output=, deterministic_reduce=
 MAX_HOPS = 3  # functions followed from the call the value is handed to
@@ -91,7 +92,7 @@ def atomic_choice(
     names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     if key not in names:
         return None
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.IfExp | ast.If):
             polarity = _tests(node.test, key)
             if polarity is not None:
@@ -137,7 +138,7 @@ def _atomic_named(nodes: Sequence[ast.AST]) -> tuple[str, int] | None:
     """The first name or attribute in ``nodes`` that names an atomic operation
     (``OutputReduction.ATOMIC_SCATTER``, ``atomic_add``), with its line."""
     for top in nodes:
-        for node in ast.walk(top):
+        for node in walk(top):
             last = (
                 node.attr
                 if isinstance(node, ast.Attribute)

@@ -51,6 +51,7 @@ from scanner.reach.trainer_keys import trainer_key
 from scanner.reach.trials import trial_raise
 from scanner.reach.weight_loading import weight_loading
 from scanner.roles import Evidence
+from scanner.source.ast_walk import walk
 from scanner.suite_files import TEST_FILE
 
 SWITCH_WORDS = frozenset({*ON_WORDS, *OFF_WORDS, EMPTY})
@@ -245,7 +246,7 @@ def _after_return(branch: Branch) -> tuple[ast.stmt, ...]:
         or not isinstance(branch.code, tuple)
         or not branch.code
         or branch.code[0] is not node.body[0]  # the if's own body, not what follows it
-        or not any(isinstance(n, ast.Return) for s in branch.code for n in ast.walk(s))
+        or not any(isinstance(n, ast.Return) for s in branch.code for n in walk(s))
     ):
         return ()
     after: list[ast.stmt] = []
@@ -287,12 +288,12 @@ def _replaces(branch: Branch) -> bool:
     ``x = fused(x)``)."""
     if branch.replaces or isinstance(branch.code, ast.expr):
         return True
-    if any(isinstance(n, ast.Return) for s in branch.code for n in ast.walk(s)):
+    if any(isinstance(n, ast.Return) for s in branch.code for n in walk(s)):
         return True  # it returns: the code after it runs in its place
     stored = {
         node.id
         for statement in branch.code
-        for node in ast.walk(statement)
+        for node in walk(statement)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
     }
     line = branch.test.lineno
@@ -311,7 +312,7 @@ def _replaces(branch: Branch) -> bool:
         and isinstance(node.ctx, ast.Store)
         and node.id in stored
         and node.lineno < line
-        for node in ast.walk(scope)
+        for node in walk(scope)
     )
 
 
@@ -337,7 +338,7 @@ def _kept_before(branch: Branch, scope: ast.AST, line: int) -> bool:
     kept = {
         node.attr
         for statement in branch.code
-        for node in ast.walk(statement)
+        for node in walk(statement)
         if isinstance(node, ast.Attribute)
         and isinstance(node.ctx, ast.Store)
         and isinstance(node.value, ast.Name)
@@ -350,7 +351,7 @@ def _kept_before(branch: Branch, scope: ast.AST, line: int) -> bool:
         and node.value.id == "self"
         and node.attr in kept
         and node.lineno < line
-        for node in ast.walk(scope)
+        for node in walk(scope)
     )
 
 

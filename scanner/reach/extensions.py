@@ -16,6 +16,8 @@ import ast
 from collections.abc import Callable, Iterable
 from typing import Final
 
+from scanner.source.ast_walk import walk
+
 _BUILDERS: Final = frozenset({"torch.utils.cpp_extension.CUDAExtension"})
 _WORD: Final = b"CUDAExtension"
 
@@ -42,7 +44,7 @@ def declared_extensions(
         if parsed is None:
             continue
         tree, resolve = parsed
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if not isinstance(node, ast.Call) or resolve(node.func) not in _BUILDERS:
                 continue
             name = _name(node)

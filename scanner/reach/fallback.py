@@ -28,6 +28,7 @@ from scanner.reach.calls import is_platform_test
 from scanner.reach.modules import Module, Tree
 from scanner.reach.sides import Branch
 from scanner.reach.truth import truths
+from scanner.source.ast_walk import walk
 
 MAX_DEPTH = 3  # flags and predicates followed to the machine test they hold
 DETERMINISTIC = "deterministic"  # the keyword scanner.reach.marks reads as a mode
@@ -266,7 +267,7 @@ def _held(module: Module, node: ast.expr, owner: str | None) -> list[ast.expr]:
         if isinstance(function, ast.FunctionDef) and len(function.body) >= 1:
             last = function.body[-1]
             if isinstance(last, ast.Return) and last.value is not None:
-                returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+                returns = [n for n in walk(function) if isinstance(n, ast.Return)]
                 if len(returns) == 1:
                     return [last.value]
     return []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from scanner.reach.sides import Branch
+from scanner.source.ast_walk import walk
 
 
 def fallback_code(branch: Branch) -> tuple[ast.stmt, ...]:
@@ -49,7 +50,7 @@ def fallback_code(branch: Branch) -> tuple[ast.stmt, ...]:
             and id(node) not in seen
             and _reads(node.test, flags)
         ):
-            seen.update(id(n) for n in ast.walk(node) if isinstance(n, ast.If))
+            seen.update(id(n) for n in walk(node) if isinstance(n, ast.If))
             taken = _taken(node, flags)
             found.extend(taken)
             found.extend(_loops_emptied(walked, node, taken))
@@ -64,8 +65,8 @@ def _loops_emptied(
     alone: the work the set flag skips, which the fallback runs (unsloth
     models/rl_replacements.py:4135-4145, then the padded loop over ``zipped_inputs``,
     :4147-4179)."""
-    skipped = [s for s in ast.walk(node) if isinstance(s, ast.stmt) and s not in taken]
-    kept = {id(n) for s in taken for n in ast.walk(s)}
+    skipped = [s for s in walk(node) if isinstance(s, ast.stmt) and s not in taken]
+    kept = {id(n) for s in taken for n in walk(s)}
     emptied = {
         target.id
         for statement in skipped
@@ -78,7 +79,7 @@ def _loops_emptied(
     emptied -= {
         n.id
         for s in taken
-        for n in ast.walk(s)
+        for n in walk(s)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
     end = node.end_lineno or node.lineno
@@ -115,7 +116,7 @@ _UNKNOWN = object()
 
 
 def _reads(test: ast.expr, flags: dict[str, object]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in flags for n in ast.walk(test))
+    return any(isinstance(n, ast.Name) and n.id in flags for n in walk(test))
 
 
 def _taken(node: ast.If, flags: dict[str, object]) -> list[ast.stmt]:

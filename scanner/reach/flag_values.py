@@ -20,6 +20,7 @@ from scanner.languages import Language
 from scanner.model import GateKind, Knob, Role, Site
 from scanner.reach.modules import Module, Tree
 from scanner.roles import Evidence
+from scanner.source.ast_walk import walk
 from scanner.stack_settings import FLAGS
 
 # flag -> (the variable that holds it, its deterministic value, what it controls)
@@ -86,7 +87,7 @@ def _flags_fed(module: Module, site: Site) -> Iterator[tuple[str, int]]:
     f-string's line."""
     scope: ast.AST = module.function_node_around_line(site.line) or module.tree
     names = _bound_at(scope, site.line)
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if not isinstance(node, ast.JoinedStr):
             continue
         for before, part in zip(node.values, node.values[1:], strict=False):
@@ -115,7 +116,7 @@ def _line_of(module: Module, node: ast.JoinedStr, text: str) -> int:
 def _bound_at(scope: ast.AST, line: int) -> frozenset[str]:
     """The names an assignment that spans ``line`` binds (``level = os.getenv(...)``)."""
     names: set[str] = set()
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if not isinstance(node, ast.Assign | ast.AnnAssign):
             continue
         if not node.lineno <= line <= (node.end_lineno or node.lineno):

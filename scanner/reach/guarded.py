@@ -16,6 +16,7 @@ from scanner.reach.modules import Module
 from scanner.reach.shapes import named, own_returns
 from scanner.reach.sides import names_around
 from scanner.reach.truth import IsCarrier, truths
+from scanner.source.ast_walk import walk
 
 
 def reaching(
@@ -98,7 +99,7 @@ def fallen_through(
 
 def _names(node: ast.expr, is_name: IsCarrier) -> bool:
     """Whether ``node`` uses the local ``is_name`` accepts."""
-    return any(is_name(n) for n in ast.walk(node) if isinstance(n, ast.expr))
+    return any(is_name(n) for n in walk(node) if isinstance(n, ast.expr))
 
 
 def _boolean(node: ast.expr) -> bool:

@@ -16,6 +16,7 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import children
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _OWN = frozenset({"self", "cls"})
@@ -31,7 +32,7 @@ def handed_calls(
         node = pending.pop()
         if isinstance(node, _NESTED):
             continue
-        pending.extend(ast.iter_child_nodes(node))
+        pending.extend(children(node))
         if isinstance(node, ast.Call) and _handed(module, node, owner):
             yield f"{ast.unparse(node.func)} ({module.rel}:{node.lineno})"
 

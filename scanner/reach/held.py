@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from scanner.reach.modules import Definition, Module
+from scanner.source.ast_walk import children, walk
 
 MAX_RETURNS = 3  # nested calls whose returned values are followed
 MAX_VALUES = 8  # an expression that may hold more things than this is too vague to follow
@@ -299,12 +300,12 @@ def _returns(function: Function) -> Iterator[ast.expr]:
         elif not isinstance(
             node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
         ):
-            pending.extend(ast.iter_child_nodes(node))
+            pending.extend(children(node))
 
 
 def _appended(node: ast.AST, name: str, local: bool) -> Iterator[ast.expr]:
     """What ``name.append(x)`` (a local) or ``self.name.append(x)`` puts in, in ``node``."""
-    for call in ast.walk(node):
+    for call in walk(node):
         if not (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)

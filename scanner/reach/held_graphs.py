@@ -12,6 +12,7 @@ import ast
 
 from scanner.reach.marks import Mark, MarkKind, node_marks
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -23,7 +24,7 @@ def class_graphs(module: Module, cls: ast.ClassDef) -> list[tuple[Mark, str, int
     for method in cls.body:
         if not isinstance(method, Function):
             continue
-        for node in ast.walk(method):
+        for node in walk(method):
             if not isinstance(node, ast.Call):
                 continue
             for mark in node_marks(module, node):

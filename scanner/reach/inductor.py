@@ -17,6 +17,7 @@ from typing import Final
 from scanner.model import Outcome
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import walk
 
 # Inductor's options that choose kernels by benchmarking them at compile time
 # (pytorch/pytorch torch/_inductor/config.py, 2.6 to 2.10).
@@ -93,7 +94,7 @@ def _handed(
 ) -> str | None:
     """``f(..., config_patches=name)`` with ``f`` of ``torch._inductor`` (or torch.compile's
     ``options=``), or ``{"config_patches": name}`` in a function that calls Inductor."""
-    calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
+    calls = [n for n in walk(function) if isinstance(n, ast.Call)]
     inductor = [c for c in calls if _is_inductor(module, c)]
     for call in inductor:
         for keyword in call.keywords:
@@ -101,7 +102,7 @@ def _handed(
                 return f"as {keyword.arg}= at {module.rel}:{call.lineno}"
     if not inductor:
         return None
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
                 if (

@@ -72,39 +72,22 @@ def _made(module: Module, statement: ast.stmt) -> tuple[ast.Call, str] | None:
 
 def _none_elsewhere(module: Module, statement: ast.stmt, target: ast.expr) -> bool:
     """Whether ``target`` (a name, or ``self.x``) is set to None elsewhere: in the same
-    function for a name, in the class's methods for an attribute."""
+    function for a name (as a name or as ``self.NAME``), in the class's methods for an
+    attribute. ``statement`` itself sets it to a call."""
     if isinstance(target, ast.Name):
-        scope: ast.AST | None = module.function_node_around(statement)
-        wanted = target.id
-    elif (
+        scope = module.function_node_around(statement)
+        if scope is None:
+            return False
+        names, attributes = module.set_to_none(scope)
+        return target.id in names or target.id in attributes
+    if (
         isinstance(target, ast.Attribute)
         and isinstance(target.value, ast.Name)
         and target.value.id == "self"
     ):
         function = module.function_node_around(statement)
-        scope = module.parent(function) if function is not None else None
-        wanted = target.attr
-    else:
-        return False
-    if scope is None:
-        return False
-    for node in ast.walk(scope):
-        if node is statement or not isinstance(node, ast.Assign | ast.AnnAssign):
-            continue
-        value = node.value
-        if not (isinstance(value, ast.Constant) and value.value is None):
-            continue
-        for other in node.targets if isinstance(node, ast.Assign) else [node.target]:
-            if isinstance(target, ast.Name) and isinstance(other, ast.Name):
-                if other.id == wanted:
-                    return True
-            elif (
-                isinstance(other, ast.Attribute)
-                and isinstance(other.value, ast.Name)
-                and other.value.id == "self"
-                and other.attr == wanted
-            ):
-                return True
+        around = module.parent(function) if function is not None else None
+        return around is not None and target.attr in module.set_to_none(around)[1]
     return False
 
 

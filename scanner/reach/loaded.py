@@ -14,6 +14,7 @@ from typing import Final
 
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import children
 
 # The APIs that compile C++/CUDA sources (or take them from a build cache) and load the
 # result as a module: https://tvm.apache.org/ffi/reference/python/generated/
@@ -79,5 +80,5 @@ def _returned_calls(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Ca
             continue
         if isinstance(current, ast.Return) and isinstance(current.value, ast.Call):
             found.append(current.value)
-        stack.extend(ast.iter_child_nodes(current))
+        stack.extend(children(current))
     return sorted(found, key=lambda c: (c.lineno, c.col_offset))

@@ -22,6 +22,7 @@ from scanner.reach.jax_calls import ffi_primitive
 from scanner.reach.libraries import library_of
 from scanner.reach.modules import Module
 from scanner.reach.quantizers import QUANTIZERS
+from scanner.source.ast_walk import walk
 
 
 class MarkKind(str, Enum):
@@ -309,14 +310,14 @@ def _benchmarks(module: Module, node: ast.stmt, value: ast.expr | None) -> bool:
     defined = next(
         (
             d
-            for d in ast.walk(scope)
+            for d in walk(scope)
             if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == value.id
         ),
         None,
     )
     if defined is None:
         return True
-    for inner in ast.walk(defined):
+    for inner in walk(defined):
         if isinstance(inner, ast.Call):
             called = inner.func.attr if isinstance(inner.func, ast.Attribute) else None
             called = called or (inner.func.id if isinstance(inner.func, ast.Name) else "")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from scanner.model import Knob, Role
 from scanner.reach.sides import Branch
 from scanner.roles import Evidence
+from scanner.source.ast_walk import walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +59,7 @@ def mode_side(
 
 def _names_in(test: ast.expr) -> Iterator[str]:
     """The names a test spells: attributes, names and strings (``envs.X``, ``X``, ``"X"``)."""
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Attribute):
             yield node.attr
         elif isinstance(node, ast.Name):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
+from scanner.source.ast_walk import walk
+
 
 def module_flags_set(
     module_body: Sequence[ast.stmt], statement: ast.If
@@ -61,5 +63,5 @@ def _binds(block: Sequence[ast.stmt], name: str) -> bool:
     return any(
         isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
         for statement in block
-        for node in ast.walk(statement)
+        for node in walk(statement)
     )

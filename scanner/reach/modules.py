@@ -16,6 +16,7 @@ from pathlib import Path
 from scanner.reach.extensions import declared_extensions, extension_of, is_build_script
 from scanner.reach.locate import Locator, Tested
 from scanner.reach.scopes import Scopes
+from scanner.source.ast_walk import walk
 from scanner.source.files import SourceError, decode_source, read_bytes
 from scanner.source.kept_classes import enum_members
 from scanner.syntax.namespace import resolve_relative
@@ -55,6 +56,7 @@ class Module:
     _attributes: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _kept_on_self: dict[int, dict[str, list[tuple[int, str]]]] = field(default_factory=dict)
+    _set_to_none: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     # The names each function's own imports bind (by the function's id): two functions may
     # bind one name to two modules (``import aiter as ops``, ``import pkg.rope as ops``).
     _imported_in: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -157,6 +159,30 @@ class Module:
                     known.setdefault(node.value.id, []).append((node.lineno, node.targets[0].attr))
         return known
 
+    def set_to_none(self, scope: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+        """The names and the ``self.`` attributes an assignment under ``scope`` sets to
+        None (``x = None``, ``self.comm: C | None = None``), one walk, kept."""
+        known = self._set_to_none.get(id(scope))
+        if known is None:
+            names: set[str] = set()
+            attributes: set[str] = set()
+            for node in walk(scope):
+                if not isinstance(node, ast.Assign | ast.AnnAssign):
+                    continue
+                if not (isinstance(node.value, ast.Constant) and node.value.value is None):
+                    continue
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(target, ast.Name):
+                        names.add(target.id)
+                    elif (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        attributes.add(target.attr)
+            known = self._set_to_none[id(scope)] = (frozenset(names), frozenset(attributes))
+        return known
+
     @property
     def locate(self) -> Locator:
         """Lookups of nodes by line (see ``scanner.reach.locate``)."""
@@ -182,7 +208,7 @@ class Module:
             found: dict[str, list[ast.expr]] = {}
             for node in self.walked(function):
                 if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
-                    names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+                    names = {n.id for n in walk(node.test) if isinstance(n, ast.Name)}
                     for name in names:
                         found.setdefault(name, []).append(node.test)
             known = self._tests[id(function)] = found
@@ -208,11 +234,20 @@ class Module:
             known = self._arguments[id(function)] = found
         return known
 
+    @property
+    def scopes(self) -> Scopes:
+        """The names each function binds for itself, and every node of the module."""
+        if self._scopes is None:
+            self._scopes = Scopes(self.tree)
+        return self._scopes
+
     def walked(self, scope: ast.AST) -> tuple[ast.AST, ...]:
         """Every node under ``scope``, in ``ast.walk`` order (one walk per scope, kept)."""
+        if scope is self.tree:
+            return self.scopes.nodes
         known = self._walked.get(id(scope))
         if known is None:
-            known = self._walked[id(scope)] = tuple(ast.walk(scope))
+            known = self._walked[id(scope)] = tuple(walk(scope))
         return known
 
     def keyed_stores(
@@ -432,9 +467,7 @@ class Module:
         name = node.id
         if name not in self.imports and name not in self.definitions and name not in self.globals:
             return False
-        if self._scopes is None:
-            self._scopes = Scopes(self.tree)
-        return self._scopes.hides(name, self.ancestors, node)
+        return self.scopes.hides(name, self.ancestors, node)
 
     def _aliased(self, node: ast.Name, owner: str | None) -> str | None:
         """What a local bound once to a module-level name, or an attribute of one, refers to
@@ -820,7 +853,7 @@ def _index(module: Module, is_package: bool) -> None:
                 and isinstance(targets[0], ast.Name)
             ):
                 module.aliases.setdefault(targets[0].id, []).append(statement.value)
-            bound.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            bound.update(n.id for t in targets for n in walk(t) if isinstance(n, ast.Name))
     module.globals = frozenset(bound)
     # A ``global`` statement and a name that resolves to ``importlib.import_module`` are
     # spelt in the module's text (a name perhaps in other characters that NFKC folds):

@@ -10,6 +10,7 @@ import ast
 from collections.abc import Sequence
 
 from scanner.reach.shapes import locals_set
+from scanner.source.ast_walk import walk
 
 # What the local holds where the side that may build the object runs: a value that is
 # not None and is true, as an object is (``obj is None`` false, ``if obj:`` taken).
@@ -21,7 +22,7 @@ def nones_set(body: Sequence[ast.stmt], other: Sequence[ast.stmt]) -> list[str]:
     call somewhere (``obj = Fused(...)``, in a nested ``if`` too)."""
     built = {
         target.id
-        for node in (n for statement in other for n in ast.walk(statement))
+        for node in (n for statement in other for n in walk(statement))
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
         for target in node.targets
         if isinstance(target, ast.Name)

@@ -13,6 +13,7 @@ import ast
 
 from scanner.reach.libraries import library_of
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import walk
 
 
 def optional_package(module: Module, name: str) -> str | None:
@@ -52,7 +53,7 @@ def _bound_from(node: ast.stmt, name: str, imported: dict[str, str]) -> str | No
     if isinstance(node, ast.Assign) and any(
         isinstance(t, ast.Name) and t.id == name for t in node.targets
     ):
-        used = [n.id for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id in imported]
+        used = [n.id for n in walk(node.value) if isinstance(n, ast.Name) and n.id in imported]
         return imported[used[0]] if used else None
     return None
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from scanner.reach.modules import Module
 from scanner.reach.sides import Branch
+from scanner.source.ast_walk import walk
 
 _COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling"})
 _FUNCTION = "torch.autograd.Function"
@@ -60,7 +61,7 @@ def _applies(module: Module, code: tuple[ast.stmt, ...]) -> Iterator[tuple[ast.C
     """The ``C.apply(x, ...)`` calls in ``code`` of a class of the module that subclasses
     ``torch.autograd.Function`` and defines ``backward``."""
     for statement in code:
-        for node in ast.walk(statement):
+        for node in walk(statement):
             if (
                 isinstance(node, ast.Call)
                 and node.args
@@ -93,7 +94,7 @@ def _gathers(code: tuple[ast.stmt, ...], name: str) -> Iterator[ast.Subscript]:
     """The loads ``name[index]`` in ``code`` whose index is computed (a tensor index), not a
     constant or a slice."""
     for statement in code:
-        for node in ast.walk(statement):
+        for node in walk(statement):
             if (
                 isinstance(node, ast.Subscript)
                 and isinstance(node.ctx, ast.Load)

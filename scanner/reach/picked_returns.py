@@ -15,6 +15,7 @@ import ast
 from scanner.model import Outcome
 from scanner.reach.modules import Module
 from scanner.reach.shapes import own_returns
+from scanner.source.ast_walk import walk
 
 _PLAIN = (str, bool, int, float, type(None))
 
@@ -44,15 +45,14 @@ def picked_constants(module: Module, test: ast.expr, carrier: ast.expr) -> Picke
     held = _plain(last.value) if isinstance(last, ast.Return) and last.value else None
     if held is None or isinstance(held[0], bool):
         return None
-    if any(isinstance(n, ast.Return | ast.Raise) for s in outer.body[:-1] for n in ast.walk(s)):
+    if any(isinstance(n, ast.Return | ast.Raise) for s in outer.body[:-1] for n in walk(s)):
         return None
     function = module.function_node_around(outer)
     if function is None:
         return None
     end = outer.end_lineno or outer.lineno
     if isinstance(carrier, ast.Name) and any(
-        isinstance(n, ast.Name) and n.id == carrier.id and n.lineno > end
-        for n in ast.walk(function)
+        isinstance(n, ast.Name) and n.id == carrier.id and n.lineno > end for n in walk(function)
     ):
         return None
     others: list[Outcome] = []

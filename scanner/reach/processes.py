@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import children
 
 # Calls that start another program (https://docs.python.org/3/library/subprocess.html,
 # https://docs.python.org/3/library/os.html#process-management,
@@ -58,7 +59,7 @@ def program_run(module: Module, call: ast.Call, bindings: Bindings) -> str | Non
             found = "program"
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             stack.extend(bindings(node))
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
     return found
 
 

@@ -14,8 +14,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable, Iterator
 
+from scanner.source.ast_walk import children, walk
+
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SCOPES = (*_FUNCTIONS, *_COMPREHENSIONS)
 
 
 class Scopes:
@@ -23,7 +26,9 @@ class Scopes:
 
     def __init__(self, tree: ast.Module) -> None:
         self._own: dict[int, frozenset[str]] = {}  # by scope, found when first asked
-        self.bound = _scoped_names(tree)  # bound in some scope: the only names to look up
+        # Every node of the module in ``ast.walk``'s order, and the names bound in some
+        # scope (the only names to look up), found in one walk.
+        self.nodes, self.bound = _scoped_names(tree)
 
     def _names(self, scope: ast.AST) -> frozenset[str] | None:
         known = self._own.get(id(scope))
@@ -56,16 +61,20 @@ class Scopes:
         return False
 
 
-def _scoped_names(tree: ast.Module) -> frozenset[str]:
-    """Every name some function, lambda or comprehension of ``tree`` may bind for itself
-    (more, never fewer: a filter), in one pass; module-level statements bind none."""
+def _scoped_names(tree: ast.Module) -> tuple[tuple[ast.AST, ...], frozenset[str]]:
+    """Every node of ``tree`` in ``ast.walk``'s order, and every name some function, lambda
+    or comprehension of it may bind for itself (more, never fewer: a filter), in one pass;
+    module-level statements bind none."""
     names: set[str] = set()
-    pending: list[tuple[ast.AST, bool]] = [(s, False) for s in tree.body]
-    while pending:
-        node, inside = pending.pop()
+    nodes: list[ast.AST] = [tree]
+    inside: list[bool] = [False]  # whether each node of ``nodes`` sits in a scope
+    at = 0
+    while at < len(nodes):
+        node, within = nodes[at], inside[at]
+        at += 1
         if isinstance(node, ast.arg):
             names.add(node.arg)
-        elif inside:
+        elif within:
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                 names.add(node.id)
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) or (
@@ -74,9 +83,10 @@ def _scoped_names(tree: ast.Module) -> frozenset[str]:
                 names.add(node.name)  # type: ignore[arg-type]
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 names.add(node.rest)
-        nested = inside or isinstance(node, (*_FUNCTIONS, *_COMPREHENSIONS))
-        pending.extend((child, nested) for child in ast.iter_child_nodes(node))
-    return frozenset(names)
+        below = children(node)
+        nodes.extend(below)
+        inside.extend([within or isinstance(node, _SCOPES)] * len(below))
+    return tuple(nodes), frozenset(names)
 
 
 def _within(scope: ast.AST, inner: ast.AST, below: ast.AST) -> bool:
@@ -137,11 +147,11 @@ def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast
         yield node
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef, *_COMPREHENSIONS)):
             continue
-        pending.extend(ast.iter_child_nodes(node))
+        pending.extend(children(node))
 
 
 def _targets(targets: Iterable[ast.expr]) -> Iterator[str]:
     for target in targets:
-        for node in ast.walk(target):
+        for node in walk(target):
             if isinstance(node, ast.Name):
                 yield node.id

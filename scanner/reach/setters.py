@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import walk
 
 
 def only_sets_kept(module: Module, code: tuple[ast.stmt, ...]) -> bool:
@@ -63,7 +64,7 @@ def _sets_kept(cls: ast.ClassDef, method: ast.FunctionDef) -> bool:
         target
         for other in _methods(cls)
         if other is not method
-        for statement in ast.walk(other)
+        for statement in walk(other)
         if isinstance(statement, ast.stmt) and (target := _self_store(statement)) is not None
     }
     return stored <= before

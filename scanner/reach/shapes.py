@@ -6,6 +6,7 @@ import ast
 from collections.abc import Callable, Iterator, Sequence
 
 from scanner.reach.truth import IsCarrier
+from scanner.source.ast_walk import children, walk
 
 
 def called(call: ast.Call) -> ast.expr:
@@ -23,7 +24,7 @@ def own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Re
         if isinstance(node, ast.Return):
             found.append(node)
         elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            pending.extend(ast.iter_child_nodes(node))
+            pending.extend(children(node))
     return found
 
 
@@ -82,6 +83,6 @@ def returns_naming(
     while pending:
         node = pending.pop()
         if isinstance(node, ast.Return) and node.value is not None:
-            yield from (n for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id == name)
+            yield from (n for n in walk(node.value) if isinstance(n, ast.Name) and n.id == name)
         elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            pending.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, _BLOCKS))
+            pending.extend(c for c in children(node) if isinstance(c, _BLOCKS))

@@ -10,6 +10,7 @@ from scanner.model import Outcome
 from scanner.reach.marks import Mark
 from scanner.reach.modules import Module
 from scanner.reach.truth import IsCarrier, member_name, truths
+from scanner.source.ast_walk import walk
 
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 TESTED = (ast.If, ast.While, ast.IfExp, ast.Assert)
@@ -149,7 +150,7 @@ def _compared(module: Module, test: ast.expr) -> list[str]:
     of the function it sits in (``x not in _BACKENDS``)."""
     found: list[str] = []
     names: Mapping[str, tuple[str, ...]] | None = None
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             found.append(node.value)
         elif isinstance(node, ast.Name):
@@ -164,7 +165,7 @@ def names_around(module: Module, node: ast.AST) -> Mapping[str, object]:
     member of an ``IntEnum`` of the tree, is its number)."""
     members = {
         name: value
-        for found in ast.walk(node)
+        for found in walk(node)
         if (name := member_name(found)) is not None and (value := module.member(name)) is not None
     }
     tuples = string_tuples_around(module, node)

@@ -16,6 +16,7 @@ from scanner.languages import Language
 from scanner.model import DecisionKind, Knob
 from scanner.reach.modules import Module, Tree
 from scanner.reach.sides import string_tuples_around
+from scanner.source.ast_walk import walk
 
 
 def site_compared(knob: Knob, tree: Tree) -> set[str]:
@@ -53,7 +54,7 @@ def _table_keys(statement: ast.stmt, names: set[str]) -> Iterator[str]:
     temporary_patches/moe_utils.py:2447): the values the code tells apart."""
     if not isinstance(statement, ast.Assign | ast.AnnAssign):
         return
-    for node in ast.walk(statement):
+    for node in walk(statement):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -76,7 +77,7 @@ def _compared_at_module_level(
     temporary_patches/moe_routing_triton.py:43-45): each names a choice of the value."""
     if not isinstance(statement, ast.Assign | ast.AnnAssign):
         return
-    for node in ast.walk(statement):
+    for node in walk(statement):
         if isinstance(node, ast.Compare) and _names(node, names):
             yield from _strings(module, node)
 

@@ -13,6 +13,7 @@ import ast
 from collections.abc import Iterator
 
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import walk
 
 
 def slot(module: Module, target: ast.expr) -> tuple[str, str] | None:
@@ -35,7 +36,7 @@ def slot(module: Module, target: ast.expr) -> tuple[str, str] | None:
 def slot_loads(module: Module, holder: str, key: str, stored: ast.AST) -> Iterator[ast.Subscript]:
     """The reads of ``holder[key]`` in the module, outside the statement ``stored`` that
     fills the slot."""
-    inside = {id(n) for n in ast.walk(stored)}
+    inside = {id(n) for n in walk(stored)}
     for node in module.loads_named(holder):
         outer = module.parent(node)
         if (
@@ -59,7 +60,7 @@ def filled_with(
         for statement in stores:
             if slot(module, statement.targets[0]) is None:
                 continue
-            for node in ast.walk(statement.value):
+            for node in walk(statement.value):
                 if (
                     isinstance(node, ast.Name)
                     and node.id == name

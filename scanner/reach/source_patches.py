@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from scanner.reach.libraries import library_of
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import walk
 
 MAX_PARTS = 16  # names and constants a string is built from
 MAX_CUT = 3  # unfinished lines cut off the end of a fragment
@@ -28,7 +29,7 @@ def executes(definition: ast.AST) -> bool:
     """Whether a function calls the builtin ``exec`` (on source text it builds)."""
     return any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "exec"
-        for n in ast.walk(definition)
+        for n in walk(definition)
     )
 
 
@@ -42,14 +43,14 @@ def installed_marks(module: Module, call: ast.Call, callee: str) -> Iterator[Mar
         if parsed is None:
             continue
         imported: dict[str, str] = {}
-        for node in ast.walk(parsed):
+        for node in walk(parsed):
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     imported[alias.asname or alias.name.split(".")[0]] = alias.name
-        for node in ast.walk(parsed):
+        for node in walk(parsed):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 dotted = imported.get(node.id)
                 library = library_of(dotted) if dotted is not None else None

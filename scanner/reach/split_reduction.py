@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import children, walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 # Allocations whose positional arguments are the shape (torch.empty(n, s, d), x.new_zeros(...)).
@@ -169,7 +170,7 @@ def _computed_with(value: ast.expr) -> Iterator[ast.AST]:
         yield node
         if isinstance(node, ast.Attribute) and node.attr in _SIZES:
             continue
-        pending.extend(ast.iter_child_nodes(node))
+        pending.extend(children(node))
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -187,7 +188,7 @@ def _ordered_names(nodes: Sequence[ast.AST]) -> list[str]:
         if dotted is not None and isinstance(node, ast.expr):
             found.append((node.lineno, node.col_offset, dotted))
             continue
-        pending.extend(ast.iter_child_nodes(node))
+        pending.extend(children(node))
     return [name for _, _, name in sorted(found)]
 
 
@@ -204,7 +205,7 @@ def _bindings(function: Function) -> dict[str, list[ast.expr]]:
     """The values each local name is assigned, a name unpacked from a tuple taking the
     whole value (``a, n = split(x)``: ``n`` is computed by ``split(x)``)."""
     found: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
@@ -230,7 +231,7 @@ def _targets(target: ast.expr) -> Iterator[str]:
 def _loop_aliases(function: Function) -> Mapping[str, list[str]]:
     """``for buf, w in ((a, 1), (b, 2)):``: ``buf`` is ``a`` and then ``b``."""
     found: dict[str, list[str]] = {}
-    for node in ast.walk(function):
+    for node in walk(function):
         if not isinstance(node, ast.For | ast.AsyncFor) or not isinstance(
             node.iter, ast.Tuple | ast.List
         ):
@@ -251,7 +252,7 @@ def _conditional(function: Function) -> set[ast.AST]:
     """The nodes of ``function`` that run only on some calls (under an ``if``, a short
     circuit, an exception handler, a closure)."""
     found: set[ast.AST] = set()
-    for node in ast.walk(function):
+    for node in walk(function):
         parts: list[ast.AST] = []
         if isinstance(node, ast.If | ast.While):
             parts = [*node.body, *node.orelse]
@@ -266,5 +267,5 @@ def _conditional(function: Function) -> set[ast.AST]:
         ):
             parts = [node]
         for part in parts:
-            found.update(ast.walk(part))
+            found.update(walk(part))
     return found

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from scanner.model import Outcome
+from scanner.source.ast_walk import walk
 
 MAX_ATOMS = 5
 _UNKNOWN: Final = object()
@@ -79,7 +80,7 @@ def _sides_of_thresholds(test: ast.expr, is_carrier: IsCarrier) -> dict[int, int
     """The ordering comparisons of the carrier itself in ``test``, each with its other
     operand (``top_k`` of ``top_k >= carrier``; not a literal), by id."""
     found: dict[int, int] = {}
-    for node in ast.walk(test):
+    for node in walk(test):
         if (
             isinstance(node, ast.Compare)
             and len(node.ops) == 1
@@ -195,7 +196,7 @@ def member_name(node: ast.AST) -> str | None:
 
 
 def _holds_carrier(node: ast.expr, is_carrier: IsCarrier) -> bool:
-    return any(is_carrier(n) for n in ast.walk(node) if isinstance(n, ast.expr))
+    return any(is_carrier(n) for n in walk(node) if isinstance(n, ast.expr))
 
 
 class _Evaluator:

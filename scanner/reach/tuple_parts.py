@@ -15,6 +15,7 @@ import ast
 from collections.abc import Iterator
 
 from scanner.reach.modules import Module
+from scanner.source.ast_walk import walk
 
 
 def element_at(node: ast.AST, carrier: ast.expr) -> int | None:
@@ -78,7 +79,7 @@ def kept_and_returned(
     ):
         returned = [
             node.value
-            for node in ast.walk(function)
+            for node in walk(function)
             if isinstance(node, ast.Return) and module.function_node_around(node) is function
         ]
         if returned and all(

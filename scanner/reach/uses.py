@@ -31,6 +31,7 @@ from scanner.reach.slots import filled_with, slot, slot_loads
 from scanner.reach.split_flags import handed_as_split
 from scanner.reach.truth import IsCarrier, truths, value_of
 from scanner.reach.tuple_parts import element_at, kept_and_returned, unpacked
+from scanner.source.ast_walk import children, walk
 
 MAX_CARRY = 3  # returns and stores a carried value is followed through
 MAX_CONSUMERS = 64  # tests that use one carried value
@@ -278,7 +279,7 @@ def _early_return(
     body = statement.body
     if statement.orelse or not isinstance(body[-1], ast.Return):
         return
-    if any(isinstance(n, ast.Return | ast.Raise) for s in body[:-1] for n in ast.walk(s)):
+    if any(isinstance(n, ast.Return | ast.Raise) for s in body[:-1] for n in walk(s)):
         return
     returned = constant(body[-1].value)
     if not isinstance(returned, bool):
@@ -306,7 +307,7 @@ def _predicate(
     statement = module.parent(test)
     if not isinstance(statement, ast.If) or statement.test is not test or depth >= MAX_CARRY + 2:
         return
-    loads = [n for n in ast.walk(test) if isinstance(n, ast.Name) and n.id == name]
+    loads = [n for n in walk(test) if isinstance(n, ast.Name) and n.id == name]
     if len(loads) == 1:
         yield from _early_return(module, statement, loads[0], outcomes, tree, carriers, depth)
 
@@ -561,7 +562,7 @@ def _bound_apart(module: Module, name: str, statement: ast.stmt) -> bool:
     pa_mqa_logits.py:61,77 bind ``enable_gluon_pa_mqa_logits`` per Triton version)."""
     mine = list(module.ancestors(statement))
     for other in module.tree.body:
-        for node in ast.walk(other):
+        for node in walk(other):
             if node is statement or not isinstance(node, ast.Assign | ast.AnnAssign):
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -587,7 +588,7 @@ def _block(compound: ast.If | ast.Try, node: ast.AST) -> str:
     """The field of ``compound`` whose statements hold ``node``."""
     for field in ("body", "orelse", "handlers", "finalbody"):
         for child in getattr(compound, field, ()):
-            if any(n is node for n in ast.walk(child)):
+            if any(n is node for n in walk(child)):
                 return field
     return ""
 
@@ -650,7 +651,7 @@ def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.e
         if isinstance(node, ast.Return) and node.value is not None:
             yield node.value
         elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            pending.extend(ast.iter_child_nodes(node))
+            pending.extend(children(node))
 
 
 def _handed_flags(
@@ -711,7 +712,7 @@ def local_tests(
         if test.lineno > after:
             yield from decided(module, test, named(name), outcomes, choices=choices)
             yield from _predicate(module, test, name, outcomes, tree, carriers, depth)
-            loads = [n for n in ast.walk(test) if isinstance(n, ast.Name) and n.id == name]
+            loads = [n for n in walk(test) if isinstance(n, ast.Name) and n.id == name]
             if len(loads) == 1:
                 yield from _picked(module, test, loads[0], outcomes, tree, carriers, depth)
     yield from _returned(

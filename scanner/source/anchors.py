@@ -23,6 +23,8 @@ import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from scanner.source.ast_walk import children
+
 Anchor = tuple[int, int, str]  # line, 1-based character column, name for checking
 KINDS = ("call", "subscript", "compare", "def", "class", "fstring")
 
@@ -122,7 +124,7 @@ def build_anchors(tree: ast.Module, lines: Sequence[str], kept: Callable[[int], 
         # Inner positions of f-strings: see locate.py (walked only for their depth).
         inner = quoted or isinstance(node, ast.JoinedStr)
         step = len(node.values) if isinstance(node, ast.BoolOp) else 1
-        stack.extend((child, depth + step, inner) for child in ast.iter_child_nodes(node))
+        stack.extend((child, depth + step, inner) for child in children(node))
     return Anchors(
         {kind: tuple(a for _, a in sorted(items)) for kind, items in found.items()}, deepest
     )

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from scanner.source.anchors import LineText, build_anchors, literal_count
+from scanner.source.ast_walk import children
 
 MAX_DEPTH = 200
 _BRACKETS = re.compile(r"[][(){}]")
@@ -143,5 +144,5 @@ def _deep_statements(tree: ast.Module, lines: list[str]) -> list[ast.stmt]:
             found[id(owner)] = owner
             continue
         step = len(node.values) if isinstance(node, ast.BoolOp) else 1
-        stack.extend((child, depth + step, owner) for child in ast.iter_child_nodes(node))
+        stack.extend((child, depth + step, owner) for child in children(node))
     return sorted(found.values(), key=lambda s: s.lineno)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from scanner.source.ast_walk import walk
+
 
 def set_name_classes(body: Sequence[ast.stmt]) -> list[ast.ClassDef]:
     """The module-level classes that define ``__set_name__`` (with owner and name), those
@@ -53,7 +55,7 @@ def set_name_classes(body: Sequence[ast.stmt]) -> list[ast.ClassDef]:
         for c in registries
         for s in c.body
         if _builds(s, chosen)
-        for n in ast.walk(s)
+        for n in walk(s)
         if isinstance(n, ast.Name)
     }
     chosen.update(c.name for c in classes if c.name in named and enum_kind(c) is not None)
@@ -119,9 +121,7 @@ def settings_classes(body: Sequence[ast.stmt]) -> list[ast.ClassDef]:
     for name in list(chosen):
         for statement in classes[name].body:
             if isinstance(statement, ast.AnnAssign):
-                chosen.update(
-                    n.id for n in ast.walk(statement.annotation) if isinstance(n, ast.Name)
-                )
+                chosen.update(n.id for n in walk(statement.annotation) if isinstance(n, ast.Name))
     return [c for c in classes.values() if c.name in chosen]
 
 
@@ -153,7 +153,7 @@ def field_loop_classes(body: Sequence[ast.stmt]) -> list[ast.ClassDef]:
             and _base_name(loop.iter.func) == "fields"
             for method in node.body
             if isinstance(method, ast.FunctionDef)
-            for loop in ast.walk(method)
+            for loop in walk(method)
         )
     }
     bases = {n: {_base_name(b) for b in c.bases} for n, c in classes.items()}

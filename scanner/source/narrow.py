@@ -23,6 +23,7 @@ from itertools import accumulate
 
 from scanner.accessors import ENVIRON, READ_CALLS, WRITE_CALLS
 from scanner.source.anchors import Anchors, build_anchors
+from scanner.source.ast_walk import children, walk
 from scanner.source.kept_classes import field_loop_classes, set_name_classes, settings_classes
 
 # A module constant worth keeping: a short expression of literals, names and operators.
@@ -206,7 +207,7 @@ def _reads_by(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]
     ``getenv(f"X_{name}")``, ``environ[name]``)."""
     if not params:
         return False
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Call) and node.args and _reading(node.func, _READ_METHODS):
             first: ast.expr = node.args[0]
         elif isinstance(node, ast.Subscript) and _reading(node.value, ()):
@@ -279,7 +280,7 @@ def _stored(body: Sequence[ast.stmt], mentions: list[int]) -> list[str]:
                 elif isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
                     found.extend(
                         node.targets[0].attr
-                        for node in ast.walk(inner)
+                        for node in walk(inner)
                         if isinstance(node, ast.Assign)
                         and len(node.targets) == 1
                         and isinstance(node.targets[0], ast.Attribute)
@@ -362,7 +363,7 @@ def _tested_names(statement: ast.stmt) -> set[str]:
                 found.add(node.attr)
         if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
             pending.append((node.test, True))
-            pending.extend((c, testing) for c in ast.iter_child_nodes(node) if c is not node.test)
+            pending.extend((c, testing) for c in children(node) if c is not node.test)
             continue
         if _table_lookup(node):
             assert isinstance(node, ast.Call)
@@ -372,7 +373,7 @@ def _tested_names(statement: ast.stmt) -> set[str]:
             or isinstance(node, ast.Compare | ast.BoolOp)
             or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
         )
-        pending.extend((child, inside) for child in ast.iter_child_nodes(node))
+        pending.extend((child, inside) for child in children(node))
     return found
 
 
@@ -598,9 +599,9 @@ def is_converter(statement: ast.stmt) -> bool:
     count = len(given.posonlyargs) + len(given.args) + len(given.kwonlyargs)
     if not 1 <= count <= 2 or given.vararg is not None or given.kwarg is not None:
         return False
-    inner = [n for s in statement.body for n in ast.walk(s) if isinstance(n, ast.stmt)]
+    inner = [n for s in statement.body for n in walk(s) if isinstance(n, ast.stmt)]
     return len(inner) <= CONVERTER_STATEMENTS and not any(
-        isinstance(n, _NOT_IN_CONVERTERS) for s in statement.body for n in ast.walk(s)
+        isinstance(n, _NOT_IN_CONVERTERS) for s in statement.body for n in walk(s)
     )
 
 
@@ -677,7 +678,7 @@ def _structural(statement: ast.stmt) -> bool:
         return (
             value is not None
             and (statement.end_lineno or statement.lineno) - statement.lineno < _CONSTANT_LINES
-            and all(isinstance(node, _CONSTANT_NODES) for node in ast.walk(value))
+            and all(isinstance(node, _CONSTANT_NODES) for node in walk(value))
         )
     if isinstance(statement, ast.If | ast.Try | ast.With):
         return any(isinstance(s, ast.Import | ast.ImportFrom) for s in _statements(statement))
@@ -700,7 +701,7 @@ def _bound(statement: ast.stmt) -> Iterator[str]:
             elif isinstance(inner, ast.With | ast.AsyncWith):
                 targets = [i.optional_vars for i in inner.items if i.optional_vars is not None]
             for target in targets:
-                yield from (n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                yield from (n.id for n in walk(target) if isinstance(n, ast.Name))
 
 
 def _span(statement: ast.stmt) -> tuple[int, int]:

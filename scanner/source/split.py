@@ -35,6 +35,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scanner.source.ast_walk import walk
 from scanner.source.narrow import _CONSTANT_NODES, _span
 from scanner.source.shapes import Spot, Tokens, own_tokens, read_string
 from scanner.source.skeletons import Model, apply, learn, skeleton
@@ -322,11 +323,11 @@ def _shared(statement: ast.stmt) -> bool:
         return (
             isinstance(value, _CONSTANT_NODES)  # before walking it (a call or a test is not)
             and all(isinstance(t, ast.Name) for t in targets)
-            and all(isinstance(node, _CONSTANT_NODES) for node in ast.walk(value))
+            and all(isinstance(node, _CONSTANT_NODES) for node in walk(value))
         )
     if isinstance(statement, ast.If | ast.Try):
         if isinstance(statement, ast.If) and not all(
-            isinstance(node, _CONSTANT_NODES) for node in ast.walk(statement.test)
+            isinstance(node, _CONSTANT_NODES) for node in walk(statement.test)
         ):
             return False
         handlers = getattr(statement, "handlers", [])
@@ -339,9 +340,7 @@ def _shared(statement: ast.stmt) -> bool:
 
 
 def _plain(node: ast.expr) -> bool:
-    return all(
-        isinstance(n, ast.Name | ast.Attribute | ast.Tuple | ast.Load) for n in ast.walk(node)
-    )
+    return all(isinstance(n, ast.Name | ast.Attribute | ast.Tuple | ast.Load) for n in walk(node))
 
 
 _NAMING = frozenset({ast.Call, ast.Subscript, ast.Compare})  # reads a string may name
