@@ -52,6 +52,8 @@ def handed_mode(
     if not isinstance(call, ast.Call) or outer.value is not carrier:
         return None
     mode = family(outer.arg)
+    if not mode and isinstance(call.func, ast.Subscript):
+        return None  # a Triton launch: its kernel's tests of the parameter are followed
     atomic = atomic_choice(tree, module, call, outer.arg, mode=mode)
     if atomic is None:
         return None
