@@ -70,7 +70,7 @@ def _computed_unset(site: Site, decision: Decision) -> list[tuple[str | None, Ou
     """Both truths for the variable unset, where the function returns a truth for every
     value set and, unset, what the run computes (mamba_ssm utils/determinism.py:21-27:
     ``if env: return env[0] == '1'`` / ``return torch.are_deterministic_algorithms_enabled()``):
-    which one the run gives is one more choice of the rest (``sides._alternatives``)."""
+    which one the run gives is one more choice of the rest (``sides.alternatives``)."""
     if site.gate.reason != COMPUTED_UNSET or any(v is None for v, _ in decision.outcomes):
         return []
     if not all(isinstance(o, bool) for _, o in decision.outcomes):

@@ -1,8 +1,16 @@
-"""A carried value handed on under a keyword of the deterministic family
-(``deterministic_output=``, where ``scanner.reach.keyword_branches`` takes ``deterministic=``):
-a deterministic mode where the function it is handed to, or one that function hands the same
-keyword on to, takes an atomic reduction when the value is false
-(``ROUTE_BUFFER_TOPK_SUM if deterministic_output else ATOMIC_SCATTER``)."""
+"""A carried value handed on under a keyword to a function of the tree that chooses an
+atomic reduction by that parameter (followed through calls that hand it on under the same
+keyword, and through a parameter whose default is the function called).
+
+Under a keyword of the deterministic family (``deterministic_output=``, where
+``scanner.reach.keyword_branches`` takes ``deterministic=``), the value is a deterministic mode
+where the atomic is on the parameter's false side (``ROUTE_BUFFER_TOPK_SUM if
+deterministic_output else ATOMIC_SCATTER``). Under any other keyword, the side of the value
+that takes the atomic reaches atomics (aiter ops/flydsl: ``accumulate=`` handed to the
+stage-2 MoE GEMM builder, whose kernel adds each slot with ``rocdl.raw_ptr_buffer_atomic_fadd``
+where ``accumulate`` holds and stores it where not); only where the other side does work in
+its place (a side that only skips the atomic leaves its result unwritten).
+"""
 
 from __future__ import annotations
 
@@ -12,8 +20,8 @@ from collections.abc import Iterator, Sequence
 from scanner.model import Outcome
 from scanner.reach.marks import Mark, MarkKind
 from scanner.reach.modules import Module, Tree
-from scanner.reach.shapes import called
-from scanner.reach.sides import Branch
+from scanner.reach.shapes import called, parameter_defaults
+from scanner.reach.sides import Branch, alternatives
 from scanner.source.ast_walk import walk
 
 FAMILY = "deterministic_"  # the keyword's prefix: deterministic_output=, deterministic_reduce=
@@ -35,27 +43,51 @@ def handed_mode(
     outcomes: Sequence[tuple[str | None, Outcome]],
     tree: Tree,
 ) -> Branch | None:
-    """The carried value handed on as ``deterministic_X=`` to a function of the tree that
-    leaves an atomic reduction where it is true: a branch with no code of its own that
-    reaches a deterministic mode where the value is true."""
-    if not isinstance(outer, ast.keyword) or not family(outer.arg):
+    """The carried value handed on as a keyword to a function of the tree that takes an
+    atomic reduction by it: a branch with no code of its own that reaches a deterministic
+    mode where a ``deterministic_X=`` value is true, or atomics where any other keyword's
+    value takes the atomic's side."""
+    if not isinstance(outer, ast.keyword) or outer.arg is None:
         return None
     call = module.parent(outer)
     if not isinstance(call, ast.Call) or outer.value is not carrier:
         return None
-    assert outer.arg is not None
-    atomic = atomic_choice(tree, module, call, outer.arg)
+    mode = family(outer.arg)
+    if not mode and isinstance(call.func, ast.Subscript):
+        return None  # a Triton launch: its kernel's tests of the parameter are followed
+    atomic = atomic_choice(tree, module, call, outer.arg, mode=mode)
     if atomic is None:
         return None
+    side, what, rel, line = atomic
     callee = module.resolve(called(call), module.owner_class(call)) or ""
-    what, rel, line = atomic
-    shown = (
-        f"{outer.arg}= to {callee.rsplit('.', 1)[-1]} at {module.rel}:{outer.lineno}, "
-        f"which takes {what} at {rel}:{line} where it is false"
+    callee = callee or _default_called(module, call) or ""
+    shown = f"{outer.arg}= to {callee.rsplit('.', 1)[-1]} at {module.rel}:{outer.lineno}"
+    if mode:
+        mark = Mark(
+            MarkKind.DETERMINISM,
+            f"{shown}, which takes {what} at {rel}:{line} where it is false",
+            module.rel,
+            outer.lineno,
+        )
+        side = True  # the branch is the mode: it runs where the value is true
+    else:
+        held = "true" if side else "false"
+        mark = Mark(MarkKind.ATOMIC, f"{what} ({shown}, where it is {held})", rel, line)
+    rows: dict[str | None, list[tuple[bool, ...]]] = {}
+    for value, outcome in outcomes:
+        rows.setdefault(value, []).append((bool(outcome) is side,))
+    taken = alternatives(rows)
+    # leaving the atomic's side, the function runs its other side in its place
+    return Branch(
+        module,
+        (),
+        module.owner_class(carrier),
+        taken,
+        carrier,
+        True,
+        replaces=not mode,
+        marks=(mark,),
     )
-    taken = {value: (bool(outcome),) for value, outcome in outcomes}
-    mark = Mark(MarkKind.DETERMINISM, shown, module.rel, outer.lineno)
-    return Branch(module, (), module.owner_class(carrier), taken, carrier, True, marks=(mark,))
 
 
 def modes_handed(
@@ -66,10 +98,10 @@ def modes_handed(
     tree: Tree,
     after: int,
 ) -> Iterator[Branch]:
-    """The local ``name`` of ``function`` (after line ``after``) handed on as
-    ``deterministic_X=`` (``handed_mode``), wherever the call's result goes."""
+    """The local ``name`` of ``function`` (after line ``after``) handed on as a keyword
+    (``handed_mode``), wherever the call's result goes."""
     for call, key in module.arguments_passing(function).get(name, ()):
-        if call.lineno <= after or not family(key):
+        if call.lineno <= after or key is None:
             continue
         for keyword in call.keywords:
             if keyword.arg == key and isinstance(keyword.value, ast.Name):
@@ -79,11 +111,20 @@ def modes_handed(
 
 
 def atomic_choice(
-    tree: Tree, module: Module, call: ast.Call, key: str, hops: int = 0
-) -> tuple[str, str, int] | None:
+    tree: Tree,
+    module: Module,
+    call: ast.Call,
+    key: str,
+    hops: int = 0,
+    *,
+    mode: bool = True,
+) -> tuple[bool, str, str, int] | None:
     """Where the parameter ``key`` of the function ``call`` calls chooses an atomic
-    reduction on its false side (followed through calls that hand the parameter on under
-    the same keyword): the atomic's name, its module and line; None where none is found."""
+    reduction by a test of it (followed through calls that hand the parameter on under the
+    same keyword): the side of the key that takes it, the atomic's name, its module and
+    line; None where none is found. ``mode``: a deterministic family's keyword, whose false
+    side is read for any name of an atomic (``ATOMIC_SCATTER``); otherwise either side, for
+    an atomic operation called there and none on the other side."""
     found = _callee(tree, module, call)
     if found is None:
         return None
@@ -94,30 +135,52 @@ def atomic_choice(
         return None
     for node in walk(function):
         if isinstance(node, ast.IfExp | ast.If):
-            polarity = _tests(node.test, key)
-            if polarity is not None:
-                off = node.orelse if polarity else node.body
-                atomic = _atomic_named(off if isinstance(off, list) else [off])
-                if atomic is not None:
-                    return atomic[0], callee.rel, atomic[1]
+            polarity = _tests(callee, node.test, key)
+            if polarity is None:
+                continue
+            held, other = (node.body, node.orelse) if polarity else (node.orelse, node.body)
+            on_true = _atomic_named(held if isinstance(held, list) else [held], calls=not mode)
+            on_false = _atomic_named(other if isinstance(other, list) else [other], calls=not mode)
+            if mode and on_false is not None:
+                return False, on_false[0], callee.rel, on_false[1]
+            if not mode and (on_true is None) != (on_false is None):
+                atomic = on_true or on_false
+                assert atomic is not None
+                instead = other if on_true is not None else held
+                if _does_work(instead if isinstance(instead, list) else [instead]):
+                    return on_true is not None, atomic[0], callee.rel, atomic[1]
         elif isinstance(node, ast.Call) and hops < MAX_HOPS:
             handed = next((k for k in node.keywords if k.arg == key), None)
             if handed is not None and _names(handed.value, key):
-                further = atomic_choice(tree, callee, node, key, hops + 1)
+                further = atomic_choice(tree, callee, node, key, hops + 1, mode=mode)
                 if further is not None:
                     return further
     return None
 
 
-def _tests(test: ast.expr, key: str) -> bool | None:
+def _tests(module: Module, test: ast.expr, key: str) -> bool | None:
     """True where ``test`` is ``key`` (its body runs when the key holds), False where it is
-    ``not key``, None otherwise."""
+    ``not key``, None otherwise; through ``bool(key)`` and a kernel language's compile-time
+    ``const_expr(key)`` (flydsl.expr, cutlass), which are the key's own truth."""
     if isinstance(test, ast.Name) and test.id == key:
         return True
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _tests(test.operand, key)
+        inner = _tests(module, test.operand, key)
         return None if inner is None else not inner
+    if isinstance(test, ast.Call) and len(test.args) == 1 and not test.keywords:
+        function = module.resolve(test.func) or ""
+        if function.endswith(".const_expr") or (
+            isinstance(test.func, ast.Name) and test.func.id == "bool"
+        ):
+            return _tests(module, test.args[0], key)
     return None
+
+
+def _does_work(side: Sequence[ast.AST]) -> bool:
+    """Whether the side without the atomic does work of its own in its place (a store of
+    the same result), not nothing (``if STORE_DPOOL: tl.atomic_add(...)`` alone, Primus
+    v4_csa_attention_bwd.py:284-288: the other value leaves the gradient unwritten)."""
+    return any(not isinstance(n, ast.Pass) for n in side)
 
 
 def _names(value: ast.expr, key: str) -> bool:
@@ -134,11 +197,15 @@ def _names(value: ast.expr, key: str) -> bool:
     )
 
 
-def _atomic_named(nodes: Sequence[ast.AST]) -> tuple[str, int] | None:
+def _atomic_named(nodes: Sequence[ast.AST], *, calls: bool) -> tuple[str, int] | None:
     """The first name or attribute in ``nodes`` that names an atomic operation
-    (``OutputReduction.ATOMIC_SCATTER``, ``atomic_add``), with its line."""
+    (``OutputReduction.ATOMIC_SCATTER``, ``atomic_add``), with its line; ``calls``: only
+    a function called (``rocdl.raw_ptr_buffer_atomic_fadd(...)``, ``llvm.AtomicRMWOp(...)``),
+    not a name that only holds a choice."""
     for top in nodes:
         for node in walk(top):
+            if calls:
+                node = node.func if isinstance(node, ast.Call) else ast.Pass()
             last = (
                 node.attr
                 if isinstance(node, ast.Attribute)
@@ -146,7 +213,7 @@ def _atomic_named(nodes: Sequence[ast.AST]) -> tuple[str, int] | None:
                 if isinstance(node, ast.Name)
                 else None
             )
-            if last is not None and "atomic" in last.lower().split("_"):
+            if last is not None and any(t.startswith("atomic") for t in last.lower().split("_")):
                 return ast.unparse(node), getattr(node, "lineno", 0)
     return None
 
@@ -154,7 +221,7 @@ def _atomic_named(nodes: Sequence[ast.AST]) -> tuple[str, int] | None:
 def _callee(tree: Tree, module: Module, call: ast.Call) -> tuple[Module, Function] | None:
     """The module-level function of the tree ``call`` calls, also where the import names a
     package the tree holds under a longer name (``import b12x.moe.x`` for ``pkg/b12x/moe/x.py``)."""
-    dotted = module.resolve(called(call), module.owner_class(call))
+    dotted = module.resolve(called(call), module.owner_class(call)) or _default_called(module, call)
     if dotted is None:
         return None
     package, _, name = dotted.rpartition(".")
@@ -173,6 +240,20 @@ def _callee(tree: Tree, module: Module, call: ast.Call) -> tuple[Module, Functio
             if found is not None:
                 return found
     return None
+
+
+def _default_called(module: Module, call: ast.Call) -> str | None:
+    """What a call of a parameter calls where its caller leaves it to its default, a
+    function of the module (``def stage2(..., _compile_kernel=compile_stage2)``, then
+    ``_compile_kernel(...)``: aiter ops/flydsl/moe_kernels.py:2013, :2229)."""
+    function = module.function_node_around(call)
+    if function is None or not isinstance(call.func, ast.Name):
+        return None
+    name = call.func.id
+    default = parameter_defaults(function).get(name)
+    if not isinstance(default, ast.Name | ast.Attribute) or name in module.local_bindings(function):
+        return None  # no function by default, or bound again in the function
+    return module.resolve(default, module.owner_class(call))
 
 
 def _defined(module: Module, name: str) -> tuple[Module, Function] | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from scanner.reach.modules import Module, Tree
 from scanner.reach.shapes import own_returns
+from scanner.source.ast_walk import walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -41,7 +42,7 @@ def added_hook(
 
 def _returns_closure(factory: Function) -> bool:
     """Whether every return of ``factory`` gives back a function it defines itself."""
-    nested = {s.name for s in ast.walk(factory) if isinstance(s, Function) and s is not factory}
+    nested = {s.name for s in walk(factory) if isinstance(s, Function) and s is not factory}
     returns = own_returns(factory)
     return bool(returns) and all(
         isinstance(r.value, ast.Name) and r.value.id in nested for r in returns
@@ -61,14 +62,14 @@ def hook_captures(tree: Tree, attr: str) -> list[tuple[Module, Function, ast.Cal
         module = tree.module(rel)
         if module is None:
             continue
-        for loop in ast.walk(module.tree):
+        for loop in walk(module.tree):
             if not _calls_each(loop, attr):
                 continue
             inner = module.function_node_around(loop)
             outer = module.function_node_around(inner) if inner is not None else None
             if inner is None or outer is None:
                 continue
-            for call in ast.walk(outer):
+            for call in walk(outer):
                 if isinstance(call, ast.Call) and any(
                     isinstance(a, ast.Name) and a.id == inner.name
                     for a in (*call.args, *(k.value for k in call.keywords))
@@ -90,5 +91,5 @@ def _calls_each(node: ast.AST, attr: str) -> bool:
     return any(
         isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == name
         for statement in node.body
-        for c in ast.walk(statement)
+        for c in walk(statement)
     )

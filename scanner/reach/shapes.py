@@ -28,6 +28,25 @@ def own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Re
     return found
 
 
+def parameter_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+    """The default of each parameter of ``function`` that has one."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    found = dict(
+        zip(
+            (a.arg for a in positional[len(positional) - len(arguments.defaults) :]),
+            arguments.defaults,
+            strict=True,
+        )
+    )
+    found.update(
+        (a.arg, d)
+        for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+        if d is not None
+    )
+    return found
+
+
 def named(name: str) -> IsCarrier:
     """The test for a load of the local ``name``."""
     return lambda node: isinstance(node, ast.Name) and node.id == name

@@ -139,7 +139,7 @@ def decided(
             return  # what the test does with the variable unset is not known
         if found is not None:
             rows.setdefault(value, []).append(found)
-    taken = _alternatives(rows)
+    taken = alternatives(rows)
     if len(set(taken.values())) < 2:
         return  # the carried value does not change what runs
     yield from sides(module, test, taken, is_carrier if choices else None)
@@ -200,7 +200,7 @@ def _levels(outcomes: Sequence[tuple[str | None, Outcome]]) -> tuple[int | float
     return tuple(numbers)
 
 
-def _alternatives(rows: Mapping[str | None, Sequence[tuple[bool, ...]]]) -> Taken:
+def alternatives(rows: Mapping[str | None, Sequence[tuple[bool, ...]]]) -> Taken:
     """Per value, whether the side runs, where a value may have several outcomes (unset,
     a function returns what the machine computes: ``scanner.reach.guarded``): which one
     the machine gives is one more choice of the rest, the same for every value (a value

@@ -29,6 +29,7 @@ from scanner.reach.shapes import assigns, called, constant, constants_set, named
 from scanner.reach.sides import TESTED, Branch, decided, leaves, names_around
 from scanner.reach.slots import filled_with, slot, slot_loads
 from scanner.reach.split_flags import handed_as_split
+from scanner.reach.string_flags import compared_loads, strings_set
 from scanner.reach.truth import IsCarrier, truths, value_of
 from scanner.reach.tuple_parts import element_at, kept_and_returned, unpacked
 from scanner.source.ast_walk import children, walk
@@ -370,6 +371,18 @@ def _flag_set(
             yield from local_tests(
                 module, function, name, carried, tree, carriers, depth, after=end
             )
+    # A local one side sets to a string (``if read == "1": mode = "reduce"``): its tests
+    # further on, and its comparisons in the values of other locals.
+    for name, holds, there, otherwise in strings_set(function, statement):
+        carried = [
+            (v, held)
+            for v, truth in deciding[1]
+            for held in (there if truth is holds else otherwise)
+        ]
+        yield from local_tests(module, function, name, carried, tree, carriers, depth, after=end)
+        for compared in compared_loads(module.local_bindings(function), name):
+            if compared.lineno > end:
+                yield from uses(module, compared, carried, tree, carriers, depth + 1)
     # A local one side empties where the test itself needs it true (``if not (layers and
     # wanted): layers = []``): its tests further on (``if layers:``).
     for side, holds in ((statement.body, True), (statement.orelse, False)):
