@@ -45,7 +45,7 @@ def table_writes(tree: Tree, setters: Sequence[tuple[str, str]]) -> tuple[Write,
             continue
         for field, key, value, function in _entries(module, frozenset(installers)):
             write = Write(
-                name=key.value,
+                name=str(key.value),
                 path=rel,
                 line=key.lineno,
                 column=key.col_offset + 1,
