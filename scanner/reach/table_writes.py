@@ -17,12 +17,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
-from scanner.code_units import MODULE
 from scanner.model import Write, WriteKind
 from scanner.reach.modules import Module, Tree
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _Value = str | int | float | bool
+_MODULE = "<module>"  # the function a module-level statement sits in, as writes name it
 
 
 def table_writes(tree: Tree, setters: Sequence[tuple[str, str]]) -> tuple[Write, ...]:
@@ -117,7 +117,7 @@ def _entries(
     module: Module, fields: frozenset[str]
 ) -> Iterator[tuple[str, ast.Constant, _Value, str]]:
     """Each (field, key, value, function) a statement of ``module`` puts into ``x.F``."""
-    for node, function in _walk(module.tree, MODULE):
+    for node, function in _walk(module.tree, _MODULE):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 whole = _field(target, fields)
@@ -145,7 +145,7 @@ def _walk(node: ast.AST, function: str) -> Iterator[tuple[ast.AST, str]]:
     """Every node under ``node``, with the dotted name of the definition it sits in."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _SCOPES):
-            inner = child.name if function == MODULE else f"{function}.{child.name}"
+            inner = child.name if function == _MODULE else f"{function}.{child.name}"
             yield from _walk(child, inner)
         else:
             yield child, function
