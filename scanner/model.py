@@ -278,6 +278,13 @@ class Write:
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.kind.value)
 
+    @property
+    def launches(self) -> bool:
+        """Whether a launcher sets the variable here: a write in any language but Python,
+        or an entry of a table of the launch environment that the tree's Python code installs
+        (``WriteKind.BLOCK``, ``scanner.reach.table_writes``)."""
+        return self.language is not Language.PYTHON or self.kind is WriteKind.BLOCK
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModeWrite:

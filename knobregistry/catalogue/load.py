@@ -139,6 +139,8 @@ def _entries(document: dict[str, Any]) -> Iterable[Entry]:
             modules=tuple(
                 document.get("modules") or (p.replace("-", "_") for p in document["packages"])
             ),
+            read_by=tuple(item.get("read_by", ())),
+            read_otherwise_by=tuple(item.get("read_otherwise_by", ())),
             scanner=ScannerName(**item["scanner"]) if "scanner" in item else None,
         )
 
@@ -160,7 +162,9 @@ def _normal(package: str) -> str:
 
 def applicable(packages: Iterable[str], platform: Platform | None) -> tuple[Entry, ...]:
     """The entries for a project using ``packages`` on ``platform``; with no platform, only
-    those that apply on any platform (platform-specific ones are left out, never guessed)."""
+    those that apply on any platform (platform-specific ones are left out, never guessed).
+    An entry scoped to some of the library's modules (``read_by``) is among them: whether the
+    project's code names them is ``knobregistry.project.stack_use``'s to read."""
     present = {_normal(p) for p in packages}
     out = []
     for entry in entries():

@@ -78,6 +78,11 @@ class Entry:
     flags: tuple[Flag, ...] = ()
     packages: tuple[str, ...] = ()  # the distributions that bring the library; () = any project
     modules: tuple[str, ...] = ()  # their import names
+    # The library's modules that read the variable to the entry's effect, and those that read
+    # it to another: the setting applies only where the project names one of the first and
+    # none of the second (TE JAX's NVTE_FUSED_ATTN, which TE PyTorch reads otherwise).
+    read_by: tuple[str, ...] = ()
+    read_otherwise_by: tuple[str, ...] = ()
     scanner: ScannerName | None = None  # None: the scanner does not know it by name
 
     @property

@@ -28,7 +28,7 @@ from knobregistry.project.stack_use import StackUse, stack_use
 from knobregistry.registry import Registry, ScanScope
 from knobregistry.registry.pyproject import PyprojectError, project_settings
 from knobregistry.registry.schema import schema_text
-from scanner import Language, Polarity, ScanResult
+from scanner import Polarity, ScanResult
 
 
 class InitError(Exception):
@@ -108,7 +108,7 @@ def plan_init(request: InitRequest) -> InitPlan:
         paths=targets,
         platform=request.platform,
         environment=request.environment,
-        written={w.name for w in result.writes if w.name and w.language is not Language.PYTHON},
+        written={w.name for w in result.writes if w.name and w.launches},
         switches={
             k.name: k.off_value
             for k in result.knobs

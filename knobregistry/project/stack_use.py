@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -105,6 +105,42 @@ def imported_modules(paths: Sequence[Path], wanted: Iterable[str]) -> dict[str, 
     each -> the first file (sorted) that does."""
     remaining = set(wanted)
     found: dict[str, str] = {}
+    for file, text in _sources(paths):
+        if not remaining:
+            break
+        for module in remaining.intersection(_IMPORT.findall(text)):
+            found[module] = file.as_posix()
+        remaining.difference_update(found)
+    return found
+
+
+def named_modules(paths: Sequence[Path], wanted: Iterable[str]) -> frozenset[str]:
+    """Which of the ``wanted`` dotted modules (``transformer_engine.jax``) the Python files
+    under ``paths`` name: ``a.b`` as a word (an import of it or of a module under it, an
+    attribute path through it), or ``from a import b``."""
+    remaining = set(wanted)
+    patterns = {m: _named(m) for m in remaining}
+    found: set[str] = set()
+    for _, text in _sources(paths):
+        if not remaining:
+            break
+        found.update(m for m in remaining if patterns[m].search(text))
+        remaining.difference_update(found)
+    return frozenset(found)
+
+
+def _named(module: str) -> re.Pattern[str]:
+    package, _, last = module.rpartition(".")
+    return re.compile(
+        rf"\b{re.escape(module)}\b"
+        rf"|\bfrom[ \t]+{re.escape(package)}[ \t]+import[ \t(]+(?:[\w\s,\\]*[\s,(])?"
+        rf"{re.escape(last)}\b"
+    )
+
+
+def _sources(paths: Sequence[Path]) -> Iterator[tuple[Path, str]]:
+    """Each Python file under ``paths`` (sorted; not in a hidden folder or an environment,
+    not over MAX_SOURCE_BYTES) with its text."""
     files = sorted(
         {
             f
@@ -114,18 +150,12 @@ def imported_modules(paths: Sequence[Path], wanted: Iterable[str]) -> dict[str, 
         }
     )
     for file in files:
-        if not remaining:
-            break
         try:
             if file.stat().st_size > MAX_SOURCE_BYTES:
                 continue
-            text = file.read_text(encoding="utf-8", errors="replace")
+            yield file, file.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for module in remaining.intersection(_IMPORT.findall(text)):
-            found[module] = file.as_posix()
-        remaining.difference_update(found)
-    return found
 
 
 def _skipped(relative: Path) -> bool:
@@ -186,11 +216,13 @@ def stack_use(
     )
     taken = proposed | {e.name for e in launched}
     own = _own_switches(found, switches or {}, taken) if platform is None and found else ()
+    scoped = {m for e in (*chosen, *launched, *own) for m in (*e.read_by, *e.read_otherwise_by)}
+    named = named_modules(paths, scoped) if scoped else frozenset()
     return StackUse(
-        entries=tuple(e for e in chosen if not e.shared),
-        by_hand=tuple(e for e in chosen if e.shared),
-        launched=launched,
-        own=own,
+        entries=tuple(e for e in chosen if not e.shared and _in_scope(e, named)),
+        by_hand=tuple(e for e in chosen if e.shared and _in_scope(e, named)),
+        launched=tuple(e for e in launched if _in_scope(e, named)),
+        own=tuple(e for e in own if _in_scope(e, named)),
         found=MappingProxyType(found),
         platform=platform,
         platform_reason=reason,
@@ -213,3 +245,13 @@ def _own_switches(
         and switches.get(e.name) == e.deterministic
         and (not e.packages or any(normal(p) in found for p in e.packages))
     )
+
+
+def _in_scope(entry: Entry, named: Collection[str]) -> bool:
+    """Whether ``entry`` applies to a project whose code names the ``named`` modules: one of
+    those that read it to the entry's effect, and none that read it otherwise."""
+    if not entry.read_by and not entry.read_otherwise_by:
+        return True
+    if entry.read_by and not any(m in named for m in entry.read_by):
+        return False
+    return not any(m in named for m in entry.read_otherwise_by)

@@ -50,6 +50,8 @@ def render_entries(found: Sequence[Entry], reviewed: Sequence[Reviewed] = ()) ->
                 f"    shared: {entry.name} holds other settings too; add the value to them "
                 "where the launcher sets it (a recipe never sets it)"
             )
+        if entry.read_by or entry.read_otherwise_by:
+            lines.append(f"    applies: {_scope(entry)}")
         lines.append(f"    cost: {entry.cost}")
         lines.append(f"    versions: {entry.versions}")
         lines.append(f"    source: {entry.source}")
@@ -113,3 +115,11 @@ def render_drift(found: Sequence[Drift]) -> str:
             "unset it, under `reviewed:` with why when it need not."
         )
     return "\n".join(lines) + "\n"
+
+
+def _scope(entry: Entry) -> str:
+    """`where the project's code names a.b, and not a.c`: where the entry applies."""
+    said = "where the project's code names " + (" or ".join(entry.read_by) or "the library")
+    if entry.read_otherwise_by:
+        said += ", and not " + " or ".join(entry.read_otherwise_by)
+    return said

@@ -18,7 +18,6 @@ from dataclasses import replace
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS, PAIRS
 from scanner.interpret.classify import COMPUTED_UNSET
-from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, ReadKind, Site, Write, WriteKind
 
 _SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE)
@@ -43,14 +42,10 @@ _REMOVALS = frozenset({WriteKind.POP, WriteKind.DELETE, WriteKind.UNSETENV, Writ
 
 
 def link_writes(knobs: Iterable[Knob], writes: Sequence[Write]) -> tuple[Knob, ...]:
-    """``knobs``, each with the launcher writes (any language but Python) that set it."""
+    """``knobs``, each with the launcher writes (``Write.launches``) that set it."""
     setting: dict[str, list[Write]] = defaultdict(list)
     for write in writes:
-        if (
-            write.name is not None
-            and write.language is not Language.PYTHON
-            and write.kind not in _REMOVALS
-        ):
+        if write.name is not None and write.launches and write.kind not in _REMOVALS:
             setting[write.name].append(write)
     return tuple(
         replace(k, set_by=tuple(sorted(setting[k.name], key=lambda w: w.sort_key)))

@@ -23,6 +23,7 @@ from scanner.reach.driven import DrivenEvidence
 from scanner.reach.evidence import CodeReach
 from scanner.reach.mode_writes import mode_writes
 from scanner.reach.modules import Tree
+from scanner.reach.table_writes import table_writes
 from scanner.roles import propose_roles, reads_code
 from scanner.run import proposals, snapshot, spread
 from scanner.run.cache import Cache, prune
@@ -306,6 +307,11 @@ def _result(
             or set(stored.knobs) != set(code.found)
         ):
             proposals.save(*kept, python, code.found)
+    # The entries of launch-environment tables the tree's loops install (after the roles:
+    # what a launcher sets is no evidence of what a gate reaches).
+    tabled = table_writes(tree, [(w.qualname, w.source) for w in index.setters.values()])
+    if tabled:
+        writes = sorted([*writes, *tabled], key=lambda w: w.sort_key)
     # The reach is asked for branches only where a determinism knob is (looked up then).
     written = mode_writes(tree, proposed, writes, lambda knob: reach.branches_of(knob))
     return ScanResult(
