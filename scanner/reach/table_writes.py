@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 
 from scanner.model import Write, WriteKind
 from scanner.reach.modules import Module, Tree
+from scanner.source.ast_walk import children, walk
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _Value = str | int | float | bool
@@ -66,7 +67,7 @@ def _installed_fields(source: str) -> Iterator[str]:
         parsed = ast.parse(source)
     except (SyntaxError, ValueError):
         return
-    for loop in ast.walk(parsed):
+    for loop in walk(parsed):
         if not isinstance(loop, ast.For):
             continue
         target, items = loop.target, loop.iter
@@ -86,7 +87,7 @@ def _installed_fields(source: str) -> Iterator[str]:
 
 def _writes_named(loop: ast.For, name: str) -> bool:
     """Whether ``loop``'s body writes the environment under the name ``name``."""
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -143,7 +144,7 @@ def _entries(
 
 def _walk(node: ast.AST, function: str) -> Iterator[tuple[ast.AST, str]]:
     """Every node under ``node``, with the dotted name of the definition it sits in."""
-    for child in ast.iter_child_nodes(node):
+    for child in children(node):
         if isinstance(child, _SCOPES):
             inner = child.name if function == _MODULE else f"{function}.{child.name}"
             yield from _walk(child, inner)
