@@ -148,6 +148,28 @@ SELECTED = {
     ),
 }
 
+# The same selector as at moe_utils.py:2120-2145 itself: each requested name is tried with
+# the machine's answer for it, and a message that names the value (:2137) comes before the
+# fall-through. The value is tested again after its first test, so no one test picks the
+# constant returned: the walk of the function from the read does, with the same question of
+# the machine (``_grouped_mm_supported()``) answered the same way in each test.
+SELECTED_LOGGED = {
+    **SELECTED,
+    "pkg/moe.py": SELECTED["pkg/moe.py"]
+    .replace(
+        "    if requested:\n",
+        "    if requested:\n"
+        '        if requested == "grouped_mm" and _grouped_mm_supported():\n'
+        '            return "grouped_mm"\n',
+    )
+    .replace(
+        '            return "native_torch"\n    if _grouped_mm_supported():\n',
+        '            return "native_torch"\n'
+        '        print(f"backend {requested!r} is not available: the next one")\n'
+        "    if _grouped_mm_supported():\n",
+    ),
+}
+
 CASES = [
     (
         "a-constant-returned-by-the-value-and-tested-by-the-caller",
@@ -172,6 +194,19 @@ CASES = [
         "unset, it may run the branch of `layers` at pkg/fast.py:33, which reaches "
         "torch.nn.Module.compile() at pkg/fast.py:36; X_DECISION_COMPILE='0' leaves that "
         "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-name-a-selector-returns-where-the-value-is-tested-again",
+        SELECTED_LOGGED,
+        "X_MOE_BACKEND",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "native_torch",
+        "unset, it runs the branch of `backend == 'unsloth_triton'` at pkg/moe.py:54, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_MOE_BACKEND='native_torch' leaves that branch, and what runs instead reaches no "
+        "such kernel",
     ),
     (
         "a-constant-the-value-lets-a-selector-return",
