@@ -241,3 +241,38 @@ def _binds(statement: ast.stmt, walk: _Walk) -> bool:
         isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and walk.is_local(n)
         for n in ast.walk(statement)
     )
+
+
+_OTHER: Final = "\x00another name"  # a string no test of the function compares with
+
+
+def returned_rest(
+    module: Module,
+    read: ast.expr,
+    returned: Sequence[tuple[str | None, Outcome]],
+    read_outcomes: Sequence[tuple[str | None, Outcome]],
+) -> tuple[list[tuple[str | None, Outcome]], bool] | None:
+    """For a read bound to a local (``backend = envs.X.get()``, sglang
+    layers/attention/hip_flash_mla.py:174-186), where the probes saw the function return
+    the value under some values only (the rest depends on the machine: ``"auto"`` is
+    ``"aiter_sparse" if is_gfx95_supported() else "tilelang"``): what it returns under the
+    others (``returned_by_value``), and whether it gives any string its tests do not name
+    back unchanged (then a caller's test of the name, ``backend == "torch"``, is a test of
+    the value itself, ``scanner.reach.sides.decided``'s ``choices``). None where the walk
+    cannot say."""
+    statement = module.parent(read)
+    if not (
+        isinstance(statement, ast.Assign)
+        and statement.value is read
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return None
+    name = statement.targets[0].id
+    have = {v for v, _ in returned}
+    missing = [(v, o) for v, o in read_outcomes if v not in have]
+    rest = returned_by_value(module, statement, name, missing) if missing else []
+    other = returned_by_value(module, statement, name, [(None, _OTHER)])
+    if rest is None or other is None:
+        return None
+    return rest, bool(other) and all(o == _OTHER for _, o in other)

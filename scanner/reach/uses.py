@@ -51,9 +51,12 @@ def returned_branches(
     carriers: Carriers,
     depth: int,
     part: int | None = None,
+    *,
+    choices: bool = False,
 ) -> Iterator[Branch]:
     """The branches decided by calls of the function ``carried`` (defined in ``home``)
-    returns the value of (``part``: as that element of the tuple it returns)."""
+    returns the value of (``part``: as that element of the tuple it returns; ``choices``:
+    it gives the value's string back, each string its callers compare with is weighed)."""
     short = carried.rsplit(".", 1)[-1]
     count = 0
     for rel in carriers.modules_naming(home, carried[len(home.name) + 1 :].split(".", 1)[0]):
@@ -72,7 +75,16 @@ def returned_branches(
                 continue
             found = (
                 # no probe stored what a caller binds at module level (``ON = enabled()``)
-                uses(module, call, outcomes, tree, carriers, depth, module_store=True)
+                uses(
+                    module,
+                    call,
+                    outcomes,
+                    tree,
+                    carriers,
+                    depth,
+                    choices=choices,
+                    module_store=True,
+                )
                 if part is None
                 else _part_used(module, call, part, outcomes, tree, carriers, depth)
             )
