@@ -148,6 +148,76 @@ SELECTED = {
     ),
 }
 
+# The same selector as at moe_utils.py:2120-2145 itself: each requested name is tried with
+# the machine's answer for it, and a message that names the value (:2137) comes before the
+# fall-through. The value is tested again after its first test, so no one test picks the
+# constant returned: the walk of the function from the read does, with the same question of
+# the machine (``_grouped_mm_supported()``) answered the same way in each test.
+SELECTED_LOGGED = {
+    **SELECTED,
+    "pkg/moe.py": SELECTED["pkg/moe.py"]
+    .replace(
+        "    if requested:\n",
+        "    if requested:\n"
+        '        if requested == "grouped_mm" and _grouped_mm_supported():\n'
+        '            return "grouped_mm"\n',
+    )
+    .replace(
+        '            return "native_torch"\n    if _grouped_mm_supported():\n',
+        '            return "native_torch"\n'
+        '        print(f"backend {requested!r} is not available: the next one")\n'
+        "    if _grouped_mm_supported():\n",
+    ),
+}
+
+# sgl-project sglang srt/layers/attention/hip_flash_mla.py:174-186 (the name read under
+# ``if backend is None``, "auto" resolved by the machine, any other name given back as it
+# is) and :198-241 (the caller tests the name it gets back: "torch" is the reference in
+# plain torch, "tilelang" and "aiter_sparse" run kernels). The probes see the function
+# return the value for the names it tests, but not what "auto" (unset) becomes.
+RESOLVED = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/attention.py": (
+        "import os\n"
+        "\n"
+        "import torch\n"
+        "\n"
+        "from pkg.kernels import fused_rms_norm\n"
+        "\n"
+        '_BACKENDS = ("tilelang", "aiter_sparse", "torch")\n'
+        "\n"
+        "\n"
+        "def is_gfx95_supported():\n"
+        '    return torch.cuda.get_device_properties(0).gcnArchName == "gfx950"\n'
+        "\n"
+        "\n"
+        "def resolve_backend(backend=None):\n"
+        "    if backend is None:\n"
+        '        backend = os.environ.get("X_ATTN_BACKEND", "auto")\n'
+        '    if backend == "auto":\n'
+        '        return "aiter_sparse" if is_gfx95_supported() else "tilelang"\n'
+        '    if backend == "aiter_sparse" and not is_gfx95_supported():\n'
+        '        raise ValueError("aiter_sparse needs gfx950")\n'
+        "    return backend\n"
+        "\n"
+        "\n"
+        "def attention_torch(q, k):\n"
+        "    return torch.softmax(q @ k.T, dim=-1)\n"
+        "\n"
+        "\n"
+        "def attention(backend, q, k):\n"
+        "    backend = resolve_backend(backend if backend in _BACKENDS else None)\n"
+        '    if backend == "torch":\n'
+        "        return attention_torch(q, k)\n"
+        '    if backend == "tilelang":\n'
+        "        return fused_rms_norm(q)\n"
+        '    if backend == "aiter_sparse":\n'
+        "        return fused_rms_norm(k)\n"
+        '    raise NotImplementedError(f"unknown backend: {backend!r}")\n'
+    ),
+}
+
 CASES = [
     (
         "a-constant-returned-by-the-value-and-tested-by-the-caller",
@@ -172,6 +242,32 @@ CASES = [
         "unset, it may run the branch of `layers` at pkg/fast.py:33, which reaches "
         "torch.nn.Module.compile() at pkg/fast.py:36; X_DECISION_COMPILE='0' leaves that "
         "branch, and what runs instead reaches no such kernel",
+    ),
+    (
+        "a-name-a-selector-returns-where-the-value-is-tested-again",
+        SELECTED_LOGGED,
+        "X_MOE_BACKEND",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "native_torch",
+        "unset, it runs the branch of `backend == 'unsloth_triton'` at pkg/moe.py:54, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_MOE_BACKEND='native_torch' leaves that branch, and what runs instead reaches no "
+        "such kernel",
+    ),
+    (
+        "a-name-given-back-unchanged-and-tested-by-the-caller",
+        RESOLVED,
+        "X_ATTN_BACKEND",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "torch",
+        "unset, it runs the branch of `not (backend == 'torch')` at pkg/attention.py:30, "
+        "which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_ATTN_BACKEND='torch' leaves that branch, and what runs instead reaches no such "
+        "kernel",
     ),
     (
         "a-constant-the-value-lets-a-selector-return",

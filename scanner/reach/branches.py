@@ -19,6 +19,7 @@ from scanner.model import Decision, DecisionKind, Outcome, Site
 from scanner.reach.carriers import Carriers
 from scanner.reach.config import key_branches
 from scanner.reach.modules import Module, Tree
+from scanner.reach.picked_returns import returned_rest
 from scanner.reach.sides import TESTED, Branch, sides
 from scanner.reach.uses import MAX_CARRY, local_tests, name_loads, returned_branches, uses
 from scanner.source.ast_walk import walk
@@ -60,10 +61,28 @@ def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
         elif decision.kind is DecisionKind.RETURN and decision.name and "<" not in decision.name:
             carried = module.qualified(decision.name)
             returned = [*decision.outcomes, *_computed_unset(site, decision)]
-            found.extend(returned_branches(module, carried, returned, tree, carriers, 0))
+            rest = _returned_rest(module, site, returned)
+            if rest is not None:
+                returned.extend(rest[0])
+            choices = rest is not None and rest[1]
+            found.extend(
+                returned_branches(module, carried, returned, tree, carriers, 0, choices=choices)
+            )
         elif decision.kind is DecisionKind.STORE and decision.name:
             found.extend(_stored(module, site, decision, tree, carriers, 0))
     return found
+
+
+def _returned_rest(
+    module: Module, site: Site, returned: Sequence[tuple[str | None, Outcome]]
+) -> tuple[list[tuple[str | None, Outcome]], bool] | None:
+    """What the function returns under the values the probes read but saw no return for,
+    and whether it gives other names back unchanged (``picked_returns.returned_rest``)."""
+    read = next((d for d in site.decisions if d.kind is DecisionKind.READ), None)
+    node = _read_node(module, site) if read is not None else None
+    if read is None or node is None:
+        return None
+    return returned_rest(module, node, returned, read.outcomes)
 
 
 def _computed_unset(site: Site, decision: Decision) -> list[tuple[str | None, Outcome]]:

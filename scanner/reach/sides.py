@@ -49,9 +49,14 @@ class Branch:
             return known
         if value not in self._more:
             found = truths(self.test, self.carrier, value, names_around(self.module, self.test))
-            self._more[value] = (
-                found if found is None or self.holds else tuple(not t for t in found)
-            )
+            if found is not None and not self.holds:
+                found = tuple(not t for t in found)
+            # where the other values have several outcomes (``_alternatives``), this one,
+            # a string given back unchanged, has its one under each
+            most = max((len(t) for t in self.taken.values() if t is not None), default=0)
+            if found and most > len(found) and most % len(found) == 0:
+                found = found * (most // len(found))
+            self._more[value] = found
         return self._more[value]
 
     def strings(self) -> list[str]:

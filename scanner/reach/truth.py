@@ -386,3 +386,28 @@ def _compared(op: ast.cmpop, left: object, right: object) -> object:
     if isinstance(op, ast.GtE):
         return left >= right  # type: ignore[operator]
     return _UNKNOWN
+
+
+def atom_texts(test: ast.expr, is_carrier: IsCarrier, names: Names = _NO_NAMES) -> list[str]:
+    """The source shapes (``ast.dump``) of the atoms of ``test``: the same shape in two
+    tests of one function (``_check_grouped_gemm_available()``) is one choice of the rest."""
+    atoms, _ = _atoms(test, is_carrier, names)
+    nodes = {id(n): n for n in walk(test)}
+    return [ast.dump(nodes[a]) for a in atoms]
+
+
+def truth_given(
+    test: ast.expr,
+    is_carrier: IsCarrier,
+    outcome: Outcome,
+    chosen: Mapping[str, bool],
+    names: Names = _NO_NAMES,
+) -> bool | None:
+    """Whether ``test`` holds when the carrier is ``outcome`` and each atom is as
+    ``chosen`` by its shape (``atom_texts``); None where the test does not say."""
+    atoms, same = _atoms(test, is_carrier, names)
+    nodes = {id(n): n for n in walk(test)}
+    assigned: dict[int, object] = {a: chosen[ast.dump(nodes[a])] for a in atoms}
+    assigned.update((node, assigned[atom]) for node, atom in same.items())
+    value = _Evaluator(is_carrier, outcome, assigned, names).truth(test)
+    return None if value is _UNKNOWN else bool(value)

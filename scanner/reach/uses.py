@@ -24,7 +24,7 @@ from scanner.reach.keyword_branches import (
 from scanner.reach.module_flags import module_flags_set
 from scanner.reach.modules import Module, Tree
 from scanner.reach.object_or_none import AN_OBJECT, nones_set
-from scanner.reach.picked_returns import picked_constants
+from scanner.reach.picked_returns import picked_constants, returned_by_value
 from scanner.reach.shapes import assigns, called, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, leaves, names_around
 from scanner.reach.slots import filled_with, slot, slot_loads
@@ -53,9 +53,12 @@ def returned_branches(
     carriers: Carriers,
     depth: int,
     part: int | None = None,
+    *,
+    choices: bool = False,
 ) -> Iterator[Branch]:
     """The branches decided by calls of the function ``carried`` (defined in ``home``)
-    returns the value of (``part``: as that element of the tuple it returns)."""
+    returns the value of (``part``: as that element of the tuple it returns; ``choices``:
+    it gives the value's string back, each string its callers compare with is weighed)."""
     short = carried.rsplit(".", 1)[-1]
     count = 0
     for rel in carriers.modules_naming(home, carried[len(home.name) + 1 :].split(".", 1)[0]):
@@ -74,7 +77,16 @@ def returned_branches(
                 continue
             found = (
                 # no probe stored what a caller binds at module level (``ON = enabled()``)
-                uses(module, call, outcomes, tree, carriers, depth, module_store=True)
+                uses(
+                    module,
+                    call,
+                    outcomes,
+                    tree,
+                    carriers,
+                    depth,
+                    choices=choices,
+                    module_store=True,
+                )
                 if part is None
                 else _part_used(module, call, part, outcomes, tree, carriers, depth)
             )
@@ -504,9 +516,28 @@ def _bound(
     target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
     if isinstance(target, ast.Name):
         function = module.function_node_around(statement)
+        # ``if requested == "native_torch": return "native_torch"`` ... ``return "grouped_mm"``:
+        # what the function returns under each value, to its callers' tests of it
+        picked = (
+            returned_by_value(module, statement, target.id, outcomes)
+            if function is not None and depth < MAX_CARRY and not choices
+            else None
+        )
+        name = module.function_around(statement) if picked is not None else None
+        if picked is not None and name is not None:
+            carriers.want([(module.name, name[len(module.name) + 1 :].split(".", 1)[0])])
+            yield from returned_branches(module, name, picked, tree, carriers, depth + 1)
         if function is not None:
             yield from local_tests(
-                module, function, target.id, outcomes, tree, carriers, depth, choices=choices
+                module,
+                function,
+                target.id,
+                outcomes,
+                tree,
+                carriers,
+                depth,
+                choices=choices,
+                returns=name is None,
             )
         elif (
             depth < MAX_CARRY + 2
@@ -714,11 +745,14 @@ def local_tests(
     choices: bool = False,
     after: int = 0,
     back: Back = (),
+    returns: bool = True,
 ) -> Iterator[Branch]:
     """The tests of the local ``name`` in ``function`` (after line ``after``), which holds
     the carried value, and, where it is handed to a function of the tree as an argument
     (``decode(..., enable_lean=enable_lean)``), the tests of that parameter there.
-    ``back``: the calls the value was handed into, which its returns go back to."""
+    ``back``: the calls the value was handed into, which its returns go back to.
+    ``returns``: what the function returns is followed here (not where the caller
+    followed it under each value, ``scanner.reach.picked_returns.returned_by_value``)."""
     for test in module.tests_naming(function).get(name, ()):
         if back and _gives_back(module, test, name):
             continue  # what it decides is what the call gives back, followed there
@@ -726,11 +760,12 @@ def local_tests(
             yield from decided(module, test, named(name), outcomes, choices=choices)
             yield from _predicate(module, test, name, outcomes, tree, carriers, depth)
             loads = [n for n in walk(test) if isinstance(n, ast.Name) and n.id == name]
-            if len(loads) == 1:
+            if len(loads) == 1 and returns:
                 yield from _picked(module, test, loads[0], outcomes, tree, carriers, depth)
-    yield from _returned(
-        module, function, name, outcomes, tree, carriers, depth, choices, after, back
-    )
+    if returns:
+        yield from _returned(
+            module, function, name, outcomes, tree, carriers, depth, choices, after, back
+        )
     yield from _handed_flags(module, function, name, outcomes, after)
     yield from modes_handed(module, function, name, outcomes, tree, after)
     if depth >= MAX_CARRY + 2:
