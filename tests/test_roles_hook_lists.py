@@ -94,3 +94,51 @@ def test_a_list_of_plain_values_adds_no_hook(tmp_path: Path) -> None:
     assert reason is not None
     assert reason.startswith("PKG_FOLDED_PROPOSAL='0' runs the branch of")
     assert reason.endswith("unset, it does not")
+
+
+# lmdeploy 0.18.0: pytorch/envs.py:194-197 (LMDEPLOY_ROUTER_SINGLE_GROUP_FUSED, default off),
+# backends/cuda/moe_router.py:75-88 (the fused single-group router is eligible only where the
+# autotuned custom kernel is not), :127-143 (forward: fused, else the autotuned kernel, else the
+# PyTorch router of the base class). Where '1' takes effect, unset runs PyTorch: the autotuned
+# kernel the unset side may reach is no hazard '1' avoids, and '1' is no bitwise value.
+ROUTER = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": (
+        "import triton\nimport triton.language as tl\n\n\n"
+        "@triton.autotune(configs=[triton.Config({}, num_warps=1)], key=['n'])\n"
+        "@triton.jit\ndef _noaux_kernel(x_ptr, n):\n    tl.store(x_ptr, n)\n\n\n"
+        "def fused_noaux_tc_routing(x):\n    _noaux_kernel[(1,)](x, 1)\n    return x\n\n\n"
+        "@triton.jit\ndef _single_group_kernel(x_ptr, n):\n    tl.store(x_ptr, n)\n\n\n"
+        "def fused_single_group_topk_router(x):\n"
+        "    _single_group_kernel[(1,)](x, 1)\n    return x\n"
+    ),
+    "pkg/router.py": (
+        "import os\n\n"
+        "from pkg.kernels import fused_noaux_tc_routing, fused_single_group_topk_router\n\n"
+        'single_group_fused = os.getenv("PKG_ROUTER_SINGLE_GROUP_FUSED", "0") == "1"\n\n\n'
+        "class DefaultRouter:\n"
+        "    def forward(self, logits):\n"
+        "        return logits.sigmoid().topk(8)\n\n\n"
+        "class CudaRouter(DefaultRouter):\n"
+        "    def __init__(self, n_experts):\n"
+        "        self.enable_custom_kernel = n_experts % 32 == 0\n"
+        "        eligible = not self.enable_custom_kernel and n_experts == 192\n"
+        "        self.enable_single_group_fused = single_group_fused and eligible\n\n"
+        "    def forward(self, logits):\n"
+        "        if self.enable_single_group_fused:\n"
+        "            return fused_single_group_topk_router(logits)\n"
+        "        elif self.enable_custom_kernel:\n"
+        "            return fused_noaux_tc_routing(logits)\n"
+        "        else:\n"
+        "            return super().forward(logits)\n"
+    ),
+}
+
+
+def test_an_autotuned_kernel_in_another_branch_is_no_reason_to_turn_a_kernel_on(
+    tmp_path: Path,
+) -> None:
+    knob = scanned_knob(tmp_path, ROUTER, "PKG_ROUTER_SINGLE_GROUP_FUSED")
+    assert (knob.role, knob.polarity) == (Role.KERNEL, Polarity.ENABLE)
+    assert knob.role_reason is not None
+    assert knob.role_reason.endswith("; unset, it does not"), knob.role_reason

@@ -816,10 +816,17 @@ class _Judged:
         gained, left = self._left(value, None)
         if not left:
             return None
-        # unset may reach a hazard of its own (a hook it adds, run under a CUDA graph
-        # capture) where ``value``'s kernel adds none: ``value`` is the bitwise side
+        # unset may reach a CUDA graph capture of its own (a hook it adds, run under the
+        # capture) where ``value``'s kernel adds none: ``value`` is the bitwise side. Only a
+        # capture: another hazard the unset side may reach sits in a branch ``value`` may
+        # also leave for reasons of its own (lmdeploy 0.18.0 backends/cuda/moe_router.py:
+        # 75-88, 127-143: the fused router is eligible only where the autotuned one is not).
         instead = self._only(None, value)
-        own = self._under(instead, None, "kernel") - self._under(gained, value, "kernel")
+        own = frozenset(
+            m
+            for m in self._under(instead, None, "kernel") - self._under(gained, value, "kernel")
+            if m.kind is MarkKind.GRAPH
+        )
         safer = safer_side((own, self._reach(None)), (left, self._reach(value))) if own else None
         if safer is not None and not safer.first:
             return self._safer(value, safer, (instead, own), (gained, left))
