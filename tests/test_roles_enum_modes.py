@@ -89,6 +89,16 @@ def _tree(default: str, off: str) -> dict[str, str]:
     }
 
 
+# The evidence of both gate tests: unset reaches the GEMV's kernel, '0' leaves it.
+GEMV_KERNEL = (
+    "unset, it runs the branch of `gemv_mode != GateGemvMode.OFF and x.shape[0] <= "
+    "_GATE_GEM...` at pkg/moe.py:13, which reaches calls fused_rms_norm "
+    "(pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit "
+    "_fwd_kernel at pkg/kernels.py:6; X_GATE_GEMV_MODE='0' leaves that branch, and what "
+    "runs instead reaches no such kernel"
+)
+
+
 def test_a_mode_tested_against_its_enumeration_member_is_a_kernel_switch(tmp_path: Path) -> None:
     knob = scanned_knob(
         tmp_path, _tree("GateGemvMode.PAIR", "GateGemvMode.OFF"), "X_GATE_GEMV_MODE"
@@ -98,11 +108,7 @@ def test_a_mode_tested_against_its_enumeration_member_is_a_kernel_switch(tmp_pat
         Role.KERNEL,
         Polarity.ENABLE,
         "0",
-        "unset, it runs the branch of `gemv_mode != GateGemvMode.OFF and x.shape[0] <= "
-        "_GATE_GEM...` at pkg/moe.py:13, which reaches calls fused_rms_norm "
-        "(pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit "
-        "_fwd_kernel at pkg/kernels.py:6; X_GATE_GEMV_MODE='0' leaves that branch, and what "
-        "runs instead reaches no such kernel",
+        GEMV_KERNEL,
     )
 
 
@@ -187,11 +193,7 @@ def test_a_test_inside_a_joined_test_runs_only_where_the_joined_test_lets_it(
         Role.KERNEL,
         Polarity.ENABLE,
         "0",
-        "unset, it runs the branch of `gemv_mode != GateGemvMode.OFF and x.shape[0] <= "
-        "_GATE_GEM...` at pkg/moe.py:13, which reaches calls fused_rms_norm "
-        "(pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> @triton.jit "
-        "_fwd_kernel at pkg/kernels.py:6; X_GATE_GEMV_MODE='0' leaves that branch, and what "
-        "runs instead reaches no such kernel",
+        GEMV_KERNEL,
     )
 
 

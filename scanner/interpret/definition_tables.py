@@ -296,18 +296,23 @@ def _keys(
     raise NotRead("not a table the call passes")
 
 
+def assigned_values(body: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
+    """The values ``body`` assigns to the name ``name`` alone (``name = value``), in order."""
+    return [
+        small.value
+        for small in nodes(body)
+        if isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and small.targets[0].target.value == name
+    ]
+
+
 def _local(name: str, read: LoopRead) -> cst.BaseExpression | None:
     """The value of a local the innermost function around the read that binds it binds
     once."""
     for function in reversed(read.around):
-        values = [
-            small.value
-            for small in nodes(function.body)
-            if isinstance(small, cst.Assign)
-            and len(small.targets) == 1
-            and isinstance(small.targets[0].target, cst.Name)
-            and small.targets[0].target.value == name
-        ]
+        values = assigned_values(function.body, name)
         if values:
             return values[0] if len(values) == 1 else None
     return None

@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from scanner.conventions import OFF_WORDS, ON_WORDS
-from scanner.interpret.definition_tables import module_bindings
+from scanner.interpret.definition_tables import assigned_values, module_bindings
 from scanner.interpret.module import ParsedModule
 from scanner.model import Decision, DecisionKind, Outcome
 from scanner.syntax.events import Event
@@ -147,14 +147,7 @@ def _stored(loop: cst.For, names: list[str], read: str) -> tuple[int, int] | Non
         key, value = call.args[1].value, call.args[2].value
         if not (isinstance(key, cst.Name) and key.value in names and isinstance(value, cst.Name)):
             continue
-        bound = [
-            n.value
-            for n in nodes(loop.body)
-            if isinstance(n, cst.Assign)
-            and len(n.targets) == 1
-            and isinstance(n.targets[0].target, cst.Name)
-            and n.targets[0].target.value == value.value
-        ]
+        bound = assigned_values(loop.body, value.value)
         defaults = [b.value for b in bound if isinstance(b, cst.Name) and b.value in names]
         converted = [
             b
