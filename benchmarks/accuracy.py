@@ -133,6 +133,8 @@ TREES = {  # package: (option, what the folder is), for the trees the verdict se
     "torchtitan": ("--torchtitan", "a checkout of pytorch/torchtitan"),
     "maxtext": ("--maxtext", "a checkout of AI-Hypercomputer/maxtext"),
 }
+# The truth names its sites from these folders' parents: without them every site reads missing.
+HOLDS = {"megatron-lm": "examples"}
 
 
 def trees(args: argparse.Namespace) -> dict[str, Path]:
@@ -144,6 +146,11 @@ def trees(args: argparse.Namespace) -> dict[str, Path]:
             continue
         if not path.resolve().is_dir():
             raise BenchError(f"{option} {path}: not a folder ({what})")
+        held = HOLDS.get(package)
+        if held and not (path / held).is_dir():
+            raise BenchError(
+                f"{option} {path}: holds no {held}/ ({what}): pass the folder above it"
+            )
         given[package] = path.resolve()
     return given
 

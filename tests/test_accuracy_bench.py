@@ -191,6 +191,17 @@ def test_a_missing_tree_fails_before_measuring(tmp_path: Path, option: str, what
     assert done.stderr == f"accuracy: {option} {tmp_path / 'no'}: not a folder ({what})\n"
 
 
+def test_a_megatron_lm_folder_without_its_examples_fails_before_measuring(tmp_path: Path) -> None:
+    # The truth names its sites examples/...: the folder of examples/ itself would read all missing.
+    (tmp_path / "llama").mkdir()
+    done = run_python("benchmarks/accuracy.py", "--fixtures", "--megatron-lm", tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"accuracy: --megatron-lm {tmp_path}: holds no examples/"
+        " (a folder holding NVIDIA/Megatron-LM's examples/): pass the folder above it\n"
+    )
+
+
 def test_the_benchmark_modules_import_without_side_effects() -> None:
     code = "import accuracy, accuracy_sources, accuracy_trace, accuracy_verdicts"
     done = run_python("-c", code, cwd=REPO / "benchmarks")
