@@ -1872,6 +1872,43 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "pkg/load.py:12: a quantizer, so the value may change the weights themselves, not "
         "only the kernel: a person must say",
     ),
+    (
+        # ModelCloud/GPTQModel f4c327a1 gptqmodel/nn_modules/qlinear/torch.py:172, :318-321,
+        # :349-398: unset, the eager forward dequantizes with a Triton kernel; '1' runs the
+        # streaming forward, which dequantizes tiles on a side CUDA stream into reused buffers
+        # (a race the code's waits leave open): no plain path, so no line turns it on
+        "a-side-on-a-cuda-stream-of-its-own",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/linear.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "class Linear:\n"
+                "    def __init__(self):\n"
+                '        self._streaming = bool(int(os.environ.get("X_STREAMING", "0")))\n\n'
+                "    def forward(self, x):\n"
+                "        if self._streaming:\n"
+                "            return self._forward_streaming(x)\n"
+                "        return fused_rms_norm(x)\n\n"
+                "    def _forward_streaming(self, x):\n"
+                "        side = torch.cuda.Stream()\n"
+                "        with torch.cuda.stream(side):\n"
+                "            w = x * 2\n"
+                "        torch.cuda.current_stream().wait_stream(side)\n"
+                "        return torch.matmul(x, w)\n"
+            ),
+        },
+        "X_STREAMING",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `not self._streaming` at pkg/linear.py:13, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_STREAMING='1' runs the branch of `self._streaming` at pkg/linear.py:13, which "
+        "reaches calls Linear._forward_streaming (pkg/linear.py:17) -> torch.cuda.Stream at "
+        "pkg/linear.py:18: work on a CUDA stream of its own, whose order against the compute "
+        "stream the code's waits decide, so what runs instead is no plain path: a person "
+        "must say",
+    ),
     *(
         (
             f"a-precision-switch-in-a-quantizer-s-weight-loading-{how}",

@@ -690,13 +690,22 @@ class _Judged:
                 f"failure it turns into an error (raise at {trial}) and whose result it "
                 "drops: a check, not a kernel choice",
             )
-        quantizer = self._quantizer(instead)
+        quantizer = self._reaching(instead, MarkKind.QUANTIZER)
         if quantizer is not None:
             return Evidence(
                 Role.UNKNOWN,
                 f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
                 f"{self.knob.name}={value!r} runs {quantizer}: a quantizer, so the value may "
                 "change the weights themselves, not only the kernel: a person must say",
+            )
+        stream = self._reaching(instead, MarkKind.STREAM)
+        if stream is not None:
+            return Evidence(
+                Role.UNKNOWN,
+                f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
+                f"{self.knob.name}={value!r} runs {stream}: work on a CUDA stream of its own, "
+                "whose order against the compute stream the code's waits decide, so what runs "
+                "instead is no plain path: a person must say",
             )
         same = self._same_operation(lost, left)
         return Evidence(
@@ -710,12 +719,13 @@ class _Judged:
             leaves_every_kernel=True,
         )
 
-    def _quantizer(self, instead: Sequence[Branch]) -> str | None:
-        """The first branch of ``instead`` that reaches a library's quantizer of weights
-        (``scanner.reach.quantizers``), with the chain, as the reason shows it."""
+    def _reaching(self, instead: Sequence[Branch], kind: MarkKind) -> str | None:
+        """The first branch of ``instead`` that reaches a mark of ``kind`` (a library's
+        quantizer of weights, ``scanner.reach.quantizers``; a side CUDA stream), with the
+        chain, as the reason shows it."""
         for branch in instead:
             for mark, steps in self.code.found(branch).marks.items():
-                if mark.kind is MarkKind.QUANTIZER:
+                if mark.kind is kind:
                     return f"{branch.described()}, which reaches {_chain(steps, mark)}"
         return None
 

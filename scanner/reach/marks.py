@@ -39,9 +39,10 @@ class MarkKind(str, Enum):
     LIBRARY = "a fused kernel library"
     DETERMINISM = "a deterministic mode"
     QUANTIZER = "a quantizer of weights"  # scanner.reach.quantizers: no kernel
+    STREAM = "work on a CUDA stream of its own"  # no kernel, but no plain path either
 
 
-KERNEL_MARKS = frozenset(MarkKind) - {MarkKind.DETERMINISM, MarkKind.QUANTIZER}
+KERNEL_MARKS = frozenset(MarkKind) - {MarkKind.DETERMINISM, MarkKind.QUANTIZER, MarkKind.STREAM}
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,12 @@ _CALLS = {
     "torch.index_add": MarkKind.ATOMIC,
     "torch.scatter_add": MarkKind.ATOMIC,
     "torch.use_deterministic_algorithms": MarkKind.DETERMINISM,
+    # Work queued on a side stream overlaps the compute stream: its order against the
+    # compute stream's work is what the code's waits make it, which the scan cannot check
+    # (https://docs.pytorch.org/docs/stable/notes/cuda.html#cuda-streams).
+    "torch.cuda.stream": MarkKind.STREAM,
+    "torch.cuda.Stream": MarkKind.STREAM,
+    "torch.cuda.StreamContext": MarkKind.STREAM,
 }
 # PyTorch's TunableOp: ``enable()`` turns it on, ``tuning_enable()`` lets it time every GEMM
 # algorithm of rocBLAS / hipBLASLt (cuBLAS(Lt) on CUDA) and keep the fastest, each with
