@@ -84,3 +84,58 @@ def test_a_function_saved_in_the_enclosing_function(
 ) -> None:
     knob = scanned_knob(tmp_path, files, "USE_HF")
     assert role_facts(knob) == (role, polarity, "0", reason)
+
+
+# ModelCloud/GPTQModel f4c327a1 gptqmodel/quantization/paroquant/optimization.py:800-845:
+# the compiled path is reached through ``compile_fn = getattr(torch, "compile", None)``, a
+# local bound to what ``getattr`` gets, called in the same function; the env flag is one
+# term of an ``and`` the branch tests.
+PAROQUANT = (
+    "import os\nfrom functools import lru_cache\n\nimport torch\n\n\n"
+    "def pseudo_quantize_dequant(weight):\n"
+    "    return torch.round(weight)\n\n\n"
+    "@lru_cache(maxsize=1)\n"
+    "def _get_large_train_quant_compile():\n"
+    "    compile_fn = getattr(torch, {name!r}, None)\n"
+    "    if compile_fn is None:\n"
+    "        return None\n"
+    "    return compile_fn(pseudo_quantize_dequant, fullgraph=True)\n\n\n"
+    "def quantize(weight):\n"
+    "    should_compile = (\n"
+    "        weight.device.type == 'cuda'\n"
+    "        and os.environ.get('X_QUANT_COMPILE', '1') != '0'\n"
+    "    )\n"
+    "    if should_compile:\n"
+    "        compiled = _get_large_train_quant_compile()\n"
+    "        if compiled is not None:\n"
+    "            return compiled(weight)\n"
+    "    return pseudo_quantize_dequant(weight)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "reason"),
+    [
+        (
+            "compile",
+            Role.KERNEL,
+            "unset, it runs the branch of `should_compile` at pkg/opt.py:24, which reaches "
+            "calls _get_large_train_quant_compile (pkg/opt.py:12) -> torch.compile at "
+            "pkg/opt.py:16; X_QUANT_COMPILE='0' leaves that branch, and what runs instead "
+            "reaches no such kernel",
+        ),
+        (
+            "round",
+            Role.UNKNOWN,
+            "the name X_QUANT_COMPILE says QUANT (what is computed or trained) and COMPILE (a "
+            "kernel choice): words alone do not say which, and no code it reaches shows a kernel",
+        ),
+    ],
+    ids=["getattr-of-torch-compile", "getattr-of-a-plain-function"],
+)
+def test_a_function_a_local_gets_with_getattr(
+    tmp_path: Path, name: str, role: Role, reason: str
+) -> None:
+    files = {"pkg/__init__.py": "", "pkg/opt.py": PAROQUANT.format(name=name)}
+    knob = scanned_knob(tmp_path, files, "X_QUANT_COMPILE")
+    assert role_facts(knob) == (role, Polarity.ENABLE, "0", reason)

@@ -64,6 +64,8 @@ class Module:
     _flag_classes: dict[str, list[str]] | None = None
     # The names some statement binds to a bare name (``_sw = _MOD``), found in one walk.
     _renamed: frozenset[str] | None = None
+    # ``obj.name`` for each ``getattr(obj, "name")`` a local is bound to (by the call's id).
+    _got: dict[int, ast.Attribute] = field(default_factory=dict)
     # What ``resolve`` gave each node (kept with it) for each owner, once the index that
     # it reads is complete (``_index`` resolves while it fills it).
     _resolved: dict[tuple[int, str | None], tuple[ast.expr, str | None]] = field(
@@ -482,7 +484,7 @@ class Module:
                 if isinstance(n, ast.Assign)
                 and len(n.targets) == 1
                 and isinstance(n.targets[0], ast.Name)
-                and _root_name(n.value) is not None
+                and _root_name(self._gotten(n.value)) is not None
             )
         if node.id not in self._renamed:
             return None
@@ -494,14 +496,36 @@ class Module:
         if function is None:
             return None
         values = self.local_bindings(function)[node.id]
-        root = _root_name(values[0]) if len(values) == 1 else None
-        if root is None or values[0] is node or root.id == node.id:
+        value = self._gotten(values[0]) if len(values) == 1 else None
+        root = None if value is None else _root_name(value)
+        if value is None or root is None or values[0] is node or root.id == node.id:
             return None
         if self.function_node_around(values[0]) is not function:
             return None  # bound in a nested function
         if root.id in self.local_bindings(function):
             return None  # an alias of another local
-        return self.resolve(values[0], owner)
+        return self.resolve(value, owner)
+
+    def _gotten(self, node: ast.expr) -> ast.expr:
+        """``node``, or for ``getattr(obj, "name"[, default])`` the attribute ``obj.name`` it
+        gets (``compile_fn = getattr(torch, "compile", None)``: ModelCloud/GPTQModel f4c327a1
+        gptqmodel/quantization/paroquant/optimization.py:803), made once per call."""
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) in (2, 3)
+            and not node.keywords
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and node.args[1].value.isidentifier()
+        ):
+            return node
+        got = self._got.get(id(node))
+        if got is None:
+            attribute = ast.Attribute(node.args[0], node.args[1].value, ast.Load())
+            got = self._got[id(node)] = ast.copy_location(attribute, node)
+        return got
 
     def column(self, line: int, offset: int) -> int:
         """The 1-based character column of ``ast``'s byte ``offset`` on ``line``."""
