@@ -1909,6 +1909,35 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "stream the code's waits decide, so what runs instead is no plain path: a person "
         "must say",
     ),
+    (
+        # sglang 0.5.23 srt/models/qwen2_moe.py:241-251: both sides call down_proj, whose
+        # workspace makes a side stream (layers/communication/sp_collective_gemm_workspace.py:46);
+        # only the fused side reaches FlashInfer's kernel: a stream both reach decides nothing
+        "a-stream-both-sides-reach-is-no-side-of-its-own",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/mlp.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "class Workspace:\n"
+                "    def __init__(self):\n"
+                "        self.stream = torch.cuda.Stream()\n\n\n"
+                "def down_proj(x):\n"
+                "    Workspace()\n"
+                "    return x\n\n\n"
+                "def forward(x):\n"
+                '    if os.environ.get("X_DISABLE_FUSION", "0") != "1":\n'
+                "        return down_proj(fused_rms_norm(x))\n"
+                "    return down_proj(torch.relu(x))\n"
+            ),
+        },
+        "X_DISABLE_FUSION",
+        Role.KERNEL,
+        "unset, it runs the branch of `os.environ.get('X_DISABLE_FUSION', '0') != '1'` at "
+        "pkg/mlp.py:19, which reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls "
+        "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
+        "X_DISABLE_FUSION='1' leaves that branch, and what runs instead reaches no such kernel",
+    ),
     *(
         (
             f"a-precision-switch-in-a-quantizer-s-weight-loading-{how}",

@@ -13,7 +13,7 @@ value reaches a kernel of its own, the code does not say which is safe: unknown.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
@@ -698,7 +698,8 @@ class _Judged:
                 f"{self.knob.name}={value!r} runs {quantizer}: a quantizer, so the value may "
                 "change the weights themselves, not only the kernel: a person must say",
             )
-        stream = self._reaching(instead, MarkKind.STREAM)
+        shared = {m for b in lost for m in self.code.found(b).marks}
+        stream = self._reaching(instead, MarkKind.STREAM, shared)
         if stream is not None:
             return Evidence(
                 Role.UNKNOWN,
@@ -719,13 +720,15 @@ class _Judged:
             leaves_every_kernel=True,
         )
 
-    def _reaching(self, instead: Sequence[Branch], kind: MarkKind) -> str | None:
+    def _reaching(
+        self, instead: Sequence[Branch], kind: MarkKind, but: Set[Mark] = frozenset()
+    ) -> str | None:
         """The first branch of ``instead`` that reaches a mark of ``kind`` (a library's
-        quantizer of weights, ``scanner.reach.quantizers``; a side CUDA stream), with the
-        chain, as the reason shows it."""
+        quantizer of weights, ``scanner.reach.quantizers``; a side CUDA stream) other than
+        ``but`` (what the side left reaches too), with the chain, as the reason shows it."""
         for branch in instead:
             for mark, steps in self.code.found(branch).marks.items():
-                if mark.kind is kind:
+                if mark.kind is kind and mark not in but:
                     return f"{branch.described()}, which reaches {_chain(steps, mark)}"
         return None
 
