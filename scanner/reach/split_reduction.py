@@ -159,25 +159,26 @@ class _Launcher:
                 handed.extend((value.id, *self.aliases.get(value.id, ())))
         return list(dict.fromkeys(handed))
 
-    def _shape(self, name: str) -> list[str]:
+    def _shape(self, name: str, helper: bool = True) -> list[str]:
         """The names in the shape of the buffer ``name`` is bound to, once, by an
-        allocation, or by a call of the tree's function that returns one (at the place of
-        ``name`` where the caller unpacks a tuple), its parameters in the caller's names."""
+        allocation, or (``helper``) by a call of the tree's function that returns one (at
+        the place of ``name`` where the caller unpacks a tuple), its parameters in the
+        caller's names."""
         values = self.bound.get(name, ())
         if len(values) != 1 or not isinstance(values[0], ast.Call):
             return []
         shape = self._allocated(values[0])
         if shape is not None:
             return shape
-        callee = self._callee(values[0])
+        callee = self._callee(values[0]) if helper else None
         if callee is None:
             return []
-        module, helper = callee
+        module, made_by = callee
         at = _unpacked_at(self.module, values[0], name)
-        given = _given(helper, values[0])
-        inner = _Launcher(module, helper, self.locate)
+        given = _given(made_by, values[0])
+        inner = _Launcher(module, made_by, self.locate)
         found: list[str] = []
-        for node in module.walked(helper):
+        for node in module.walked(made_by):
             if not isinstance(node, ast.Return) or node.value is None:
                 continue
             value = node.value
@@ -186,7 +187,7 @@ class _Launcher:
                     continue
                 value = value.elts[at]
             if isinstance(value, ast.Name):
-                found.extend(given[n] for n in inner._shape(value.id) if n in given)
+                found.extend(given[n] for n in inner._shape(value.id, False) if n in given)
         return list(dict.fromkeys(found))
 
     def _allocated(self, call: ast.Call) -> list[str] | None:
