@@ -242,6 +242,153 @@ EACH_OWN = (
     "pkg/decode.py:29"
 )
 
+# unslothai/unsloth, unsloth/kernels/fp8.py:55-83: a decorator that registers the function it
+# wraps as an op of the tree's own namespace (``lib.impl(name, fn, ...)``) and hands Dynamo a
+# lambda that calls the op (``getattr(torch.ops.unsloth, name)``): the op is the function.
+OPAQUE = """\
+import torch
+
+_lib = None
+
+
+def _opaque_under_compile(name, fake):
+    def decorator(fn):
+        global _lib
+        try:
+            if _lib is None:
+                _lib = torch.library.Library("pkg", "FRAGMENT")
+            _lib.define(name + torch.library.infer_schema(fn, mutates_args=()))
+            _lib.impl(name, fn, "CompositeExplicitAutograd")
+            torch._dynamo.substitute_in_graph(fn)(
+                lambda *args, **kwargs: getattr(torch.ops.pkg, name)(*args, **kwargs)
+            )
+        except RuntimeError:
+            pass
+        return fn
+
+    return decorator
+"""
+# unslothai/unsloth, unsloth/kernels/nvfp4.py:76-172, 410-470, 522-584, 606-671: the read kept
+# in a module tuple; "auto" and "1" take the fused Triton GEMM, whose split count a config
+# function chooses from the rows and the SM count (:546-555), called through a module name
+# bound to it (_CONFIG_HOOK, :658); the split buffer is allocated by a helper (_split_out,
+# :564-569) and the parts summed by another (_split_sum, :572-580); "0" dequantizes with an
+# elementwise Triton kernel (behind the decorator above) and multiplies with torch.matmul.
+NVFP4 = """\
+import functools
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+from pkg.fp8 import _opaque_under_compile
+
+
+@triton.jit
+def _dequant_kernel(packed_ptr, out_ptr):
+    tl.store(out_ptr, tl.load(packed_ptr))
+
+
+@_opaque_under_compile("dequant", lambda packed: packed.new_empty(packed.shape))
+def _dequantize_triton(packed: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(packed)
+    _dequant_kernel[(packed.numel(),)](packed, out)
+    return out
+
+
+def dequantize(packed):
+    if packed.device.type in ("cuda", "xpu"):
+        return _dequantize_triton(packed.contiguous())
+    return packed.float()
+
+
+def _read_fused_env():
+    return os.environ.get("X_NVFP4_FUSED", "auto").strip().lower(), None
+
+
+_FUSED_ENV = None
+
+
+def _fused_env():
+    global _FUSED_ENV
+    if _FUSED_ENV is None:
+        _FUSED_ENV = _read_fused_env()
+    return _FUSED_ENV
+
+
+_FUSED_OFF = ("0", "false", "off", "no")
+_FUSED_FORCE = ("1", "true", "on", "yes", "force")
+
+
+def _fused_ok(A, packed):
+    mode, rows = _fused_env()
+    if mode in _FUSED_OFF or not A.is_cuda:
+        return False
+    if mode not in _FUSED_FORCE:
+        if A.shape[0] > 64:
+            return False
+    return A.dtype in (torch.float16, torch.bfloat16) and packed.dim() == 2
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(index):
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def _fused_config(M, n_out, k_red, device):
+    tiles = triton.cdiv(M, 64) * triton.cdiv(n_out, 64)
+    split = 1
+    while tiles * split < 4 * _sm_count(device.index or 0) and split < 16:
+        split *= 2
+    return 64, 64, 128, split
+
+
+@triton.jit
+def _split_sum_kernel(partial_ptr, out_ptr, numel, SPLIT: tl.constexpr):
+    tl.store(out_ptr, tl.load(partial_ptr))
+
+
+def _split_out(M, n_out, split, dtype, device):
+    out = torch.empty((M, n_out), dtype=dtype, device=device)
+    if split == 1:
+        return out, out, 0
+    partial = torch.empty((split, M, n_out), dtype=torch.float32, device=device)
+    return out, partial, partial.stride(0)
+
+
+def _split_sum(partial, out):
+    if partial is out:
+        return out
+    numel = out.numel()
+    _split_sum_kernel[(triton.cdiv(numel, 1024),)](partial, out, numel, SPLIT=partial.shape[0])
+    return out
+
+
+@triton.jit
+def _matmul_fwd_kernel(x_ptr, w_ptr, out_ptr, stride_s):
+    tl.store(out_ptr + tl.program_id(1) * stride_s, tl.load(x_ptr) * tl.load(w_ptr))
+
+
+def _matmul_fwd_fused(X, packed):
+    M, N, K = X.shape[0], packed.shape[0], X.shape[1]
+    BM, BN, BK, split = _CONFIG_HOOK(M, N, K, X.device)
+    Y, buf, stride_s = _split_out(M, N, split, X.dtype, X.device)
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN), split)
+    _matmul_fwd_kernel[grid](X, packed, buf, stride_s)
+    Y = _split_sum(buf, Y)
+    return Y
+
+
+_CONFIG_HOOK = _fused_config
+
+
+def matmul_fwd(X, packed):
+    if _fused_ok(X, packed):
+        return _matmul_fwd_fused(X, packed)
+    return torch.matmul(X, dequantize(packed).t())
+"""
+
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
         "a-split-kv-whose-count-the-batch-sets",
@@ -314,6 +461,21 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "X_USE_FLASH_KDA='0', calls pipeline_fwd (pkg/kda.py:59) -> calls _output_kernel "
         "(pkg/kda.py:39) -> triton.autotune at pkg/kda.py:37, and all it alone reaches is "
         "Triton code and autotuning, which unset reaches too",
+    ),
+    (
+        "a-split-whose-buffer-and-sum-are-in-helpers-beside-a-dequantize-and-matmul",
+        {"pkg/__init__.py": "", "pkg/fp8.py": OPAQUE, "pkg/nvfp4.py": NVFP4},
+        "X_NVFP4_FUSED",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "each value reaches a kernel of its own, and only unset reaches a split reduction: "
+        "calls _matmul_fwd_fused (pkg/nvfp4.py:96) -> _matmul_fwd_kernel writes buf in split "
+        "parts, _split_sum() combines them (split from _CONFIG_HOOK()) at pkg/nvfp4.py:101; "
+        "X_NVFP4_FUSED='0', calls dequantize (pkg/nvfp4.py:23) -> calls _dequantize_triton "
+        "(pkg/nvfp4.py:17) -> calls _dequant_kernel (pkg/nvfp4.py:12) -> @triton.jit "
+        "_dequant_kernel at pkg/nvfp4.py:12, and all it alone reaches is Triton code with no "
+        "hazard",
     ),
 ]
 

@@ -411,7 +411,7 @@ class Reach:
         found = Found()
         for mark in decorator_marks(module, node):
             found.add(mark, (), always=True)
-        for mark, always in split_marks(module, node, self._defines):
+        for mark, always in split_marks(module, node, self._split_callee):
             found.add(mark, (), always)
         owner = module.qualified(local.rsplit(".", 1)[0]) if "." in local else None
         walker = _Walker(self, module, owner, depth + 1, found)
@@ -420,6 +420,12 @@ class Reach:
         for statement in node.body:
             walker.visit(statement, always=True)
         return found
+
+    def _split_callee(
+        self, dotted: str
+    ) -> tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        located = self._function_node(dotted)
+        return None if located is None else (located[0], located[2])
 
     def _defines(self, dotted: str) -> bool:
         """Whether ``dotted`` names a function the tree defines (through re-exports)."""

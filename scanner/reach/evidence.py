@@ -433,6 +433,7 @@ class _Judged:
         for group in ([v for v in values if v not in both], [v for v in values if v in both]):
             for judge in (
                 self._turns_off,
+                self._leaves_hazard,
                 self._turns_on_mode,
                 self._turns_on,
                 self._both_kernels,
@@ -891,6 +892,23 @@ class _Judged:
                         value=value,
                     )
         return None
+
+    def _leaves_hazard(self, value: str) -> Evidence | None:
+        """A kernel choice where unset always reaches a kernel of its own with a hazard
+        that ``value`` never reaches, and what ``value`` runs instead reaches, on some
+        paths, only Triton code of its own with no hazard (``scanner.reach.hazards``):
+        ``value`` leaves the hazard, where ``_turns_off`` finds a kernel in its place."""
+        lost_branches, gained_branches = self._only(None, value), self._only(value, None)
+        lost_all = self._union(lost_branches, "kernel")
+        gained_all = self._union(gained_branches, "kernel")
+        lost = self._union(lost_branches, "kernel_always") - gained_all
+        gained = gained_all - lost_all
+        if not lost or not gained:
+            return None
+        safer = safer_side((lost_all - gained_all, self._reach(None)), (gained, self._reach(value)))
+        if safer is None or safer.first or safer.shared:
+            return None
+        return self._safer(value, safer, (lost_branches, lost), (gained_branches, gained))
 
     def _both_kernels(self, value: str) -> Evidence | None:
         lost_branches, gained_branches = self._only(None, value), self._only(value, None)

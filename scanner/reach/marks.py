@@ -226,9 +226,38 @@ def _op_by_name(module: Module, func: ast.Call) -> str | None:
     namespace = module.resolve(func.args[0])
     if namespace is None or not namespace.startswith("torch.ops.") or namespace.count(".") != 2:
         return None
-    if namespace == "torch.ops.aten":
+    if namespace == "torch.ops.aten" or _registers_itself(module, func):
         return None
     return f"{namespace}.<{ast.unparse(func.args[1])}>"
+
+
+def _registers_itself(module: Module, lookup: ast.Call) -> bool:
+    """Whether the op ``lookup`` names is the function a decorator around it wraps: a
+    function holding the lookup registers its parameter under the same name
+    (``lib.impl(name, fn, ...)``, torch.library.Library.impl, https://pytorch.org/docs/
+    stable/library.html#torch.library.Library.impl), so the op runs that function, whose
+    code is walked where it is called (unslothai unsloth kernels/fp8.py:55-83: the op
+    stands in for it under torch.compile alone)."""
+    key = lookup.args[1]
+    if not isinstance(key, ast.Name):
+        return False
+    for outer in module.ancestors(lookup):
+        if not isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        parameters = {a.arg for a in (*outer.args.posonlyargs, *outer.args.args)}
+        for node in module.walked(outer):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "impl"
+                and len(node.args) >= 2
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == key.id
+                and isinstance(node.args[1], ast.Name)
+                and node.args[1].id in parameters
+            ):
+                return True
+    return False
 
 
 # Custom ops that convert a tensor's layout or packing (Ascend's FRACTAL_NZ format cast and

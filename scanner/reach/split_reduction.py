@@ -2,7 +2,12 @@
 
 A launcher allocates a buffer with one dimension per part, launches a kernel whose grid has
 that dimension (each part writes its partial result), and then a second kernel that reads the
-buffer on a grid without it (the parts combined). Where the count of parts is chosen at run
+buffer on a grid without it (the parts combined). The allocation and the second launch may sit
+in a function of the tree the launcher calls (``out, partial, stride = _split_out(M, N,
+split)`` returning ``torch.empty((split, M, N))``, then ``_split_sum(partial, out)`` launching
+the sum: unslothai unsloth kernels/nvfp4.py:564-584, :606-630), one call deep; so may the
+function that chooses the count, called through a module name bound to it (``_CONFIG_HOOK =
+_fused_config``, nvfp4.py:658). Where the count of parts is chosen at run
 time, by a function of the tree given the call's sizes or by the device's properties
 (``splits = split_count(max_len)``, ``_num_cus()``), the order in which the result is summed
 changes with the batch or the machine. A count fixed in the code, or one only the size of the
@@ -19,6 +24,8 @@ from scanner.reach.modules import Module
 from scanner.source.ast_walk import children, walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+# The tree's function a dotted name calls (through re-exports), with its module, or None.
+Locate = Callable[[str], tuple[Module, Function] | None]
 # Allocations whose positional arguments are the shape (torch.empty(n, s, d), x.new_zeros(...)).
 _ALLOCATIONS = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.full"})
 _NEW = frozenset({"new_empty", "new_zeros", "new_ones", "new_full"})
@@ -29,38 +36,79 @@ _DEPTH = 3  # local names followed back to what the count is computed from
 _SIZES = frozenset({"shape", "size", "numel", "ndim", "stride"})
 
 
-def split_marks(
-    module: Module, function: Function, defines: Callable[[str], bool]
-) -> list[tuple[Mark, bool]]:
+def split_marks(module: Module, function: Function, locate: Locate) -> list[tuple[Mark, bool]]:
     """The split reductions ``function`` launches, each with whether it runs whenever the
-    function does; ``defines`` tells a function of the tree by its dotted name (through
+    function does; ``locate`` finds a function of the tree by its dotted name (through
     re-exports: ``triton.cdiv`` re-exported by a package of the tree is not one)."""
-    launches = [
-        n
-        for n in module.walked(function)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript)
-    ]
-    if len(launches) < 2:
+    calls = [n for n in module.walked(function) if isinstance(n, ast.Call)]
+    launches = [c for c in calls if isinstance(c.func, ast.Subscript)]
+    if not launches:
         return []
-    launches.sort(key=lambda c: (c.lineno, c.col_offset))
-    split = _Launcher(module, function, defines)
+    split = _Launcher(module, function, locate)
+    later = sorted(
+        (c for c in calls if c in launches or split.helper_launches(c)),
+        key=lambda c: (c.lineno, c.col_offset),
+    )
+    if len(later) < 2:
+        return []
     found: list[tuple[Mark, bool]] = []
-    for index, first in enumerate(launches):
-        mark = split.first_of(first, launches[index + 1 :])
+    for index, first in enumerate(later):
+        if first not in launches:
+            continue
+        mark = split.first_of(first, later[index + 1 :])
         if mark is not None:
             found.append(mark)
     return found
 
 
 class _Launcher:
-    def __init__(self, module: Module, function: Function, defines: Callable[[str], bool]) -> None:
+    def __init__(self, module: Module, function: Function, locate: Locate) -> None:
         self.module = module
-        self.defines = defines
+        self.locate = locate
         self.function = function
         self.bound = _bindings(function)
         self.aliases = _loop_aliases(function)
         self.sometimes = _conditional(function)
         self._chosen: dict[str, str | None] = {}
+        self._helpers: dict[int, list[tuple[set[str], list[str]]]] = {}
+
+    def _callee(self, call: ast.Call) -> tuple[Module, Function] | None:
+        """The tree's function ``call`` calls, also through a module name bound once to
+        one (``_CONFIG_HOOK = _fused_config``)."""
+        if isinstance(call.func, ast.Subscript):
+            return None
+        dotted = self.module.resolve(call.func)
+        if dotted is None:
+            return None
+        found = self.locate(dotted)
+        if found is None and isinstance(call.func, ast.Name):
+            values = self.module.aliases.get(call.func.id, [])
+            if len(values) == 1 and isinstance(values[0], ast.Name | ast.Attribute):
+                target = self.module.resolve(values[0])
+                found = self.locate(target) if target is not None else None
+        return found
+
+    def helper_launches(self, call: ast.Call) -> list[tuple[set[str], list[str]]]:
+        """The launches of the tree's function ``call`` calls, each as its grid's names and
+        the names it hands the kernel, both in the caller's names: a parameter stands for
+        the caller's name given for it; the helper's own locals are left out."""
+        known = self._helpers.get(id(call))
+        if known is not None:
+            return known
+        found: list[tuple[set[str], list[str]]] = []
+        callee = self._callee(call)
+        if callee is not None:
+            module, helper = callee
+            given = _given(helper, call)
+            inner = _Launcher(module, helper, self.locate)
+            for node in module.walked(helper):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+                    grid = {given[n] for n in inner._grid(node) if n in given}
+                    handed = [given[n] for n in inner._handed(node) if n in given]
+                    if handed:
+                        found.append((grid, handed))
+        self._helpers[id(call)] = found
+        return found
 
     def first_of(self, first: ast.Call, later: list[ast.Call]) -> tuple[Mark, bool] | None:
         """The split reduction whose parts ``first`` writes, combined by one of ``later``."""
@@ -70,21 +118,28 @@ class _Launcher:
                 chooser = self._chooser(count)
                 if chooser is None:
                     continue
-                second = next(
-                    (c for c in later if buffer in self._handed(c) and count not in self._grid(c)),
-                    None,
-                )
+                second = next((c for c in later if self._combines(c, buffer, count)), None)
                 if second is None:
                     continue
                 assert isinstance(first.func, ast.Subscript)
-                assert isinstance(second.func, ast.Subscript)
+                combiner = second.func.value if isinstance(second.func, ast.Subscript) else None
                 what = (
                     f"{ast.unparse(first.func.value)} writes {buffer} in {count} parts, "
-                    f"{ast.unparse(second.func.value)} combines them ({count} from {chooser})"
+                    f"{ast.unparse(combiner or second.func)}"
+                    f"{'' if combiner else '()'} combines them ({count} from {chooser})"
                 )
                 always = first not in self.sometimes and second not in self.sometimes
                 return Mark(MarkKind.SPLIT, what, self.module.rel, first.lineno), always
         return None
+
+    def _combines(self, later: ast.Call, buffer: str, count: str) -> bool:
+        """Whether ``later`` launches a kernel that reads ``buffer`` on a grid without
+        ``count``, itself or in the function of the tree it calls."""
+        if isinstance(later.func, ast.Subscript):
+            return buffer in self._handed(later) and count not in self._grid(later)
+        return any(
+            buffer in handed and count not in grid for grid, handed in self.helper_launches(later)
+        )
 
     def _grid(self, launch: ast.Call) -> set[str]:
         assert isinstance(launch.func, ast.Subscript)
@@ -104,18 +159,45 @@ class _Launcher:
                 handed.extend((value.id, *self.aliases.get(value.id, ())))
         return list(dict.fromkeys(handed))
 
-    def _shape(self, name: str) -> list[str]:
-        """The names in the shape of the buffer ``name`` is bound to, once, by an allocation."""
+    def _shape(self, name: str, helper: bool = True) -> list[str]:
+        """The names in the shape of the buffer ``name`` is bound to, once, by an
+        allocation, or (``helper``) by a call of the tree's function that returns one (at
+        the place of ``name`` where the caller unpacks a tuple), its parameters in the
+        caller's names."""
         values = self.bound.get(name, ())
         if len(values) != 1 or not isinstance(values[0], ast.Call):
             return []
-        call = values[0]
+        shape = self._allocated(values[0])
+        if shape is not None:
+            return shape
+        callee = self._callee(values[0]) if helper else None
+        if callee is None:
+            return []
+        module, made_by = callee
+        at = _unpacked_at(self.module, values[0], name)
+        given = _given(made_by, values[0])
+        inner = _Launcher(module, made_by, self.locate)
+        found: list[str] = []
+        for node in module.walked(made_by):
+            if not isinstance(node, ast.Return) or node.value is None:
+                continue
+            value = node.value
+            if at is not None:
+                if not isinstance(value, ast.Tuple) or at >= len(value.elts):
+                    continue
+                value = value.elts[at]
+            if isinstance(value, ast.Name):
+                found.extend(given[n] for n in inner._shape(value.id, False) if n in given)
+        return list(dict.fromkeys(found))
+
+    def _allocated(self, call: ast.Call) -> list[str] | None:
+        """The names in the shape ``call`` allocates; None where it allocates nothing."""
         func = call.func
         if not (
             (isinstance(func, ast.Attribute) and func.attr in _NEW)
             or self.module.resolve(func) in _ALLOCATIONS
         ):
-            return []
+            return None
         return list(dict.fromkeys(_ordered_names(call.args)))
 
     def _chooser(self, count: str) -> str | None:
@@ -154,11 +236,41 @@ class _Launcher:
             return None
         if dotted in _DEVICE_CALLS:
             return f"{dotted}()"
-        if self.defines(dotted) and any(
+        if self._callee(call) is not None and any(
             not isinstance(a, ast.Constant) for a in (*call.args, *(k.value for k in call.keywords))
         ):
             return f"{ast.unparse(call.func)}()"
         return None
+
+
+def _given(helper: Function, call: ast.Call) -> dict[str, str]:
+    """The caller's local name ``call`` gives for each parameter of ``helper`` it binds to
+    a name (positionally or by keyword)."""
+    arguments = helper.args
+    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    given: dict[str, str] = {}
+    for at, value in enumerate(call.args):
+        if isinstance(value, ast.Starred):
+            break
+        if at < len(names) and isinstance(value, ast.Name):
+            given[names[at]] = value.id
+    for keyword in call.keywords:
+        if keyword.arg is not None and isinstance(keyword.value, ast.Name):
+            given[keyword.arg] = keyword.value.id
+    return given
+
+
+def _unpacked_at(module: Module, call: ast.Call, name: str) -> int | None:
+    """The place of ``name`` in the tuple a caller unpacks ``call`` into (``a, buf, s =
+    call``); None where ``name`` takes the whole value."""
+    outer = module.parent(call)
+    if isinstance(outer, ast.Assign) and len(outer.targets) == 1:
+        target = outer.targets[0]
+        if isinstance(target, ast.Tuple | ast.List):
+            for at, element in enumerate(target.elts):
+                if isinstance(element, ast.Name) and element.id == name:
+                    return at
+    return None
 
 
 def _computed_with(value: ast.expr) -> Iterator[ast.AST]:
