@@ -46,6 +46,7 @@ from scanner.settings import Settings
 
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESOLVERS: Final = ("oc.env:", "env:")  # OmegaConf's: ${oc.env:VAR,default}
+_HYDRA: Final = frozenset({"defaults", "hydra"})  # the top-level keys of a Hydra config
 MAX_MISSES: Final = 64  # reads of one scalar not spelled in its text as in its value
 _TAGS: Final = {
     "tag:yaml.org,2002:bool": BOOL,
@@ -62,6 +63,26 @@ class Interpolation:
     text: str
     name: str
     default: str | None
+    resolver: bool = False  # OmegaConf's ``${oc.env:...}`` or ``${env:...}``
+
+
+@dataclass(frozen=True, slots=True)
+class References:
+    """What a plain ``${name}`` in a document can refer to other than the environment: a
+    key at the top of the same document (OmegaConf resolves ``${name}`` from the root), or,
+    in a Hydra config (a top-level ``defaults:`` or ``hydra:``), any node the composed
+    config holds and any resolver (``${now:%H}``): there only ``${oc.env:...}`` reads."""
+
+    keys: frozenset[str]
+    hydra: bool
+
+
+def node_references(doc: yaml.Node) -> References:
+    """The top-level keys of ``doc`` and whether it is a Hydra config."""
+    if not isinstance(doc, yaml.MappingNode):
+        return References(frozenset(), hydra=False)
+    keys = frozenset(str(k.value) for k, _ in doc.value if isinstance(k, yaml.ScalarNode))
+    return References(keys, hydra=bool(keys & _HYDRA))
 
 
 def read_yaml(rel: str, data: bytes, text: str, settings: Settings, path: Path) -> LauncherRead:
@@ -80,12 +101,14 @@ def analyse_yaml(rel: str, text: str, settings: Settings) -> LauncherRead:
         return LauncherRead(FileResult(), documents if "${" in text else None)
     offsets = _line_offsets(text)
     writes = env_block_writes(rel, documents, settings)
-    scalars = [pair for doc in documents for pair in _scalars(doc)]
-    own = key_types((leaf(key), node) for key, node in scalars)
+    scalars = [(doc, pair) for doc in documents for pair in _scalars(doc)]
+    own = key_types((leaf(key), node) for _, (key, node) in scalars)
     types = {**dict(own), **dict(settings.config_types)}
-    for key, node in scalars:
+    nodes = {id(doc): node_references(doc) for doc in documents}
+    for doc, (key, node) in scalars:
         if "${" in str(node.value):
-            sites.extend(_reads(rel, text, offsets, key, node, settings, types))
+            found = _reads(rel, text, offsets, key, node, settings, types, nodes[id(doc)])
+            sites.extend(found)
     return LauncherRead(
         FileResult(
             sites=tuple(sorted(sites, key=lambda s: s.sort_key)),
@@ -146,6 +169,7 @@ def _reads(
     node: yaml.ScalarNode,
     settings: Settings,
     types: dict[str, str],
+    references: References,
 ) -> Iterator[Site]:
     value = str(node.value)
     raw = text[node.start_mark.index : node.end_mark.index]
@@ -154,6 +178,8 @@ def _reads(
         name, default = hit.name, hit.default
         if settings.match and not matches(name, settings.match):
             continue
+        if not hit.resolver and (references.hydra or name in references.keys):
+            continue  # a node of the config, or a Hydra resolver's call: no read
         if name in _SHELL_ONLY:
             continue  # a shell script held in a value (a hook's `entry:`) reads its own
         # Where the read sits in the file: found in the raw text when it is spelled there
@@ -244,7 +270,7 @@ def _resolver(value: str, at: int) -> tuple[Interpolation | None, int] | None:
         default = rest.strip()
         if len(default) >= 2 and default[0] == default[-1] and default[0] in "'\"":
             default = default[1:-1]
-    return Interpolation(value[at:index], name, default), index
+    return Interpolation(value[at:index], name, default, resolver=True), index
 
 
 def _line_offsets(text: str) -> list[int]:
