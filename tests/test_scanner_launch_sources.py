@@ -77,6 +77,41 @@ CASES: list[tuple[str, str, str, list[Found]]] = [
             ("OLD_STYLE", "interpolation", "7", "yaml"),
         ],
     ),
+    # alibaba/ROLL 8eb27cc2 examples/qwen2.5-7B-rlvr_megatron/rlvr_config.yaml:80, :181
+    # (${reward_pretrain}: a key at the top of the same config) and :6 (hydra:); a file with no
+    # such key keeps ${NAME} and ${NAME:default} as reads (Primus's loader).
+    (
+        "omegaconf-node-references",
+        "conf.yaml",
+        "pretrain: Qwen/Qwen2.5-7B\nreward_pretrain: Qwen/Qwen2.5-7B\nexp_name: rlvr\n"
+        "critic:\n  model_name_or_path: ${reward_pretrain}\n  out: /data/${exp_name}/▸${RUN}\n"
+        "  ws: ▸${PRIMUS_WORKSPACE:./output}\n",
+        [
+            ("RUN", "required", None, "yaml"),
+            ("PRIMUS_WORKSPACE", "interpolation", "./output", "yaml"),
+        ],
+    ),
+    # examples/agentic_demo/agent_val_rock_swe.yaml:1-6, :14: a Hydra config (defaults:, hydra:)
+    # composes keys from other files (${max_actions_per_traj}) and calls resolvers (${now:...}).
+    (
+        "hydra-config",
+        "agent.yaml",
+        "defaults:\n  - ../config/traj_envs@_here_\nhydra:\n  run:\n    dir: .\n"
+        "model_name: ${exp_name}-${now:%Y%m%d_%H%M%S}\nsteps: ${max_actions_per_traj}\n"
+        "key: ▸${oc.env:WANDB_API_KEY,none}\n",
+        [("WANDB_API_KEY", "interpolation", "none", "yaml")],
+    ),
+    # NVIDIA-NeMo/RL examples/configs/distillation_math.yaml:60: a resolver the tree registers
+    # (nemo_rl/utils/config.py:200, "mul") called on relative node paths: OmegaConf's document,
+    # where a plain ${NAME} is a node too.
+    (
+        "omegaconf-custom-resolver",
+        "distillation.yaml",
+        "policy:\n  dynamic_batching:\n"
+        "    train_mb_tokens: ${mul:${..max_total_sequence_length}, ${..train_micro_batch_size}}\n"
+        "  dir: ${LOG_DIR}\n  key: ▸${oc.env:HF_HOME,/tmp}\n",
+        [("HF_HOME", "interpolation", "/tmp", "yaml")],
+    ),
     (
         "slurm-file-by-its-shebang",
         "multinode_trainer.slurm",

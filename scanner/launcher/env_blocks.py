@@ -68,12 +68,17 @@ def scalar_value(node: yaml.Node, expanded: Sequence[str]) -> str | None:
     return value
 
 
-def env_block_writes(rel: str, documents: Sequence[yaml.Node], settings: Settings) -> list[Write]:
-    """The writes of every mapping, at any depth, under a key ``settings.env_blocks``
-    names (``ENV_VARS:``), sorted."""
-    if not settings.env_blocks:
+def env_block_writes(
+    rel: str,
+    documents: Sequence[yaml.Node],
+    settings: Settings,
+    keys: frozenset[str] | None = None,
+) -> list[Write]:
+    """The writes of every mapping, at any depth, under a key ``keys`` names (by default
+    ``settings.env_blocks``: ``ENV_VARS:``), sorted."""
+    names = frozenset(settings.env_blocks) if keys is None else keys
+    if not names:
         return []
-    names = frozenset(settings.env_blocks)
     found: list[Write] = []
     seen: set[int] = set()
     stack: list[tuple[str, yaml.Node]] = [("", doc) for doc in documents]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -46,6 +46,8 @@ from scanner.settings import Settings
 
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESOLVERS: Final = ("oc.env:", "env:")  # OmegaConf's: ${oc.env:VAR,default}
+_HYDRA: Final = frozenset({"defaults", "hydra"})  # the top-level keys of a Hydra config
+_NODE_PATH: Final = re.compile(r"\$\{(?:\.+[A-Za-z_]|[A-Za-z_]\w*\.[A-Za-z_])")  # ${a.b}, ${..x}
 MAX_MISSES: Final = 64  # reads of one scalar not spelled in its text as in its value
 _TAGS: Final = {
     "tag:yaml.org,2002:bool": BOOL,
@@ -62,6 +64,30 @@ class Interpolation:
     text: str
     name: str
     default: str | None
+    resolver: bool = False  # OmegaConf's ``${oc.env:...}`` or ``${env:...}``
+
+
+@dataclass(frozen=True, slots=True)
+class References:
+    """What a plain ``${name}`` in a document can refer to other than the environment: a
+    key at the top of the same document (OmegaConf resolves ``${name}`` from the root), or,
+    in a document OmegaConf reads (``omegaconf``), any node and any resolver: there only
+    ``${oc.env:...}`` reads. A Hydra config (a top-level ``defaults:`` or ``hydra:``) composes
+    keys from other files and calls resolvers (``${now:%H}``); a document that interpolates a
+    node path (``${a.b}``, ``${..x}``) or calls an ``oc.`` resolver is OmegaConf's too (a
+    custom resolver it registers: ``${mul:${..x},2}``)."""
+
+    keys: frozenset[str]
+    omegaconf: bool
+
+
+def node_references(doc: yaml.Node, values: Iterable[str]) -> References:
+    """The top-level keys of ``doc`` and whether OmegaConf reads it; ``values``: its scalars."""
+    if not isinstance(doc, yaml.MappingNode):
+        return References(frozenset(), omegaconf=False)
+    keys = frozenset(str(k.value) for k, _ in doc.value if isinstance(k, yaml.ScalarNode))
+    omegaconf = bool(keys & _HYDRA) or any(_NODE_PATH.search(v) for v in values if "${" in v)
+    return References(keys, omegaconf=omegaconf)
 
 
 def read_yaml(rel: str, data: bytes, text: str, settings: Settings, path: Path) -> LauncherRead:
@@ -80,12 +106,15 @@ def analyse_yaml(rel: str, text: str, settings: Settings) -> LauncherRead:
         return LauncherRead(FileResult(), documents if "${" in text else None)
     offsets = _line_offsets(text)
     writes = env_block_writes(rel, documents, settings)
-    scalars = [pair for doc in documents for pair in _scalars(doc)]
-    own = key_types((leaf(key), node) for key, node in scalars)
+    scalars = [list(_scalars(doc)) for doc in documents]
+    own = key_types((leaf(key), node) for pairs in scalars for key, node in pairs)
     types = {**dict(own), **dict(settings.config_types)}
-    for key, node in scalars:
-        if "${" in str(node.value):
-            sites.extend(_reads(rel, text, offsets, key, node, settings, types))
+    for doc, pairs in zip(documents, scalars, strict=True):
+        references = node_references(doc, (str(node.value) for _, node in pairs))
+        for key, node in pairs:
+            if "${" in str(node.value):
+                found = _reads(rel, text, offsets, key, node, settings, types, references)
+                sites.extend(found)
     return LauncherRead(
         FileResult(
             sites=tuple(sorted(sites, key=lambda s: s.sort_key)),
@@ -146,6 +175,7 @@ def _reads(
     node: yaml.ScalarNode,
     settings: Settings,
     types: dict[str, str],
+    references: References,
 ) -> Iterator[Site]:
     value = str(node.value)
     raw = text[node.start_mark.index : node.end_mark.index]
@@ -154,6 +184,8 @@ def _reads(
         name, default = hit.name, hit.default
         if settings.match and not matches(name, settings.match):
             continue
+        if not hit.resolver and (references.omegaconf or name in references.keys):
+            continue  # a node of the config, or a Hydra resolver's call: no read
         if name in _SHELL_ONLY:
             continue  # a shell script held in a value (a hook's `entry:`) reads its own
         # Where the read sits in the file: found in the raw text when it is spelled there
@@ -244,7 +276,7 @@ def _resolver(value: str, at: int) -> tuple[Interpolation | None, int] | None:
         default = rest.strip()
         if len(default) >= 2 and default[0] == default[-1] and default[0] in "'\"":
             default = default[1:-1]
-    return Interpolation(value[at:index], name, default), index
+    return Interpolation(value[at:index], name, default, resolver=True), index
 
 
 def _line_offsets(text: str) -> list[int]:

@@ -80,32 +80,32 @@ def _installed_fields(source: str) -> Iterator[str]:
             and isinstance(items.func, ast.Attribute)
             and items.func.attr == "items"
             and isinstance(items.func.value, ast.Attribute)
-            and _writes_named(loop, target.elts[0].id)
+            and writes_named(loop, target.elts[0].id)
         ):
             yield items.func.value.attr
 
 
-def _writes_named(loop: ast.For, name: str) -> bool:
+def writes_named(loop: ast.For, name: str) -> bool:
     """Whether ``loop``'s body writes the environment under the name ``name``."""
     for node in walk(loop):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and (node.func.attr == "putenv" or _environ(node.func.value))
+            and (node.func.attr == "putenv" or environ(node.func.value))
             and node.func.attr in ("setdefault", "putenv")
             and node.args
             and _is_name(node.args[0], name)
         ):
             return True
         if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Subscript) and _is_name(t.slice, name) and _environ(t.value)
+            isinstance(t, ast.Subscript) and _is_name(t.slice, name) and environ(t.value)
             for t in node.targets
         ):
             return True
     return False
 
 
-def _environ(node: ast.expr) -> bool:
+def environ(node: ast.expr) -> bool:
     """``os.environ`` or ``environ``."""
     return (isinstance(node, ast.Attribute) and node.attr == "environ") or _is_name(node, "environ")
 

@@ -17,10 +17,12 @@ from pathlib import Path
 from scanner.interpret.knobs import build_knobs, link_writes
 from scanner.languages import Language
 from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
+from scanner.launcher.field_blocks import field_block_writes
 from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
 from scanner.patterns import dynamic_matches, matches
 from scanner.reach.driven import DrivenEvidence
 from scanner.reach.evidence import CodeReach
+from scanner.reach.installed_fields import installed_fields
 from scanner.reach.mode_writes import mode_writes
 from scanner.reach.modules import Tree
 from scanner.reach.table_writes import table_writes
@@ -310,8 +312,10 @@ def _result(
     # The entries of launch-environment tables the tree's loops install (after the roles:
     # what a launcher sets is no evidence of what a gate reaches).
     tabled = table_writes(tree, [(w.qualname, w.source) for w in index.setters.values()])
-    if tabled:
-        writes = sorted([*writes, *tabled], key=lambda w: w.sort_key)
+    # And the YAML mappings that fill a config field the tree's classes install.
+    filled = field_block_writes(files, installed_fields(tree), settings)
+    if tabled or filled:
+        writes = sorted([*writes, *tabled, *filled], key=lambda w: w.sort_key)
     # The reach is asked for branches only where a determinism knob is (looked up then).
     written = mode_writes(tree, proposed, writes, lambda knob: reach.branches_of(knob))
     return ScanResult(
