@@ -100,9 +100,7 @@ def test_a_read_of_the_host_registry_is_a_site_with_the_host_declaration(
         ("from vllm.envs import VLLM_BATCH_INVARIANT\n", "VLLM_BATCH_INVARIANT"),
     ],
 )
-def test_each_spelling_of_the_host_module_is_read(
-    tmp_path: Path, spelling: str, read: str
-) -> None:
+def test_each_spelling_of_the_host_module_is_read(tmp_path: Path, spelling: str, read: str) -> None:
     # vllm_ascend/lora/fused_moe.py:34 and ascend_forward_context.py:8 spell it these ways.
     code = f"{spelling}\n\ndef sample():\n    return 1 if {read} else 0\n"
     write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/sampler.py": code})
