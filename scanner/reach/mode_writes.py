@@ -6,13 +6,14 @@ value, by the tree's Python code, on the side of a test that only the determinis
 takes. The test is the mode where it reads a knob whose role is ``determinism`` and its
 side never runs with that mode off (its branches, ``scanner.reach.sides``), or where it
 tests a field the tree hands on into such a knob (``envs.X.set("1" if cfg.F else "0")``,
-srt/arg_groups/serving_hook.py:444, then ``if cfg.F:``). A write with no test of its own in
-a module-level function is under the mode where every use of that function outside the
-tree's tests is a call on the mode's side (vllm-ascend's ``override_envs_for_invariance``,
+srt/arg_groups/serving_hook.py:444, then ``if cfg.F:``). A write in a module-level
+function is under the mode where every use of that function outside the tree's tests is a
+call on the mode's side (vllm-ascend's ``override_envs_for_invariance``,
 vllm_ascend/batch_invariant.py:76-83, called only under ``if envs.VLLM_BATCH_INVARIANT:``,
-:151-156), followed through ``MAX_CALLERS`` such functions. A variable the tree's code also
-reads outside its tests is its own knob, with a role of its own: left out; so is one the
-mode writes with two values, a value the run computes, or removes.
+:151-156), other conditions in the function allowed as beside the test, followed through
+``MAX_CALLERS`` such functions. A variable the tree's code also reads outside its tests is
+its own knob, with a role of its own: left out; so is one the mode writes with two values,
+a value the run computes, or removes.
 """
 
 from __future__ import annotations
@@ -165,7 +166,6 @@ class _Tests:
             depth == 0
             or not isinstance(function, _FUNCTIONS)
             or start != 1  # a method or a nested function: its callers are not followed
-            or any(isinstance(s, ast.If | ast.Try | ast.For | ast.While) for s in path[start:])
         ):
             return None
         found = [
