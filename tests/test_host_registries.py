@@ -225,6 +225,34 @@ def test_no_setting_where_the_function_runs_outside_the_mode(
     assert result.mode_writes == (), why
 
 
+def test_a_conditional_write_in_a_called_function_counts_as_the_mode_s(tmp_path: Path) -> None:
+    """vllm (pinned) vllm/model_executor/determinism/batch_invariant.py:1391-1396, :1330-1335,
+    :1433-1438: under the mode, override_envs_for_invariance writes CUBLAS_WORKSPACE_CONFIG
+    ':4096:8' and enable_batch_invariant_mode, on Hopper, ':16:8' under a test of its own:
+    two values, so no setting; the collective's '1stage' is one."""
+    vllm = (
+        "import os\n\n"
+        "import torch\n"
+        "import vllm.envs as envs\n\n\n"
+        "def enable_batch_invariant_mode(hopper):\n"
+        "    if hopper:\n"
+        '        os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":16:8"\n\n\n'
+        "def override_envs_for_invariance():\n"
+        '    os.environ["VLLM_CUSTOM_ALLREDUCE_ALGO"] = "1stage"\n'
+        '    os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n'
+        "    torch.use_deterministic_algorithms(True)\n\n\n"
+        "def init_batch_invariance(hopper):\n"
+        "    if envs.VLLM_BATCH_INVARIANT:\n"
+        "        override_envs_for_invariance()\n"
+        "        enable_batch_invariant_mode(hopper)\n"
+    )
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/batch_invariant.py": vllm})
+    result = scan([tmp_path], root=tmp_path, jobs=1)
+    assert [(m.name, m.value, m.line) for m in result.mode_writes] == [
+        ("VLLM_CUSTOM_ALLREDUCE_ALGO", "1stage", 13)
+    ]
+
+
 def test_init_and_export_write_the_mode_and_its_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
