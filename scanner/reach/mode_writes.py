@@ -72,8 +72,9 @@ def mode_writes(
         return ()
     tests = _Tests(tree, modes, python, branches_of)
     under: dict[str, list[tuple[Write, tuple[int, str]]]] = {}
+    named = {w.name for w in candidates}
     for write in python:
-        if write.name in read:
+        if write.name not in named:
             continue
         found = tests.under_mode(write)
         if found is not None:
@@ -130,6 +131,7 @@ class _Tests:
         self.modes = modes
         self.branches_of = branches_of
         self._sides: dict[tuple[int, bool], list[tuple[_Mode, Branch]]] | None = None
+        self._called: dict[tuple[str, str], list[tuple[Module, ast.Call]]] = {}
         self.fields: dict[str, _Field] = {}
         by_name = {m.knob.name: m for m in modes}
         for write in python:
@@ -181,15 +183,25 @@ class _Tests:
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
     ) -> list[tuple[Module, ast.Call]]:
         """Each call of the module-level ``function`` outside the tree's tests; empty where
-        some use of it is no call (handed on, it may be called anywhere)."""
+        some use of it is no call (handed on, it may be called anywhere). Another module
+        names the function's module to reach it (found once per function)."""
+        key = (module.rel, function.name)
+        known = self._called.get(key)
+        if known is None:
+            known = self._called[key] = self._find_calls(module, function)
+        return known
+
+    def _find_calls(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.Call]]:
         qualified = module.qualified(function.name)
-        word = function.name.encode()
+        word, home = function.name.encode(), module.name.rsplit(".", 1)[-1].encode()
         found: list[tuple[Module, ast.Call]] = []
         for rel in sorted(self.tree.rels()):
             if TEST_FILE.search(rel):
                 continue
             data = self.tree.data(rel)
-            if data is None or word not in data:
+            if data is None or word not in data or (rel != module.rel and home not in data):
                 continue
             other = self.tree.module(rel)
             if other is None:
