@@ -15,7 +15,7 @@ from knobregistry._text.paths import shown
 from knobregistry._text.plural import counted
 from knobregistry._text.printable import printable
 from knobregistry.catalogue import Entry, Kind, Platform, for_name
-from knobregistry.init.mode_settings import mode_entries, mode_settings
+from knobregistry.init.mode_settings import checked_by_tests, mode_entries, mode_settings
 from knobregistry.registry import holds_name
 from knobregistry.registry.pyproject import REPOSITORY_MARKERS, folders_up
 from knobregistry.registry.schema import schema_text
@@ -183,7 +183,10 @@ def render_starter(
     """The registry text for ``result``; ``paths`` are relative to the registry's folder.
     ``stack`` are the catalogue's settings that apply: variables no scanned knob reads go
     under `external`, calls and attributes under `config`, and the bitwise profile sets them."""
-    knobs = tuple(_stack_role(k, stack) for k in result.knobs if holds_name(k.name))
+    checked = checked_by_tests(result.knobs, result.mode_writes)
+    knobs = tuple(
+        _stack_role(k, stack) for k in result.knobs if holds_name(k.name) and k.name not in checked
+    )
     skipped = tuple(k.name for k in result.knobs if not holds_name(k.name))
     lines = [f"# yaml-language-server: $schema={schema}", *HEADER.splitlines()]
     lines.append("  paths:")

@@ -38,6 +38,7 @@ from scanner.reach.source_patches import executes, installed_marks
 from scanner.reach.split_reduction import split_marks
 from scanner.reach.star_names import star_imported
 from scanner.reach.walked import Walked
+from scanner.reach.warned import only_warns
 from scanner.source.ast_walk import children, walk
 
 MAX_DEPTH = 8  # calls followed from a branch
@@ -598,10 +599,14 @@ class _Walker:
         # there; where it always reaches a kernel, so does the statement.
         cuda = _on_cuda(node.test)
         every = all(kernels) or (cuda is not None and kernels[0 if cuda else 1])
-        for arm, reaches in zip(arms, kernels, strict=True):
+        # A deterministic mode one arm always sets, where the other only warns that it
+        # cannot (scanner.reach.warned), is set whenever it can be.
+        warned = (only_warns(node.orelse), only_warns(node.body))
+        for arm, reaches, other_warns in zip(arms, kernels, warned, strict=True):
             for mark, steps in arm.marks.items():
                 kernel = every and reaches and mark in arm.always and mark.kind in KERNEL_MARKS
-                self.found.add(mark, steps, kernel, mark in arm.elsewhere)
+                mode = other_warns and mark in arm.always and mark.kind is MarkKind.DETERMINISM
+                self.found.add(mark, steps, kernel or mode, mark in arm.elsewhere)
             self.found.calls |= arm.calls
             self.found.unseen |= arm.unseen
             self.found.absent |= arm.absent

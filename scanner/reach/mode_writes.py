@@ -6,9 +6,14 @@ value, by the tree's Python code, on the side of a test that only the determinis
 takes. The test is the mode where it reads a knob whose role is ``determinism`` and its
 side never runs with that mode off (its branches, ``scanner.reach.sides``), or where it
 tests a field the tree hands on into such a knob (``envs.X.set("1" if cfg.F else "0")``,
-srt/arg_groups/serving_hook.py:444, then ``if cfg.F:``). A variable the tree's code also
-reads is its own knob, with a role of its own: left out; so is one the mode writes with two
-values, a value the run computes, or removes.
+srt/arg_groups/serving_hook.py:444, then ``if cfg.F:``). A write in a module-level
+function is under the mode where every use of that function outside the tree's tests is a
+call on the mode's side (vllm-ascend's ``override_envs_for_invariance``,
+vllm_ascend/batch_invariant.py:76-83, called only under ``if envs.VLLM_BATCH_INVARIANT:``,
+:151-156), other conditions in the function allowed as beside the test, followed through
+``MAX_CALLERS`` such functions. A variable the tree's code also reads outside its tests is
+its own knob, with a role of its own: left out; so is one the mode writes with two values,
+a value the run computes, or removes.
 """
 
 from __future__ import annotations
@@ -21,10 +26,13 @@ from scanner.languages import Language
 from scanner.model import Knob, ModeWrite, Polarity, Role, Write, WriteKind
 from scanner.reach.modules import Module, Tree
 from scanner.reach.sides import Branch
+from scanner.suite_files import TEST_FILE
 
 _SETS = (WriteKind.SET, WriteKind.SETDEFAULT, WriteKind.PUTENV)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _CASTS = frozenset({"str", "int", "bool"})  # ``str(int(cfg.F))`` hands the field on as it is
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MAX_CALLERS = 2  # functions followed from a write to the mode's test its callers sit under
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,15 +64,17 @@ def mode_writes(
 ) -> tuple[ModeWrite, ...]:
     """The settings the tree's deterministic mode writes, one per variable, by name."""
     modes = [m for k in knobs if (m := _mode(k)) is not None]
-    read = {k.name for k in knobs}
+    # A variable only the tree's tests read is no knob of its code: they check the write.
+    read = {k.name for k in knobs if not all(TEST_FILE.search(s.path) for s in k.sites)}
     python = [w for w in writes if w.name is not None and w.language is Language.PYTHON]
     candidates = [w for w in python if w.name not in read and w.kind in _SETS]
     if not modes or not candidates:
         return ()
     tests = _Tests(tree, modes, python, branches_of)
     under: dict[str, list[tuple[Write, tuple[int, str]]]] = {}
+    named = {w.name for w in candidates}
     for write in python:
-        if write.name in read:
+        if write.name not in named:
             continue
         found = tests.under_mode(write)
         if found is not None:
@@ -121,6 +131,7 @@ class _Tests:
         self.modes = modes
         self.branches_of = branches_of
         self._sides: dict[tuple[int, bool], list[tuple[_Mode, Branch]]] | None = None
+        self._called: dict[tuple[str, str], list[tuple[Module, ast.Call]]] = {}
         self.fields: dict[str, _Field] = {}
         by_name = {m.knob.name: m for m in modes}
         for write in python:
@@ -131,12 +142,16 @@ class _Tests:
                     self.fields.setdefault(*found)
 
     def under_mode(self, write: Write) -> tuple[int, str] | None:
-        """The line of the first test around ``write`` (in its function) whose side it sits
-        on only the deterministic mode takes, and what makes it the mode's; None otherwise."""
+        """The line of the first test around ``write`` (in its function, or around every
+        call of it) whose side it sits on only the deterministic mode takes, and what makes
+        it the mode's; None otherwise."""
         module = self.tree.module_at(write.path)
         if module is None:
             return None
-        path = module.locate.statements_at(write.line)
+        return self._under(module, write.line, MAX_CALLERS)
+
+    def _under(self, module: Module, line: int, depth: int) -> tuple[int, str] | None:
+        path = module.locate.statements_at(line)
         start = max((i + 1 for i, s in enumerate(path) if isinstance(s, _SCOPES)), default=0)
         for outer, inner in zip(path[start:], path[start + 1 :], strict=False):
             if not isinstance(outer, ast.If):
@@ -148,7 +163,57 @@ class _Tests:
                     outer.lineno,
                     f"`{ast.unparse(outer.test)}` at {module.rel}:{outer.lineno}{shown}",
                 )
-        return None
+        function = path[start - 1] if start else None
+        if (
+            depth == 0
+            or not isinstance(function, _FUNCTIONS)
+            or start != 1  # a method or a nested function: its callers are not followed
+        ):
+            return None
+        found = [
+            self._under(m, call.lineno, depth - 1) for m, call in self._calls(module, function)
+        ]
+        if not found or None in found:
+            return None
+        test_line, shown = min(f for f in found if f is not None)
+        where = f"{module.rel}:{function.lineno}"
+        return test_line, f"{function.name} ({where}), called only under {shown}"
+
+    def _calls(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.Call]]:
+        """Each call of the module-level ``function`` outside the tree's tests; empty where
+        some use of it is no call (handed on, it may be called anywhere). Another module
+        names the function's module to reach it (found once per function)."""
+        key = (module.rel, function.name)
+        known = self._called.get(key)
+        if known is None:
+            known = self._called[key] = self._find_calls(module, function)
+        return known
+
+    def _find_calls(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.Call]]:
+        qualified = module.qualified(function.name)
+        word, home = function.name.encode(), module.name.rsplit(".", 1)[-1].encode()
+        found: list[tuple[Module, ast.Call]] = []
+        for rel in sorted(self.tree.rels()):
+            if TEST_FILE.search(rel):
+                continue
+            data = self.tree.data(rel)
+            if data is None or word not in data or (rel != module.rel and home not in data):
+                continue
+            other = self.tree.module(rel)
+            if other is None:
+                continue
+            for load in other.loads_named(function.name):
+                if other.resolve(load) != qualified:
+                    continue
+                call = other.parent(load)
+                if not isinstance(call, ast.Call) or call.func is not load:
+                    return []
+                found.append((other, call))
+        return found
 
     def _is_mode(self, test: ast.expr, holds: bool) -> str | None:
         """What makes the ``holds`` side of ``test`` the deterministic mode's, or None."""

@@ -19,11 +19,9 @@ from collections.abc import Iterator, Sequence
 
 from scanner.model import Write, WriteKind
 from scanner.reach.modules import Module, Tree
-from scanner.source.ast_walk import children, walk
+from scanner.source.ast_walk import scoped, walk
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _Value = str | int | float | bool
-_MODULE = "<module>"  # the function a module-level statement sits in, as writes name it
 
 
 def table_writes(tree: Tree, setters: Sequence[tuple[str, str]]) -> tuple[Write, ...]:
@@ -118,7 +116,7 @@ def _entries(
     module: Module, fields: frozenset[str]
 ) -> Iterator[tuple[str, ast.Constant, _Value, str]]:
     """Each (field, key, value, function) a statement of ``module`` puts into ``x.F``."""
-    for node, function in _walk(module.tree, _MODULE):
+    for node, function in scoped(module.tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 whole = _field(target, fields)
@@ -140,17 +138,6 @@ def _entries(
             updated = _field(node.value.func.value, fields)
             if updated is not None:
                 yield from _dict_entries(updated, node.value.args[0], function)
-
-
-def _walk(node: ast.AST, function: str) -> Iterator[tuple[ast.AST, str]]:
-    """Every node under ``node``, with the dotted name of the definition it sits in."""
-    for child in children(node):
-        if isinstance(child, _SCOPES):
-            inner = child.name if function == _MODULE else f"{function}.{child.name}"
-            yield from _walk(child, inner)
-        else:
-            yield child, function
-            yield from _walk(child, function)
 
 
 def _field(node: ast.expr, fields: frozenset[str]) -> str | None:

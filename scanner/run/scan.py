@@ -22,6 +22,7 @@ from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStat
 from scanner.patterns import dynamic_matches, matches
 from scanner.reach.driven import DrivenEvidence
 from scanner.reach.evidence import CodeReach
+from scanner.reach.host_reads import host_reads
 from scanner.reach.installed_fields import installed_fields
 from scanner.reach.mode_writes import mode_writes
 from scanner.reach.modules import Tree
@@ -286,9 +287,10 @@ def _result(
         *(f"{o.rel}, {note}" for o in ordered for note in o.notes),
         *(f"The cache was skipped: {p}" for p in problems[:1]),
     )
-    knobs = build_knobs(sites)
     python = [(f.rel, f.path, f.module) for f in files if f.language is Language.PYTHON]
     tree = Tree({rel: (path, module) for rel, path, module in python})
+    hosted = [s for s in host_reads(tree) if matches(s.name, settings.match)]
+    knobs = build_knobs([*sites, *hosted])
     readable = [k for k in knobs if reads_code(k)]
     if kept is None:
         reach = CodeReach(tree, knobs)

@@ -12,6 +12,8 @@ from collections import deque
 from collections.abc import Iterator
 
 _AST = ast.AST
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+MODULE_SCOPE = "<module>"  # the function a module-level statement sits in, as sites name it
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
@@ -44,3 +46,15 @@ def children(node: ast.AST) -> list[ast.AST]:
         elif isinstance(value, _AST):
             push(value)
     return found
+
+
+def scoped(node: ast.AST, function: str = MODULE_SCOPE) -> Iterator[tuple[ast.AST, str]]:
+    """Every node under ``node``, with the dotted name of the definition it sits in
+    (``C.m``; ``MODULE_SCOPE`` at module level)."""
+    for child in children(node):
+        if isinstance(child, _SCOPES):
+            inner = child.name if function == MODULE_SCOPE else f"{function}.{child.name}"
+            yield from scoped(child, inner)
+        else:
+            yield child, function
+            yield from scoped(child, function)
