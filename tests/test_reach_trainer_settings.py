@@ -130,3 +130,24 @@ python train.py ${OPTS}
     knob = scanned_knob(tmp_path, {"common.sh": script}, "USE_FLASH")
     assert knob.sites[0].passes == (("true", "--attention-backend=flash"),)
     assert knob.role is not Role.KERNEL, knob.role_reason
+
+
+# AMD-AGI/Primus examples/diffusion/configs/MI355X/flux.1_schnell_t2i-pretrain.yaml:58: the same
+# key name in another program's config (Primus's diffusion trainer, whose values are sdpa,
+# flash_attn_aiter, flex_attention, auto: primus/backends/diffusion/attention/attention.py:61-94).
+FLUX = """\
+modules:
+  pre_trainer:
+    overrides:
+      runtime:
+        seed: ${SEED:10007}
+        attention_backend: ${ATTENTION_BACKEND:sdpa}
+"""
+
+
+def test_a_default_the_documented_key_does_not_take_is_another_programs_key(
+    tmp_path: Path,
+) -> None:
+    knob = scanned_knob(tmp_path, {"flux.yaml": FLUX}, "ATTENTION_BACKEND")
+    assert knob.role is not Role.KERNEL, knob.role_reason
+    assert knob.off_value is None

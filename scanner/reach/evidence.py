@@ -1105,16 +1105,18 @@ def _documented(knob: Knob) -> Evidence | None:
 def _documented_choice(knob: Knob) -> Evidence | None:
     """A kernel choice, for a value a launcher hands to an implementation key of the table
     (``ATTENTION_BACKEND=${ATTENTION_BACKEND:-auto}``, then ``model.attention_backend=
-    "${ATTENTION_BACKEND}"``) whose default there is not the key's plain value: unset, the
-    trainer runs the kernel the default names, and the plain value leads away from it."""
+    "${ATTENTION_BACKEND}"``) whose default there is another of the key's values than its
+    plain one: unset, the trainer runs the kernel the default names, and the plain value
+    leads away from it. A default the key does not take (``sdpa``) says the key is another
+    program's."""
     for site in knob.sites:
         if site.language is Language.PYTHON or site.default is None:
             continue
         known = trainer_key(documented_key(site))
         if known is None or known.off is None or known.role is not Role.KERNEL:
             continue
-        if site.default == known.off:
-            continue
+        if site.default == known.off or site.default not in known.values:
+            continue  # the plain value already, or another program's key of that name
         return Evidence(
             Role.KERNEL,
             f"it hands {site.default!r} to the config key {known.key} ({site.path}:{site.line}),"

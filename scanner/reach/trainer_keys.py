@@ -34,6 +34,9 @@ class TrainerKey:
     # None for a boolean key.
     off: str | None = None
     default: str | None = None
+    # Every value the key takes (the enum's names): a launcher value whose default is none of
+    # them is handed to another program's key of the same name.
+    values: tuple[str, ...] = ()
 
 
 def _mcore(
@@ -44,8 +47,9 @@ def _mcore(
     line: int,
     off: str | None = None,
     default: str | None = None,
+    values: tuple[str, ...] = (),
 ) -> TrainerKey:
-    return TrainerKey(key, role, meaning, f"{_MCORE} {path}:{line}", off, default)
+    return TrainerKey(key, role, meaning, f"{_MCORE} {path}:{line}", off, default, values)
 
 
 KEYS: Final[Mapping[str, TrainerKey]] = MappingProxyType(
@@ -128,6 +132,7 @@ KEYS: Final[Mapping[str, TrainerKey]] = MappingProxyType(
                 776,
                 off="none",
                 default="none",
+                values=("none", "local", "transformer_engine"),
             ),
             # The field (transformer_config.py:110, AttnBackend in transformer/enums.py:60-67)
             # is acted on by LanguageModule._set_attention_backend (language_module.py:92-126):
@@ -144,6 +149,7 @@ KEYS: Final[Mapping[str, TrainerKey]] = MappingProxyType(
                 110,
                 off="unfused",
                 default="auto",
+                values=("flash", "fused", "unfused", "local", "auto"),
             ),
         )
     }
