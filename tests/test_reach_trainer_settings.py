@@ -151,3 +151,14 @@ def test_a_default_the_documented_key_does_not_take_is_another_programs_key(
     knob = scanned_knob(tmp_path, {"flux.yaml": FLUX}, "ATTENTION_BACKEND")
     assert knob.role is not Role.KERNEL, knob.role_reason
     assert knob.off_value is None
+
+
+# AMD-AGI/Primus runner/helpers/hooks/03_enable_ainic.sh:87: a hook prints `env.NAME=value` lines
+# for the runner to read; a printed word is handed to no program's config.
+def test_a_printed_word_is_no_override(tmp_path: Path) -> None:
+    script = (
+        'NCCL_NET_PLUGIN=${NCCL_NET_PLUGIN:-none}\necho "env.NCCL_NET_PLUGIN=${NCCL_NET_PLUGIN}"\n'
+    )
+    knob = scanned_knob(tmp_path, {"hook.sh": script}, "NCCL_NET_PLUGIN")
+    assert [s.override for s in knob.sites] == [None, None]
+    assert knob.role is not Role.UNKNOWN, knob.role_reason
