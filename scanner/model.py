@@ -182,6 +182,10 @@ class Site:
     # (value, flag): with the variable at that value, a launcher's test runs a branch that
     # passes the program this command-line flag (shell: ``--cuda-graph-impl=local``).
     passes: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    # The config path a launcher's Hydra or OmegaConf override hands the value to
+    # (shell: ``model.attention_backend="${X}"``), looked up only in the trainer settings
+    # the scanner documents (scanner.reach.trainer_keys).
+    override: str | None = field(default=None, compare=False)
 
     @property
     def default_on(self) -> bool | None:

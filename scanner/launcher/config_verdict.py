@@ -16,6 +16,7 @@ is ``${VAR:default}`` alone, a shell read passed as a command-line flag
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
@@ -115,6 +116,22 @@ def handed_on(site: Site) -> tuple[str | None, str] | None:
     ):
         return target.lstrip("-").replace("-", "_"), f"the flag {target}"
     return None
+
+
+# A command word that is an override whose value is one expansion alone, quoted or not
+# (``model.attention_backend="${ATTENTION_BACKEND}"``, ``+trainer.x=$X``).
+_OVERRIDE: Final = re.compile(
+    r'"?\+{0,2}([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)="?'
+    r'\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?:[:=+?#%/-][^{}"]*)?\}|[A-Za-z_][A-Za-z0-9_]*)"?\Z'
+)
+
+
+def override_key(word: str) -> str | None:
+    """The config path a launcher's command word hands one variable's value to as a Hydra or
+    OmegaConf override (``model.attention_backend="${X}"``: ``model.attention_backend``), or
+    None."""
+    found = _OVERRIDE.match(word)
+    return found.group(1) if found is not None else None
 
 
 def config_key(target: str | None) -> str:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final
 
 from scanner.conventions import is_launch_fact, says_disable
 from scanner.languages import Language
-from scanner.launcher.config_verdict import on_off_default
+from scanner.launcher.config_verdict import on_off_default, override_key
 from scanner.launcher.sbatch import with_directives
 from scanner.launcher.shell_commands import command_writes
 from scanner.launcher.shell_flags import branch_flags, with_passes
@@ -474,8 +474,14 @@ class _Walker:
         name_node = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         before = len(self.sites)
-        if value is not None:
-            self.reads(value, context, target=text(name_node) if name_node is not None else None)
+        assigned = text(name_node) if name_node is not None else None
+        if value is not None and value.type == "array":
+            for word in named(value):  # CMD=(run.py model.key="${X}" ...)
+                self.reads(
+                    word, context, target=assigned, parent=value, override=override_key(text(word))
+                )
+        elif value is not None:
+            self.reads(value, context, target=assigned)
         if name_node is None or name_node.type != "variable_name":
             return
         name = text(name_node)
@@ -533,7 +539,10 @@ class _Walker:
         self.quiet = _is_quiet(command)
         for at, arg in enumerate(args):
             flag = _flag(args[at - 1] if at else None, arg) if flags else None
-            self.reads(arg, context, target=flag, parent=node)
+            # echo "env.X=${X}" prints the word; a test compares it: neither hands it on
+            handed = flags and not self.quiet and flag is None
+            override = override_key(text(arg)) if handed else None
+            self.reads(arg, context, target=flag, parent=node, override=override)
         self.quiet = False
         self._command_line_writes(node, context)
         if command == "getopts":
@@ -576,11 +585,17 @@ class _Walker:
     # Reads ----------------------------------------------------------------------------
 
     def reads(
-        self, node: Node, context: _Context, target: str | None = None, parent: Node | None = None
+        self,
+        node: Node,
+        context: _Context,
+        target: str | None = None,
+        parent: Node | None = None,
+        override: str | None = None,
     ) -> None:
         """Every read inside ``node`` (its commands substituted too); ``target`` is what
         a read there lands in (the flag it is passed as, the variable it is assigned to);
-        ``parent``, the node's, when the caller has it."""
+        ``parent``, the node's, when the caller has it; ``override``, the config path
+        ``node`` hands its one read to as an override (``model.key="${X}"``)."""
         tree = self.tree
         if parent is not None:
             tree.note(parent, [node])
@@ -598,7 +613,7 @@ class _Walker:
                 up = tree.noted(current)  # none: the word the caller passed, not quoted
                 quoted = up is not None and up.type == "string"
                 found = expansion(current, quoted=quoted, original=tree.original)
-                self._read(current, found, context, target)
+                self._read(current, found, context, target, override)
                 if found.word is not None:
                     stack.append((found.word, arithmetic))
                 for child in children:
@@ -619,7 +634,12 @@ class _Walker:
         tree.forget()
 
     def _read(
-        self, node: Node, found: Expansion, context: _Context, target: str | None = None
+        self,
+        node: Node,
+        found: Expansion,
+        context: _Context,
+        target: str | None = None,
+        override: str | None = None,
     ) -> None:
         if found.name is None:
             return
@@ -630,7 +650,7 @@ class _Walker:
                 )
             )
             return
-        self._read_name(node, node, found.name, context, found, target)
+        self._read_name(node, node, found.name, context, found, target, override)
 
     def _read_name(
         self,
@@ -640,6 +660,7 @@ class _Walker:
         context: _Context,
         found: Expansion | None = None,
         target: str | None = None,
+        override: str | None = None,
     ) -> None:
         state = self.state
         if name in SHELL_VARIABLES or name in state.locals or not _NAME.match(name):
@@ -693,6 +714,7 @@ class _Walker:
                 function=context.function,
                 language=Language.SHELL,
                 target=target if target != name else None,
+                override=override,
                 default_computed=clip(computed) if computed is not None else None,
             )
         )

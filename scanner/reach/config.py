@@ -67,15 +67,28 @@ def config_key(site: Site) -> str | None:
     """The config key a launcher site's value lands in (the last part of a YAML key path,
     a flag's name with dashes as underscores), or None; only for a switch, or a value
     whose default is a word (a choice: ``triton_v2``, not a size or a path)."""
+    handed = handed_on(site)
+    return _chosen(site, handed[0] if handed is not None else None)
+
+
+def documented_key(site: Site) -> str | None:
+    """The config key of ``config_key``, or else the one a launcher's override hands the
+    value to (``model.attention_backend="${X}"``): the key whose documented meaning
+    (scanner.reach.trainer_keys) may say what the value chooses."""
+    return config_key(site) or _chosen(site, site.override)
+
+
+def _chosen(site: Site, path: str | None) -> str | None:
+    """The last part of config path ``path``, for a switch or a choice's site."""
     gate = site.gate
-    if gate.kind not in _SWITCHES and not (
-        gate.kind is GateKind.VALUE and site.default is not None and _WORD.match(site.default)
+    if path is None or (
+        gate.kind not in _SWITCHES
+        and not (
+            gate.kind is GateKind.VALUE and site.default is not None and _WORD.match(site.default)
+        )
     ):
         return None
-    handed = handed_on(site)
-    if handed is None or handed[0] is None:
-        return None
-    key = handed[0].rsplit(".", 1)[-1]
+    key = path.rsplit(".", 1)[-1]
     if gate.kind is GateKind.VALUE and _HOLDS.intersection(name_words(key)):
         return None
     return key if _KEY.match(key) else None

@@ -26,7 +26,7 @@ from scanner.reach.calls import Found, Reach, Step, is_platform_test
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.caught import caught_here
 from scanner.reach.compile_backend import compile_backend
-from scanner.reach.config import config_branches, config_key
+from scanner.reach.config import config_branches, config_key, documented_key
 from scanner.reach.dtypes import dtype_choice
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
@@ -210,6 +210,7 @@ class CodeReach:
             or _documented(knob)
             or passed_flags(knob)
             or flag_value(knob, self.flag_files)
+            or _undocumented(knob)
         )
 
     def _judged(self, knob: Knob, found: list[Branch]) -> Evidence | None:
@@ -1105,14 +1106,18 @@ def _read_both_ways(knob: Knob) -> frozenset[str]:
 
 
 def _documented(knob: Knob) -> Evidence | None:
-    """What the trainer documents of the config key a launcher site of the knob sets."""
+    """What the trainer documents of the config key a launcher site of the knob sets: a
+    switch handed to a boolean key, or a value handed to a key that names an implementation
+    (``model.attention_backend="${X}"``), whose plain value is the table's."""
+    if knob.kind is GateKind.VALUE:
+        return _documented_choice(knob)
     if knob.kind not in (GateKind.BOOLEAN, GateKind.PRESENCE):
         return None
     for site in knob.sites:
         if site.language is Language.PYTHON:
             continue
-        known = trainer_key(config_key(site))
-        if known is None:
+        known = trainer_key(documented_key(site))
+        if known is None or known.off is not None:
             continue
         kernel = known.role is Role.KERNEL
         value = knob.off_value if kernel else knob.on_value
@@ -1124,6 +1129,58 @@ def _documented(knob: Knob) -> Evidence | None:
             f"documents as {known.meaning}",
             value=value,
             default_reaches=kernel and knob.default_on is True,
+        )
+    return None
+
+
+def _documented_choice(knob: Knob) -> Evidence | None:
+    """A kernel choice, for a value a launcher hands to an implementation key of the table
+    (``ATTENTION_BACKEND=${ATTENTION_BACKEND:-auto}``, then ``model.attention_backend=
+    "${ATTENTION_BACKEND}"``) whose default there is another of the key's values than its
+    plain one: unset, the trainer runs the kernel the default names, and the plain value
+    leads away from it. A default the key does not take (``sdpa``) says the key is another
+    program's."""
+    for site in knob.sites:
+        if site.language is Language.PYTHON or site.default is None:
+            continue
+        known = trainer_key(documented_key(site))
+        if known is None or known.off is None or known.role is not Role.KERNEL:
+            continue
+        if site.default == known.off or site.default not in known.values:
+            continue  # the plain value already, or another program's key of that name
+        return Evidence(
+            Role.KERNEL,
+            f"it hands {site.default!r} to the config key {known.key} ({site.path}:{site.line}),"
+            f" which {known.source} documents as {known.meaning}; {known.off!r} runs none of "
+            "its kernels",
+            value=known.off,
+            default_reaches=True,
+        )
+    return None
+
+
+# A default that leaves the setting empty (YAML's and Python's null): no choice is made.
+_NULLS = ("null", "Null", "NULL", "None", "~")
+
+
+def _undocumented(knob: Knob) -> Evidence | None:
+    """Unknown, for a choice a launcher hands to a framework setting as an override
+    (``model.multimodal_attn_impl="${X}"``) that the table of trainer settings does not
+    hold: what its values do is in the program that reads the override."""
+    if knob.kind is not GateKind.VALUE:
+        return None
+    for site in knob.sites:
+        if site.override is None or site.default in (None, *_NULLS):
+            continue
+        key = documented_key(site)
+        if key is None or trainer_key(key) is not None:
+            continue
+        return Evidence(
+            Role.UNKNOWN,
+            f"it hands {site.default!r} to the override {site.override} ({site.path}:"
+            f"{site.line}), a setting of the program it starts that the table of trainer "
+            "settings (scanner/reach/trainer_keys.py) does not hold: what its values do is "
+            "in that program; a person must say",
         )
     return None
 

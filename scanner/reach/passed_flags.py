@@ -47,4 +47,6 @@ def _kernel_key(flag: str) -> TrainerKey | None:
         return None
     if known.off is None:
         return known if not value else None  # a boolean key given a value: not read here
+    if known.default != known.off:
+        return None  # the flag left out, the trainer's default still runs a kernel
     return known if value and value != known.off else None

@@ -29,15 +29,27 @@ class TrainerKey:
     role: Role
     meaning: str
     source: str  # the trainer's package and the field's file:line
-    # For a key that names an implementation, the value that runs none (``none``); None for a
-    # boolean key.
+    # For a key that names an implementation, the value that runs none (``none``, or the
+    # plain PyTorch path: ``unfused``) and the trainer's own value when the key is not given;
+    # None for a boolean key.
     off: str | None = None
+    default: str | None = None
+    # Every value the key takes (the enum's names): a launcher value whose default is none of
+    # them is handed to another program's key of the same name.
+    values: tuple[str, ...] = ()
 
 
 def _mcore(
-    key: str, role: Role, meaning: str, path: str, line: int, off: str | None = None
+    key: str,
+    role: Role,
+    meaning: str,
+    path: str,
+    line: int,
+    off: str | None = None,
+    default: str | None = None,
+    values: tuple[str, ...] = (),
 ) -> TrainerKey:
-    return TrainerKey(key, role, meaning, f"{_MCORE} {path}:{line}", off)
+    return TrainerKey(key, role, meaning, f"{_MCORE} {path}:{line}", off, default, values)
 
 
 KEYS: Final[Mapping[str, TrainerKey]] = MappingProxyType(
@@ -119,6 +131,25 @@ KEYS: Final[Mapping[str, TrainerKey]] = MappingProxyType(
                 _TRANSFORMER,
                 776,
                 off="none",
+                default="none",
+                values=("none", "local", "transformer_engine"),
+            ),
+            # The field (transformer_config.py:110, AttnBackend in transformer/enums.py:60-67)
+            # is acted on by LanguageModule._set_attention_backend (language_module.py:92-126):
+            # "unfused" writes NVTE_FLASH_ATTN=0, NVTE_FUSED_ATTN=0, NVTE_UNFUSED_ATTN=1, so
+            # Transformer Engine runs its UnfusedDotProductAttention (bmm and softmax); "auto"
+            # leaves TE to pick flash-attn or cuDNN fused attention.
+            _mcore(
+                "attention_backend",
+                Role.KERNEL,
+                "the attention implementation (auto: Transformer Engine picks flash-attn or "
+                "cuDNN fused attention; unfused: NVTE_FLASH_ATTN=0 and NVTE_FUSED_ATTN=0 "
+                "written at language_module.py:119-122, TE's plain bmm and softmax)",
+                _TRANSFORMER,
+                110,
+                off="unfused",
+                default="auto",
+                values=("flash", "fused", "unfused", "local", "auto"),
             ),
         )
     }

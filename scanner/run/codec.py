@@ -227,6 +227,7 @@ def encode_site(site: Site) -> dict[str, Any]:
         ],
         "decisions": [_encode_decision(d) for d in site.decisions],
         "passes": [list(pair) for pair in site.passes],
+        "override": site.override,
     }
 
 
@@ -300,6 +301,7 @@ def decode_site(data: dict[str, Any]) -> Site:
         default_computed=_optional(data["default_computed"]),
         decisions=tuple(_decode_decision(d) for d in _list(data.get("decisions", []))),
         passes=tuple((_text(value), _text(flag)) for value, flag in _list(data.get("passes", []))),
+        override=_optional(data.get("override")),
     )
 
 
