@@ -118,3 +118,80 @@ def test_the_scopes_walk_is_the_module_walk(tmp_path: Path) -> None:
         module.scopes.bound
     )
     assert "os" not in module.scopes.bound and "C" not in module.scopes.bound
+
+
+# picked_returns' walk of a selector (unsloth_zoo temporary_patches/moe_utils.py:2120-2145,
+# sglang srt/layers/attention/hip_flash_mla.py:174-186): each statement after the read is
+# asked, once per value and per choice of the machine's answers, whether a return or a
+# raise sits in it; Module.leaves answers from one walk per statement.
+SELECTOR = (
+    "import os\n"
+    "def pick(backend=None):\n"
+    "    requested = os.environ.get('X_BACKEND', '')\n"
+    "    if requested:\n"
+    "        if requested == 'native_torch':\n"
+    "            return 'native_torch'\n"
+    "        print(f'backend {requested!r} is not available')\n"
+    "    if backend is None:\n"
+    "        backend = 'auto'\n"
+    "    if backend == 'auto':\n"
+    "        return 'aiter' if supported() else 'tilelang'\n"
+    "    if backend == 'aiter' and not supported():\n"
+    "        raise ValueError('aiter needs gfx950')\n"
+    "    for name in ('a', 'b'):\n"
+    "        while name:\n"
+    "            try:\n"
+    "                return name\n"
+    "            finally:\n"
+    "                name = ''\n"
+    "    return backend\n"
+)
+
+
+def test_leaves_answers_as_a_walk_of_the_statement_does(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": SELECTOR + KEPT})
+    module = Tree({"pkg/mod.py": (tmp_path / "pkg/mod.py", "pkg.mod")}).module_named("pkg.mod")
+    assert module is not None
+    statements = [n for n in ast.walk(module.tree) if isinstance(n, ast.stmt)]
+    expected = [any(isinstance(n, ast.Return | ast.Raise) for n in ast.walk(s)) for s in statements]
+    assert [module.leaves(s) for s in statements] == expected
+    assert expected.count(True) >= 10 and expected.count(False) >= 10
+    assert [module.leaves(s) for s in statements] == expected  # kept: the same answers
+
+
+def _bound_by_isinstance(tree: ast.Module) -> frozenset[str]:
+    """The names ``_scoped_names`` finds, tested node by node with ``isinstance``."""
+    names: set[str] = set()
+    scopes: tuple[type[ast.AST], ...] = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+    scopes += (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    pending: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while pending:
+        node, within = pending.pop()
+        if isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif within and isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif within and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif within and isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+            names.update([node.name] if node.name else [])
+        elif within and isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        inner = within or isinstance(node, scopes)
+        pending.extend((c, inner) for c in ast.iter_child_nodes(node))
+    return frozenset(names)
+
+
+@pytest.mark.parametrize(
+    "path", ["scanner/reach/calls.py", "scanner/source/narrow.py", "scanner/reach/uses.py"]
+)
+def test_scoped_names_by_type_are_those_isinstance_finds(path: str, tmp_path: Path) -> None:
+    # _scoped_names looks each node's type up in a set before testing it further.
+    for text in ((REPO / path).read_text(encoding="utf-8"), SHAPES, SELECTOR):
+        write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": text})
+        tree = Tree({"pkg/mod.py": (tmp_path / "pkg/mod.py", "pkg.mod")})
+        module = tree.module_named("pkg.mod")
+        assert module is not None
+        expected = _bound_by_isinstance(module.tree)
+        assert len(expected) >= 3
+        assert module.scopes.bound == expected

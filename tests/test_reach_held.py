@@ -254,3 +254,56 @@ def test_a_hazard_reached_through_an_object_the_code_holds(
 ) -> None:
     knob = scanned_knob(tmp_path, files, name)
     assert (knob.role, knob.polarity, knob.role_reason) == (role, polarity, reason)
+
+
+# What a held value may call, asked twice of one Holder (the functions' returns and the
+# ``.append`` calls of a function or class are found once, kept by node): the runners kept
+# in a list (LISTED, multi_layer_eagle_draft_extend_cuda_graph_runner.py:557-637), a class
+# a factory returns (BACKEND's make_backend, runner_backend/utils.py:48-104), a local list.
+HELD_TWICE = {
+    **LISTED,
+    "pkg/local.py": (
+        "from pkg.backend import make_backend\n"
+        "from pkg.steps import StepRunner\n\n\n"
+        "def first(worker):\n"
+        "    found = []\n"
+        "    found.append(StepRunner(worker, 0))\n"
+        "    found.append(make_backend(worker))\n"
+        "    return found[0]\n"
+    ),
+}
+
+
+def test_a_holder_asked_again_answers_the_same(tmp_path: Path) -> None:
+    import ast
+
+    from scanner.reach.calls import Reach
+    from scanner.reach.modules import Module, Tree
+    from tests.conftest import write_tree
+
+    write_tree(tmp_path, HELD_TWICE)
+    files = {
+        rel: (tmp_path / rel, rel.removesuffix(".py").replace("/", "."))
+        for rel in HELD_TWICE
+        if rel != "pkg/__init__.py"
+    }
+    reach = Reach(Tree(files))
+    asked: list[tuple[Module, ast.expr, str | None]] = []
+    for rel, method, name in (
+        ("pkg/steps.py", "_init_and_capture", "init_buffers_and_capture"),
+        ("pkg/local.py", "first", "found"),
+    ):
+        module = reach.tree.module_at(rel)
+        assert module is not None
+        function = next(
+            n for n in ast.walk(module.tree) if isinstance(n, ast.FunctionDef) and n.name == method
+        )
+        for node in ast.walk(function):
+            if isinstance(node, ast.Attribute) and node.attr == name:
+                asked.append((module, node.value, "pkg.steps.MultiStepRunner"))
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                asked.append((module, node, None))
+    first = [reach.holder.callees(m, n, o) for m, n, o in asked]
+    assert ["pkg.steps.StepRunner.__call__"] in first
+    assert ["pkg.backend.FullBackend.__call__", "pkg.steps.StepRunner.__call__"] in first
+    assert [reach.holder.callees(m, n, o) for m, n, o in asked] == first

@@ -68,6 +68,11 @@ class Holder:
         self._locator = locator
         self._active: set[int] = set()
         self._budget = MAX_STEPS
+        # By node id, with the node (an id is its own only while the node lives): what
+        # ``_returns`` and ``_appends`` found in a function or class, asked again for
+        # every value that reaches it.
+        self._returns_found: dict[int, tuple[Function, tuple[ast.expr, ...]]] = {}
+        self._appends_found: dict[int, tuple[ast.AST, tuple[ast.Call, ...]]] = {}
 
     def callees(self, module: Module, node: ast.expr, owner: str | None) -> list[str]:
         """What calling ``node`` (a local, ``self.x``, an element of either) may call: the
@@ -198,7 +203,7 @@ class Holder:
         elif isinstance(node, ast.Name) and scope.function is not None:
             for value in scope.module.local_bindings(scope.function).get(node.id, []):
                 yield from self._elements(value, scope, depth)
-            for appended in _appended(scope.function, node.id, local=True):
+            for appended in _appended(self._appended_in(scope.function), node.id, local=True):
                 yield from self._values(appended, scope, depth)
         elif (
             isinstance(node, ast.Attribute)
@@ -212,7 +217,7 @@ class Holder:
             for value in scope.module.attribute_values(scope.owner, node.attr):
                 inner = _Scope(scope.module, scope.module.function_node_around(value), scope.owner)
                 yield from self._elements(value, inner, depth)
-            for appended in _appended(cls, node.attr, local=False):
+            for appended in _appended(self._appended_in(cls), node.attr, local=False):
                 inner = _Scope(
                     scope.module, scope.module.function_node_around(appended), scope.owner
                 )
@@ -254,8 +259,20 @@ class Holder:
         owner = local.rsplit(".", 1)[0] if "." in local else None
         bound = _bind(function, call, scope, method)
         inner = _Scope(module, function, owner, bound)
-        for returned in _returns(function):
+        for returned in self._returns_of(function):
             yield from self._values(returned, inner, depth + 1)
+
+    def _returns_of(self, function: Function) -> tuple[ast.expr, ...]:
+        known = self._returns_found.get(id(function))
+        if known is None or known[0] is not function:
+            known = self._returns_found[id(function)] = (function, tuple(_returns(function)))
+        return known[1]
+
+    def _appended_in(self, node: ast.AST) -> tuple[ast.Call, ...]:
+        known = self._appends_found.get(id(node))
+        if known is None or known[0] is not node:
+            known = self._appends_found[id(node)] = (node, tuple(_appends(node)))
+        return known[1]
 
     def _is_class(self, dotted: str) -> bool:
         located = self._locator.definition(dotted)
@@ -303,16 +320,23 @@ def _returns(function: Function) -> Iterator[ast.expr]:
             pending.extend(children(node))
 
 
-def _appended(node: ast.AST, name: str, local: bool) -> Iterator[ast.expr]:
-    """What ``name.append(x)`` (a local) or ``self.name.append(x)`` puts in, in ``node``."""
+def _appends(node: ast.AST) -> Iterator[ast.Call]:
+    """The calls ``x.append(y)`` (one argument) in ``node``, in ``ast.walk``'s order."""
     for call in walk(node):
-        if not (
+        if (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)
             and call.func.attr == "append"
             and len(call.args) == 1
         ):
-            continue
+            yield call
+
+
+def _appended(calls: tuple[ast.Call, ...], name: str, local: bool) -> Iterator[ast.expr]:
+    """What ``name.append(x)`` (a local) or ``self.name.append(x)`` puts in, of ``calls``
+    (``_appends``)."""
+    for call in calls:
+        assert isinstance(call.func, ast.Attribute)
         target = call.func.value
         if local:
             named = isinstance(target, ast.Name) and target.id == name

@@ -57,6 +57,7 @@ class Module:
     _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _kept_on_self: dict[int, dict[str, list[tuple[int, str]]]] = field(default_factory=dict)
     _set_to_none: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
+    _leaves: dict[int, bool] = field(default_factory=dict)
     # The names each function's own imports bind (by the function's id): two functions may
     # bind one name to two modules (``import aiter as ops``, ``import pkg.rope as ops``).
     _imported_in: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -159,6 +160,15 @@ class Module:
                     and node.targets[0].value.id == "self"
                 ):
                     known.setdefault(node.value.id, []).append((node.lineno, node.targets[0].attr))
+        return known
+
+    def leaves(self, statement: ast.stmt) -> bool:
+        """Whether a ``return`` or a ``raise`` sits in ``statement`` (one walk, kept)."""
+        known = self._leaves.get(id(statement))
+        if known is None:
+            known = self._leaves[id(statement)] = any(
+                isinstance(n, ast.Return | ast.Raise) for n in walk(statement)
+            )
         return known
 
     def set_to_none(self, scope: ast.AST) -> tuple[frozenset[str], frozenset[str]]:

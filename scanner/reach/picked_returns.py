@@ -51,9 +51,7 @@ def picked_constants(module: Module, test: ast.expr, carrier: ast.expr) -> Picke
     held = _plain(last.value) if isinstance(last, ast.Return) and last.value else None
     if held is None or isinstance(held[0], bool):
         return None
-    if any(
-        isinstance(n, ast.Return | ast.Raise) for s in outer.body[:-1] for n in ast_walk.walk(s)
-    ):
+    if any(module.leaves(s) for s in outer.body[:-1]):
         return None
     function = module.function_node_around(outer)
     if function is None:
@@ -116,7 +114,7 @@ def returned_by_value(
     is_local = named(name)
     names = names_around(module, bound)
     texts: list[str] = []
-    for test in _deciding_tests(rest):
+    for test in _deciding_tests(module, rest):
         texts.extend(atom_texts(test, is_local, names))
     shapes = list(dict.fromkeys(texts))
     if len(shapes) > MAX_JOINT:
@@ -130,7 +128,7 @@ def returned_by_value(
         found: list[Outcome] = []
         for outcome in (o for v, o in outcomes if v == value):
             for chosen in choices:
-                ran = _block(rest, _Walk(is_local, outcome, chosen, names))
+                ran = _block(rest, _Walk(module, is_local, outcome, chosen, names))
                 if ran is _FALLS:
                     ran = None  # off the end: None
                 if not isinstance(ran, _PLAIN):  # not known, or it raises
@@ -162,13 +160,13 @@ def _continuation(
     return rest
 
 
-def _deciding_tests(statements: Sequence[ast.stmt]) -> Iterator[ast.expr]:
+def _deciding_tests(module: Module, statements: Sequence[ast.stmt]) -> Iterator[ast.expr]:
     """The tests of ``if`` statements around a return or a raise, and of returned ternaries."""
     for statement in statements:
-        if isinstance(statement, ast.If) and _leaves(statement):
+        if isinstance(statement, ast.If) and module.leaves(statement):
             yield statement.test
-            yield from _deciding_tests(statement.body)
-            yield from _deciding_tests(statement.orelse)
+            yield from _deciding_tests(module, statement.body)
+            yield from _deciding_tests(module, statement.orelse)
         elif isinstance(statement, ast.Return):
             node = statement.value
             while isinstance(node, ast.IfExp):
@@ -176,18 +174,14 @@ def _deciding_tests(statements: Sequence[ast.stmt]) -> Iterator[ast.expr]:
                 node = node.orelse
 
 
-def _leaves(statement: ast.stmt) -> bool:
-    """Whether a return or a raise sits in ``statement``."""
-    return any(isinstance(n, ast.Return | ast.Raise) for n in ast_walk.walk(statement))
-
-
 _RAISES: Final = object()  # the walk ends in a raise
 
 
 @dataclass(frozen=True)
 class _Walk:
-    """One walk's facts: the local, the outcome it holds, the choice of the rest."""
+    """One walk's facts: the module, the local, the outcome it holds, the choice of the rest."""
 
+    module: Module
     is_local: IsCarrier
     outcome: Outcome
     chosen: Mapping[str, bool]
@@ -208,7 +202,7 @@ def _block(statements: Sequence[ast.stmt], walk: _Walk) -> object:
             return _returned(statement.value, walk)
         if isinstance(statement, ast.Raise):
             return _RAISES
-        if isinstance(statement, ast.If) and _leaves(statement):
+        if isinstance(statement, ast.If) and walk.module.leaves(statement):
             holds = walk.holds(statement.test)
             if holds is None:
                 return _UNKNOWN
@@ -218,7 +212,7 @@ def _block(statements: Sequence[ast.stmt], walk: _Walk) -> object:
             continue
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
-        if _leaves(statement) or _binds(statement, walk):
+        if walk.module.leaves(statement) or _binds(statement, walk):
             return _UNKNOWN
     return _FALLS
 

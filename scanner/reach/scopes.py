@@ -19,6 +19,21 @@ from scanner.source.ast_walk import children, walk
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _SCOPES = (*_FUNCTIONS, *_COMPREHENSIONS)
+_SCOPE_TYPES = frozenset(_SCOPES)
+# The nodes that may bind a name in a scope (``_scoped_names``).
+_BINDING = frozenset(
+    {
+        ast.arg,
+        ast.Name,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.ExceptHandler,
+        ast.MatchAs,
+        ast.MatchStar,
+        ast.MatchMapping,
+    }
+)
 
 
 class Scopes:
@@ -64,7 +79,9 @@ class Scopes:
 def _scoped_names(tree: ast.Module) -> tuple[tuple[ast.AST, ...], frozenset[str]]:
     """Every node of ``tree`` in ``ast.walk``'s order, and every name some function, lambda
     or comprehension of it may bind for itself (more, never fewer: a filter), in one pass;
-    module-level statements bind none."""
+    module-level statements bind none. Every node of every module the reach reads passes
+    here: its type is looked up once (``ast.parse`` gives nodes of the exact classes), and
+    only the nodes that may bind a name are tested further."""
     names: set[str] = set()
     nodes: list[ast.AST] = [tree]
     inside: list[bool] = [False]  # whether each node of ``nodes`` sits in a scope
@@ -72,7 +89,10 @@ def _scoped_names(tree: ast.Module) -> tuple[tuple[ast.AST, ...], frozenset[str]
     while at < len(nodes):
         node, within = nodes[at], inside[at]
         at += 1
-        if isinstance(node, ast.arg):
+        kind = type(node)
+        if kind not in _BINDING:
+            pass
+        elif isinstance(node, ast.arg):
             names.add(node.arg)
         elif within:
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
@@ -84,8 +104,9 @@ def _scoped_names(tree: ast.Module) -> tuple[tuple[ast.AST, ...], frozenset[str]
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 names.add(node.rest)
         below = children(node)
-        nodes.extend(below)
-        inside.extend([within or isinstance(node, _SCOPES)] * len(below))
+        if below:
+            nodes.extend(below)
+            inside.extend([within or kind in _SCOPE_TYPES] * len(below))
     return tuple(nodes), frozenset(names)
 
 

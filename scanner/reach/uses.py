@@ -292,7 +292,7 @@ def _early_return(
     body = statement.body
     if statement.orelse or not isinstance(body[-1], ast.Return):
         return
-    if any(isinstance(n, ast.Return | ast.Raise) for s in body[:-1] for n in walk(s)):
+    if any(module.leaves(s) for s in body[:-1]):
         return
     returned = constant(body[-1].value)
     if not isinstance(returned, bool):
