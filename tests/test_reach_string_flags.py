@@ -124,6 +124,15 @@ FLYDSL_SUM = {
     ),
 }
 
+# The same, with the reduction kernel adding each slot atomically in its turn (FlyDSL's
+# fx.atomic_add, vllm's FlyDSL kernels): no side leaves the atomics, a person must say.
+FLYDSL_ATOMIC_SUM = {
+    **FLYDSL_SUM,
+    "pkg/kernels/moe_reduce.py": FLYDSL_SUM["pkg/kernels/moe_reduce.py"].replace(
+        "fx.store(fx.load(X), Y)", "fx.atomic_add(Y, fx.load(X))"
+    ),
+}
+
 # The same with the mode bound once more before the test (``mode = mode.lower()``): what it
 # holds where the test fails is not the parameter's default, and nothing is followed.
 BOUND_AGAIN = {
@@ -165,8 +174,21 @@ CASES = [
         f"{ATOMIC}; {NAME}='1' leaves that branch, and what runs instead reaches no such kernel",
     ),
     (
+        # FlyDSL kernels are code the tree shows, read like Triton's: the reduction's own
+        # kernel has no hazard, so '1' is the side a bitwise run takes
         "the-value-that-leaves-the-atomics-runs-a-flydsl-kernel-of-its-own",
         FLYDSL_SUM,
+        Role.KERNEL,
+        Polarity.DISABLE,
+        "each value reaches a kernel of its own, and only unset reaches atomics: "
+        "rocdl.raw_ptr_buffer_atomic_fadd (accumulate= to compile_stage2 at pkg/moe.py:32, "
+        f"where it is true) at pkg/kernels/common.py:14; {NAME}='1', calls _run_moe_reduction "
+        "(pkg/moe.py:16) -> calls _run_compiled (pkg/kernels/shim.py:4) -> flydsl.compiler.compile "
+        "at pkg/kernels/shim.py:8, and all it alone reaches is FlyDSL code with no hazard",
+    ),
+    (
+        "the-value-that-leaves-the-atomics-runs-a-flydsl-kernel-that-adds-atomically",
+        FLYDSL_ATOMIC_SUM,
         Role.UNKNOWN,
         Polarity.ENABLE,
         None,
@@ -201,7 +223,7 @@ def test_string_flag_into_an_atomic_choice(
         assert facts[3].startswith("each value reaches a kernel of its own: unset, ")
         assert "rocdl.raw_ptr_buffer_atomic_fadd" in facts[3]
         assert f"{NAME}='1', calls _run_moe_reduction" in facts[3]
-        assert facts[3].endswith("FlyDSL (flydsl.compiler.compile) at pkg/kernels/shim.py:8")
+        assert facts[3].endswith("flydsl.compiler.compile at pkg/kernels/shim.py:8")
 
 
 # AMD-AGI/Primus (pin in benchmarks/recipe_grades.yaml), primus/backends/megatron/core/

@@ -22,9 +22,10 @@ from scanner.reach.marks import Mark, MarkKind
 HAZARDS = frozenset(
     {MarkKind.ATOMIC, MarkKind.AUTOTUNE, MarkKind.COMPILE, MarkKind.GRAPH, MarkKind.SPLIT}
 )
-# What the safe side may reach of its own: Triton kernels the tree defines, and cuTile
-# kernels (``@ct.kernel``, run by ``ct.launch``), whose bodies a walk reads the same way.
-_SHOWN = frozenset({MarkKind.TRITON, MarkKind.TILE})
+# What the safe side may reach of its own: Triton kernels the tree defines, cuTile kernels
+# (``@ct.kernel``, run by ``ct.launch``) and FlyDSL kernels (``@flyc.kernel``), whose bodies
+# a walk reads the same way.
+_SHOWN = frozenset({MarkKind.TRITON, MarkKind.TILE, MarkKind.FLYDSL})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +71,14 @@ def _first(marks: list[Mark]) -> Mark:
 
 def shown_code(marks: Set[Mark]) -> str:
     """What the kernels of ``marks`` the tree shows are, as the evidence names them:
-    "Triton code", "cuTile code", or both."""
+    "Triton code", "cuTile code", "FlyDSL code", or several."""
     kinds = {m.kind for m in marks}
     named = [word for kind, word in _SHOWN_WORDS if kind in kinds]
     return f"{' and '.join(named) or 'Triton'} code"
 
 
-_SHOWN_WORDS = ((MarkKind.TRITON, "Triton"), (MarkKind.TILE, "cuTile"))
+_SHOWN_WORDS = (
+    (MarkKind.TRITON, "Triton"),
+    (MarkKind.TILE, "cuTile"),
+    (MarkKind.FLYDSL, "FlyDSL"),
+)

@@ -14,11 +14,11 @@ from scanner.reach.marks import MarkKind, decorator_marks
 from scanner.reach.sides import Branch
 
 # What a side inside a kernel reaches that the kernel is anyway: another kernel's code.
-SAME_KERNEL = frozenset({MarkKind.TRITON, MarkKind.TILE, MarkKind.AUTOTUNE})
+SAME_KERNEL = frozenset({MarkKind.TRITON, MarkKind.TILE, MarkKind.FLYDSL, MarkKind.AUTOTUNE})
 
 
 def in_kernel(branch: Branch) -> bool:
-    """Whether the branch's test sits in a function a Triton (or Gluon, cuTile) decorator
+    """Whether the branch's test sits in a function a Triton (or Gluon, cuTile, FlyDSL) decorator
     makes a kernel."""
     module = branch.module
     node: ast.AST | None = module.function_node_around_line(branch.test.lineno)

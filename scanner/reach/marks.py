@@ -30,6 +30,7 @@ class MarkKind(str, Enum):
 
     TRITON = "a Triton kernel"
     TILE = "a cuTile kernel"
+    FLYDSL = "a FlyDSL kernel"
     AUTOTUNE = "autotuning"
     COMPILE = "a compiled path"
     GRAPH = "CUDA graph capture"
@@ -79,6 +80,9 @@ _TRITON_DECORATORS = {
     # NVIDIA cuTile Python (https://github.com/NVIDIA/cutile-python): ``@ct.kernel`` makes a
     # tile kernel, which ``ct.launch(stream, grid, kernel, args)`` runs.
     "cuda.tile.kernel": MarkKind.TILE,
+    # ROCm FlyDSL (https://github.com/ROCm/FlyDSL): ``@flyc.kernel`` makes a GPU kernel of a
+    # Python function the tree holds, which FlyDSL traces to MLIR and compiles.
+    "flydsl.compiler.kernel": MarkKind.FLYDSL,
 }
 _CALLS = {
     "torch.compile": MarkKind.COMPILE,
@@ -116,6 +120,10 @@ _ATOMIC_METHODS = frozenset({"index_add_", "scatter_add_", "scatter_reduce_", "i
 # Triton's tl.atomic_*, and cuTile's ct.atomic_add / atomic_cas / ... (cutile-python
 # cuda/tile: the atomic operations on an array, https://docs.nvidia.com/cuda/cutile-python/).
 _TRITON_ATOMICS = ("triton.language.atomic_", "tl.atomic_", "cuda.tile.atomic_")
+# FlyDSL is a kernel language, not a package of kernels: its calls (``fx.load``,
+# ``flyc.compile``, ``rocdl.*``, ``llvm.*``) are the kernel code the tree writes.
+_FLYDSL = "flydsl."
+_FLYDSL_RUNTIME = "flydsl.runtime."  # questions to the machine (``get_rocm_arch``), no kernel
 _AUTOTUNER = "triton.runtime.autotuner.Autotuner."
 _DETERMINISTIC_FLAGS = frozenset(
     {"torch.backends.cudnn.deterministic", "torch.backends.cuda.matmul.deterministic"}
@@ -173,6 +181,9 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
                 found.append(Mark(MarkKind.AUTOTUNE, f"{name}()", module.rel, line))
         elif name.startswith(_TRITON_ATOMICS):
             found.append(Mark(MarkKind.ATOMIC, name, module.rel, line))
+        elif name.startswith(_FLYDSL):
+            if not name.startswith(_FLYDSL_RUNTIME):
+                found.append(_flydsl_mark(module, name, line))
         elif name.startswith("torch.optim.") and _keyword_true(call, "fused"):
             # one fused kernel over every parameter, where foreach/for-loop runs torch's ops
             found.append(Mark(MarkKind.LIBRARY, f"{name}(fused=True)", module.rel, line))
@@ -211,6 +222,18 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
         shown = name or _written(call.func)
         found.append(Mark(MarkKind.DETERMINISM, f"{shown}(deterministic=True)", module.rel, line))
     return found
+
+
+def _flydsl_mark(module: Module, name: str, line: int) -> Mark:
+    """A call of FlyDSL's as the code it is: an atomic operation (``rocdl.*atomic*``,
+    ``llvm.AtomicRMWOp``, ``fx.atomic_add``), inline assembly (code the tree does not show
+    as a kernel language, read as a library's), or FlyDSL kernel code."""
+    last = name.rsplit(".", 1)[-1].lower()
+    if "atomic" in last and not last.endswith("ordering"):
+        return Mark(MarkKind.ATOMIC, name, module.rel, line)
+    if "inline_asm" in last or "inlineasm" in last:
+        return Mark(MarkKind.LIBRARY, f"FlyDSL inline assembly ({name})", module.rel, line)
+    return Mark(MarkKind.FLYDSL, name, module.rel, line)
 
 
 def _op_by_name(module: Module, func: ast.Call) -> str | None:
@@ -293,6 +316,8 @@ def library_reference(module: Module, node: ast.Name | ast.Attribute) -> Mark | 
     name = module.resolve(node)
     if name is None or "." not in name or module.in_tree(name):
         return None
+    if name.startswith(_FLYDSL):
+        return None if name.startswith(_FLYDSL_RUNTIME) else _flydsl_mark(module, name, node.lineno)
     library = library_of(name)
     if library is None:
         return None
