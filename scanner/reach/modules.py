@@ -15,6 +15,7 @@ from pathlib import Path
 
 from scanner.reach.extensions import declared_extensions, extension_of, is_build_script
 from scanner.reach.locate import Locator, Tested
+from scanner.reach.package_aliases import loaded_directory
 from scanner.reach.scopes import Scopes
 from scanner.source.ast_walk import walk
 from scanner.source.files import SourceError, decode_source, read_bytes
@@ -63,6 +64,8 @@ class Module:
     _imported_in: dict[int, dict[str, str]] = field(default_factory=dict)
     # The classes whose methods set ``self.NAME`` to True or False, by NAME (one walk).
     _flag_classes: dict[str, list[str]] | None = None
+    # The classes whose methods bind ``self.NAME`` to a ``threading.Event()``, by NAME.
+    _event_classes: dict[str, list[str]] | None = None
     # The names some statement binds to a bare name (``_sw = _MOD``), found in one walk.
     _renamed: frozenset[str] | None = None
     # ``obj.name`` for each ``getattr(obj, "name")`` a local is bound to (by the call's id).
@@ -341,6 +344,28 @@ class Module:
                         classes.append(owner)
             self._flag_classes = found
         return self._flag_classes.get(attr, [])
+
+    def event_classes(self, attr: str) -> list[str]:
+        """The classes of this module whose methods bind ``self.attr`` to a
+        ``threading.Event()``."""
+        if self._event_classes is None:
+            found: dict[str, list[str]] = {}
+            for node in self.walked(self.tree):
+                if (
+                    isinstance(node, ast.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(target := node.targets[0], ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                    and isinstance(node.value, ast.Call)
+                    and self.resolve_api(node.value.func) == "threading.Event"
+                ):
+                    owner = self.owner_class(node)
+                    classes = found.setdefault(target.attr, [])
+                    if owner is not None and owner not in classes:
+                        classes.append(owner)
+            self._event_classes = found
+        return self._event_classes.get(attr, [])
 
     def attribute_loads(self, name: str) -> list[ast.Attribute]:
         """Loads of ``self.name`` and ``cls.name``."""
@@ -638,6 +663,9 @@ class Tree:
             for name in (module, *_namespace_names(rel, module, packages)):
                 self._by_module.setdefault(name, rel)
         self._parsed: dict[str, Module | None] = {}
+        # A top-level package that loads another package of the tree as itself, by its
+        # name: that package's name (scanner.reach.package_aliases); None: it loads none.
+        self._aliases: dict[str, str | None] = {}
         self._extensions: dict[str, str] | None = None  # declared, read at the first ask
         self._scripts: tuple[str, ...] = ()  # the build scripts they are declared in
         # What the walks read while a knob is judged (set by the scan that keeps each
@@ -758,7 +786,37 @@ class Tree:
 
     def module_named(self, dotted: str) -> Module | None:
         rel = self._by_module.get(dotted)
+        if rel is None:
+            head, dot, rest = dotted.partition(".")
+            loaded = self._loaded_as(head) if dot else None
+            rel = self._by_module.get(f"{loaded}.{rest}") if loaded is not None else None
+            if rel is not None:
+                self.module(self._by_module[head])  # the package read, for the scan's cache
         return self.module(rel) if rel is not None else None
+
+    def _loaded_as(self, package: str) -> str | None:
+        """The package of the tree the top-level ``package`` loads as itself, or None."""
+        if package in self._aliases:
+            return self._aliases[package]
+        self._aliases[package] = None
+        rel = self._by_module.get(package)
+        if rel is None or not rel.endswith("__init__.py"):
+            return None
+        text = self.text(rel)
+        if text is None or "submodule_search_locations" not in text:
+            return None
+        module = self.module(rel)
+        if module is None:
+            return None
+        directory = loaded_directory(module.tree, rel, self._package_file)
+        name = self._files.get(f"{directory}/__init__.py") if directory is not None else None
+        if name is not None and name[1] != package:
+            self._aliases[package] = name[1]
+        return self._aliases[package]
+
+    def _package_file(self, name: str) -> str | None:
+        rel = self._by_module.get(name)
+        return rel if rel is not None and rel.endswith("__init__.py") else None
 
     def split(self, dotted: str) -> tuple[Module, str] | None:
         """The module a dotted name lies in, and the rest of the name (``pkg.mod.C.m`` ->

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator, Sequence
 
 from scanner.model import Outcome
-from scanner.reach.attribute_flags import attributes_set, flag_loads
+from scanner.reach.attribute_flags import attributes_set, event_tests, events_set, flag_loads
 from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.combined import combined_loads
@@ -426,6 +426,11 @@ def _flag_set(
             carried = _set_by(deciding[1], holds, value, not value)
             for user, load in flag_loads(module, statement, holder, attr, tree, carriers):
                 yield from uses(user, load, carried, tree, carriers, depth + 1)
+        # an Event of the object set or cleared (``self._stop.set()``): its ``.is_set()``
+        for attr, value in events_set(module, block).items():
+            carried = _set_by(deciding[1], holds, value, not value)
+            for user, test in event_tests(module, statement, attr, tree, carriers):
+                yield from uses(user, test, carried, tree, carriers, depth + 1)
 
 
 def _module_flag_tests(
