@@ -3,9 +3,10 @@
 The tree is written on disk in the shape of flashinfer-python 0.7.2 (the file each piece was
 read from is named above it), scanned, and the role, off value and evidence chain are checked:
 an Event of the session set under the gate (``self._stop.set()``), tested by the job that holds
-the session (``self.session._stop.is_set()``), whose other side times candidates with CUDA
-events; the job imports the timing module through ``b12x``, a compatibility package whose
-``__init__`` loads ``flashinfer/experimental/b12x`` as itself."""
+the session (``self.session._stop.is_set()``), whose other side times candidates (here with
+``do_bench``; flashinfer's own race times them with CUDA events, which are no evidence alone:
+a timer may only report); the job imports the timing module through ``b12x``, a compatibility
+package whose ``__init__`` loads ``flashinfer/experimental/b12x`` as itself."""
 
 from __future__ import annotations
 
@@ -29,20 +30,18 @@ ALIAS = (
     "_spec.loader.exec_module(_module)\n"
 )
 # flashinfer/experimental/b12x/preparation/_measurement.py:173-205 (_TimedCall: a pair of
-# timing events per sample, elapsed_time read back) and :260-307 (prepare_race_steps).
+# timing events per sample, elapsed_time read back) and :260-307 (prepare_race_steps); here
+# each candidate is timed with do_bench (TIMED_BY_EVENTS below is flashinfer's own form).
 MEASUREMENT = """\
 class _TimedCall:
     def __init__(self, call, samples):
-        import torch
+        import triton
 
         self.call = call
-        self.events = tuple(
-            (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-            for _ in range(samples)
-        )
+        self.events = tuple(triton.testing.do_bench(call) for _ in range(samples))
 
     def samples(self):
-        return tuple(start.elapsed_time(end) for start, end in self.events)
+        return self.events
 
 
 def prepare_race_steps(calls, samples=3):
@@ -141,9 +140,9 @@ def test_an_event_the_gate_sets_stops_a_timing_race(tmp_path: Path) -> None:
         "0",
         f"unset, it runs the branch of `not self.session._stop.is_set()` at {PREP}/session.py:"
         f"44, which reaches calls PreparationJob._measure ({PREP}/session.py:32) -> calls "
-        f"prepare_race_steps ({PREP}/_measurement.py:15) -> calls _TimedCall "
+        f"prepare_race_steps ({PREP}/_measurement.py:12) -> calls _TimedCall "
         f"({PREP}/_measurement.py:1) -> calls _TimedCall.__init__ ({PREP}/_measurement.py:2) "
-        f"-> torch.cuda.Event(enable_timing=True) at {PREP}/_measurement.py:7; "
+        f"-> triton.testing.do_bench at {PREP}/_measurement.py:6; "
         "B12X_AUTOTUNE='0' leaves that branch, and what runs instead reaches no such kernel",
     )
 
@@ -167,9 +166,19 @@ def test_an_event_another_class_binds_too_is_not_followed(tmp_path: Path) -> Non
     assert knob.role is not Role.KERNEL
 
 
-def test_cuda_events_made_without_timing_are_no_race(tmp_path: Path) -> None:
-    """``torch.cuda.Event()`` orders streams; only ``enable_timing=True`` times."""
-    plain = MEASUREMENT.replace("torch.cuda.Event(enable_timing=True)", "torch.cuda.Event()")
-    tree = {**TREE, f"{PREP}/_measurement.py": plain}
+TIMED_BY_EVENTS = MEASUREMENT.replace(
+    "        import triton\n",
+    "        import torch\n",
+).replace(
+    "tuple(triton.testing.do_bench(call) for _ in range(samples))",
+    "tuple((torch.cuda.Event(enable_timing=True),) * 2 for _ in range(samples))",
+)
+
+
+def test_cuda_timing_events_alone_are_no_race(tmp_path: Path) -> None:
+    """CUDA events that time the GPU may only report a time (Primus's bench and diagnostic
+    timers, PRIMUS_V4_DIAG_TIME): no evidence of a tuner without the choice made from them."""
+    assert "torch.cuda.Event(enable_timing=True)" in TIMED_BY_EVENTS
+    tree = {**TREE, f"{PREP}/_measurement.py": TIMED_BY_EVENTS}
     knob = scanned_knob(tmp_path, tree, "B12X_AUTOTUNE")
     assert knob.role is not Role.KERNEL

@@ -116,10 +116,6 @@ _CALLS = {
 # ``val=True`` by default (https://docs.pytorch.org/docs/stable/cuda.tunable.html); called
 # with False, they turn it off.
 _TUNABLE = frozenset({"torch.cuda.tunable.enable", "torch.cuda.tunable.tuning_enable"})
-# CUDA events made to time the GPU: the code times candidates as do_bench does (a race whose
-# fastest is kept: flashinfer-python 0.7.2 experimental/b12x/preparation/_measurement.py:173-205,
-# read by session.py:1773-1788); the same evidence as a call of do_bench.
-_TIMING_EVENTS = frozenset({"torch.cuda.Event"})
 _ATOMIC_METHODS = frozenset({"index_add_", "scatter_add_", "scatter_reduce_", "index_reduce_"})
 # Triton's tl.atomic_*, and cuTile's ct.atomic_add / atomic_cas / ... (cutile-python
 # cuda/tile: the atomic operations on an array, https://docs.nvidia.com/cuda/cutile-python/).
@@ -180,11 +176,6 @@ def _call_marks(module: Module, call: ast.Call) -> list[Mark]:
                 found.append(Mark(kind, f"{name}(True)", module.rel, line))
         elif kind is not None:
             found.append(Mark(kind, name, module.rel, line))
-        elif name in _TIMING_EVENTS:
-            if _keyword_true(call, "enable_timing"):
-                found.append(
-                    Mark(MarkKind.AUTOTUNE, f"{name}(enable_timing=True)", module.rel, line)
-                )
         elif name in _TUNABLE:
             if _turned_on(call, "val"):
                 found.append(Mark(MarkKind.AUTOTUNE, f"{name}()", module.rel, line))
