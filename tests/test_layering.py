@@ -48,6 +48,7 @@ SCANNER_LAYERS = {
     "scanner.languages": 0,  # the table of languages (scanner.run.readers imports each reader)
     "scanner.determinism": 0,  # the stack's determinism settings the scanner knows by name
     "scanner.stack_settings": 0,  # their table, generated from the catalogue's data
+    "scanner.host_registries": 0,  # host frameworks' registries, copied with their sources
     "scanner.roles": 0,  # what a knob controls, from its verdict, writes, words and code
     "scanner.suite_files": 0,  # which files are tests
     "scanner.source": 1,  # reading files and narrowing them (ast only)

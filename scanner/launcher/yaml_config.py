@@ -72,7 +72,7 @@ class References:
     """What a plain ``${name}`` in a document can refer to other than the environment: a
     key at the top of the same document (OmegaConf resolves ``${name}`` from the root), or,
     in a document OmegaConf reads (``omegaconf``), any node and any resolver: there only
-    ``${oc.env:...}`` reads. A Hydra config (a top-level ``defaults:`` or ``hydra:``) composes
+    ``${oc.env:...}`` reads. A Hydra config (a top-level ``defaults:`` list or ``hydra:``) composes
     keys from other files and calls resolvers (``${now:%H}``); a document that interpolates a
     node path (``${a.b}``, ``${..x}``) or calls an ``oc.`` resolver is OmegaConf's too (a
     custom resolver it registers: ``${mul:${..x},2}``)."""
@@ -86,7 +86,15 @@ def node_references(doc: yaml.Node, values: Iterable[str]) -> References:
     if not isinstance(doc, yaml.MappingNode):
         return References(frozenset(), omegaconf=False)
     keys = frozenset(str(k.value) for k, _ in doc.value if isinstance(k, yaml.ScalarNode))
-    omegaconf = bool(keys & _HYDRA) or any(_NODE_PATH.search(v) for v in values if "${" in v)
+    # Hydra's ``defaults:`` is a list of the files it composes; a mapping under that key is
+    # a config's own section (``defaults: {fused_norm: true}``).
+    hydra = any(
+        isinstance(k, yaml.ScalarNode)
+        and k.value in _HYDRA
+        and (k.value != "defaults" or isinstance(v, yaml.SequenceNode))
+        for k, v in doc.value
+    )
+    omegaconf = hydra or any(_NODE_PATH.search(v) for v in values if "${" in v)
     return References(keys, omegaconf=omegaconf)
 
 

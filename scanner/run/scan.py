@@ -17,8 +17,7 @@ from pathlib import Path
 from scanner.interpret.knobs import build_knobs, link_writes
 from scanner.languages import Language
 from scanner.launcher.config_verdict import BOOL, handed_on, judge, merge_types
-from scanner.launcher.field_blocks import field_block_writes
-from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site
+from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStats, Site, Write
 from scanner.patterns import dynamic_matches, matches
 from scanner.reach.driven import DrivenEvidence
 from scanner.reach.evidence import CodeReach
@@ -315,7 +314,8 @@ def _result(
     # what a launcher sets is no evidence of what a gate reaches).
     tabled = table_writes(tree, [(w.qualname, w.source) for w in index.setters.values()])
     # And the YAML mappings that fill a config field the tree's classes install.
-    filled = field_block_writes(files, installed_fields(tree), settings)
+    fields = installed_fields(tree)
+    filled = _field_block_writes(files, fields, settings) if fields else []
     if tabled or filled:
         writes = sorted([*writes, *tabled, *filled], key=lambda w: w.sort_key)
     # The reach is asked for branches only where a determinism knob is (looked up then).
@@ -361,3 +361,13 @@ def _config_verdicts(
             continue
         judged[i] = replace(site, gate=judge(site.name, site.default, key, types, where))
     return judged
+
+
+def _field_block_writes(
+    files: Sequence[SourceFile], fields: frozenset[str], settings: Settings
+) -> list[Write]:
+    """``scanner.launcher.field_blocks``' writes, imported where a tree has such a field
+    (it loads PyYAML, which a warm scan of most trees never needs)."""
+    from scanner.launcher.field_blocks import field_block_writes
+
+    return field_block_writes(files, fields, settings)
