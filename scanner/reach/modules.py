@@ -327,45 +327,41 @@ class Module:
     def flag_classes(self, attr: str) -> list[str]:
         """The classes of this module whose methods set ``self.attr`` to True or False."""
         if self._flag_classes is None:
-            found: dict[str, list[str]] = {}
-            for node in self.walked(self.tree):
-                if (
-                    isinstance(node, ast.Assign)
-                    and len(node.targets) == 1
-                    and isinstance(target := node.targets[0], ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                    and isinstance(node.value, ast.Constant)
-                    and isinstance(node.value.value, bool)
-                ):
-                    owner = self.owner_class(node)
-                    classes = found.setdefault(target.attr, [])
-                    if owner is not None and owner not in classes:
-                        classes.append(owner)
-            self._flag_classes = found
+            self._flag_classes = self._binding_classes(
+                lambda value: isinstance(value, ast.Constant) and isinstance(value.value, bool)
+            )
         return self._flag_classes.get(attr, [])
 
     def event_classes(self, attr: str) -> list[str]:
         """The classes of this module whose methods bind ``self.attr`` to a
         ``threading.Event()``."""
         if self._event_classes is None:
-            found: dict[str, list[str]] = {}
-            for node in self.walked(self.tree):
-                if (
-                    isinstance(node, ast.Assign)
-                    and len(node.targets) == 1
-                    and isinstance(target := node.targets[0], ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                    and isinstance(node.value, ast.Call)
-                    and self.resolve_api(node.value.func) == "threading.Event"
-                ):
-                    owner = self.owner_class(node)
-                    classes = found.setdefault(target.attr, [])
-                    if owner is not None and owner not in classes:
-                        classes.append(owner)
-            self._event_classes = found
+            self._event_classes = self._binding_classes(
+                lambda value: (
+                    isinstance(value, ast.Call)
+                    and self.resolve_api(value.func) == "threading.Event"
+                )
+            )
         return self._event_classes.get(attr, [])
+
+    def _binding_classes(self, bound: Callable[[ast.expr], bool]) -> dict[str, list[str]]:
+        """By attribute, the classes whose methods bind ``self.attr`` to a value ``bound``
+        accepts (one walk of the module)."""
+        found: dict[str, list[str]] = {}
+        for node in self.walked(self.tree):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(target := node.targets[0], ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+                and bound(node.value)
+            ):
+                owner = self.owner_class(node)
+                classes = found.setdefault(target.attr, [])
+                if owner is not None and owner not in classes:
+                    classes.append(owner)
+        return found
 
     def attribute_loads(self, name: str) -> list[ast.Attribute]:
         """Loads of ``self.name`` and ``cls.name``."""
