@@ -15,7 +15,7 @@ the load). A tree that holds the registry module itself reads its own file inste
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -36,22 +36,32 @@ class Declared:
     outcomes: tuple[tuple[str | None, Outcome], ...]
 
 
-def host_reads(tree: Tree) -> tuple[Site, ...]:
-    """Each load in the tree of a variable that a host's registry, outside the tree, declares."""
+def host_reads(tree: Tree, rels: Sequence[str]) -> tuple[Site, ...]:
+    """Each load in the modules ``rels`` (those ``names_a_host`` accepts) of a variable that
+    a host's registry, outside the tree, declares."""
     found: list[Site] = []
     for module_name, _, entries in HOSTS:
         if tree.in_tree(module_name):
             continue
-        words = {name.encode() for name, _, _ in entries}
-        last = module_name.rsplit(".", 1)[-1].encode()
-        for rel in sorted(tree.rels()):
+        for rel in rels:
             data = tree.data(rel)
-            if data is None or last not in data or not any(w in data for w in words):
+            if data is None or not _names(data, module_name, entries):
                 continue
             module = tree.module(rel)
             if module is not None:
                 found.extend(_loads(module, module_name))
     return tuple(found)
+
+
+def names_a_host(data: bytes) -> bool:
+    """Whether a module's bytes name a host's registry module and one of its variables:
+    the modules ``host_reads`` parses."""
+    return any(_names(data, module_name, entries) for module_name, _, entries in HOSTS)
+
+
+def _names(data: bytes, module_name: str, entries: Sequence[tuple[str, str, str]]) -> bool:
+    last = module_name.rsplit(".", 1)[-1].encode()
+    return last in data and any(name.encode() in data for name, _, _ in entries)
 
 
 def _loads(module: Module, registry: str) -> Iterator[Site]:

@@ -672,6 +672,19 @@ class Tree:
         """The relative path of every Python module of the tree."""
         return iter(self._files)
 
+    def matching(self, *tests: Callable[[bytes], bool]) -> tuple[tuple[str, ...], ...]:
+        """For each test, the modules (sorted) whose bytes it accepts, in one read of each
+        module for all the tests."""
+        found: tuple[list[str], ...] = tuple([] for _ in tests)
+        for rel in sorted(self._files):
+            data = self.data(rel)
+            if data is None:
+                continue
+            for hits, test in zip(found, tests, strict=True):
+                if test(data):
+                    hits.append(rel)
+        return tuple(tuple(hits) for hits in found)
+
     def data(self, rel: str) -> bytes | None:
         """A module's bytes, or None when it cannot be read."""
         found = self._files.get(rel)

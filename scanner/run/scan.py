@@ -21,8 +21,8 @@ from scanner.model import DynamicRead, GateKind, ScanError, ScanResult, ScanStat
 from scanner.patterns import dynamic_matches, matches
 from scanner.reach.driven import DrivenEvidence
 from scanner.reach.evidence import CodeReach
-from scanner.reach.host_reads import host_reads
-from scanner.reach.installed_fields import installed_fields
+from scanner.reach.host_reads import host_reads, names_a_host
+from scanner.reach.installed_fields import installed_fields, may_install
 from scanner.reach.mode_writes import mode_writes
 from scanner.reach.modules import Tree
 from scanner.reach.table_writes import table_writes
@@ -40,8 +40,10 @@ from scanner.run.work import (
 from scanner.settings import Settings
 from scanner.source.constants import forget
 from scanner.source.files import (
+    SourceError,
     SourceFile,
     iter_files,
+    read_bytes,
     relative,
 )
 from scanner.syntax.index import Wrapper, WrapperIndex
@@ -288,7 +290,9 @@ def _result(
     )
     python = [(f.rel, f.path, f.module) for f in files if f.language is Language.PYTHON]
     tree = Tree({rel: (path, module) for rel, path, module in python})
-    hosted = [s for s in host_reads(tree) if matches(s.name, settings.match)]
+    # One read of each module for both byte prefilters (a warm scan reads no more).
+    hosting, installing = tree.matching(names_a_host, may_install)
+    hosted = [s for s in host_reads(tree, hosting) if matches(s.name, settings.match)]
     knobs = build_knobs([*sites, *hosted])
     readable = [k for k in knobs if reads_code(k)]
     if kept is None:
@@ -314,7 +318,7 @@ def _result(
     # what a launcher sets is no evidence of what a gate reaches).
     tabled = table_writes(tree, [(w.qualname, w.source) for w in index.setters.values()])
     # And the YAML mappings that fill a config field the tree's classes install.
-    fields = installed_fields(tree)
+    fields = installed_fields(tree, installing, _configs(files) if installing else b"")
     filled = _field_block_writes(files, fields, settings) if fields else []
     if tabled or filled:
         writes = sorted([*writes, *tabled, *filled], key=lambda w: w.sort_key)
@@ -371,3 +375,15 @@ def _field_block_writes(
     from scanner.launcher.field_blocks import field_block_writes
 
     return field_block_writes(files, fields, settings)
+
+
+def _configs(files: Sequence[SourceFile]) -> bytes:
+    """The bytes of the tree's YAML files, joined (what a config field may be filled from)."""
+    found = []
+    for file in files:
+        if file.language is Language.YAML:
+            try:
+                found.append(read_bytes(file.path))
+            except (SourceError, OSError):
+                continue
+    return b"\n".join(found)
