@@ -9,7 +9,7 @@ reaches it, with the standard library's parser, and says what its names refer to
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -672,16 +672,24 @@ class Tree:
         """The relative path of every Python module of the tree."""
         return iter(self._files)
 
-    def matching(self, *tests: Callable[[bytes], bool]) -> tuple[tuple[str, ...], ...]:
+    def matching(
+        self,
+        *tests: Callable[[bytes], bool],
+        known: Mapping[str, Sequence[bool]] | None = None,
+    ) -> tuple[tuple[str, ...], ...]:
         """For each test, the modules (sorted) whose bytes it accepts, in one read of each
-        module for all the tests."""
+        module for all the tests; ``known``: the tests' answers for modules read before
+        (in the tests' order), which are not read again."""
         found: tuple[list[str], ...] = tuple([] for _ in tests)
         for rel in sorted(self._files):
-            data = self.data(rel)
-            if data is None:
-                continue
-            for hits, test in zip(found, tests, strict=True):
-                if test(data):
+            answers = known.get(rel) if known is not None else None
+            if answers is None:
+                data = self.data(rel)
+                if data is None:
+                    continue
+                answers = [test(data) for test in tests]
+            for hits, accepted in zip(found, answers, strict=True):
+                if accepted:
                     hits.append(rel)
         return tuple(tuple(hits) for hits in found)
 

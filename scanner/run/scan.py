@@ -49,6 +49,9 @@ from scanner.source.files import (
 from scanner.syntax.index import Wrapper, WrapperIndex
 
 MAX_ROUNDS = 16
+# The byte prefilters of the passes over the whole tree after the rounds (the modules each
+# parses), answered as the first round reads each module; a warm scan reads none for them.
+BYTE_TESTS = (names_a_host, may_install)
 # The parser and the analysis allocate millions of short-lived objects, few in cycles: the
 # collector's default (a collection every 700 allocations) cost 15-20% of a cold scan, and
 # one every 50,000 still 36 collections and 0.4-0.75 s of torch's (4 and 0.3 s at 200,000,
@@ -137,7 +140,15 @@ def _scan(
         # Nothing changed since the last scan of these paths: its outcomes, read at once.
         done.finish()
         result = _result(
-            stored[0], set(), errors, stored[1], files, settings, kept, bounded_jobs(jobs)
+            stored.outcomes,
+            set(),
+            errors,
+            stored.index,
+            files,
+            settings,
+            stored.tested,
+            kept,
+            bounded_jobs(jobs),
         )
         notes = (*result.notes, *_outside_notes(outside), *linked)
         return replace(result, notes=notes)
@@ -145,7 +156,7 @@ def _scan(
     parsed: set[str] = set()  # files analysed in this scan, in any round
     counts = {"analyses": 0, "rounds": 0, "position_fallbacks": 0}
     index = WrapperIndex()
-    selector = Selector(files, options, done)
+    selector = Selector(files, options, done, BYTE_TESTS)
     selection = selector.select()
     with Runner(options, jobs) as runner:
         for _ in range(MAX_ROUNDS):
@@ -188,7 +199,7 @@ def _scan(
     done.finish()
     transient = any(_transient(o) for o in outcomes.values())
     if store is not None and not transient:
-        snapshot.save(store, whole, found_status, outcomes, index)
+        snapshot.save(store, whole, found_status, outcomes, index, selector.tested)
     result = _result(
         outcomes,
         parsed,
@@ -196,6 +207,7 @@ def _scan(
         index,
         files,
         settings,
+        selector.tested,
         None if transient else kept,
         bounded_jobs(jobs),
     )
@@ -262,12 +274,13 @@ def _result(
     index: WrapperIndex,
     files: Sequence[SourceFile],
     settings: Settings,
+    tested: snapshot.Tested,
     kept: tuple[Cache, str, dict[str, snapshot.Status]] | None = None,
     jobs: int = 1,
 ) -> ScanResult:
-    """The scan's result; ``kept``: the cache, the entry the code's evidence for roles is
-    read from and kept in, and the files' statuses; ``jobs``: the processes the code's
-    evidence may be judged in."""
+    """The scan's result; ``tested``: what ``BYTE_TESTS`` said of the modules read;
+    ``kept``: the cache, the entry the code's evidence for roles is read from and kept in,
+    and the files' statuses; ``jobs``: the processes the code's evidence may be judged in."""
     ordered = [outcomes[rel] for rel in sorted(outcomes)]
     sites = [s for o in ordered for s in o.result.sites if matches(s.name, settings.match)]
     found = [d for o in ordered for d in o.result.dynamic]
@@ -290,8 +303,7 @@ def _result(
     )
     python = [(f.rel, f.path, f.module) for f in files if f.language is Language.PYTHON]
     tree = Tree({rel: (path, module) for rel, path, module in python})
-    # One read of each module for both byte prefilters (a warm scan reads no more).
-    hosting, installing = tree.matching(names_a_host, may_install)
+    hosting, installing = tree.matching(*BYTE_TESTS, known=tested)
     hosted = [s for s in host_reads(tree, hosting) if matches(s.name, settings.match)]
     knobs = build_knobs([*sites, *hosted])
     readable = [k for k in knobs if reads_code(k)]

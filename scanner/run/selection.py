@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 
 from scanner.languages import Language
+from scanner.reach.modules import MAX_MODULE_BYTES
 from scanner.run.cache import Cache, CacheError, entry_key
 from scanner.run.pool import Runner
 from scanner.run.readers import READERS
@@ -24,6 +25,8 @@ from scanner.syntax.index import WrapperIndex
 
 # Told, as the first round goes, how many of the files found are done: (done, found).
 Progress = Callable[[int, int], None]
+# A test of a Python module's bytes, for a pass over the whole tree after the rounds.
+ByteTest = Callable[[bytes], bool]
 
 
 class Done:
@@ -67,16 +70,28 @@ def _names_any(
 class Selector:
     """Picks the files each round analyses, reading every file's bytes once per round.
 
-    The first round also records a digest of every file. With a cache, the files
-    that mention a round's new wrappers are stored with those digests, so the next
-    scan looks for wrapper names only in the files whose bytes changed.
+    The first round also records a digest of every file, and what ``tests`` say of each
+    Python module's bytes (the later passes over the whole tree read no module again for
+    them). With a cache, the files that mention a round's new wrappers are stored with
+    those digests, so the next scan looks for wrapper names only in the files whose bytes
+    changed.
     """
 
-    def __init__(self, files: list[SourceFile], options: Options, done: Done) -> None:
+    def __init__(
+        self,
+        files: list[SourceFile],
+        options: Options,
+        done: Done,
+        tests: Sequence[ByteTest] = (),
+    ) -> None:
         self.files = files
         self.options = options
         self.done = done
+        self.tests = tests
         self.digests: dict[str, str] = {}
+        # Each module's answers to ``tests``, in their order (a module the reach would not
+        # read, as too large, and one that could not be read are left for it to read).
+        self.tested: dict[str, tuple[bool, ...]] = {}
 
     def select(self) -> Iterator[tuple[SourceFile, bytes | None]]:
         """The files whose bytes are ``wanted`` (Python) or can hold a read or a write
@@ -88,6 +103,13 @@ class Selector:
         }
         for file in self.files:
             data = self._read(file)
+            if (
+                self.tests
+                and data is not None
+                and file.language is Language.PYTHON
+                and len(data) <= MAX_MODULE_BYTES
+            ):
+                self.tested[file.rel] = tuple(test(data) for test in self.tests)
             if (
                 data is None
                 or wanted[file.language](data)

@@ -1,6 +1,7 @@
 """A whole scan's outcomes, stored under the status of every file it found (size, times,
 inode): a warm scan of a tree where nothing changed reads this one cache entry instead of
-every file's bytes and every file's entry.
+every file's bytes and every file's entry (with what the first round's byte tests said of
+each Python module: ``scanner.run.selection``).
 
 A file modified within ``RACY_NS`` of the scan's end could change again without its times
 showing it (the clock's tick), as git's racily clean files: then nothing is stored, and the
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,16 @@ from scanner.syntax.index import WrapperIndex
 
 RACY_NS = 2_000_000_000
 Status = list[int | str]  # size, mtime_ns, ctime_ns, inode, language
+Tested = Mapping[str, tuple[bool, ...]]  # each module's answers to the byte tests
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What a stored scan gives back."""
+
+    outcomes: dict[str, FileOutcome]
+    index: WrapperIndex
+    tested: Tested
 
 
 def statuses(files: Sequence[SourceFile]) -> dict[str, Status] | None:
@@ -59,9 +71,9 @@ def whole_key(settings: Settings, base: Path, given: Sequence[str]) -> str:
 
 def load(
     cache: Cache, key: str, found: Mapping[str, Status] | None, files: Sequence[SourceFile]
-) -> tuple[dict[str, FileOutcome], WrapperIndex] | None:
-    """The stored outcomes and wrapper index, when every file's status is as stored and
-    what the outcomes learnt from other files still holds; None otherwise."""
+) -> Stored | None:
+    """The stored outcomes, wrapper index and byte tests' answers, when every file's status
+    is as stored and what the outcomes learnt from other files still holds; None otherwise."""
     if found is None:
         return None
     stored = cache.get(key)
@@ -72,6 +84,7 @@ def load(
             rel: decode_outcome(rel, entry) for rel, entry in codec.decode_pairs(stored["outcomes"])
         }
         index = WrapperIndex.of(codec.decode_wrapper(w) for w in codec.decode_list(stored["index"]))
+        tested = {rel: _answers(answers) for rel, answers in codec.decode_pairs(stored["tested"])}
     except (KeyError, TypeError, ValueError):
         return None  # a damaged or forged entry: a miss
     by_rel = {file.rel: file for file in files}
@@ -82,7 +95,14 @@ def load(
         task = FileTask(path=file.path, rel=rel, module=file.module, index=index)
         if not fresh(task, outcome):
             return None
-    return outcomes, index
+    return Stored(outcomes, index, tested)
+
+
+def _answers(value: Any) -> tuple[bool, ...]:
+    answers = tuple(codec.decode_list(value))
+    if not all(isinstance(a, bool) for a in answers):
+        raise TypeError("a list of booleans was expected")
+    return answers
 
 
 def save(
@@ -91,6 +111,7 @@ def save(
     found: Mapping[str, Status] | None,
     outcomes: Mapping[str, FileOutcome],
     index: WrapperIndex,
+    tested: Tested,
 ) -> bool:
     """Store the scan's outcomes under the files' status (not when a status is missing or
     too recent to be trusted, nor when an outcome says the cache was skipped); whether
@@ -104,6 +125,7 @@ def save(
         "files": dict(found),
         "outcomes": [[rel, encode_outcome(outcomes[rel])] for rel in sorted(outcomes)],
         "index": [codec.encode_wrapper(w) for w in index.facts],
+        "tested": [[rel, list(tested[rel])] for rel in sorted(tested)],
     }
     try:
         cache.put(key, entry)
