@@ -9,7 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from knobregistry.cli import main
 from scanner import GateKind, Polarity, Role
 from tests.scanned import KERNEL, role_facts, scanned_knob
 
@@ -1938,6 +1940,60 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "_fwd_kernel (pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; "
         "X_DISABLE_FUSION='1' leaves that branch, and what runs instead reaches no such kernel",
     ),
+    (
+        # InternLM/xtuner b934f46 xtuner/v1/rl/trainer/worker.py:725-734: '1' returns what
+        # the step logged so far, before the loss and every optimizer step: it skips the
+        # work, it runs nothing in its place
+        "an-early-return-of-what-was-there-before",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/worker.py": (
+                "import os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def fit(log, x):\n"
+                '    log["seen"] = 1\n'
+                '    only_metrics = os.environ.get("X_ONLY_METRICS", "0") == "1"\n'
+                "    if only_metrics:\n"
+                "        release(x)\n"
+                "        return log\n"
+                '    log["loss"] = fused_rms_norm(x)\n'
+                "    return log\n\n\n"
+                "def release(x):\n"
+                "    del x\n"
+            ),
+        },
+        "X_ONLY_METRICS",
+        Role.UNKNOWN,
+        "unset, it runs the branch of `not only_metrics` at pkg/worker.py:9, which reaches "
+        "calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_ONLY_METRICS='1' skips that branch "
+        "and runs nothing in its place, so the work it does may be left undone: a person "
+        "must say",
+    ),
+    (
+        # the same shape where the early side returns a value of its own making: a plain
+        # path in the kernel's place
+        "an-early-return-of-its-own-result",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/worker.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def norm(x):\n"
+                '    plain = os.environ.get("X_PLAIN_NORM", "0") == "1"\n'
+                "    if plain:\n"
+                "        y = torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+                "        return y\n"
+                "    return fused_rms_norm(x)\n"
+            ),
+        },
+        "X_PLAIN_NORM",
+        Role.KERNEL,
+        "unset, it runs the branch of `not plain` at pkg/worker.py:10, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_PLAIN_NORM='1' leaves that branch, and "
+        "what runs instead reaches no such kernel",
+    ),
     *(
         (
             f"a-precision-switch-in-a-quantizer-s-weight-loading-{how}",
@@ -2411,8 +2467,8 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
     ),
     (
         # unsloth_zoo 2026.10.9, temporary_patches/fla_vendor.py:1390-1406: '1' returns
-        # early; the code after it (a kernel patch, then a module loaded at run time) is what
-        # unset runs, not what runs in the kernel's place
+        # early (a bare return: the patch skipped); the code after it (a kernel patch, then a
+        # module loaded at run time) is what unset runs, not what runs in the kernel's place
         "the-code-after-the-value-s-own-early-return-is-the-unset-side",
         {
             "pkg/__init__.py": "",
@@ -2421,10 +2477,9 @@ NEW_FORMS: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]
                 "import importlib\nimport os\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
                 "def install(name, x):\n"
                 '    if os.environ.get("X_DISABLE_VENDORED", "0") == "1":\n'
-                "        return x\n"
-                "    x = fused_rms_norm(x)\n"
+                "        return\n"
+                "    fused_rms_norm(x)\n"
                 "    importlib.import_module(name)\n"
-                "    return x\n"
             ),
         },
         "X_DISABLE_VENDORED",
@@ -2985,3 +3040,46 @@ def test_a_variable_the_tree_writes_with_its_own_value_is_no_switch(tmp_path: Pa
         "a person must say"
     ), knob.role_reason
     assert knob.role_reason.startswith("unset, it runs the branch of"), knob.role_reason
+
+
+# kvcache-ai/ktransformers 95009ea archive/ktransformers/operators/ascend/ascend_attention.py:
+# 123-135, :208-285: the gate reads every value but "0" as on; a later test sends "1" to two
+# other fused kernels, and only another value to the torch path. The recipe writes the value
+# the branches were followed with, not the gate's "1".
+MERGE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/attention.py": (
+        "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+        "class Attention:\n"
+        "    def __init__(self):\n"
+        '        self.use_merge = os.getenv("USE_MERGE", "0")\n\n'
+        "    def forward(self, q, k):\n"
+        '        if self.use_merge == "0":\n'
+        "            return fused_rms_norm(q)\n"
+        '        if self.use_merge == "1":\n'
+        "            return fused_rms_norm(k)\n"
+        "        return torch.matmul(q, k)\n"
+    ),
+}
+
+
+def test_the_value_written_is_the_one_the_branches_were_followed_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    knob = scanned_knob(tmp_path, MERGE, "USE_MERGE")
+    assert (knob.role, knob.polarity, knob.on_value) == (Role.KERNEL, Polarity.DISABLE, "true")
+    assert knob.role_reason == (
+        "unset, it runs the branch of `self.use_merge == '0'` at pkg/attention.py:13, which "
+        "reaches calls fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel "
+        "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; USE_MERGE='true' "
+        "leaves that branch, and what runs instead reaches no such kernel"
+    )
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    init = runner.invoke(main, ["init", "."])
+    assert init.exit_code == 0, init.output
+    exported = runner.invoke(main, ["export", "--profile", "bitwise"])
+    assert exported.exit_code == 0, exported.output
+    lines = [line for line in exported.stdout.splitlines() if line.startswith("export ")]
+    assert "export USE_MERGE='true'" in lines

@@ -317,6 +317,50 @@ def _replaces(branch: Branch) -> bool:
     )
 
 
+def _is_rest(branch: Branch) -> bool:
+    """Whether ``branch`` is the code after an ``if`` with no ``else`` whose body leaves
+    the function: what runs when the body does not."""
+    node = branch.module.parent(branch.test)
+    return (
+        not branch.holds
+        and isinstance(node, ast.If)
+        and node.test is branch.test
+        and not node.orelse
+        and isinstance(branch.code, tuple)
+        and bool(branch.code)
+        and branch.code == branch.module.after(node)
+    )
+
+
+def _returns_kept(branch: Branch, rest: Branch) -> bool:
+    """Whether a side that returns early gives back what the code after it (``rest``)
+    gives back, bound before the side: the rest's work is done only on the way (xtuner
+    b934f46 worker.py:725-734, :882: both return ``worker_log_item``; '1' skips the loss
+    and every optimizer step), and nothing runs in its place. ``return model.forward``
+    against ``return torch.compile(model.forward)`` is a value in the place of another."""
+    code = branch.code
+    if not isinstance(code, tuple) or not code or not isinstance(code[-1], ast.Return):
+        return False
+    value = code[-1].value
+    if value is None or not isinstance(rest.code, tuple):
+        return False
+    bound = {
+        node.id
+        for statement in code
+        for node in walk(statement)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
+    if any(isinstance(n, ast.Name) and n.id in bound for n in walk(value)):
+        return False
+    given = ast.dump(value)
+    returns = [
+        node for statement in rest.code for node in walk(statement) if isinstance(node, ast.Return)
+    ]
+    return bool(returns) and all(
+        r.value is not None and ast.dump(r.value) == given for r in returns
+    )
+
+
 def _acts(branch: Branch) -> bool:
     """Whether ``branch`` has code that does something: not only ``pass``, ``...`` or a
     string (Primus v4_csa_attention_bwd.py:413-428: ``else: pass``, "so the variant truly
@@ -810,7 +854,10 @@ class _Judged:
         for branch in lost:
             if not self._part(self.code.summary(branch), "kernel"):
                 continue  # a test whose side reaches no kernel asks another question
-            if _replaces(branch) or any(_acts(b) for b in instead if b.test is branch.test):
+            sides = [b for b in instead if b.test is branch.test]
+            if _is_rest(branch) and any(_returns_kept(b, branch) for b in sides):
+                continue  # it gives back what the work after it gives back, undone
+            if _replaces(branch) or any(_acts(b) for b in sides):
                 return True
         return False
 
