@@ -1048,6 +1048,38 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "pkg/setup.py:8: a deterministic mode",
     ),
     (
+        # InternLM/xtuner b934f46 xtuner/v1/utils/misc.py:27-33 (the flag and the mode),
+        # utils/__init__.py:11-12 (the package imports both), train/trainer.py:60, :1490-1493
+        # (the trainer imports them from the package and tests the flag)
+        "a-mode-flag-its-package-re-exports",
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils/misc.py": (
+                "import os\n\nimport torch\n\n"
+                'X_DETERMINISTIC = os.getenv("X_DETERMINISTIC") == "true"\n\n\n'
+                "def set_deterministic():\n"
+                "    torch.use_deterministic_algorithms(True, warn_only=True)\n"
+            ),
+            "pkg/utils/__init__.py": (
+                "from .misc import (\n    X_DETERMINISTIC,\n    set_deterministic,\n)\n"
+            ),
+            "pkg/trainer.py": (
+                "from pkg.utils import X_DETERMINISTIC, set_deterministic\n\n\n"
+                "class Trainer:\n"
+                "    def _set_deterministic(self):\n"
+                "        if X_DETERMINISTIC:\n"
+                "            set_deterministic()\n"
+            ),
+        },
+        "X_DETERMINISTIC",
+        Role.DETERMINISM,
+        Polarity.ENABLE,
+        "false",
+        "X_DETERMINISTIC='true' runs the branch of `X_DETERMINISTIC` at pkg/trainer.py:6, "
+        "which reaches calls set_deterministic (pkg/utils/misc.py:8) -> "
+        "torch.use_deterministic_algorithms(True) at pkg/utils/misc.py:9: a deterministic mode",
+    ),
+    (
         "autotuning-replaced-by-a-first-config",
         FIRST_CONFIG,
         "FW_TRITON_FORCE_FIRST_CONFIG",

@@ -590,11 +590,15 @@ def name_loads(
     tree: Tree,
     carriers: Carriers,
     qualified: tuple[str, str] | None = None,
+    seen: tuple[str, ...] = (),
 ) -> Iterator[tuple[Module, ast.Name | ast.Attribute]]:
     """The loads of ``module``'s module-level ``name``, in it and in the modules that
-    import it; ``qualified``: what the loads resolve to and the name the modules that import
-    it name, where that is not ``name`` itself (an attribute of a class: ``C.x``, ``C``)."""
+    import it, from it or from a package that imports it into its ``__init__``;
+    ``qualified``: what the loads resolve to and the name the modules that import it name,
+    where that is not ``name`` itself (an attribute of a class: ``C.x``, ``C``); ``seen``:
+    the packages followed so far."""
     carried, searched = qualified or (module.qualified(name), name)
+    exported: list[Module] = []
     for rel in carriers.modules_naming(module, searched):
         user = tree.module(rel)
         if user is None:
@@ -602,6 +606,23 @@ def name_loads(
         for load in user.loads_named(name):
             if user.resolve(load, user.owner_class(load)) == carried:
                 yield user, load
+        if qualified is None and _reexports(user, name, carried, seen):
+            exported.append(user)
+    for package in exported:
+        seen = (*seen, package.rel)
+        yield from name_loads(package, name, tree, carriers, seen=seen)
+
+
+def _reexports(user: Module, name: str, carried: str, seen: tuple[str, ...]) -> bool:
+    """Whether a package's ``__init__`` imports ``name`` (``carried``) into its own
+    namespace, for the modules that import it from the package (xtuner b934f46
+    xtuner/v1/utils/__init__.py:11-12 ``from .misc import XTUNER_DETERMINISTIC``, read as
+    ``from xtuner.v1.utils import XTUNER_DETERMINISTIC`` in train/trainer.py:60, :1491)."""
+    return (
+        user.rel.endswith("__init__.py")
+        and user.rel not in seen
+        and user.imports.get(name) == carried
+    )
 
 
 def _bound_apart(module: Module, name: str, statement: ast.stmt) -> bool:
