@@ -27,6 +27,7 @@ from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.caught import caught_here
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key, documented_key
+from scanner.reach.decision_tables import together
 from scanner.reach.dtypes import dtype_choice
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
@@ -86,6 +87,8 @@ class CodeReach:
         self._knobs = {knob.name: knob for knob in knobs}
         self._modes: dict[str, Evidence | None] = {}  # a knob's evidence, asked by another's
         self._busy: set[str] = set()  # the knobs whose evidence is being found
+        # The Python reads bound to a local, by file and function (decision_tables).
+        self._read_in: dict[tuple[str, str], list[Site]] | None = None
 
     def loads(self, branch: Branch, code: tuple[ast.stmt, ...]) -> set[str]:
         """The modules ``code`` (beside ``branch``) loads at run time, walked by a reach of
@@ -208,10 +211,28 @@ class CodeReach:
         return (
             compile_backend(knob, self.tree)
             or _documented(knob)
+            or self._together(knob)
             or passed_flags(knob)
             or flag_value(knob, self.flag_files)
             or _undocumented(knob)
         )
+
+    def _together(self, knob: Knob) -> Evidence | None:
+        """A kernel choice ``knob`` makes with the other variables its function reads
+        (scanner.reach.decision_tables)."""
+        if self._read_in is None:
+            self._read_in = {}
+            for other in self._knobs.values():
+                for site in other.sites:
+                    if site.language is Language.PYTHON and site.target is not None:
+                        self._read_in.setdefault((site.path, site.function), []).append(site)
+        for site in knob.sites:
+            reads = self._read_in.get((site.path, site.function), [])
+            if len(reads) > 1 and site.target is not None:
+                found = together(knob.name, reads, self.tree, self.carriers)
+                if found is not None:
+                    return found
+        return None
 
     def _judged(self, knob: Knob, found: list[Branch]) -> Evidence | None:
         """What the branches show of a GPU run: judged on the kernels a GPU runs, and on
