@@ -129,6 +129,16 @@ def test_a_variable_bound_again_after_the_reads_says_nothing(tmp_path: Path) -> 
     assert knob.together == ()
 
 
+def test_defaults_that_choose_another_member_unset_say_nothing(tmp_path: Path) -> None:
+    # unset, each local holds its read's default: all "0" returns AttnBackend.local (megatron-core's
+    # own attention), not the documented default auto, so unset runs no kernel the table says
+    utils = UTILS.replace('_ATTN", None)', '_ATTN", "0")')
+    assert utils.count('_ATTN", "0")') == 3
+    knob = scanned_knob(tmp_path, _tree(utils=utils), "NVTE_FLASH_ATTN")
+    assert knob.together == ()
+    assert knob.role is not Role.KERNEL
+
+
 def _init(project: Path) -> None:
     result = run_knobs("init", ".", cwd=project)
     assert result.returncode == 0, result.stderr

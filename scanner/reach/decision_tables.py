@@ -39,7 +39,9 @@ class Table:
     """What a function returns for each combination of the variables it reads."""
 
     names: tuple[str, ...]  # the variables, in the order they are read
-    rows: tuple[tuple[tuple[str | None, ...], str, int], ...]  # values, returned, its line
+    # Each combination (None: the variable unset), what it returns, and the return's line;
+    # in the order of the values: unset first, then the strings the tests compare, sorted.
+    rows: tuple[tuple[tuple[str | None, ...], str, int], ...]
 
 
 def decision_table(
@@ -50,11 +52,13 @@ def decision_table(
     ``if TEST: return X`` and a last ``return X``, each X a constant or a member
     (``AttnBackend.local``); None for any other shape or a test it cannot evaluate."""
     locals_: dict[str, str] = {}
+    unset: dict[str, str | None] = {}  # what each local holds with its variable unset
     last = -1
     for at, statement in enumerate(function.body):
         read = next((s for s in reads if _binds(statement, s)), None)
         if read is not None and read.target is not None:
             locals_[read.target] = read.name
+            unset[read.target] = read.default
             last = at
     if len(locals_) != len(reads) or len(set(locals_.values())) < 2:
         return None
@@ -100,7 +104,10 @@ def decision_table(
         return None
     rows = []
     for combination in itertools.product(values, repeat=len(locals_)):
-        env = dict(zip(locals_, combination, strict=True))
+        env = {
+            local: unset[local] if value is None else value
+            for local, value in zip(locals_, combination, strict=True)
+        }
         row = _returned(chain, env, helpers)
         if row is None:
             return None
@@ -109,13 +116,15 @@ def decision_table(
 
 
 def _binds(statement: ast.stmt, site: Site) -> bool:
-    """Whether ``statement`` is ``local = <the read of site>``."""
+    """Whether ``statement`` is ``local = <the read of site>``, the read's string itself
+    (``os.getenv(N, d)``, not ``int(os.getenv(N, d))``)."""
     return (
         isinstance(statement, ast.Assign)
         and len(statement.targets) == 1
         and isinstance(target := statement.targets[0], ast.Name)
         and target.id == site.target
-        and statement.lineno <= site.line <= (statement.end_lineno or statement.lineno)
+        and isinstance(statement.value, ast.Call)
+        and (statement.value.lineno, statement.value.col_offset + 1) == (site.line, site.column)
     )
 
 
@@ -186,7 +195,8 @@ def together(
 ) -> Evidence | None:
     """A kernel choice the variables of ``reads`` (the sites of one function, one per
     variable) make together, for the variable ``knob_name``, with the whole combination
-    that runs the plain path (``Evidence.together``); None where the code does not say."""
+    that runs the plain path (``Evidence.together``; the table's first such row where
+    several do); None where the code does not say."""
     module = tree.module_at(reads[0].path)
     function = module.function_node_around_line(reads[0].line) if module is not None else None
     if module is None or function is None or not isinstance(module.parent(function), ast.Module):
@@ -202,8 +212,8 @@ def together(
     if any(m.rsplit(".", 1)[-1] not in known.values for m in returned):
         return None  # another enumeration than the setting's
     unset = next(r for r in table.rows if all(v is None for v in r[0]))
-    if unset[1].rsplit(".", 1)[-1] == known.off:
-        return None  # unset, it is the plain path already
+    if unset[1].rsplit(".", 1)[-1] != known.default:
+        return None  # unset, it is not the trainer's default, whose kernels it documents
     plain = [r for r in table.rows if r[1].rsplit(".", 1)[-1] == known.off and None not in r[0]]
     if not plain:
         return None
