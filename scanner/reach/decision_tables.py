@@ -65,28 +65,20 @@ def decision_table(
     helpers: dict[str, tuple[tuple[str, ...], ast.expr]] = {}
     chain: list[tuple[ast.expr, ast.expr]] = []
     rest = function.body[last + 1 :]
-    if not rest or not isinstance(rest[-1], ast.Return) or rest[-1].value is None:
+    final = _returned_alone(rest[-1:])
+    if final is None:
         return None
     for statement in rest[:-1]:
-        if (
-            isinstance(statement, ast.FunctionDef)
-            and not statement.decorator_list
-            and len(statement.body) == 1
-            and isinstance(only := statement.body[0], ast.Return)
-            and only.value is not None
-        ):
-            helpers[statement.name] = (tuple(a.arg for a in statement.args.args), only.value)
-        elif (
-            isinstance(statement, ast.If)
-            and not statement.orelse
-            and len(statement.body) == 1
-            and isinstance(done := statement.body[0], ast.Return)
-            and done.value is not None
-        ):
-            chain.append((statement.test, done.value))
+        returned = _returned_alone(getattr(statement, "body", []))
+        if returned is None:
+            return None
+        if isinstance(statement, ast.FunctionDef) and not statement.decorator_list:
+            helpers[statement.name] = (tuple(a.arg for a in statement.args.args), returned)
+        elif isinstance(statement, ast.If) and not statement.orelse:
+            chain.append((statement.test, returned))
         else:
             return None
-    chain.append((ast.Constant(True), rest[-1].value))
+    chain.append((ast.Constant(True), final))
     if any(
         isinstance(n, ast.Name) and n.id in locals_ and not isinstance(n.ctx, ast.Load)
         for s in rest
@@ -113,6 +105,13 @@ def decision_table(
             return None
         rows.append((combination, *row))
     return Table(tuple(locals_.values()), tuple(rows))
+
+
+def _returned_alone(body: Sequence[ast.stmt]) -> ast.expr | None:
+    """What a block that is one ``return X`` returns."""
+    if len(body) == 1 and isinstance(only := body[0], ast.Return):
+        return only.value
+    return None
 
 
 def _binds(statement: ast.stmt, site: Site) -> bool:
