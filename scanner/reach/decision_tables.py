@@ -189,13 +189,11 @@ def _value(node: ast.expr, env: Mapping[str, object], helpers: Helpers) -> objec
     return _UNKNOWN
 
 
-def together(
-    knob_name: str, reads: Sequence[Site], tree: Tree, carriers: Carriers
-) -> Evidence | None:
+def together(reads: Sequence[Site], tree: Tree, carriers: Carriers) -> Evidence | None:
     """A kernel choice the variables of ``reads`` (the sites of one function, one per
-    variable) make together, for the variable ``knob_name``, with the whole combination
-    that runs the plain path (``Evidence.together``; the table's first such row where
-    several do); None where the code does not say."""
+    variable) make together, with the whole combination that runs the plain path
+    (``Evidence.together``; the table's first such row where several do; each variable's
+    own ``value`` is its part of it); None where the code does not say."""
     module = tree.module_at(reads[0].path)
     function = module.function_node_around_line(reads[0].line) if module is not None else None
     if module is None or function is None or not isinstance(module.parent(function), ast.Module):
@@ -225,8 +223,7 @@ def together(
         f"{where} stores what it returns in {known.key}, which {known.source} documents as "
         f"{known.meaning}; {known.off!r} runs none of its kernels"
     )
-    mine = dict(pairs)[knob_name]
-    return Evidence(Role.KERNEL, reason, value=mine, default_reaches=True, together=pairs)
+    return Evidence(Role.KERNEL, reason, default_reaches=True, together=pairs)
 
 
 def _stored_in(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
 from scanner.interpret.classify import COMPUTED_UNSET
@@ -89,6 +89,7 @@ class CodeReach:
         self._busy: set[str] = set()  # the knobs whose evidence is being found
         # The Python reads bound to a local, by file and function (decision_tables).
         self._read_in: dict[tuple[str, str], list[Site]] | None = None
+        self._settings: dict[tuple[str, str], Evidence | None] = {}  # one table per function
 
     def loads(self, branch: Branch, code: tuple[ast.stmt, ...]) -> set[str]:
         """The modules ``code`` (beside ``branch``) loads at run time, walked by a reach of
@@ -227,11 +228,16 @@ class CodeReach:
                     if site.language is Language.PYTHON and site.target is not None:
                         self._read_in.setdefault((site.path, site.function), []).append(site)
         for site in knob.sites:
-            reads = self._read_in.get((site.path, site.function), [])
-            if len(reads) > 1 and site.target is not None:
-                found = together(knob.name, reads, self.tree, self.carriers)
-                if found is not None:
-                    return found
+            key = (site.path, site.function)
+            reads = self._read_in.get(key, [])
+            if len(reads) < 2 or site.target is None:
+                continue
+            if key not in self._settings:
+                self._settings[key] = together(reads, self.tree, self.carriers)
+            found = self._settings[key]
+            mine = dict(found.together).get(knob.name) if found is not None else None
+            if found is not None and mine is not None:
+                return replace(found, value=mine)
         return None
 
     def _judged(self, knob: Knob, found: list[Branch]) -> Evidence | None:
