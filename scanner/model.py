@@ -227,6 +227,9 @@ class Knob:
     role_reason: str | None = None  # the evidence for ``role``, or why it is unknown
     # The launcher writes that give it a value (shell, YAML: not Python code), by position.
     set_by: tuple[Write, ...] = ()
+    # Variables that choose a kernel together with this one (scanner.reach.decision_tables):
+    # the whole setting that leads away from it, this one included; set all of it or none.
+    together: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

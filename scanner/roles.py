@@ -177,6 +177,9 @@ class Evidence:
     same_operation: str | None = None
     # The value leaves the kernel for code that reaches none (not a kernel of its own).
     leaves_every_kernel: bool = False
+    # Variables that choose together (scanner.reach.decision_tables): the whole setting
+    # that leads away from the kernel, each variable with its value; ``value`` is this one's.
+    together: tuple[tuple[str, str], ...] = ()
 
 
 class CodeEvidence(Protocol):
@@ -266,6 +269,8 @@ def _fitted(knob: Knob, evidence: Evidence) -> Knob:
     of a disable knob, whatever any name says. A value that chooses a kernel when unset,
     where another choice reaches none: on by default, and that choice turns it off."""
     value = evidence.value
+    if evidence.together and value is not None:
+        return _chosen_together(knob, evidence.together, value)
     if knob.kind is GateKind.VALUE:
         if evidence.role is Role.KERNEL and evidence.default_reaches and value is not None:
             return replace(knob, default_on=True, off_value=value)
@@ -297,6 +302,19 @@ def _fitted(knob: Knob, evidence: Evidence) -> Knob:
     if turns_on and value in off_values:
         return replace(knob, polarity=Polarity.DISABLE, off_value=value)
     return knob
+
+
+def _chosen_together(knob: Knob, pairs: tuple[tuple[str, str], ...], value: str) -> Knob:
+    """A variable of a setting made together: its kernel is on unset (the variables unset
+    choose it), and ``value`` turns it off: the on value of a disable knob where its own test
+    reads ``value`` as on, else the off value of an enable knob on by default (whatever its
+    own test reads unset: the setting decides, not the one variable)."""
+    on_values = {v for s in knob.sites for v in s.gate.on_values}
+    if knob.kind is not GateKind.VALUE and value in on_values:
+        return replace(
+            knob, together=pairs, polarity=Polarity.DISABLE, default_on=False, on_value=value
+        )
+    return replace(knob, together=pairs, polarity=Polarity.ENABLE, default_on=True, off_value=value)
 
 
 def propose(

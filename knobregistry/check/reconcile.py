@@ -105,8 +105,11 @@ def _drifts(registry: Registry, knob: Knob, entry: KnobEntry, site: Site) -> boo
     if entry.default is not None and site.default != entry.default and known:
         return True
     # A launch fact is no switch, whatever one of its sites tests: only its default counts.
+    # A variable that chooses with others (`together`) is on or off by default as their
+    # setting is, not as its own test reads it: the knob's state is compared instead.
     return (
         not is_launch_fact(knob)
+        and not entry.together
         and states_default_on(registry, knob.name)
         and site.default_on is not None
         and site.default_on != entry.default_on
@@ -118,8 +121,8 @@ def _knob_state_drifts(registry: Registry, knob: Knob, entry: KnobEntry) -> bool
 
     An undecided knob has none: what its entry says is the decision of a person.
     """
-    if is_undecided(knob):
-        return False
+    if is_undecided(knob) or entry.together:
+        return False  # a variable of a setting: on by default as the setting is
     return states_default_on(registry, knob.name) and knob.default_on != entry.default_on
 
 

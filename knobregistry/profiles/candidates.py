@@ -43,6 +43,7 @@ class Why(str, Enum):
     UNKNOWN_ROLE = "unknown role"  # nobody knows what it controls
     NO_OFF_VALUE = "no single off value"  # its sites are turned off by different values
     DISABLE_WORD = "disable word"  # off would set the disable word of a knob that is no kernel
+    PARTIAL = "part of a setting"  # it chooses with others, and not all of them would be set
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,6 +75,8 @@ class Candidate:
     unset_required: bool = False  # `set: deterministic` unsets it (the catalogue: must stay unset)
     # Where the tree turns on a feature its code leaves off by default (a launcher's export).
     launched_on: str | None = None
+    # The variables that choose a kernel with it, each with its value: all set, or none.
+    together: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +126,7 @@ def knob_candidates(registry: Registry, scan: ScanResult | None) -> Iterator[Can
             deterministic=deterministic_value(knob.name),
             unset_required=must_stay_unset(knob.name),
             launched_on=launched_on(knob),
+            together=knob.together,
         )
 
 
@@ -191,6 +195,7 @@ def _registered(name: str, entry: KnobEntry, knob: Knob | None) -> Candidate:
         deterministic=deterministic_value(name),
         unset_required=must_stay_unset(name),
         launched_on=entry.launched_on or launched_on(knob),
+        together=entry.together,
     )
 
 

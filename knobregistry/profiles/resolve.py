@@ -13,7 +13,13 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from knobregistry._text.suggest import closest
-from knobregistry.profiles.candidates import Candidate, LeftAlone, knob_candidates, pick
+from knobregistry.profiles.candidates import (
+    Candidate,
+    LeftAlone,
+    Why,
+    knob_candidates,
+    pick,
+)
 from knobregistry.profiles.candidates import value as rule_value
 from knobregistry.profiles.model import (
     CostLine,
@@ -62,6 +68,7 @@ def resolve_profile(
         for key, setting in profile.config.items():
             config[key] = setting
             config_sources[key] = Source(member, ("profiles", member, "config", key))
+    _all_or_none(candidates, env, sources, left)
     values = {k: v for k, v in sorted(env.items()) if v is not None}
     settings = dict(sorted(config.items()))
     profile = registry.profiles[name]
@@ -88,6 +95,36 @@ def resolve_profile(
         costs=tuple(cost_lines(registry, resolved)),
         measured=tuple(_measured(registry, resolved)),
     )
+
+
+def _all_or_none(
+    candidates: tuple[Candidate, ...],
+    env: dict[str, str | None],
+    sources: dict[str, Source],
+    left: dict[str, LeftAlone],
+) -> None:
+    """Variables that choose a kernel together (``Candidate.together``): where the rules
+    would not set every one of them to the setting's value, what the rules set of them is
+    taken back and left as the code has it (a part of the setting may be none of the
+    code's choices: megatron-core asserts on it). A value a profile gives by name stays."""
+    registered = {c.name: c.registered for c in candidates}
+    for candidate in candidates:
+        pairs = candidate.together
+        if not pairs or all(env.get(name, ...) == value for name, value in pairs):
+            continue
+        setting = ", ".join(f"{name}={value}" for name, value in pairs)
+        for name, _ in pairs:
+            source = sources.get(name)
+            if name not in env or source is None or source.action is None:
+                continue
+            del env[name], sources[name]
+            left[name] = LeftAlone(
+                name,
+                Why.PARTIAL,
+                f"it chooses a kernel with the others of {setting}, which the profile's "
+                "rules would not all set so: all of it, or none",
+                registered.get(name, False),
+            )
 
 
 def _set_off_computed(

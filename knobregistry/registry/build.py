@@ -99,6 +99,7 @@ def _knob(name: str, entry: dict[str, Any]) -> KnobEntry:
         role_reason=entry["role"].get("reason") if isinstance(entry.get("role"), dict) else None,
         undecided=entry.get("undecided"),
         launched_on=entry.get("launched_on"),
+        together=tuple((str(k), str(v)) for k, v in (entry.get("together") or {}).items()),
         sites=_sites(entry["sites"]) if "sites" in entry else None,
         breaks=Pass(entry["breaks"]) if "breaks" in entry else None,
         reason=entry.get("reason"),

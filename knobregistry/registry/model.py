@@ -248,6 +248,8 @@ class KnobEntry:
     undecided: str | None = None  # why the scanner could not decide its gate (knobs init)
     # Where the tree's launchers turn on a feature its code leaves off (knobs init).
     launched_on: str | None = None
+    # The variables that choose a kernel together with it, each with its value (knobs init).
+    together: tuple[tuple[str, str], ...] = ()
     sites: tuple[SiteRecord, ...] | None = None  # each site's read, where the sites disagree
     breaks: Pass | None = None  # the pass that is not bitwise reproducible
     reason: str | None = None

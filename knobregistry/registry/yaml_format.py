@@ -105,6 +105,9 @@ def entry_fields(knob: Knob, *, polarity: bool = False) -> list[str]:
             lines.append(f"launched_on: {yaml_string(launched)}")
     elif is_choice(knob) and knob.off_value is not None and registrable(knob.off_value):
         lines.append(f"off_value: {yaml_string(knob.off_value)}")
+    if knob.together and all(registrable(v) for _, v in knob.together):
+        pairs = ", ".join(f"{yaml_key(n)}: {yaml_string(v)}" for n, v in knob.together)
+        lines.append(f"together: {{{pairs}}}  # all of them, or none")
     lines.extend(role_fields(knob))
     if is_required(knob):
         lines.append("required: true")

@@ -35,7 +35,7 @@ def site_json(site: Site) -> dict[str, Any]:
 
 
 def knob_json(knob: Knob) -> dict[str, Any]:
-    return {
+    found: dict[str, Any] = {
         "name": knob.name,
         "default_on": knob.default_on,
         "off_value": knob.off_value,
@@ -50,6 +50,9 @@ def knob_json(knob: Knob) -> dict[str, Any]:
         "role_reason": knob.role_reason,
         "set_by": [_write(w) for w in knob.set_by],
     }
+    if knob.together:  # only where variables choose together: every other knob as before
+        found["together"] = dict(knob.together)
+    return found
 
 
 def _dynamic(read: DynamicRead) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scanner.conventions import EMPTY, OFF_WORDS, ON_WORDS
 from scanner.interpret.classify import COMPUTED_UNSET
@@ -27,6 +27,7 @@ from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.caught import caught_here
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key, documented_key
+from scanner.reach.decision_tables import together
 from scanner.reach.dtypes import dtype_choice
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
@@ -86,6 +87,9 @@ class CodeReach:
         self._knobs = {knob.name: knob for knob in knobs}
         self._modes: dict[str, Evidence | None] = {}  # a knob's evidence, asked by another's
         self._busy: set[str] = set()  # the knobs whose evidence is being found
+        # The Python reads bound to a local, by file and function (decision_tables).
+        self._read_in: dict[tuple[str, str], list[Site]] | None = None
+        self._settings: dict[tuple[str, str], Evidence | None] = {}  # one table per function
 
     def loads(self, branch: Branch, code: tuple[ast.stmt, ...]) -> set[str]:
         """The modules ``code`` (beside ``branch``) loads at run time, walked by a reach of
@@ -208,10 +212,33 @@ class CodeReach:
         return (
             compile_backend(knob, self.tree)
             or _documented(knob)
+            or self._together(knob)
             or passed_flags(knob)
             or flag_value(knob, self.flag_files)
             or _undocumented(knob)
         )
+
+    def _together(self, knob: Knob) -> Evidence | None:
+        """A kernel choice ``knob`` makes with the other variables its function reads
+        (scanner.reach.decision_tables)."""
+        if self._read_in is None:
+            self._read_in = {}
+            for other in self._knobs.values():
+                for site in other.sites:
+                    if site.language is Language.PYTHON and site.target is not None:
+                        self._read_in.setdefault((site.path, site.function), []).append(site)
+        for site in knob.sites:
+            key = (site.path, site.function)
+            reads = self._read_in.get(key, [])
+            if len(reads) < 2 or site.target is None:
+                continue
+            if key not in self._settings:
+                self._settings[key] = together(reads, self.tree, self.carriers)
+            found = self._settings[key]
+            mine = dict(found.together).get(knob.name) if found is not None else None
+            if found is not None and mine is not None:
+                return replace(found, value=mine)
+        return None
 
     def _judged(self, knob: Knob, found: list[Branch]) -> Evidence | None:
         """What the branches show of a GPU run: judged on the kernels a GPU runs, and on

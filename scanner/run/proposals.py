@@ -180,7 +180,13 @@ def _encoded(judged: Judged, rels: Mapping[str, int]) -> list[Any]:
         judged.mark,
         None
         if evidence is None
-        else [evidence.role.value, evidence.reason, evidence.value, evidence.default_reaches],
+        else [
+            evidence.role.value,
+            evidence.reason,
+            evidence.value,
+            evidence.default_reaches,
+            *([[list(pair) for pair in evidence.together]] if evidence.together else []),
+        ],
         [rels[rel] for rel in judged.modules],
         [list(question) for question in judged.asked],
     ]
@@ -192,12 +198,13 @@ def _decoded(item: Any, rels: Sequence[str]) -> Judged:
         raise TypeError(item)
     evidence = None
     if stored is not None:
-        role, reason, value, reaches = stored
+        role, reason, value, reaches, *more = stored
         if not isinstance(reason, str) or not (value is None or isinstance(value, str)):
             raise TypeError(item)
-        if not isinstance(reaches, bool):
+        if not isinstance(reaches, bool) or len(more) > 1:
             raise TypeError(item)
-        evidence = Evidence(Role(role), reason, value, reaches)
+        together = tuple((str(n), str(v)) for n, v in more[0]) if more else ()
+        evidence = Evidence(Role(role), reason, value, reaches, together=together)
     questions = []
     for question in asked:
         module, name = question
