@@ -67,6 +67,14 @@ def run_knobs(
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked slow first, the rest in the order collected: pytest-xdist hands each
+    worker a run of this order and a worker that runs out steals from the end of another's,
+    so a slow test collected late (the README's fresh clone, minutes) ran alone at the end
+    while the other core had nothing left to do."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Scans run by the tests (and their subprocesses) cache in a folder of their own."""

@@ -10,6 +10,7 @@ started through those launchers has the kernel on, so the bitwise recipe turns i
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -79,10 +80,11 @@ default in its code, but launch/config.sh:2 sets it to '1')
 """
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def initialised(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tree after `knobs init .`, run once for the module."""
     root = write_tree(
-        tmp_path / "tree",
+        tmp_path_factory.mktemp("export-launched") / "tree",
         {
             "pkg/__init__.py": "",
             "pkg/model.py": MODEL,
@@ -94,6 +96,12 @@ def tree(tmp_path: Path) -> Path:
     (root / ".git").mkdir()
     assert run_knobs("init", ".", cwd=root).returncode == 0
     return root
+
+
+@pytest.fixture
+def tree(initialised: Path, tmp_path: Path) -> Path:
+    """A copy of the initialised tree for each test (some write in it)."""
+    return shutil.copytree(initialised, tmp_path / "tree")
 
 
 def test_init_records_where_a_launcher_turns_a_default_off_kernel_on(tree: Path) -> None:

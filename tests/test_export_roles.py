@@ -8,6 +8,7 @@ name suggests and the unknown alone, and never guesses an undecided gate.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -159,10 +160,11 @@ pkg/model.py:16)
 """
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def initialised(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tree after `knobs init .`, run once for the module."""
     root = write_tree(
-        tmp_path / "tree",
+        tmp_path_factory.mktemp("export-roles") / "tree",
         {
             "pkg/__init__.py": "",
             "pkg/model.py": MODEL,
@@ -174,6 +176,12 @@ def tree(tmp_path: Path) -> Path:
     (root / ".git").mkdir()
     assert run_knobs("init", ".", cwd=root).returncode == 0
     return root
+
+
+@pytest.fixture
+def tree(initialised: Path, tmp_path: Path) -> Path:
+    """A copy of the initialised tree for each test (some write in it)."""
+    return shutil.copytree(initialised, tmp_path / "tree")
 
 
 def test_init_proposes_roles_and_registers_undecided_gates_as_undecided(tree: Path) -> None:
