@@ -2003,6 +2003,32 @@ NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
         "must say",
     ),
     (
+        # unsloth_zoo 2026.10.9 temporary_patches/moe_grouped_fp16.py:504-510, :538: the early
+        # side fills the output buffer the rest fills too, and both return it: it computes in
+        # the rest's place
+        "an-early-return-of-the-buffer-it-filled",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/gemm.py": (
+                "import os\n\nimport torch\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "def gemm(a, out):\n"
+                '    plain = os.environ.get("X_PLAIN_GEMM", "0") == "1"\n'
+                "    if plain:\n"
+                "        torch.mul(a, 2, out=out)\n"
+                "        return out\n"
+                "    out.copy_(fused_rms_norm(a))\n"
+                "    return out\n"
+            ),
+        },
+        "X_PLAIN_GEMM",
+        Role.KERNEL,
+        "unset, it runs the branch of `not plain` at pkg/gemm.py:10, which reaches calls "
+        "fused_rms_norm (pkg/kernels.py:10) -> calls _fwd_kernel (pkg/kernels.py:6) -> "
+        "@triton.jit _fwd_kernel at pkg/kernels.py:6; X_PLAIN_GEMM='1' leaves that branch, and "
+        "what runs instead reaches no such kernel",
+    ),
+    (
         # the same shape where the early side returns a value of its own making: a plain
         # path in the kernel's place
         "an-early-return-of-its-own-result",

@@ -361,23 +361,25 @@ def _is_rest(branch: Branch) -> bool:
 
 def _returns_kept(branch: Branch, rest: Branch) -> bool:
     """Whether a side that returns early gives back what the code after it (``rest``)
-    gives back, bound before the side: the rest's work is done only on the way (xtuner
-    b934f46 worker.py:725-734, :882: both return ``worker_log_item``; '1' skips the loss
-    and every optimizer step), and nothing runs in its place. ``return model.forward``
-    against ``return torch.compile(model.forward)`` is a value in the place of another."""
+    gives back, bound before the side and not named by its other statements: the rest's
+    work is done only on the way (xtuner b934f46 worker.py:725-734, :882: both return
+    ``worker_log_item``; '1' skips the loss and every optimizer step), and nothing runs in
+    its place. ``return model.forward`` against ``return torch.compile(model.forward)`` is
+    a value in the place of another; a side that fills ``out`` and returns it (unsloth_zoo
+    moe_grouped_fp16.py:504-510) computes in the rest's place."""
     code = branch.code
     if not isinstance(code, tuple) or not code or not isinstance(code[-1], ast.Return):
         return False
     value = code[-1].value
     if value is None or not isinstance(rest.code, tuple):
         return False
-    bound = {
-        node.id
-        for statement in code
+    named = {n.id for n in walk(value) if isinstance(n, ast.Name)}
+    # a name the side binds, or hands to a call that may fill it (``out=``), is its making
+    if any(
+        isinstance(node, ast.Name) and node.id in named
+        for statement in code[:-1]
         for node in walk(statement)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-    }
-    if any(isinstance(n, ast.Name) and n.id in bound for n in walk(value)):
+    ):
         return False
     given = ast.dump(value)
     returns = [
