@@ -572,8 +572,8 @@ class _Judged:
     def _reach(self, value: str | None) -> frozenset[Mark]:
         """Every kernel ``value`` may reach: that of each branch it runs for some choice of
         the rest of its tests (a branch only the other value decides runs under it too
-        when another condition of its test sends it there)."""
-        return self._union([b for b in self.branches if any(b.runs(value) or ())], "kernel")
+        when another condition of its test sends it there), as it runs under ``value``."""
+        return self._under([b for b in self.branches if any(b.runs(value) or ())], value, "kernel")
 
     def _union(self, chosen: Sequence[Branch], part: str) -> frozenset[Mark]:
         found: frozenset[Mark] = frozenset()
@@ -990,12 +990,14 @@ class _Judged:
     def _both_kernels(self, value: str) -> Evidence | None:
         lost_branches, gained_branches = self._only(None, value), self._only(value, None)
         # what each side always reaches and the other does not: a kernel both always reach
-        # is evidence for neither
-        lost_always = self._union(lost_branches, "kernel_always")
-        gained_always = self._union(gained_branches, "kernel_always")
+        # is evidence for neither. Each side as its value runs it: past ``if backend ==
+        # "grouped_mm": return ...``, a dispatch's later tests of the value are decided
+        # (unsloth_zoo moe_utils.py:2262-2267: "native_torch" never reaches the Triton GEMM)
+        lost_always = self._under(lost_branches, None, "kernel_always")
+        gained_always = self._under(gained_branches, value, "kernel_always")
         lost, gained = lost_always - gained_always, gained_always - lost_always
-        lost_all = self._union(lost_branches, "kernel")
-        gained_all = self._union(gained_branches, "kernel")
+        lost_all = self._under(lost_branches, None, "kernel")
+        gained_all = self._under(gained_branches, value, "kernel")
         if lost_always and gained_always and not (lost or gained):
             return self._same(value, lost_branches, gained_branches, lost_always)
         if not lost or not gained:
