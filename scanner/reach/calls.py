@@ -196,6 +196,10 @@ class Reach:
             return self._held_methods(
                 self.holder.attribute_methods(module, outer, bound, attr), dotted, depth
             )
+        if cls in module.aliases and cls not in module.definitions:
+            # ``Ops.fused(x)``, with ``Ops = pick_ops()`` at module level returning a class
+            methods = self.holder.global_methods(module, cls, attr)
+            return self._held_methods(methods, dotted, depth)
         if cls:  # self.attr, bound in a method: ``self._gemm = functools.partial(gemm)``
             values = module.attribute_values(cls, attr) if "." not in cls else []
             owner = module.qualified(cls)

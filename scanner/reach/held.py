@@ -97,6 +97,20 @@ class Holder:
         }
         return sorted(found)[:MAX_VALUES]
 
+    def global_methods(self, module: Module, name: str, method: str) -> list[str]:
+        """The methods ``name.method`` names, where ``name`` is a module-level name of
+        ``module`` bound to an expression (``Ops = pick_ops()``, whose returns are classes):
+        ``C.method`` for each class it may hold (or be an instance of)."""
+        self._budget = MAX_STEPS
+        scope = _Scope(module, None, None)
+        found = {
+            f"{v.dotted}.{method}"
+            for value in module.aliases.get(name, [])
+            for v in self._values(value, scope, 0)
+            if isinstance(v, Held) and self._is_class(v.dotted)
+        }
+        return sorted(found)[:MAX_VALUES]
+
     def attribute_methods(self, module: Module, cls: str, attr: str, method: str) -> list[str]:
         """The methods ``self.attr.method`` names in class ``cls`` (its local name):
         ``C.method`` for each class whose instance ``self.attr`` may hold."""

@@ -27,6 +27,7 @@ from scanner.reach.object_or_none import AN_OBJECT, nones_set
 from scanner.reach.picked_returns import picked_constants, returned_by_value
 from scanner.reach.shapes import assigns, called, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, leaves, names_around
+from scanner.reach.singletons import accessed_loads
 from scanner.reach.slots import filled_with, slot, slot_loads
 from scanner.reach.split_flags import handed_as_split
 from scanner.reach.string_flags import compared_loads, strings_set
@@ -565,6 +566,9 @@ def _bound(
         for load in module.attribute_loads(target.attr):
             if module.owner_class(load) == owner:
                 yield from uses(module, load, outcomes, tree, carriers, depth + 1, choices=choices)
+        # ``get_config().X`` elsewhere, where an accessor returns the module's one instance
+        for user, field_load in accessed_loads(module, owner, target.attr, tree, carriers):
+            yield from uses(user, field_load, outcomes, tree, carriers, depth + 1, choices=choices)
     elif depth < MAX_CARRY + 2 and (held := slot(module, target)) is not None:
         # ``_STATE["enabled"] = ...``: the reads of that slot of the module's dict
         for read in slot_loads(module, *held, statement):
