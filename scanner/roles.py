@@ -284,24 +284,37 @@ def _fitted(knob: Knob, evidence: Evidence) -> Knob:
     on_values = {v for g in sites for v in g.on_values} | {knob.on_value}
     leads_away = evidence.role is Role.KERNEL and evidence.default_reaches
     turns_on = not leads_away
-    # The value the recipe writes is the one the branches were followed with: another
-    # value the gate reads alike may run other branches of a later test (ktransformers
-    # 95009ea ascend_attention.py:123-135, :208-285: every value but "0" is on, and "1"
-    # runs two other NPU kernels where "true" runs the torch path).
-    if value is None:
-        return knob
     if leads_away and value in off_values:
-        return replace(knob, polarity=Polarity.ENABLE, off_value=value)
+        return _as_followed(replace(knob, polarity=Polarity.ENABLE), "off_value", value)
     if turns_on and value in on_values:
-        return replace(knob, polarity=Polarity.ENABLE, on_value=value)
+        return _as_followed(replace(knob, polarity=Polarity.ENABLE), "on_value", value)
     if leads_away and value in on_values:
-        # also ``if N in os.environ`` beside a read whose value decides (Primus
-        # fla_runtime_patches.py:110, :137): set to "1" the kernel stays; the value
-        # that leaves it is the one that disables
-        return replace(knob, polarity=Polarity.DISABLE, on_value=value)
+        if value is not None and any(g.kind is GateKind.VALUE for g in sites):
+            # ``if N in os.environ`` beside a read whose value decides (Primus
+            # fla_runtime_patches.py:110, :137): set to "1" the kernel stays; the value
+            # that leaves it is the one that disables
+            return replace(knob, polarity=Polarity.DISABLE, on_value=value)
+        return _as_followed(replace(knob, polarity=Polarity.DISABLE), "on_value", value)
     if turns_on and value in off_values:
-        return replace(knob, polarity=Polarity.DISABLE, off_value=value)
+        return _as_followed(replace(knob, polarity=Polarity.DISABLE), "off_value", value)
     return knob
+
+
+def _as_followed(knob: Knob, field: str, value: str | None) -> Knob:
+    """The knob with ``value``, the one its branches were followed with, as its ``field``
+    (the value a profile writes), where every site's test reads it as it reads the knob's
+    own: another value the gate reads alike may run other branches of a later test
+    (ktransformers 95009ea ascend_attention.py:123-135, :208-285: every value but "0" is
+    on, and "1" runs two other NPU kernels where "true" runs the torch path). A value some
+    site reads otherwise, or a knob with no such value (none turns every site off), is
+    left as it is."""
+    on = field == "on_value"
+    current = knob.on_value if on else knob.off_value
+    if value is None or current is None or current == value:
+        return knob
+    if not all(value in (s.gate.on_values if on else s.gate.off_values) for s in knob.sites):
+        return knob
+    return replace(knob, on_value=value) if on else replace(knob, off_value=value)
 
 
 def _chosen_together(knob: Knob, pairs: tuple[tuple[str, str], ...], value: str) -> Knob:
