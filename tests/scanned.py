@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from knobregistry.cli import main
 from scanner import Knob, Polarity, Role, scan
 from tests.conftest import write_tree
 
@@ -37,3 +41,15 @@ def scanned_knob(root: Path, files: Mapping[str, str | bytes], name: str) -> Kno
 def role_facts(knob: Knob) -> tuple[Role, Polarity, str | None, str | None]:
     """What a role test asserts of a knob: its role, polarity, off value and the evidence."""
     return (knob.role, knob.polarity, knob.off_value, knob.role_reason)
+
+
+def bitwise_exports(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Run `knobs init .` then `knobs export --profile bitwise` in ``root`` (in process),
+    each asserted to succeed, and return the lines the export wrote."""
+    monkeypatch.chdir(root)
+    runner = CliRunner()
+    init = runner.invoke(main, ["init", "."])
+    assert init.exit_code == 0, init.output
+    exported = runner.invoke(main, ["export", "--profile", "bitwise"])
+    assert exported.exit_code == 0, exported.output
+    return exported.stdout.splitlines()

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from knobregistry.cli import main
 from scanner import ReadKind, Role, scan
 from tests.conftest import write_tree
+from tests.scanned import bitwise_exports
 
 # vllm_ascend/batch_invariant.py:19-25, :76-92, :98-105, :140-162: the mode reads vLLM's
 # registry through ``import vllm.envs as envs``; its setup, where its ops are available,
@@ -259,13 +260,7 @@ def test_init_and_export_write_the_mode_and_its_settings(
     """The unit test's reads of HCCL_DETERMINISTIC and LCCL_DETERMINISTIC check the write:
     no knob of the project's code, so the mode's settings take their place."""
     write_tree(tmp_path, PLUGIN)
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    init = runner.invoke(main, ["init", "."])
-    assert init.exit_code == 0, init.output
-    exported = runner.invoke(main, ["export", "--profile", "bitwise"])
-    assert exported.exit_code == 0, exported.output
-    lines = [line for line in exported.stdout.splitlines() if line.startswith("export ")]
+    lines = [line for line in bitwise_exports(tmp_path, monkeypatch) if line.startswith("export ")]
     assert lines == [
         "export HCCL_DETERMINISTIC='strict'",
         "export LCCL_DETERMINISTIC='1'",
@@ -274,5 +269,5 @@ def test_init_and_export_write_the_mode_and_its_settings(
         "export VLLM_BATCH_INVARIANT='1'",
         "export VLLM_ENABLE_V1_MULTIPROCESSING='0'",
     ]
-    checked = runner.invoke(main, ["check"])
+    checked = CliRunner().invoke(main, ["check"])
     assert checked.exit_code == 0, checked.output

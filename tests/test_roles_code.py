@@ -9,11 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from knobregistry.cli import main
 from scanner import GateKind, Polarity, Role
-from tests.scanned import KERNEL, role_facts, scanned_knob
+from tests.scanned import KERNEL, bitwise_exports, role_facts, scanned_knob
 
 # AMD-AGI/Primus fd1eeab, v4_attention_kernels/_triton_common/hc_glue.py:573 and
 # transformer/hyper_connection.py:343: a predicate in one module, tested in another under
@@ -3133,11 +3131,4 @@ def test_the_value_written_is_the_one_the_branches_were_followed_with(
         "(pkg/kernels.py:6) -> @triton.jit _fwd_kernel at pkg/kernels.py:6; USE_MERGE='true' "
         "leaves that branch, and what runs instead reaches no such kernel"
     )
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    init = runner.invoke(main, ["init", "."])
-    assert init.exit_code == 0, init.output
-    exported = runner.invoke(main, ["export", "--profile", "bitwise"])
-    assert exported.exit_code == 0, exported.output
-    lines = [line for line in exported.stdout.splitlines() if line.startswith("export ")]
-    assert "export USE_MERGE='true'" in lines
+    assert "export USE_MERGE='true'" in bitwise_exports(tmp_path, monkeypatch)

@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from knobregistry.cli import main
 from scanner import WriteKind, scan
 from tests.conftest import write_tree
+from tests.scanned import bitwise_exports
 
 # alibaba/ROLL 8eb27cc2 roll/configs/base_config.py:232 (the field), :342 (__post_init__ does
 # os.environ.update(self.system_envs)); worker_config.py:134 the same field of a worker.
@@ -76,12 +75,6 @@ def test_init_and_export_set_the_stack_settings_the_config_launches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_tree(tmp_path, {**TREE, "requirements.txt": "torch\n"})
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    init = runner.invoke(main, ["init", "."])
-    assert init.exit_code == 0, init.output
-    exported = runner.invoke(main, ["export", "--profile", "bitwise"])
-    assert exported.exit_code == 0, exported.output
-    lines = exported.stdout.splitlines()
+    lines = bitwise_exports(tmp_path, monkeypatch)
     assert "export CUBLAS_WORKSPACE_CONFIG=':4096:8'" in lines
     assert "export NCCL_ALGO='Ring'" in lines
