@@ -1508,6 +1508,38 @@ def install():
 
 NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
     (
+        # torch 2.13.0 _subclasses/fake_tensor.py:2385 (TORCH_FAKE_TENSOR_DISPATCH_CACHE='0')
+        # -> _utils.py:726 render_call -> overrides.py:1957 resolve_name -> :105
+        # get_ignored_functions, a set of the functions ``__torch_function__`` leaves alone,
+        # ``torch.cond`` among them (:320), whose body compiles: a function listed in a set
+        # is a member to test against, not a call
+        "a-function-listed-in-a-set-is-not-called",
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": KERNEL,
+            "pkg/overrides.py": (
+                "import functools\n\nfrom pkg.kernels import fused_rms_norm\n\n\n"
+                "@functools.cache\n"
+                "def get_ignored_functions():\n"
+                "    return {len, fused_rms_norm}\n\n\n"
+                "def resolve_name(f):\n"
+                "    return f in get_ignored_functions()\n"
+            ),
+            "pkg/fake.py": (
+                "import os\n\nfrom pkg.overrides import resolve_name\n\n"
+                'cache_enabled = os.environ.get("X_DISPATCH_CACHE", "1") == "1"\n\n\n'
+                "def dispatch(f, x):\n"
+                "    if not cache_enabled:\n"
+                "        resolve_name(f)\n"
+                "    return f(x)\n"
+            ),
+        },
+        "X_DISPATCH_CACHE",
+        Role.UNKNOWN,
+        "the name X_DISPATCH_CACHE says CACHE, a hint of a kernel choice, but no code it "
+        "reaches shows one: words alone are not evidence",
+    ),
+    (
         "words-alone",
         {"m.py": 'import os\nA = os.environ.get("X_HC_TRITON", "1") != "0"\n'},
         "X_HC_TRITON",

@@ -566,6 +566,13 @@ class _Walker:
                 else:
                     self.visit(operand, always=always, in_loop=in_loop)
             return
+        if isinstance(node, ast.Set):  # {torch.cond, ...}: members to test against
+            for element in node.elts:
+                if isinstance(element, ast.Name | ast.Attribute):
+                    self._namespace(element, always)
+                else:
+                    self.visit(element, always=always, in_loop=in_loop)
+            return
         if isinstance(node, ast.Call) and _type_test(node):
             self._type_test(node, always, in_loop)
             return
