@@ -1508,6 +1508,84 @@ def install():
 
 NOT_EVIDENCE: list[tuple[str, dict[str, str], str, Role, str]] = [
     (
+        # inclusionAI/AReaL 4aef98d8 areal/models/tree_attn/triton_kernel.py:168, :1034-1040:
+        # the autotuned kernels and ``tree_attention`` under ``if TRITON_AVAILABLE:``, and in the
+        # ``else:`` a ``tree_attention`` that only raises; module_fsdp.py:33, :100 and
+        # constants.py:12 test the switch. The stub never stands in for the working definition:
+        # '1' reaches the autotuned kernel, unset the compiled flex attention
+        "a-stub-that-only-raises-in-the-other-arm-of-an-availability-test",
+        {
+            "pkg/__init__.py": "",
+            "pkg/constants.py": (
+                "import os\n"
+                "USE_TRITON_TREE_ATTN = (\n"
+                '    int(os.environ.get("AREAL_USE_TRITON_TREE_ATTN", "0")) == 1\n'
+                ")\n"
+            ),
+            "pkg/module_fsdp.py": (
+                "import torch\n"
+                "from torch.nn.attention.flex_attention import flex_attention\n"
+                "from pkg.constants import USE_TRITON_TREE_ATTN\n"
+                "from pkg.triton_kernel import TRITON_AVAILABLE, tree_attention\n"
+                "\n"
+                "_flex_attention = torch.compile(flex_attention, dynamic=True)\n"
+                "\n"
+                "\n"
+                "def attn(q, k, v, data=None):\n"
+                "    if USE_TRITON_TREE_ATTN and data is not None and TRITON_AVAILABLE:\n"
+                "        return tree_attention(q)\n"
+                "    else:\n"
+                "        return _flex_attention(q, k, v)\n"
+            ),
+            "pkg/triton_kernel.py": (
+                "import torch\n"
+                "try:\n"
+                "    import triton\n"
+                "    import triton.language as tl\n"
+                "    TRITON_AVAILABLE = True\n"
+                "except ImportError:\n"
+                "    TRITON_AVAILABLE = False\n"
+                "\n"
+                "if TRITON_AVAILABLE:\n"
+                "\n"
+                '    @triton.autotune(configs=[triton.Config({"BLOCK_M": 128})], key=["N"])\n'
+                "    @triton.jit\n"
+                "    def _fwd(q, o, N, BLOCK_M: tl.constexpr):\n"
+                "        pass\n"
+                "\n"
+                "    def tree_attention_triton(q):\n"
+                "        o = torch.empty_like(q)\n"
+                "        _fwd[(1,)](q, o, q.shape[0])\n"
+                "        return o\n"
+                "\n"
+                "    class TreeAttentionFunction(torch.autograd.Function):\n"
+                "        @staticmethod\n"
+                "        def forward(ctx, q):\n"
+                "            return tree_attention_triton(q)\n"
+                "\n"
+                "        @staticmethod\n"
+                "        def backward(ctx, dout):\n"
+                "            return dout\n"
+                "\n"
+                "    def tree_attention(q):\n"
+                "        return TreeAttentionFunction.apply(q)\n"
+                "\n"
+                "else:\n"
+                "\n"
+                "    def tree_attention(*args, **kwargs):\n"
+                '        raise ImportError("Triton is not available.")\n'
+            ),
+        },
+        "AREAL_USE_TRITON_TREE_ATTN",
+        Role.UNKNOWN,
+        "each value reaches a kernel of its own: unset, calls _flex_attention "
+        "(pkg/module_fsdp.py:6) -> torch.compile at pkg/module_fsdp.py:6; "
+        "AREAL_USE_TRITON_TREE_ATTN='1', calls tree_attention (pkg/triton_kernel.py:30) -> "
+        "calls TreeAttentionFunction.forward (pkg/triton_kernel.py:23) -> calls "
+        "tree_attention_triton (pkg/triton_kernel.py:16) -> calls _fwd (pkg/triton_kernel.py:13) "
+        "-> triton.autotune at pkg/triton_kernel.py:11",
+    ),
+    (
         # torch 2.13.0 _subclasses/fake_tensor.py:2385 (TORCH_FAKE_TENSOR_DISPATCH_CACHE='0')
         # -> _utils.py:726 render_call -> overrides.py:1957 resolve_name -> :105
         # get_ignored_functions, a set of the functions ``__torch_function__`` leaves alone,

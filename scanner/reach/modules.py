@@ -945,7 +945,8 @@ def _index(module: Module, is_package: bool) -> None:
                 level, name = statement.level, statement.module or ""
                 module.stars.append(resolve_relative(module.name, is_package, level, name))
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
-            module.definitions[statement.name] = statement
+            if statement.name not in module.definitions or not _only_raises(statement):
+                module.definitions[statement.name] = statement
         elif isinstance(statement, ast.ClassDef):
             module.definitions[statement.name] = statement
             for inner in statement.body:
@@ -1000,6 +1001,16 @@ def _index(module: Module, is_package: bool) -> None:
             if local in declared or function is None:
                 module._imported_in.setdefault(_GLOBAL, {}).setdefault(local, target)
     module._indexed = True
+
+
+def _only_raises(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``function`` does nothing but raise: the stub an availability test defines in
+    the other arm (``if TRITON_AVAILABLE: def attn(...): <kernels> else: def attn(*a):
+    raise ImportError(...)``), which never stands in for the definition that works."""
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
 _GLOBAL = 0  # the key, among functions' ids, of imports that bind a module-level name
