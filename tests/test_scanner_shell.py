@@ -121,6 +121,24 @@ READS = [
         'case "▸${X:-0}" in\n  1|true) fused ;;\n  *) eager ;;\nesac',
         switch("X", "0", False),
     ),
+    # bash's own pattern rules (scanner/launcher/bash_patterns.py), each checked against
+    # bash 5.2: a bracket's leading ^ negates as ! does; a POSIX class is a class; a quoted
+    # or backslashed wildcard is matched as written; $ ends the text
+    (
+        "glob-with-a-negated-bracket",  # any value not starting with f is on: not unset
+        '[[ "▸${X:-}" == [^f]* ]] && echo fused',
+        Read("X", "", GateKind.BOOLEAN, False, "false"),
+    ),
+    (
+        "regex-with-a-posix-class",
+        '[[ "▸${X:-0}" =~ ^[[:space:]]*(1|on)$ ]] && echo fused',
+        Read("X", "0", GateKind.BOOLEAN, False, "0"),
+    ),
+    (
+        "case-with-a-quoted-star",  # "*" is the text *, a choice, not a catch-all
+        'case "▸${X:-triton}" in\n  "*") a ;;\n  triton) b ;;\n  torch) c ;;\nesac',
+        Read("X", "triton", choices=("*", "triton", "torch")),
+    ),
     ("arithmetic", "n=$((▸GPUS - 1))", Read("GPUS")),
     ("array-index", 'BUS=(a b)\necho "${BUS[▸$RANK_HERE]}"', Read("RANK_HERE")),
     ("ordering-is-a-count", 'if [[ "▸${N:-0}" -gt 0 ]]; then run; fi', Read("N", "0")),

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Final
 
 from scanner.conventions import EMPTY, OFF_LIKE, OFF_WORDS, ON_LIKE, ON_WORDS
 from scanner.interpret.classify import classify
 from scanner.interpret.values import RAISED
+from scanner.launcher.bash_patterns import Pattern, ere, ere_value, glob
 from scanner.launcher.shell_syntax import (
     ALTERNATIVE,
     DEFAULTING,
@@ -42,7 +42,6 @@ PROBES: Final = (None, *ON_WORDS, *OFF_WORDS, EMPTY)
 NUMERIC: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 ORDERING: Final = frozenset({"-lt", "-le", "-gt", "-ge"})
 PRESENCE: Final = frozenset({"-n", "-z", "-v"})
-_GLOB = re.compile(r"[*?\[]")
 _REPEAT = re.compile(r"[*+?{]")
 _REPEATED_GROUP = re.compile(r"\)[*+?{]")
 # A script's regular expression (=~) is tried only with at most MAX_REPEATS repetitions
@@ -153,6 +152,7 @@ def read_verdict(found: Expansion, tree: Tree) -> Gate:
             f"{MAX_REPEATS} repetitions, which is not tried"
         )
     double = _in_double_brackets(node, tree)
+    pattern = _pattern(op, other, double) if left is operand and other is not None else None
     outputs: dict[str | None, object] = {}
     for probe in (*PROBES, *named_values):
         seen = _operand(operand, found, probe)
@@ -162,7 +162,7 @@ def read_verdict(found: Expansion, tree: Tree) -> Gate:
         if seen is None or not isinstance(seen, str):
             shown = tree.shown(operand)
             return unknown_gate(f"it is compared as part of {shown}, which is not followed")
-        outputs[probe] = _compare(op, seen, fixed, other, double, left is operand)
+        outputs[probe] = _compare(op, seen, fixed, pattern, double, left is operand)
     if _negated(node, tree):
         outputs = {k: (not v if isinstance(v, bool) else v) for k, v in outputs.items()}
     gate = classify(outputs, named_values)
@@ -204,22 +204,30 @@ def _operand(operand: Node | None, found: Expansion, probe: str | None) -> objec
     return RAISED if raised else seen
 
 
+def _pattern(op: str, other: Node, double: bool) -> Pattern | None:
+    """The pattern on the right of ``==`` or ``=~`` in ``[[ ]]``, as bash matches it."""
+    if op == "=~":
+        return ere(other)
+    if op in ("=", "==", "!=") and double:
+        return glob(other)
+    return None
+
+
 def _compare(
-    op: str, seen: str, fixed: str | None, other: Node | None, double: bool, seen_left: bool
+    op: str, seen: str, fixed: str | None, pattern: Pattern | None, double: bool, seen_left: bool
 ) -> object:
     if op in ("-n", "-z"):
         return (seen != "") == (op == "-n")
     if op in ("=", "==", "!="):
-        pattern = double and other is not None and _unquoted_glob(other)
-        same = fnmatchcase(seen, fixed or "") if pattern else seen == fixed
-        return same == (op != "!=")
+        same = pattern.matches(seen) if pattern is not None else seen == fixed
+        return RAISED if same is None else same == (op != "!=")
     if op == "=~":
         if len(seen) > MAX_MATCHED:
             return RAISED  # not tried
-        try:
-            return re.search(fixed or "", seen) is not None
-        except re.error:
-            return RAISED
+        # the read on the right is the expression, matched against the text on the left
+        tried = ere_value(seen).matches(fixed or "") if not seen_left else None
+        found = pattern.matches(seen) if pattern is not None else tried
+        return RAISED if found is None else found
     if op in NUMERIC:
         a, b = (seen, fixed or "") if seen_left else (fixed or "", seen)
         try:
@@ -277,12 +285,6 @@ def _holds(node: Node | None, inner: Node) -> bool:
     return node.start_byte <= inner.start_byte and inner.end_byte <= node.end_byte
 
 
-def _unquoted_glob(node: Node) -> bool:
-    return node.type in ("word", "concatenation", "extglob_pattern") and bool(
-        _GLOB.search(text(node))
-    )
-
-
 def _in_double_brackets(node: Node, tree: Tree) -> bool:
     current: Node | None = node
     while current is not None:
@@ -315,21 +317,23 @@ def _negated(node: Node, tree: Tree) -> bool:
 def _case_verdict(node: Node, found: Expansion) -> Gate:
     """``case "${N:-triton}" in ...``: which item each probe picks."""
     items = [c for c in named(node) if c.type == "case_item"]
-    patterns: list[list[str]] = []
+    patterns: list[list[Pattern]] = []
     for item in items:
-        values = [literal(v) for v in _item_values(item)]
+        values = [glob(v) for v in _item_values(item)]
         if any(v is None for v in values):
             return unknown_gate("a case pattern is not a constant")
         patterns.append([v for v in values if v is not None])
-    choices = tuple(dict.fromkeys(p for group in patterns for p in group if not _GLOB.search(p)))
+    choices = tuple(
+        dict.fromkeys(p.fixed for group in patterns for p in group if p.fixed is not None)
+    )
     first_literal: dict[str, int] = {}  # a pattern with no wildcard matches only itself
-    globs: list[tuple[int, str]] = []
+    globs: list[tuple[int, Pattern]] = []
     for at, group in enumerate(patterns):
         for pattern in group:
-            if _GLOB.search(pattern):
+            if pattern.fixed is None:
                 globs.append((at, pattern))
             else:
-                first_literal.setdefault(pattern, at)
+                first_literal.setdefault(pattern.fixed, at)
     if len(globs) > MAX_CASE_GLOBS:
         return unknown_gate(f"its case has more than {MAX_CASE_GLOBS} patterns with wildcards")
     outputs: dict[str | None, object] = {}
@@ -339,19 +343,33 @@ def _case_verdict(node: Node, found: Expansion) -> Gate:
         if not isinstance(seen, str):
             outputs[probe] = RAISED
             continue
-        picked = first_literal.get(seen, len(patterns))
-        outputs[probe] = next(
-            (at for at, glob in globs if at < picked and fnmatchcase(seen, glob)), picked
-        )
+        outputs[probe] = _picked(seen, first_literal.get(seen, len(patterns)), globs)
     outcomes = {o for o in outputs.values() if isinstance(o, int)}
     words = {c.lower() for c in choices}
     if len(outcomes) > 2 or (not words <= ON_LIKE | OFF_LIKE and len(choices) > 1):
         return Gate(kind=GateKind.VALUE, choices=choices)
     if len(outcomes) == 2 and choices:
-        first = next(i for i, group in enumerate(patterns) if choices[0] in group)
+        first = next(
+            i for i, group in enumerate(patterns) if any(p.fixed == choices[0] for p in group)
+        )
         outputs = {k: (v == first if isinstance(v, int) else v) for k, v in outputs.items()}
     gate = classify(outputs, choices)
     return gate if gate.kind is not GateKind.VALUE else Gate(kind=GateKind.VALUE, choices=choices)
+
+
+def _picked(seen: str, literal_at: int, globs: list[tuple[int, Pattern]]) -> object:
+    """The item a case picks for ``seen``: the first pattern with wildcards before the
+    first literal equal to it that matches, else that literal's (RAISED where a pattern
+    before it is not tried)."""
+    for at, pattern in globs:
+        if at >= literal_at:
+            break
+        matched = pattern.matches(seen)
+        if matched is None:
+            return RAISED
+        if matched:
+            return at
+    return literal_at
 
 
 def _item_values(item: Node) -> list[Node]:
@@ -412,7 +430,7 @@ def _fact(node: Node) -> Fact | None:
         return None
     for read, other in ((left, right), (right, left)):
         name = sole_read(read)
-        value = literal(other)
-        if name is not None and value is not None and not _unquoted_glob(other):
-            return Fact(name, value, op in ("=", "==", "-eq"))
+        pattern = glob(other)
+        if name is not None and pattern is not None and pattern.fixed is not None:
+            return Fact(name, pattern.fixed, op in ("=", "==", "-eq"))
     return None
