@@ -527,6 +527,27 @@ def test_a_condition_that_is_not_an_equality_is_kept_as_text(tmp_path: Path) -> 
     assert (write.when, write.condition) == ((), '[[ "${D:-0}" == "1" && -f x ]]')
 
 
+@pytest.mark.parametrize(
+    ("guard", "condition"),
+    [
+        # hao-ai-lab/FastVideo 2f3d4074 apps/dreamverse/scripts/launch/launch_backend_dreamverse.sh:
+        # a missing file exits, so what follows runs where the file is there
+        ('if ! [[ -f "$CONFIG" ]]; then exit 1; fi', '[[ -f "$CONFIG" ]]'),
+        ('if [[ ! -f "$CONFIG" ]]; then exit 1; fi', '! [[ ! -f "$CONFIG" ]]'),
+        ('[[ -f "$CONFIG" ]] || exit 1', '[[ -f "$CONFIG" ]]'),
+        ('! [[ -f "$CONFIG" ]] && exit 1', '[[ -f "$CONFIG" ]]'),
+        ("if [[ -f a ]] && [[ -f b ]]; then exit 1; fi", "! { [[ -f a ]] && [[ -f b ]]; }"),
+        ("if [[ -f a || -f b ]]; then exit 1; fi", "! { [[ -f a || -f b ]]; }"),
+    ],
+)
+def test_the_condition_after_a_guard_is_shown_as_bash_reads_it(
+    tmp_path: Path, guard: str, condition: str
+) -> None:
+    write_tree(tmp_path, {"run.sh": f"{guard}\nexport Y=1\n"})
+    write = scan([tmp_path], root=tmp_path, jobs=1).writes[-1]
+    assert (write.name, write.condition) == ("Y", condition)
+
+
 def test_an_indirect_expansion_is_a_dynamic_read(tmp_path: Path) -> None:
     result, _ = scanned(tmp_path, 'name=FOO\necho "${!name}"')
     assert [(d.line, d.column, d.expression, d.reason) for d in result.dynamic] == [

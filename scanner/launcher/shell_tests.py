@@ -91,11 +91,18 @@ class Condition:
     exact: bool
     text: str
 
-    def negated(self) -> Condition:
+    def negated(self, shown: str | None = None) -> Condition:
+        """The condition that holds where this one does not, shown as ``shown`` (the
+        script's own ``! test``), else as bash would write it: ``! ! test`` is ``test``."""
+        if shown is None:
+            if any(op in self.text for op in ("&&", "||", ";")):
+                shown = f"! {{ {self.text}; }}"  # ! a && b is (! a) && b
+            else:
+                shown = self.text[2:] if self.text.startswith("! ") else f"! {self.text}"
         if self.exact and len(self.facts) == 1:
             fact = self.facts[0]
-            return Condition((Fact(fact.name, fact.value, not fact.equal),), True, f"! {self.text}")
-        return Condition((), False, f"! {self.text}")
+            return Condition((Fact(fact.name, fact.value, not fact.equal),), True, shown)
+        return Condition((), False, shown)
 
 
 def consumer(node: Node, tree: Tree) -> Node | None:
@@ -399,7 +406,9 @@ def _condition(node: Node, source: str) -> Condition:
         return _condition(inner[0], source) if len(inner) == 1 else Condition((), False, source)
     if kind == "negated_command":
         inner = named(node)
-        return _condition(inner[0], source).negated() if inner else Condition((), False, source)
+        return (
+            _condition(inner[0], source).negated(source) if inner else Condition((), False, source)
+        )
     if kind in ("list", "binary_expression") and len(node.children) == 3:
         op = text(node.children[1])
         if op in ("&&", "-a"):
@@ -410,7 +419,7 @@ def _condition(node: Node, source: str) -> Condition:
         inner = named(node)
         return _condition(inner[0], source) if len(inner) == 1 else Condition((), False, source)
     if kind == "unary_expression" and node.children and text(node.children[0]) == "!":
-        return _condition(node.children[1], source).negated()
+        return _condition(node.children[1], source).negated(source)
     if kind in ("binary_expression", "command"):
         fact = _fact(node)
         if fact is not None:
