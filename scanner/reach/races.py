@@ -62,6 +62,8 @@ class Races:
         self._races: dict[int, tuple[Function, tuple[Race, ...]]] = {}
         self._returns: dict[tuple[int, int], tuple[Function, str | None]] = {}
         self._texts: dict[int, tuple[Module, bool]] = {}
+        # The one method of that name a class of the module defines, by module and name.
+        self._methods: dict[tuple[int, str], tuple[Module, Function | None]] = {}
 
     def of(self, module: Module, function: Function) -> tuple[Race, ...]:
         """The races ``function`` runs itself (not those of the functions it calls)."""
@@ -140,15 +142,18 @@ class Races:
             return self._locate(dotted) if module.in_tree(dotted) else None
         if not isinstance(func, ast.Attribute):
             return None
-        suffix = f".{func.attr}"
-        methods = [
-            node
-            for local, node in module.definitions.items()
-            if local.endswith(suffix) and local.count(".") == 1
-        ]
-        if len(methods) == 1 and isinstance(methods[0], ast.FunctionDef | ast.AsyncFunctionDef):
-            return module, methods[0]
-        return None
+        known = self._methods.get((id(module), func.attr))
+        if known is None or known[0] is not module:
+            suffix = f".{func.attr}"
+            methods = [
+                node
+                for local, node in module.definitions.items()
+                if local.endswith(suffix) and local.count(".") == 1
+            ]
+            only = methods[0] if len(methods) == 1 else None
+            method = only if isinstance(only, ast.FunctionDef | ast.AsyncFunctionDef) else None
+            known = self._methods[(id(module), func.attr)] = (module, method)
+        return None if known[1] is None else (module, known[1])
 
 
 def _remembered(ask: Callable[[ast.Call], str | None]) -> Callable[[ast.Call], str | None]:
@@ -165,17 +170,44 @@ def _remembered(ask: Callable[[ast.Call], str | None]) -> Callable[[ast.Call], s
 
 
 def _may_pick(module: Module, function: Function) -> bool:
-    """Whether ``function`` holds a shape a race picks with (cheap, before any flow)."""
+    """Whether ``function`` holds a shape a race picks with (cheap, before any flow): a
+    ``min``/``max``/``sorted`` with a key or of pairs, an arg-pick, ``.index(...)``, or an
+    order of two values neither of which is a constant or a count (``t < best_t``)."""
     for node in module.walked(function):
         if isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Name) and func.id in PICKS:
+            if isinstance(func, ast.Name) and func.id in PICKS and _keyed_or_paired(node):
                 return True
             if isinstance(func, ast.Attribute) and func.attr in (*ARG_PICKS, "index"):
                 return True
-        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], _ORDER):
+        elif (
+            isinstance(node, ast.Compare)
+            and isinstance(node.ops[0], _ORDER)
+            and _measured(node.left)
+            and _measured(node.comparators[0])
+        ):
             return True
     return False
+
+
+def _keyed_or_paired(call: ast.Call) -> bool:
+    if any(k.arg == "key" for k in call.keywords):
+        return True
+    first = call.args[0] if call.args else None
+    return isinstance(first, ast.ListComp | ast.GeneratorExp) or (
+        isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "zip"
+    )
+
+
+def _measured(node: ast.expr) -> bool:
+    """Whether an operand may be a time: no constant, no ``len(...)``."""
+    if isinstance(node, ast.Constant):
+        return False
+    if isinstance(node, ast.UnaryOp):
+        return _measured(node.operand)
+    return not (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+    )
 
 
 def _races(times: Times) -> Iterator[Race]:

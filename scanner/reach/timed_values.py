@@ -71,18 +71,17 @@ class Times:
 
     def _reads_time(self) -> bool:
         """Whether the function reads a clock, a CUDA event's time, a benchmark, or calls a
-        function that returns a time."""
-        found = False
-        for node in self._nodes:
-            if isinstance(node, ast.Call):
-                func = node.func
-                if isinstance(func, ast.Attribute) and func.attr == "elapsed_time":
-                    return True
-                name = self.module.resolve_api(func)
-                if name in CLOCKS or name in BENCHES:
-                    return True
-                found = found or self._returned(node)
-        return found
+        function that returns a time (asked last: it reads the functions called)."""
+        calls = [n for n in self._nodes if isinstance(n, ast.Call)]
+        for call in calls:
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr == "elapsed_time":
+                return True
+            name = self.module.resolve_api(func)
+            if name in CLOCKS or name in BENCHES:
+                return True
+        used = [c for c in calls if not isinstance(self.module.parent(c), ast.Expr)]
+        return any(self._returned(call) for call in used)
 
     def _stores(self) -> None:
         for node in self._nodes:
