@@ -33,6 +33,7 @@ from scanner.reach.modules import Definition, Module, Tree
 from scanner.reach.optional import optional_package
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
+from scanner.reach.races import Races
 from scanner.reach.shapes import called
 from scanner.reach.source_patches import executes, installed_marks
 from scanner.reach.split_reduction import split_marks
@@ -127,6 +128,7 @@ class Reach:
         self._optional: dict[tuple[str, str], str | None] = {}
         self._executes: dict[str, bool] = {}
         self.holder = Holder(self)
+        self.races = Races(self._split_callee)
 
     def of_statements(
         self, module: Module, statements: Sequence[ast.stmt], owner: str | None, depth: int = 0
@@ -136,6 +138,8 @@ class Reach:
         walker = _Walker(self, module, owner, depth, found)
         for statement in statements:
             walker.visit(statement, always=True)
+        for race in self.races.within(module, statements):
+            found.add(race.mark, (), False)
         return found
 
     def of_expression(
@@ -418,6 +422,8 @@ class Reach:
             found.add(mark, (), always=True)
         for mark, always in split_marks(module, node, self._split_callee):
             found.add(mark, (), always)
+        for race in self.races.of(module, node):
+            found.add(race.mark, (), False)
         owner = module.qualified(local.rsplit(".", 1)[0]) if "." in local else None
         walker = _Walker(self, module, owner, depth + 1, found)
         for decorator in node.decorator_list:  # @jit_fuser: what the decorator wraps it with
