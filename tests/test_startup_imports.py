@@ -136,3 +136,19 @@ def test_a_registry_that_turns_invalid_is_validated_and_fails_in_full(tmp_path: 
             "'untriaged' until it has been measured).",
             "registry.yaml:9:5: knobs.DEMO_FUSED_TRITON.trige: unknown key; did you mean 'triage'?",
         ]
+
+
+@pytest.mark.parametrize(
+    "args", [("export", "--profile", "bitwise"), ("triage", "--help")], ids=" ".join
+)
+def test_a_command_that_does_not_scan_does_not_import_the_scan(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """scanner/__init__ imports its names when asked for: a command that needs only
+    scanner.conventions or scanner.model leaves the scan (scanner.run.scan) unimported."""
+    root = project(tmp_path / "project")
+    done = knobs(root, *args, log=True)
+    assert done.returncode == 0, done.stderr
+    modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "scanner.conventions" in modules
+    assert "scanner.run.scan" not in modules

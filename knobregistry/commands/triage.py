@@ -27,14 +27,12 @@ from rich.console import Console
 
 from knobregistry._io.lock import LockError, locked
 from knobregistry._text.paths import shown
-from knobregistry.check.rule_table import render_codes
 from knobregistry.commands import triage_journal
 from knobregistry.commands.exit_codes import usage_error
 from knobregistry.commands.jobs import TRIAGE_JOBS
 from knobregistry.commands.registry_args import fail_on_registry, open_registry, registry_option
 from knobregistry.commands.seconds import seconds
 from knobregistry.docsgen.follow import follow_docs
-from knobregistry.project.fingerprints import code_of
 from knobregistry.registry import Registry, RegistryError, load_registry
 from knobregistry.report.triage import print_table, render_json
 from knobregistry.report.triage_folder import FolderLines, finished, interrupted
@@ -428,6 +426,8 @@ def _record(
 def _code(registry: Registry, result: TriageResult) -> dict[str, dict[str, dict[str, str]]]:
     """The code each candidate gates, for its records; none, with a note, when the
     registry's scope cannot be scanned."""
+    from knobregistry.project.fingerprints import code_of  # the scanner: only to record
+
     try:
         return code_of(registry, result.candidates)
     except RegistryError as exc:
@@ -442,6 +442,8 @@ def _code(registry: Registry, result: TriageResult) -> dict[str, dict[str, dict[
 def _follow_docs(path: Path) -> None:
     """Refresh the generated docs of the registry just recorded, saying so on stderr, so
     that the next `knobs check` does not fail on them (KNB204)."""
+    from knobregistry.check.rule_table import render_codes  # only to record
+
     try:
         registry = load_registry(path)
     except RegistryError:

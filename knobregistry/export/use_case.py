@@ -22,7 +22,6 @@ from knobregistry.profiles import (
     resolve_profile,
     unset_names,
 )
-from knobregistry.project.scan_for import scan_for
 from knobregistry.registry import Registry
 from knobregistry.registry.feature import is_required
 from scanner import ScanResult
@@ -78,6 +77,8 @@ def _scan(registry: Registry) -> ScanResult:
     if missing:
         shown = ", ".join(p.as_posix() for p in missing)
         raise ProfileError(f"--scan: the registry's scan paths do not exist: {shown}.")
+    from knobregistry.project.scan_for import scan_for  # the whole scanner: only for --scan
+
     return scan_for(registry)
 
 
