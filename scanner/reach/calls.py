@@ -571,6 +571,9 @@ class _Walker:
             return
         if isinstance(node, ast.Call):
             self._call(node, always)
+        elif isinstance(node, ast.ImportFrom):
+            self._import(node, always)
+            return
         elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
             self._reference(node, always)
             if isinstance(node, ast.Attribute):
@@ -724,6 +727,24 @@ class _Walker:
         mark = library_reference(self.module, node)
         if mark is not None:
             self.found.add(mark, (), always, self.elsewhere or off_gpu_call(self.module, node))
+
+    def _import(self, node: ast.ImportFrom, always: bool) -> None:
+        """A function's own ``from .cuda import triton_gemm as gemm`` that the code after it
+        reads (``return gemm``, past the ``if`` that chose the import): what the imported
+        function reaches, as a reference to it does."""
+        scope = self.module.function_node_around(node)
+        if scope is None:
+            return
+        read = {
+            n.id
+            for n in self.module.walked(scope)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        for local, target in self.module.imported_by(node).items():
+            if local in read:
+                reached = self.reach.function(target, self.depth)
+                if reached is not None:
+                    self.found.merge(reached[0], reached[1], always, self.elsewhere)
 
     def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
         dotted = self.module.resolve(node, self.owner) or star_imported(

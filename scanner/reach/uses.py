@@ -15,6 +15,7 @@ from scanner.reach.emptied import EMPTY, emptied
 from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.inherited import inherited_call
+from scanner.reach.key_reads import KEY, key_reads
 from scanner.reach.keyword_branches import (
     DETERMINISTIC_FLAGS,
     conditioned,
@@ -569,6 +570,9 @@ def _bound(
         # ``get_config().X`` elsewhere, where an accessor returns the module's one instance
         for user, field_load in accessed_loads(module, owner, target.attr, tree, carriers):
             yield from uses(user, field_load, outcomes, tree, carriers, depth + 1, choices=choices)
+    elif isinstance(target, ast.Attribute):
+        # ``model_cfg.compile_cfg = read`` in a config file: the reads of that field
+        yield from _field_reads(target.attr, outcomes, tree, carriers, depth, choices)
     elif depth < MAX_CARRY + 2 and (held := slot(module, target)) is not None:
         # ``_STATE["enabled"] = ...``: the reads of that slot of the module's dict
         for read in slot_loads(module, *held, statement):
@@ -888,6 +892,11 @@ def _handed(
         return
     if any(isinstance(a, ast.Starred) for a in call.args[: key if isinstance(key, int) else 0]):
         return  # ``f(*rest, x)``: where x lands is not known
+    if isinstance(key, str) and not back and _constructs(module, call, tree):
+        # ``ModelConfig(compile_cfg=read)``: a field of an object of the tree's class, read
+        # wherever the object goes
+        yield from _field_reads(key, outcomes, tree, carriers, depth, choices)
+        return
     # The callee's own tests only: where it hands the value on again is not followed (a
     # value handed down every call of a large tree is weighed at every test it meets).
     given = (*back, (module, call, depth))
@@ -959,6 +968,29 @@ def _kept(
                     yield from uses(
                         module, load, outcomes, tree, carriers, depth + 1, choices=choices
                     )
+
+
+def _constructs(module: Module, call: ast.Call, tree: Tree) -> bool:
+    """Whether ``call`` makes an instance of a class of the tree."""
+    dotted = module.resolve(call.func, module.owner_class(call))
+    split = tree.split(tree.reexported(dotted)) if dotted is not None else None
+    return split is not None and isinstance(split[0].definitions.get(split[1]), ast.ClassDef)
+
+
+def _field_reads(
+    key: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """The uses of the reads of field ``key`` of an object the carried value is put in,
+    wherever the tree reads that field (``scanner.reach.key_reads``)."""
+    if depth >= MAX_CARRY + 2 or not KEY.match(key):
+        return
+    for user, read in key_reads(key, tree, carriers) or []:
+        yield from uses(user, read, outcomes, tree, carriers, depth + 1, choices=choices)
 
 
 def _callee(
