@@ -735,13 +735,12 @@ class _Walker:
         scope = self.module.function_node_around(node)
         if scope is None:
             return
-        read = {
-            n.id
-            for n in self.module.walked(scope)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-        }
+        lines = range(scope.lineno, (scope.end_lineno or scope.lineno) + 1)
         for local, target in self.module.imported_by(node).items():
-            if local in read:
+            if any(
+                isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno in lines
+                for n in self.module.locate.mentioning(local)
+            ):
                 reached = self.reach.function(target, self.depth)
                 if reached is not None:
                     self.found.merge(reached[0], reached[1], always, self.elsewhere)
