@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from scanner.reach.held import Holder
 from scanner.reach.held_graphs import class_graphs
 from scanner.reach.hook_lists import added_hook, hook_captures
+from scanner.reach.libraries import library_of
 from scanner.reach.loaded import LOADERS, loaded_call_mark, loader_returned
 from scanner.reach.marks import (
     KERNEL_MARKS,
@@ -744,6 +745,13 @@ class _Walker:
                 reached = self.reach.function(target, self.depth)
                 if reached is not None:
                     self.found.merge(reached[0], reached[1], always, self.elsewhere)
+                elif not self.module.in_tree(target) and (found := library_of(target)):
+                    # ``from deep_gemm import f`` (sglang srt/layers/attention/dsv4/
+                    # metadata.py:220-226): an entry point of a kernel library
+                    mark = Mark(
+                        MarkKind.LIBRARY, f"{found} ({target})", self.module.rel, node.lineno
+                    )
+                    self.found.add(mark, (), always, self.elsewhere)
 
     def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
         dotted = self.module.resolve(node, self.owner) or star_imported(

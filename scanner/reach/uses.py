@@ -892,10 +892,22 @@ def _handed(
         return
     if any(isinstance(a, ast.Starred) for a in call.args[: key if isinstance(key, int) else 0]):
         return  # ``f(*rest, x)``: where x lands is not known
-    if isinstance(key, str) and not back and _constructs(module, call, tree):
-        # ``ModelConfig(compile_cfg=read)``: a field of an object of the tree's class, read
-        # wherever the object goes
-        yield from _field_reads(key, outcomes, tree, carriers, depth, choices)
+    made = _constructs(module, call, tree) if isinstance(key, str) and not back else None
+    if made is not None and isinstance(key, str):
+        init = made[0].definitions.get(f"{made[1]}.__init__")
+        if (
+            isinstance(init, ast.FunctionDef)
+            and _parameter(init, key, True)
+            and not _kept_as_is(init, key)
+        ):
+            # ``self.fold = bool(fold) and other``: what the field holds is the constructor's
+            yield from local_tests(
+                made[0], init, key, outcomes, tree, carriers, MAX_CARRY + 2, choices=choices
+            )
+        else:
+            # ``ModelConfig(compile_cfg=read)``: a field of an object of the tree's class,
+            # read wherever the object goes
+            yield from _field_reads(key, outcomes, tree, carriers, depth, choices)
         return
     # The callee's own tests only: where it hands the value on again is not followed (a
     # value handed down every call of a large tree is weighed at every test it meets).
@@ -970,11 +982,30 @@ def _kept(
                     )
 
 
-def _constructs(module: Module, call: ast.Call, tree: Tree) -> bool:
-    """Whether ``call`` makes an instance of a class of the tree."""
+def _constructs(module: Module, call: ast.Call, tree: Tree) -> tuple[Module, str] | None:
+    """The module and name of the tree's class ``call`` makes an instance of, or None."""
     dotted = module.resolve(call.func, module.owner_class(call))
     split = tree.split(tree.reexported(dotted)) if dotted is not None else None
-    return split is not None and isinstance(split[0].definitions.get(split[1]), ast.ClassDef)
+    if split is None or not isinstance(split[0].definitions.get(split[1]), ast.ClassDef):
+        return None
+    return split
+
+
+def _kept_as_is(init: ast.FunctionDef, key: str) -> bool:
+    """Whether ``__init__`` keeps its parameter ``key`` as the field (``self.key = key``)."""
+    return any(
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == key
+        and any(
+            isinstance(t, ast.Attribute)
+            and t.attr == key
+            and isinstance(t.value, ast.Name)
+            and t.value.id == "self"
+            for t in node.targets
+        )
+        for node in walk(init)
+    )
 
 
 def _field_reads(
