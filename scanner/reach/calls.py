@@ -738,20 +738,26 @@ class _Walker:
             return
         lines = range(scope.lineno, (scope.end_lineno or scope.lineno) + 1)
         for local, target in self.module.imported_by(node).items():
-            if any(
-                isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno in lines
+            reads = [
+                n
                 for n in self.module.locate.mentioning(local)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno in lines
+            ]
+            if not reads:
+                continue
+            reached = self.reach.function(target, self.depth)
+            if reached is not None:
+                self.found.merge(reached[0], reached[1], always, self.elsewhere)
+            elif (
+                not self.module.in_tree(target)
+                and all(self.module.resolve(n) != target for n in reads)
+                and (found := library_of(target))
             ):
-                reached = self.reach.function(target, self.depth)
-                if reached is not None:
-                    self.found.merge(reached[0], reached[1], always, self.elsewhere)
-                elif not self.module.in_tree(target) and (found := library_of(target)):
-                    # ``from deep_gemm import f`` (sglang srt/layers/attention/dsv4/
-                    # metadata.py:220-226): an entry point of a kernel library
-                    mark = Mark(
-                        MarkKind.LIBRARY, f"{found} ({target})", self.module.rel, node.lineno
-                    )
-                    self.found.add(mark, (), always, self.elsewhere)
+                # ``from deep_gemm import f`` (sglang srt/layers/attention/dsv4/metadata.py:
+                # 220-226), where the reads name the other arm's import: an entry point of a
+                # kernel library (a read that names it is the library's mark itself)
+                mark = Mark(MarkKind.LIBRARY, f"{found} ({target})", self.module.rel, node.lineno)
+                self.found.add(mark, (), always, self.elsewhere)
 
     def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
         dotted = self.module.resolve(node, self.owner) or star_imported(
