@@ -734,8 +734,8 @@ class _Walker:
         reads (``return gemm``, past the ``if`` that chose the import): what the imported
         function reaches, as a reference to it does."""
         scope = self.module.function_node_around(node)
-        if scope is None:
-            return
+        if scope is None or self.module.parent(node) is scope:
+            return  # in the function's own body, its reads are walked with it
         lines = range(scope.lineno, (scope.end_lineno or scope.lineno) + 1)
         for local, target in self.module.imported_by(node).items():
             reads = [
