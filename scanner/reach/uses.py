@@ -570,7 +570,7 @@ def _bound(
         # ``get_config().X`` elsewhere, where an accessor returns the module's one instance
         for user, field_load in accessed_loads(module, owner, target.attr, tree, carriers):
             yield from uses(user, field_load, outcomes, tree, carriers, depth + 1, choices=choices)
-    elif isinstance(target, ast.Attribute):
+    elif isinstance(target, ast.Attribute) and module.function_node_around(statement) is None:
         # ``model_cfg.compile_cfg = read`` in a config file: the reads of that field
         yield from _field_reads(target.attr, outcomes, tree, carriers, depth, choices)
     elif depth < MAX_CARRY + 2 and (held := slot(module, target)) is not None:
@@ -892,7 +892,9 @@ def _handed(
         return
     if any(isinstance(a, ast.Starred) for a in call.args[: key if isinstance(key, int) else 0]):
         return  # ``f(*rest, x)``: where x lands is not known
-    made = _constructs(module, call, tree) if isinstance(key, str) and not back else None
+    # a config file's ``ModelConfig(key=read)``, in code no function holds
+    top = isinstance(key, str) and not back and module.function_node_around(call) is None
+    made = _constructs(module, call, tree) if top else None
     if made is not None and isinstance(key, str):
         init = made[0].definitions.get(f"{made[1]}.__init__")
         if (
