@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from scanner.reach.held import Holder
 from scanner.reach.held_graphs import class_graphs
 from scanner.reach.hook_lists import added_hook, hook_captures
+from scanner.reach.libraries import library_of
 from scanner.reach.loaded import LOADERS, loaded_call_mark, loader_returned
 from scanner.reach.marks import (
     KERNEL_MARKS,
@@ -584,6 +585,9 @@ class _Walker:
             return
         if isinstance(node, ast.Call):
             self._call(node, always)
+        elif isinstance(node, ast.ImportFrom):
+            self._import(node, always)
+            return
         elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
             self._reference(node, always)
             if isinstance(node, ast.Attribute):
@@ -737,6 +741,36 @@ class _Walker:
         mark = library_reference(self.module, node)
         if mark is not None:
             self.found.add(mark, (), always, self.elsewhere or off_gpu_call(self.module, node))
+
+    def _import(self, node: ast.ImportFrom, always: bool) -> None:
+        """A function's own ``from .cuda import triton_gemm as gemm`` that the code after it
+        reads (``return gemm``, past the ``if`` that chose the import): what the imported
+        function reaches, as a reference to it does."""
+        scope = self.module.function_node_around(node)
+        if scope is None or self.module.parent(node) is scope:
+            return  # in the function's own body, its reads are walked with it
+        lines = range(scope.lineno, (scope.end_lineno or scope.lineno) + 1)
+        for local, target in self.module.imported_by(node).items():
+            reads = [
+                n
+                for n in self.module.locate.mentioning(local)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno in lines
+            ]
+            if not reads:
+                continue
+            reached = self.reach.function(target, self.depth)
+            if reached is not None:
+                self.found.merge(reached[0], reached[1], always, self.elsewhere)
+            elif (
+                not self.module.in_tree(target)
+                and all(self.module.resolve(n) != target for n in reads)
+                and (found := library_of(target))
+            ):
+                # ``from deep_gemm import f`` (sglang srt/layers/attention/dsv4/metadata.py:
+                # 220-226), where the reads name the other arm's import: an entry point of a
+                # kernel library (a read that names it is the library's mark itself)
+                mark = Mark(MarkKind.LIBRARY, f"{found} ({target})", self.module.rel, node.lineno)
+                self.found.add(mark, (), always, self.elsewhere)
 
     def _follow(self, node: ast.expr, always: bool, entries: Iterable[str] = ()) -> None:
         dotted = self.module.resolve(node, self.owner) or star_imported(

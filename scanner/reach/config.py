@@ -20,15 +20,11 @@ from scanner.launcher.config_verdict import handed_on
 from scanner.model import GateKind, Outcome, Site
 from scanner.reach.carriers import Carriers
 from scanner.reach.config_copies import copied_keys
+from scanner.reach.key_reads import KEY, key_reads
 from scanner.reach.modules import Module, Tree
 from scanner.reach.sides import Branch
 from scanner.reach.uses import MAX_CARRY, uses
 
-MAX_CONFIG_USES = 32  # reads of one config key followed
-MAX_CONFIG_MODULES = 40  # modules naming a key: more, and the name is too common to follow
-# A key worth following: a trainer's config key has a word and an underscore, or is long
-# (``use_turbo_deepep``, ``deterministic``); ``-e`` of ``docker run`` or ``model`` is not one.
-_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\Z|[A-Za-z][A-Za-z0-9]{7,}\Z")
 _SWITCHES = (GateKind.BOOLEAN, GateKind.PRESENCE, GateKind.UNKNOWN)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*\Z")
 # A key that names what it holds is a value, whatever word its default is (``exp_name:
@@ -91,7 +87,7 @@ def _chosen(site: Site, path: str | None) -> str | None:
     key = path.rsplit(".", 1)[-1]
     if gate.kind is GateKind.VALUE and _HOLDS.intersection(name_words(key)):
         return None
-    return key if _KEY.match(key) else None
+    return key if KEY.match(key) else None
 
 
 def config_branches(site: Site, tree: Tree, carriers: Carriers) -> Iterator[Branch]:
@@ -99,7 +95,7 @@ def config_branches(site: Site, tree: Tree, carriers: Carriers) -> Iterator[Bran
     key = config_key(site)
     if key is None:
         return
-    reads = _key_reads(key, tree, carriers)
+    reads = key_reads(key, tree, carriers)
     if reads is None:
         return
     outcomes = [(value, typed(site, value)) for value in (None, *PROBED)]
@@ -119,23 +115,10 @@ def key_branches(
 ) -> list[Branch]:
     """The branches the reads of config key ``key`` decide, for what it holds under each
     value of the variable (``scanner.interpret.row_stores``)."""
-    if not _KEY.match(key):
+    if not KEY.match(key):
         return []
-    reads = _key_reads(key, tree, carriers)
+    reads = key_reads(key, tree, carriers)
     return _with_copies(reads, key, outcomes, tree, carriers) if reads else []
-
-
-def _key_reads(key: str, tree: Tree, carriers: Carriers) -> list[tuple[Module, ast.expr]] | None:
-    """The reads of config key ``key`` in the tree; None where too many modules name it."""
-    named = carriers.modules_naming(None, key)
-    if len(named) > MAX_CONFIG_MODULES:
-        return None
-    return [
-        (module, read)
-        for rel in named
-        if (module := tree.module(rel)) is not None
-        for read in _reads(module, key)
-    ][:MAX_CONFIG_USES]
 
 
 def _with_copies(
@@ -150,7 +133,7 @@ def _with_copies(
     found = _decided(reads, outcomes, tree, carriers)
     for module, read in reads:
         for other, held in copied_keys(module, read, key, outcomes):
-            if _KEY.match(other) and (others := _key_reads(other, tree, carriers)):
+            if KEY.match(other) and (others := key_reads(other, tree, carriers)):
                 found.extend(_decided(others, held, tree, carriers))
     return found
 
@@ -183,35 +166,3 @@ def typed(site: Site, value: str | None) -> Outcome:
     if _INTEGER.match(text):
         return int(text)
     return text
-
-
-def _reads(module: Module, key: str) -> Iterator[ast.expr]:
-    """The reads of config key ``key`` in ``module``."""
-    for node in module.locate.mentioning(key):
-        if (
-            (
-                isinstance(node, ast.Attribute)
-                and node.attr == key
-                and isinstance(node.ctx, ast.Load)
-            )
-            or (isinstance(node, ast.Call) and _names_key(node, key))
-            or (
-                isinstance(node, ast.Subscript)
-                and isinstance(node.ctx, ast.Load)
-                and isinstance(node.slice, ast.Constant)
-                and node.slice.value == key
-            )
-        ):
-            yield node
-
-
-def _names_key(call: ast.Call, key: str) -> bool:
-    """``getattr(obj, "key", d)`` or ``obj.get("key", d)``."""
-    func = call.func
-    if isinstance(func, ast.Name) and func.id == "getattr" and len(call.args) >= 2:
-        name = call.args[1]
-    elif isinstance(func, ast.Attribute) and func.attr == "get" and call.args:
-        name = call.args[0]
-    else:
-        return False
-    return isinstance(name, ast.Constant) and name.value == key

@@ -328,6 +328,8 @@ def _replaces(branch: Branch) -> bool:
     scope: ast.AST = branch.module.function_node_around_line(line) or branch.module.tree
     if _kept_before(branch, scope, line) or only_sets_kept(branch.module, branch.code):
         return True
+    if any(_rewraps(s) for s in branch.code):
+        return True
     if not stored:
         return False
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -341,6 +343,21 @@ def _replaces(branch: Branch) -> bool:
         and node.id in stored
         and node.lineno < line
         for node in walk(scope)
+    )
+
+
+def _rewraps(statement: ast.stmt) -> bool:
+    """``layer.forward = torch.compile(layer.forward)``: a rebinding of what the value it
+    binds wraps, which held that value before it (xtuner model/dense/dense.py:248-250)."""
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    if not isinstance(target, ast.Name | ast.Attribute):
+        return False
+    shown = ast.dump(target, include_attributes=False).replace("Store()", "Load()")
+    return any(
+        isinstance(node, type(target)) and ast.dump(node, include_attributes=False) == shown
+        for node in walk(statement.value)
     )
 
 

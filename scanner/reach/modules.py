@@ -417,6 +417,10 @@ class Module:
         ]
         return functions[-1] if functions else None
 
+    def imported_by(self, statement: ast.Import | ast.ImportFrom) -> dict[str, str]:
+        """The names ``statement`` binds, and what each refers to."""
+        return _imported(self, statement, self.rel.endswith("__init__.py"))
+
     def function_node_around(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The innermost function ``node`` sits in."""
         for outer in self.ancestors(node):

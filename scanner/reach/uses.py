@@ -15,6 +15,7 @@ from scanner.reach.emptied import EMPTY, emptied
 from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.inherited import inherited_call
+from scanner.reach.key_reads import KEY, key_reads
 from scanner.reach.keyword_branches import (
     DETERMINISTIC_FLAGS,
     conditioned,
@@ -569,6 +570,9 @@ def _bound(
         # ``get_config().X`` elsewhere, where an accessor returns the module's one instance
         for user, field_load in accessed_loads(module, owner, target.attr, tree, carriers):
             yield from uses(user, field_load, outcomes, tree, carriers, depth + 1, choices=choices)
+    elif isinstance(target, ast.Attribute) and module.function_node_around(statement) is None:
+        # ``model_cfg.compile_cfg = read`` in a config file: the reads of that field
+        yield from _field_reads(target.attr, outcomes, tree, carriers, depth, choices)
     elif depth < MAX_CARRY + 2 and (held := slot(module, target)) is not None:
         # ``_STATE["enabled"] = ...``: the reads of that slot of the module's dict
         for read in slot_loads(module, *held, statement):
@@ -888,6 +892,25 @@ def _handed(
         return
     if any(isinstance(a, ast.Starred) for a in call.args[: key if isinstance(key, int) else 0]):
         return  # ``f(*rest, x)``: where x lands is not known
+    # a config file's ``ModelConfig(key=read)``, in code no function holds
+    top = isinstance(key, str) and not back and module.function_node_around(call) is None
+    made = _constructs(module, call, tree) if top else None
+    if made is not None and isinstance(key, str):
+        init = made[0].definitions.get(f"{made[1]}.__init__")
+        if (
+            isinstance(init, ast.FunctionDef)
+            and _parameter(init, key, True)
+            and not _kept_as_is(init, key)
+        ):
+            # ``self.fold = bool(fold) and other``: what the field holds is the constructor's
+            yield from local_tests(
+                made[0], init, key, outcomes, tree, carriers, MAX_CARRY + 2, choices=choices
+            )
+        else:
+            # ``ModelConfig(compile_cfg=read)``: a field of an object of the tree's class,
+            # read wherever the object goes
+            yield from _field_reads(key, outcomes, tree, carriers, depth, choices)
+        return
     # The callee's own tests only: where it hands the value on again is not followed (a
     # value handed down every call of a large tree is weighed at every test it meets).
     given = (*back, (module, call, depth))
@@ -959,6 +982,48 @@ def _kept(
                     yield from uses(
                         module, load, outcomes, tree, carriers, depth + 1, choices=choices
                     )
+
+
+def _constructs(module: Module, call: ast.Call, tree: Tree) -> tuple[Module, str] | None:
+    """The module and name of the tree's class ``call`` makes an instance of, or None."""
+    dotted = module.resolve(call.func, module.owner_class(call))
+    split = tree.split(tree.reexported(dotted)) if dotted is not None else None
+    if split is None or not isinstance(split[0].definitions.get(split[1]), ast.ClassDef):
+        return None
+    return split
+
+
+def _kept_as_is(init: ast.FunctionDef, key: str) -> bool:
+    """Whether ``__init__`` keeps its parameter ``key`` as the field (``self.key = key``)."""
+    return any(
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == key
+        and any(
+            isinstance(t, ast.Attribute)
+            and t.attr == key
+            and isinstance(t.value, ast.Name)
+            and t.value.id == "self"
+            for t in node.targets
+        )
+        for node in walk(init)
+    )
+
+
+def _field_reads(
+    key: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """The uses of the reads of field ``key`` of an object the carried value is put in,
+    wherever the tree reads that field (``scanner.reach.key_reads``)."""
+    if depth >= MAX_CARRY + 2 or not KEY.match(key):
+        return
+    for user, read in key_reads(key, tree, carriers) or []:
+        yield from uses(user, read, outcomes, tree, carriers, depth + 1, choices=choices)
 
 
 def _callee(
