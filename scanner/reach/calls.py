@@ -574,11 +574,7 @@ class _Walker:
                     self.visit(operand, always=always, in_loop=in_loop)
             return
         if isinstance(node, ast.Set):  # {torch.cond, ...}: members to test against
-            for element in node.elts:
-                if isinstance(element, ast.Name | ast.Attribute):
-                    self._namespace(element, always)
-                else:
-                    self.visit(element, always=always, in_loop=in_loop)
+            self._listed(node.elts, always, in_loop)
             return
         if isinstance(node, ast.Call) and _type_test(node):
             self._type_test(node, always, in_loop)
@@ -654,12 +650,18 @@ class _Walker:
         tested against are not called."""
         self.visit(call.args[0], always=always, in_loop=in_loop)
         for operand in call.args[1:]:
-            types = operand.elts if isinstance(operand, ast.Tuple) else [operand]
-            for kind in types:
-                if isinstance(kind, ast.Name | ast.Attribute):
-                    self._namespace(kind, always)
-                else:
-                    self.visit(kind, always=always, in_loop=in_loop)
+            self._listed(
+                operand.elts if isinstance(operand, ast.Tuple) else [operand], always, in_loop
+            )
+
+    def _listed(self, nodes: Sequence[ast.expr], always: bool, in_loop: bool) -> None:
+        """Names listed to test against (classes, a set's functions): not called; anything
+        computed among them is walked."""
+        for node in nodes:
+            if isinstance(node, ast.Name | ast.Attribute):
+                self._namespace(node, always)
+            else:
+                self.visit(node, always=always, in_loop=in_loop)
 
     def _namespace(self, node: ast.expr, always: bool) -> None:
         """The base of an attribute (``cute`` in ``cute.runtime``, ``f`` in ``f.warned``): a
