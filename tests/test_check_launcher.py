@@ -271,3 +271,20 @@ def test_an_unregistered_knob_with_a_computed_default_says_so(tmp_path: Path) ->
         "launch/run.sh:1:34: KNB001 error: DEMO_CACHE is not registered in registry.yaml: it is a "
         "value knob (default computed when it runs: ${HOME}/c) and read here."
     )
+
+
+def test_a_finding_quoting_a_default_over_several_lines_is_one_line(tmp_path: Path) -> None:
+    # SkyRL a9564572 examples/train/amd/run_tinker_server_amd.sh:78-95: a heredoc default.
+    write_tree(
+        tmp_path,
+        {
+            "registry.yaml": DEFAULT_REGISTRY,
+            "launch/run.sh": 'echo "${DEMO_CFG:-$(cat <<JSON\n{"a": 1}\nJSON\n)}"\n',
+        },
+    )
+    result = run_knobs("check", cwd=tmp_path)
+    assert result.stdout.splitlines()[0] == (
+        "launch/run.sh:1:7: KNB001 error: DEMO_CFG is not registered in registry.yaml: it is a "
+        'value knob (default computed when it runs: $(cat <<JSON\\n{"a": 1}\\nJSON\\n)) and read '
+        "here."
+    )

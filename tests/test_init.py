@@ -489,3 +489,41 @@ def test_a_template_launcher_is_left_out_of_the_scope_it_writes(tmp_path: Path) 
     assert "KNB007" not in check.stdout
     export = run_knobs("export", "--profile", "bitwise", cwd=root)
     assert export.returncode == 0, export.stderr
+
+
+def test_a_default_written_over_several_lines_stays_in_its_comment(tmp_path: Path) -> None:
+    # NovaSky-AI/SkyRL a9564572 examples/train/amd/run_tinker_server_amd.sh:78-95: a default
+    # computed by a heredoc spans 18 lines; written raw into the entry's one-line comment,
+    # its lines 2.. landed in registry.yaml as bare YAML, and no command could load it.
+    launcher = (
+        'COLOCATE_ALL="${COLOCATE_ALL:-true}"\n'
+        'BACKEND_CONFIG="${BACKEND_CONFIG:-$(cat <<JSON\n'
+        "{\n"
+        '    "trainer.placement.colocate_all": ${COLOCATE_ALL},\n'
+        "    key: [1, 2]\n"
+        "}\n"
+        "JSON\n"
+        ')}"\n'
+        'python -m serve --backend-config "${BACKEND_CONFIG}"\n'
+    )
+    write_tree(tmp_path, {"launch/run.sh": launcher})
+    result = run_knobs("init", "launch", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+    text = (tmp_path / "registry.yaml").read_text(encoding="utf-8")
+    entry = text[text.index("  BACKEND_CONFIG:") :].split("\n\n")[0]
+    assert entry.splitlines()[1] == (
+        "    # a value knob (default computed when it runs: $(cat <<JSON\\n{\\n"
+        '    "trainer.placement.colocate_all": ${COLOCATE_ALL},\\n    key: [1, 2]\\n}\\nJSON\\n)); '
+        "read at launch/run.sh:2 and 1 more site"
+    )
+    assert set(load_registry(tmp_path / "registry.yaml").knobs) == {
+        "BACKEND_CONFIG",
+        "COLOCATE_ALL",
+    }
+    check = run_knobs("check", cwd=tmp_path)
+    assert (check.returncode, check.stdout) == (
+        0,
+        "No problems: 2 knobs in 1 file checked against registry.yaml (policy all).\n",
+    )
+    export = run_knobs("export", "--profile", "bitwise", cwd=tmp_path)
+    assert export.returncode == 0, export.stderr

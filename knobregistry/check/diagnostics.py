@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from knobregistry._text.printable import printable
+
 # mkdocs.yml's `site_url` (None while it has none): where a rule's docs page is published.
 # The site's pages are PAGE.html (`use_directory_urls: false`); a test holds both equal.
 DOCS_SITE: str | None = None
@@ -71,8 +73,9 @@ class Diagnostic:
         return f"{self.path}:{self.line}:{max(self.column, 1)}"
 
     def render(self) -> str:
-        """The report line, without the fix: ``path:line:column: CODE severity: message``."""
-        return f"{self.location()}: {self.code} {self.severity.value}: {self.message}"
+        """The report line, without the fix: ``path:line:column: CODE severity: message``,
+        one line whatever the message quotes (a default computed over several lines)."""
+        return printable(f"{self.location()}: {self.code} {self.severity.value}: {self.message}")
 
 
 Files = tuple[tuple[str, str], ...]  # a small project: (path, text) of each file

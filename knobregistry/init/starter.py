@@ -378,9 +378,11 @@ def _entry(knob: Knob) -> list[str]:
     more = len(knob.sites) - 1
     if more:
         where += f" and {counted(more, 'more site')}"
-    lines = [f"  {yaml_key(knob.name)}:", f"    # {gate_summary(knob)}; read at {where}"]
+    # A comment is one line: a default a heredoc computes spans many, and each line of it
+    # would otherwise be bare YAML.
+    lines = [f"  {yaml_key(knob.name)}:", printable(f"    # {gate_summary(knob)}; read at {where}")]
     if knob.conflict_reason:
-        lines.append(f"    # conflict: {knob.conflict_reason}")
+        lines.append(printable(f"    # conflict: {knob.conflict_reason}"))
     lines.extend(f"    {field}" for field in entry_fields(knob, polarity=True))
     if sites_disagree(knob):
         lines.append(
