@@ -162,3 +162,53 @@ def test_a_printed_word_is_no_override(tmp_path: Path) -> None:
     knob = scanned_knob(tmp_path, {"hook.sh": script}, "NCCL_NET_PLUGIN")
     assert [s.override for s in knob.sites] == [None, None]
     assert knob.role is not Role.UNKNOWN, knob.role_reason
+
+
+# NovaSky-AI/SkyRL a9564572 examples/train/megatron/run_megatron_dapo_qwen3.6_27b_lora.sh:40, :71
+# (the override lands on the trainer's field, skyrl/train/config/config.py:1147, which it hands
+# to the vLLM engine it starts, skyrl/backends/skyrl_train/inference_servers/utils.py:96), and
+# examples/train/thunder_agent/scripts/r2egym_32b/run_trainer.sh:194, :328 (already eager).
+DAPO = """\
+#!/bin/bash
+ENFORCE_EAGER="${ENFORCE_EAGER:-false}"
+uv run --isolated -m skyrl.train.entrypoints.main_base \\
+  trainer.strategy=megatron \\
+  generator.inference_engine.enforce_eager=$ENFORCE_EAGER \\
+  "$@"
+"""
+
+ENGINE = (
+    "vllm 0.33.0 vllm/config/model.py:276-282 documents as always eager PyTorch: True disables "
+    "CUDA graphs and torch.compile, False captures CUDA graphs"
+)
+
+
+@pytest.mark.parametrize(
+    ("default", "off"), [("false", "true"), ("False", "True"), ("FALSE", "TRUE")], ids=str
+)
+def test_a_word_handed_to_a_key_whose_true_runs_no_kernel(
+    tmp_path: Path, default: str, off: str
+) -> None:
+    script = DAPO.replace(":-false}", f":-{default}}}")
+    knob = scanned_knob(tmp_path, {"run.sh": script}, "ENFORCE_EAGER")
+    assert (knob.role, knob.default_on, knob.off_value) == (Role.KERNEL, True, off)
+    assert knob.role_reason == (
+        f"it hands {default!r} to the config key enforce_eager (run.sh:5), which {ENGINE}; "
+        f"{off!r} runs none of it"
+    )
+
+
+def test_a_word_that_already_runs_no_kernel_is_no_kernel_choice(tmp_path: Path) -> None:
+    script = DAPO.replace(":-false}", ":-true}")
+    knob = scanned_knob(tmp_path, {"run.sh": script}, "ENFORCE_EAGER")
+    assert knob.off_value is None, knob.role_reason
+
+
+def test_a_switch_set_into_that_key_turns_it_on_to_leave_the_graphs(tmp_path: Path) -> None:
+    script = """\
+if [ "${ROLLOUT_ENFORCE_EAGER:-true}" = true ]; then EAGER=true; else EAGER=false; fi
+python -m trainer generator.inference_engine.enforce_eager="${ROLLOUT_ENFORCE_EAGER:-true}"
+"""
+    knob = scanned_knob(tmp_path, {"run.sh": script}, "ROLLOUT_ENFORCE_EAGER")
+    assert knob.role is Role.KERNEL
+    assert knob.role_reason == ("it sets the config key enforce_eager (run.sh:2), which " + ENGINE)

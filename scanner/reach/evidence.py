@@ -48,7 +48,7 @@ from scanner.reach.processes import PROCESS_STARTERS
 from scanner.reach.setters import only_sets_kept
 from scanner.reach.sides import Branch
 from scanner.reach.site_strings import site_compared
-from scanner.reach.trainer_keys import trainer_key
+from scanner.reach.trainer_keys import TrainerKey, trainer_key
 from scanner.reach.trials import trial_raise
 from scanner.reach.weight_loading import weight_loading
 from scanner.roles import Evidence
@@ -1219,7 +1219,7 @@ def _documented(knob: Knob) -> Evidence | None:
         if known is None or known.off is not None:
             continue
         kernel = known.role is Role.KERNEL
-        value = knob.off_value if kernel else knob.on_value
+        value = knob.off_value if kernel != known.inverted else knob.on_value
         if value is None:
             continue
         return Evidence(
@@ -1227,7 +1227,7 @@ def _documented(knob: Knob) -> Evidence | None:
             f"it sets the config key {known.key} ({site.path}:{site.line}), which {known.source} "
             f"documents as {known.meaning}",
             value=value,
-            default_reaches=kernel and knob.default_on is True,
+            default_reaches=kernel and knob.default_on is not known.inverted,
         )
     return None
 
@@ -1243,6 +1243,10 @@ def _documented_choice(knob: Knob) -> Evidence | None:
         if site.language is Language.PYTHON or site.default is None:
             continue
         known = trainer_key(documented_key(site))
+        if known is not None and known.off is None and known.role is Role.KERNEL:
+            found = _documented_word(site, site.default, known)
+            if found is not None:
+                return found
         if known is None or known.off is None or known.role is not Role.KERNEL:
             continue
         if site.default == known.off or site.default not in known.values:
@@ -1256,6 +1260,28 @@ def _documented_choice(knob: Knob) -> Evidence | None:
             default_reaches=True,
         )
     return None
+
+
+def _documented_word(site: Site, default: str, known: TrainerKey) -> Evidence | None:
+    """A kernel choice, for a value whose default is a boolean word a launcher hands to a
+    boolean key of the table (``generator.inference_engine.enforce_eager=$ENFORCE_EAGER``,
+    ``ENFORCE_EAGER="${ENFORCE_EAGER:-false}"``) where that default runs the key's kernel:
+    the other word of the same spelling runs none."""
+    if default in ON_WORDS:
+        other = OFF_WORDS[ON_WORDS.index(default)]
+    elif default in OFF_WORDS:
+        other = ON_WORDS[OFF_WORDS.index(default)]
+    else:
+        return None
+    if (default in ON_WORDS) == known.inverted:
+        return None  # the default runs none of the key's kernels already
+    return Evidence(
+        Role.KERNEL,
+        f"it hands {default!r} to the config key {known.key} ({site.path}:{site.line}), which "
+        f"{known.source} documents as {known.meaning}; {other!r} runs none of it",
+        value=other,
+        default_reaches=True,
+    )
 
 
 # A default that leaves the setting empty (YAML's and Python's null): no choice is made.

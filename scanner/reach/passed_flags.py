@@ -43,7 +43,7 @@ def _kernel_key(flag: str) -> TrainerKey | None:
     name, _, value = flag.partition("=")
     key = name.lstrip("-").replace("-", "_")
     known = trainer_key(key)
-    if known is None or known.role is not Role.KERNEL:
+    if known is None or known.role is not Role.KERNEL or known.inverted:
         return None
     if known.off is None:
         return known if not value else None  # a boolean key given a value: not read here

@@ -1,5 +1,6 @@
-"""Trainer config keys whose meaning the trainer documents: a fused kernel, a CUDA graph, its
-deterministic mode. Data with a source for each entry, like the catalogue.
+"""Trainer config keys whose meaning the trainer (or the inference engine it starts for
+rollouts) documents: a fused kernel, a CUDA graph, its deterministic mode. Data with a source
+for each entry, like the catalogue.
 
 A launcher variable that lands in one of these keys (``gradient_accumulation_fusion:
 ${X:true}``, ``--no-gradient-accumulation-fusion``) is read by the trainer's code, which is
@@ -37,6 +38,8 @@ class TrainerKey:
     # Every value the key takes (the enum's names): a launcher value whose default is none of
     # them is handed to another program's key of the same name.
     values: tuple[str, ...] = ()
+    # A boolean key whose True runs none of the kernels (vLLM's ``enforce_eager``).
+    inverted: bool = False
 
 
 def _mcore(
@@ -133,6 +136,16 @@ KEYS: Final[Mapping[str, TrainerKey]] = MappingProxyType(
                 off="none",
                 default="none",
                 values=("none", "local", "transformer_engine"),
+            ),
+            # Handed by RL trainers to the vLLM engine they start for rollouts (SkyRL
+            # a9564572 skyrl/backends/skyrl_train/inference_servers/utils.py:96).
+            TrainerKey(
+                "enforce_eager",
+                Role.KERNEL,
+                "always eager PyTorch: True disables CUDA graphs and torch.compile, False "
+                "captures CUDA graphs",
+                "vllm 0.33.0 vllm/config/model.py:276-282",
+                inverted=True,
             ),
             # The field (transformer_config.py:110, AttnBackend in transformer/enums.py:60-67)
             # is acted on by LanguageModule._set_attention_backend (language_module.py:92-126):
