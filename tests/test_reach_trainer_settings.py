@@ -204,11 +204,22 @@ def test_a_word_that_already_runs_no_kernel_is_no_kernel_choice(tmp_path: Path) 
     assert knob.off_value is None, knob.role_reason
 
 
-def test_a_switch_set_into_that_key_turns_it_on_to_leave_the_graphs(tmp_path: Path) -> None:
-    script = """\
-if [ "${ROLLOUT_ENFORCE_EAGER:-true}" = true ]; then EAGER=true; else EAGER=false; fi
-python -m trainer generator.inference_engine.enforce_eager="${ROLLOUT_ENFORCE_EAGER:-true}"
+@pytest.mark.parametrize(
+    ("default", "kernel"), [("false", True), ("true", False)], ids=["graphs", "eager"]
+)
+def test_a_switch_set_into_that_key(tmp_path: Path, default: str, kernel: bool) -> None:
+    # SkyRL examples/train/thunder_agent/scripts/r2egym_32b/run_trainer.sh:194, :328 (default
+    # true: already eager, nothing to write; a "false" there would capture CUDA graphs)
+    script = f"""\
+if [ "${{EAGER:-{default}}}" = true ]; then echo eager; fi
+python -m trainer generator.inference_engine.enforce_eager="${{EAGER:-{default}}}"
 """
-    knob = scanned_knob(tmp_path, {"run.sh": script}, "ROLLOUT_ENFORCE_EAGER")
-    assert knob.role is Role.KERNEL
-    assert knob.role_reason == ("it sets the config key enforce_eager (run.sh:2), which " + ENGINE)
+    knob = scanned_knob(tmp_path, {"run.sh": script}, "EAGER")
+    if kernel:
+        assert (knob.role, knob.role_reason) == (
+            Role.KERNEL,
+            "it sets the config key enforce_eager (run.sh:2), which " + ENGINE,
+        )
+        assert (knob.polarity.value, knob.default_on, knob.on_value) == ("disable", False, "true")
+    else:
+        assert knob.role is not Role.KERNEL, knob.role_reason

@@ -1219,7 +1219,9 @@ def _documented(knob: Knob) -> Evidence | None:
         if known is None or known.off is not None:
             continue
         kernel = known.role is Role.KERNEL
-        value = knob.off_value if kernel != known.inverted else knob.on_value
+        if known.inverted and knob.default_on is not False:
+            continue  # unset, the key's True already runs none of its kernels
+        value = knob.on_value if known.inverted else knob.off_value if kernel else knob.on_value
         if value is None:
             continue
         return Evidence(
@@ -1227,7 +1229,7 @@ def _documented(knob: Knob) -> Evidence | None:
             f"it sets the config key {known.key} ({site.path}:{site.line}), which {known.source} "
             f"documents as {known.meaning}",
             value=value,
-            default_reaches=kernel and knob.default_on is not known.inverted,
+            default_reaches=known.inverted or (kernel and knob.default_on is True),
         )
     return None
 
