@@ -328,7 +328,7 @@ def _replaces(branch: Branch) -> bool:
     scope: ast.AST = branch.module.function_node_around_line(line) or branch.module.tree
     if _kept_before(branch, scope, line) or only_sets_kept(branch.module, branch.code):
         return True
-    if any(_rewraps(s) for s in branch.code):
+    if any(_rewraps(branch.module, s) for s in branch.code) or _calls_rewrap(branch):
         return True
     if not stored:
         return False
@@ -346,19 +346,67 @@ def _replaces(branch: Branch) -> bool:
     )
 
 
-def _rewraps(statement: ast.stmt) -> bool:
+def _rewraps(module: Module, statement: ast.AST) -> bool:
     """``layer.forward = torch.compile(layer.forward)``: a rebinding of what the value it
-    binds wraps, which held that value before it (xtuner model/dense/dense.py:248-250)."""
+    binds wraps, which held that value before it (xtuner model/dense/dense.py:248-250), or
+    wraps a local bound to it (``module = self.modules[name]`` then ``self.modules[name] =
+    torch.compile(module)``, fastvideo pipelines/composed_pipeline_base.py:143, :169)."""
     if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
         return False
     target = statement.targets[0]
-    if not isinstance(target, ast.Name | ast.Attribute):
+    if not isinstance(target, ast.Name | ast.Attribute | ast.Subscript):
         return False
     shown = ast.dump(target, include_attributes=False).replace("Store()", "Load()")
-    return any(
+    inside = list(walk(statement.value))
+    if any(
         isinstance(node, type(target)) and ast.dump(node, include_attributes=False) == shown
-        for node in walk(statement.value)
-    )
+        for node in inside
+    ):
+        return True
+    names = {node.id for node in inside if isinstance(node, ast.Name)}
+    return bool(names) and bool(names & _holding(module, statement, shown))
+
+
+def _holding(module: Module, statement: ast.Assign, shown: str) -> set[str]:
+    """The locals of the function around ``statement`` bound, before it, to the value its
+    target shows (``shown``, dumped)."""
+    function = module.function_node_around(statement)
+    if function is None:
+        return set()
+    return {
+        node.targets[0].id
+        for node in walk(function)
+        if isinstance(node, ast.Assign)
+        and node.lineno < statement.lineno
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and ast.dump(node.value, include_attributes=False) == shown
+    }
+
+
+def _calls_rewrap(branch: Branch) -> bool:
+    """A statement of ``branch`` that calls a method of its class (``self.m(...)``) in
+    which an assignment rebinds what it wraps (``_rewraps``): the old value stays where the
+    branch does not run (fastvideo composed_pipeline_base.py:208-212, :169)."""
+    module, owner = branch.module, branch.owner
+    if not isinstance(branch.code, tuple) or owner is None:
+        return False
+    local = owner[len(module.name) + 1 :] if owner.startswith(f"{module.name}.") else owner
+    for statement in branch.code:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == "self"
+        ):
+            continue
+        method = module.definitions.get(f"{local}.{call.func.attr}")
+        if isinstance(method, ast.FunctionDef) and any(
+            _rewraps(module, node) for node in walk(method) if isinstance(node, ast.Assign)
+        ):
+            return True
+    return False
 
 
 def _is_rest(branch: Branch) -> bool:

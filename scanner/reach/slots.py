@@ -67,3 +67,24 @@ def filled_with(
                     and isinstance(node.ctx, ast.Load)
                 ):
                     yield node
+
+
+def splatted_key(module: Module, holder: ast.expr, key: ast.expr | None, at: ast.AST) -> str | None:
+    """The constant key under which a local dict holds a value, where the function hands that
+    dict on as a call's keywords (``kwargs["enable_x"] = v`` or ``kwargs = {"enable_x": v}``,
+    then ``Args(**kwargs)``: fastvideo api/compat.py:242, :253, :311); None otherwise. The
+    value lands in the field of that name."""
+    if not (
+        isinstance(holder, ast.Name)
+        and isinstance(key, ast.Constant)
+        and isinstance(key.value, str)
+        and (function := module.function_node_around(at)) is not None
+    ):
+        return None
+    for node in walk(function):
+        if isinstance(node, ast.Call) and any(
+            k.arg is None and isinstance(k.value, ast.Name) and k.value.id == holder.id
+            for k in node.keywords
+        ):
+            return key.value
+    return None

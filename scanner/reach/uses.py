@@ -10,6 +10,7 @@ from scanner.reach.attribute_flags import attributes_set, event_tests, events_se
 from scanner.reach.bound_callee import bound_function
 from scanner.reach.carriers import Carriers
 from scanner.reach.combined import combined_loads
+from scanner.reach.compile_modes import tuned_mode
 from scanner.reach.deterministic_modes import handed_mode, modes_handed
 from scanner.reach.emptied import EMPTY, emptied
 from scanner.reach.guarded import fallen_through, reaching
@@ -29,7 +30,7 @@ from scanner.reach.picked_returns import picked_constants, returned_by_value
 from scanner.reach.shapes import assigns, called, constant, constants_set, named, returns_naming
 from scanner.reach.sides import TESTED, Branch, decided, leaves, names_around
 from scanner.reach.singletons import accessed_loads
-from scanner.reach.slots import filled_with, slot, slot_loads
+from scanner.reach.slots import filled_with, slot, slot_loads, splatted_key
 from scanner.reach.split_flags import handed_as_split
 from scanner.reach.string_flags import compared_loads, strings_set
 from scanner.reach.truth import IsCarrier, truths, value_of
@@ -180,7 +181,12 @@ def uses(
     node: ast.AST = carrier
     for outer in module.ancestors(carrier):
         if isinstance(outer, TESTED) and outer.test is node:
-            yield from decided(module, outer.test, _is(carrier), outcomes, choices=choices)
+            found = list(decided(module, outer.test, _is(carrier), outcomes, choices=choices))
+            tuned = tuned_mode(module, outer, found) if isinstance(outer, ast.IfExp) else []
+            if tuned:
+                yield from tuned
+                return
+            yield from found
             if isinstance(outer, ast.If) and depth < MAX_CARRY:
                 yield from _early_return(module, outer, carrier, outcomes, tree, carriers, depth)
             if isinstance(outer, ast.If):
@@ -247,6 +253,9 @@ def uses(
             yield from _handed(
                 module, outer, carrier, outcomes, tree, carriers, depth, choices, back
             )
+        if node is carrier and isinstance(outer, ast.Dict):
+            yield from _dict_value(module, outer, carrier, outcomes, tree, carriers, depth, choices)
+            return
         if node is carrier and isinstance(outer, ast.Lambda):
             registered = lambda_conditioned(module, carrier, outcomes)
             if registered is not None:
@@ -570,13 +579,44 @@ def _bound(
         # ``get_config().X`` elsewhere, where an accessor returns the module's one instance
         for user, field_load in accessed_loads(module, owner, target.attr, tree, carriers):
             yield from uses(user, field_load, outcomes, tree, carriers, depth + 1, choices=choices)
-    elif isinstance(target, ast.Attribute) and module.function_node_around(statement) is None:
-        # ``model_cfg.compile_cfg = read`` in a config file: the reads of that field
+    elif isinstance(target, ast.Attribute) and (
+        depth == 0 or module.function_node_around(statement) is None
+    ):
+        # ``model_cfg.compile_cfg = read`` in a config file, or the read's own value stored
+        # in a function: the reads of that field
         yield from _field_reads(target.attr, outcomes, tree, carriers, depth, choices)
     elif depth < MAX_CARRY + 2 and (held := slot(module, target)) is not None:
         # ``_STATE["enabled"] = ...``: the reads of that slot of the module's dict
         for read in slot_loads(module, *held, statement):
             yield from uses(module, read, outcomes, tree, carriers, depth + 1, choices=choices)
+    elif (
+        isinstance(target, ast.Subscript)
+        and (key := splatted_key(module, target.value, target.slice, statement)) is not None
+    ):
+        # ``kwargs["enable_x"] = v`` then ``Args(**kwargs)``: the reads of the field
+        yield from _field_reads(key, outcomes, tree, carriers, depth, choices)
+
+
+def _dict_value(
+    module: Module,
+    display: ast.Dict,
+    carrier: ast.expr,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """The carried value under a constant key of a dict bound to a local
+    (``kwargs = {"enable_x": v}``), which the function hands on as a call's keywords
+    (``Args(**kwargs)``): the reads of that field."""
+    statement = module.parent(display)
+    if not (isinstance(statement, ast.Assign) and assigns(statement, display)):
+        return
+    key = next((k for k, v in zip(display.keys, display.values, strict=True) if v is carrier), None)
+    field = splatted_key(module, statement.targets[0], key, statement)
+    if field is not None:
+        yield from _field_reads(field, outcomes, tree, carriers, depth, choices)
 
 
 def _global_loads(
@@ -814,7 +854,14 @@ def local_tests(
         if load.lineno > after:
             yield from uses(module, load, outcomes, tree, carriers, depth, choices=choices)
     for call, key in module.arguments_passing(function).get(name, ()):
-        if call.lineno > after:
+        if call.lineno <= after:
+            continue
+        # the read's own value put in a config the function builds
+        # (``CompileConfig(enabled=enable_compile)``): the tests of that field
+        made = _constructs(module, call, tree) if depth == 0 and isinstance(key, str) else None
+        if made is not None and isinstance(key, str):
+            yield from _in_field(made, key, outcomes, tree, carriers, depth, choices)
+        else:
             yield from _in_callee(module, call, key, outcomes, tree, carriers, depth + 1, choices)
 
 
@@ -892,24 +939,16 @@ def _handed(
         return
     if any(isinstance(a, ast.Starred) for a in call.args[: key if isinstance(key, int) else 0]):
         return  # ``f(*rest, x)``: where x lands is not known
-    # a config file's ``ModelConfig(key=read)``, in code no function holds
-    top = isinstance(key, str) and not back and module.function_node_around(call) is None
+    # a config file's ``ModelConfig(key=read)``, in code no function holds, or the read's own
+    # value put in a config a function builds (``CompileConfig(enabled=enable_compile)``)
+    top = (
+        isinstance(key, str)
+        and not back
+        and (depth == 0 or module.function_node_around(call) is None)
+    )
     made = _constructs(module, call, tree) if top else None
     if made is not None and isinstance(key, str):
-        init = made[0].definitions.get(f"{made[1]}.__init__")
-        if (
-            isinstance(init, ast.FunctionDef)
-            and _parameter(init, key, True)
-            and not _kept_as_is(init, key)
-        ):
-            # ``self.fold = bool(fold) and other``: what the field holds is the constructor's
-            yield from local_tests(
-                made[0], init, key, outcomes, tree, carriers, MAX_CARRY + 2, choices=choices
-            )
-        else:
-            # ``ModelConfig(compile_cfg=read)``: a field of an object of the tree's class,
-            # read wherever the object goes
-            yield from _field_reads(key, outcomes, tree, carriers, depth, choices)
+        yield from _in_field(made, key, outcomes, tree, carriers, depth, choices)
         return
     # The callee's own tests only: where it hands the value on again is not followed (a
     # value handed down every call of a large tree is weighed at every test it meets).
@@ -917,6 +956,33 @@ def _handed(
     yield from _in_callee(
         module, call, key, outcomes, tree, carriers, MAX_CARRY + 2, choices, given, not back
     )
+
+
+def _in_field(
+    made: tuple[Module, str],
+    key: str,
+    outcomes: Sequence[tuple[str | None, Outcome]],
+    tree: Tree,
+    carriers: Carriers,
+    depth: int,
+    choices: bool,
+) -> Iterator[Branch]:
+    """The carried value handed as keyword ``key`` to the constructor of the tree's class
+    ``made``: the tests of the field it lands in."""
+    init = made[0].definitions.get(f"{made[1]}.__init__")
+    if (
+        isinstance(init, ast.FunctionDef)
+        and _parameter(init, key, True)
+        and not _kept_as_is(init, key)
+    ):
+        # ``self.fold = bool(fold) and other``: what the field holds is the constructor's
+        yield from local_tests(
+            made[0], init, key, outcomes, tree, carriers, MAX_CARRY + 2, choices=choices
+        )
+    else:
+        # ``ModelConfig(compile_cfg=read)``: a field of an object of the tree's class,
+        # read wherever the object goes
+        yield from _field_reads(key, outcomes, tree, carriers, depth, choices)
 
 
 def _in_callee(
