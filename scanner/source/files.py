@@ -60,7 +60,9 @@ class SourceFile:
     @property
     def module(self) -> str:
         """The dotted module name, from the enclosing packages."""
-        return shown(module_name(self.path.absolute()))
+        path = self.path.absolute()
+        root = None if self.rel.startswith("..") else path.parents[self.rel.count("/")]
+        return shown(module_name(path, root))
 
 
 class SourceError(Exception):
@@ -296,20 +298,36 @@ def shell_script(path: Path) -> bool:
     return program in _SHELLS
 
 
-def module_name(path: Path) -> str:
-    """The dotted module name of ``path``, climbing while folders are packages."""
+# A scan root that holds one of these is a project's checkout: where its imports start,
+# never a package of its own, whatever ``__init__.py`` it holds (hao-ai-lab/FastVideo
+# 2f3d4074 has /__init__.py beside /pyproject.toml, and its modules import
+# ``fastvideo.envs``: fastvideo/attention/selector.py:14).
+PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def module_name(path: Path, root: Path | None = None) -> str:
+    """The dotted module name of ``path``, climbing while folders are packages, and not
+    past ``root`` (the scan root) where that is a project's checkout."""
     stem = path.stem
-    package = _package_of(path.parent)
+    checkout = root if root is not None and _checkout(root) else None
+    if path.parent == checkout:
+        return stem  # its __init__.py is no package an import names
+    package = _package_of(path.parent, checkout)
     if stem == "__init__":
         return package or path.parent.name
     return f"{package}.{stem}" if package else stem
 
 
+@lru_cache(maxsize=64)
+def _checkout(root: Path) -> bool:
+    return any((root / name).is_file() for name in PROJECT_FILES)
+
+
 @lru_cache(maxsize=4096)
-def _package_of(folder: Path) -> str:
-    if not (folder / "__init__.py").is_file():
+def _package_of(folder: Path, checkout: Path | None = None) -> str:
+    if folder == checkout or not (folder / "__init__.py").is_file():
         return ""
-    parent = _package_of(folder.parent) if folder.parent != folder else ""
+    parent = _package_of(folder.parent, checkout) if folder.parent != folder else ""
     return f"{parent}.{folder.name}" if parent else folder.name
 
 
