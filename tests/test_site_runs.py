@@ -49,9 +49,10 @@ class OptimizerProfiler:
 """
 
 # Statements before a read that a copy of the run could not stand for (an object its
-# later statements change, a closure, which sees the frame it was made in), and a read
-# whose statements before it read the variable too: each of these runs from the top per
-# probe.
+# later statements change), and a read whose statements before it read the variable too:
+# each of these runs from the top per probe. A closure made in the scope is made again
+# in each copy (it sees the frame it was made in): ``closed`` and ``closed_late`` resume,
+# and ``closed_late``'s closure reads a local the site's test sets after the pause.
 # Its switches are compared to the on and off words, so that every probe runs.
 KEPT = """
 import os
@@ -83,11 +84,54 @@ def closed():
     return None
 
 
+def closed_late():
+    late = "eager"
+
+    def pick():
+        return late
+
+    if os.environ.get("L_FUSED", "0") in ("1", "true", "yes", "on"):
+        late += "-fused"
+    return pick()
+
+
 def twice():
     first = os.environ.get("T_FUSED")
     if os.environ.get("T_FUSED", "0") in ("1", "true", "yes", "on"):
         return first
     return None
+"""
+
+# The shape of unsloth 2026.10.9's LlamaCppBackend.load_model (wheel, studio/backend/core/
+# inference/llama_cpp.py:22218-31479): a 9,000-line method whose body, after a nested
+# ``def _load_cancelled`` (line 22225), is ``with self._serial_load_scope():`` (22280), in
+# it another ``with`` (22967) holding statements that compute locals and then read
+# variables (``os.environ.get("CUDA_DEVICE_ORDER")``, 23468, under a ``try`` at 23362).
+LOCKED = """
+import os
+
+
+class Backend:
+    def load_model(self, intent, extra_args):
+        def _load_cancelled():
+            return self._cancel_generation
+
+        with self._serial_load_scope():
+            gpu_layers = intent.gpu_layers
+            with self._spawn_lock:
+                tensor_split = list(intent.tensor_split) if intent.tensor_split else None
+                split_mode = (os.environ.get("LLAMA_ARG_SPLIT_MODE") or "").strip().lower()
+                if split_mode in ("row", "layer"):
+                    gpu_layers = -1
+                if _load_cancelled():
+                    return False
+                try:
+                    order = (os.environ.get("CUDA_DEVICE_ORDER") or "").strip().upper()
+                    if order == "PCI_BUS_ID":
+                        return gpu_layers
+                except KeyError:
+                    return None
+            return tensor_split
 """
 
 
@@ -129,17 +173,31 @@ def test_statements_before_a_read_run_once_for_its_probes(
     assert ran.count("total_bytes") == 2
 
 
+def test_statements_before_a_read_under_with_statements_run_once_for_its_probes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {"pkg/backend.py": LOCKED})
+    ran = _ran(monkeypatch, ("tensor_split",))
+    result = _scan(tmp_path)
+    assert [k.name for k in result.knobs] == ["CUDA_DEVICE_ORDER", "LLAMA_ARG_SPLIT_MODE"]
+    # Once for each of the two sites' probes (six values or more each): the statements
+    # inside the two ``with`` statements before each read, behind a closure made in the
+    # method; run from the top, once per probe.
+    assert ran == ["tensor_split", "tensor_split"]
+
+
 def test_resumed_runs_find_what_runs_from_the_top_find(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_tree(tmp_path, {"pkg/optimizer.py": OPTIMIZER, "pkg/kept.py": KEPT})
+    tree = {"pkg/optimizer.py": OPTIMIZER, "pkg/kept.py": KEPT, "pkg/backend.py": LOCKED}
+    write_tree(tmp_path, tree)
     resumed = _scan(tmp_path)
     monkeypatch.setattr(site_runs, "_fixed", lambda frame: False)  # never paused
     whole = _scan(tmp_path)
     assert resumed == whole
     assert _sites(resumed) == _sites(whole)
     fused = [k.name for k in resumed.knobs if k.name.endswith("FUSED")]
-    assert fused == ["C_FUSED", "H_FUSED", "T_FUSED"]
+    assert fused == ["C_FUSED", "H_FUSED", "L_FUSED", "T_FUSED"]
 
 
 def test_a_run_is_not_resumed_from_what_a_later_statement_can_change(
@@ -168,5 +226,8 @@ def test_a_run_is_not_resumed_from_what_a_later_statement_can_change(
     monkeypatch.setattr(Evaluator, "statement", counting)
     monkeypatch.setattr(site_runs.SiteRuns, "__call__", probing)
     _scan(tmp_path)
-    for name, local in (("H_FUSED", "holder"), ("C_FUSED", "chosen"), ("T_FUSED", "first")):
+    for name, local in (("H_FUSED", "holder"), ("T_FUSED", "first")):
         assert ran.count((name, local)) == probes.count(name) > 2, name
+    for name, local in (("C_FUSED", "chosen"), ("L_FUSED", "late")):
+        # Run again only where the module's shared caches grew since the pause.
+        assert 1 <= ran.count((name, local)) < probes.count(name) - 2, name

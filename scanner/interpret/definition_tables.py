@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import PositionProvider
+from libcst.metadata import CodeRange, PositionProvider
 
 from scanner.conventions import is_launch_fact
 from scanner.interpret.module import ParsedModule
@@ -91,7 +91,8 @@ def table_reads(
     if bound is None:
         return None
     tables = module_tables(parsed)
-    positions = parsed.wrapper.resolve(PositionProvider)
+    # Generated from the whole module's code: only once a table's key is to be placed.
+    positions: Mapping[cst.CSTNode, CodeRange] | None = None
     sites: list[Site] = []
     dynamic: list[DynamicRead] = []
     owner = event.binding.name if event.binding is not None else wrapper.short_name
@@ -102,6 +103,8 @@ def table_reads(
             continue  # not a loop over the tables the call passes
         entries = {key: k for k in keys if (key := literal_key(k.key)) is not None}
         for found in keys:
+            if positions is None:
+                positions = parsed.wrapper.resolve(PositionProvider)
             at = positions[found.key].start
             line = parsed.lines[at.line - 1] if parsed.lines is not None else at.line
             key = literal_key(found.key)

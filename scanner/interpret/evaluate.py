@@ -55,6 +55,10 @@ class Flow:
 
 NEXT = Flow("next")
 
+# One level of a run resumed inside ``with`` statements: a block, and where in it the
+# statement that holds the site (or the next ``with`` in) is.
+Level = tuple[Sequence[cst.CSTNode], int]
+
 
 @dataclass(slots=True, kw_only=True)
 class Observation:
@@ -140,6 +144,46 @@ class Evaluator:
             self.seen.complete = False
         return self.seen
 
+    def enter(self, path: Sequence[Level], frame: Frame) -> tuple[int, Flow | None] | None:
+        """Go into the ``with`` statements of ``path`` (``path[0]``'s statements before its
+        stop already run): each one's items, then its body's statements before the next
+        level's stop. The level whose statements ended the run and how (a flow), or the
+        last level and None where the run got to the statement that holds the site; None
+        when out of steps."""
+        try:
+            for depth in range(1, len(path)):
+                outer, at = path[depth - 1]
+                node = outer[at]
+                assert isinstance(node, cst.With)
+                self._tick()  # the ``with`` statement, as ``statement`` counts it
+                self._enter_with(node, frame)
+                statements, stop = path[depth]
+                flow = self.block(statements, frame, 0, stop)
+                if flow.kind != "next":
+                    return depth, flow
+        except _OutOfSteps:
+            self.seen.complete = False
+            return None
+        return len(path) - 1, None
+
+    def leave(
+        self, path: Sequence[Level], frame: Frame, depth: int, flow: Flow | None = None
+    ) -> Observation:
+        """Finish a run inside ``path[depth]``: its statements from its stop (``flow``
+        None), or after its statements ended with ``flow``; then each enclosing level
+        after its ``with``, as ``block`` goes on after a statement."""
+        try:
+            if flow is None:
+                statements, stop = path[depth]
+                flow = self.block(statements, frame, stop)
+            for statements, at in reversed(path[:depth]):
+                if flow.kind == "next" or self._passes(statements, at, frame):
+                    flow = self.block(statements, frame, at + 1)
+            self.seen.flow = flow
+        except _OutOfSteps:
+            self.seen.complete = False
+        return self.seen
+
     def run_expression(self, node: cst.BaseExpression, frame: Frame) -> Observation:
         """Evaluate ``node`` as if it were ``return node`` (a lambda body)."""
         try:
@@ -177,10 +221,13 @@ class Evaluator:
             flow = self.statement(statements[at], frame)
             if flow.kind == "next":
                 continue
-            if not frame.control and self._site_after(statements, at):
+            if self._passes(statements, at, frame):
                 continue  # an exit the variable did not decide, before the site: go on to it
             return flow
         return NEXT
+
+    def _passes(self, statements: Sequence[cst.CSTNode], at: int, frame: Frame) -> bool:
+        return not frame.control and self._site_after(statements, at)
 
     def _site_after(self, statements: Sequence[cst.CSTNode], at: int) -> bool:
         return frame_has_site(self.probe.target, statements[at + 1 :]) and not self.seen.reached
@@ -241,11 +288,14 @@ class Evaluator:
         return Flow("raise")
 
     def _with(self, node: cst.With, frame: Frame) -> Flow:
+        self._enter_with(node, frame)
+        return self.block(body_statements(node.body), frame)
+
+    def _enter_with(self, node: cst.With, frame: Frame) -> None:
         for item in node.items:
             self.expr(item.item, frame)
             if item.asname is not None:
                 self.assign(item.asname.name, V(value=UNKNOWN), frame)
-        return self.block(body_statements(node.body), frame)
 
     def _definition(self, node: cst.FunctionDef | cst.ClassDef, frame: Frame) -> Flow:
         if isinstance(node, cst.FunctionDef):

@@ -3,22 +3,27 @@
 A run sees the value it probes only where it reads the variable (``Evaluator.asked``).
 The statements of the site's scope before the one that holds the site, where they do not
 read it, run alike for every value: they are run once, and each later probe goes on from
-a copy of where they left the run. The copy is exact when the scope's locals hold only
-values nothing changes in place (no object or closure, which a later statement could
-change through another name; the interpreter builds a new list or dict for every change),
-and the module's shared caches are as they were when
-it was taken (a run started from other caches could take other steps).
+a copy of where they left the run. Where the statement that holds the site is a ``with``
+(a function's body under ``with self._lock:``), the run goes into it, and into the next
+``with`` in, and pauses before the statement of its body that holds the site. The copy
+is exact when the scope's locals hold only values nothing changes in place (no object,
+which a later statement could change through another name; the interpreter builds a new
+list or dict for every change) or closures defined in the scope itself (the copy's own,
+as a run from the top would define them in its frame), and the module's shared caches
+are as they were when it was taken (a run started from other caches could take other
+steps).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from scanner.interpret.evaluate import Evaluator, Observation
+from scanner.interpret.evaluate import Evaluator, Level, Observation
 from scanner.interpret.frames import Frame
 from scanner.interpret.module import ParsedModule, flow_frame
+from scanner.interpret.objects import Closure
 from scanner.interpret.probe import Probe
 from scanner.interpret.spellings import ReadLog
 from scanner.interpret.values import RAISED, UNKNOWN, EnvironCopy, V
@@ -59,8 +64,9 @@ class SiteRuns:
             if scope is None
             else ()
         )
-        holds = (at for at, s in enumerate(self._statements) if id(s) in event.target)
-        self._stop = next(holds, 0)  # 0: nothing before the site to run once
+        self._path = _path(self._statements, event.target)
+        # Nothing before the site to run once: run from the top each time.
+        self._before = len(self._path) > 1 or self._path[0][1] > 0
         self._paused: _Paused | None = None
 
     def __call__(self, value: str | None) -> tuple[Observation, ReadLog]:
@@ -78,27 +84,56 @@ class SiteRuns:
         if isinstance(scope, cst.Lambda):
             frame = flow_frame(self._parsed, event, evaluator)
             return evaluator.run_expression(scope.body, frame), evaluator.reads
-        statements, stop = self._statements, self._stop
+        path = self._path
+        inner = len(path) - 1
         paused = self._paused
         shared = len(self._parsed.shared)
         if paused is not None and paused.shared == shared:
             frame = _resumed(evaluator, paused)
-            return evaluator.run(statements, frame, stop), evaluator.reads
+            return evaluator.leave(path, frame, inner), evaluator.reads
         frame = flow_frame(self._parsed, event, evaluator)
-        if stop:
-            seen = evaluator.run(statements, frame, 0, stop)
-            if seen.flow.kind != "next" or not seen.complete:
-                return seen, evaluator.reads  # the run ended before the site's statement
-            if evaluator.asked == 0 and len(self._parsed.shared) == shared and _fixed(frame):
-                self._paused = _Paused(
-                    _copy(frame),
-                    seen.copy(),
-                    frozenset(evaluator.factories),
-                    dict(evaluator.operands),
-                    evaluator.steps,
-                    shared,
-                )
-        return evaluator.run(statements, frame, stop), evaluator.reads
+        if not self._before:
+            return evaluator.leave(path, frame, 0), evaluator.reads
+        statements, stop = path[0]
+        seen = evaluator.run(statements, frame, 0, stop)
+        if seen.flow.kind != "next" or not seen.complete:
+            return seen, evaluator.reads  # the run ended before the site's statement
+        entered = evaluator.enter(path, frame)
+        if entered is None:
+            return seen, evaluator.reads  # out of steps before the site's statement
+        depth, flow = entered
+        if (
+            flow is None
+            and evaluator.asked == 0
+            and len(self._parsed.shared) == shared
+            and _fixed(frame)
+        ):
+            self._paused = _Paused(
+                _copy(frame),
+                seen.copy(),
+                frozenset(evaluator.factories),
+                dict(evaluator.operands),
+                evaluator.steps,
+                shared,
+            )
+        return evaluator.leave(path, frame, depth, flow), evaluator.reads
+
+
+def _path(statements: tuple[cst.CSTNode, ...], target: frozenset[int]) -> list[Level]:
+    """Where a run pauses: the statement of the scope that holds the site, and inside
+    each ``with`` that holds it (in its body, not its items), the statement that does."""
+    holds = (at for at, s in enumerate(statements) if id(s) in target)
+    at = next(holds, None)
+    path: list[Level] = [(statements, at or 0)]  # 0: no statement holds the site
+    node = statements[at] if at is not None else None
+    while isinstance(node, cst.With):
+        body = tuple(body_statements(node.body))
+        at = next((i for i, s in enumerate(body) if id(s) in target), None)
+        if at is None:
+            break  # the site is in the ``with``'s items
+        path.append((body, at))
+        node = body[at]
+    return path
 
 
 def _resumed(evaluator: Evaluator, paused: _Paused) -> Frame:
@@ -111,6 +146,7 @@ def _resumed(evaluator: Evaluator, paused: _Paused) -> Frame:
 
 
 def _copy(frame: Frame) -> Frame:
+    """A copy of ``frame``, where the closures defined in it are defined again."""
     copied = Frame(
         frame.symbols,
         dict(frame.locals),
@@ -123,17 +159,30 @@ def _copy(frame: Frame) -> Frame:
     )
     copied.control = frame.control
     copied.site_control = frame.site_control
+    again: dict[int, Closure] = {}  # one new closure for each, under every name it has
+    for name, v in frame.locals.items():
+        closure = v.value
+        if isinstance(closure, Closure) and closure.frame is frame:
+            if id(closure) not in again:
+                again[id(closure)] = Closure(
+                    closure.node, copied, closure.symbols, closure.qualname, closure.method_class
+                )
+            copied.locals[name] = replace(v, value=again[id(closure)])
     return copied
 
 
 def _fixed(frame: Frame) -> bool:
     """Whether a copy of ``frame`` is a run's state: no enclosing frame, and locals that
-    hold only values no statement can change in place."""
+    hold only values no statement can change in place, or closures defined in it."""
     return (
         frame.parent is None
         and frame.owner is None
-        and all(_fixed_value(v.value) for v in frame.locals.values())
+        and all(_fixed_value(v.value) or _own(v.value, frame) for v in frame.locals.values())
     )
+
+
+def _own(value: object, frame: Frame) -> bool:
+    return isinstance(value, Closure) and value.frame is frame
 
 
 def _fixed_value(value: object) -> bool:
