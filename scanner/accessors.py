@@ -29,6 +29,9 @@ WRITE_CALLS: Final[dict[str, WriteKind]] = {
     "os.unsetenv": WriteKind.UNSETENV,
 }
 
+# ``functools.partial(wrapper, "NAME", ...)``: the wrapper's call, bound to be made later.
+PARTIAL_CALLS: Final = frozenset({"functools.partial"})
+
 # ``os.environ.update(mapping, **names)``: a write of each name it gives.
 ENVIRON_UPDATE: Final = "os.environ.update"
 

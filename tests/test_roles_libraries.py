@@ -90,6 +90,61 @@ EXTENSION = {
     ),
 }
 
+
+# pytorch/helion ef091f4, examples/distributed/allreduce_bias_rmsnorm.py:29-38 (a
+# @helion.jit kernel), :95-110 (its wrapper), :235-290 (FlashInfer's fused all-reduce, its
+# module imported inside the function at :248) and :332-343 (each substring test ADDS one
+# implementation to the benchmarks: "flashinfer" keeps FlashInfer's kernel alone).
+HELION_FILTER = {
+    "pkg/__init__.py": "",
+    "pkg/bench.py": (
+        "import os\n\n"
+        "import helion\n"
+        "import torch.distributed._symmetric_memory as symm_mem\n\n\n"
+        "@helion.jit(config=helion.Config(block_sizes=[8]), static_shapes=True)\n"
+        "def one_shot_kernel(buf, x):\n"
+        "    return x\n\n\n"
+        "def helion_one_shot(buf, x):\n"
+        '    symm_mem_hdl = symm_mem.rendezvous(buf, "world")\n'
+        "    return one_shot_kernel(buf, x)\n\n\n"
+        "def flashinfer_fused(buf, x):\n"
+        "    import flashinfer.comm as flashinfer_comm\n\n"
+        "    flashinfer_comm.allreduce_fusion(input=x, norm_out=buf)\n"
+        "    return buf\n\n\n"
+        "_flashinfer_available = False\n\n\n"
+        "def test(buf, x):\n"
+        "    benchmarks = {}\n"
+        '    KERNEL_FILTER = os.getenv("KERNEL_FILTER")\n'
+        '    if _flashinfer_available and (not KERNEL_FILTER or "flashinfer" in KERNEL_FILTER):\n'
+        '        benchmarks["flashinfer"] = flashinfer_fused\n'
+        '    if not KERNEL_FILTER or "one_shot" in KERNEL_FILTER:\n'
+        '        benchmarks["helion_one_shot"] = helion_one_shot\n'
+        '    if not KERNEL_FILTER or "two_shot" in KERNEL_FILTER:\n'
+        '        benchmarks["helion_two_shot"] = helion_one_shot\n'
+        "    assert len(benchmarks) > 0\n"
+        "    for fn in benchmarks.values():\n"
+        "        fn(buf, x)\n"
+    ),
+}
+
+# The same kernel, where a switch picks it or plain torch (sglang's *_helion.py kernels,
+# torchtitan overrides/helion_rope.py): a @helion.kernel function is a Triton kernel.
+HELION_KERNEL = {
+    "pkg/__init__.py": "",
+    "pkg/norm.py": (
+        "import os\n\n"
+        "import helion\n"
+        "import torch\n\n\n"
+        "@helion.kernel(static_shapes=True)\n"
+        "def rms_norm_kernel(x):\n"
+        "    return x\n\n\n"
+        "def rms_norm(x):\n"
+        '    if os.environ.get("X_USE_HELION", "1") == "1":\n'
+        "        return rms_norm_kernel(x)\n"
+        "    return torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+    ),
+}
+
 CASES = [
     (
         "a-workspace-of-symmetric-memory-is-a-fused-collective",
@@ -128,6 +183,28 @@ CASES = [
         Polarity.DISABLE,
         "False",
         "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        "a-helion-kernel-is-a-triton-kernel",
+        HELION_KERNEL,
+        "X_USE_HELION",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `os.environ.get('X_USE_HELION', '1') == '1'` at "
+        "pkg/norm.py:13, which reaches calls rms_norm_kernel (pkg/norm.py:8) -> @helion.kernel "
+        "rms_norm_kernel at pkg/norm.py:8; X_USE_HELION='0' leaves that branch, and what runs "
+        "instead reaches no such kernel",
+    ),
+    (
+        # "flashinfer" keeps FlashInfer's kernel and drops Helion's: kernel against kernel
+        "a-filter-value-that-keeps-a-library-kernel-is-no-switch",
+        HELION_FILTER,
+        "KERNEL_FILTER",
+        Role.VALUE,
+        Polarity.ENABLE,
+        None,
+        "not a switch: the code uses its value",
     ),
 ]
 

@@ -698,7 +698,14 @@ class _Judged:
         if self.knob.kind is GateKind.VALUE:
             specific = [b for b in instead if self._specific(b, stays) or self._any_set(b)]
             general = [b for b in instead if b not in specific]
-            reached = self._under(specific, stays, "kernel") | self._union(general, "kernel_always")
+            # a choice ``stays`` keeps from the unset run (``if not f or "x" in f:`` each adds
+            # one implementation) is what it runs, not code every value runs
+            kept = [b for b in self.branches if b not in lost and self._keeps(b, stays)]
+            reached = (
+                self._under(specific, stays, "kernel")
+                | self._union(general, "kernel_always")
+                | self._under(kept, stays, "kernel")
+            )
             left = self._under(lost, gone, "kernel") - reached - _outside(fallen, lost, stays)
             return lost, (frozenset() if reached else left)
         # a kernel the lost code calls itself is not reached by coming back to it
@@ -739,6 +746,13 @@ class _Judged:
             if other != value and any(branch.runs(other) or ()):
                 return False
         return True
+
+    def _keeps(self, branch: Branch, value: str | None) -> bool:
+        """Whether ``branch`` runs under ``value`` and unset, and not under some other
+        value weighed: a choice both make, not code the variable does not decide."""
+        if value is None or not any(branch.runs(value) or ()) or not any(branch.runs(None) or ()):
+            return False
+        return any(not any(branch.runs(other) or (True,)) for other in self._weighed)
 
     def _any_set(self, branch: Branch) -> bool:
         """Whether ``branch`` runs under every value weighed that decides it (two at least)

@@ -83,6 +83,14 @@ _TRITON_DECORATORS = {
     # ROCm FlyDSL (https://github.com/ROCm/FlyDSL): ``@flyc.kernel`` makes a GPU kernel of a
     # Python function the tree holds, which FlyDSL traces to MLIR and compiles.
     "flydsl.compiler.kernel": MarkKind.FLYDSL,
+    # Helion (https://github.com/pytorch/helion): ``@helion.kernel`` (``helion.jit`` is its
+    # alias) makes a Kernel of the function, which Helion lowers to a Triton kernel and, with
+    # no config given, autotunes (pytorch/helion ef091f4 helion/__init__.py:16-17,
+    # helion/runtime/kernel.py:2677-2730, :2464-2478).
+    "helion.kernel": MarkKind.TRITON,
+    "helion.jit": MarkKind.TRITON,
+    "helion.runtime.kernel": MarkKind.TRITON,
+    "helion.runtime.kernel.kernel": MarkKind.TRITON,
 }
 _CALLS = {
     "torch.compile": MarkKind.COMPILE,

@@ -17,6 +17,7 @@ from scanner.accessors import (
     ENVIRON,
     ENVIRON_COPIES,
     ENVIRON_UPDATE,
+    PARTIAL_CALLS,
     READ_CALLS,
     WRITE_CALLS,
     accessor_kind,
@@ -269,6 +270,9 @@ class EventCollector:
         ):
             name, _ = read_arguments(node)
             self._record(ReadKind.GET, node, name)
+        elif qualified in PARTIAL_CALLS:
+            if self.short_names:
+                self._partial_call(node)
         elif not (self.short_names and self._wrapper_call(node, qualified)):
             self._accessor_call(node, qualified)
 
@@ -324,13 +328,31 @@ class EventCollector:
             else:
                 self._record(WriteKind.SET, node, None)
 
-    def _wrapper_call(self, node: cst.Call, qualified: str | None) -> bool:
-        """Record a call of a wrapper, a descriptor class or a setter; whether it was one."""
+    def _partial_call(self, node: cst.Call) -> None:
+        """``functools.partial(wrapper, "NAME", default)``: the call it binds, read at the
+        partial (it is called later, by whoever holds it: a ``default_factory``)."""
+        args = node.args
+        if len(args) < 2 or any(a.star or a.keyword is not None for a in args[:2]):
+            return
+        if not isinstance(args[1].value, cst.SimpleString):
+            return  # a name only the caller knows
+        bound = cst.Call(func=args[0].value, args=args[1:])
+        self._wrapper_call(bound, self._qualify(bound.func), at=node)
+
+    def _wrapper_call(
+        self,
+        node: cst.Call,
+        qualified: str | None,
+        *,
+        at: cst.Call | None = None,
+    ) -> bool:
+        """Record a call of a wrapper, a descriptor class or a setter; whether it was one
+        (``at``: the partial that binds ``node``, where it is read; a plain function's)."""
         imported = qualified.rsplit(".", 1)[-1] if qualified is not None else None
         if cst_name(node) not in self.short_names and imported not in self.short_names:
             return False
         found = False
-        for setter in (False, True):
+        for setter in (False,) if at is not None else (False, True):
             match = find_wrapper(
                 self.index,
                 node.func,
@@ -343,12 +365,16 @@ class EventCollector:
             if match is None:
                 continue
             wrapper, bound = match
+            if at is not None and (bound or wrapper.method or wrapper.kind == CLASS):
+                continue
             found = True
             if setter:
                 self._record(WriteKind.SET, node, None, wrapper=wrapper, bound=bound)
             else:
                 kind = ReadKind.DESCRIPTOR if wrapper.kind == CLASS else ReadKind.WRAPPER
-                self._record(kind, node, None, wrapper=wrapper, bound=bound)
+                # judged as ``lambda: wrapper("NAME", ...)``, what the partial stands for
+                unit = None if at is None else Unit(cst.Lambda(cst.Parameters(), node))
+                self._record(kind, node, None, wrapper=wrapper, bound=bound, at=at, unit=unit)
         return found
 
     def _accessor_call(self, node: cst.Call, qualified: str | None) -> None:
@@ -509,15 +535,20 @@ class EventCollector:
         bound: bool = False,
         value: cst.BaseExpression | None = None,
         field: str | None = None,
+        at: cst.CSTNode | None = None,
+        unit: Unit | None = None,
     ) -> None:
-        unit, function = self._unit()
+        own, function = self._unit()
+        unit = unit or own
         scopes = tuple(
             s.node for s in self._scopes if isinstance(s.node, cst.FunctionDef | cst.Lambda)
         )
         target = frozenset(id(n) for n in self._stack)
-        chain = self._chain(node)
         loops = self._loops(node)
-        binding = self._binding(node)
+        if at is None:
+            chain, binding = self._chain(node), self._binding(node)
+        else:  # a partial's call: its value is what the call gives, bound to nothing yet
+            chain, binding = (id(node),), None
 
         def make(line: int, column: int) -> Event:
             return Event(
@@ -539,7 +570,7 @@ class EventCollector:
                 field=field,
             )
 
-        self._pending.append((node, make))
+        self._pending.append((node if at is None else at, make))
 
     def _loops(
         self, node: cst.CSTNode

@@ -156,10 +156,25 @@ def _calls(data: bytes, name: bytes) -> bool:
     called = _called(name)
     at = data.find(name)
     while at >= 0:
-        if called.match(data, at) is not None:
+        if called.match(data, at) is not None or _partial_of(data, at, name):
             return True
         at = data.find(name, at + 1)
     return False
+
+
+def _partial_of(data: bytes, at: int, name: bytes) -> bool:
+    """Whether ``name`` at ``at`` is the function a ``partial(name, ...)`` binds (its
+    call, made later)."""
+    end = at + len(name)
+    return (
+        _BINDS.match(data, end) is not None
+        and _PARTIAL_BEFORE.search(data, max(0, at - 400), at) is not None
+    )
+
+
+_BINDS = re.compile(rb"\s*,")
+# ``partial(`` then blanks and comments up to the end (searched before the name).
+_PARTIAL_BEFORE = re.compile(rb"\bpartial\(\s*(?:#[^\n]*\s*)*$")
 
 
 @lru_cache(maxsize=1024)
