@@ -17,6 +17,7 @@ steps).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -162,7 +163,7 @@ def _copy(frame: Frame) -> Frame:
     again: dict[int, Closure] = {}  # one new closure for each, under every name it has
     for name, v in frame.locals.items():
         closure = v.value
-        if isinstance(closure, Closure) and closure.frame is frame:
+        if _own(closure, frame):
             if id(closure) not in again:
                 again[id(closure)] = Closure(
                     closure.node, copied, closure.symbols, closure.qualname, closure.method_class
@@ -181,7 +182,8 @@ def _fixed(frame: Frame) -> bool:
     )
 
 
-def _own(value: object, frame: Frame) -> bool:
+def _own(value: object, frame: Frame) -> TypeGuard[Closure]:
+    """Whether ``value`` is a closure defined in ``frame``."""
     return isinstance(value, Closure) and value.frame is frame
 
 

@@ -1283,7 +1283,7 @@ def _documented(knob: Knob) -> Evidence | None:
         kernel = known.role is Role.KERNEL
         if known.inverted and knob.default_on is not False:
             continue  # unset, the key's True already runs none of its kernels
-        value = knob.on_value if known.inverted else knob.off_value if kernel else knob.on_value
+        value = knob.off_value if kernel and not known.inverted else knob.on_value
         if value is None:
             continue
         return Evidence(

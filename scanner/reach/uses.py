@@ -1052,11 +1052,19 @@ def _kept(
 
 def _constructs(module: Module, call: ast.Call, tree: Tree) -> tuple[Module, str] | None:
     """The module and name of the tree's class ``call`` makes an instance of, or None."""
-    dotted = module.resolve(call.func, module.owner_class(call))
-    split = tree.split(tree.reexported(dotted)) if dotted is not None else None
+    split = _defined_at(module, call.func, call, tree)
     if split is None or not isinstance(split[0].definitions.get(split[1]), ast.ClassDef):
         return None
     return split
+
+
+def _defined_at(
+    module: Module, func: ast.expr, call: ast.Call, tree: Tree
+) -> tuple[Module, str] | None:
+    """The module of the tree that defines what ``func`` (called by ``call``) names, and
+    its name there; None where it is no definition of the tree."""
+    dotted = module.resolve(func, module.owner_class(call))
+    return tree.split(tree.reexported(dotted)) if dotted is not None else None
 
 
 def _kept_as_is(init: ast.FunctionDef, key: str) -> bool:
@@ -1097,8 +1105,7 @@ def _callee(
 ) -> tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef] | None:
     """The function of the tree a call calls, and its module; a Triton kernel's launch
     (``kernel[grid](...)``) calls the kernel."""
-    dotted = module.resolve(called(call), module.owner_class(call))
-    split = tree.split(tree.reexported(dotted)) if dotted is not None else None
+    split = _defined_at(module, called(call), call, tree)
     if split is not None:
         target, local = split
         definition = target.definitions.get(local)
