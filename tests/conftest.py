@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.slurm_cluster import Cluster, ClusterUnavailable, start
 
@@ -28,6 +29,13 @@ GIT_ENV = {
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+
+
+# Hypothesis's own clocks (a deadline per example, a health check on slow draws) are timed
+# assertions: on a loaded machine they fail a test whose every answer was right. The suite
+# asserts results; speed is for benchmarks/.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
@@ -65,6 +73,13 @@ def run_knobs(
         text=True,
         check=False,
     )
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: three workers for every two cores. About a third of the suite's time is
+    spent waiting, not computing (on the `knobs` and training runs a test starts, Slurm's
+    scheduler, a browser, the disk), and with a worker per core that time left a core idle."""
+    return max(2, len(os.sched_getaffinity(0)) * 3 // 2)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -29,18 +29,18 @@ COMMAND = ("examples/train.py", "--steps", "5", "--save-tensors", "params.pt")
 
 TABLE = """\
 knobs triage: PYTHON examples/train.py --steps 5 --save-tensors params.pt
-compare: tensors:params.pt; runs per setting: 2; profile: bitwise; candidates: 2
+compare: tensors:params.pt; runs per setting: 3; profile: bitwise; candidates: 2
 sweep      knobs on              verdict          runs
 ──────────────────────────────────────────────────────
-baseline   -                     reproducible        2
-alone      TOY_FUSED_LINEAR_CE   breaks-bitwise      2
-alone      TOY_ROPE_TRITON       reproducible        2
+baseline   -                     reproducible        3
+alone      TOY_FUSED_LINEAR_CE   breaks-bitwise      3
+alone      TOY_ROPE_TRITON       reproducible        3
 
 TOY_FUSED_LINEAR_CE: DIFFERENCE
 
 Breaks bitwise reproducibility alone: TOY_FUSED_LINEAR_CE.
 Reproducible alone: TOY_ROPE_TRITON.
-Runs of the command: 6 (baseline 2, alone 4).
+Runs of the command: 9 (baseline 3, alone 6).
 
 Recorded in REGISTRY:
   TOY_FUSED_LINEAR_CE: breaks-bitwise; 1 record added
@@ -49,7 +49,7 @@ Recorded in REGISTRY:
 
 # The first differing element of the final parameters, and how far apart they are.
 DIFFERENCE = re.compile(
-    r"run 2 differs from run 1 at params\.pt\['[\w.]+'\]\[\d+(, \d+)*\]: \S+ != \S+; "
+    r"run [23] differs from run 1 at params\.pt\['[\w.]+'\]\[\d+(, \d+)*\]: \S+ != \S+; "
     r"\d+ of \d+ elements differ, max abs diff \S+( \(and \d+ more tensors? differs?\))?"
 )
 
@@ -60,7 +60,7 @@ def test_triage_finds_the_accumulation_order_knob_and_records_it(tmp_path: Path)
     shutil.copy(EXAMPLE / "registry.yaml", registry)
     done = run_knobs(
         "triage", "--registry", str(registry), "--profile", "bitwise",
-        "-k", "TOY_FUSED_LINEAR_CE", "-k", "TOY_ROPE_TRITON",
+        "-k", "TOY_FUSED_LINEAR_CE", "-k", "TOY_ROPE_TRITON", "--runs", "3",
         "--jobs", "2", "--compare", "tensors:params.pt", "--record",
         "--dir", str(tmp_path / "journal"),
         "--", sys.executable, *COMMAND,
@@ -83,7 +83,7 @@ def test_triage_finds_the_accumulation_order_knob_and_records_it(tmp_path: Path)
         evidence = knobs[name].evidence
         assert evidence is not None
         latest = evidence.records[-1]
-        assert (latest.verdict, latest.sweep, latest.runs) == (verdict, Sweep.ALONE, 2)
+        assert (latest.verdict, latest.sweep, latest.runs) == (verdict, Sweep.ALONE, 3)
         assert latest.command == (sys.executable, *COMMAND)
         assert set(latest.versions) >= {"python", "torch", "triton"}
 
