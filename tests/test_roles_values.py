@@ -135,6 +135,47 @@ APART = {
     ),
 }
 
+# Tencent/AngelSlim 67394ce angelslim/compressor/_platform.py:150-174 and diffusion/cache/
+# taylorcache_helper.py:11-23,156: the value returned by a cached predicate, bound at module
+# level inside a `try` whose `except ImportError` binds False: that handler runs only where
+# the import failed; where the code is installed the name holds the predicate's answer.
+FALLBACK = {
+    "pkg/__init__.py": "",
+    "pkg/_platform.py": (
+        "import os\nfrom functools import lru_cache\n\n\n"
+        "@lru_cache(maxsize=1)\n"
+        "def is_torch_compile_supported() -> bool:\n"
+        '    env_compile = os.environ.get("X_TORCH_COMPILE", "").lower()\n'
+        '    if env_compile == "0" or env_compile == "false":\n'
+        "        return False\n"
+        '    if env_compile == "1" or env_compile == "true":\n'
+        "        return True\n"
+        "    return True\n"
+    ),
+    "pkg/taylor.py": (
+        "import torch\n\n"
+        "try:\n"
+        "    from pkg._platform import is_torch_compile_supported\n\n"
+        "    _USE_TORCH_COMPILE = is_torch_compile_supported()\n"
+        "except ImportError:\n"
+        "    _USE_TORCH_COMPILE = False\n\n\n"
+        "def _conditional_compile(func):\n"
+        "    if _USE_TORCH_COMPILE:\n"
+        "        return torch.compile(func)\n"
+        "    return func\n\n\n"
+        "class TaylorCacheHelper:\n"
+        "    @_conditional_compile\n"
+        "    def derivative(self, x):\n"
+        "        return x * 2\n"
+    ),
+}
+# The same where the handler catches any failure (`except Exception`), the call's too: the
+# name holds False on a path the value does not decide, so its test is not the value's alone.
+FALLBACK_ANY = {
+    **FALLBACK,
+    "pkg/taylor.py": FALLBACK["pkg/taylor.py"].replace("except ImportError:", "except Exception:"),
+}
+
 # sglang srt/models/qwen3_5.py:177-182,1433-1450: the value combined with the machine's
 # answer at module level (`read and _is_hip`); what runs instead of the fused kernel is a
 # call through a module attribute (`self.q_norm(...)`) the reach does not follow.
@@ -266,6 +307,25 @@ CASES: list[tuple[str, dict[str, str], str, Role, str | None, str]] = [
         "0",
         "the name X_AOT_GLUON says GLUON, a hint of a kernel choice, but no code it reaches "
         "shows one: words alone are not evidence",
+    ),
+    (
+        "a-module-name-bound-in-a-try-whose-import-fallback-binds-a-constant",
+        FALLBACK,
+        "X_TORCH_COMPILE",
+        Role.KERNEL,
+        "0",
+        "unset, it runs the branch of `_USE_TORCH_COMPILE` at pkg/taylor.py:12, which reaches "
+        "torch.compile at pkg/taylor.py:13; X_TORCH_COMPILE='0' leaves that branch, and what "
+        "runs instead reaches no such kernel",
+    ),
+    (
+        "the-same-where-the-handler-catches-any-failure",
+        FALLBACK_ANY,
+        "X_TORCH_COMPILE",
+        Role.UNKNOWN,
+        "0",
+        "the name X_TORCH_COMPILE says COMPILE, a hint of a kernel choice, but no code it "
+        "reaches shows one: words alone are not evidence",
     ),
     (
         "the-same-threshold-in-eager-code",

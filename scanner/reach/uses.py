@@ -14,6 +14,7 @@ from scanner.reach.compile_modes import tuned_mode
 from scanner.reach.deterministic_modes import handed_mode, modes_handed
 from scanner.reach.emptied import EMPTY, emptied
 from scanner.reach.guarded import fallen_through, reaching
+from scanner.reach.import_fallbacks import import_fallback
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.inherited import inherited_call
 from scanner.reach.key_reads import KEY, key_reads
@@ -695,9 +696,10 @@ def _bound_apart(module: Module, name: str, statement: ast.stmt) -> bool:
 
 def _apart(mine: list[ast.AST], statement: ast.AST, theirs: list[ast.AST], other: ast.AST) -> bool:
     """Whether two statements sit in different blocks of their innermost common ``if`` or
-    ``try``."""
+    ``try``, other than a binding in the handler of a failed import (``scanner.reach.
+    import_fallbacks``)."""
     common = next((a for a in mine if any(a is b for b in theirs)), None)
-    if not isinstance(common, ast.If | ast.Try):
+    if not isinstance(common, ast.If | ast.Try) or import_fallback(common, statement, other):
         return False
     return _block(common, statement) != _block(common, other)
 
