@@ -27,7 +27,7 @@ from scanner.interpret.site_context import (
 )
 from scanner.interpret.site_runs import SiteRuns
 from scanner.interpret.spellings import SharedRuns
-from scanner.interpret.stored_choices import stored_choices
+from scanner.interpret.stored_choices import listed_choices, stored_choices
 from scanner.interpret.stored_reads import follow_store
 from scanner.interpret.values import UNKNOWN, Opaque, V
 from scanner.model import (
@@ -123,8 +123,9 @@ def judge(
     choice = gate.kind is not GateKind.VALUE or any(s not in CANDIDATES for s in named)
     if gate.kind is GateKind.VALUE and not choice:
         # Stored at module level and compared where it is used: those strings are its choices.
-        stored = [s for s in stored_choices(parsed, event) if s != knob]
-        more = [s for s in stored if s not in first]
+        # A wrapper's call that lists the values it takes: those are its choices.
+        stored = [s for s in (*stored_choices(parsed, event), *listed_choices(event)) if s != knob]
+        more = [s for s in dict.fromkeys(stored) if s not in first]
         probes += [(value, probe(value)) for value in more[:MAX_NAMED]]
         choice = bool(stored) or returned_part(event)
     found = decisions(parsed, event, probes) if gate.kind in _DECIDING and choice else ()

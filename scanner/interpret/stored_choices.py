@@ -3,7 +3,9 @@
 ``_POLICY = os.environ.get("X", "auto")`` at module level compares with nothing where it
 stands; the functions that use ``_POLICY`` compare it (``if _POLICY in ("auto", "custom")``,
 ``elif _POLICY == "torch"``). Those strings are the value's choices: probed, so that the
-places the code decides with the value are recorded for the reach to follow.
+places the code decides with the value are recorded for the reach to follow. A wrapper's
+call may list the values it takes instead (``_env_get_literal("X", "full", mapping={k: k
+for k in ("none", "quick", "full")})``): those strings are its choices too.
 """
 
 from __future__ import annotations
@@ -34,6 +36,34 @@ def stored_choices(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
         if id(statement) not in own:  # a module-level table that looks it up
             found.extend(keys)
     return tuple(dict.fromkeys(found))
+
+
+def listed_choices(event: Event) -> tuple[str, ...]:
+    """The strings a wrapper's call lists in a container among its arguments (a dict, a
+    set, a list, a tuple, or a comprehension over one: pytorch/helion ef091f4
+    helion/runtime/settings.py:546-553 ``mapping={key: key for key in ("none", "quick",
+    "full")}``), the values it takes; none for any other read."""
+    if event.wrapper is None or not isinstance(event.node, cst.Call):
+        return ()
+    found: list[str] = []
+    for argument in event.node.args[1:]:
+        for node in nodes(argument.value):
+            if isinstance(node, _LISTS):
+                found.extend(_strings_in(node))
+    return tuple(dict.fromkeys(found))
+
+
+_LISTS = (cst.Dict, cst.Set, cst.List, cst.Tuple)
+
+
+def _strings_in(node: cst.Dict | cst.Set | cst.List | cst.Tuple) -> list[str]:
+    """The plain strings ``node`` holds as its elements or keys."""
+    found: list[str] = []
+    for element in node.elements:
+        value = element.key if isinstance(element, cst.DictElement) else element.value
+        if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
+            found.append(value.evaluated_value)
+    return found
 
 
 def _tables(parsed: ParsedModule) -> dict[str, list[tuple[cst.CSTNode, list[str]]]]:
