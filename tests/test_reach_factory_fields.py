@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scanner import Polarity, Role, scan
-from scanner.model import DecisionKind
+from scanner.model import DecisionKind, GateKind
 from scanner.reach.branches import branches
 from scanner.reach.carriers import Carriers, carried_names
 from scanner.reach.modules import Tree
@@ -19,7 +19,8 @@ from tests.conftest import write_tree
 from tests.scanned import role_facts, scanned_knob
 
 # helion/runtime/settings.py:125-142 (_env_get_literal), :546-553 (the field whose default
-# factory is a functools.partial of it, with typing.cast around the default and the value).
+# factory is a functools.partial of it, with typing.cast around the default and the value),
+# :447-459 (another, whose table maps "0" and "" to None).
 SETTINGS = """\
 import dataclasses
 import functools
@@ -55,6 +56,19 @@ class _Settings:
             "PKG_AUTOTUNE_EFFORT",
             cast("AutotuneEffort", "full"),
             mapping={key: key for key in ("none", "quick", "full")},
+        )
+    )
+    autotune_precompile: str | None = dataclasses.field(
+        default_factory=functools.partial(
+            _env_get_literal,
+            "PKG_AUTOTUNE_PRECOMPILE",
+            cast("PrecompileMode", "fork"),
+            mapping={
+                "spawn": "spawn",
+                "fork": "fork",
+                "": None,
+                "0": None,
+            },
         )
     )
 
@@ -172,3 +186,16 @@ AUTOTUNED = (
 def test_the_value_that_leaves_the_autotuned_side_is_the_recipes(tmp_path: Path) -> None:
     knob = scanned_knob(tmp_path, TREE, NAME)
     assert role_facts(knob) == (Role.KERNEL, Polarity.ENABLE, "none", AUTOTUNED)
+
+
+def test_a_table_that_maps_values_to_none_keeps_a_value_a_value(tmp_path: Path) -> None:
+    """Unset "fork", "spawn" itself, "0" and "" None, any other value raises: the code uses
+    the value, which is no presence switch."""
+    knob = scanned_knob(tmp_path, TREE, "PKG_AUTOTUNE_PRECOMPILE")
+    (site,) = knob.sites
+    assert (site.line, site.column, site.gate.kind, site.default) == (
+        38,
+        25,
+        GateKind.VALUE,
+        "fork",
+    )

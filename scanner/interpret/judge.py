@@ -86,7 +86,12 @@ def judge(
     if is_launch_fact(knob, settings.launch_facts):
         probes: Probes = [(None, probe(None))]
         return LAUNCH_GATE, _default(parsed, event, index, probes), ()
-    named = tuple(s for s in named_strings(parsed, event) if s != knob)
+    # the values a wrapper's call maps (``mapping={...}``) are probed with the rest
+    named = tuple(
+        s
+        for s in dict.fromkeys((*named_strings(parsed, event), *listed_choices(event)[:MAX_NAMED]))
+        if s != knob
+    )
     first = tuple(dict.fromkeys((*FIRST_PROBES, *named, *_partners(named))))
     probes = []
     for value in first:
@@ -123,9 +128,8 @@ def judge(
     choice = gate.kind is not GateKind.VALUE or any(s not in CANDIDATES for s in named)
     if gate.kind is GateKind.VALUE and not choice:
         # Stored at module level and compared where it is used: those strings are its choices.
-        # A wrapper's call that lists the values it takes: those are its choices.
-        stored = [s for s in (*stored_choices(parsed, event), *listed_choices(event)) if s != knob]
-        more = [s for s in dict.fromkeys(stored) if s not in first]
+        stored = [s for s in stored_choices(parsed, event) if s != knob]
+        more = [s for s in stored if s not in first]
         probes += [(value, probe(value)) for value in more[:MAX_NAMED]]
         choice = bool(stored) or returned_part(event)
     found = decisions(parsed, event, probes) if gate.kind in _DECIDING and choice else ()

@@ -10,6 +10,8 @@ for k in ("none", "quick", "full")})``): those strings are its choices too.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import libcst as cst
 
 from scanner.interpret.module import ParsedModule, strings_of
@@ -39,31 +41,34 @@ def stored_choices(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
 
 
 def listed_choices(event: Event) -> tuple[str, ...]:
-    """The strings a wrapper's call lists in a container among its arguments (a dict, a
-    set, a list, a tuple, or a comprehension over one: pytorch/helion ef091f4
+    """The strings a wrapper's call maps, in a table among its arguments (the keys of a
+    dict display, or the strings a dict comprehension runs over: pytorch/helion ef091f4
     helion/runtime/settings.py:546-553 ``mapping={key: key for key in ("none", "quick",
-    "full")}``), the values it takes; none for any other read."""
+    "full")}``, :452-457): the values it takes; none for any other read. A list of
+    choices handed to a validator (``env_with_choices("X", "a", ["a", "b"])``) is not a
+    table the call looks the value up in, and is left to the wrapper's own tests."""
     if event.wrapper is None or not isinstance(event.node, cst.Call):
         return ()
     found: list[str] = []
     for argument in event.node.args[1:]:
         for node in nodes(argument.value):
-            if isinstance(node, _LISTS):
-                found.extend(_strings_in(node))
+            if isinstance(node, cst.Dict):
+                keys = (e.key for e in node.elements if isinstance(e, cst.DictElement))
+                found.extend(_strings(keys))
+            elif isinstance(node, cst.DictComp) and isinstance(
+                iterated := node.for_in.iter, cst.Tuple | cst.List | cst.Set
+            ):
+                found.extend(_strings(e.value for e in iterated.elements))
     return tuple(dict.fromkeys(found))
 
 
-_LISTS = (cst.Dict, cst.Set, cst.List, cst.Tuple)
-
-
-def _strings_in(node: cst.Dict | cst.Set | cst.List | cst.Tuple) -> list[str]:
-    """The plain strings ``node`` holds as its elements or keys."""
-    found: list[str] = []
-    for element in node.elements:
-        value = element.key if isinstance(element, cst.DictElement) else element.value
-        if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
-            found.append(value.evaluated_value)
-    return found
+def _strings(values: Iterable[cst.BaseExpression]) -> list[str]:
+    """The plain strings among ``values``."""
+    return [
+        v.evaluated_value
+        for v in values
+        if isinstance(v, cst.SimpleString) and isinstance(v.evaluated_value, str)
+    ]
 
 
 def _tables(parsed: ParsedModule) -> dict[str, list[tuple[cst.CSTNode, list[str]]]]:
