@@ -347,6 +347,8 @@ def _plain_call(
                 self_value=self_value,
                 owner=found_method[0],
             )
+    if qualified in ops.CASTS and len(node.args) == 2 and not any(a.star for a in node.args):
+        return ev.expr(node.args[1].value, frame)  # ``cast(T, v)`` is ``v`` at run time
     converted = _converted(ev, node, frame)
     if converted is not None:
         return converted

@@ -27,7 +27,7 @@ from scanner.interpret.site_context import (
 )
 from scanner.interpret.site_runs import SiteRuns
 from scanner.interpret.spellings import SharedRuns
-from scanner.interpret.stored_choices import stored_choices
+from scanner.interpret.stored_choices import listed_choices, stored_choices
 from scanner.interpret.stored_reads import follow_store
 from scanner.interpret.values import UNKNOWN, Opaque, V
 from scanner.model import (
@@ -86,7 +86,12 @@ def judge(
     if is_launch_fact(knob, settings.launch_facts):
         probes: Probes = [(None, probe(None))]
         return LAUNCH_GATE, _default(parsed, event, index, probes), ()
-    named = tuple(s for s in named_strings(parsed, event) if s != knob)
+    # the values a wrapper's call maps (``mapping={...}``) are probed with the rest
+    named = tuple(
+        s
+        for s in dict.fromkeys((*named_strings(parsed, event), *listed_choices(event)[:MAX_NAMED]))
+        if s != knob
+    )
     first = tuple(dict.fromkeys((*FIRST_PROBES, *named, *_partners(named))))
     probes = []
     for value in first:

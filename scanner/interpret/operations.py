@@ -180,6 +180,9 @@ FUNCTIONS: dict[str, Callable[..., object]] = {
     "sysconfig.get_config_var": config_var,
 }
 
+# ``typing.cast(T, v)`` gives ``v`` back unchanged (it only tells a type checker its type).
+CASTS: frozenset[str] = frozenset({"typing.cast", "typing_extensions.cast"})
+
 # Library functions that take a filesystem path (qualified names, and the builtin
 # ``open``): the site's value handed to one is a location (a library file, a cache
 # folder), not a switch, whatever the name's words say.

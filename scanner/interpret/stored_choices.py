@@ -3,10 +3,14 @@
 ``_POLICY = os.environ.get("X", "auto")`` at module level compares with nothing where it
 stands; the functions that use ``_POLICY`` compare it (``if _POLICY in ("auto", "custom")``,
 ``elif _POLICY == "torch"``). Those strings are the value's choices: probed, so that the
-places the code decides with the value are recorded for the reach to follow.
+places the code decides with the value are recorded for the reach to follow. A wrapper's
+call may list the values it takes instead (``_env_get_literal("X", "full", mapping={k: k
+for k in ("none", "quick", "full")})``): those strings are its choices too.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -34,6 +38,37 @@ def stored_choices(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
         if id(statement) not in own:  # a module-level table that looks it up
             found.extend(keys)
     return tuple(dict.fromkeys(found))
+
+
+def listed_choices(event: Event) -> tuple[str, ...]:
+    """The strings a wrapper's call maps, in a table among its arguments (the keys of a
+    dict display, or the strings a dict comprehension runs over: pytorch/helion ef091f4
+    helion/runtime/settings.py:546-553 ``mapping={key: key for key in ("none", "quick",
+    "full")}``, :452-457): the values it takes; none for any other read. A list of
+    choices handed to a validator (``env_with_choices("X", "a", ["a", "b"])``) is not a
+    table the call looks the value up in, and is left to the wrapper's own tests."""
+    if event.wrapper is None or not isinstance(event.node, cst.Call):
+        return ()
+    found: list[str] = []
+    for argument in event.node.args[1:]:
+        for node in nodes(argument.value):
+            if isinstance(node, cst.Dict):
+                keys = (e.key for e in node.elements if isinstance(e, cst.DictElement))
+                found.extend(_strings(keys))
+            elif isinstance(node, cst.DictComp) and isinstance(
+                iterated := node.for_in.iter, cst.Tuple | cst.List | cst.Set
+            ):
+                found.extend(_strings(e.value for e in iterated.elements))
+    return tuple(dict.fromkeys(found))
+
+
+def _strings(values: Iterable[cst.BaseExpression]) -> list[str]:
+    """The plain strings among ``values``."""
+    return [
+        v.evaluated_value
+        for v in values
+        if isinstance(v, cst.SimpleString) and isinstance(v.evaluated_value, str)
+    ]
 
 
 def _tables(parsed: ParsedModule) -> dict[str, list[tuple[cst.CSTNode, list[str]]]]:

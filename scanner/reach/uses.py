@@ -13,6 +13,7 @@ from scanner.reach.combined import combined_loads
 from scanner.reach.compile_modes import tuned_mode
 from scanner.reach.deterministic_modes import handed_mode, modes_handed
 from scanner.reach.emptied import EMPTY, emptied
+from scanner.reach.factory_fields import factory_field
 from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.import_fallbacks import import_fallback
 from scanner.reach.inductor import inductor_option, option_taken
@@ -209,6 +210,12 @@ def uses(
             if deciding is None:
                 return
             carrier, outcomes = deciding
+        if node is carrier and isinstance(outer, ast.keyword):
+            field = factory_field(module, outer)
+            if field is not None:
+                # ``x: T = field(default_factory=read)``: the reads of the field it gives
+                yield from _field_reads(field, outcomes, tree, carriers, depth, choices)
+                return
         if node is carrier and isinstance(outer, ast.keyword | ast.Assign):
             flag = handed_as_flag(module, outer, carrier, outcomes) or handed_mode(
                 module, outer, carrier, outcomes, tree
