@@ -29,6 +29,13 @@ LIBRARIES: Final[tuple[Library, ...]] = (
     ),
     Library("apex", "NVIDIA Apex", "https://github.com/NVIDIA/apex"),
     Library("flash_attn", "FlashAttention", "https://github.com/Dao-AILab/flash-attention"),
+    # FlashAttention 3 (Hopper): its Python interface and the CUDA extension it wraps
+    # (flash_attn_3_cuda, renamed flash_attn_3_gpu), imported as top-level modules.
+    Library(
+        "flash_attn_interface",
+        "FlashAttention 3",
+        "https://github.com/Dao-AILab/flash-attention/blob/main/hopper/flash_attn_interface.py",
+    ),
     Library("flashinfer", "FlashInfer", "https://github.com/flashinfer-ai/flashinfer"),
     Library("flash_mla", "FlashMLA", "https://github.com/deepseek-ai/FlashMLA"),
     Library("deep_gemm", "DeepGEMM", "https://github.com/deepseek-ai/DeepGEMM"),
