@@ -35,7 +35,7 @@ from scanner.reach.modules import Definition, Module, Tree
 from scanner.reach.optional import optional_package
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
-from scanner.reach.protocols import annotated_class, implementations
+from scanner.reach.protocols import annotated_class, implementations, naming_modules
 from scanner.reach.races import Races
 from scanner.reach.shapes import called
 from scanner.reach.source_patches import executes, installed_marks
@@ -131,6 +131,7 @@ class Reach:
         self._optional: dict[tuple[str, str], str | None] = {}
         self._executes: dict[str, bool] = {}
         self._implemented: dict[tuple[str, str], list[str]] = {}
+        self._naming: dict[str, tuple[str, ...]] = {}
         self.holder = Holder(self)
         self.races = Races(self._split_callee)
 
@@ -257,8 +258,15 @@ class Reach:
         (scanner.reach.protocols); None where it is no protocol."""
         key = (protocol, method)
         if key not in self._implemented:
-            self._implemented[key] = implementations(self.tree, self.class_named, *key)
+            self._implemented[key] = implementations(
+                self.tree, self.class_named, self._naming_modules, *key
+            )
         return self._held_methods(self._implemented[key], f"{protocol}.{method}", depth)
+
+    def _naming_modules(self, name: str) -> tuple[str, ...]:
+        if name not in self._naming:
+            self._naming[name] = naming_modules(self.tree, name)
+        return self._naming[name]
 
     def object_graphs(self, method: str) -> Found:
         """The CUDA graphs the object whose ``method`` is called keeps: those the methods

@@ -43,10 +43,23 @@ def annotated_class(module: Module, node: ast.Name) -> str | None:
     return module.resolve(annotation)
 
 
-def implementations(tree: Tree, class_named: ClassNamed, protocol: str, method: str) -> list[str]:
+def naming_modules(tree: Tree, name: str) -> tuple[str, ...]:
+    """The modules whose text holds ``name`` (one read of the tree: ask once per name)."""
+    needle = name.encode()
+    return tree.matching(lambda data: needle in data)[0]
+
+
+def implementations(
+    tree: Tree,
+    class_named: ClassNamed,
+    naming: Callable[[str], tuple[str, ...]],
+    protocol: str,
+    method: str,
+) -> list[str]:
     """The methods ``method`` of the tree's classes that fit ``protocol`` (a class of the
-    tree that is a ``typing.Protocol``), by their dotted names; empty when ``protocol`` is
-    no protocol, declares no such method, or more classes fit than can be followed."""
+    tree that is a ``typing.Protocol``), by their dotted names (``naming``: the modules
+    whose text holds a name); empty when ``protocol`` is no protocol, declares no such
+    method, or more classes fit than can be followed."""
     located = class_named(protocol)
     if located is None or not _is_protocol(located[0], located[2]):
         return []
@@ -56,10 +69,8 @@ def implementations(tree: Tree, class_named: ClassNamed, protocol: str, method: 
         return []
     name = local.rpartition(".")[2]
     tree.asked(home.name, name)  # a module that comes to name it may hold a new one
-    needle = name.encode()
-    naming = tree.matching(lambda data: needle in data)[0]
     found: list[str] = []
-    for rel in sorted({home.rel, *naming}):
+    for rel in sorted({home.rel, *naming(name)}):
         module = tree.module(rel)
         if module is None:
             continue
