@@ -180,6 +180,8 @@ class Evidence:
     # Variables that choose together (scanner.reach.decision_tables): the whole setting
     # that leads away from the kernel, each variable with its value; ``value`` is this one's.
     together: tuple[tuple[str, str], ...] = ()
+    # Each value reaches a kernel of its own (the code does not say which is safe).
+    rivals: bool = False
 
 
 class CodeEvidence(Protocol):

@@ -535,6 +535,9 @@ def test_a_configured_accessor_is_found_only_with_the_setting(tmp_path: Path) ->
         ),
         ("transformers.integrations.hub_kernels.is_kernel", None),
         ("transformers.integrations.hub_kernels.allow_all_hub_kernels", None),
+        # huggingface/kernels 8ac69fc kernels/src/kernels/backends.py:242-245: the CANN version
+        ("torch_npu.utils.collect_env.get_cann_version", None),
+        ("torch_npu.npu_rms_norm", "torch_npu (Ascend fused operators)"),
         ("numpy.dot", None),
     ],
 )

@@ -21,6 +21,7 @@ from scanner.reach.held import Holder
 from scanner.reach.held_graphs import class_graphs
 from scanner.reach.hook_lists import added_hook, hook_captures
 from scanner.reach.libraries import library_of
+from scanner.reach.library_loads import library_load
 from scanner.reach.loaded import LOADERS, loaded_call_mark, loader_returned
 from scanner.reach.marks import (
     KERNEL_MARKS,
@@ -34,6 +35,7 @@ from scanner.reach.modules import Definition, Module, Tree
 from scanner.reach.optional import optional_package
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
+from scanner.reach.protocols import annotated_class, implementations, naming_modules
 from scanner.reach.races import Races
 from scanner.reach.shapes import called
 from scanner.reach.source_patches import executes, installed_marks
@@ -128,6 +130,8 @@ class Reach:
         self._hooks: dict[str, Found] = {}
         self._optional: dict[tuple[str, str], str | None] = {}
         self._executes: dict[str, bool] = {}
+        self._implemented: dict[tuple[str, str], list[str]] = {}
+        self._naming: dict[str, tuple[str, ...]] = {}
         self.holder = Holder(self)
         self.races = Races(self._split_callee)
 
@@ -245,6 +249,24 @@ class Reach:
                 found.merge(reached[0], reached[1], always=False)
                 found.merge(self.object_graphs(method), None, always=False)
         return (found, None) if found is not None else None
+
+    def protocol_method(
+        self, protocol: str, method: str, depth: int
+    ) -> tuple[Found, Step | None] | None:
+        """What calling ``method`` of an object typed with the tree's ``typing.Protocol``
+        ``protocol`` reaches: that of each class that fits it, sometimes
+        (scanner.reach.protocols); None where it is no protocol."""
+        key = (protocol, method)
+        if key not in self._implemented:
+            self._implemented[key] = implementations(
+                self.tree, self.class_named, self._naming_modules, *key
+            )
+        return self._held_methods(self._implemented[key], f"{protocol}.{method}", depth)
+
+    def _naming_modules(self, name: str) -> tuple[str, ...]:
+        if name not in self._naming:
+            self._naming[name] = naming_modules(self.tree, name)
+        return self._naming[name]
 
     def object_graphs(self, method: str) -> Found:
         """The CUDA graphs the object whose ``method`` is called keeps: those the methods
@@ -678,6 +700,9 @@ class _Walker:
             self._process(call, loads, always)
         elif loads is not None:
             self.found.loaded.add(f"{loads} at {self.module.rel}:{call.lineno}")
+            mark = library_load(self.module, call)
+            if mark is not None:
+                self.found.add(mark, (), always, self.elsewhere)
         func = called(call)
         if isinstance(func, ast.Attribute) and func.attr == "apply":
             self._follow(func.value, always, entries=_FUNCTION_ENTRY)
@@ -785,6 +810,8 @@ class _Walker:
             dotted = f"{imported}.{node.attr}" if imported is not None else None
             if dotted is None and loaded is not None:
                 self._loaded_function(node, loaded, always)
+            if dotted is None and call is None and isinstance(node.value, ast.Name):
+                self._protocol_call(node, node.value, always)
         if dotted is None:
             return
         for name in [f"{dotted}.{e}" for e in entries] or [dotted]:
@@ -794,6 +821,16 @@ class _Walker:
                 self.found.merge(found, step, always, self.elsewhere)
             elif self.reach.missing(name):
                 self.found.unseen.add(name)
+
+    def _protocol_call(self, node: ast.Attribute, held: ast.Name, always: bool) -> None:
+        """``repo.load()``, ``repo`` a parameter typed with a protocol of the tree: the
+        ``load`` of each class that fits it (scanner.reach.protocols)."""
+        typed = annotated_class(self.module, held)
+        if typed is None or not self.reach.tree.in_tree(typed):
+            return
+        reached = self.reach.protocol_method(typed, node.attr, self.depth)
+        if reached is not None:
+            self.found.merge(reached[0], reached[1], always, self.elsewhere)
 
     def _loaded_function(self, node: ast.Attribute, helper: str, always: bool) -> None:
         """``_jit_module(...).run(x)``: a function of the module ``helper`` compiles and loads

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from scanner.languages import Language
 from scanner.model import Knob, Role, Write, WriteKind
-from scanner.roles import ACTED_ON, CodeEvidence, Evidence
+from scanner.reach.mode_undone import mode_undone, undoing_writes
+from scanner.roles import ACTED_ON, CodeEvidence, Evidence, reads_code
 from scanner.suite_files import TEST_FILE
 
 # The writes that replace the value a run started with (not a default, not a removal).
@@ -62,15 +63,33 @@ def driven(
 
 
 class DrivenEvidence:
-    """``code``'s evidence of each knob, unknown where the program drives the knob itself."""
+    """``code``'s evidence of each knob, unknown where the program drives the knob itself,
+    and a kernel choice where the tree's launcher undoes its deterministic mode on one side
+    (scanner.reach.mode_undone; ``knobs``: the scan's, to read a mode's evidence)."""
 
-    def __init__(self, code: CodeEvidence, writes: Iterable[Write]) -> None:
+    def __init__(
+        self, code: CodeEvidence, writes: Sequence[Write], knobs: Iterable[Knob] = ()
+    ) -> None:
         self.code = code
         self.written = program_writes(writes)
+        self.undoing = undoing_writes(writes)
+        self.knobs = {knob.name: knob for knob in knobs}
+        self._busy: set[str] = set()
 
     def evidence(self, knob: Knob) -> Evidence | None:
-        """The knob's evidence (``driven``)."""
-        return driven(knob, self.code.evidence(knob), self.written)
+        """The knob's evidence (``driven``, then ``mode_undone``)."""
+        if knob.name in self._busy:
+            return None
+        self._busy.add(knob.name)
+        try:
+            found = driven(knob, self.code.evidence(knob), self.written)
+            return mode_undone(knob, found, self.undoing, self.knobs, self._mode_of)
+        finally:
+            self._busy.discard(knob.name)
+
+    def _mode_of(self, name: str) -> Evidence | None:
+        knob = self.knobs[name]
+        return self.evidence(knob) if reads_code(knob) else None
 
 
 def _opposite(knob: Knob, value: str) -> frozenset[str]:

@@ -1217,6 +1217,7 @@ class _Judged:
             Role.UNKNOWN,
             f"each value {verb} a kernel of its own: unset, {_chain(first_steps, first)}; "
             f"{self.knob.name}={value!r}, {_chain(second_steps, second)}",
+            rivals=True,
         )
 
 

@@ -3,7 +3,8 @@
 A call into one of these packages from a gate's branch is evidence that the branch runs
 a kernel of the library, not plain PyTorch (their functions are fused CUDA, HIP or Triton
 kernels, which is what each source documents). A module of the scanned tree is never
-taken for the library: a tree that is the library itself is read as code.
+taken for the library: a tree that is the library itself is read as code, but for a module
+its code loads by path at run time, which no one can read here (scanner.reach.library_loads).
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ LIBRARIES: Final[tuple[Library, ...]] = (
     ),
     Library("apex", "NVIDIA Apex", "https://github.com/NVIDIA/apex"),
     Library("flash_attn", "FlashAttention", "https://github.com/Dao-AILab/flash-attention"),
+    # FlashAttention 3 (Hopper): its Python interface and the CUDA extension it wraps
+    # (flash_attn_3_cuda, renamed flash_attn_3_gpu), imported as top-level modules.
+    Library(
+        "flash_attn_interface",
+        "FlashAttention 3",
+        "https://github.com/Dao-AILab/flash-attention/blob/main/hopper/flash_attn_interface.py",
+    ),
     Library("flashinfer", "FlashInfer", "https://github.com/flashinfer-ai/flashinfer"),
     Library("flash_mla", "FlashMLA", "https://github.com/deepseek-ai/FlashMLA"),
     Library("deep_gemm", "DeepGEMM", "https://github.com/deepseek-ai/DeepGEMM"),
@@ -136,7 +144,9 @@ _BY_PREFIX: Final[Mapping[str, Library]] = {library.prefix: library for library 
 
 # Parts of a library that run no kernel: its logger, its private helpers (``_collect_
 # metadata``), what says whether it is there, its runtime loader (``cutlass.cute.runtime.
-# find_runtime_libraries``, what an availability probe calls); torch_npu's device runtime
+# find_runtime_libraries``, what an availability probe calls), its report of the machine's
+# software (``torch_npu.utils.collect_env.get_cann_version``, the CANN version huggingface/
+# kernels 8ac69fc kernels/src/kernels/backends.py:242-245 reads); torch_npu's device runtime
 # (``torch_npu.npu``), profiler and process helpers, and its casts of a tensor's format or
 # dtype and its prefetch, which compute nothing (https://www.hiascend.com/document/detail/
 # zh/Pytorch/600/apiref/apilist/ptaoplist_000139.html). Symmetric memory's switch for a
@@ -144,7 +154,7 @@ _BY_PREFIX: Final[Mapping[str, Library]] = {library.prefix: library for library 
 # (https://docs.pytorch.org/docs/stable/symmetric_memory.html).
 _NOT_ENTRY: Final = frozenset(
     {
-        *("logger", "logging", "log", "get_logger", "version", "runtime"),
+        *("logger", "logging", "log", "get_logger", "version", "runtime", "collect_env"),
         *("npu", "profiler", "multiprocessing"),
         *("npu_format_cast", "npu_format_cast_", "npu_dtype_cast", "npu_prefetch"),
         *("enable_symm_mem_for_group", "is_symm_mem_enabled_for_group", "is_nvshmem_available"),

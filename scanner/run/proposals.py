@@ -174,6 +174,9 @@ def _may_answer(data: bytes | None, question: tuple[str, str]) -> bool:
     return name.encode() in data and home.encode() in data
 
 
+_RIVALS = "rivals"  # kept after the evidence's fields: Evidence.rivals
+
+
 def _encoded(judged: Judged, rels: Mapping[str, int]) -> list[Any]:
     evidence = judged.evidence
     return [
@@ -186,6 +189,7 @@ def _encoded(judged: Judged, rels: Mapping[str, int]) -> list[Any]:
             evidence.value,
             evidence.default_reaches,
             *([[list(pair) for pair in evidence.together]] if evidence.together else []),
+            *([_RIVALS] if evidence.rivals else []),
         ],
         [rels[rel] for rel in judged.modules],
         [list(question) for question in judged.asked],
@@ -201,10 +205,16 @@ def _decoded(item: Any, rels: Sequence[str]) -> Judged:
         role, reason, value, reaches, *more = stored
         if not isinstance(reason, str) or not (value is None or isinstance(value, str)):
             raise TypeError(item)
-        if not isinstance(reaches, bool) or len(more) > 1:
+        rivals = _RIVALS in more
+        more = [part for part in more if part != _RIVALS]
+        if (
+            not isinstance(reaches, bool)
+            or len(more) > 1
+            or not all(isinstance(part, list) for part in more)
+        ):
             raise TypeError(item)
         together = tuple((str(n), str(v)) for n, v in more[0]) if more else ()
-        evidence = Evidence(Role(role), reason, value, reaches, together=together)
+        evidence = Evidence(Role(role), reason, value, reaches, together=together, rivals=rivals)
     questions = []
     for question in asked:
         module, name = question

@@ -310,7 +310,7 @@ def _result(
     if kept is None:
         reach = CodeReach(tree, knobs)
         ready = spread.judged(reach, tree, readable, jobs, record=False)
-        evidence = DrivenEvidence(spread.Ready(reach, ready), writes)
+        evidence = DrivenEvidence(spread.Ready(reach, ready), writes, knobs)
         proposed = propose_roles(knobs, writes, evidence)
     else:
         stored = proposals.load(*kept, python)
@@ -318,7 +318,7 @@ def _result(
         code = proposals.KeptEvidence(reach, tree, stored)
         todo = [k for k in readable if not code.holds(k)]
         code.ready = spread.judged(code.code, tree, todo, jobs, record=True)
-        proposed = propose_roles(knobs, writes, DrivenEvidence(code, writes))
+        proposed = propose_roles(knobs, writes, DrivenEvidence(code, writes, knobs))
         if (
             code.computed
             or stored is None
