@@ -26,6 +26,7 @@ from scanner.reach.marks import (
     KERNEL_MARKS,
     Mark,
     MarkKind,
+    bound_api,
     decorator_marks,
     library_reference,
     node_marks,
@@ -737,10 +738,11 @@ class _Walker:
                     self.found.merge(self.reach.object_graphs(target), None, False, self.elsewhere)
 
     def _reference(self, node: ast.Name | ast.Attribute, always: bool) -> None:
-        """A function referred to (``run = flashinfer_gemm``) is called later: followed,
-        and an entry point of a kernel library is a mark where it is referred to."""
+        """A function referred to (``run = flashinfer_gemm``) is called later: followed;
+        an entry point of a kernel library, or an API whose call is a mark bound to a name
+        (``jit_fuser = torch.compile``), is a mark where it is referred to."""
         self._follow(node, always)
-        mark = library_reference(self.module, node)
+        mark = library_reference(self.module, node) or bound_api(self.module, node)
         if mark is not None:
             self.found.add(mark, (), always, self.elsewhere or off_gpu_call(self.module, node))
 
