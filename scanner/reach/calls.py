@@ -752,7 +752,11 @@ class _Walker:
         if not fixed:
             return False
         for entry in _CLASS_ENTRY + _FUNCTION_ENTRY:
-            reached = self.reach.fixed_method(module, f"{local}.{entry}", fixed, self.depth + 1)
+            reached: tuple[Found, Step | None] | None = self.reach.fixed_method(
+                module, f"{local}.{entry}", fixed, self.depth + 1
+            )
+            if reached is None:  # one it inherits, walked as it is
+                reached = self.reach.function(module.qualified(f"{local}.{entry}"), self.depth + 1)
             if reached is not None:
                 self.found.merge(*reached, always=False, elsewhere=self.elsewhere)
         return True
