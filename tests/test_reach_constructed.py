@@ -4,8 +4,8 @@ ROCm/TransformerEngine ac80527 transformer_engine/paddle/layer/attention.py:459-
 NVTE_FUSED_ATTN unset, ``DotProductAttention.forward`` runs ``_te_forward`` (FusedAttnFunc, a
 paddle PyLayer whose forward calls the fused-attention extension, :309, cpp_extensions.py:996);
 with "0" it binds ``backend = "paddle"`` and makes ``FusedScaleMaskSoftmax(..., backend=backend)``
-(:543-546), whose ``forward`` runs the fused softmax kernels only where ``self.backend ==
-"transformer_engine"`` (paddle/layer/softmax.py:128-162). Walked as the class's whole, that
+(:546-549), whose ``forward`` runs the fused softmax kernels only where ``self.backend ==
+"transformer_engine"`` (paddle/layer/softmax.py:140-178). Walked as the class's whole, that
 construction reached the fused softmax and made "0" the kernel side: a disable switch whose
 feature is off. The object's constant decides its tests (scanner.reach.constructed).
 """

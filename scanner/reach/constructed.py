@@ -2,10 +2,10 @@
 
 ``self.scale_mask_softmax = FusedScaleMaskSoftmax(mask_type, mask_func, backend=backend)``
 with ``backend = "paddle"`` bound just before (ROCm/TransformerEngine ac80527
-transformer_engine/paddle/layer/attention.py:543-546): ``__init__`` keeps the parameter as
-``self.backend`` (paddle/layer/softmax.py:128-138), and ``forward`` runs the fused kernels under
-``if self.backend == "transformer_engine":`` (:154-162). The class binds ``self.backend`` to
-nothing but the parameter and ``"paddle"`` (:156), so that object never takes the fused side:
+transformer_engine/paddle/layer/attention.py:546-549): ``__init__`` keeps the parameter as
+``self.backend`` (paddle/layer/softmax.py:140-152), and ``forward`` runs the fused kernels under
+``if self.backend == "transformer_engine":`` (:169-178). The class binds ``self.backend`` to
+nothing but the parameter and ``"paddle"`` (:173), so that object never takes the fused side:
 the walk of the construction follows only the side its tests take.
 """
 
