@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scanner.reach.constructed import Fixed, decided, fixed_attributes
 from scanner.reach.held import Holder
 from scanner.reach.held_graphs import class_graphs
 from scanner.reach.hook_lists import added_hook, hook_captures
@@ -27,6 +28,7 @@ from scanner.reach.marks import (
     KERNEL_MARKS,
     Mark,
     MarkKind,
+    bound_api,
     decorator_marks,
     library_reference,
     node_marks,
@@ -134,6 +136,8 @@ class Reach:
         self._naming: dict[str, tuple[str, ...]] = {}
         self.holder = Holder(self)
         self.races = Races(self._split_callee)
+        # What a method reaches on an object made with constants (scanner.reach.constructed).
+        self._fixed: dict[tuple[str, tuple[tuple[str, frozenset[object]], ...], int], Found] = {}
 
     def of_statements(
         self, module: Module, statements: Sequence[ast.stmt], owner: str | None, depth: int = 0
@@ -179,6 +183,31 @@ class Reach:
             raise
         self._walked.end(key, depth, found)
         return found, step
+
+    def fixed_method(
+        self, module: Module, local: str, fixed: Fixed, depth: int
+    ) -> tuple[Found, Step] | None:
+        """What calling the method ``local`` of ``module`` reaches on an object whose
+        attributes ``fixed`` holds only the constants given (scanner.reach.constructed):
+        its tests of them decided, and those of the methods of its own it calls; None where
+        the class defines no such method."""
+        node = module.definitions.get(local)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        step = Step(f"calls {local}", module.rel, node.lineno, f"{module.name}.{local}")
+        key = (f"{module.name}.{local}", tuple(sorted(fixed.items(), key=str)), depth)
+        known = self._fixed.get(key)
+        if known is None:
+            known = self._fixed[key] = Found()
+            if depth < MAX_DEPTH:
+                owner = module.qualified(local.rsplit(".", 1)[0])
+                walker = _Walker(self, module, owner, depth + 1, known)
+                walker.fixed = fixed
+                for mark in decorator_marks(module, node):
+                    known.add(mark, (), always=True)
+                for statement in node.body:
+                    walker.visit(statement, always=True)
+        return known, step
 
     def _alias(self, dotted: str, depth: int) -> tuple[Found, Step | None] | None:
         """A module name bound to what it calls (``jit_fuser = lazy_compile``), or an
@@ -563,6 +592,9 @@ class _Walker:
         self._scoped = False
         self.elsewhere = False  # walking code only a machine without a GPU runs
         self._mains: set[str] = set()  # modules whose __main__ block a process started runs
+        # The attributes of ``self`` that hold only known constants in the object walked
+        # (scanner.reach.constructed): the tests of them are decided.
+        self.fixed: Fixed = {}
 
     def visit(self, node: ast.AST, *, always: bool, in_loop: bool = False) -> None:
         marks = node_marks(self.module, node, in_loop=in_loop)
@@ -580,6 +612,14 @@ class _Walker:
             )
             for mark in marks:
                 self.found.add(mark, (), always, elsewhere)
+        if self.fixed and isinstance(node, ast.If | ast.IfExp):
+            held = decided(node.test, self.fixed)
+            if held is not None:  # only the side the object's constants take runs
+                taken = node.body if held else node.orelse
+                side: list[ast.AST] = list(taken) if isinstance(taken, list) else [taken]
+                for child in side:
+                    self.visit(child, always=always, in_loop=in_loop)
+                return
         if isinstance(node, ast.If) and node.orelse and always:
             self._if_else(node, in_loop)
             return
@@ -600,6 +640,10 @@ class _Walker:
             return
         if isinstance(node, ast.Call) and _type_test(node):
             self._type_test(node, always, in_loop)
+            return
+        if isinstance(node, ast.Call) and self._constructed(node, always):
+            for value in (*node.args, *(k.value for k in node.keywords)):  # not the class
+                self.visit(value, always=always, in_loop=in_loop)
             return
         if isinstance(node, ast.Call):
             self._call(node, always)
@@ -718,6 +762,30 @@ class _Walker:
                 if hooked is not None:
                     self.found.merge(hooked, None, False, self.elsewhere)
 
+    def _constructed(self, call: ast.Call, always: bool) -> bool:
+        """An object of the tree's class made with constants its methods test
+        (scanner.reach.constructed): what its entry points reach as those tests decide.
+        False where ``call`` makes no such object."""
+        if not call.args and not call.keywords:
+            return False
+        dotted = self.module.resolve(call.func, self.owner)
+        located = self.reach.class_named(dotted) if dotted is not None else None
+        if located is None:
+            return False
+        module, local, node = located
+        fixed = fixed_attributes(self.module, call, module, node, local)
+        if not fixed:
+            return False
+        for entry in _CLASS_ENTRY + _FUNCTION_ENTRY:
+            reached: tuple[Found, Step | None] | None = self.reach.fixed_method(
+                module, f"{local}.{entry}", fixed, self.depth + 1
+            )
+            if reached is None:  # one it inherits, walked as it is
+                reached = self.reach.function(module.qualified(f"{local}.{entry}"), self.depth + 1)
+            if reached is not None:
+                self.found.merge(*reached, always=False, elsewhere=self.elsewhere)
+        return True
+
     def _unread(self, func: ast.Attribute, line: int) -> None:
         """A call of a name the tree's module lacks, or of a package it imports as optional:
         code the tree does not hold."""
@@ -762,10 +830,11 @@ class _Walker:
                     self.found.merge(self.reach.object_graphs(target), None, False, self.elsewhere)
 
     def _reference(self, node: ast.Name | ast.Attribute, always: bool) -> None:
-        """A function referred to (``run = flashinfer_gemm``) is called later: followed,
-        and an entry point of a kernel library is a mark where it is referred to."""
+        """A function referred to (``run = flashinfer_gemm``) is called later: followed;
+        an entry point of a kernel library, or an API whose call is a mark bound to a name
+        (``jit_fuser = torch.compile``), is a mark where it is referred to."""
         self._follow(node, always)
-        mark = library_reference(self.module, node)
+        mark = library_reference(self.module, node) or bound_api(self.module, node)
         if mark is not None:
             self.found.add(mark, (), always, self.elsewhere or off_gpu_call(self.module, node))
 
@@ -814,6 +883,16 @@ class _Walker:
                 self._protocol_call(node, node.value, always)
         if dotted is None:
             return
+        if self.fixed and self.owner is not None and dotted.startswith(f"{self.owner}."):
+            split = self.reach.tree.split(dotted)  # a method of the object walked
+            method = (
+                self.reach.fixed_method(split[0], split[1], self.fixed, self.depth)
+                if split is not None and not entries
+                else None
+            )
+            if method is not None:
+                self.found.merge(*method, always=always, elsewhere=self.elsewhere)
+                return
         for name in [f"{dotted}.{e}" for e in entries] or [dotted]:
             reached = self.reach.function(name, self.depth)
             if reached is not None:

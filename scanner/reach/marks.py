@@ -67,7 +67,6 @@ _TRITON_DECORATORS = {
     "triton.experimental.gluon.jit": MarkKind.TRITON,
     "triton.experimental.gluon.language.jit": MarkKind.TRITON,
     "torch.compile": MarkKind.COMPILE,
-    "torch.jit.script": MarkKind.COMPILE,
     # ``@torch.library.custom_op`` only registers the function it decorates as an op (for
     # torch.compile to trace): what the op runs is its body, which a call follows. A
     # ``triton_op`` wraps Triton kernels by its contract.
@@ -92,10 +91,14 @@ _TRITON_DECORATORS = {
     "helion.runtime.kernel": MarkKind.TRITON,
     "helion.runtime.kernel.kernel": MarkKind.TRITON,
 }
+# TorchScript (``torch.jit.script``, ``torch.jit.trace``) is no mark: the scripted graph runs
+# torch's own ops, and its fusers (NNC, nvFuser) fuse pointwise ops by fixed rules and time
+# nothing, so every run repeats it. torch.compile is: Inductor generates Triton kernels and keeps
+# the config of each that ran fastest when timed on the device (torch 2.13
+# torch/_inductor/runtime/triton_heuristics.py:1477 benchmark_all_configs; config.py:1007-1009,
+# "a deterministic mode that skips any on device benchmarking").
 _CALLS = {
     "torch.compile": MarkKind.COMPILE,
-    "torch.jit.script": MarkKind.COMPILE,
-    "torch.jit.trace": MarkKind.COMPILE,
     "torch._dynamo.optimize": MarkKind.COMPILE,
     "torch.cuda.graph": MarkKind.GRAPH,
     "torch.cuda.CUDAGraph": MarkKind.GRAPH,
@@ -330,6 +333,20 @@ def library_reference(module: Module, node: ast.Name | ast.Attribute) -> Mark | 
     if library is None:
         return None
     return Mark(MarkKind.LIBRARY, f"{library} ({name})", module.rel, node.lineno)
+
+
+def bound_api(module: Module, node: ast.Name | ast.Attribute) -> Mark | None:
+    """An API whose call is a kernel mark, bound by an assignment to be applied later
+    (``jit_fuser = torch.compile``, then ``@jit_fuser``: ROCm/TransformerEngine ac80527
+    transformer_engine/pytorch/jit.py:15-22), as the mark its call is; None otherwise."""
+    bound = module.parent(node)
+    if not isinstance(bound, ast.Assign | ast.AnnAssign) or bound.value is not node:
+        return None
+    name = module.resolve_api(node)
+    kind = _CALLS.get(name or "")
+    if kind is None or kind not in KERNEL_MARKS:
+        return None
+    return Mark(kind, f"{name}, bound to be applied later", module.rel, node.lineno)
 
 
 def _partial_of(module: Module, node: ast.Attribute) -> bool:
