@@ -35,6 +35,16 @@ def test_source_form(case: str) -> None:
     assert reads_of(result) == expected_reads(root)
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_source_form_through_the_cache(case: str, tmp_path: Path) -> None:
+    """The same reads with the cache, cold and warm: what a file's own rounds store for the
+    scan's next round is what that round would find."""
+    root = FORMS / case
+    for _ in ("cold", "warm"):
+        result = scan([root], root=root, cache_dir=tmp_path / "cache")
+        assert reads_of(result) == expected_reads(root)
+
+
 def test_a_marker_places_its_read_by_its_caret() -> None:
     marker = '    #  ^ PRIMUS_A off kind=presence default="x" polarity=disable read=contains'
     assert parse_marker(marker, path="m.py", line=7) == ExpectedRead(

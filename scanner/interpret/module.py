@@ -183,6 +183,8 @@ class ParsedModule:
             names = set(_CALLED.findall(self.text))
             # A registry is named, not called: ``envs.SGLANG_X.get()``.
             names.update(_USED_BASE.findall(self.text))
+            # A wrapper bound by ``partial(wrapper, "NAME")`` is called later, where it is read.
+            names.update(_BOUND.findall(self.text))
             imports = self.symbols.imports
             names.update(imports[n].rsplit(".", 1)[-1] for n in list(names) if n in imports)
             self._called = frozenset(names)
@@ -397,6 +399,7 @@ def _assigned_call(small: cst.BaseSmallStatement) -> tuple[str, cst.Call] | None
 _TESTING = (cst.Comparison, cst.BooleanOperation)
 _CALLED = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")  # a name called (not defined)
 _USED_BASE = re.compile(r"\b([A-Za-z_]\w*)\s*\.")  # a name whose attribute is taken
+_BOUND = re.compile(r"\bpartial\(\s*(?:#[^\n]*\s*)*(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\s*,")
 
 
 def _tested_names(root: cst.CSTNode) -> set[tuple[str, str]]:
