@@ -77,7 +77,7 @@ def annotated_class(module: Module, annotation: ast.expr, tree: Tree) -> str | N
             annotation = ast.parse(annotation.value.strip(), mode="eval").body
         except SyntaxError:
             return None
-    if isinstance(annotation, ast.Subscript) and _dotted(module, annotation.value) in _OPTIONAL:
+    if isinstance(annotation, ast.Subscript) and _optional(module, annotation.value, tree):
         return annotated_class(module, annotation.slice, tree)
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
         sides = [annotation.left, annotation.right]
@@ -177,6 +177,12 @@ def _is_parameter(function: Function, name: str) -> bool:
     every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
     extra = [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
     return any(a.arg == name for a in every) or name in extra
+
+
+def _optional(module: Module, node: ast.expr, tree: Tree) -> bool:
+    """Whether ``node`` names ``typing.Optional`` (imported, or through a re-export)."""
+    dotted = _dotted(module, node)
+    return dotted is not None and tree.reexported(dotted) in _OPTIONAL
 
 
 def _class_named(module: Module, node: ast.expr, tree: Tree) -> str | None:
