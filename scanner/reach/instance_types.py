@@ -12,7 +12,6 @@ bound by a loop) is not known: None.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 from scanner.reach.modules import Module, Tree
 
@@ -40,33 +39,22 @@ def class_of(module: Module, node: ast.expr, tree: Tree, hops: int = 0) -> str |
 
 def field_class(holder: str, attr: str, tree: Tree) -> str | None:
     """The class of field ``attr`` of class ``holder``'s instances: the annotation its body
-    or a method gives it (``punica_wrapper: "PunicaWrapper"``), or the one class every
-    binding of ``self.attr`` constructs or takes from an annotated parameter."""
+    gives it (``punica_wrapper: "PunicaWrapper"``), or the one class every binding of
+    ``self.attr`` in its methods constructs or takes from an annotated parameter."""
     split = tree.split(holder)
     node = split[0].definitions.get(split[1]) if split is not None else None
     if split is None or not isinstance(node, ast.ClassDef):
         return None
-    module = split[0]
+    module, local = split
     declared = [
         s.annotation
         for s in node.body
         if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == attr
     ]
-    classes: set[str | None] = set()
-    for statement in module.walked(node):
-        if not isinstance(statement, ast.Assign | ast.AnnAssign):
-            continue
-        if module.owner_class(statement) != holder:
-            continue  # a nested class's ``self``
-        if isinstance(statement, ast.AnnAssign) and _on_self(statement.target, attr):
-            declared.append(statement.annotation)
-        elif isinstance(statement, ast.Assign) and any(
-            _on_self(t, attr) for t in statement.targets
-        ):
-            classes.add(_value_class(module, statement.value, tree))
     if declared:
         classes = {annotated_class(module, a, tree) for a in declared}
-    classes.discard(_NONE)
+    else:  # bound in the methods (``None`` left out: no object yet)
+        classes = {_value_class(module, v, tree) for v in module.attribute_values(local, attr)}
     return classes.pop() if len(classes) == 1 else None
 
 
@@ -131,7 +119,7 @@ def _local_class(module: Module, function: Function, name: str, tree: Tree) -> s
         classes.add(annotated_class(module, annotation, tree))
     elif _is_parameter(function, name):
         return None
-    for statement in _bindings(module, function, name):
+    for statement in module.name_stores(function).get(name, ()):
         if statement is None:
             return None  # bound by a loop, a ``with``, an import, ...: not known
         if isinstance(statement, ast.AnnAssign):
@@ -142,26 +130,8 @@ def _local_class(module: Module, function: Function, name: str, tree: Tree) -> s
     return classes.pop() if len(classes) == 1 else None
 
 
-def _bindings(
-    module: Module, function: Function, name: str
-) -> Iterator[ast.Assign | ast.AnnAssign | None]:
-    """The statements of ``function`` that bind ``name`` (None for any other binding)."""
-    for node in module.walked(function):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            statement = module.parent(node)
-            if isinstance(statement, ast.AnnAssign) and statement.target is node:
-                yield statement
-                continue
-            if isinstance(statement, ast.Assign) and any(t is node for t in statement.targets):
-                yield statement
-                continue
-            yield None
-        elif isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
-            yield None
-
-
 def _rebound(module: Module, function: Function, name: str) -> bool:
-    return any(True for _ in _bindings(module, function, name))
+    return name in module.name_stores(function)
 
 
 def _parameter_annotation(function: Function, name: str) -> ast.expr | None:
@@ -206,12 +176,3 @@ def _dotted(module: Module, node: ast.expr) -> str | None:
         base = _dotted(module, node.value)
         return f"{base}.{node.attr}" if base is not None else None
     return None
-
-
-def _on_self(target: ast.expr, attr: str) -> bool:
-    return (
-        isinstance(target, ast.Attribute)
-        and target.attr == attr
-        and isinstance(target.value, ast.Name)
-        and target.value.id == "self"
-    )
