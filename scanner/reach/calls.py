@@ -21,6 +21,7 @@ from scanner.reach.constructed import Fixed, decided, fixed_attributes
 from scanner.reach.held import Holder
 from scanner.reach.held_graphs import class_graphs
 from scanner.reach.hook_lists import added_hook, hook_captures
+from scanner.reach.instance_types import class_of
 from scanner.reach.libraries import library_of
 from scanner.reach.library_loads import library_load
 from scanner.reach.loaded import LOADERS, loaded_call_mark, loader_returned
@@ -821,6 +822,9 @@ class _Walker:
             targets = holder.callees(self.module, func, self.owner)
         else:
             targets = holder.methods(self.module, func, self.owner)
+            typed = class_of(self.module, func.value, self.reach.tree) if not targets else None
+            if typed is not None:  # ``adapter_data.punica_wrapper.add_lora(...)``, annotated
+                targets = [f"{typed}.{func.attr}"]
         for target in targets:
             reached = self.reach.function(target, self.depth)
             if reached is not None:

@@ -42,6 +42,7 @@ from scanner.reach.mode_side import ModeSide, mode_side
 from scanner.reach.modules import Module, Tree
 from scanner.reach.nested import decided_code, enclosing, runs_within
 from scanner.reach.own_backward import own_backward
+from scanner.reach.partners import Partner, partnered_code, partners
 from scanner.reach.passed_flags import passed_flags
 from scanner.reach.platforms import off_gpu_judged
 from scanner.reach.processes import PROCESS_STARTERS
@@ -85,7 +86,11 @@ class CodeReach:
         self.flag_files = FlagFiles(tree)
         self._aside: Reach | None = None
         self._knobs = {knob.name: knob for knob in knobs}
-        self._modes: dict[str, Evidence | None] = {}  # a knob's evidence, asked by another's
+        # A knob's evidence, asked by another's: found with partners, or without (while a
+        # partner's is found, scanner.reach.partners), each kept apart.
+        self._modes: dict[tuple[str, bool], Evidence | None] = {}
+        self._branches: dict[str, list[Branch]] = {}
+        self._partnering = 0  # finding a partner's evidence, which asks no partners itself
         self._busy: set[str] = set()  # the knobs whose evidence is being found
         # The Python reads bound to a local, by file and function (decision_tables).
         self._read_in: dict[tuple[str, str], list[Site]] | None = None
@@ -145,7 +150,15 @@ class CodeReach:
 
     def branches_of(self, knob: Knob) -> list[Branch]:
         """Every branch the knob's value decides, from its Python sites and the config keys
-        its launcher sites set."""
+        its launcher sites set (found once per knob)."""
+        known = self._branches.get(knob.name)
+        if known is None or self._knobs.get(knob.name) is not knob:
+            known = self._branches_found(knob)
+            if self._knobs.get(knob.name) is knob:
+                self._branches[knob.name] = known
+        return known
+
+    def _branches_found(self, knob: Knob) -> list[Branch]:
         return [
             b
             for site in knob.sites
@@ -165,9 +178,25 @@ class CodeReach:
     def _mode_evidence(self, knob: Knob) -> Evidence | None:
         if knob.name in self._busy:
             return None
-        if knob.name not in self._modes:
-            self._modes[knob.name] = self.evidence(knob)
-        return self._modes[knob.name]
+        key = (knob.name, self._partnering > 0)
+        if key not in self._modes:
+            self._modes[key] = self.evidence(knob)
+        return self._modes[key]
+
+    def partners(self, knob: Knob, modules: Iterable[str]) -> list[Partner]:
+        """The other kernel switches whose off values never run a side of a test in
+        ``modules`` (scanner.reach.partners); none while a partner's evidence is found."""
+        if self._partnering:
+            return []
+        return partners(knob, modules, self._knobs.values(), self.branches_of, self._partner)
+
+    def _partner(self, knob: Knob) -> Evidence | None:
+        """``knob``'s evidence, found with no partners of its own."""
+        self._partnering += 1
+        try:
+            return self._mode_evidence(knob)
+        finally:
+            self._partnering -= 1
 
     def evidence(self, knob: Knob) -> Evidence | None:
         """What the knob's branches show about its role; None when they show nothing."""
@@ -251,6 +280,14 @@ class CodeReach:
         if any(s.kernel for s in summaries) or not any(s.elsewhere for s in summaries):
             return gpu
         return off_gpu_judged(_Judged(self, knob, found, everywhere=True).evidence(), gpu)
+
+
+def _with_partners(partnered: Sequence[Partner]) -> str:
+    """What the kernel switches a value needs beside it do (``scanner.reach.partners``)."""
+    if not partnered:
+        return ""
+    shown = " and ".join(p.described() for p in partnered)
+    return f" once {shown}, where it reaches a kernel of its own"
 
 
 def _handed_in(instead: Sequence[Branch], returning: Sequence[Branch]) -> list[str]:
@@ -557,6 +594,7 @@ class _Judged:
         self._enclosing: dict[int, list[Branch]] | None = None
         self._general: list[Fallback | None] = []
         self._fallbacks: dict[int, frozenset[Mark]] = {}
+        self._partners: dict[str, tuple[Partner, ...]] = {}
 
     def evidence(self) -> Evidence | None:
         values = self._values()
@@ -867,15 +905,16 @@ class _Judged:
                 "instead is no plain path: a person must say",
             )
         same = self._same_operation(lost, left)
+        partnered = self._partners.get(value, ())
         return Evidence(
             Role.KERNEL,
             f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
             f"{self.knob.name}={value!r} leaves that branch, and what runs instead reaches "
-            "no such kernel",
+            "no such kernel" + _with_partners(partnered),
             value=value,
             default_reaches=True,
             same_operation=same,
-            leaves_every_kernel=True,
+            leaves_every_kernel=not partnered,
         )
 
     def _reaching(
@@ -984,7 +1023,33 @@ class _Judged:
         gained = self._under(instead, value, "kernel") - self._under(lost, None, "kernel")
         if not gained:
             return None
+        if self._partnered(value, instead, self._under(lost, None, "kernel")):
+            return None
         return self._each_own("may reach", value, (lost, left), (instead, gained))
+
+    def _partnered(
+        self, value: str, instead: Sequence[Branch], lost: frozenset[Mark]
+    ) -> tuple[Partner, ...]:
+        """The other kernel switches whose off values leave every kernel of its own that the
+        code ``value`` runs instead reaches (``scanner.reach.partners``); none where some
+        kernel is left."""
+        known = self._partners.get(value)
+        if known is not None:
+            return known
+        found = self.code.partners(self.knob, {b.module.rel for b in instead})
+        used: list[Partner] = []
+        for branch in instead if found else ():
+            code = decided_code(branch, self.all, value) or branch.code
+            if not isinstance(code, tuple):
+                used = []
+                break
+            cut, cutting = partnered_code(branch, code, found)
+            if self._part(self.code.summary_of(branch, cut), "kernel") - lost:
+                used = []
+                break
+            used.extend(p for p in cutting if p not in used)
+        self._partners[value] = tuple(used)
+        return self._partners[value]
 
     def _turns_on(self, value: str) -> Evidence | None:
         gained, left = self._left(value, None)

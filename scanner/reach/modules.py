@@ -56,6 +56,9 @@ class Module:
     _walked: dict[int, tuple[ast.AST, ...]] = field(default_factory=dict)
     _attributes: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
     _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
+    _stores: dict[int, dict[str, list[ast.Assign | ast.AnnAssign | None]]] = field(
+        default_factory=dict
+    )
     _kept_on_self: dict[int, dict[str, list[tuple[int, str]]]] = field(default_factory=dict)
     _set_to_none: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     _leaves: dict[int, bool] = field(default_factory=dict)
@@ -142,6 +145,32 @@ class Module:
                 for target in targets:
                     if isinstance(target, ast.Name):
                         found.setdefault(target.id, []).append(value)
+        return found
+
+    def name_stores(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Mapping[str, list[ast.Assign | ast.AnnAssign | None]]:
+        """Each binding of a name in ``function`` (nested code included), by the name: the
+        assignment whose target the name is, or None for any other (a loop, ``with``, an
+        unpacking, ``global``), read once."""
+        found = self._stores.get(id(function))
+        if found is None:
+            found = self._stores[id(function)] = {}
+            for node in self.walked(function):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    statement = self.parent(node)
+                    if not (
+                        (isinstance(statement, ast.AnnAssign) and statement.target is node)
+                        or (
+                            isinstance(statement, ast.Assign)
+                            and any(t is node for t in statement.targets)
+                        )
+                    ):
+                        statement = None
+                    found.setdefault(node.id, []).append(statement)
+                elif isinstance(node, ast.Global | ast.Nonlocal):
+                    for name in node.names:
+                        found.setdefault(name, []).append(None)
         return found
 
     def kept_on_self(

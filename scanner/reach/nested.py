@@ -36,18 +36,20 @@ def decided_code(
         holds[id(parent)] = runs[0] if other.holds else not runs[0]
     if not holds:
         return None
-    cut = _cut(code, holds)
+    cut = cut_code(code, holds)
     return None if cut == code else cut
 
 
-def _cut(statements: Sequence[ast.stmt], holds: Mapping[int, bool]) -> tuple[ast.stmt, ...]:
+def cut_code(statements: Sequence[ast.stmt], holds: Mapping[int, bool]) -> tuple[ast.stmt, ...]:
+    """``statements`` with each ``if`` of ``holds`` (by id: whether its test holds) cut to
+    the side taken, and what follows a side that leaves dropped."""
     out: list[ast.stmt] = []
     for statement in statements:
         decided = holds.get(id(statement))
         if decided is None or not isinstance(statement, ast.If):
             out.append(statement)
             continue
-        taken = _cut(statement.body if decided else statement.orelse, holds)
+        taken = cut_code(statement.body if decided else statement.orelse, holds)
         out.extend(taken)
         if leaves(taken):
             break  # the side taken leaves: what follows it does not run

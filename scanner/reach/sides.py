@@ -39,6 +39,9 @@ class Branch:
     replaces: bool = False
     # What the branch reaches besides its code: a value handed on as ``deterministic=``.
     marks: tuple[Mark, ...] = ()
+    # How the value came to the test, where the test reads it through an object
+    # (``the field `enabled` of PunicaWrapper, ...``): said with the branch.
+    via: str = ""
     _more: dict[str, tuple[bool, ...] | None] = field(default_factory=dict)
 
     def runs(self, value: str | None) -> tuple[bool, ...] | None:
@@ -76,9 +79,10 @@ class Branch:
         shown = text if len(text) <= 60 else text[:57] + "..."
         if not holds:
             shown = f"not ({shown})" if " " in shown else f"not {shown}"
+        via = f" ({self.via})" if self.via else ""
         if self.marks:
-            return f"`{shown}` at {self.where}"
-        return f"the branch of `{shown}` at {self.where}"
+            return f"`{shown}` at {self.where}{via}"
+        return f"the branch of `{shown}` at {self.where}{via}"
 
 
 def sides(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from scanner.model import Outcome
 from scanner.reach.attribute_flags import attributes_set, event_tests, events_set, flag_loads
@@ -18,6 +19,7 @@ from scanner.reach.guarded import fallen_through, reaching
 from scanner.reach.import_fallbacks import import_fallback
 from scanner.reach.inductor import inductor_option, option_taken
 from scanner.reach.inherited import inherited_call
+from scanner.reach.instance_fields import instance_reads
 from scanner.reach.key_reads import KEY, key_reads
 from scanner.reach.keyword_branches import (
     DETERMINISTIC_FLAGS,
@@ -203,8 +205,9 @@ def uses(
                 module, node, part, carrier, [*outcomes, *unset], tree, carriers, depth
             )
             return
-        if node is not carrier and isinstance(
-            outer, ast.Return | ast.Assign | ast.AnnAssign | ast.keyword
+        if node is not carrier and (
+            isinstance(outer, ast.Return | ast.Assign | ast.AnnAssign | ast.keyword)
+            or (isinstance(outer, ast.Call) and any(a is node for a in outer.args))
         ):
             deciding = _deciding(module, node, carrier, outcomes)
             if deciding is None:
@@ -867,9 +870,10 @@ def local_tests(
             continue
         # the read's own value put in a config the function builds
         # (``CompileConfig(enabled=enable_compile)``): the tests of that field
-        made = _constructs(module, call, tree) if depth == 0 and isinstance(key, str) else None
-        if made is not None and isinstance(key, str):
-            yield from _in_field(made, key, outcomes, tree, carriers, depth, choices)
+        made = _constructs(module, call, tree) if depth == 0 and _lands(call, key) else None
+        if made is not None:
+            handed = (module, call)
+            yield from _in_field(made, key, handed, outcomes, tree, carriers, depth, choices)
         else:
             yield from _in_callee(module, call, key, outcomes, tree, carriers, depth + 1, choices)
 
@@ -950,14 +954,11 @@ def _handed(
         return  # ``f(*rest, x)``: where x lands is not known
     # a config file's ``ModelConfig(key=read)``, in code no function holds, or the read's own
     # value put in a config a function builds (``CompileConfig(enabled=enable_compile)``)
-    top = (
-        isinstance(key, str)
-        and not back
-        and (depth == 0 or module.function_node_around(call) is None)
-    )
+    top = not back and (depth == 0 or module.function_node_around(call) is None)
     made = _constructs(module, call, tree) if top else None
-    if made is not None and isinstance(key, str):
-        yield from _in_field(made, key, outcomes, tree, carriers, depth, choices)
+    if made is not None:
+        handed = (module, call)
+        yield from _in_field(made, key, handed, outcomes, tree, carriers, depth, choices)
         return
     # The callee's own tests only: where it hands the value on again is not followed (a
     # value handed down every call of a large tree is weighed at every test it meets).
@@ -969,29 +970,68 @@ def _handed(
 
 def _in_field(
     made: tuple[Module, str],
-    key: str,
+    key: str | int,
+    handed: tuple[Module, ast.Call],
     outcomes: Sequence[tuple[str | None, Outcome]],
     tree: Tree,
     carriers: Carriers,
     depth: int,
     choices: bool,
 ) -> Iterator[Branch]:
-    """The carried value handed as keyword ``key`` to the constructor of the tree's class
-    ``made``: the tests of the field it lands in."""
+    """The carried value handed as argument ``key`` (a keyword or a position) to the
+    constructor of the tree's class ``made`` (by ``handed``, the call and its module): the
+    tests of the field it lands in."""
     init = made[0].definitions.get(f"{made[1]}.__init__")
-    if (
-        isinstance(init, ast.FunctionDef)
-        and _parameter(init, key, True)
-        and not _kept_as_is(init, key)
-    ):
+    name = _parameter(init, key, True) if isinstance(init, ast.FunctionDef) else None
+    if name is None and isinstance(key, int):
+        return  # a position of a class with no ``__init__`` of its own: not known
+    field = name or str(key)
+    if isinstance(init, ast.FunctionDef) and name and not _kept_as_is(init, name):
         # ``self.fold = bool(fold) and other``: what the field holds is the constructor's
         yield from local_tests(
-            made[0], init, key, outcomes, tree, carriers, MAX_CARRY + 2, choices=choices
+            made[0], init, name, outcomes, tree, carriers, MAX_CARRY + 2, choices=choices
         )
-    else:
+    elif KEY.match(field):
         # ``ModelConfig(compile_cfg=read)``: a field of an object of the tree's class,
         # read wherever the object goes
-        yield from _field_reads(key, outcomes, tree, carriers, depth, choices)
+        yield from _field_reads(field, outcomes, tree, carriers, depth, choices)
+    elif depth < MAX_CARRY + 2 and (name or _declared(made, field)):
+        # ``PunicaWrapper(enabled=read)``: a name many classes' fields have, so only the
+        # reads of this class's instances (scanner.reach.instance_fields)
+        via = _field_via(made, field, init, handed)
+        for user, read in instance_reads(made, field, tree, carriers):
+            for branch in uses(user, read, outcomes, tree, carriers, depth + 1, choices=choices):
+                yield branch if branch.via else replace(branch, via=via)
+
+
+def _field_via(
+    made: tuple[Module, str], field: str, init: ast.AST | None, handed: tuple[Module, ast.Call]
+) -> str:
+    """How a value handed to a constructor comes to a test of its field, as evidence says
+    it: the field, the class, where the value is handed in and where the class keeps it."""
+    module, cls = made
+    node = init if isinstance(init, ast.FunctionDef) else module.definitions.get(cls)
+    nodes = walk(node) if node is not None else iter(())
+    binding = [n for n in nodes if isinstance(n, ast.stmt) and _binds(n, field)]
+    kept = min((n.lineno for n in binding), default=None)
+    where = f", kept at {module.rel}:{kept}" if kept is not None else ""
+    caller, call = handed
+    return f"the field `{field}` of {cls}, handed in at {caller.rel}:{call.lineno}{where}"
+
+
+def _binds(node: ast.stmt, field: str) -> bool:
+    """Whether ``node`` binds ``self.field`` (or, in a class body, declares ``field``)."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign):
+        targets = [node.target]
+    else:
+        return False
+    return any(
+        (isinstance(t, ast.Attribute) and t.attr == field and isinstance(t.value, ast.Name))
+        or (isinstance(t, ast.Name) and t.id == field)
+        for t in targets
+    )
 
 
 def _in_callee(
@@ -1090,6 +1130,21 @@ def _kept_as_is(init: ast.FunctionDef, key: str) -> bool:
             for t in node.targets
         )
         for node in walk(init)
+    )
+
+
+def _lands(call: ast.Call, key: str | int) -> bool:
+    """Whether the argument at ``key`` lands where its position says (no ``*rest`` before)."""
+    before = call.args[:key] if isinstance(key, int) else ()
+    return not any(isinstance(a, ast.Starred) for a in before)
+
+
+def _declared(made: tuple[Module, str], field: str) -> bool:
+    """Whether the class body declares ``field`` (``enabled: bool``, a dataclass's field)."""
+    node = made[0].definitions.get(made[1])
+    return isinstance(node, ast.ClassDef) and any(
+        isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == field
+        for s in node.body
     )
 
 
