@@ -61,6 +61,15 @@ WRAPPER = "pkg.classes.Wrapper"
         # a field bound from an annotated parameter, or to the constructor
         ("def f(h: Holder):\n    return h.kept.enabled\n", 2, 12, WRAPPER),
         ("def f(h: Holder):\n    return h.made.enabled\n", 2, 12, WRAPPER),
+        # a field the function itself binds to the constructor (sglang 0.5.23
+        # srt/hardware_backend/npu/modules/deepseek_v2_attention_mla_npu.py:175-198)
+        (
+            'def f(m: "Holder"):\n    if not hasattr(m, "pre"):\n'
+            "        m.pre = Wrapper(True)\n    return m.pre.enabled\n",
+            4,
+            12,
+            WRAPPER,
+        ),
         # None beside one class is that class
         ("def f(h: Holder):\n    return h.unset.enabled\n", 2, 12, WRAPPER),
         # what the code does not say: a field bound to what a call returns too, a field
@@ -70,6 +79,12 @@ WRAPPER = "pkg.classes.Wrapper"
         ("def f(w):\n    return w.enabled\n", 2, 12, None),
         ("def f(ws):\n    for w in ws:\n        return w.enabled\n", 3, 16, None),
         ("def f():\n    w = Wrapper(True)\n    w = g()\n    return w.enabled\n", 4, 12, None),
+        (
+            "def f(m):\n    m.pre = Wrapper(True)\n    m.pre = g()\n    return m.pre.enabled\n",
+            4,
+            12,
+            None,
+        ),
     ],
 )
 def test_the_class_of_an_object_is_what_the_code_says(

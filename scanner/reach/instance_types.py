@@ -32,9 +32,34 @@ def class_of(module: Module, node: ast.expr, tree: Tree, hops: int = 0) -> str |
             return _own_class(module, function)
         return _local_class(module, function, node.id, tree)
     if isinstance(node, ast.Attribute) and hops < MAX_HOPS:
+        here = _bound_here(module, node, tree)
+        if here is not None:
+            return here
         holder = class_of(module, node.value, tree, hops + 1)
         return field_class(holder, node.attr, tree) if holder is not None else None
     return None
+
+
+def _bound_here(module: Module, node: ast.Attribute, tree: Tree) -> str | None:
+    """The class of ``obj.attr`` where the function using it binds that same target, and
+    only to one class's constructor (``m.mla_preprocess = NPUFusedMLAPreprocess(...)``, then
+    ``m.mla_preprocess.forward(...)``: sglang 0.5.23 srt/hardware_backend/npu/modules/
+    deepseek_v2_attention_mla_npu.py:175-198)."""
+    function = module.function_node_around(node)
+    if function is None:
+        return None
+    target = ast.unparse(node)
+    classes = {
+        _value_class(module, statement.value, tree)
+        for statement in ast.walk(function)
+        if isinstance(statement, ast.Assign)
+        and any(
+            isinstance(t, ast.Attribute) and t.attr == node.attr and ast.unparse(t) == target
+            for t in statement.targets
+        )
+    }
+    classes.discard(_NONE)
+    return classes.pop() if len(classes) == 1 else None
 
 
 def field_class(holder: str, attr: str, tree: Tree) -> str | None:
