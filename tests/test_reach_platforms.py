@@ -137,6 +137,40 @@ UNSEEN_FUSED = {
     ),
 }
 
+# sglang 0.5.23 srt/hardware_backend/npu/modules/deepseek_v2_attention_mla_npu.py:175-198 and
+# srt/hardware_backend/npu/attention/mla_preprocess.py:21-22, :70, :520, :688-707, reduced:
+# "1" builds the NPU's fused MLA preprocess on the model's attention and runs it; unset runs
+# the model's rotary embedding, a GPU kernel. "1" is no plain path: the NPU's operator on it.
+NPU_IN_PLACE = {
+    "pkg/__init__.py": "",
+    "pkg/kernels.py": KERNEL,
+    "pkg/loader.py": LOADER,
+    "pkg/mla_preprocess.py": (
+        "import os\n\nimport torch\n\n\n"
+        "def is_mla_preprocess_enabled():\n"
+        '    return os.environ.get("X_NPU_USE_MLAPO", "0") == "1"\n\n\n'
+        "class NPUFusedMLAPreprocess(torch.nn.Module):\n"
+        "    def forward(self, positions, hidden_states):\n"
+        "        return self.forward_mlapo(positions, hidden_states)\n\n"
+        "    def forward_mlapo(self, positions, hidden_states):\n"
+        "        torch.ops.npu.mla_preprocess(hidden_states, positions)\n"
+        "        return hidden_states\n"
+    ),
+    "pkg/attn.py": (
+        "from pkg.kernels import fused_rope\n"
+        "from pkg.mla_preprocess import NPUFusedMLAPreprocess, is_mla_preprocess_enabled\n\n\n"
+        "class Attention:\n"
+        "    def rotary_emb(self, positions, q):\n"
+        "        return fused_rope(q)\n\n\n"
+        'def forward_mla_prepare_npu(m: "Attention", positions, hidden_states):\n'
+        "    if is_mla_preprocess_enabled():\n"
+        '        if not hasattr(m, "mla_preprocess"):\n'
+        "            m.mla_preprocess = NPUFusedMLAPreprocess()\n"
+        "        return m.mla_preprocess.forward(positions, hidden_states)\n"
+        "    return m.rotary_emb(positions, hidden_states)\n"
+    ),
+}
+
 _CHAIN = (
     "calls fused_rope (pkg/kernels.py:15) -> calls _fwd_kernel (pkg/kernels.py:11) -> "
     "@triton.jit _fwd_kernel at pkg/kernels.py:11"
@@ -189,6 +223,20 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "but only a machine without a GPU (an NPU, the CPU) runs that kernel, and unset runs "
         "code whose kernels, if any, are not seen: on a GPU the code does not say which side "
         "is the kernel, a person must say",
+    ),
+    (
+        "an-npu-operator-in-the-kernels-place-is-no-plain-path",
+        NPU_IN_PLACE,
+        "X_NPU_USE_MLAPO",
+        Role.UNKNOWN,
+        Polarity.ENABLE,
+        "0",
+        "unset, it runs the branch of `not is_mla_preprocess_enabled()` at pkg/attn.py:11, "
+        "which reaches calls Attention.rotary_emb (pkg/attn.py:6) -> calls fused_rope "
+        f"(pkg/kernels.py:15) -> {_CHAIN.split(' -> ', 1)[1]}; X_NPU_USE_MLAPO='1' leaves that "
+        "branch, and what runs instead reaches no such kernel; but '1' runs "
+        "torch.ops.npu.mla_preprocess at pkg/mla_preprocess.py:15, an operator only a machine "
+        "without a GPU (an NPU, the CPU) runs, in its place: not a plain path; a person must say",
     ),
 ]
 

@@ -86,12 +86,20 @@ class Found:
     absent: set[str] = field(default_factory=set)
     # Marks it reaches only on a machine without a GPU (scanner.reach.platforms).
     elsewhere: set[Mark] = field(default_factory=set)
+    # Of those, an operator of such a machine called where no test of the machine guards it
+    # (``torch.ops.npu.mla_preprocess(...)`` on the path itself): the path is that machine's.
+    foreign: set[Mark] = field(default_factory=set)
     # Modules it loads at run time by a path or a computed name (``module_from_spec``,
     # ``import_module(name)``), each with where: code no one can read here.
     loaded: set[str] = field(default_factory=set)
 
     def add(
-        self, mark: Mark, steps: tuple[Step, ...], always: bool, elsewhere: bool = False
+        self,
+        mark: Mark,
+        steps: tuple[Step, ...],
+        always: bool,
+        elsewhere: bool = False,
+        foreign: bool = False,
     ) -> None:
         known = self.marks.get(mark)
         if known is None or len(steps) < len(known):
@@ -102,6 +110,10 @@ class Found:
             self.elsewhere.discard(mark)
         elif known is None:
             self.elsewhere.add(mark)
+        if foreign and mark in self.elsewhere:
+            self.foreign.add(mark)
+        elif not elsewhere:
+            self.foreign.discard(mark)
 
     def merge(self, other: Found, step: Step | None, always: bool, elsewhere: bool = False) -> None:
         if step is not None and step.target:
@@ -115,6 +127,7 @@ class Found:
                 (step, *steps) if step is not None else steps,
                 always and mark in other.always,
                 elsewhere or mark in other.elsewhere,
+                not elsewhere and mark in other.foreign,
             )
 
 
@@ -608,11 +621,11 @@ class _Walker:
             # a module-level one under a test (a stub defined in a fallback) is not launched
             marks = decorator_marks(self.module, node)
         if marks:
-            elsewhere = self.elsewhere or (
-                isinstance(node, ast.Call) and off_gpu_call(self.module, node)
-            )
+            native = isinstance(node, ast.Call) and off_gpu_call(self.module, node)
             for mark in marks:
-                self.found.add(mark, (), always, elsewhere)
+                self.found.add(
+                    mark, (), always, self.elsewhere or native, native and not self.elsewhere
+                )
         if self.fixed and isinstance(node, ast.If | ast.IfExp):
             held = decided(node.test, self.fixed)
             if held is not None:  # only the side the object's constants take runs

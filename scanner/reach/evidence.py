@@ -274,12 +274,43 @@ class CodeReach:
         those of every machine only where no branch reaches a kernel a GPU runs: then the
         gate is a switch of another machine's code (scanner.reach.platforms)."""
         gpu = _Judged(self, knob, found).evidence()
-        if gpu is not None and gpu.role is not Role.UNKNOWN:
-            return gpu
         summaries = [self.summary(b) for b in found]
+        if gpu is not None and gpu.role is not Role.UNKNOWN:
+            if gpu.role is Role.KERNEL and any(s.elsewhere for s in summaries):
+                return self._elsewhere_instead(knob, found, gpu)
+            return gpu
         if any(s.kernel for s in summaries) or not any(s.elsewhere for s in summaries):
             return gpu
         return off_gpu_judged(_Judged(self, knob, found, everywhere=True).evidence(), gpu)
+
+    def _elsewhere_instead(self, knob: Knob, found: list[Branch], gpu: Evidence) -> Evidence:
+        """``gpu``, a kernel choice judged on a GPU's kernels, unless the value it leads to
+        runs a kernel of another machine in the kernel's place (an NPU's fused operator,
+        sglang 0.5.23 deepseek_v2_attention_mla_npu.py:175-198): no plain path, a person
+        must say."""
+        if gpu.value is None:
+            return gpu
+        other = _elsewhere_kernels(self, knob, found, gpu.value)
+        if not other:
+            return gpu
+        return Evidence(
+            Role.UNKNOWN,
+            f"{gpu.reason}; but {gpu.value!r} runs {other[0].shown()}, an operator only a "
+            "machine without a GPU (an NPU, the CPU) runs, in its place: not a plain path; a "
+            "person must say",
+        )
+
+
+def _elsewhere_kernels(code: CodeReach, knob: Knob, found: list[Branch], value: str) -> list[Mark]:
+    """The operators of a machine without a GPU that the code ``value`` runs calls where no
+    test of the machine guards them: on its path, whatever machine runs it."""
+    judged = _Judged(code, knob, found)
+    runs = [b for b in judged.branches if any(b.runs(value) or ())]
+    return sorted(judged._under(runs, value, "foreign"), key=_mark_order)
+
+
+def _mark_order(mark: Mark) -> tuple[str, int, str]:
+    return (mark.path, mark.line, mark.what)
 
 
 def _with_partners(partnered: Sequence[Partner]) -> str:
@@ -562,6 +593,7 @@ def summarized(found: Found, inside: bool = False) -> Summary:
         ),
         elsewhere=every - kernel,
         elsewhere_always=frozenset(m for m in every - kernel if m in found.always),
+        foreign=frozenset(m for m in every - kernel if m in found.foreign),
     )
 
 
@@ -576,6 +608,8 @@ class Summary:
     # The kernels it reaches only on a machine without a GPU (left out of ``kernel``).
     elsewhere: frozenset[Mark] = frozenset()
     elsewhere_always: frozenset[Mark] = frozenset()
+    # Of those, the operators of such a machine its path calls unguarded (Found.foreign).
+    foreign: frozenset[Mark] = frozenset()
 
 
 class _Judged:
