@@ -390,8 +390,8 @@ def _replaces(branch: Branch) -> bool:
         node.id
         for statement in branch.code
         for node in walk(statement)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-    }
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id != "_"
+    }  # ``_`` holds what no one reads (``_, m1b = benchmark_backward(...)``)
     line = branch.test.lineno
     scope: ast.AST = branch.module.function_node_around_line(line) or branch.module.tree
     if _kept_before(branch, scope, line) or only_sets_kept(branch.module, branch.code):
