@@ -21,6 +21,7 @@ from scanner.reach.constructed import Fixed, decided, fixed_attributes
 from scanner.reach.held import Holder
 from scanner.reach.held_graphs import class_graphs
 from scanner.reach.hook_lists import added_hook, hook_captures
+from scanner.reach.import_fallbacks import own_import_fallback
 from scanner.reach.instance_types import class_of
 from scanner.reach.libraries import library_of
 from scanner.reach.library_loads import library_load
@@ -674,6 +675,10 @@ class _Walker:
             return
         loop = in_loop or isinstance(node, _LOOPS)
         for child, child_always in _children(node, always):
+            if isinstance(child, ast.ExceptHandler) and own_import_fallback(
+                self.module, node, child
+            ):
+                continue
             self.visit(child, always=child_always, in_loop=loop and not isinstance(child, _NESTED))
 
     def _if_else(self, node: ast.If, in_loop: bool) -> None:
@@ -703,7 +708,9 @@ class _Walker:
             for mark, steps in arm.marks.items():
                 kernel = every and reaches and mark in arm.always and mark.kind in KERNEL_MARKS
                 mode = other_warns and mark in arm.always and mark.kind is MarkKind.DETERMINISM
-                self.found.add(mark, steps, kernel or mode, mark in arm.elsewhere)
+                self.found.add(
+                    mark, steps, kernel or mode, mark in arm.elsewhere, mark in arm.foreign
+                )
             self.found.calls |= arm.calls
             self.found.unseen |= arm.unseen
             self.found.absent |= arm.absent
