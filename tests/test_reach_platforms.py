@@ -171,9 +171,34 @@ NPU_IN_PLACE = {
     ),
 }
 
+# vllm-project/vllm-ascend 182b75e vllm_ascend/distributed/kv_transfer/kv_p2p/
+# mooncake_connector.py:1120-1339, reduced: unset runs the plugin's own fused op (a custom op
+# whose machine the code does not say), "0" Ascend's gather operator: the plugin's plain path.
+NPU_PLUGIN = {
+    "pkg/__init__.py": "",
+    "pkg/connector.py": (
+        "import os\n\nimport torch\nimport torch_npu\n\n\n"
+        "def reformat_kv_cache_with_fused_op(cache):\n"
+        "    torch.ops._C_ascend.transpose_kv_cache_by_block(cache)\n\n\n"
+        "def receive(cache):\n"
+        '    if os.environ.get("X_FUSION_OP_TRANSPOSE_KV_CACHE_BY_BLOCK", "1") == "1":\n'
+        "        reformat_kv_cache_with_fused_op(cache)\n"
+        "    else:\n"
+        "        torch_npu.npu_gather_pa_kv_cache(cache)\n"
+    ),
+}
+
 _CHAIN = (
     "calls fused_rope (pkg/kernels.py:15) -> calls _fwd_kernel (pkg/kernels.py:11) -> "
     "@triton.jit _fwd_kernel at pkg/kernels.py:11"
+)
+_PLUGIN_REASON = (
+    "unset, it runs the branch of "
+    "`os.environ.get('X_FUSION_OP_TRANSPOSE_KV_CACHE_BY_BLOCK',...` at pkg/connector.py:12, "
+    "which reaches calls reformat_kv_cache_with_fused_op (pkg/connector.py:7) -> "
+    "torch.ops._C_ascend.transpose_kv_cache_by_block at pkg/connector.py:8; "
+    "X_FUSION_OP_TRANSPOSE_KV_CACHE_BY_BLOCK='0' leaves that branch, and what runs instead "
+    "reaches no such kernel"
 )
 CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = [
     (
@@ -237,6 +262,15 @@ CASES: list[tuple[str, dict[str, str], str, Role, Polarity, str | None, str]] = 
         "branch, and what runs instead reaches no such kernel; but '1' runs "
         "torch.ops.npu.mla_preprocess at pkg/mla_preprocess.py:15, an operator only a machine "
         "without a GPU (an NPU, the CPU) runs, in its place: not a plain path; a person must say",
+    ),
+    (
+        "an-npu-operator-in-the-place-of-a-custom-op-is-the-plugins-plain-path",
+        NPU_PLUGIN,
+        "X_FUSION_OP_TRANSPOSE_KV_CACHE_BY_BLOCK",
+        Role.KERNEL,
+        Polarity.ENABLE,
+        "0",
+        _PLUGIN_REASON,
     ),
 ]
 

@@ -287,11 +287,14 @@ class CodeReach:
         """``gpu``, a kernel choice judged on a GPU's kernels, unless the value it leads to
         runs a kernel of another machine in the kernel's place (an NPU's fused operator,
         sglang 0.5.23 deepseek_v2_attention_mla_npu.py:175-198): no plain path, a person
-        must say."""
+        must say. Where every kernel unset runs is a custom op (``torch.ops._C_ascend.*``,
+        vllm-ascend 182b75e mooncake_connector.py:1120-1339), whose machine the code does not
+        say, the tree may be that machine's, and its operators its plain path: ``gpu``."""
         if gpu.value is None:
             return gpu
         other = _elsewhere_kernels(self, knob, found, gpu.value)
-        if not other:
+        left = _Judged(self, knob, found)._reach(None)
+        if not other or all(m.kind is MarkKind.CUSTOM_OP for m in left):
             return gpu
         return Evidence(
             Role.UNKNOWN,
@@ -302,8 +305,8 @@ class CodeReach:
 
 
 def _elsewhere_kernels(code: CodeReach, knob: Knob, found: list[Branch], value: str) -> list[Mark]:
-    """The operators of a machine without a GPU that the code ``value`` runs calls where no
-    test of the machine guards them: on its path, whatever machine runs it."""
+    """The operators of a machine without a GPU that the code ``value`` runs always calls,
+    where no test of the machine guards them: its path, whatever machine runs it."""
     judged = _Judged(code, knob, found)
     runs = [b for b in judged.branches if any(b.runs(value) or ())]
     return sorted(judged._under(runs, value, "foreign"), key=_mark_order)
@@ -593,7 +596,7 @@ def summarized(found: Found, inside: bool = False) -> Summary:
         ),
         elsewhere=every - kernel,
         elsewhere_always=frozenset(m for m in every - kernel if m in found.always),
-        foreign=frozenset(m for m in every - kernel if m in found.foreign),
+        foreign=frozenset(m for m in every - kernel if m in found.foreign and m in found.always),
     )
 
 
@@ -608,7 +611,8 @@ class Summary:
     # The kernels it reaches only on a machine without a GPU (left out of ``kernel``).
     elsewhere: frozenset[Mark] = frozenset()
     elsewhere_always: frozenset[Mark] = frozenset()
-    # Of those, the operators of such a machine its path calls unguarded (Found.foreign).
+    # Of those, the operators of such a machine it always calls, unguarded (Found.foreign):
+    # where it may also take a path a GPU runs, that path may be its plain one.
     foreign: frozenset[Mark] = frozenset()
 
 
