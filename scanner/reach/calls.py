@@ -39,7 +39,12 @@ from scanner.reach.modules import Definition, Module, Tree
 from scanner.reach.optional import optional_package
 from scanner.reach.platforms import off_gpu_arm, off_gpu_call
 from scanner.reach.processes import PROCESS_STARTERS, main_block, program_run
-from scanner.reach.protocols import annotated_class, implementations, naming_modules
+from scanner.reach.protocols import (
+    annotated_class,
+    implementations,
+    naming_modules,
+    parameter_class,
+)
 from scanner.reach.races import Races
 from scanner.reach.shapes import called
 from scanner.reach.source_patches import executes, installed_marks
@@ -983,17 +988,7 @@ def _annotated_parameter(module: Module, cls: str, name: str) -> str | None:
     init = module.definitions.get(f"{cls}.__init__")
     if not isinstance(init, ast.FunctionDef | ast.AsyncFunctionDef):
         return None
-    arguments = init.args
-    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-    annotation = next((a.annotation for a in every if a.arg == name), None)
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:  # a quoted annotation: "Tower"
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return None
-    if not isinstance(annotation, ast.Name | ast.Attribute):
-        return None
-    return module.resolve(annotation)
+    return parameter_class(module, init, name)
 
 
 # The machine a run is on, as code tests it (``_is_hip``, ``is_cuda()``,

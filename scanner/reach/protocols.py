@@ -30,11 +30,19 @@ def annotated_class(module: Module, node: ast.Name) -> str | None:
     function = module.function_node_around(node)
     if function is None or node.id in module.local_bindings(function):
         return None
+    return parameter_class(module, function, node.id)
+
+
+def parameter_class(
+    module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+) -> str | None:
+    """The dotted name a parameter of ``function`` is annotated with (``repo:
+    RepositoryProtocol``, or quoted: ``"RepositoryProtocol"``), resolved in ``module``."""
     arguments = function.args
     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-    annotation = next((a.annotation for a in every if a.arg == node.id), None)
+    annotation = next((a.annotation for a in every if a.arg == name), None)
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:  # a quoted annotation: "RepositoryProtocol"
+        try:
             annotation = ast.parse(annotation.value, mode="eval").body
         except SyntaxError:
             return None
