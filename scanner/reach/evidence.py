@@ -273,43 +273,38 @@ class CodeReach:
         """What the branches show of a GPU run: judged on the kernels a GPU runs, and on
         those of every machine only where no branch reaches a kernel a GPU runs: then the
         gate is a switch of another machine's code (scanner.reach.platforms)."""
-        gpu = _Judged(self, knob, found).evidence()
+        judged = _Judged(self, knob, found)
+        gpu = judged.evidence()
         summaries = [self.summary(b) for b in found]
         if gpu is not None and gpu.role is not Role.UNKNOWN:
             if gpu.role is Role.KERNEL and any(s.elsewhere for s in summaries):
-                return self._elsewhere_instead(knob, found, gpu)
+                return _elsewhere_instead(judged, gpu)
             return gpu
         if any(s.kernel for s in summaries) or not any(s.elsewhere for s in summaries):
             return gpu
         return off_gpu_judged(_Judged(self, knob, found, everywhere=True).evidence(), gpu)
 
-    def _elsewhere_instead(self, knob: Knob, found: list[Branch], gpu: Evidence) -> Evidence:
-        """``gpu``, a kernel choice judged on a GPU's kernels, unless the value it leads to
-        runs a kernel of another machine in the kernel's place (an NPU's fused operator,
-        sglang 0.5.23 deepseek_v2_attention_mla_npu.py:175-198): no plain path, a person
-        must say. Where every kernel unset runs is a custom op (``torch.ops._C_ascend.*``,
-        vllm-ascend 182b75e mooncake_connector.py:1120-1339), whose machine the code does not
-        say, the tree may be that machine's, and its operators its plain path: ``gpu``."""
-        if gpu.value is None:
-            return gpu
-        other = _elsewhere_kernels(self, knob, found, gpu.value)
-        left = _Judged(self, knob, found)._reach(None)
-        if not other or all(m.kind is MarkKind.CUSTOM_OP for m in left):
-            return gpu
-        return Evidence(
-            Role.UNKNOWN,
-            f"{gpu.reason}; but {gpu.value!r} runs {other[0].shown()}, an operator only a "
-            "machine without a GPU (an NPU, the CPU) runs, in its place: not a plain path; a "
-            "person must say",
-        )
 
-
-def _elsewhere_kernels(code: CodeReach, knob: Knob, found: list[Branch], value: str) -> list[Mark]:
-    """The operators of a machine without a GPU that the code ``value`` runs always calls,
-    where no test of the machine guards them: its path, whatever machine runs it."""
-    judged = _Judged(code, knob, found)
-    runs = [b for b in judged.branches if any(b.runs(value) or ())]
-    return sorted(judged._under(runs, value, "foreign"), key=_mark_order)
+def _elsewhere_instead(judged: _Judged, gpu: Evidence) -> Evidence:
+    """``gpu``, a kernel choice judged on a GPU's kernels, unless the value it leads to
+    always calls an operator only a machine without a GPU runs, unguarded by a test of the
+    machine, in the kernel's place (an NPU's fused operator, sglang 0.5.23
+    deepseek_v2_attention_mla_npu.py:175-198): no plain path, a person must say. Where every
+    kernel unset runs is a custom op (``torch.ops._C_ascend.*``, vllm-ascend 182b75e
+    mooncake_connector.py:1120-1339), whose machine the code does not say, the tree may be
+    that machine's, and its operators its plain path: ``gpu``."""
+    if gpu.value is None:
+        return gpu
+    runs = [b for b in judged.branches if any(b.runs(gpu.value) or ())]
+    other = sorted(judged._under(runs, gpu.value, "foreign"), key=_mark_order)
+    if not other or all(m.kind is MarkKind.CUSTOM_OP for m in judged._reach(None)):
+        return gpu
+    return Evidence(
+        Role.UNKNOWN,
+        f"{gpu.reason}; but {gpu.value!r} runs {other[0].shown()}, an operator only a "
+        "machine without a GPU (an NPU, the CPU) runs, in its place: not a plain path; a "
+        "person must say",
+    )
 
 
 def _mark_order(mark: Mark) -> tuple[str, int, str]:
