@@ -5,6 +5,7 @@ a file too recent to trust its times, sends it back to reading every file."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -213,6 +214,32 @@ def test_a_change_to_a_module_a_walk_read_recomputes_the_knobs_that_read_it(
         ("C_FUSED", Role.UNKNOWN),
     ]
     assert asked == ["A_FUSED", "B_FUSED"]  # C_FUSED's walk never read pkg/deep.py
+
+
+def test_a_copy_of_the_tree_elsewhere_reads_the_kept_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A CI runner checks the same commit out again: every file's status is new (times,
+    # inode), its bytes are not; with the cache restored, no knob is judged again.
+    tree = write_tree(tmp_path / "tree", SHARED_TREE)
+    cache = tmp_path / "cache"
+    cold = scan([tree], root=tree, cache_dir=cache, jobs=1)
+    checkout = tmp_path / "checkout"
+    shutil.copytree(tree, checkout)
+    asked = _counted(monkeypatch)
+    again = scan([checkout], root=checkout, cache_dir=cache, jobs=1)
+    assert asked == []
+    assert again.knobs == cold.knobs
+    # Its bytes changed too: the knobs whose walks read it, and only they, are judged.
+    _edited(checkout, "pkg/deep.py", "def _kernel(x):\n    pass\n")
+    shutil.rmtree(tree)
+    shutil.copytree(checkout, tree)
+    assert _roles(tree, cache) == [
+        ("A_FUSED", Role.UNKNOWN),
+        ("B_FUSED", Role.UNKNOWN),
+        ("C_FUSED", Role.UNKNOWN),
+    ]
+    assert asked == ["A_FUSED", "B_FUSED"]
 
 
 def test_a_module_that_now_names_a_carried_value_recomputes_the_knob(

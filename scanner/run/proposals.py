@@ -3,10 +3,12 @@
 Following every gate to what it reaches reads far more of the tree than the scan does
 (on torch, some 600 modules parsed). The evidence found for each knob is kept with what
 its walks read (the modules parsed, the questions asked of the indexes that span the
-tree) and the status of every file then; a later scan of the same paths takes it back
-unless the knob's sites changed, a module its walks read changed, or a changed module
-may now answer one of its questions. A change to one file recomputes only the knobs whose
-walks read it.
+tree), the status of every file then and a digest of each module's bytes; a later scan of
+the same paths takes it back unless the knob's sites changed, a module its walks read
+changed, or a changed module may now answer one of its questions. A change to one file
+recomputes only the knobs whose walks read it. A module whose status changed but whose
+bytes did not (a fresh checkout of the same commit, as in CI, or a copy of the tree
+elsewhere) has not changed.
 """
 
 from __future__ import annotations
@@ -25,14 +27,19 @@ from scanner.roles import CodeEvidence, Evidence
 from scanner.run.cache import Cache, CacheError, entry_key
 from scanner.run.memos import track
 from scanner.run.snapshot import RACY_NS, Status
+from scanner.settings import Settings
 from scanner.source.files import SourceError, read_bytes
 
 Python = Sequence[tuple[str, Path, str]]  # each Python file: relative path, path, module
 
 
-def key(whole: str) -> str:
-    """The key of the evidence kept for the scan stored under ``whole``."""
-    return entry_key(b"role-evidence", whole)
+def key(settings: Settings, given: Sequence[str]) -> str:
+    """The key of the evidence kept for a scan of ``given`` (paths as the scan shows them)
+    with ``settings``: not the folder the tree lies in, so that a copy of the tree elsewhere
+    (a CI runner's checkout) finds it."""
+    return entry_key(
+        b"role-evidence", settings.key(), repr((settings.include, settings.exclude)), *given
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +55,12 @@ class Judged:
 
 @dataclass(frozen=True, slots=True)
 class Kept:
-    """The evidence still good for the files as they are, and the files' statuses as kept."""
+    """The evidence still good for the files as they are, the files' statuses as kept, and
+    the digest of each Python module's bytes (those whose bytes are as kept)."""
 
     knobs: dict[str, Judged]
     files: dict[str, Status | None]
+    digests: dict[str, str]
 
 
 def mark(knob: Knob) -> str:
@@ -91,11 +100,11 @@ class KeptEvidence:
 
     def evidence(self, knob: Knob) -> Evidence | None:
         """The knob's evidence, as kept when it still holds."""
-        digest = mark(knob)
+        marked = mark(knob)
         judged = self.kept.get(knob.name)
-        if judged is None or judged.mark != digest:
+        if judged is None or judged.mark != marked:
             judged = self.ready.get(knob.name)
-            if judged is None or judged.mark != digest:
+            if judged is None or judged.mark != marked:
                 judged = judge(self.code, self.tree, knob)
             self.computed += 1
         self.found[knob.name] = judged
@@ -114,10 +123,19 @@ def load(cache: Cache, entry: str, found: Mapping[str, Status], python: Python) 
         if stored["python"] != [[rel, module] for rel, _, module in python]:
             return None
         files = stored["files"]
-        if not isinstance(files, dict):
+        digests = stored["digests"]
+        if not isinstance(files, dict) or not isinstance(digests, dict):
             return None
-        changed = {rel: path for rel, path, _ in python if files.get(rel) != found.get(rel)}
-        texts = {rel: _data(path) for rel, path in changed.items()}
+        moved = {rel: path for rel, path, _ in python if files.get(rel) != found.get(rel)}
+        texts = {rel: _data(path) for rel, path in moved.items()}
+        same = {
+            rel: digests[rel]
+            for rel in moved
+            if (data := texts[rel]) is not None and digests.get(rel) == digest(data)
+        }
+        for rel in same:
+            del texts[rel]  # its status moved, its bytes are as they were
+        changed = texts.keys()
         knobs = {}
         for name, item in stored["knobs"].items():
             judged = _decoded(item, rels)
@@ -125,9 +143,12 @@ def load(cache: Cache, entry: str, found: Mapping[str, Status], python: Python) 
                 _may_answer(texts[rel], question) for question in judged.asked for rel in texts
             ):
                 knobs[name] = judged
+        unmoved = {rel: digests[rel] for rel, _, _ in python if rel not in moved}
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return None  # a damaged or forged entry: a miss
-    return Kept(knobs, files)
+    if not all(isinstance(d, str) for d in unmoved.values()):
+        return None
+    return Kept(knobs, files, {**unmoved, **same})
 
 
 def save(
@@ -136,13 +157,17 @@ def save(
     found: Mapping[str, Status],
     python: Python,
     judged: Mapping[str, Judged],
+    digests: Mapping[str, str],
 ) -> None:
     """Keep the evidence with the files' statuses (a file modified too recently to trust its
-    times is kept as changed) (nothing when the cache folder cannot be written)."""
+    times is kept as changed) and the digest of each Python module's bytes (``digests``:
+    those known as the files are now; the rest are read) (nothing when the cache folder
+    cannot be written)."""
     recent = time.time_ns() - RACY_NS
     rels = {rel: number for number, (rel, _, _) in enumerate(python)}
     payload = {
         "files": {rel: None if int(s[1]) >= recent else s for rel, s in sorted(found.items())},
+        "digests": {rel: _digest_of(rel, path, digests) for rel, path, _ in python},
         "python": [[rel, module] for rel, _, module in python],
         "knobs": {name: _encoded(j, rels) for name, j in sorted(judged.items())},
     }
@@ -154,6 +179,19 @@ def files_kept(found: Mapping[str, Status]) -> dict[str, Status | None]:
     """The statuses ``save`` would keep now (to tell whether the entry needs saving again)."""
     recent = time.time_ns() - RACY_NS
     return {rel: None if int(s[1]) >= recent else s for rel, s in sorted(found.items())}
+
+
+def digest(data: bytes) -> str:
+    """The digest a module's bytes are kept as."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _digest_of(rel: str, path: Path, known: Mapping[str, str]) -> str:
+    found = known.get(rel)
+    if found is not None:
+        return found
+    data = _data(path)
+    return digest(data) if data is not None else ""  # unreadable: never equal to a digest
 
 
 def _data(path: Path) -> bytes | None:

@@ -133,9 +133,10 @@ def _scan(
     done = Done(len(files), progress)
     store = Cache(options.cache_dir) if options.cache_dir is not None else None
     found_status = snapshot.statuses(files) if store is not None else None
-    whole = snapshot.whole_key(settings, base, [relative(p, base) for p in given])
+    shown = [relative(p, base) for p in given]
+    whole = snapshot.whole_key(settings, base, shown)
     stored = snapshot.load(store, whole, found_status, files) if store is not None else None
-    kept = (store, proposals.key(whole), found_status) if store and found_status else None
+    kept = (store, proposals.key(settings, shown), found_status) if store and found_status else None
     if stored is not None:
         # Nothing changed since the last scan of these paths: its outcomes, read at once.
         done.finish()
@@ -325,7 +326,7 @@ def _result(
             or stored.files != proposals.files_kept(kept[2])
             or set(stored.knobs) != set(code.found)
         ):
-            proposals.save(*kept, python, code.found)
+            proposals.save(*kept, python, code.found, stored.digests if stored else {})
     # The entries of launch-environment tables the tree's loops install (after the roles:
     # what a launcher sets is no evidence of what a gate reaches).
     tabled = table_writes(tree, [(w.qualname, w.source) for w in index.setters.values()])
