@@ -242,6 +242,26 @@ def test_a_copy_of_the_tree_elsewhere_reads_the_kept_evidence(
     assert asked == ["A_FUSED", "B_FUSED"]
 
 
+def test_two_projects_scanned_in_turn_keep_their_own_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One cache, two projects scanned as ``.`` each: the evidence is kept under each tree's
+    # modules, so going back to the first judges nothing again.
+    first = write_tree(tmp_path / "first", SHARED_TREE)
+    second = write_tree(tmp_path / "second", KERNEL_TREE)
+    cache = tmp_path / "cache"
+    scan([first], root=first, cache_dir=cache, jobs=1)
+    scan([second], root=second, cache_dir=cache, jobs=1)
+    asked = _counted(monkeypatch)
+    assert _roles(first, cache) == [
+        ("A_FUSED", Role.KERNEL),
+        ("B_FUSED", Role.KERNEL),
+        ("C_FUSED", Role.UNKNOWN),
+    ]
+    assert _roles(second, cache) == [("X_FUSED", Role.KERNEL)]
+    assert asked == []
+
+
 def test_a_module_that_now_names_a_carried_value_recomputes_the_knob(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,12 +34,18 @@ Python = Sequence[tuple[str, Path, str]]  # each Python file: relative path, pat
 
 
 def key(settings: Settings, given: Sequence[str]) -> str:
-    """The key of the evidence kept for a scan of ``given`` (paths as the scan shows them)
+    """The key of the evidence kept for scans of ``given`` (paths as the scan shows them)
     with ``settings``: not the folder the tree lies in, so that a copy of the tree elsewhere
-    (a CI runner's checkout) finds it."""
+    (a CI runner's checkout) finds it; ``load`` and ``save`` add the tree's modules."""
     return entry_key(
         b"role-evidence", settings.key(), repr((settings.include, settings.exclude)), *given
     )
+
+
+def _entry(scans: str, python: Python) -> str:
+    """The entry of the evidence kept for the scans keyed ``scans`` of a tree of the modules
+    ``python`` (two projects scanned alike keep two entries)."""
+    return entry_key("\0".join(f"{rel}\0{module}" for rel, _, module in python).encode(), scans)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +121,7 @@ def load(cache: Cache, entry: str, found: Mapping[str, Status], python: Python) 
     """The kept evidence of the knobs whose walks read nothing that changed since; None when
     there is none, it is damaged, or the tree's Python modules are not those it was found
     in (a module added, removed or renamed changes what names refer to)."""
-    stored = cache.get(entry)
+    stored = cache.get(_entry(entry, python))
     if not isinstance(stored, dict):
         return None
     try:
@@ -172,7 +178,7 @@ def save(
         "knobs": {name: _encoded(j, rels) for name, j in sorted(judged.items())},
     }
     with contextlib.suppress(CacheError):
-        cache.put(entry, payload)
+        cache.put(_entry(entry, python), payload)
 
 
 def files_kept(found: Mapping[str, Status]) -> dict[str, Status | None]:
