@@ -16,6 +16,9 @@ from click.testing import CliRunner
 
 from knobregistry.cli import main
 from scanner import GateKind, Polarity, Role
+from scanner.interpret.knobs import build_knobs
+from scanner.model import Gate, ReadKind, Site
+from scanner.split_off import split_off
 from tests.scanned import bitwise_exports, scanned_knob
 
 SETTINGS = """\
@@ -158,3 +161,55 @@ def test_a_site_that_keeps_its_kernel_under_the_value_keeps_the_knob_undecided(
     assert (knob.role, knob.off_value) == (Role.KERNEL, None)
     exported = bitwise_exports(tmp_path, monkeypatch)
     assert not [line for line in exported if line.startswith("export X_AUTOTUNE_EFFORT=")]
+
+
+def _site(path: str, line: int, gate: Gate) -> Site:
+    return Site(
+        name="X",
+        path=path,
+        line=line,
+        column=8,
+        kind=ReadKind.GET,
+        default=None,
+        gate=gate,
+        function="f",
+    )
+
+
+# `X != "none"` (on unset, off by "none") and `X == "none"` (off unset, on by "none").
+_NOT_NONE = Gate(
+    kind=GateKind.BOOLEAN, default_on=True, off_values=("none",), on_values=("1", "0", "")
+)
+_IS_NONE = Gate(
+    kind=GateKind.BOOLEAN, default_on=False, off_values=("0", "1", ""), on_values=("none",)
+)
+# `X != "off"`: on unset and under "none" too.
+_NOT_OFF = Gate(
+    kind=GateKind.BOOLEAN, default_on=True, off_values=("off",), on_values=("1", "none")
+)
+_DISABLE = Gate(
+    kind=GateKind.BOOLEAN,
+    default_on=False,
+    off_values=("0",),
+    on_values=("none",),
+    polarity=Polarity.DISABLE,
+)
+_UNKNOWN = Gate(kind=GateKind.UNKNOWN, reason="the scanner could not decide")
+
+
+@pytest.mark.parametrize(
+    ("gates", "tied"),
+    [
+        ((_NOT_NONE, _IS_NONE), "none"),
+        ((_NOT_NONE, _NOT_NONE, _IS_NONE), "none"),
+        ((_NOT_NONE, _IS_NONE, _NOT_OFF), None),  # "none" keeps the third site on
+        ((_NOT_NONE, _DISABLE), None),  # a site that says its test turns the feature off
+        ((_NOT_NONE, _IS_NONE, _UNKNOWN), None),  # a site no one decided
+        ((_IS_NONE, _IS_NONE), None),  # not split: off unset, "none" turns both on
+    ],
+    ids=["opposite", "two-and-one", "kept-on", "disable-site", "undecided-site", "not-split"],
+)
+def test_which_splits_the_branches_tie(gates: tuple[Gate, ...], tied: str | None) -> None:
+    (knob,) = build_knobs([_site(f"pkg/m{i}.py", 3, g) for i, g in enumerate(gates)])
+    found = split_off(knob, "none")
+    assert (found.off_value if found is not None else None) == tied
