@@ -31,6 +31,7 @@ from scanner.conventions import ON_WORDS, name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Role, Site, Write, WriteKind
+from scanner.split_off import split_off
 from scanner.suite_files import TEST_FILE
 
 
@@ -286,6 +287,8 @@ def _fitted(knob: Knob, evidence: Evidence) -> Knob:
     on_values = {v for g in sites for v in g.on_values} | {knob.on_value}
     leads_away = evidence.role is Role.KERNEL and evidence.default_reaches
     turns_on = not leads_away
+    if leads_away and value is not None and (split := split_off(knob, value)) is not None:
+        return split  # sites that test the value with opposite senses
     if leads_away and value in off_values:
         return _as_followed(replace(knob, polarity=Polarity.ENABLE), "off_value", value)
     if turns_on and value in on_values:

@@ -50,6 +50,7 @@ SCANNER_LAYERS = {
     "scanner.stack_settings": 0,  # their table, generated from the catalogue's data
     "scanner.host_registries": 0,  # host frameworks' registries, copied with their sources
     "scanner.roles": 0,  # what a knob controls, from its verdict, writes, words and code
+    "scanner.split_off": 0,  # a switch whose sites split on its off value, tied by its branches
     "scanner.suite_files": 0,  # which files are tests
     "scanner.source": 1,  # reading files and narrowing them (ast only)
     "scanner.syntax": 2,  # the libcst tree: walking it, symbols, reads, events

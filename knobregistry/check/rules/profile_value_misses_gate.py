@@ -29,6 +29,12 @@ registry.yaml:26:7: KNB103 error: profile 'bitwise' sets DEMO_ATTN_TRITON to "fa
 
 For a value a select rule wrote, the fix is the knob's `off_value` / `on_value`
 in the registry.
+
+Sites that test one value with opposite senses (`!= "none"` in one file, `== "none"`
+in another) disagree on what "off" means; where the scan followed that value through
+every site's branches and made it the knob's own off value (`knobs explain` shows the
+chain), a site that reads it as on is not a miss: its "on" is its test's, not the
+kernel's.
 """  # noqa: E501
 
 KNB103 = Rule(
@@ -71,6 +77,8 @@ def gate_mismatches(where: ProfileWhere, resolved: ResolvedProfile) -> Iterator[
         if source.profile != resolved.name or intent is None:
             continue  # a parent's value is reported on the parent
         gates = gate_sites(where, name)
+        if intent is Intent.OFF and _tied_off(where, name, value):
+            continue
         wanted = [s.gate.off_values if intent is Intent.OFF else s.gate.on_values for s in gates]
         bad = [s for s, values in zip(gates, wanted, strict=True) if value not in values]
         if not bad:
@@ -93,6 +101,13 @@ def gate_mismatches(where: ProfileWhere, resolved: ResolvedProfile) -> Iterator[
             _mismatch_fix(where, resolved, name, intent, common),
             name,
         )
+
+
+def _tied_off(where: ProfileWhere, name: str, value: str) -> bool:
+    """Whether the scan made ``value`` the knob's own off value though a site reads it
+    otherwise: its branches, followed with that value, tie every site (scanner.split_off)."""
+    knob = where.scan.knob(name)
+    return knob is not None and knob.off_value == value
 
 
 def _mismatch_fix(
