@@ -28,6 +28,7 @@ from scanner.reach.caught import caught_here
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key, documented_key
 from scanner.reach.decision_tables import together
+from scanner.reach.dispatched import dispatched
 from scanner.reach.dtypes import dtype_choice
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
@@ -1025,7 +1026,7 @@ class _Judged:
         another thing (unsloth's UNSLOTH_COMPRESSED_TENSORS_INT4=0 re-quantizes the
         checkpoint to NF4, models/compressed_tensors_int4.py:19-20, :44-47)."""
         kernels = [b for b in lost if self._part(self.code.summary(b), "kernel") & left]
-        shown = [same_operation(b) for b in kernels]
+        shown = [same_operation(b) or dispatched(b, self.code.tree) for b in kernels]
         return shown[0] if kernels and all(shown) else None
 
     def _in_place(self, lost: Sequence[Branch], value: str) -> bool:
