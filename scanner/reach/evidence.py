@@ -1073,6 +1073,7 @@ class _Judged:
             return None
         instead = self._only(value, None)
         gained = self._under(instead, value, "kernel") - self._under(lost, None, "kernel")
+        gained -= self._same_library(lost, instead)[0]  # the same library's: neither side's
         if not gained:
             return None
         if self._partnered(value, instead, self._under(lost, None, "kernel")):
