@@ -5,10 +5,10 @@ against XTuner's own custom-op wrap of ``fla.ops.gated_delta_rule.chunk``'s forw
 backward (InternLM/xtuner b934f46 xtuner/v1/ops/gated_deltanet/__init__.py:41-48,
 chunk_gated_delta_rule.py:10-15, :46, :148), and the library's ``causal_conv1d_fn``
 against a wrap of the same library's CUDA extension (__init__.py:30-38, :51-56,
-causal_conv1d.py:3, :25, :66): each side runs an entry point of one library whose code the
-tree does not show. Which of its kernels each runs, the code cannot tell apart, so neither
-side's library kernels say that a value leaves a kernel or takes one of its own; what the
-value does at its other tests decides (there, XTUNER_HF_IMPL=true leaves the flash
+causal_conv1d.py:3, :25, :66): each side runs entry points of one library, and no other
+kernel, whose code the tree does not show. Which of its kernels each runs, the code cannot
+tell apart, so neither side's say that a value leaves a kernel or takes one of its own;
+what the value does at its other tests decides (there, XTUNER_HF_IMPL=true leaves the flash
 attention kernels for the eager path, attn_imp.py:294-296).
 """
 
@@ -25,9 +25,12 @@ def same_library(
     instead: Sequence[Branch],
     kernels: Callable[[Branch], frozenset[Mark]],
 ) -> tuple[frozenset[Mark], tuple[str, ...]]:
-    """The library marks of the branches of ``lost`` and ``instead`` at one test whose
-    library both sides call there, and the places that show it (``kernels``: what a branch
-    reaches)."""
+    """The kernels of the branches of ``lost`` and ``instead`` at one test where each side
+    reaches only entry points of kernel libraries, and of the same libraries, and the
+    places that show it (``kernels``: what a branch reaches). A side that reaches a library
+    the other does not (modelscope/ms-swift swift/utils/hub_utils.py:218-231: unset loads
+    the Hub kernel through ``kernels.get_local_kernel``, USE_HF=1 through transformers) is a
+    choice between libraries, as before."""
     marks: set[Mark] = set()
     shown: list[str] = []
     for branch in lost:
@@ -36,13 +39,19 @@ def same_library(
             if other.test is not branch.test:
                 continue
             theirs = kernels(other)
-            both = _libraries(mine) & _libraries(theirs)
-            if not both:
+            both = _libraries(mine)
+            if not both or _libraries(theirs) != both or not _only_libraries(mine | theirs):
                 continue
-            marks.update(m for m in (*mine, *theirs) if _library(m) in both)
+            marks.update(mine | theirs)
             names = ", ".join(sorted(both))
             shown.append(f"at {branch.where} each side calls {names}")
     return frozenset(marks), tuple(dict.fromkeys(shown))
+
+
+def _only_libraries(marks: frozenset[Mark]) -> bool:
+    """Whether every kernel of ``marks`` is a library's entry point (a Triton kernel, a
+    custom op or a compiled path beside it is the tree's own code, which tells sides apart)."""
+    return all(_library(m) is not None for m in marks)
 
 
 def _libraries(marks: frozenset[Mark]) -> set[str]:
