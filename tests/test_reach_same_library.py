@@ -105,3 +105,39 @@ def test_a_table_of_calls_is_not_followed(tmp_path: Path) -> None:
     )
     knob = scanned_knob(tmp_path, files, "XTUNER_HF_IMPL")
     assert knob.role is not Role.KERNEL
+
+
+# modelscope/ms-swift swift/utils/env.py:12-13 and swift/utils/hub_utils.py:192-233: unset
+# loads the Hub kernel through the kernels package (and falls back to transformers' loader),
+# USE_HF=1 through transformers' loader alone.
+HUB = {
+    "swift/__init__.py": "",
+    "swift/env.py": (
+        "import os\n"
+        "from distutils.util import strtobool\n\n\n"
+        "def use_hf_hub():\n"
+        "    return strtobool(os.environ.get('USE_HF', '0'))\n"
+    ),
+    "swift/hub_utils.py": (
+        "from swift.env import use_hf_hub\n\n\n"
+        "def patch_kernels():\n"
+        "    from kernels import get_local_kernel\n"
+        "    from transformers.integrations import hub_kernels\n\n"
+        "    origin_get_kernel = hub_kernels.get_kernel\n\n"
+        "    def patched_get_kernel(repo_id, *args, **kwargs):\n"
+        "        if use_hf_hub():\n"
+        "            return origin_get_kernel(repo_id, *args, **kwargs)\n"
+        "        try:\n"
+        "            return get_local_kernel(repo_id, repo_id)\n"
+        "        except Exception:\n"
+        "            return origin_get_kernel(repo_id, *args, **kwargs)\n\n"
+        "    hub_kernels.get_kernel = patched_get_kernel\n"
+    ),
+}
+
+
+def test_a_side_that_calls_a_library_the_other_does_not_is_no_swap(tmp_path: Path) -> None:
+    """Unset calls the kernels package and transformers' loader, USE_HF=1 transformers'
+    alone: a choice between libraries, not one library on each side (on main's code too)."""
+    knob = scanned_knob(tmp_path, HUB, "USE_HF")
+    assert knob.role is not Role.KERNEL
