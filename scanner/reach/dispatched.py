@@ -28,13 +28,15 @@ def dispatched(branch: Branch, tree: Tree) -> str | None:
     function = module.function_node_around(branch.test)
     if function is None:
         return None
+    returned_names = [r.value for r in _returns(function)]
+    if not all(isinstance(n, ast.Name) for n in returned_names):
+        return None  # a call, a value: no function handed back (most functions, found fast)
     local = _imported_in(module, function)
     names: list[str] = []
     parameters: set[tuple[str, ...]] = set()
-    for returned in _returns(function):
-        if not isinstance(returned.value, ast.Name):
-            return None
-        found = _function(module, returned.value, local, tree)
+    for returned in returned_names:
+        assert isinstance(returned, ast.Name)
+        found = _function(module, returned, local, tree)
         if found is None:
             return None
         arguments = found.args
