@@ -141,3 +141,35 @@ def test_a_side_that_calls_a_library_the_other_does_not_is_no_swap(tmp_path: Pat
     alone: a choice between libraries, not one library on each side (on main's code too)."""
     knob = scanned_knob(tmp_path, HUB, "USE_HF")
     assert knob.role is not Role.KERNEL
+
+
+# sgl-project/sglang srt/layers/attention/aiter_backend.py:103-106, :443-444, :2542, :3851-3865:
+# unset (on gfx95) builds the FP8 prefill's metadata with AITER and runs AITER's FP8 prefill;
+# '0' runs AITER's bf16 flash attention: one library each side, and the name says FP8.
+FP8 = {
+    "pkg/__init__.py": "",
+    "pkg/backend.py": (
+        "import os\n\n"
+        "from aiter import flash_attn_varlen_func, get_ps_metadata_info_v1, mla_prefill_asm\n\n"
+        '_use_fp8_prefill_attn = os.environ.get("SGLANG_AITER_FP8_PREFILL_ATTN", "1") != "0"\n\n\n'
+        "class Backend:\n"
+        "    def __init__(self):\n"
+        "        self.use_fp8_prefill_attn = _use_fp8_prefill_attn\n\n"
+        "    def init_metadata(self, batch):\n"
+        "        prefill_ps_metadata = None\n"
+        "        if self.use_fp8_prefill_attn:\n"
+        "            prefill_ps_metadata = get_ps_metadata_info_v1(batch)\n"
+        "        self.meta = prefill_ps_metadata\n\n"
+        "    def forward(self, q, k, v):\n"
+        "        if self.use_fp8_prefill_attn:\n"
+        "            return mla_prefill_asm(q, k, v, self.meta)\n"
+        "        return flash_attn_varlen_func(q, k, v)\n"
+    ),
+}
+
+
+def test_one_library_each_side_is_no_kill_switch_of_a_precision(tmp_path: Path) -> None:
+    """'0' leaves the FP8 metadata's AITER call, but at the attention itself it still runs
+    AITER's kernel: no kill switch, so the FP8 in the name keeps it a person's."""
+    knob = scanned_knob(tmp_path, FP8, "SGLANG_AITER_FP8_PREFILL_ATTN")
+    assert knob.role is not Role.KERNEL

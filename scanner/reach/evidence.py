@@ -966,7 +966,8 @@ class _Judged:
             value=value,
             default_reaches=True,
             same_operation=same,
-            leaves_every_kernel=not partnered,
+            # where each side of a test calls one library, the value still runs its kernels
+            leaves_every_kernel=not partnered and not swapped,
         )
 
     def _reaching(

@@ -38,11 +38,15 @@ def same_library(
         for other in instead:
             if other.test is not branch.test:
                 continue
+            # a kernel both sides reach is evidence for neither already: the entries that
+            # differ are the swap (none where both sides reach the same kernels)
             theirs = kernels(other)
-            both = _libraries(mine)
-            if not both or _libraries(theirs) != both or not _only_libraries(mine | theirs):
+            common = mine & theirs
+            own, others = mine - common, theirs - common
+            both = _libraries(own)
+            if not both or _libraries(others) != both or not _only_libraries(own | others):
                 continue
-            marks.update(mine | theirs)
+            marks.update(own | others)
             names = ", ".join(sorted(both))
             shown.append(f"at {branch.where} each side calls {names}")
     return frozenset(marks), tuple(dict.fromkeys(shown))
