@@ -538,6 +538,9 @@ def test_a_configured_accessor_is_found_only_with_the_setting(tmp_path: Path) ->
         # huggingface/kernels 8ac69fc kernels/src/kernels/backends.py:242-245: the CANN version
         ("torch_npu.utils.collect_env.get_cann_version", None),
         ("torch_npu.npu_rms_norm", "torch_npu (Ascend fused operators)"),
+        # Dao-AILab/causal-conv1d causal_conv1d/causal_conv1d_interface.py: its CUDA
+        # extension, a top-level module (xtuner b934f46 ops/gated_deltanet/causal_conv1d.py:3)
+        ("causal_conv1d_cuda.causal_conv1d_fwd", "causal-conv1d"),
         ("numpy.dot", None),
     ],
 )

@@ -27,7 +27,7 @@ from scanner.interpret.site_context import (
 )
 from scanner.interpret.site_runs import SiteRuns
 from scanner.interpret.spellings import SharedRuns
-from scanner.interpret.stored_choices import listed_choices, stored_choices
+from scanner.interpret.stored_choices import config_field, listed_choices, stored_choices
 from scanner.interpret.stored_reads import follow_store
 from scanner.interpret.values import UNKNOWN, Opaque, V
 from scanner.model import (
@@ -131,7 +131,7 @@ def judge(
         stored = [s for s in stored_choices(parsed, event) if s != knob]
         more = [s for s in stored if s not in first]
         probes += [(value, probe(value)) for value in more[:MAX_NAMED]]
-        choice = bool(stored) or returned_part(event)
+        choice = bool(stored) or returned_part(event) or config_field(event)
     found = decisions(parsed, event, probes) if gate.kind in _DECIDING and choice else ()
     if gate.kind is GateKind.VALUE and not found:
         # a row's value stored on an object under the row's key (scanner.interpret.row_stores)

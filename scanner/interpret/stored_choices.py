@@ -40,6 +40,23 @@ def stored_choices(parsed: ParsedModule, event: Event) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def config_field(event: Event) -> bool:
+    """Whether a module-level read is stored as is in a field of an object of another module
+    (a config file's ``model_cfg.attention.sparse_mla_backend = os.environ.get("X", "tilelang")``,
+    InternLM/xtuner b934f46 examples/v1/config/sft_glm5p2.py:55-56): the code that compares the
+    field is in the modules that read it, which the reach follows and weighs the strings of
+    (``scanner.reach.key_reads``)."""
+    binding = event.binding
+    return (
+        binding is not None
+        and binding.store == "other"
+        and event.unit.scope is None
+        and binding.value is not None
+        and bool(event.chain)
+        and id(binding.value) == event.chain[-1]
+    )
+
+
 def listed_choices(event: Event) -> tuple[str, ...]:
     """The strings a wrapper's call maps, in a table among its arguments (the keys of a
     dict display, or the strings a dict comprehension runs over: pytorch/helion ef091f4

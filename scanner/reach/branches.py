@@ -15,7 +15,7 @@ import ast
 from collections.abc import Iterator, Sequence
 
 from scanner.interpret.classify import COMPUTED_UNSET
-from scanner.model import Decision, DecisionKind, Outcome, Site
+from scanner.model import Decision, DecisionKind, GateKind, Outcome, Site
 from scanner.reach.carriers import Carriers
 from scanner.reach.config import key_branches
 from scanner.reach.modules import Module, Tree
@@ -50,6 +50,7 @@ def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
                         tree,
                         carriers,
                         depth,
+                        choices=_field_choice(site),
                         module_store=not stored,
                     )
                 )
@@ -71,6 +72,15 @@ def branches(site: Site, tree: Tree, carriers: Carriers) -> list[Branch]:
         elif decision.kind is DecisionKind.STORE and decision.name:
             found.extend(_stored(module, site, decision, tree, carriers, 0))
     return found
+
+
+def _field_choice(site: Site) -> bool:
+    """Whether the site is a value stored in a field of another object (a config file's
+    ``cfg.attention.backend = read``, ``scanner.interpret.stored_choices.config_field``):
+    the strings the field's readers compare it with are its choices, weighed as values."""
+    return site.gate.kind is GateKind.VALUE and any(
+        d.kind is DecisionKind.STORE and d.store == "other" for d in site.decisions
+    )
 
 
 def _returned_rest(

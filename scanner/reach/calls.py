@@ -26,6 +26,7 @@ from scanner.reach.instance_types import class_of
 from scanner.reach.libraries import library_of
 from scanner.reach.library_loads import library_load
 from scanner.reach.loaded import LOADERS, loaded_call_mark, loader_returned
+from scanner.reach.looked_up import Tables
 from scanner.reach.marks import (
     KERNEL_MARKS,
     Mark,
@@ -155,6 +156,7 @@ class Reach:
         self._implemented: dict[tuple[str, str], list[str]] = {}
         self._naming: dict[str, tuple[str, ...]] = {}
         self.holder = Holder(self)
+        self.tables = Tables()  # module-level literal tables of functions (looked_up.py)
         self.races = Races(self._split_callee)
         # What a method reaches on an object made with constants (scanner.reach.constructed).
         self._fixed: dict[tuple[str, tuple[tuple[str, frozenset[object]], ...], int], Found] = {}
@@ -664,6 +666,14 @@ class _Walker:
         if isinstance(node, ast.Call) and self._constructed(node, always):
             for value in (*node.args, *(k.value for k in node.keywords)):  # not the class
                 self.visit(value, always=always, in_loop=in_loop)
+            return
+        if isinstance(node, ast.Subscript) and (
+            table := self.reach.tables.values(self.module, node)
+        ):
+            # ``TABLE[key]``: one of the table's functions, as the key says
+            self.visit(node.slice, always=always, in_loop=in_loop)
+            for value in table:
+                self._reference(value, always=False)
             return
         if isinstance(node, ast.Call):
             self._call(node, always)

@@ -28,6 +28,7 @@ from scanner.reach.caught import caught_here
 from scanner.reach.compile_backend import compile_backend
 from scanner.reach.config import config_branches, config_key, documented_key
 from scanner.reach.decision_tables import together
+from scanner.reach.dispatched import dispatched
 from scanner.reach.dtypes import dtype_choice
 from scanner.reach.fallback import Fallback, fallback
 from scanner.reach.fallbacks import fallback_code
@@ -46,6 +47,7 @@ from scanner.reach.partners import Partner, partnered_code, partners
 from scanner.reach.passed_flags import passed_flags
 from scanner.reach.platforms import off_gpu_judged
 from scanner.reach.processes import PROCESS_STARTERS
+from scanner.reach.same_library import same_library
 from scanner.reach.setters import only_sets_kept
 from scanner.reach.sides import Branch
 from scanner.reach.site_strings import site_compared
@@ -317,6 +319,13 @@ def _with_partners(partnered: Sequence[Partner]) -> str:
         return ""
     shown = " and ".join(p.described() for p in partnered)
     return f" once {shown}, where it reaches a kernel of its own"
+
+
+def _swapped(shown: Sequence[str]) -> str:
+    """What a reason says of the tests where each side calls one library."""
+    if not shown:
+        return ""
+    return f" (but {'; '.join(shown)}: the code does not tell its kernels apart)"
 
 
 def _handed_in(instead: Sequence[Branch], returning: Sequence[Branch]) -> list[str]:
@@ -787,6 +796,9 @@ class _Judged:
         own = self._under(instead, stays, "kernel_always") - self._under(
             lost, gone, "kernel_always"
         )
+        # each side of one test calls the same kernel library: evidence for neither
+        swapped = self._same_library(lost, instead)[0]
+        left, own = left - swapped, own - swapped
         if not left or own:
             return lost, frozenset()
         # what runs instead calls code the tree lacks, and the lost code does not call it too
@@ -796,6 +808,12 @@ class _Judged:
         if any(self.code.found(b).unseen - lacked for b in instead):
             return lost, frozenset()
         return lost, left
+
+    def _same_library(
+        self, lost: Sequence[Branch], instead: Sequence[Branch]
+    ) -> tuple[frozenset[Mark], tuple[str, ...]]:
+        """The library marks both sides of a test reach (``scanner.reach.same_library``)."""
+        return same_library(lost, instead, lambda b: self._part(self.code.summary(b), "kernel"))
 
     def _fallen(self, lost: Sequence[Branch]) -> frozenset[Mark]:
         """The kernels the fallbacks of ``lost`` reach (``scanner.reach.fallbacks``)."""
@@ -939,15 +957,17 @@ class _Judged:
             )
         same = self._same_operation(lost, left)
         partnered = self._partners.get(value, ())
+        swapped = self._same_library(lost, instead)[1]
         return Evidence(
             Role.KERNEL,
             f"unset, it {runs} {branch.described()}, which reaches {_chain(steps, mark)}; "
             f"{self.knob.name}={value!r} leaves that branch, and what runs instead reaches "
-            "no such kernel" + _with_partners(partnered),
+            "no such kernel" + _with_partners(partnered) + _swapped(swapped),
             value=value,
             default_reaches=True,
             same_operation=same,
-            leaves_every_kernel=not partnered,
+            # where each side of a test calls one library, the value still runs its kernels
+            leaves_every_kernel=not partnered and not swapped,
         )
 
     def _reaching(
@@ -1025,7 +1045,7 @@ class _Judged:
         another thing (unsloth's UNSLOTH_COMPRESSED_TENSORS_INT4=0 re-quantizes the
         checkpoint to NF4, models/compressed_tensors_int4.py:19-20, :44-47)."""
         kernels = [b for b in lost if self._part(self.code.summary(b), "kernel") & left]
-        shown = [same_operation(b) for b in kernels]
+        shown = [same_operation(b) or dispatched(b, self.code.tree) for b in kernels]
         return shown[0] if kernels and all(shown) else None
 
     def _in_place(self, lost: Sequence[Branch], value: str) -> bool:
@@ -1054,6 +1074,7 @@ class _Judged:
             return None
         instead = self._only(value, None)
         gained = self._under(instead, value, "kernel") - self._under(lost, None, "kernel")
+        gained -= self._same_library(lost, instead)[0]  # the same library's: neither side's
         if not gained:
             return None
         if self._partnered(value, instead, self._under(lost, None, "kernel")):

@@ -55,6 +55,12 @@ LIBRARIES: Final[tuple[Library, ...]] = (
     Library("fla", "flash-linear-attention", "https://github.com/fla-org/flash-linear-attention"),
     Library("mamba_ssm", "Mamba's fused kernels", "https://github.com/state-spaces/mamba"),
     Library("causal_conv1d", "causal-conv1d", "https://github.com/Dao-AILab/causal-conv1d"),
+    # its CUDA extension, imported as a top-level module by its own interface
+    Library(
+        "causal_conv1d_cuda",
+        "causal-conv1d",
+        "https://github.com/Dao-AILab/causal-conv1d/blob/main/causal_conv1d/causal_conv1d_interface.py",
+    ),
     Library("grouped_gemm", "grouped_gemm", "https://github.com/fanshiqing/grouped_gemm"),
     Library(
         "triton_kernels",

@@ -35,6 +35,7 @@ from scanner.reach.shapes import assigns, called, constant, constants_set, named
 from scanner.reach.sides import TESTED, Branch, decided, leaves, names_around
 from scanner.reach.singletons import accessed_loads
 from scanner.reach.slots import filled_with, slot, slot_loads, splatted_key
+from scanner.reach.splatted_fields import splatted_fields
 from scanner.reach.split_flags import handed_as_split
 from scanner.reach.string_flags import compared_loads, strings_set
 from scanner.reach.truth import IsCarrier, truths, value_of
@@ -1162,6 +1163,13 @@ def _field_reads(
         return
     for user, read in key_reads(key, tree, carriers) or []:
         yield from uses(user, read, outcomes, tree, carriers, depth + 1, choices=choices)
+    # ``Attention(**self.model_dump())`` in the class that declares the field: the
+    # parameter it lands in (scanner.reach.splatted_fields)
+    for made, init, via in splatted_fields(key, tree, carriers):
+        for branch in local_tests(
+            made, init, key, outcomes, tree, carriers, depth + 1, choices=choices
+        ):
+            yield branch if branch.via else replace(branch, via=via)
 
 
 def _callee(
