@@ -6,10 +6,10 @@ words of its name, of what it feeds (the config key, the command-line flag, the 
 or function its value or test is bound to) and of the functions that read it (which may
 name any role but a kernel choice: a kernel's tuning knobs are read inside the kernel's
 code). The first of those levels that says anything decides (a word of a size, a count, a
-path or a name never for a switch whose tests read on and off words apart); inside a level, a word of a
-check, a launch step or debugging wins over a kernel word, while a word of what is computed
-beside a kernel word says neither (``X_NVFP4_FUSED_UP``: a precision's kernel, or the
-precision itself?): unknown, with both as the hint. A name of what is computed with no
+path or a name never for a switch whose tests read on and off words apart); inside a level,
+a word of a check, a launch step or debugging wins over a kernel word, while a word of what
+is computed beside a kernel word says neither (``X_NVFP4_FUSED_UP``: a precision's kernel,
+or the precision itself?): unknown, with both as the hint. A name of what is computed with no
 implementation word still sends kernel evidence to a person (``_braked``), unless the code
 shows the value chooses how, not what: for a precision, a kill switch (an off value that
 leaves the kernel for code that reaches none, outside a quantizer's weight-loading code,
