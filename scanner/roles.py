@@ -559,9 +559,10 @@ def _reads_switch_words(knob: Knob) -> bool:
     in os.getenv("PYTORCH_CUDA_ALLOC_CONF", "")`` reads a setting, not a switch)."""
     if knob.kind not in (GateKind.BOOLEAN, GateKind.PRESENCE):
         return False
+    values = (knob.on_value, knob.off_value)
     named = {v for site in knob.sites for v in (*site.gate.on_values, *site.gate.off_values)}
-    named |= {knob.on_value, knob.off_value}
-    named -= {None, ""}
+    named.update(v for v in values if v is not None)
+    named.discard("")
     return bool(named) and named <= _SWITCH_WORDS
 
 
