@@ -422,7 +422,6 @@ def test_a_platform_setting_read_otherwise_is_left_out(tmp_path: Path, read: str
     assert _exports(_export(project)) == [
         "export DEMO_FUSED='0'",
         "export PYTHONHASHSEED='0'",
-        "export VLLM_BATCH_INVARIANT='1'",
         "export VLLM_ENABLE_V1_MULTIPROCESSING='0'",
     ]
 
@@ -466,11 +465,16 @@ def get_moe_configs(E, N, dtype):
 """
 
 
-def test_vllm_batch_invariant_mode_is_the_catalogues(tmp_path: Path) -> None:
+def test_vllm_batch_invariant_mode_is_the_catalogues_where_the_code_reads_it(
+    tmp_path: Path,
+) -> None:
     """vLLM's batch-invariant mode (vllm 0.33.0 envs.py:638, every worker runs
     init_batch_invariance, v1/worker/gpu_worker.py:1699-1701) is a catalogue setting of vLLM:
     a project that reads it in its copy of vLLM's envs.py gets it on, role stack, whatever
-    the platform, and so does one that only imports vLLM."""
+    the platform. One that only runs vLLM does not: the mode raises for a selected attention
+    backend without it (vllm 0.33.0 platforms/cuda.py:430-446) and for every Mamba backend
+    (v1/attention/selector.py:245-249), which nemo-rl's Nemotron 3 Nano GRPO recipes run
+    (examples/configs/recipes/llm/grpo-nanov3-30BA3B-2n8g-fsdp2-lora.yaml:8). Check agrees."""
     project = write_tree(
         tmp_path / "p",
         {
@@ -491,10 +495,9 @@ def test_vllm_batch_invariant_mode_is_the_catalogues(tmp_path: Path) -> None:
     elsewhere = write_tree(tmp_path / "q", {"src/rollout.py": "from vllm import LLM\n"})
     _init(elsewhere)
     setting = yaml.safe_load((elsewhere / "registry.yaml").read_text(encoding="utf-8"))
-    external = setting["external"]["VLLM_BATCH_INVARIANT"]
-    assert (external["library"], external["role"], external["deterministic"]) == (
-        "vLLM",
-        "stack",
-        "1",
-    )
-    assert "export VLLM_BATCH_INVARIANT='1'" in _exports(_export(elsewhere))
+    assert "VLLM_BATCH_INVARIANT" not in setting["external"]
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING" in setting["external"]
+    assert not [line for line in _exports(_export(elsewhere)) if "VLLM_BATCH_INVARIANT" in line]
+    for root in (project, elsewhere):
+        checked = run_knobs("check", cwd=root)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
