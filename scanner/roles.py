@@ -5,10 +5,11 @@ catalogue of determinism settings and the launcher writes a switch implies, then
 words of its name, of what it feeds (the config key, the command-line flag, the variable
 or function its value or test is bound to) and of the functions that read it (which may
 name any role but a kernel choice: a kernel's tuning knobs are read inside the kernel's
-code). The first of those levels that says anything decides; inside a level, a word of a
-check, a launch step or debugging wins over a kernel word, while a word of what is computed
-beside a kernel word says neither (``X_NVFP4_FUSED_UP``: a precision's kernel, or the
-precision itself?): unknown, with both as the hint. A name of what is computed with no
+code). The first of those levels that says anything decides (a word of a size, a count, a
+path or a name never for a switch whose tests read on and off words apart); inside a level,
+a word of a check, a launch step or debugging wins over a kernel word, while a word of what
+is computed beside a kernel word says neither (``X_NVFP4_FUSED_UP``: a precision's kernel,
+or the precision itself?): unknown, with both as the hint. A name of what is computed with no
 implementation word still sends kernel evidence to a person (``_braked``), unless the code
 shows the value chooses how, not what: for a precision, a kill switch (an off value that
 leaves the kernel for code that reaches none, outside a quantizer's weight-loading code,
@@ -27,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
-from scanner.conventions import ON_WORDS, name_words
+from scanner.conventions import OFF_WORDS, ON_WORDS, name_words
 from scanner.determinism import MODE_EVIDENCE, deterministic_writes, setting
 from scanner.languages import Language
 from scanner.model import GateKind, Knob, Polarity, Role, Site, Write, WriteKind
@@ -552,6 +553,22 @@ _SKIPPED_RUN: Final = _words("TRAIN TRAINING MAIN LAUNCH RUN JOB START")
 _SKIPPED: Final = (Role.SAFETY, Role.LAUNCH, Role.DEBUG)
 
 
+_SWITCH_WORDS: Final = frozenset((*ON_WORDS, *OFF_WORDS))
+
+
+def _reads_switch_words(knob: Knob) -> bool:
+    """Whether the verdict says a switch whose tests read on and off words apart: every
+    value they name (and the knob's on and off values) is one (``"expandable_segments:True"
+    in os.getenv("PYTORCH_CUDA_ALLOC_CONF", "")`` reads a setting, not a switch)."""
+    if knob.kind not in (GateKind.BOOLEAN, GateKind.PRESENCE):
+        return False
+    values = (knob.on_value, knob.off_value)
+    named = {v for site in knob.sites for v in (*site.gate.on_values, *site.gate.off_values)}
+    named.update(v for v in values if v is not None)
+    named.discard("")
+    return bool(named) and named <= _SWITCH_WORDS
+
+
 def _levels(
     knob: Knob, own_code: bool
 ) -> Iterator[tuple[str, list[str], Mapping[Role, frozenset[str]]]]:
@@ -560,6 +577,10 @@ def _levels(
     less still: a model is named after a kernel, DeepSeek-V4-Flash, and kernels/ holds
     each kernel's tuning knobs beside its switch.)"""
     words = WORDS if own_code else _LIBRARY_WORDS
+    if _reads_switch_words(knob):
+        # its tests read "0" and "1" apart: a word of a size or a name (BATCH in
+        # VLLM_BATCH_INVARIANT) does not make it a value
+        words = {role: found for role, found in words.items() if role is not Role.VALUE}
     if knob.kind in (GateKind.BOOLEAN, GateKind.PRESENCE) and knob.on_value is not None:
         words = {Role.DETERMINISM: DETERMINISM_WORDS, **words}
     yield "the name", [knob.name], words

@@ -441,3 +441,63 @@ def test_a_project_that_runs_vllm_offline_gets_its_scheduling_deterministic(tmp_
     setting = registry["external"]["VLLM_ENABLE_V1_MULTIPROCESSING"]
     assert (setting["library"], setting["role"], setting["deterministic"]) == ("vLLM", "stack", "0")
     assert "export VLLM_ENABLE_V1_MULTIPROCESSING='0'" in _exports(_export(project))
+
+
+# AngelSlim 67394ce: tools/vllm_patch/envs.py:509 is a copy of vLLM's envs.py that
+# tools/vllm_patch/install.sh installs over vLLM's, and tools/vllm_patch/fused_moe.py:1102,
+# :1274 (also installed) picks one fixed tile without split-K under the mode; the tree
+# itself builds an offline vllm.LLM (angelslim/engine.py:756-767).
+VENDORED_ENVS = """\
+import os
+
+environment_variables = {
+    "VLLM_BATCH_INVARIANT": lambda: bool(int(os.getenv("VLLM_BATCH_INVARIANT", "0"))),
+}
+"""
+PATCHED_MOE = """\
+import vllm.envs as envs
+
+
+def get_moe_configs(E, N, dtype):
+    if envs.VLLM_BATCH_INVARIANT:
+        return None
+    return load_tuned(E, N, dtype)
+"""
+
+
+def test_vllm_batch_invariant_mode_is_the_catalogues_where_the_code_reads_it(
+    tmp_path: Path,
+) -> None:
+    """vLLM's batch-invariant mode (vllm 0.33.0 envs.py:638, every worker runs
+    init_batch_invariance, v1/worker/gpu_worker.py:1699-1701) is a catalogue setting of vLLM:
+    a project that reads it in its copy of vLLM's envs.py gets it on, role stack, whatever
+    the platform. One that only runs vLLM does not: the mode raises for a selected attention
+    backend without it (vllm 0.33.0 platforms/cuda.py:430-446) and for every Mamba backend
+    (v1/attention/selector.py:245-249), which nemo-rl's Nemotron 3 Nano GRPO recipes run
+    (examples/configs/recipes/llm/grpo-nanov3-30BA3B-2n8g-fsdp2-lora.yaml:8). Check agrees."""
+    project = write_tree(
+        tmp_path / "p",
+        {
+            "src/tools/vllm_patch/envs.py": VENDORED_ENVS,
+            "src/tools/vllm_patch/fused_moe.py": PATCHED_MOE,
+            "src/engine.py": "from vllm import LLM\n",
+        },
+    )
+    _init(project)
+    registry = yaml.safe_load((project / "registry.yaml").read_text(encoding="utf-8"))
+    knob = registry["knobs"]["VLLM_BATCH_INVARIANT"]
+    assert knob["role"]["proposed"] == "stack"
+    assert knob["role"]["reason"].startswith(
+        "a determinism setting of vLLM in the catalogue: '1' gives vLLM's batch-invariant "
+        "(deterministic) mode"
+    )
+    assert "export VLLM_BATCH_INVARIANT='1'" in _exports(_export(project))
+    elsewhere = write_tree(tmp_path / "q", {"src/rollout.py": "from vllm import LLM\n"})
+    _init(elsewhere)
+    setting = yaml.safe_load((elsewhere / "registry.yaml").read_text(encoding="utf-8"))
+    assert "VLLM_BATCH_INVARIANT" not in setting["external"]
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING" in setting["external"]
+    assert not [line for line in _exports(_export(elsewhere)) if "VLLM_BATCH_INVARIANT" in line]
+    for root in (project, elsewhere):
+        checked = run_knobs("check", cwd=root)
+        assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -197,6 +197,40 @@ CASES: list[tuple[str, dict[str, str], str, Role, str]] = [
         "nothing in its name, what it feeds or the functions that read it says what it controls",
     ),
     (
+        # AngelSlim 67394ce tools/vllm_patch/envs.py:509 (vLLM's envs.py): a switch (its test
+        # reads "0" and "1" apart) named for a size (BATCH) was a value; the verdict says a
+        # switch, and nothing else in its name says what it controls.
+        "a-switch-named-for-a-size-is-no-value",
+        {
+            "envs.py": "import os\n\nenvironment_variables = {\n"
+            '    "VLLM_BATCH_INVARIANT": lambda: bool(int(os.getenv("VLLM_BATCH_INVARIANT", "0"))),'
+            "\n}\n"
+        },
+        "VLLM_BATCH_INVARIANT",
+        Role.UNKNOWN,
+        "nothing in its name, what it feeds or the functions that read it says what it controls",
+    ),
+    (
+        # torch's inductor/config.py: a switch whose test reads "1" named for a size and a
+        # check says what its other word says
+        "a-switch-named-for-a-size-and-a-check-is-a-check",
+        {"m.py": 'import os\nA = os.environ.get("X_SIZE_ASSERTS", "1") == "1"\n'},
+        "X_SIZE_ASSERTS",
+        Role.SAFETY,
+        "the name X_SIZE_ASSERTS says ASSERTS (a check)",
+    ),
+    (
+        # a setting tested for what it holds is no switch of words: its name says a value
+        "a-setting-tested-for-what-it-holds-stays-a-value",
+        {
+            "m.py": "import os\n"
+            'A = "expandable_segments:True" not in os.getenv("X_ALLOC_CONF", "")\n'
+        },
+        "X_ALLOC_CONF",
+        Role.VALUE,
+        "the name X_ALLOC_CONF says CONF (a size, a count, a path or a name)",
+    ),
+    (
         "a-code-path",
         {"m.py": 'import os\nA = os.environ.get("X_FAST_PATH", "1") != "0"\n'},
         "X_FAST_PATH",

@@ -141,6 +141,7 @@ def _entries(document: dict[str, Any]) -> Iterable[Entry]:
             ),
             read_by=tuple(item.get("read_by", ())),
             read_otherwise_by=tuple(item.get("read_otherwise_by", ())),
+            where_read=item.get("where_read", False),
             scanner=ScannerName(**item["scanner"]) if "scanner" in item else None,
         )
 

@@ -83,6 +83,10 @@ class Entry:
     # none of the second (TE JAX's NVTE_FUSED_ATTN, which TE PyTorch reads otherwise).
     read_by: tuple[str, ...] = ()
     read_otherwise_by: tuple[str, ...] = ()
+    # A mode the library refuses in some of its configurations (vLLM's batch-invariant mode
+    # raises for an attention backend chosen without it): proposed only where the project's
+    # own code reads the variable, never to every project that uses the library.
+    where_read: bool = False
     scanner: ScannerName | None = None  # None: the scanner does not know it by name
 
     @property

@@ -51,7 +51,7 @@ def check_profiles(
     where = ProfileWhere(registry, cwd if cwd is not None else Path.cwd(), scan)
     found: list[Diagnostic] = []
     bitwise = any(p.kind is ProfileKind.BITWISE for p in registry.profiles.values())
-    stack = project_stack(registry) if bitwise and full_scope else None
+    stack = project_stack(registry, scan) if bitwise and full_scope else None
     for name, profile in registry.profiles.items():
         resolved = resolve_profile(registry, name)
         if profile.kind is ProfileKind.BITWISE:

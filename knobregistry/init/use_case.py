@@ -117,6 +117,7 @@ def plan_init(request: InitRequest) -> InitPlan:
             and k.polarity is Polarity.ENABLE
             and not k.conflict
         },
+        read={k.name for k in result.knobs},
     )
     reference = schema_reference(folder)
     copy = folder / SCHEMA_COPY if reference is None else None

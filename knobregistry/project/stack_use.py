@@ -185,12 +185,14 @@ def stack_use(
     environment: bool,
     written: Collection[str] = (),
     switches: Mapping[str, str] | None = None,
+    read: Collection[str] = (),
 ) -> StackUse:
     """What the catalogue proposes for the project in ``folder`` scanning ``paths``; with
     ``environment``, packages installed where knobs runs count too; ``written``: the
     variables the project's launchers set, whose catalogue settings are proposed whatever
     the platform; ``switches``: the variables the project's code reads as a switch on when
-    unset, each with the value that turns it off (see ``StackUse.own``)."""
+    unset, each with the value that turns it off (see ``StackUse.own``); ``read``: the
+    variables the project's code reads, the only ones whose ``where_read`` settings apply."""
     installed = installed_packages() if environment else {}
     found = {name: f"named in {file}" for name, file in project_packages(folder).items()}
     for name, version in installed.items():
@@ -208,6 +210,7 @@ def stack_use(
     found = {k: v for k, v in sorted(found.items()) if k in catalogued}
     # A project using none of the catalogued libraries: not even Python's setting is proposed.
     chosen = applicable(found, platform) if found else ()
+    chosen = tuple(e for e in chosen if not e.where_read or e.name in read)
     proposed = {e.name for e in chosen}
     launched = tuple(
         e

@@ -52,6 +52,8 @@ def render_entries(found: Sequence[Entry], reviewed: Sequence[Reviewed] = ()) ->
             )
         if entry.read_by or entry.read_otherwise_by:
             lines.append(f"    applies: {_scope(entry)}")
+        if entry.where_read:
+            lines.append("    applies: only where the project's own code reads it")
         lines.append(f"    cost: {entry.cost}")
         lines.append(f"    versions: {entry.versions}")
         lines.append(f"    source: {entry.source}")

@@ -194,8 +194,9 @@ def registry_platform(registry: Registry) -> Platform | None:
     return found.pop() if len(found) == 1 else None
 
 
-def project_stack(registry: Registry) -> StackUse:
-    """The catalogue's settings for the project the registry describes."""
+def project_stack(registry: Registry, scan: ScanResult) -> StackUse:
+    """The catalogue's settings for the project the registry describes (``scan``: its
+    scope's scan, whose knobs are the variables its code reads)."""
     from knobregistry.project.stack_use import stack_use
 
     return stack_use(
@@ -203,6 +204,7 @@ def project_stack(registry: Registry) -> StackUse:
         paths=registry.scan_paths(),
         platform=registry_platform(registry),
         environment=False,
+        read={knob.name for knob in scan.knobs},
     )
 
 
