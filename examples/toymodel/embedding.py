@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from typing import Any
 
 import torch
@@ -48,7 +47,6 @@ def _scatter(ids: torch.Tensor, grad: torch.Tensor, rows: int) -> torch.Tensor:
             if own is None:
                 with lock:  # atomic_add(grad_weight[row], grad[t])
                     grad_weight[row].add_(grad[t])
-                time.sleep(0)  # the next block's thread may go first: a GPU's blocks interleave
             else:
                 own[row].add_(grad[t])
         return own
