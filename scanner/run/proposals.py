@@ -62,7 +62,8 @@ class Judged:
 @dataclass(frozen=True, slots=True)
 class Kept:
     """The evidence still good for the files as they are, the files' statuses as kept, and
-    the digest of each Python module's bytes (those whose bytes are as kept)."""
+    the digest of each Python module's bytes as they are now (where known without reading
+    them again)."""
 
     knobs: dict[str, Judged]
     files: dict[str, Status | None]
@@ -134,18 +135,14 @@ def load(cache: Cache, entry: str, found: Mapping[str, Status], python: Python) 
             return None
         moved = {rel: path for rel, path, _ in python if files.get(rel) != found.get(rel)}
         texts = {rel: _data(path) for rel, path in moved.items()}
-        same = {
-            rel: digests[rel]
-            for rel in moved
-            if (data := texts[rel]) is not None and digests.get(rel) == digest(data)
-        }
-        for rel in same:
-            del texts[rel]  # its status moved, its bytes are as they were
-        changed = texts.keys()
+        now = {rel: digest(data) for rel, data in texts.items() if data is not None}
+        for rel, found_digest in now.items():
+            if digests.get(rel) == found_digest:
+                del texts[rel]  # its status moved, its bytes are as they were
         knobs = {}
         for name, item in stored["knobs"].items():
             judged = _decoded(item, rels)
-            if not any(rel in changed for rel in judged.modules) and not any(
+            if not any(rel in texts for rel in judged.modules) and not any(
                 _may_answer(texts[rel], question) for question in judged.asked for rel in texts
             ):
                 knobs[name] = judged
@@ -154,7 +151,7 @@ def load(cache: Cache, entry: str, found: Mapping[str, Status], python: Python) 
         return None  # a damaged or forged entry: a miss
     if not all(isinstance(d, str) for d in unmoved.values()):
         return None
-    return Kept(knobs, files, {**unmoved, **same})
+    return Kept(knobs, files, {**unmoved, **now})
 
 
 def save(
